@@ -1,0 +1,48 @@
+# liedyn — convenience wrapper around CMake. See README.md.
+#   make run      build (Release) and run the default demo
+#   make test     build and run all tests in Release, then again under ASan+UBSan
+#   make bench    build and run the benchmarks (CSV on stdout, copies in build/bench/)
+BUILD ?= build
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+CMAKE_FLAGS ?=
+MAKEFLAGS += --no-print-directory
+
+.PHONY: all deps build run test test-release test-sanitize bench format format-check install clean
+
+all: build
+
+deps:
+	@scripts/install-deps
+
+build: deps
+	@cmake -S . -B $(BUILD)/release -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(BUILD)/release -j $(JOBS)
+
+run: build
+	$(BUILD)/release/liedyn demo
+
+test: test-release test-sanitize
+
+test-release: build
+	cd $(BUILD)/release && ctest --output-on-failure -j $(JOBS)
+
+test-sanitize: deps
+	@cmake -S . -B $(BUILD)/sanitize -DCMAKE_BUILD_TYPE=Debug -DLD_SANITIZE=ON $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(BUILD)/sanitize -j $(JOBS)
+	cd $(BUILD)/sanitize && ctest --output-on-failure -j $(JOBS)
+
+bench: build
+	@mkdir -p $(BUILD)/bench
+	$(BUILD)/release/bench_lie | tee $(BUILD)/bench/lie.csv
+
+format:
+	scripts/check-format clang-format --fix
+
+format-check:
+	scripts/check-format
+
+install: build
+	cmake --install $(BUILD)/release
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,55 @@
+/*
+ * liedyn — time integration of rigid and flexible multibody dynamics on Lie groups.
+ *
+ * Umbrella header: version, the status convention shared by every module, and the
+ * module headers. Conventions (quaternion storage, frames, composition side, units)
+ * are stated in docs/conventions.md and repeated where a declaration depends on them.
+ */
+#ifndef LIEDYN_LIEDYN_H
+#define LIEDYN_LIEDYN_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
+
+#define LD_VERSION_MAJOR 0
+#define LD_VERSION_MINOR 1
+#define LD_VERSION_PATCH 0
+
+/*
+ * Status codes. One convention for the library and for user callbacks alike:
+ *   0   success,
+ *   > 0 recoverable: the caller may retry (e.g. with a smaller step),
+ *   < 0 fatal for the operation: nothing was changed that the caller cannot restore.
+ * The library never calls exit() or abort().
+ */
+enum ld_status {
+    LD_OK = 0,
+    LD_RETRY = 1,         /* recoverable failure: retry with other parameters */
+    LD_EDOMAIN = -1,      /* argument outside the function's domain (e.g. zero quaternion) */
+    LD_ESINGULAR = -2,    /* parametrization or matrix singular at this argument */
+    LD_ENOMEM = -3,       /* allocation failed */
+    LD_EINVAL = -4,       /* invalid argument or option */
+    LD_EIO = -5,          /* input/output error */
+    LD_ENOTSUPPORTED = -6 /* requested combination is not supported */
+};
+
+/* Human-readable, static description of a status code; never NULL. */
+const char *ld_strerror(int status);
+
+/* Library version as "MAJOR.MINOR.PATCH"; static string, never NULL. */
+const char *ld_version(void);
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
+#ifdef __cplusplus
+}
+#endif
+
+#include "liedyn/lie.h"
+
+#endif /* LIEDYN_LIEDYN_H */

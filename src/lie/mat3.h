@@ -1,0 +1,64 @@
+/*
+ * Small fixed-size 3-vector / 3×3 kernels shared by the Lie-group modules (internal).
+ * Row-major 3×3 matrices; outputs never alias inputs unless stated.
+ */
+#ifndef LIEDYN_SRC_LIE_MAT3_H
+#define LIEDYN_SRC_LIE_MAT3_H
+
+#define LD_PI 3.14159265358979323846
+
+static inline double ld_v3_dot(const double a[3], const double b[3]) {
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+/* r = a × b; r may not alias a or b. */
+static inline void ld_v3_cross(double r[3], const double a[3], const double b[3]) {
+    r[0] = a[1] * b[2] - a[2] * b[1];
+    r[1] = a[2] * b[0] - a[0] * b[2];
+    r[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+/* M = I + α hat(w) + β hat(w)², using hat(w)² = w wᵀ - |w|² I. */
+static inline void ld_m3_rodrigues(double M[9], const double w[3], double alpha, double beta) {
+    double w2 = ld_v3_dot(w, w);
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) M[3 * i + j] = beta * (w[i] * w[j]); /* exactly symmetric */
+    for (int i = 0; i < 3; ++i) M[4 * i] += 1.0 - beta * w2;
+    M[1] -= alpha * w[2];
+    M[2] += alpha * w[1];
+    M[3] += alpha * w[2];
+    M[5] -= alpha * w[0];
+    M[6] -= alpha * w[1];
+    M[7] += alpha * w[0];
+}
+
+/* r = A v. */
+static inline void ld_m3_mulv(double r[3], const double A[9], const double v[3]) {
+    for (int i = 0; i < 3; ++i) r[i] = A[3 * i] * v[0] + A[3 * i + 1] * v[1] + A[3 * i + 2] * v[2];
+}
+
+/* r = Aᵀ v. */
+static inline void ld_m3_tmulv(double r[3], const double A[9], const double v[3]) {
+    for (int i = 0; i < 3; ++i) r[i] = A[i] * v[0] + A[3 + i] * v[1] + A[6 + i] * v[2];
+}
+
+/* C = A B. */
+static inline void ld_m3_mul(double C[9], const double A[9], const double B[9]) {
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j)
+            C[3 * i + j] = A[3 * i] * B[j] + A[3 * i + 1] * B[3 + j] + A[3 * i + 2] * B[6 + j];
+}
+
+/* B = Aᵀ. */
+static inline void ld_m3_transpose(double B[9], const double A[9]) {
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) B[3 * i + j] = A[3 * j + i];
+}
+
+/* Write the 3×3 block A into the 6×6 row-major M at block (bi, bj), bi, bj ∈ {0, 1}. */
+static inline void ld_m6_set_block(double M[36], int bi, int bj, const double A[9]) {
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) M[6 * (3 * bi + i) + 3 * bj + j] = A[3 * i + j];
+}
+
+#endif

@@ -1,0 +1,21 @@
+#!/bin/sh
+# Install the build tree into a scratch prefix and build examples/hello_lie.c against it
+# with pkg-config, linked both shared and static, then run both.
+# usage: install_example.sh CMAKE BUILD_DIR EXAMPLE_C CC "EXTRA_FLAGS"
+set -eu
+cmake=$1 build=$2 example=$3 cc=$4 extra=$(echo "$5" | tr ';' ' ')
+prefix=$(mktemp -d)
+trap 'rm -rf "$prefix"' EXIT
+"$cmake" --install "$build" --prefix "$prefix" >/dev/null
+pc=$(dirname "$(find "$prefix" -name liedyn.pc | head -n 1)")
+export PKG_CONFIG_PATH="$pc"
+# shellcheck disable=SC2046,SC2086
+"$cc" $extra -o "$prefix/hello_shared" "$example" $(pkg-config --cflags --libs liedyn)
+libdir=$(pkg-config --variable=libdir liedyn)
+LD_LIBRARY_PATH="$libdir" "$prefix/hello_shared"
+# shellcheck disable=SC2046,SC2086
+"$cc" $extra -o "$prefix/hello_static" "$example" $(pkg-config --cflags liedyn) \
+    "$libdir/libliedyn.a" $(pkg-config --static --libs-only-l liedyn | sed 's/-lliedyn//')
+"$prefix/hello_static"
+test -f "$prefix/bin/liedyn"
+echo "install example: ok"
