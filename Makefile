@@ -7,7 +7,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 MAKEFLAGS += --no-print-directory
 
-.PHONY: all deps build run test test-release test-sanitize bench format format-check install clean
+.PHONY: all deps build run test test-release test-sanitize bench format format-check install clean mutation
 
 all: build
 
@@ -34,6 +34,7 @@ test-sanitize: deps
 bench: build
 	@mkdir -p $(BUILD)/bench
 	$(BUILD)/release/bench_lie | tee $(BUILD)/bench/lie.csv
+	$(BUILD)/release/lie_accuracy | tee $(BUILD)/bench/lie_accuracy.csv
 
 format:
 	scripts/check-format clang-format --fix
@@ -46,3 +47,7 @@ install: build
 
 clean:
 	rm -rf $(BUILD)
+
+# Each deliberate bug in the Lie core must make a unit test fail (slow: one rebuild each).
+mutation: deps
+	scripts/mutation-check.py

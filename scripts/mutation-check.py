@@ -1,0 +1,62 @@
+#!/usr/bin/env python3
+"""Mutation check of the Lie-group tests: apply one small deliberate bug at a time to a
+scratch copy of the tree, rebuild, run the unit tests, and require that they fail.
+Prints one CSV line per mutant (killed = a test failed, as it must) and exits non-zero
+if any mutant survives. Usage: scripts/mutation-check.py [BUILD_TYPE]"""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+MUTANTS = [
+    ("src/lie/fn.c", "1.66666666666666657e-01", "1.66666666666683e-01", "series coefficient of (x-sin x)/x^3 off by 1e-13"),
+    ("src/lie/fn.c", "f->b = 0.5 * sh * sh;", "f->b = 0.5 * sh * sh * (1.0 + 1e-13);", "(1-cos x)/x^2 off by 1e-13"),
+    ("src/lie/fn.h", "#define LD_FN_SERIES_C    3.0", "#define LD_FN_SERIES_C    0.5", "series of (x-sin x)/x^3 switched off too early"),
+    ("src/lie/fn.c", "return f->d / (2.0 * f->b);", "return f->d / (2.0 * f->b) * (1.0 + 1e-12);", "T^-1 coefficient off by 1e-12"),
+    ("src/lie/quat.c", "q[1 + j] = (R[3 * j + i] + R[3 * i + j]) * f;", "q[1 + j] = (R[3 * j + i] - R[3 * i + j]) * f;", "Spurrier off-diagonal sum replaced by difference"),
+    ("src/lie/quat.c", "if (w < 0.0) f = -f;", "if (w < 0.0) f = +f;", "rotation vector of -q not flipped"),
+    ("src/lie/quat.c", "double z = a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0];", "double z = a[0] * b[3] - a[1] * b[2] + a[2] * b[1] + a[3] * b[0];", "quaternion product: wrong-handed z"),
+    ("src/lie/so3.c", "ld_m3_rodrigues(T, psi, -f.b, f.c);", "ld_m3_rodrigues(T, psi, f.b, f.c);", "T(psi) transposed (left instead of right Jacobian)"),
+    ("src/lie/so3.c", "Omega[0] = q[0] < 0.0 ? 2.0 * LD_PI : 0.0;", "Omega[0] = 0.0;", "log_S3(-1) returns 0"),
+    ("src/lie/groups.c", "f->c * (W[i] * U[j] + U[i] * W[j])", "f->c * (W[i] * U[j] - U[i] * W[j])", "C1: sign in the symmetric term"),
+    ("src/lie/groups.c", "ld_m3_rodrigues(Mw, W, wu * f->d, -wu * f->e);", "ld_m3_rodrigues(Mw, W, wu * f->d * (1.0 + 1e-7), -wu * f->e);", "C1: d-term off by 1e-7"),
+    ("src/lie/groups.c", "ld_m3_rodrigues(Mw, W, wu * f->d, -wu * f->e);", "ld_m3_rodrigues(Mw, W, wu * f->d, -wu * f->e * (1.0 + 1e-6));", "C1: e-term off by 1e-6"),
+    ("src/lie/groups.c", "ld_so3_tangent_inv_t(Tit, Omega);", "ld_so3_tangent_inv(Tit, Omega);", "semidirect log: T^-1 instead of T^-T"),
+    ("src/lie/groups.c", "for (int i = 0; i < 3; ++i) g[4 + i] = a[4 + i] + t[i];", "for (int i = 0; i < 3; ++i) g[4 + i] = a[4 + i] + b[4 + i];", "S3 x| R3 composed as a direct product"),
+]
+
+
+def run(cmd, cwd):
+    return subprocess.run(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode
+
+
+def main():
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    btype = sys.argv[1] if len(sys.argv) > 1 else "Release"
+    work = tempfile.mkdtemp(prefix="liedyn-mut-")
+    src = os.path.join(work, "src")
+    shutil.copytree(root, src, ignore=shutil.ignore_patterns("build", ".git"))
+    build = os.path.join(work, "build")
+    if run(["cmake", "-S", src, "-B", build, f"-DCMAKE_BUILD_TYPE={btype}"], work):
+        sys.exit("mutation-check: configure failed")
+    targets = ["test_fn", "test_quat", "test_so3", "test_groups"]
+    survived = 0
+    print("mutant,file,result")
+    for path, old, new, what in MUTANTS:
+        f = os.path.join(src, path)
+        text = open(f).read()
+        if text.count(old) != 1:
+            sys.exit(f"mutation-check: pattern not found once in {path}: {old}")
+        open(f, "w").write(text.replace(old, new))
+        built = run(["cmake", "--build", build, "-j2", "--target"] + targets, work) == 0
+        failed = (not built) or run(["ctest", "-R", "^(fn|quat|so3|groups)$"], build) != 0
+        open(f, "w").write(text)
+        survived += not failed
+        print(f'"{what}",{path},{"killed" if failed else "SURVIVED"}', flush=True)
+    shutil.rmtree(work)
+    sys.exit(1 if survived else 0)
+
+
+if __name__ == "__main__":
+    main()
