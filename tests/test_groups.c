@@ -5,6 +5,7 @@
  * quaternion and matrix versions of each product.
  */
 #include "group_table.h"
+#include "quadref.h"
 
 #define G6_FIRST 2
 #define G6_LAST  5
@@ -107,7 +108,7 @@ static void test_tangent_fd(void **state) {
             for (int i = 0; i < NSAMPLES / 10; ++i) {
                 double v[6];
                 double a = rng_tangent(&r, (enum range)rg, &GROUPS[k], v);
-                worst_add(&w, fd_tangent_error(&GROUPS[k], v), FD_TOL * 10, a);
+                worst_add(&w, fd_tangent_error(&GROUPS[k], v), FD_TOL(v, GROUPS[k].dim), a);
             }
             worst_check(&w, GROUPS[k].name, range_name[rg]);
         }
@@ -169,11 +170,84 @@ static void test_quat_vs_matrix(void **state) {
     }
 }
 
+/* T(v) = sum_k (-ad_v)^k/(k+1)! in quad precision, ad_v = [[hat O, 0], [hat U, hat O]]:
+ * an independent reference for the semidirect tangent operator and its block C1. */
+static void tangent_series_ref(quad T[36], const double v[6]) {
+    quad A[36] = {0}, P[36] = {0}, Q[36];
+    const double *o = v, *u = v + 3;
+    for (int b = 0; b < 2; ++b) { /* -hat(O) on both diagonal blocks, -hat(U) lower left */
+        int r = 3 * b, c = 3 * b;
+        A[6 * r + c + 1] = o[2], A[6 * r + c + 2] = -o[1], A[6 * (r + 1) + c] = -o[2];
+        A[6 * (r + 1) + c + 2] = o[0], A[6 * (r + 2) + c] = o[1], A[6 * (r + 2) + c + 1] = -o[0];
+    }
+    A[6 * 3 + 1] = u[2], A[6 * 3 + 2] = -u[1], A[6 * 4 + 0] = -u[2];
+    A[6 * 4 + 2] = u[0], A[6 * 5 + 0] = u[1], A[6 * 5 + 1] = -u[0];
+    for (int i = 0; i < 36; ++i) T[i] = P[i] = (i % 7 == 0);
+    for (int k = 1; k <= 90; ++k) {
+        for (int i = 0; i < 6; ++i)
+            for (int j = 0; j < 6; ++j) {
+                quad s = 0;
+                for (int m = 0; m < 6; ++m) s += P[6 * i + m] * A[6 * m + j];
+                Q[6 * i + j] = s / (k + 1);
+            }
+        for (int i = 0; i < 36; ++i) T[i] += P[i] = Q[i];
+    }
+}
+
+/* T of SE(3) and S3 x| R3 (hence C1) against the quad series, for |U| from 1e-12 to 10. */
+static void test_tangent_series(void **state) {
+    (void)state;
+    rng r = rng_seed(46);
+    for (int rg = 0; rg < R_LARGE; ++rg) {
+        worst d = WORST_INIT, c = WORST_INIT;
+        for (int i = 0; i < 300; ++i) {
+            double v[6], T[36];
+            quad ref[36];
+            double a = rng_vec(&r, (enum range)rg, v), un = rng_logrange(&r, 1e-12, 10.0);
+            rng_unit3(&r, v + 3);
+            for (int k = 3; k < 6; ++k) v[k] *= un;
+            tangent_series_ref(ref, v);
+            for (int g = 2; g <= 3; ++g) {
+                GROUPS[g].tangent(T, v);
+                for (int k = 0; k < 36; ++k) {
+                    double e = (double)fabsq((quad)T[k] - ref[k]);
+                    if (k / 6 >= 3 && k % 6 < 3) /* C1 is linear in U: relative to |U| */
+                        worst_add(&c, e, 8 * EPS * un, a);
+                    else
+                        worst_add(&d, e, 4 * EPS, a);
+                }
+            }
+        }
+        worst_check(&d, "T diagonal blocks vs quad series", range_name[rg]);
+        worst_check(&c, "C1 vs quad series", range_name[rg]);
+    }
+}
+
+/* S3 x| R3: log is the inverse of exp for pi < |O| < 2 pi too (S3 branch). */
+static void test_s3sdr3_long_log(void **state) {
+    (void)state;
+    rng r = rng_seed(47);
+    worst w = WORST_INIT;
+    for (int i = 0; i < NSAMPLES; ++i) {
+        double v[6], g[7], back[6];
+        double a = rng_range(&r, PI, 2 * PI - 0.1);
+        rng_unit3(&r, v);
+        rng_unit3(&r, v + 3);
+        for (int k = 0; k < 3; ++k) v[k] *= a, v[3 + k] *= 10.0;
+        ld_s3sdr3_exp(g, v);
+        ld_s3sdr3_log(back, g);
+        worst_add(&w, maxabs_diff(back, v, 3), 8 * EPS * a, a);
+        worst_add(&w, maxabs_diff(back + 3, v + 3, 3), 64 * EPS * 10.0 / (2 * PI - a), a);
+    }
+    worst_check(&w, "S3 x| R3 log(exp v) = v", "pi < |O| < 2pi - 0.1");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_axioms),         cmocka_unit_test(test_exp_log),
-        cmocka_unit_test(test_tangent_fd),     cmocka_unit_test(test_tangent_inverse),
-        cmocka_unit_test(test_quat_vs_matrix),
+        cmocka_unit_test(test_axioms),          cmocka_unit_test(test_exp_log),
+        cmocka_unit_test(test_tangent_fd),      cmocka_unit_test(test_tangent_inverse),
+        cmocka_unit_test(test_quat_vs_matrix),  cmocka_unit_test(test_tangent_series),
+        cmocka_unit_test(test_s3sdr3_long_log),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -111,10 +111,13 @@ static void test_rotvec_round_trip(void **state) {
             if (PI - a < 1e-14) /* at pi, psi and -psi are the same rotation */
                 err = fmin(err, maxabs_diff(back, (double[3]){-psi[0], -psi[1], -psi[2]}, 3));
             worst_add(&rt, err, 4 * EPS * a, a);
-            /* -q is the same rotation */
+            /* -q is the same rotation: the same shortest rotation vector comes back */
             double nq[4] = {-q[0], -q[1], -q[2], -q[3]};
             ld_quat_to_rotvec(back, nq);
-            worst_add(&rt, fmin(err, maxabs_diff(back, psi, 3)), 4 * EPS * a, a);
+            double nerr = maxabs_diff(back, psi, 3);
+            if (PI - a < 1e-14)
+                nerr = fmin(nerr, maxabs_diff(back, (double[3]){-psi[0], -psi[1], -psi[2]}, 3));
+            worst_add(&rt, nerr, 4 * EPS * a, a);
         }
         worst_check(&rt, "rotvec -> quat -> rotvec", range_name[k]);
         worst_check(&unit, "|quat(rotvec)| = 1", range_name[k]);
@@ -216,6 +219,42 @@ static void test_angle(void **state) {
     }
 }
 
+/* Conversions documented for any nonzero q hold for tiny and huge scalings of q. */
+static void test_scaled_inputs(void **state) {
+    (void)state;
+    rng r = rng_seed(27);
+    const double scales[] = {1e-200, 1e-170, 1e-100, 1e100, 1e170, 1e200};
+    worst w = WORST_INIT;
+    for (int i = 0; i < 1000; ++i) {
+        double q[4], R0[9], p0[3], o0[3];
+        rng_quat(&r, q);
+        ld_quat_to_mat(R0, q);
+        ld_quat_to_rotvec(p0, q);
+        ld_s3_log(o0, q);
+        for (size_t k = 0; k < sizeof scales / sizeof scales[0]; ++k) {
+            double qs[4], R[9], p[3], o[3];
+            for (int j = 0; j < 4; ++j) qs[j] = q[j] * scales[k];
+            ld_quat_to_mat(R, qs);
+            ld_quat_to_rotvec(p, qs);
+            ld_s3_log(o, qs);
+            worst_add(&w, maxabs_diff(R, R0, 9), 8 * EPS, scales[k]);
+            worst_add(&w, maxabs_diff(p, p0, 3), 8 * EPS * PI, scales[k]);
+            worst_add(&w, maxabs_diff(o, o0, 3), 8 * EPS * 2 * PI, scales[k]);
+        }
+    }
+    worst_check(&w, "to_mat / to_rotvec / s3_log of scaled q", "1e-200 .. 1e200");
+    /* Cayley of a huge vector: orthogonal, near a rotation by pi */
+    double a[3] = {3e200, -4e200, 1e200}, R[9], qc[4], Rq[9];
+    ld_so3_cayley(R, a);
+    ld_quat_cayley(qc, a);
+    ld_quat_to_mat(Rq, qc);
+    assert_true(orth_error(R) <= 8 * EPS && maxabs_diff(R, Rq, 9) <= 8 * EPS);
+    /* NaN in, NaN out */
+    double qn[4] = {NAN, 0, 0, 0}, o[3];
+    ld_s3_log(o, qn);
+    assert_true(isnan(o[0]));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_algebra),
@@ -223,6 +262,7 @@ int main(void) {
         cmocka_unit_test(test_rotvec_round_trip),
         cmocka_unit_test(test_tanvec),
         cmocka_unit_test(test_cayley),
+        cmocka_unit_test(test_scaled_inputs),
         cmocka_unit_test(test_angle),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

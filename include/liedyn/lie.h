@@ -123,6 +123,8 @@ void ld_s3_log(double Omega[3], const double q[4]);
  *   (R₁, x₁)(R₂, x₂) = (R₁R₂, x₁ + x₂),  exp(Ω, U) = (exp Ω, U),  T = diag(T(Ω), I).
  * In every case v = (Ω, U) with Ω the body angular velocity; U = Rᵀẋ (body frame) for the
  * semidirect products and U = ẋ (spatial frame) for the direct ones.
+ * Every *_tangent_inv is singular where T⁻¹(Ω) is, at |Ω| = 2πk (k ≥ 1); it returns no status
+ * there (the entries grow like 1/(2πk - |Ω|)).
  */
 
 /* C₁(Ω, U), the lower-left block of the semidirect-product tangent operator. */
@@ -142,7 +144,8 @@ void ld_se3_tangent_inv(double Ti[36], const double v[6]);
 void ld_s3sdr3_compose(double g[7], const double a[7], const double b[7]);
 void ld_s3sdr3_inverse(double g[7], const double a[7]);
 void ld_s3sdr3_exp(double g[7], const double v[6]);
-/* log with |Ω| < 2π (S³ branch: exact inverse of exp, sign of q kept). */
+/* log with |Ω| < 2π (S³ branch: exact inverse of exp, sign of q kept). The translation part
+ * T⁻ᵀ(Ω)x grows like 1/(2π - |Ω|) as q → -1 (no status: the caller owns that singularity). */
 void ld_s3sdr3_log(double v[6], const double g[7]);
 void ld_s3sdr3_tangent(double T[36], const double v[6]);
 void ld_s3sdr3_tangent_inv(double Ti[36], const double v[6]);

@@ -12,16 +12,22 @@
 #include "fn.h"
 #include "mat3.h"
 
-/* C = -b hat(U) + c (ΩUᵀ + UΩᵀ - 2(Ω·U) I) + (Ω·U)(d hat(Ω) - e hat(Ω)²). */
+/* C = -b hat(U) + c (ΩUᵀ + UΩᵀ - 2(Ω·U) I) + (Ω·U)(d hat(Ω) - e hat(Ω)²), assembled
+ * term by term (no identity added and removed) so that C stays linear in U to round-off. */
 static void c1_from(double C[9], const ld_fn *f, const double W[3], const double U[3]) {
-    double wu = ld_v3_dot(W, U);
-    double Mu[9], Mw[9];
-    ld_m3_rodrigues(Mu, U, -f->b, 0.0);            /* I - b hat(U) */
-    ld_m3_rodrigues(Mw, W, wu * f->d, -wu * f->e); /* I + wu(d hat Ω - e hat Ω²) */
+    double wu = ld_v3_dot(W, U), ew = wu * f->e, diag = ew * ld_v3_dot(W, W) - 2.0 * f->c * wu;
+    double s[3];
+    for (int i = 0; i < 3; ++i) s[i] = wu * f->d * W[i] - f->b * U[i];
     for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j)
-            C[3 * i + j] = Mu[3 * i + j] + Mw[3 * i + j] + f->c * (W[i] * U[j] + U[i] * W[j]);
-    for (int i = 0; i < 3; ++i) C[4 * i] -= 2.0 + 2.0 * f->c * wu;
+            C[3 * i + j] = f->c * (W[i] * U[j] + U[i] * W[j]) - ew * (W[i] * W[j]);
+    for (int i = 0; i < 3; ++i) C[4 * i] += diag;
+    C[1] -= s[2];
+    C[2] += s[1];
+    C[3] += s[2];
+    C[5] -= s[0];
+    C[6] -= s[1];
+    C[7] += s[0];
 }
 
 void ld_sdp_c1(double C[9], const double Omega[3], const double U[3]) {

@@ -5,10 +5,22 @@
 #ifndef LIEDYN_SRC_LIE_MAT3_H
 #define LIEDYN_SRC_LIE_MAT3_H
 
+#include <math.h>
+
 #define LD_PI 3.14159265358979323846
 
 static inline double ld_v3_dot(const double a[3], const double b[3]) {
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+/* |v| without spurious under/overflow: rescale only when |v|² leaves the normal range. */
+static inline double ld_v3_norm(const double v[3]) {
+    double n2 = ld_v3_dot(v, v);
+    if (n2 > 1e-290 && n2 < 1e290) return sqrt(n2);
+    double m = fmax(fabs(v[0]), fmax(fabs(v[1]), fabs(v[2])));
+    if (!(m > 0.0) || !isfinite(m)) return sqrt(n2); /* 0, inf or NaN: nothing to rescale */
+    double u[3] = {v[0] / m, v[1] / m, v[2] / m};
+    return m * sqrt(ld_v3_dot(u, u));
 }
 
 /* r = a × b; r may not alias a or b. */

@@ -69,8 +69,15 @@ void ld_quat_rotate_inv(double r[3], const double q[4], const double v[3]) {
 }
 
 void ld_quat_to_mat(double R[9], const double q[4]) {
-    double w = q[0], x = q[1], y = q[2], z = q[3];
-    double s = 2.0 / (w * w + x * x + y * y + z * z);
+    double w = q[0], x = q[1], y = q[2], z = q[3], n2 = w * w + x * x + y * y + z * z;
+    if (!(n2 > 1e-290 && n2 < 1e290)) { /* rescale a tiny or huge q before squaring */
+        double m = fmax(fmax(fabs(w), fabs(x)), fmax(fabs(y), fabs(z)));
+        if (m > 0.0 && isfinite(m)) {
+            w /= m, x /= m, y /= m, z /= m;
+            n2 = w * w + x * x + y * y + z * z;
+        }
+    }
+    double s = 2.0 / n2;
     R[0] = 1.0 - s * (y * y + z * z);
     R[1] = s * (x * y - w * z);
     R[2] = s * (x * z + w * y);
@@ -118,7 +125,7 @@ void ld_quat_from_rotvec(double q[4], const double psi[3]) {
 }
 
 void ld_quat_to_rotvec(double psi[3], const double q[4]) {
-    double s = sqrt(q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+    double s = ld_v3_norm(q + 1);
     double w = q[0];
     double f = (s == 0.0 && w == 0.0) ? 0.0 : ld_fn_log_factor(s, fabs(w));
     if (w < 0.0) f = -f; /* -q is the same rotation: take the shorter way */

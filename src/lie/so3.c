@@ -52,7 +52,14 @@ void ld_so3_act(double r[3], const double R[9], const double v[3]) {
 }
 
 void ld_so3_cayley(double R[9], const double a[3]) {
-    double k = 1.0 / (1.0 + 0.25 * ld_v3_dot(a, a));
+    double a2 = ld_v3_dot(a, a);
+    if (!(a2 < 1e290)) { /* |a|² would overflow: go through the scaled quaternion form */
+        double q[4];
+        ld_quat_cayley(q, a);
+        ld_quat_to_mat(R, q);
+        return;
+    }
+    double k = 1.0 / (1.0 + 0.25 * a2);
     ld_m3_rodrigues(R, a, k, 0.5 * k);
 }
 
@@ -87,9 +94,9 @@ void ld_s3_exp(double q[4], const double Omega[3]) {
 }
 
 void ld_s3_log(double Omega[3], const double q[4]) {
-    double s = sqrt(q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+    double s = ld_v3_norm(q + 1);
     if (s == 0.0) { /* q ∝ ±1: log 1 = 0; -1 = exp of any 2π-vector, take the x axis */
-        Omega[0] = q[0] < 0.0 ? 2.0 * LD_PI : 0.0;
+        Omega[0] = q[0] < 0.0 ? 2.0 * LD_PI : 0.0 * q[0]; /* NaN stays NaN */
         Omega[1] = Omega[2] = 0.0;
         return;
     }
