@@ -105,7 +105,7 @@ static void test_tangent_fd(void **state) {
     for (int k = G6_FIRST; k <= G6_LAST; ++k)
         for (int rg = 0; rg < R_COUNT; ++rg) {
             worst w = WORST_INIT;
-            for (int i = 0; i < NSAMPLES / 10; ++i) {
+            for (int i = 0; i < NSAMPLES / R_COUNT; ++i) {
                 double v[6];
                 double a = rng_tangent(&r, (enum range)rg, &GROUPS[k], v);
                 worst_add(&w, fd_tangent_error(&GROUPS[k], v), FD_TOL(v, GROUPS[k].dim), a);

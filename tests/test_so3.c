@@ -128,7 +128,7 @@ static void test_tangent_fd(void **state) {
     for (int g = 0; g < 2; ++g)
         for (int k = 0; k < R_COUNT; ++k) {
             worst w = WORST_INIT;
-            for (int i = 0; i < NSAMPLES / 10; ++i) {
+            for (int i = 0; i < NSAMPLES / R_COUNT; ++i) {
                 double xi[3];
                 double a = rng_vec(&r, k, xi);
                 worst_add(&w, fd_tangent_error(&GROUPS[g], xi), FD_TOL(xi, 3), a);
