@@ -51,5 +51,6 @@ const char *ld_version(void);
 #endif
 
 #include "liedyn/lie.h"
+#include "liedyn/rk.h"
 
 #endif /* LIEDYN_LIEDYN_H */
