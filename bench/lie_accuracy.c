@@ -86,19 +86,7 @@ static void study(int k, int pub) {
         thr = F[k].pub_threshold;
         jmp = jump(F[k].q, f, thr);
     } else {
-        const double sw[] = {LD_FN_SERIES_AB,
-                             LD_FN_SERIES_C,
-                             LD_FN_SERIES_D,
-                             LD_FN_SERIES_E,
-                             1e-3,
-                             1e-2,
-                             0.1,
-                             0.5,
-                             1.0,
-                             2.0,
-                             3.0,
-                             4.0,
-                             5.0};
+        const double sw[] = LD_FN_SWITCH_POINTS;
         thr = 0.0;
         for (size_t i = 0; i < sizeof sw / sizeof sw[0]; ++i)
             if (jump(F[k].q, f, sw[i]) >= jmp) jmp = jump(F[k].q, f, sw[i]), thr = sw[i];

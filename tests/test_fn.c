@@ -74,20 +74,7 @@ static void test_large(void **state) {
 }
 
 /* Every place where a function changes formula or term count. */
-static const double SWITCHES[] = {LD_FN_SERIES_AB,
-                                  LD_FN_SERIES_C,
-                                  LD_FN_SERIES_D,
-                                  LD_FN_SERIES_E,
-                                  LD_FN_SERIES_HALF,
-                                  1e-3,
-                                  1e-2,
-                                  0.1,
-                                  0.5,
-                                  1.0,
-                                  2.0,
-                                  3.0,
-                                  4.0,
-                                  5.0};
+static const double SWITCHES[] = LD_FN_SWITCH_POINTS;
 
 static void test_continuity(void **state) {
     (void)state;

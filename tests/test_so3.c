@@ -171,19 +171,7 @@ static void test_tangent_inverse(void **state) {
 /* Every matrix map is continuous to round-off where its coefficients switch formula. */
 static void test_switch_continuity(void **state) {
     (void)state;
-    const double sw[] = {LD_FN_SERIES_AB,
-                         LD_FN_SERIES_C,
-                         LD_FN_SERIES_D,
-                         LD_FN_SERIES_E,
-                         1e-3,
-                         1e-2,
-                         0.1,
-                         0.5,
-                         1.0,
-                         2.0,
-                         3.0,
-                         4.0,
-                         5.0};
+    const double sw[] = LD_FN_SWITCH_POINTS;
     map_fn maps[] = {ld_so3_exp, ld_so3_tangent, ld_so3_tangent_inv};
     const double dir[3] = {0.48, -0.6, 0.64}; /* unit */
     for (size_t s = 0; s < sizeof sw / sizeof sw[0]; ++s)

@@ -26,6 +26,16 @@ typedef struct ld_fn {
 #define LD_FN_SERIES_E    5.0
 #define LD_FN_SERIES_HALF 1e-4
 
+/* Upper edges of the x brackets that fix how many series terms are summed. */
+#define LD_FN_BRACKET_EDGES                                                                        \
+    { 1e-3, 1e-2, 0.1, 0.5, 1.0, 2.0, 3.0, 4.0, 5.0 }
+/* Every x at which some coefficient function changes formula or series length. */
+#define LD_FN_SWITCH_POINTS                                                                        \
+    {                                                                                              \
+        LD_FN_SERIES_AB, LD_FN_SERIES_C, LD_FN_SERIES_D, LD_FN_SERIES_E, LD_FN_SERIES_HALF, 1e-3,  \
+            1e-2, 0.1, 0.5, 1.0, 2.0, 3.0, 4.0, 5.0                                                \
+    }
+
 /* Fill the first n (1..5) of a, b, c, d, e at x >= 0 (NaN propagates). */
 void ld_fn_eval(ld_fn *f, double x, int n);
 
