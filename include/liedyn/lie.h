@@ -25,12 +25,9 @@
 #ifndef LIEDYN_LIE_H
 #define LIEDYN_LIE_H
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-#if defined(__GNUC__)
-#pragma GCC visibility push(default)
-#endif
+#include "liedyn/export.h"
+
+LD_BEGIN_DECLS
 
 #define LD_SO3_SIZE    9
 #define LD_S3_SIZE     4
@@ -164,11 +161,6 @@ void ld_s3xr3_log(double v[6], const double g[7]);
 void ld_s3xr3_tangent(double T[36], const double v[6]);
 void ld_s3xr3_tangent_inv(double Ti[36], const double v[6]);
 
-#if defined(__GNUC__)
-#pragma GCC visibility pop
-#endif
-#ifdef __cplusplus
-}
-#endif
+LD_END_DECLS
 
 #endif /* LIEDYN_LIE_H */

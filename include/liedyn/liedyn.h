@@ -8,12 +8,9 @@
 #ifndef LIEDYN_LIEDYN_H
 #define LIEDYN_LIEDYN_H
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-#if defined(__GNUC__)
-#pragma GCC visibility push(default)
-#endif
+#include "liedyn/export.h"
+
+LD_BEGIN_DECLS
 
 #define LD_VERSION_MAJOR 0
 #define LD_VERSION_MINOR 1
@@ -43,12 +40,7 @@ const char *ld_strerror(int status);
 /* Library version as "MAJOR.MINOR.PATCH"; static string, never NULL. */
 const char *ld_version(void);
 
-#if defined(__GNUC__)
-#pragma GCC visibility pop
-#endif
-#ifdef __cplusplus
-}
-#endif
+LD_END_DECLS
 
 #include "liedyn/lie.h"
 #include "liedyn/rk.h"

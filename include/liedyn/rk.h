@@ -8,12 +8,9 @@
 #ifndef LIEDYN_RK_H
 #define LIEDYN_RK_H
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-#if defined(__GNUC__)
-#pragma GCC visibility push(default)
-#endif
+#include "liedyn/export.h"
+
+LD_BEGIN_DECLS
 
 #define LD_RK_MAX_STAGES        13
 #define LD_RK_MAX_CHECKED_ORDER 5
@@ -45,11 +42,6 @@ double ld_rk_order_residual(const ld_rk_table *t, const double *w, int k);
 /* Largest |c_i - sum_j a_ij| of table t (the row-sum condition). */
 double ld_rk_rowsum_residual(const ld_rk_table *t);
 
-#if defined(__GNUC__)
-#pragma GCC visibility pop
-#endif
-#ifdef __cplusplus
-}
-#endif
+LD_END_DECLS
 
 #endif /* LIEDYN_RK_H */
