@@ -1,12 +1,25 @@
 /*
  * liedyn — command-line front end. Uses only the public API.
  *   liedyn demo        print exp/log of a sample rotation in every representation
+ *   liedyn attitude    integrate orientation from angular velocity (see cli/attitude.c)
  *   liedyn version     print the library version
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "cli.h"
 #include "liedyn/liedyn.h"
+
+int cli_error(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("liedyn: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return 2;
+}
 
 static void print_vec(const char *label, const double *v, int n) {
     printf("  %-28s [", label);
@@ -47,6 +60,7 @@ static void usage(FILE *f) {
     fprintf(f, "usage: liedyn <command>\n"
                "commands:\n"
                "  demo      exp/log/tangent maps of a sample rotation\n"
+               "  attitude  integrate orientation from angular velocity (attitude --help)\n"
                "  version   print the library version\n");
 }
 
@@ -56,6 +70,7 @@ int main(int argc, char **argv) {
         return 2;
     }
     if (strcmp(argv[1], "demo") == 0) return cmd_demo();
+    if (strcmp(argv[1], "attitude") == 0) return cli_attitude(argc - 2, argv + 2);
     if (strcmp(argv[1], "version") == 0 || strcmp(argv[1], "--version") == 0) {
         printf("liedyn %s\n", ld_version());
         return 0;

@@ -44,5 +44,7 @@ LD_END_DECLS
 
 #include "liedyn/lie.h"
 #include "liedyn/rk.h"
+#include "liedyn/erk.h"
+#include "liedyn/attitude.h"
 
 #endif /* LIEDYN_LIEDYN_H */

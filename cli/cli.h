@@ -1,0 +1,13 @@
+/*
+ * Shared helpers of the liedyn command-line tool.
+ */
+#ifndef LIEDYN_CLI_H
+#define LIEDYN_CLI_H
+
+/* Print "liedyn: <message>" on stderr as one line; returns 2 (the usage-error exit code). */
+int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* liedyn attitude ARGS... (argv without the command name). Returns the exit code. */
+int cli_attitude(int argc, char **argv);
+
+#endif /* LIEDYN_CLI_H */

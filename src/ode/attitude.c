@@ -1,0 +1,393 @@
+/*
+ * Attitude from angular velocity: midpoint rules, classical RK on the kinematic ODE of each
+ * parametrization, and RKMK on S³. Derivations and frame conventions: docs/attitude.md.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "liedyn/attitude.h"
+#include "liedyn/liedyn.h"
+#include "../lie/mat3.h"
+
+static const char *const method_names[LD_ATT_METHOD_COUNT] = {
+    "mpr", "mpq", "mpq-eq25", "rk4", "ode23", "ode45", "rkmk4", "rkmk45"};
+static const char *const param_names[3] = {"quat", "rotvec", "tanvec"};
+
+const char *ld_att_method_name(ld_att_method m) {
+    return (unsigned)m < LD_ATT_METHOD_COUNT ? method_names[m] : "?";
+}
+
+int ld_att_method_find(const char *name) {
+    for (int i = 0; name && i < LD_ATT_METHOD_COUNT; ++i)
+        if (strcmp(name, method_names[i]) == 0) return i;
+    return -1;
+}
+
+const char *ld_param_name(ld_param p) { return (unsigned)p < 3 ? param_names[p] : "?"; }
+
+int ld_param_find(const char *name) {
+    for (int i = 0; name && i < 3; ++i)
+        if (strcmp(name, param_names[i]) == 0) return i;
+    return -1;
+}
+
+int ld_att_method_has_param(ld_att_method m) {
+    return m == LD_ATT_MPR || m == LD_ATT_RK4 || m == LD_ATT_ODE23 || m == LD_ATT_ODE45;
+}
+
+int ld_att_method_is_adaptive(ld_att_method m) {
+    return m == LD_ATT_ODE23 || m == LD_ATT_ODE45 || m == LD_ATT_RKMK45;
+}
+
+void ld_attitude_options_default(ld_attitude_options *o) {
+    memset(o, 0, sizeof *o);
+    o->method = LD_ATT_MPQ;
+    o->param = LD_PARAM_QUAT;
+    o->dt = 0.01;
+    o->rtol = 1e-3;
+    o->atol = 1e-6;
+}
+
+/* ------------------------------------------------------------------ parametrizations */
+
+static int np_of(ld_param p) { return p == LD_PARAM_QUAT ? 4 : 3; }
+
+/* Unit quaternion of the stored parameter (quaternions are copied as they are). */
+static void param_to_quat(ld_param p, const double *x, double q[4]) {
+    if (p == LD_PARAM_ROTVEC)
+        ld_quat_from_rotvec(q, x);
+    else if (p == LD_PARAM_TANVEC)
+        ld_quat_from_tanvec(q, x);
+    else
+        memcpy(q, x, 4 * sizeof(double));
+}
+
+/* Stored parameter of a unit quaternion with w ≥ 0 (LD_ESINGULAR for ψ at θ = π). */
+static int quat_to_param(ld_param p, const double q[4], double *x) {
+    if (p == LD_PARAM_ROTVEC) {
+        ld_quat_to_rotvec(x, q);
+        return LD_OK;
+    }
+    if (p == LD_PARAM_TANVEC) return ld_quat_to_tanvec(x, q);
+    memcpy(x, q, 4 * sizeof(double));
+    return LD_OK;
+}
+
+/* Rotation matrix of the stored parameter by the parametrization's own formula:
+ * Rodrigues (eq. 6), A(ψ) = I + 2/(1+ψ²)(Ψ + Ψ²) (eq. 9), or the 3×3 block of Q(q). */
+static void param_to_mat(ld_param p, const double *x, double R[9]) {
+    if (p == LD_PARAM_ROTVEC) {
+        ld_so3_exp(R, x);
+    } else if (p == LD_PARAM_TANVEC) {
+        double f = 2.0 / (1.0 + ld_v3_dot(x, x));
+        ld_m3_rodrigues(R, x, f, f);
+    } else {
+        ld_quat_to_mat(R, x);
+    }
+}
+
+/* ------------------------------------------------------------------ run context */
+
+typedef struct att_run {
+    const ld_attitude_problem *pb;
+    ld_param param;
+    ld_att_method method;
+    long fevals;
+    ld_attitude_output_fn out;
+    void *out_user;
+    ld_attitude_point pt;
+} att_run;
+
+static int omega_at(att_run *r, double t, double w[3]) {
+    r->fevals++;
+    int rc = r->pb->omega(t, w, r->pb->user);
+    if (rc != 0) return rc < 0 ? rc : LD_EDOMAIN;
+    if (!isfinite(w[0]) || !isfinite(w[1]) || !isfinite(w[2])) return LD_EDOMAIN;
+    return 0;
+}
+
+static int emit(att_run *r, double t, const double *x, ld_param p, int reduced) {
+    if (!r->out) return 0;
+    r->pt.t = t;
+    r->pt.np = np_of(p);
+    r->pt.branch_reduced = reduced;
+    memset(r->pt.p, 0, sizeof r->pt.p);
+    memcpy(r->pt.p, x, (size_t)r->pt.np * sizeof(double));
+    param_to_quat(p, x, r->pt.q);
+    return r->out(&r->pt, r->out_user);
+}
+
+/* ------------------------------------------------------------------ kinematic ODEs */
+
+/* q̇ = ½ q ∘ (0, ω_G)  or  ½ (0, ω_g) ∘ q. */
+static int rhs_quat(double t, const double *x, double *v, void *user) {
+    att_run *r = user;
+    double w[3], wq[4];
+    int rc = omega_at(r, t, w);
+    if (rc) return rc;
+    wq[0] = 0.0;
+    for (int i = 0; i < 3; ++i) wq[i + 1] = 0.5 * w[i];
+    if (r->pb->frame == LD_FRAME_BODY)
+        ld_quat_mul(v, x, wq);
+    else
+        ld_quat_mul(v, wq, x);
+    return 0;
+}
+
+/* ϑ̇ = T⁻¹(ϑ) ω_G (body, right Jacobian) or T⁻ᵀ(ϑ) ω_g (spatial, eq. 7–8). The coefficient is
+ * singular at |ϑ| = 2πk: a non-finite rate asks the controller for a smaller step. */
+static int rhs_rotvec(double t, const double *x, double *v, void *user) {
+    att_run *r = user;
+    double w[3], Ti[9];
+    int rc = omega_at(r, t, w);
+    if (rc) return rc;
+    if (r->pb->frame == LD_FRAME_BODY) {
+        ld_so3_tangent_inv(Ti, x);
+    } else {
+        ld_so3_tangent_inv_t(Ti, x);
+    }
+    ld_m3_mulv(v, Ti, w);
+    return (isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2])) ? 0 : 1;
+}
+
+/* ψ̇ = ½ (I + Ψ + ψψᵀ) ω_G (body) or ½ (I − Ψ + ψψᵀ) ω_g (spatial, eq. 10–11). */
+static int rhs_tanvec(double t, const double *x, double *v, void *user) {
+    att_run *r = user;
+    double w[3], c[3];
+    int rc = omega_at(r, t, w);
+    if (rc) return rc;
+    double d = ld_v3_dot(x, w);
+    ld_v3_cross(c, x, w);
+    double sg = r->pb->frame == LD_FRAME_BODY ? 1.0 : -1.0;
+    for (int i = 0; i < 3; ++i) v[i] = 0.5 * (w[i] + sg * c[i] + d * x[i]);
+    return (isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2])) ? 0 : 1;
+}
+
+/* RKMK on S³: body velocity (spatial data rotated into the body frame by the stage point). */
+static int rhs_s3(double t, const double *x, double *v, void *user) {
+    att_run *r = user;
+    double w[3];
+    int rc = omega_at(r, t, w);
+    if (rc) return rc;
+    if (r->pb->frame == LD_FRAME_BODY)
+        memcpy(v, w, sizeof w);
+    else
+        ld_quat_rotate_inv(v, x, w);
+    return 0;
+}
+
+static void retract_s3(double *x1, const double *x, const double *u, void *user) {
+    (void)user;
+    double e[4];
+    ld_s3_exp(e, u);
+    ld_quat_mul(x1, x, e);
+}
+
+static void dexpinv_s3(double *w, const double *u, const double *v, void *user) {
+    (void)user;
+    double Ti[9];
+    ld_so3_tangent_inv(Ti, u);
+    ld_m3_mulv(w, Ti, v);
+}
+
+/* e = log_S³(exp(ûh)* ∘ exp(u)): the rotation between the two solutions, in the body frame. */
+static void local_error_s3(double *e, const double *x, const double *u, const double *uh,
+                           void *user) {
+    (void)x;
+    (void)user;
+    double a[4], b[4], ac[4], d[4];
+    ld_s3_exp(a, uh);
+    ld_s3_exp(b, u);
+    ld_quat_conj(ac, a);
+    ld_quat_mul(d, ac, b);
+    ld_quat_to_rotvec(e, d);
+}
+
+static void scale_unit(double *s, const double *x, void *user) {
+    (void)x;
+    (void)user;
+    s[0] = s[1] = s[2] = 1.0;
+}
+
+/* ------------------------------------------------------------------ midpoint rules */
+
+/* mpq: q_{n+1} = q_n ∘ c (body) or c ∘ q_n, c = (1 − |a|², 2a)/(1 + |a|²), a = h ω_m / 4:
+ * the closed-form solution of the linear midpoint equations of q̇ = ½ q ∘ ω. */
+static void mpq_update(double q[4], const double wm[3], double h, int left) {
+    double a[3] = {0.25 * h * wm[0], 0.25 * h * wm[1], 0.25 * h * wm[2]};
+    double a2 = ld_v3_dot(a, a), d = 1.0 + a2;
+    double c[4] = {(1.0 - a2) / d, 2.0 * a[0] / d, 2.0 * a[1] / d, 2.0 * a[2] / d};
+    double qn[4];
+    if (left)
+        ld_quat_mul(qn, c, q);
+    else
+        ld_quat_mul(qn, q, c);
+    memcpy(q, qn, sizeof qn);
+}
+
+/* mpr: R_{n+1} = R_n cay(h ω_m) (body) or cay(h ω_m) R_n, then the parameter is extracted
+ * from R_{n+1} by Spurrier's algorithm (quaternion normalized, w ≥ 0). */
+static int mpr_update(double *x, ld_param p, const double wm[3], double h, int left) {
+    double R[9], C[9], Rn[9], a[3] = {h * wm[0], h * wm[1], h * wm[2]}, q[4];
+    param_to_mat(p, x, R);
+    ld_so3_cayley(C, a);
+    if (left)
+        ld_m3_mul(Rn, C, R);
+    else
+        ld_m3_mul(Rn, R, C);
+    ld_quat_from_mat(q, Rn);
+    if (ld_quat_normalize(q, q) != LD_OK) return LD_EDOMAIN;
+    return quat_to_param(p, q, x);
+}
+
+static int all_finite(const double *v, int n) {
+    for (int i = 0; i < n; ++i)
+        if (!isfinite(v[i])) return 0;
+    return 1;
+}
+
+static int run_midpoint(att_run *r, const ld_attitude_options *o, double *x,
+                        ld_attitude_stats *st) {
+    const ld_attitude_problem *pb = r->pb;
+    ld_param p = r->method == LD_ATT_MPR ? r->param : LD_PARAM_QUAT;
+    int reduced = r->method == LD_ATT_MPR;
+    int left = (pb->frame == LD_FRAME_SPATIAL) != (r->method == LD_ATT_MPQ_EQ25);
+    double nf = ceil((pb->t1 - pb->t0) / o->dt * (1.0 - 1e-12));
+    if (!(o->dt > 0.0) || !(nf >= 1.0) || nf > 1e15) return LD_EINVAL;
+    long n = (long)nf;
+    double w0[3], w1[3], wm[3], xs[4];
+    int rc = omega_at(r, pb->t0, w0);
+    if (rc) return rc;
+    for (long k = 0; k < n; ++k) {
+        double t = pb->t0 + (double)k * o->dt;
+        double tn = (k == n - 1) ? pb->t1 : pb->t0 + (double)(k + 1) * o->dt;
+        if (o->max_steps > 0 && st->steps >= o->max_steps) return LD_ESINGULAR;
+        rc = omega_at(r, tn, w1);
+        if (rc) return rc;
+        for (int i = 0; i < 3; ++i) wm[i] = 0.5 * (w0[i] + w1[i]);
+        memcpy(xs, x, sizeof xs);
+        if (r->method == LD_ATT_MPR) {
+            rc = mpr_update(x, p, wm, tn - t, left);
+        } else {
+            mpq_update(x, wm, tn - t, left);
+        }
+        if (rc == LD_OK && !all_finite(x, np_of(p))) rc = LD_EDOMAIN;
+        if (rc != LD_OK) {
+            memcpy(x, xs, sizeof xs); /* keep the last good state */
+            return rc;
+        }
+        memcpy(w0, w1, sizeof w0);
+        st->steps++;
+        st->t_reached = tn;
+        double h = tn - t;
+        if (st->steps == 1 || h < st->h_min_used) st->h_min_used = h;
+        if (h > st->h_max_used) st->h_max_used = h;
+        rc = emit(r, tn, x, p, reduced);
+        if (rc) return rc;
+    }
+    return LD_OK;
+}
+
+/* ------------------------------------------------------------------ Runge–Kutta */
+
+typedef struct erk_out_ctx {
+    att_run *r;
+    ld_param p;
+} erk_out_ctx;
+
+static int erk_out(double t, const double *x, void *user) {
+    erk_out_ctx *c = user;
+    return emit(c->r, t, x, c->p, 0);
+}
+
+static const char *table_of(ld_att_method m) {
+    switch (m) {
+    case LD_ATT_RK4:
+    case LD_ATT_RKMK4: return "rk4";
+    case LD_ATT_ODE23: return "bs23";
+    default: return "dopri5";
+    }
+}
+
+static int run_rk(att_run *r, const ld_attitude_options *o, double *x, ld_attitude_stats *st) {
+    int lie = r->method == LD_ATT_RKMK4 || r->method == LD_ATT_RKMK45;
+    ld_param p = lie ? LD_PARAM_QUAT : r->param;
+    ld_erk_space sp = {0};
+    sp.user = r;
+    if (lie) {
+        sp.nx = 4;
+        sp.nv = 3;
+        sp.rhs = rhs_s3;
+        sp.retract = retract_s3;
+        sp.dexpinv = dexpinv_s3;
+        sp.local_error = local_error_s3;
+        sp.scale = scale_unit;
+    } else {
+        sp.nx = sp.nv = np_of(p);
+        sp.rhs = p == LD_PARAM_QUAT ? rhs_quat : (p == LD_PARAM_ROTVEC ? rhs_rotvec : rhs_tanvec);
+    }
+    ld_erk *e = NULL;
+    int rc = ld_erk_create(&e, &sp, ld_rk_table_find(table_of(r->method)));
+    if (rc) return rc;
+    ld_erk_options eo;
+    ld_erk_options_default(&eo);
+    eo.adaptive = ld_att_method_is_adaptive(r->method) && !o->fixed;
+    eo.h0 = o->dt;
+    if (o->rtol > 0.0) eo.rtol = o->rtol;
+    if (o->atol > 0.0) eo.atol = o->atol;
+    eo.hmax = o->hmax;
+    eo.hmin = o->hmin;
+    eo.max_steps = o->max_steps;
+    if (!eo.adaptive && !(o->dt > 0.0)) {
+        ld_erk_free(e);
+        return LD_EINVAL;
+    }
+    erk_out_ctx oc = {r, p};
+    ld_erk_stats es;
+    rc = ld_erk_integrate(e, &eo, r->pb->t0, r->pb->t1, x, erk_out, &oc, &es);
+    ld_erk_free(e);
+    st->steps = es.steps;
+    st->rejected = es.rejected;
+    st->t_reached = es.t;
+    st->h_min_used = es.h_min_used;
+    st->h_max_used = es.h_max_used;
+    return rc;
+}
+
+/* ------------------------------------------------------------------ driver */
+
+int ld_attitude_integrate(const ld_attitude_problem *pb, const ld_attitude_options *o,
+                          ld_attitude_output_fn out, void *out_user, ld_attitude_stats *stats) {
+    ld_attitude_stats local;
+    ld_attitude_stats *st = stats ? stats : &local;
+    memset(st, 0, sizeof *st);
+    if (!pb || !o || !pb->omega || !isfinite(pb->t0) || !isfinite(pb->t1) || !(pb->t1 > pb->t0) ||
+        (unsigned)o->method >= LD_ATT_METHOD_COUNT || (unsigned)o->param > 2 ||
+        (pb->frame != LD_FRAME_BODY && pb->frame != LD_FRAME_SPATIAL))
+        return st->status = LD_EINVAL;
+    st->t_reached = pb->t0;
+    double q0[4], x[4] = {0};
+    if (ld_quat_normalize(q0, pb->q0) != LD_OK) return st->status = LD_EINVAL;
+    memcpy(st->q_end, q0, sizeof q0);
+    att_run r;
+    memset(&r, 0, sizeof r);
+    r.pb = pb;
+    r.param = o->param;
+    r.method = o->method;
+    r.out = out;
+    r.out_user = out_user;
+    int midpoint = o->method == LD_ATT_MPR || o->method == LD_ATT_MPQ || o->method == LD_ATT_MPQ_EQ25;
+    int lie = o->method == LD_ATT_RKMK4 || o->method == LD_ATT_RKMK45;
+    ld_param p = (o->method == LD_ATT_MPR || (!midpoint && !lie)) ? o->param : LD_PARAM_QUAT;
+    double qs[4];
+    memcpy(qs, q0, sizeof qs);
+    if (qs[0] < 0.0 && o->method == LD_ATT_MPR)
+        for (int i = 0; i < 4; ++i) qs[i] = -qs[i];
+    int rc = quat_to_param(p, qs, x);
+    if (rc) return st->status = rc;
+    rc = emit(&r, pb->t0, x, p, o->method == LD_ATT_MPR);
+    if (rc == 0) rc = midpoint ? run_midpoint(&r, o, x, st) : run_rk(&r, o, x, st);
+    st->fevals = r.fevals;
+    param_to_quat(p, x, st->q_end);
+    return st->status = rc;
+}

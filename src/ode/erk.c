@@ -1,0 +1,303 @@
+/*
+ * Explicit (Lie-group) Runge–Kutta engine: classical RK on vector spaces, RKMK on groups.
+ * See include/liedyn/erk.h for the method; the controller is described in docs/attitude.md.
+ */
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "liedyn/erk.h"
+#include "liedyn/liedyn.h"
+
+struct ld_erk {
+    const ld_erk_space *sp;
+    const ld_rk_table *tab;
+    int nx, nv, s;
+    double *F;    /* s × nv raw velocities f(t + c_i h, Y_i) */
+    double *K;    /* s × nv  dexp⁻¹_{U_i}(F_i) */
+    double *U;    /* nv stage / final increment */
+    double *Uh;   /* nv embedded increment */
+    double *Y;    /* nx stage point */
+    double *xnew; /* nx proposed new state */
+    double *err;  /* nv local error */
+    double *s0, *s1;
+    long fevals;
+};
+
+void ld_erk_options_default(ld_erk_options *o) {
+    memset(o, 0, sizeof *o);
+    o->adaptive = 1;
+    o->rtol = 1e-3;
+    o->atol = 1e-6;
+}
+
+int ld_erk_create(ld_erk **out, const ld_erk_space *sp, const ld_rk_table *tab) {
+    *out = NULL;
+    if (!sp || !tab || !sp->rhs || sp->nx < 1 || sp->nv < 1 || tab->stages < 1 ||
+        tab->stages > LD_RK_MAX_STAGES)
+        return LD_EINVAL;
+    if ((!sp->retract || !sp->scale) && sp->nx != sp->nv) return LD_EINVAL;
+    ld_erk *e = calloc(1, sizeof *e);
+    if (!e) return LD_ENOMEM;
+    size_t nv = (size_t)sp->nv, nx = (size_t)sp->nx, s = (size_t)tab->stages;
+    double *buf = calloc(2 * s * nv + 6 * nv + 2 * nx, sizeof *buf);
+    if (!buf) {
+        free(e);
+        return LD_ENOMEM;
+    }
+    e->sp = sp;
+    e->tab = tab;
+    e->nx = sp->nx;
+    e->nv = sp->nv;
+    e->s = tab->stages;
+    e->F = buf;
+    e->K = e->F + s * nv;
+    e->U = e->K + s * nv;
+    e->Uh = e->U + nv;
+    e->err = e->Uh + nv;
+    e->s0 = e->err + nv;
+    e->s1 = e->s0 + nv;
+    e->Y = e->s1 + nv;
+    e->xnew = e->Y + nx;
+    *out = e;
+    return LD_OK;
+}
+
+void ld_erk_free(ld_erk *e) {
+    if (!e) return;
+    free(e->F);
+    free(e);
+}
+
+/* x1 = x ∘ exp(u) on the space. */
+static void retract(const ld_erk *e, double *x1, const double *x, const double *u) {
+    if (e->sp->retract) {
+        e->sp->retract(x1, x, u, e->sp->user);
+        return;
+    }
+    for (int i = 0; i < e->nx; ++i) x1[i] = x[i] + u[i];
+}
+
+/* u = h Σ_{j<n} w_j K_j. */
+static void combine(const ld_erk *e, double *u, double h, const double *w, int n) {
+    for (int k = 0; k < e->nv; ++k) u[k] = 0.0;
+    for (int j = 0; j < n; ++j) {
+        if (w[j] == 0.0) continue;
+        const double *Kj = e->K + (size_t)j * (size_t)e->nv;
+        for (int k = 0; k < e->nv; ++k) u[k] += h * w[j] * Kj[k];
+    }
+}
+
+/* Evaluate stage i at increment e->U (already formed) and store F_i, K_i. */
+static int eval_stage(ld_erk *e, int i, double t, double h, const double *x) {
+    const double *Y = x;
+    size_t off = (size_t)i * (size_t)e->nv;
+    if (i > 0) {
+        retract(e, e->Y, x, e->U);
+        Y = e->Y;
+    }
+    int rc = e->sp->rhs(t + e->tab->c[i] * h, Y, e->F + off, e->sp->user);
+    e->fevals++;
+    if (rc != 0) return rc;
+    if (i > 0 && e->sp->dexpinv)
+        e->sp->dexpinv(e->K + off, e->U, e->F + off, e->sp->user);
+    else
+        memcpy(e->K + off, e->F + off, (size_t)e->nv * sizeof(double));
+    return 0;
+}
+
+/* One attempt from (t, x) with step h into e->xnew (and e->err when embedded weights exist).
+ * have_f0: F_0 already holds f(t, x) (first same as last). Returns the rhs status. */
+static int attempt(ld_erk *e, double t, double h, const double *x, int have_f0) {
+    const ld_rk_table *tb = e->tab;
+    for (int i = 0; i < e->s; ++i) {
+        if (i == 0 && have_f0) {
+            memcpy(e->K, e->F, (size_t)e->nv * sizeof(double));
+            continue;
+        }
+        if (i > 0) combine(e, e->U, h, tb->A + (size_t)i * (size_t)e->s, i);
+        int rc = eval_stage(e, i, t, h, x);
+        if (rc != 0) return rc;
+    }
+    combine(e, e->U, h, tb->b, e->s);
+    retract(e, e->xnew, x, e->U);
+    if (tb->bhat) {
+        combine(e, e->Uh, h, tb->bhat, e->s);
+        if (e->sp->local_error)
+            e->sp->local_error(e->err, x, e->U, e->Uh, e->sp->user);
+        else
+            for (int k = 0; k < e->nv; ++k) e->err[k] = e->U[k] - e->Uh[k];
+    }
+    return 0;
+}
+
+static int all_finite(const double *v, int n) {
+    for (int i = 0; i < n; ++i)
+        if (!isfinite(v[i])) return 0;
+    return 1;
+}
+
+int ld_erk_step(ld_erk *e, double t, double h, double *x, double *err) {
+    if (!e || !x || !(h > 0.0) || !isfinite(t)) return LD_EINVAL;
+    int rc = attempt(e, t, h, x, 0);
+    if (rc != 0) return rc;
+    if (!all_finite(e->xnew, e->nx)) return LD_EDOMAIN;
+    memcpy(x, e->xnew, (size_t)e->nx * sizeof(double));
+    if (err && e->tab->bhat) memcpy(err, e->err, (size_t)e->nv * sizeof(double));
+    return LD_OK;
+}
+
+static void get_scale(const ld_erk *e, double *s, const double *x) {
+    if (e->sp->scale) {
+        e->sp->scale(s, x, e->sp->user);
+        return;
+    }
+    for (int i = 0; i < e->nv; ++i) s[i] = fabs(x[i]);
+}
+
+/* max_i |v_i| / max(atol, rtol · max(s0_i, s1_i)); s1 may equal s0. */
+static double weighted_norm(const ld_erk *e, const double *v, const double *s0,
+                            const double *s1, double rtol, double atol) {
+    double m = 0.0;
+    for (int i = 0; i < e->nv; ++i) {
+        double w = fmax(atol, rtol * fmax(s0[i], s1[i]));
+        double r = fabs(v[i]) / w;
+        if (!(r <= m)) m = r; /* NaN propagates */
+    }
+    return m;
+}
+
+static void note_step(ld_erk_stats *st, double h) {
+    st->steps++;
+    if (st->steps == 1 || h < st->h_min_used) st->h_min_used = h;
+    if (h > st->h_max_used) st->h_max_used = h;
+}
+
+/* Fixed steps of size h0 (the last one ends exactly at t1). */
+static int run_fixed(ld_erk *e, const ld_erk_options *o, double t0, double t1, double *x,
+                     ld_erk_output_fn out, void *ou, ld_erk_stats *st) {
+    double span = t1 - t0;
+    double nf = ceil(span / o->h0 * (1.0 - 1e-12));
+    if (!(nf >= 1.0) || nf > 1e15) return LD_EINVAL;
+    long n = (long)nf;
+    for (long k = 0; k < n; ++k) {
+        double t = t0 + (double)k * o->h0;
+        double tn = (k == n - 1) ? t1 : t0 + (double)(k + 1) * o->h0;
+        if (o->max_steps > 0 && st->steps >= o->max_steps) return LD_ESINGULAR;
+        int rc = attempt(e, t, tn - t, x, 0);
+        if (rc != 0) return rc > 0 ? LD_ESINGULAR : rc;
+        if (!all_finite(e->xnew, e->nx)) return LD_EDOMAIN;
+        memcpy(x, e->xnew, (size_t)e->nx * sizeof(double));
+        note_step(st, tn - t);
+        st->t = tn;
+        if (out) {
+            rc = out(tn, x, ou);
+            if (rc != 0) return rc;
+        }
+    }
+    return LD_OK;
+}
+
+/* First step after MATLAB's ode45: h = min(hmax, span), reduced so that
+ * h ‖f0 / max(s, atol/rtol)‖_∞ ≤ 0.8 rtol^pow. F_0 holds f(t0, x). */
+static double initial_step(ld_erk *e, const ld_erk_options *o, const double *x, double span,
+                           double hmax, double pow_) {
+    double h = fmin(hmax, span);
+    get_scale(e, e->s0, x);
+    double thr = o->atol / o->rtol, rh = 0.0;
+    for (int i = 0; i < e->nv; ++i) rh = fmax(rh, fabs(e->F[i]) / fmax(e->s0[i], thr));
+    rh /= 0.8 * pow(o->rtol, pow_);
+    if (h * rh > 1.0) h = 1.0 / rh;
+    return h;
+}
+
+/* Adaptive run with the MATLAB ode45/ode23 controller. */
+static int run_adaptive(ld_erk *e, const ld_erk_options *o, double t0, double t1, double *x,
+                        ld_erk_output_fn out, void *ou, ld_erk_stats *st) {
+    const ld_rk_table *tb = e->tab;
+    if (!tb->bhat || !(o->rtol > 0.0) || !(o->atol > 0.0)) return LD_EINVAL;
+    double pow_ = 1.0 / (tb->order_embedded + 1);
+    double span = t1 - t0;
+    double hmax = o->hmax > 0.0 ? o->hmax : 0.1 * span;
+    int rc = e->sp->rhs(t0, x, e->F, e->sp->user);
+    e->fevals++;
+    if (rc != 0) return rc > 0 ? LD_ESINGULAR : rc;
+    double h = o->h0 > 0.0 ? fmin(o->h0, hmax) : initial_step(e, o, x, span, hmax, pow_);
+    double t = t0;
+    int have_f0 = 1;
+    while (t < t1) {
+        double hmin = fmax(o->hmin, 16.0 * DBL_EPSILON * fabs(t));
+        h = fmin(hmax, fmax(hmin, h));
+        if (1.1 * h >= t1 - t) h = t1 - t; /* stretch or shorten the last step */
+        int nofailed = 1;
+        for (;;) { /* attempts until one is accepted */
+            if (o->max_steps > 0 && st->steps + st->rejected >= o->max_steps) return LD_ESINGULAR;
+            rc = attempt(e, t, h, x, have_f0);
+            have_f0 = 1; /* F_0 = f(t, x) stays valid across retries */
+            if (rc < 0) return rc;
+            double en = INFINITY;
+            if (rc == 0 && all_finite(e->xnew, e->nx)) {
+                get_scale(e, e->s0, x);
+                get_scale(e, e->s1, e->xnew);
+                en = weighted_norm(e, e->err, e->s0, e->s1, o->rtol, o->atol);
+            }
+            if (en <= 1.0) break;
+            st->rejected++;
+            if (h <= hmin) return LD_ESINGULAR; /* cannot meet the tolerance */
+            if (nofailed && isfinite(en)) {
+                nofailed = 0;
+                h = fmax(hmin, h * fmax(0.1, 0.8 * pow(1.0 / en, pow_)));
+            } else {
+                nofailed = 0;
+                h = fmax(hmin, 0.5 * h);
+            }
+            if (t + h > t1) h = t1 - t;
+        }
+        double hdone = h;
+        t = (t1 - t <= h) ? t1 : t + h;
+        memcpy(x, e->xnew, (size_t)e->nx * sizeof(double));
+        note_step(st, hdone);
+        st->t = t;
+        /* first same as last: the last stage was evaluated at the new state */
+        if (tb->fsal) {
+            memcpy(e->F, e->F + (size_t)(e->s - 1) * (size_t)e->nv, (size_t)e->nv * sizeof(double));
+        } else {
+            rc = e->sp->rhs(t, x, e->F, e->sp->user);
+            e->fevals++;
+            if (rc != 0) return rc > 0 ? LD_ESINGULAR : rc;
+        }
+        if (out) {
+            rc = out(t, x, ou);
+            if (rc != 0) return rc;
+        }
+        if (nofailed) {
+            double en = weighted_norm(e, e->err, e->s0, e->s1, o->rtol, o->atol);
+            double tmp = 1.25 * pow(en, pow_);
+            h = tmp > 0.2 ? hdone / tmp : 5.0 * hdone;
+        } else {
+            h = hdone;
+        }
+    }
+    return LD_OK;
+}
+
+int ld_erk_integrate(ld_erk *e, const ld_erk_options *o, double t0, double t1, double *x,
+                     ld_erk_output_fn out, void *out_user, ld_erk_stats *stats) {
+    ld_erk_stats local;
+    ld_erk_stats *st = stats ? stats : &local;
+    memset(st, 0, sizeof *st);
+    st->t = t0;
+    if (!e || !o || !x || !isfinite(t0) || !isfinite(t1) || !(t1 > t0)) return LD_EINVAL;
+    if (!all_finite(x, e->nx)) return LD_EDOMAIN;
+    e->fevals = 0;
+    int rc;
+    if (o->adaptive) {
+        rc = run_adaptive(e, o, t0, t1, x, out, out_user, st);
+    } else {
+        if (!(o->h0 > 0.0)) return LD_EINVAL;
+        rc = run_fixed(e, o, t0, t1, x, out, out_user, st);
+    }
+    st->fevals = e->fevals;
+    return rc;
+}
