@@ -102,7 +102,8 @@ static int parse_args(int argc, char **argv, att_args *a) {
             a->param = ld_param_find(v);
             a->param_set = 1;
             if (a->param < 0)
-                return cli_error("attitude: unknown parametrization '%s' (quat, rotvec, tanvec)", v);
+                return cli_error("attitude: unknown parametrization '%s' (quat, rotvec, tanvec)",
+                                 v);
         } else if (!strcmp(o, "--frame")) {
             if (!strcmp(v, "body"))
                 a->frame = LD_FRAME_BODY;
@@ -214,7 +215,9 @@ int cli_attitude(int argc, char **argv) {
     ld_att_case_omega_ctx cctx;
     if (a.case_name) {
         c = ld_att_case_find(a.case_name);
-        if (!c) return cli_error("attitude: unknown case '%s' (ex1 ex2 ex2-3d ex3 spin lin3)", a.case_name);
+        if (!c)
+            return cli_error("attitude: unknown case '%s' (ex1 ex2 ex2-3d ex3 spin lin3)",
+                             a.case_name);
         cctx.c = c;
         cctx.frame = pb.frame;
         pb.omega = ld_att_case_omega_fn;
@@ -228,7 +231,8 @@ int cli_attitude(int argc, char **argv) {
         if (ld_gyro_read(a.input, &g, msg, sizeof msg) != LD_OK) return cli_error("%s", msg);
         if (pb.frame != LD_FRAME_BODY) {
             ld_gyro_free(g);
-            return cli_error("attitude: gyro data are body-frame rates; --frame spatial applies to --case only");
+            return cli_error(
+                "attitude: gyro data are body-frame rates; --frame spatial applies to --case only");
         }
         pb.omega = ld_gyro_omega_fn;
         pb.user = g;
@@ -296,8 +300,8 @@ int cli_attitude(int argc, char **argv) {
         } else {
             printf("null, ");
         }
-        printf("\"q_end\": [%.17g, %.17g, %.17g, %.17g], ", st.q_end[0], st.q_end[1],
-               st.q_end[2], st.q_end[3]);
+        printf("\"q_end\": [%.17g, %.17g, %.17g, %.17g], ", st.q_end[0], st.q_end[1], st.q_end[2],
+               st.q_end[3]);
         json_num("cpu_s", cpu, 0);
         printf("}\n");
     } else {
@@ -314,8 +318,8 @@ int cli_attitude(int argc, char **argv) {
             for (int k = 0; k < np; ++k) printf(" %.3e", rl2[k]);
             printf("\n");
         }
-        printf("  q(end) = [%.15g, %.15g, %.15g, %.15g]\n", st.q_end[0], st.q_end[1],
-               st.q_end[2], st.q_end[3]);
+        printf("  q(end) = [%.15g, %.15g, %.15g, %.15g]\n", st.q_end[0], st.q_end[1], st.q_end[2],
+               st.q_end[3]);
     }
     if (sink.write_error) return cli_error("attitude: writing '%s' failed", a.out);
     if (rc) {

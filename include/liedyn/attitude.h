@@ -98,7 +98,7 @@ typedef struct ld_attitude_point {
 typedef int (*ld_attitude_output_fn)(const ld_attitude_point *pt, void *user);
 
 typedef struct ld_attitude_stats {
-    int status;  /* 0 ok, else the ld_status (or callback value) that ended the run */
+    int status; /* 0 ok, else the ld_status (or callback value) that ended the run */
     double t_reached;
     long steps, rejected, fevals; /* fevals = evaluations of ω */
     double h_min_used, h_max_used;
@@ -117,10 +117,10 @@ int ld_attitude_integrate(const ld_attitude_problem *pb, const ld_attitude_optio
  * Cases with the exact rotation given as a rotation vector ϑ(t) (Zupan & Saje 2011) and the
  * exact angular velocities ω_G = T(ϑ) ϑ̇ (body), ω_g = Tᵀ(ϑ) ϑ̇ = R ω_G (spatial). */
 typedef struct ld_att_case {
-    const char *name;   /* "ex1", "ex2", "ex2-3d", "ex3", "spin", "lin3" */
+    const char *name; /* "ex1", "ex2", "ex2-3d", "ex3", "spin", "lin3" */
     const char *title;
-    double t0, t1;      /* the paper's interval */
-    double dt;          /* the paper's fixed step for the midpoint rules */
+    double t0, t1; /* the paper's interval */
+    double dt;     /* the paper's fixed step for the midpoint rules */
     /* exact ϑ(t) and ϑ̇(t) */
     void (*rotvec)(double t, double th[3], double thdot[3]);
 } ld_att_case;
@@ -133,8 +133,7 @@ void ld_att_case_quat(const ld_att_case *c, double t, double q[4]);
 void ld_att_case_omega(const ld_att_case *c, double t, ld_frame fr, double w[3]);
 /* Exact parameter in the form a method stores it (np = 4 for LD_PARAM_QUAT, else 3);
  * branch_reduced as in ld_attitude_point (|ϑ| ≤ π, quaternion with w ≥ 0). */
-void ld_att_case_param(const ld_att_case *c, double t, ld_param p, int branch_reduced,
-                       double v[4]);
+void ld_att_case_param(const ld_att_case *c, double t, ld_param p, int branch_reduced, double v[4]);
 /* An ld_omega_fn for a case: user = pointer to an ld_att_case_omega_ctx. */
 typedef struct ld_att_case_omega_ctx {
     const ld_att_case *c;
@@ -147,8 +146,8 @@ int ld_att_case_omega_fn(double t, double w[3], void *user);
  * angle error, and RL² per parameter component (Zupan & Saje 2011, Sec. 5.1):
  * ‖f − g‖₂ / max(1, ‖f‖₂) with the trapezoidal rule on the piecewise-linear interpolants. */
 typedef struct ld_att_metrics {
-    double max_angle;     /* max over points of the geodesic error (rad) */
-    double t_max_angle;   /* where it occurred */
+    double max_angle;   /* max over points of the geodesic error (rad) */
+    double t_max_angle; /* where it occurred */
     int np;
     double int_d2[4], int_f2[4]; /* running ∫|f−g|², ∫|f|² per component */
     double prev_t, prev_d2[4], prev_f2[4];
@@ -157,9 +156,8 @@ typedef struct ld_att_metrics {
 
 void ld_att_metrics_init(ld_att_metrics *m);
 /* Add one point: q_num/q_exact rotations, p_num/p_exact parameter vectors of size np. */
-void ld_att_metrics_add(ld_att_metrics *m, double t, const double q_num[4],
-                        const double q_exact[4], const double *p_num, const double *p_exact,
-                        int np);
+void ld_att_metrics_add(ld_att_metrics *m, double t, const double q_num[4], const double q_exact[4],
+                        const double *p_num, const double *p_exact, int np);
 /* rl2[k] for k < m->np. */
 void ld_att_metrics_rl2(const ld_att_metrics *m, double rl2[4]);
 

@@ -45,23 +45,26 @@ typedef struct ld_erk_space {
 } ld_erk_space;
 
 typedef struct ld_erk_options {
-    int adaptive;     /* 1: control the step with the embedded weights; 0: fixed step h0 */
-    double h0;        /* fixed step; with adaptive: first step, 0 = automatic choice */
-    double rtol;      /* relative tolerance (MATLAB RelTol), default 1e-3 */
-    double atol;      /* absolute tolerance (MATLAB AbsTol), default 1e-6 */
-    double hmax;      /* largest step, 0 = |t1 − t0|/10 (as MATLAB) */
-    double hmin;      /* smallest step; the run fails below max(hmin, 16 ε |t|) */
-    long max_steps;   /* accepted + rejected steps before giving up, 0 = unlimited */
+    int adaptive;      /* 1: control the step with the embedded weights; 0: fixed step h0 */
+    double h0;         /* fixed step; with adaptive: first step, 0 = automatic choice */
+    double rtol;       /* relative tolerance (MATLAB RelTol), default 1e-3 */
+    double atol;       /* absolute tolerance (MATLAB AbsTol), default 1e-6 */
+    double hmax;       /* largest step, 0 = |t1 − t0|/10 (as MATLAB) */
+    double hmin;       /* smallest step; the run fails below max(hmin, 16 ε |t|) */
+    long max_steps;    /* accepted + rejected steps before giving up, 0 = unlimited */
+    double shrink_min; /* after a first rejection h shrinks by at most this factor: 0.1 as in
+                          MATLAB's ode45 (default), 0.5 as in its ode23 */
 } ld_erk_options;
 
-/* Defaults: adaptive, rtol 1e-3, atol 1e-6, automatic h0/hmax, hmin 0, no step limit. */
+/* Defaults: adaptive, rtol 1e-3, atol 1e-6, automatic h0/hmax, hmin 0, no step limit,
+ * shrink_min 0.1. */
 void ld_erk_options_default(ld_erk_options *o);
 
 typedef struct ld_erk_stats {
-    long steps;     /* accepted steps */
-    long rejected;  /* rejected step attempts */
-    long fevals;    /* calls of rhs */
-    double t;       /* time reached (= t1 on success) */
+    long steps;                    /* accepted steps */
+    long rejected;                 /* rejected step attempts */
+    long fevals;                   /* calls of rhs */
+    double t;                      /* time reached (= t1 on success) */
     double h_min_used, h_max_used; /* smallest and largest accepted step */
 } ld_erk_stats;
 

@@ -81,7 +81,9 @@ static const ld_att_case cases[] = {
     {"lin3", "linear [t + 1, 2t, 3t] (crosses 2 pi five times)", 0.0, 10.0, 1e-3, lin3},
 };
 
-int ld_att_case_count(void) { return (int)(sizeof cases / sizeof cases[0]); }
+int ld_att_case_count(void) {
+    return (int)(sizeof cases / sizeof cases[0]);
+}
 
 const ld_att_case *ld_att_case_at(int i) {
     return (i >= 0 && i < ld_att_case_count()) ? &cases[i] : NULL;
@@ -140,11 +142,12 @@ int ld_att_case_omega_fn(double t, double w[3], void *user) {
 
 /* ------------------------------------------------------------------ metrics */
 
-void ld_att_metrics_init(ld_att_metrics *m) { memset(m, 0, sizeof *m); }
+void ld_att_metrics_init(ld_att_metrics *m) {
+    memset(m, 0, sizeof *m);
+}
 
-void ld_att_metrics_add(ld_att_metrics *m, double t, const double q_num[4],
-                        const double q_exact[4], const double *p_num, const double *p_exact,
-                        int np) {
+void ld_att_metrics_add(ld_att_metrics *m, double t, const double q_num[4], const double q_exact[4],
+                        const double *p_num, const double *p_exact, int np) {
     double ang = ld_quat_angle(q_exact, q_num);
     if (m->points == 0 || ang > m->max_angle || (isnan(ang) && !isnan(m->max_angle))) {
         m->max_angle = ang; /* a NaN error sticks */

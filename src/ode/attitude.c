@@ -23,7 +23,9 @@ int ld_att_method_find(const char *name) {
     return -1;
 }
 
-const char *ld_param_name(ld_param p) { return (unsigned)p < 3 ? param_names[p] : "?"; }
+const char *ld_param_name(ld_param p) {
+    return (unsigned)p < 3 ? param_names[p] : "?";
+}
 
 int ld_param_find(const char *name) {
     for (int i = 0; name && i < 3; ++i)
@@ -50,7 +52,9 @@ void ld_attitude_options_default(ld_attitude_options *o) {
 
 /* ------------------------------------------------------------------ parametrizations */
 
-static int np_of(ld_param p) { return p == LD_PARAM_QUAT ? 4 : 3; }
+static int np_of(ld_param p) {
+    return p == LD_PARAM_QUAT ? 4 : 3;
+}
 
 /* Unit quaternion of the stored parameter (quaternions are copied as they are). */
 static void param_to_quat(ld_param p, const double *x, double q[4]) {
@@ -303,9 +307,12 @@ static int erk_out(double t, const double *x, void *user) {
 static const char *table_of(ld_att_method m) {
     switch (m) {
     case LD_ATT_RK4:
-    case LD_ATT_RKMK4: return "rk4";
-    case LD_ATT_ODE23: return "bs23";
-    default: return "dopri5";
+    case LD_ATT_RKMK4:
+        return "rk4";
+    case LD_ATT_ODE23:
+        return "bs23";
+    default:
+        return "dopri5";
     }
 }
 
@@ -338,6 +345,7 @@ static int run_rk(att_run *r, const ld_attitude_options *o, double *x, ld_attitu
     eo.hmax = o->hmax;
     eo.hmin = o->hmin;
     eo.max_steps = o->max_steps;
+    if (r->method == LD_ATT_ODE23) eo.shrink_min = 0.5;
     if (!eo.adaptive && !(o->dt > 0.0)) {
         ld_erk_free(e);
         return LD_EINVAL;
@@ -376,7 +384,8 @@ int ld_attitude_integrate(const ld_attitude_problem *pb, const ld_attitude_optio
     r.method = o->method;
     r.out = out;
     r.out_user = out_user;
-    int midpoint = o->method == LD_ATT_MPR || o->method == LD_ATT_MPQ || o->method == LD_ATT_MPQ_EQ25;
+    int midpoint =
+        o->method == LD_ATT_MPR || o->method == LD_ATT_MPQ || o->method == LD_ATT_MPQ_EQ25;
     int lie = o->method == LD_ATT_RKMK4 || o->method == LD_ATT_RKMK45;
     ld_param p = (o->method == LD_ATT_MPR || (!midpoint && !lie)) ? o->param : LD_PARAM_QUAT;
     double qs[4];

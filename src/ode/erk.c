@@ -30,6 +30,7 @@ void ld_erk_options_default(ld_erk_options *o) {
     o->adaptive = 1;
     o->rtol = 1e-3;
     o->atol = 1e-6;
+    o->shrink_min = 0.1;
 }
 
 int ld_erk_create(ld_erk **out, const ld_erk_space *sp, const ld_rk_table *tab) {
@@ -157,8 +158,8 @@ static void get_scale(const ld_erk *e, double *s, const double *x) {
 }
 
 /* max_i |v_i| / max(atol, rtol · max(s0_i, s1_i)); s1 may equal s0. */
-static double weighted_norm(const ld_erk *e, const double *v, const double *s0,
-                            const double *s1, double rtol, double atol) {
+static double weighted_norm(const ld_erk *e, const double *v, const double *s0, const double *s1,
+                            double rtol, double atol) {
     double m = 0.0;
     for (int i = 0; i < e->nv; ++i) {
         double w = fmax(atol, rtol * fmax(s0[i], s1[i]));
@@ -218,6 +219,7 @@ static int run_adaptive(ld_erk *e, const ld_erk_options *o, double t0, double t1
     const ld_rk_table *tb = e->tab;
     if (!tb->bhat || !(o->rtol > 0.0) || !(o->atol > 0.0)) return LD_EINVAL;
     double pow_ = 1.0 / (tb->order_embedded + 1);
+    double shrink = o->shrink_min > 0.0 && o->shrink_min < 1.0 ? o->shrink_min : 0.1;
     double span = t1 - t0;
     double hmax = o->hmax > 0.0 ? o->hmax : 0.1 * span;
     int rc = e->sp->rhs(t0, x, e->F, e->sp->user);
@@ -247,7 +249,7 @@ static int run_adaptive(ld_erk *e, const ld_erk_options *o, double t0, double t1
             if (h <= hmin) return LD_ESINGULAR; /* cannot meet the tolerance */
             if (nofailed && isfinite(en)) {
                 nofailed = 0;
-                h = fmax(hmin, h * fmax(0.1, 0.8 * pow(1.0 / en, pow_)));
+                h = fmax(hmin, h * fmax(shrink, 0.8 * pow(1.0 / en, pow_)));
             } else {
                 nofailed = 0;
                 h = fmax(hmin, 0.5 * h);

@@ -25,9 +25,15 @@ void ld_gyro_free(ld_gyro *g) {
     free(g);
 }
 
-long ld_gyro_count(const ld_gyro *g) { return g->n; }
-double ld_gyro_t_first(const ld_gyro *g) { return g->t[0]; }
-double ld_gyro_t_last(const ld_gyro *g) { return g->t[g->n - 1]; }
+long ld_gyro_count(const ld_gyro *g) {
+    return g->n;
+}
+double ld_gyro_t_first(const ld_gyro *g) {
+    return g->t[0];
+}
+double ld_gyro_t_last(const ld_gyro *g) {
+    return g->t[g->n - 1];
+}
 
 /* Append one sample, growing the arrays geometrically. */
 static int push(ld_gyro *g, double t, const double w[3]) {
@@ -137,8 +143,8 @@ static int read_lines(FILE *f, const char *path, ld_gyro *g, char *msg, size_t l
                         lineno, n);
         for (int i = 0; i < 4; ++i)
             if (!isfinite(v[i]))
-                return fail(msg, len, LD_EINVAL, "%s:%ld: field %d is not finite", path,
-                            lineno, i + 1);
+                return fail(msg, len, LD_EINVAL, "%s:%ld: field %d is not finite", path, lineno,
+                            i + 1);
         if (g->n > 0 && !(v[0] > g->t[g->n - 1]))
             return fail(msg, len, LD_EINVAL,
                         "%s:%ld: time %.17g does not increase (previous sample at %.17g)", path,

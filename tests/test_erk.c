@@ -1,0 +1,221 @@
+/*
+ * The explicit RK engine: every built-in table reaches its stated order on a nonlinear,
+ * non-autonomous test problem (classical and, on S³, Munthe-Kaas); FSAL saves one evaluation
+ * per step; the adaptive controller meets its tolerance, stops at t1, and fails cleanly (never
+ * loops) when the step collapses; bad arguments are rejected.
+ */
+#include "support.h"
+
+#include "liedyn/liedyn.h"
+
+/* y1' = −y1², y2' = 2 t y2; exact y = (1/(1 + t), exp(t²)) from y(0) = (1, 1). (tan t as y1 is a
+ * poor order test: its DOPRI5 error coefficient nearly cancels, observed orders 5.8 to 6.8.) */
+static int rhs_tan(double t, const double *x, double *v, void *user) {
+    long *count = user;
+    if (count) ++*count;
+    v[0] = -x[0] * x[0];
+    v[1] = 2.0 * t * x[1];
+    return 0;
+}
+
+static double err_tan(const ld_rk_table *tab, double t1, int n) {
+    ld_erk_space sp = {2, 2, rhs_tan, NULL, NULL, NULL, NULL, NULL};
+    ld_erk *e = NULL;
+    assert_int_equal(ld_erk_create(&e, &sp, tab), LD_OK);
+    ld_erk_options o;
+    ld_erk_options_default(&o);
+    o.adaptive = 0;
+    o.h0 = t1 / n;
+    double x[2] = {1.0, 1.0};
+    ld_erk_stats st;
+    assert_int_equal(ld_erk_integrate(e, &o, 0.0, t1, x, NULL, NULL, &st), LD_OK);
+    assert_int_equal(st.steps, n);
+    assert_true(st.t == t1);
+    ld_erk_free(e);
+    return fmax(fabs(x[0] - 1.0 / (1.0 + t1)), fabs(x[1] - exp(t1 * t1)) / exp(t1 * t1));
+}
+
+/* Observed order log2(e(h)/e(h/2)) at the finest pair must be within 0.3 of the order. */
+static void test_orders_vector_space(void **state) {
+    (void)state;
+    for (int i = 0; i < ld_rk_table_count(); ++i) {
+        const ld_rk_table *t = ld_rk_table_at(i);
+        int n = t->order >= 4 ? 16 : 64;
+        double e1 = err_tan(t, 1.0, n), e2 = err_tan(t, 1.0, 2 * n);
+        double p = log2(e1 / e2);
+        if (!(fabs(p - t->order) <= 0.3))
+            fail_msg("%s: observed order %.3f (errors %.3e, %.3e), expected %d", t->name, p, e1, e2,
+                     t->order);
+    }
+}
+
+/* --- S³ with a time-dependent body velocity: Munthe-Kaas keeps the order of every table. */
+static int rhs_s3(double t, const double *x, double *v, void *user) {
+    (void)x;
+    (void)user;
+    v[0] = sin(t);
+    v[1] = 1.0 + 0.5 * t;
+    v[2] = cos(2.0 * t);
+    return 0;
+}
+
+static void retract_s3(double *x1, const double *x, const double *u, void *user) {
+    (void)user;
+    double e[4];
+    ld_s3_exp(e, u);
+    ld_quat_mul(x1, x, e);
+}
+
+static void dexpinv_s3(double *w, const double *u, const double *v, void *user) {
+    (void)user;
+    double Ti[9];
+    ld_so3_tangent_inv(Ti, u);
+    for (int i = 0; i < 3; ++i)
+        w[i] = Ti[3 * i] * v[0] + Ti[3 * i + 1] * v[1] + Ti[3 * i + 2] * v[2];
+}
+
+static void unit_scale(double *s, const double *x, void *user) {
+    (void)x;
+    (void)user;
+    s[0] = s[1] = s[2] = 1.0;
+}
+
+static void run_s3(const ld_rk_table *t, int n, double q[4], int with_dexpinv) {
+    ld_erk_space sp = {4,    3,          rhs_s3, retract_s3, with_dexpinv ? dexpinv_s3 : NULL,
+                       NULL, unit_scale, NULL};
+    ld_erk *e = NULL;
+    assert_int_equal(ld_erk_create(&e, &sp, t), LD_OK);
+    ld_erk_options o;
+    ld_erk_options_default(&o);
+    o.adaptive = 0;
+    o.h0 = 2.0 / n;
+    q[0] = 1.0;
+    q[1] = q[2] = q[3] = 0.0;
+    assert_int_equal(ld_erk_integrate(e, &o, 0.0, 2.0, q, NULL, NULL, NULL), LD_OK);
+    ld_erk_free(e);
+}
+
+static void test_orders_s3(void **state) {
+    (void)state;
+    double ref[4], q1[4], q2[4];
+    run_s3(ld_rk_table_find("dopri5"), 4096, ref, 1);
+    for (int i = 0; i < ld_rk_table_count(); ++i) {
+        const ld_rk_table *t = ld_rk_table_at(i);
+        int n = t->order >= 4 ? 32 : 128;
+        run_s3(t, n, q1, 1);
+        run_s3(t, 2 * n, q2, 1);
+        double e1 = ld_quat_angle(ref, q1), e2 = ld_quat_angle(ref, q2);
+        double p = log2(e1 / e2);
+        if (!(fabs(p - t->order) <= 0.3))
+            fail_msg("RKMK %s: observed order %.3f (%.3e, %.3e), expected %d", t->name, p, e1, e2,
+                     t->order);
+        assert_true(fabs(ld_quat_norm(q2) - 1.0) <= 64 * EPS);
+    }
+    /* without dexp⁻¹ a 4th-order table drops to order 2 on a Lie group: the test can fail */
+    run_s3(ld_rk_table_find("rk4"), 32, q1, 0);
+    run_s3(ld_rk_table_find("rk4"), 64, q2, 0);
+    double p = log2(ld_quat_angle(ref, q1) / ld_quat_angle(ref, q2));
+    assert_true(p < 3.0);
+}
+
+static void test_fsal_and_stats(void **state) {
+    (void)state;
+    long count = 0;
+    ld_erk_space sp = {2, 2, rhs_tan, NULL, NULL, NULL, NULL, &count};
+    ld_erk *e = NULL;
+    assert_int_equal(ld_erk_create(&e, &sp, ld_rk_table_find("dopri5")), LD_OK);
+    ld_erk_options o;
+    ld_erk_options_default(&o);
+    o.rtol = 1e-8;
+    o.atol = 1e-10;
+    double x[2] = {1.0, 1.0};
+    ld_erk_stats st;
+    assert_int_equal(ld_erk_integrate(e, &o, 0.0, 1.0, x, NULL, NULL, &st), LD_OK);
+    assert_true(st.t == 1.0);
+    /* 6 new evaluations per attempt plus the initial one (FSAL) */
+    assert_int_equal(st.fevals, 6 * (st.steps + st.rejected) + 1);
+    assert_int_equal(count, st.fevals);
+    /* the global error follows the tolerance: within a factor 100 of rtol·|y| */
+    double err = fabs(x[1] - exp(1.0)) / exp(1.0);
+    assert_true(err < 100 * 1e-8 && err > 1e-14);
+    ld_erk_free(e);
+}
+
+/* y' = 1/(1 − t): the solution blows up at t = 1; the run must stop with LD_ESINGULAR near 1. */
+static int rhs_blowup(double t, const double *x, double *v, void *user) {
+    (void)x;
+    (void)user;
+    v[0] = 1.0 / ((1.0 - t) * (1.0 - t));
+    return t < 1.0 ? 0 : 1;
+}
+
+static int count_out(double t, const double *x, void *user) {
+    (void)t;
+    (void)x;
+    ++*(long *)user;
+    return 0;
+}
+
+static void test_step_collapse(void **state) {
+    (void)state;
+    ld_erk_space sp = {1, 1, rhs_blowup, NULL, NULL, NULL, NULL, NULL};
+    ld_erk *e = NULL;
+    assert_int_equal(ld_erk_create(&e, &sp, ld_rk_table_find("dopri5")), LD_OK);
+    ld_erk_options o;
+    ld_erk_options_default(&o);
+    double x[1] = {1.0};
+    ld_erk_stats st;
+    long outs = 0;
+    int rc = ld_erk_integrate(e, &o, 0.0, 2.0, x, count_out, &outs, &st);
+    assert_int_equal(rc, LD_ESINGULAR);
+    assert_true(st.t < 1.0 && st.t > 1.0 - 1e-3);
+    assert_true(isfinite(x[0]));
+    assert_int_equal(outs, st.steps);
+    /* with a step limit the run also ends, with the same status */
+    o.max_steps = 20;
+    x[0] = 1.0;
+    assert_int_equal(ld_erk_integrate(e, &o, 0.0, 2.0, x, NULL, NULL, &st), LD_ESINGULAR);
+    assert_true(st.steps + st.rejected <= 20);
+    ld_erk_free(e);
+}
+
+static int stop_at_3(double t, const double *x, void *user) {
+    (void)t;
+    (void)x;
+    return ++*(long *)user == 3 ? 42 : 0;
+}
+
+static void test_bad_input_and_stop(void **state) {
+    (void)state;
+    ld_erk *e = NULL;
+    ld_erk_space bad = {3, 2, rhs_tan, NULL, NULL, NULL, NULL, NULL};
+    assert_int_equal(ld_erk_create(&e, &bad, ld_rk_table_find("rk4")), LD_EINVAL);
+    assert_null(e);
+    ld_erk_space sp = {2, 2, rhs_tan, NULL, NULL, NULL, NULL, NULL};
+    assert_int_equal(ld_erk_create(&e, &sp, ld_rk_table_find("rk4")), LD_OK);
+    ld_erk_options o;
+    ld_erk_options_default(&o);
+    double x[2] = {0.0, 1.0};
+    /* rk4 has no embedded weights: adaptive use is refused */
+    assert_int_equal(ld_erk_integrate(e, &o, 0.0, 1.0, x, NULL, NULL, NULL), LD_EINVAL);
+    o.adaptive = 0;
+    o.h0 = 0.0;
+    assert_int_equal(ld_erk_integrate(e, &o, 0.0, 1.0, x, NULL, NULL, NULL), LD_EINVAL);
+    o.h0 = 0.1;
+    assert_int_equal(ld_erk_integrate(e, &o, 1.0, 1.0, x, NULL, NULL, NULL), LD_EINVAL);
+    long n = 0;
+    ld_erk_stats st;
+    assert_int_equal(ld_erk_integrate(e, &o, 0.0, 1.0, x, stop_at_3, &n, &st), 42);
+    assert_int_equal(st.steps, 3);
+    assert_true(fabs(st.t - 0.3) < 1e-15);
+    ld_erk_free(e);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_orders_vector_space), cmocka_unit_test(test_orders_s3),
+        cmocka_unit_test(test_fsal_and_stats),      cmocka_unit_test(test_step_collapse),
+        cmocka_unit_test(test_bad_input_and_stop),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
