@@ -6,6 +6,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 MAKEFLAGS += --no-print-directory
+BENCH_PEERS ?= libgsl-dev libsundials-dev
 
 .PHONY: all deps build run test test-release test-sanitize bench format format-check install clean mutation
 
@@ -31,10 +32,15 @@ test-sanitize: deps
 	@cmake --build $(BUILD)/sanitize -j $(JOBS)
 	cd $(BUILD)/sanitize && ctest --output-on-failure -j $(JOBS)
 
+# Peers (GSL, SUNDIALS) are optional: installed here when possible, used only by bench/.
 bench: build
+	@scripts/install-deps $(BENCH_PEERS) || echo "liedyn: benchmarking without peers" >&2
+	@cmake -S . -B $(BUILD)/release >/dev/null
+	@cmake --build $(BUILD)/release -j $(JOBS)
 	@mkdir -p $(BUILD)/bench
-	$(BUILD)/release/bench_lie | tee $(BUILD)/bench/lie.csv
-	$(BUILD)/release/lie_accuracy | tee $(BUILD)/bench/lie_accuracy.csv
+	$(BUILD)/release/bench/bench_lie | tee $(BUILD)/bench/lie.csv
+	$(BUILD)/release/bench/lie_accuracy | tee $(BUILD)/bench/lie_accuracy.csv
+	$(BUILD)/release/bench/bench_attitude | tee $(BUILD)/bench/attitude.csv
 
 format:
 	scripts/check-format clang-format --fix
