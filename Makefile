@@ -2,13 +2,14 @@
 #   make run      build (Release) and run the default demo
 #   make test     build and run all tests in Release, then again under ASan+UBSan
 #   make bench    build and run the benchmarks (CSV on stdout, copies in build/bench/)
+#   make repro    reproduce the seed papers' tables and plots (build/repro/)
 BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 MAKEFLAGS += --no-print-directory
 BENCH_PEERS ?= libgsl-dev libsundials-dev
 
-.PHONY: all deps build run test test-release test-sanitize bench format format-check install clean mutation
+.PHONY: all deps build run test test-release test-sanitize bench repro format format-check install clean mutation
 
 all: build
 
@@ -41,6 +42,13 @@ bench: build
 	$(BUILD)/release/bench/bench_lie | tee $(BUILD)/bench/lie.csv
 	$(BUILD)/release/bench/lie_accuracy | tee $(BUILD)/bench/lie_accuracy.csv
 	$(BUILD)/release/bench/bench_attitude | tee $(BUILD)/bench/attitude.csv
+
+# Reproduce the seed papers' studies: Markdown report and PNG plots in build/repro/.
+repro: build
+	@scripts/install-deps gnuplot-nox || echo "liedyn: no gnuplot, plots skipped" >&2
+	@mkdir -p $(BUILD)/repro
+	$(BUILD)/release/repro/repro_attitude $(BUILD)/repro | tee $(BUILD)/repro/reproduction-001.md
+	@if command -v gnuplot >/dev/null; then gnuplot $(BUILD)/repro/plots.gp && ls $(BUILD)/repro/*.png; fi
 
 format:
 	scripts/check-format clang-format --fix
