@@ -267,7 +267,7 @@ static void gnuplot_script(const char *outdir) {
     fprintf(f, "set terminal png size 1000,600\nset logscale y\nset format y '%%.0e'\n"
                "set xlabel 't'\nset ylabel 'geodesic error (rad)'\nset key outside right\n");
     for (int i = 0; i < 3; ++i) {
-        fprintf(f, "set output '%s/error_%s.png'\nset title 'Zupan & Saje (2011) %s: rotation error "
+        fprintf(f, "set output '%s/error_%s.png'\nset title 'Zupan and Saje (2011) %s: rotation error "
                    "vs time'\nplot",
                 outdir, cases[i], cases[i]);
         const char *ms[][2] = {{"ode45", "rotvec"}, {"ode45", "tanvec"}, {"ode45", "quat"},
