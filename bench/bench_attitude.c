@@ -171,7 +171,8 @@ static int gsl_rhs(double t, const double y[], double dydt[], void *params) {
 }
 
 static void integrate_gsl(const solver *s, double setting, meter *m, result *r) {
-    const gsl_odeiv2_step_type *type = s->method == 0 ? gsl_odeiv2_step_rk8pd : gsl_odeiv2_step_rkf45;
+    const gsl_odeiv2_step_type *type =
+        s->method == 0 ? gsl_odeiv2_step_rk8pd : gsl_odeiv2_step_rkf45;
     peer_ctx pc = {0};
     gsl_odeiv2_system sys = {gsl_rhs, NULL, 4, &pc};
     gsl_odeiv2_step *step = gsl_odeiv2_step_alloc(type, 4);
@@ -452,8 +453,7 @@ int main(void) {
         if (magnus[i] < 0) continue;
         char label[40];
         snprintf(label, sizeof label, "liedyn-%s", magnus_name[i]);
-        add_solver(label, K_LIEDYN, magnus[i],
-                   ld_att_method_is_adaptive((ld_att_method)magnus[i]));
+        add_solver(label, K_LIEDYN, magnus[i], ld_att_method_is_adaptive((ld_att_method)magnus[i]));
     }
 
     printf("#\n# section 2: work-precision. setting: tol = rtol = atol (adaptive) or dt (fixed "
