@@ -1,5 +1,5 @@
 # liedyn — convenience wrapper around CMake. See README.md.
-#   make run      build (Release) and run the default demo
+#   make run      build (Release), run the demo and a default attitude integration
 #   make test     build and run all tests in Release, then again under ASan+UBSan
 #   make bench    build and run the benchmarks (CSV on stdout, copies in build/bench/)
 #   make repro    reproduce the seed papers' tables and plots (build/repro/)
@@ -22,6 +22,7 @@ build: deps
 
 run: build
 	$(BUILD)/release/liedyn demo
+	$(BUILD)/release/liedyn attitude --case ex1 --method mpq --dt 0.033
 
 test: test-release test-sanitize
 
