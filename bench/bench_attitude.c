@@ -322,8 +322,13 @@ static void wp_point(solver *s, double setting, result *r, double *cpu_s) {
     }
     *cpu_s = best;
     if (r->max_err <= TARGET_ERR && best < s->best_cpu_at_target) s->best_cpu_at_target = best;
-    printf("work_precision,%s,%s=%.0e,%.3e,%.4e,%ld,%ld\n", s->name, s->adaptive ? "tol" : "dt",
-           setting, r->max_err, best, r->steps, r->fevals);
+    char set[32];
+    if (s->adaptive)
+        snprintf(set, sizeof set, "tol=%.0e", setting);
+    else
+        snprintf(set, sizeof set, "dt=%g", setting);
+    printf("work_precision,%s,%s,%.3e,%.4e,%ld,%ld\n", s->name, set, r->max_err, best, r->steps,
+           r->fevals);
     fflush(stdout);
 }
 
