@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Mutation check of the Lie-group tests: apply one small deliberate bug at a time to a
+"""Mutation check of the tests of the Lie-group core, the RK engine and the attitude methods: apply one small deliberate bug at a time to a
 scratch copy of the tree, rebuild, run the unit tests, and require that they fail.
 Prints one CSV line per mutant (killed = a test failed, as it must) and exits non-zero
 if any mutant survives. Usage: scripts/mutation-check.py [BUILD_TYPE]"""
@@ -27,6 +27,18 @@ MUTANTS = [
     ("src/lie/fn.c", "if (x < LD_FN_SERIES_D) return horner(k_d, terms(n_d, x), x * x);", "if (x < LD_FN_SERIES_D) return horner(k_d, terms(n_d, x) - 1, x * x);", "series of d truncated one term early"),
     ("src/lie/groups.c", "ld_so3_tangent_inv_t(Tit, Omega);", "ld_so3_tangent_inv(Tit, Omega);", "semidirect log: T^-1 instead of T^-T"),
     ("src/lie/groups.c", "for (int i = 0; i < 3; ++i) g[4 + i] = a[4 + i] + t[i];", "for (int i = 0; i < 3; ++i) g[4 + i] = a[4 + i] + b[4 + i];", "S3 x| R3 composed as a direct product"),
+    # the RK engine and the attitude methods
+    ("src/ode/attitude.c", "double a2 = ld_v3_dot(a, a), d = 1.0 + a2;", "double a2 = ld_v3_dot(a, a), d = 1.0 + 2.0 * a2;", "mpq: Cayley denominator as printed in eq. (22)"),
+    ("src/ode/attitude.c", "double sg = r->pb->frame == LD_FRAME_BODY ? 1.0 : -1.0;", "double sg = r->pb->frame == LD_FRAME_BODY ? -1.0 : 1.0;", "tangential-vector ODE: frames swapped"),
+    ("src/ode/attitude.c", "ld_so3_tangent_inv(Ti, u);", "ld_so3_tangent_inv_t(Ti, u);", "RKMK: left instead of right dexp^-1"),
+    ("src/ode/attitude.c", "t[i] / 240.0;", "t[i] / 120.0;", "magnus6: coefficient 1/240 off by 2"),
+    ("src/ode/attitude.c", "int left = (pb->frame == LD_FRAME_SPATIAL) != (r->method == LD_ATT_MPQ_EQ25);", "int left = (pb->frame == LD_FRAME_BODY) != (r->method == LD_ATT_MPQ_EQ25);", "midpoint rules: update on the wrong side"),
+    ("src/ode/att_cases.c", "d[2] = 15 * t * t - 4;", "d[2] = 15 * t * t - 4.0001;", "ex3: derivative of the rotation vector off by 1e-4"),
+    ("src/ode/erk.c", "double pow_ = 1.0 / (tb->order_embedded + 1);", "double pow_ = 1.0 / (tb->order_embedded + 2);", "controller: wrong exponent"),
+    ("src/ode/erk.c", "memcpy(e->F, e->F + (size_t)(e->s - 1) * (size_t)e->nv", "memcpy(e->F, e->F + (size_t)(e->s - 2) * (size_t)e->nv", "FSAL: wrong stage reused"),
+    ("src/ode/erk.c", "double w = fmax(atol, rtol * fmax(s0[i], s1[i]));", "double w = fmax(atol, rtol * s0[i]);", "controller: relative scale from the old state only"),
+    ("src/ode/gyro.c", "w[k] = a[k] + s * (b[k] - a[k]);", "w[k] = a[k] + s * (b[k] + a[k]);", "gyro: wrong interpolation"),
+    ("src/ode/gyro.c", "        ++lineno;\n", "", "gyro: line numbers not counted"),
 ]
 
 
@@ -43,7 +55,8 @@ def main():
     build = os.path.join(work, "build")
     if run(["cmake", "-S", src, "-B", build, f"-DCMAKE_BUILD_TYPE={btype}"], work):
         sys.exit("mutation-check: configure failed")
-    targets = ["test_fn", "test_quat", "test_so3", "test_groups"]
+    targets = ["test_fn", "test_quat", "test_so3", "test_groups", "test_erk", "test_attitude",
+               "liedyn", "json_compare"]
     survived = 0
     print("mutant,file,result")
     for path, old, new, what in MUTANTS:
@@ -53,7 +66,7 @@ def main():
             sys.exit(f"mutation-check: pattern not found once in {path}: {old}")
         open(f, "w").write(text.replace(old, new))
         built = run(["cmake", "--build", build, "-j2", "--target"] + targets, work) == 0
-        failed = (not built) or run(["ctest", "-R", "^(fn|quat|so3|groups)$"], build) != 0
+        failed = (not built) or run(["ctest", "-R", "^(fn|quat|so3|groups|erk|attitude|cli_attitude)$"], build) != 0
         open(f, "w").write(text)
         survived += not failed
         print(f'"{what}",{path},{"killed" if failed else "SURVIVED"}', flush=True)
