@@ -16,7 +16,7 @@
 
 typedef struct att_args {
     const char *case_name, *input, *out, *q0s;
-    int method, param, frame, json, fixed, param_set;
+    int method, param, frame, json, fixed, param_set, control_set;
     double dt, rtol, atol, t_end, hmin, hmax;
     long max_steps;
 } att_args;
@@ -115,14 +115,18 @@ static int parse_args(int argc, char **argv, att_args *a) {
             rc = parse_double(o, v, &a->dt);
         } else if (!strcmp(o, "--rtol")) {
             rc = parse_double(o, v, &a->rtol);
+            a->control_set = 1;
         } else if (!strcmp(o, "--atol")) {
             rc = parse_double(o, v, &a->atol);
+            a->control_set = 1;
         } else if (!strcmp(o, "--t-end")) {
             rc = parse_double(o, v, &a->t_end);
         } else if (!strcmp(o, "--hmin")) {
             rc = parse_double(o, v, &a->hmin);
+            a->control_set = 1;
         } else if (!strcmp(o, "--hmax")) {
             rc = parse_double(o, v, &a->hmax);
+            a->control_set = 1;
         } else if (!strcmp(o, "--max-steps")) {
             double n = 0.0;
             rc = parse_double(o, v, &n);
@@ -143,8 +147,16 @@ static int parse_args(int argc, char **argv, att_args *a) {
                          ld_att_method_name((ld_att_method)a->method));
     if (a->fixed && !ld_att_method_is_adaptive((ld_att_method)a->method))
         return cli_error("attitude: --fixed applies to adaptive methods only");
+    if (a->control_set && (!ld_att_method_is_adaptive((ld_att_method)a->method) || a->fixed))
+        return cli_error("attitude: --rtol, --atol, --hmin and --hmax apply to adaptive runs "
+                         "(ode23, ode45, rkmk45 without --fixed) only");
     if (a->dt < 0.0 || a->rtol < 0.0 || a->atol < 0.0 || a->hmin < 0.0 || a->hmax < 0.0)
         return cli_error("attitude: steps and tolerances must not be negative");
+    for (int i = 0; i < argc; ++i)
+        if ((!strcmp(argv[i], "--dt") || !strcmp(argv[i], "--rtol") || !strcmp(argv[i], "--atol") ||
+             !strcmp(argv[i], "--hmax")) &&
+            i + 1 < argc && strtod(argv[i + 1], NULL) == 0.0)
+            return cli_error("attitude: %s must be positive", argv[i]);
     if (a->fixed && !(a->dt > 0.0)) return cli_error("attitude: --fixed needs --dt");
     return 0;
 }

@@ -53,6 +53,8 @@ bad "cannot open" --input "$WORK/no-such-file.csv"
 bad "--q0 needs four numbers" --input "$SRC/tests/data/gyro_const.csv" --q0 1,0,0
 bad "missing value" --case ex1 --dt
 bad "--fixed needs --dt" --case ex1 --method ode45 --fixed
+bad "apply to adaptive runs" --case ex1 --method mpq --rtol 1e-9
+bad "--dt must be positive" --case ex1 --method mpq --dt 0
 
 # an integration failure: exit 3, one line on stderr, the CSV written so far stays valid
 "$LIEDYN" attitude --case ex3 --method ode45 --param tanvec --rtol 1e-10 --out "$WORK/ex3.csv" \

@@ -274,6 +274,22 @@ static void test_gyro_csv(void **state) {
     expect_error("", LD_EINVAL, "needs at least 2 samples, found 0");
     expect_error("a,b,c,d\ne,f,g,h\n", LD_EINVAL, ":2: field 1 ('e') is not a number");
     expect_error("0,1,2,3\n1,1e999,2,3\n", LD_EINVAL, ":2: field 2");
+    /* a UTF-8 byte-order mark, a tiny value, a last line that fills the read buffer exactly */
+    p = write_tmp("\xef\xbb\xbf"
+                  "0,1e-310,0,0\n1,1,0,0\n");
+    assert_int_equal(ld_gyro_read(p, &g, msg, sizeof msg), LD_OK);
+    assert_int_equal(ld_gyro_count(g), 2);
+    ld_gyro_free(g);
+    char big[8 + 4095 + 1]; /* second line: exactly 4095 characters, no newline */
+    memcpy(big, "0,0,0,0\n1,0,0,", 14);
+    memset(big + 14, '0', 8 + 4095 - 14);
+    big[8 + 4095 - 1] = '1';
+    big[8 + 4095] = '\0';
+    p = write_tmp(big);
+    assert_int_equal(ld_gyro_read(p, &g, msg, sizeof msg), LD_OK);
+    ld_gyro_free(g);
+    unlink(p);
+    expect_error("?,1,2,3\n1,1,2,3\n2,1,2,3\n", LD_EINVAL, ":1: field 1 ('?') is not a number");
     assert_int_equal(ld_gyro_read("/nonexistent/gyro.csv", &g, msg, sizeof msg), LD_EIO);
     assert_non_null(strstr(msg, "/nonexistent/gyro.csv: cannot open"));
 

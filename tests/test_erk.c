@@ -181,6 +181,21 @@ static void test_step_collapse(void **state) {
     assert_int_equal(ld_erk_integrate(e, &o, 0.0, 2.0, x, NULL, NULL, &st), LD_ESINGULAR);
     assert_true(st.steps + st.rejected <= 20);
     ld_erk_free(e);
+    /* hmax below the resolution of t (epoch-like times): the run must stop, not spin */
+    ld_erk_space sp2 = {2, 2, rhs_tan, NULL, NULL, NULL, NULL, NULL};
+    assert_int_equal(ld_erk_create(&e, &sp2, ld_rk_table_find("dopri5")), LD_OK);
+    ld_erk_options_default(&o);
+    o.hmax = 1e-9;
+    double y[2] = {1.0, 1.0};
+    assert_int_equal(ld_erk_integrate(e, &o, 1.7e9, 1.7e9 + 1.0, y, NULL, NULL, &st), LD_ESINGULAR);
+    assert_true(st.steps == 0);
+    o.adaptive = 0;
+    o.h0 = 1e-9;
+    assert_int_equal(ld_erk_integrate(e, &o, 1.7e9, 1.7e9 + 1e-6, y, NULL, NULL, &st),
+                     LD_ESINGULAR);
+    o.adaptive = 1;
+    assert_int_equal(ld_erk_integrate(e, &o, -1e308, 1e308, y, NULL, NULL, &st), LD_EINVAL);
+    ld_erk_free(e);
 }
 
 static int stop_at_3(double t, const double *x, void *user) {

@@ -186,6 +186,7 @@ static int run_fixed(ld_erk *e, const ld_erk_options *o, double t0, double t1, d
         double t = t0 + (double)k * o->h0;
         double tn = (k == n - 1) ? t1 : t0 + (double)(k + 1) * o->h0;
         if (o->max_steps > 0 && st->steps >= o->max_steps) return LD_ESINGULAR;
+        if (!(tn > t)) return LD_ESINGULAR; /* h0 below the resolution of t */
         int rc = attempt(e, t, tn - t, x, 0);
         if (rc != 0) return rc > 0 ? LD_ESINGULAR : rc;
         if (!all_finite(e->xnew, e->nx)) return LD_EDOMAIN;
@@ -230,11 +231,12 @@ static int run_adaptive(ld_erk *e, const ld_erk_options *o, double t0, double t1
     int have_f0 = 1;
     while (t < t1) {
         double hmin = fmax(o->hmin, 16.0 * DBL_EPSILON * fabs(t));
-        h = fmin(hmax, fmax(hmin, h));
+        h = fmax(hmin, fmin(hmax, h));     /* the smallest step wins over hmax */
         if (1.1 * h >= t1 - t) h = t1 - t; /* stretch or shorten the last step */
         int nofailed = 1;
         for (;;) { /* attempts until one is accepted */
             if (o->max_steps > 0 && st->steps + st->rejected >= o->max_steps) return LD_ESINGULAR;
+            if (!(t + h > t)) return LD_ESINGULAR; /* the step no longer advances t */
             rc = attempt(e, t, h, x, have_f0);
             have_f0 = 1; /* F_0 = f(t, x) stays valid across retries */
             if (rc < 0) return rc;
@@ -290,7 +292,7 @@ int ld_erk_integrate(ld_erk *e, const ld_erk_options *o, double t0, double t1, d
     ld_erk_stats *st = stats ? stats : &local;
     memset(st, 0, sizeof *st);
     st->t = t0;
-    if (!e || !o || !x || !isfinite(t0) || !isfinite(t1) || !(t1 > t0)) return LD_EINVAL;
+    if (!e || !o || !x || !isfinite(t1 - t0) || !(t1 > t0)) return LD_EINVAL;
     if (!all_finite(x, e->nx)) return LD_EDOMAIN;
     e->fevals = 0;
     int rc;

@@ -1,6 +1,7 @@
 /*
  * Sampled body-frame angular velocity (gyro data): CSV reader and linear interpolation.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -96,7 +97,7 @@ static int parse_fields(char *s, double f[8], char bad[32]) {
         double v = strtod(p, &end);
         char *q = end;
         while (*q == ' ' || *q == '\t' || *q == '\r' || *q == '\n') ++q;
-        if (end == p || (*q != ',' && *q != '\0') || errno == ERANGE) {
+        if (end == p || (*q != ',' && *q != '\0') || (errno == ERANGE && isinf(v))) {
             size_t k = strcspn(p, ",\r\n");
             snprintf(bad, 32, "%.*s", (int)(k < 31 ? k : 31), p);
             return -(n + 1);
@@ -121,15 +122,24 @@ static int read_lines(FILE *f, const char *path, ld_gyro *g, char *msg, size_t l
     while (fgets(line, sizeof line, f)) {
         ++lineno;
         size_t l = strlen(line);
-        if (l == sizeof line - 1 && line[l - 1] != '\n' && !feof(f))
-            return fail(msg, len, LD_EINVAL, "%s:%ld: line longer than %zu characters", path,
-                        lineno, sizeof line - 2);
+        if (l == sizeof line - 1 && line[l - 1] != '\n') {
+            int c = getc(f); /* a full buffer is fine if the file ends right here */
+            if (c != EOF) {
+                ungetc(c, f);
+                return fail(msg, len, LD_EINVAL, "%s:%ld: line longer than %zu characters", path,
+                            lineno, sizeof line - 2);
+            }
+        }
         char *s = line;
+        if (lineno == 1 && (unsigned char)s[0] == 0xEF && (unsigned char)s[1] == 0xBB &&
+            (unsigned char)s[2] == 0xBF)
+            s += 3; /* UTF-8 byte-order mark */
         while (*s == ' ' || *s == '\t') ++s;
         if (*s == '#' || is_blank(s)) continue;
         double v[8];
         int n = parse_fields(s, v, bad);
-        if (n < 0 && firstdata && n == -1) { /* header: first field not a number */
+        if (n == -1 && firstdata && (isalpha((unsigned char)*s) || *s == '"' || *s == '_')) {
+            /* header: the first line whose first field is a name */
             firstdata = 0;
             continue;
         }
