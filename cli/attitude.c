@@ -41,12 +41,15 @@ static void att_usage(FILE *f) {
             "  --json             print one JSON object with the run's results\n");
 }
 
-static int parse_double(const char *opt, const char *s, double *v) {
+/* Parse a finite number into *v; positive = 1: must be > 0, 0: ≥ 0, -1: any. */
+static int parse_double(const char *opt, const char *s, double *v, int positive) {
     char *end;
     errno = 0;
     double x = s ? strtod(s, &end) : 0.0;
     if (!s || end == s || *end != '\0' || errno == ERANGE || !isfinite(x))
         return cli_error("attitude: %s needs a finite number, got '%s'", opt, s ? s : "");
+    if ((positive == 1 && !(x > 0.0)) || (positive == 0 && !(x >= 0.0)))
+        return cli_error("attitude: %s must be %s", opt, positive ? "positive" : "non-negative");
     *v = x;
     return 0;
 }
@@ -112,24 +115,24 @@ static int parse_args(int argc, char **argv, att_args *a) {
             else
                 return cli_error("attitude: unknown frame '%s' (body, spatial)", v);
         } else if (!strcmp(o, "--dt")) {
-            rc = parse_double(o, v, &a->dt);
+            rc = parse_double(o, v, &a->dt, 1);
         } else if (!strcmp(o, "--rtol")) {
-            rc = parse_double(o, v, &a->rtol);
+            rc = parse_double(o, v, &a->rtol, 1);
             a->control_set = 1;
         } else if (!strcmp(o, "--atol")) {
-            rc = parse_double(o, v, &a->atol);
+            rc = parse_double(o, v, &a->atol, 1);
             a->control_set = 1;
         } else if (!strcmp(o, "--t-end")) {
-            rc = parse_double(o, v, &a->t_end);
+            rc = parse_double(o, v, &a->t_end, -1);
         } else if (!strcmp(o, "--hmin")) {
-            rc = parse_double(o, v, &a->hmin);
+            rc = parse_double(o, v, &a->hmin, 0);
             a->control_set = 1;
         } else if (!strcmp(o, "--hmax")) {
-            rc = parse_double(o, v, &a->hmax);
+            rc = parse_double(o, v, &a->hmax, 1);
             a->control_set = 1;
         } else if (!strcmp(o, "--max-steps")) {
             double n = 0.0;
-            rc = parse_double(o, v, &n);
+            rc = parse_double(o, v, &n, 1);
             if (!rc && (n < 1 || n != floor(n) || n > 1e15))
                 return cli_error("attitude: --max-steps needs a positive integer, got '%s'", v);
             a->max_steps = (long)n;
@@ -150,13 +153,6 @@ static int parse_args(int argc, char **argv, att_args *a) {
     if (a->control_set && (!ld_att_method_is_adaptive((ld_att_method)a->method) || a->fixed))
         return cli_error("attitude: --rtol, --atol, --hmin and --hmax apply to adaptive runs "
                          "(ode23, ode45, rkmk45 without --fixed) only");
-    if (a->dt < 0.0 || a->rtol < 0.0 || a->atol < 0.0 || a->hmin < 0.0 || a->hmax < 0.0)
-        return cli_error("attitude: steps and tolerances must not be negative");
-    for (int i = 0; i < argc; ++i)
-        if ((!strcmp(argv[i], "--dt") || !strcmp(argv[i], "--rtol") || !strcmp(argv[i], "--atol") ||
-             !strcmp(argv[i], "--hmax")) &&
-            i + 1 < argc && strtod(argv[i + 1], NULL) == 0.0)
-            return cli_error("attitude: %s must be positive", argv[i]);
     if (a->fixed && !(a->dt > 0.0)) return cli_error("attitude: --fixed needs --dt");
     return 0;
 }

@@ -250,6 +250,15 @@ static int all_finite(const double *v, int n) {
     return 1;
 }
 
+/* Book-keeping of an accepted fixed step from t to tn. */
+static void note_step(ld_attitude_stats *st, double t, double tn) {
+    double h = tn - t;
+    st->steps++;
+    st->t_reached = tn;
+    if (st->steps == 1 || h < st->h_min_used) st->h_min_used = h;
+    if (h > st->h_max_used) st->h_max_used = h;
+}
+
 static int run_midpoint(att_run *r, const ld_attitude_options *o, double *x,
                         ld_attitude_stats *st) {
     const ld_attitude_problem *pb = r->pb;
@@ -282,11 +291,7 @@ static int run_midpoint(att_run *r, const ld_attitude_options *o, double *x,
             return rc;
         }
         memcpy(w0, w1, sizeof w0);
-        st->steps++;
-        st->t_reached = tn;
-        double h = tn - t;
-        if (st->steps == 1 || h < st->h_min_used) st->h_min_used = h;
-        if (h > st->h_max_used) st->h_max_used = h;
+        note_step(st, t, tn);
         rc = emit(r, tn, x, p, reduced);
         if (rc) return rc;
     }
@@ -361,10 +366,7 @@ static int run_magnus(att_run *r, const ld_attitude_options *o, double *x, ld_at
         }
         if (!all_finite(qn, 4)) return LD_EDOMAIN;
         memcpy(x, qn, sizeof qn);
-        st->steps++;
-        st->t_reached = tn;
-        if (st->steps == 1 || h < st->h_min_used) st->h_min_used = h;
-        if (h > st->h_max_used) st->h_max_used = h;
+        note_step(st, t, tn);
         int rc = emit(r, tn, x, LD_PARAM_QUAT, 0);
         if (rc) return rc;
     }
