@@ -342,11 +342,11 @@ static void sweep_adaptive(solver *s) {
     }
 }
 
-/* dt = 0.2 · 2^(-k/4) down to 1e-4 (the last one clamped to 1e-4), stopping early once the
+/* dt = 0.5 · 2^(-k/4) down to 1e-4 (the last one clamped to 1e-4), stopping early once the
  * error is below 1e-3 and a smaller step no longer improves it by 10 % (round-off floor). */
 static void sweep_fixed(solver *s) {
     const double dt_min = 1e-4;
-    double dt = 0.2, best_err = INFINITY;
+    double dt = 0.5, best_err = INFINITY;
     for (;;) {
         result r;
         double cpu;
@@ -394,8 +394,10 @@ int main(void) {
     CASE = ld_att_case_find("ex1");
     if (!CASE) die("ld_att_case_find", "case ex1 not found");
     ld_att_case_quat(CASE, T_START, Q0);
-    int magnus[2] = {find_method("magnus4"), find_method("magnus6")};
-    const char *magnus_name[2] = {"magnus4", "magnus6"};
+    enum { NMAGNUS = 3 };
+    const char *magnus_name[NMAGNUS] = {"magnus4", "magnus6", "magnus8"};
+    int magnus[NMAGNUS];
+    for (int i = 0; i < NMAGNUS; ++i) magnus[i] = find_method(magnus_name[i]);
 
     printf("# bench_attitude (liedyn %s): attitude from angular velocity, case ex1 (%s)\n",
            ld_version(), CASE->title);
@@ -420,7 +422,7 @@ int main(void) {
 #else
     printf("# peer: SUNDIALS ARKODE not found at configure time (skipped)\n");
 #endif
-    for (int i = 0; i < 2; ++i)
+    for (int i = 0; i < NMAGNUS; ++i)
         if (magnus[i] < 0) printf("# %s: not in this liedyn build (skipped)\n", magnus_name[i]);
 
     /* ---- section 1 */
@@ -435,7 +437,7 @@ int main(void) {
     speed_row("mpq", need_method("mpq"), floor_ns);
     speed_row("rk4-quat", need_method("rk4"), floor_ns);
     speed_row("rkmk4", need_method("rkmk4"), floor_ns);
-    for (int i = 0; i < 2; ++i)
+    for (int i = 0; i < NMAGNUS; ++i)
         if (magnus[i] >= 0) speed_row(magnus_name[i], magnus[i], floor_ns);
     fflush(stdout);
 
@@ -456,7 +458,7 @@ int main(void) {
     add_liedyn("rk4", "liedyn-rk4-quat");
     add_liedyn("rkmk4", "liedyn-rkmk4");
     add_liedyn("mpq", "liedyn-mpq");
-    for (int i = 0; i < 2; ++i) {
+    for (int i = 0; i < NMAGNUS; ++i) {
         if (magnus[i] < 0) continue;
         char label[40];
         snprintf(label, sizeof label, "liedyn-%s", magnus_name[i]);
@@ -464,7 +466,7 @@ int main(void) {
     }
 
     printf("#\n# section 2: work-precision. setting: tol = rtol = atol (adaptive) or dt (fixed "
-           "step); tolerances 10^(-k/4) from 1e-4 to 1e-12, steps 0.2 * 2^(-k/4) down to 1e-4 or "
+           "step); tolerances 10^(-k/4) from 1e-4 to 1e-12, steps 0.5 * 2^(-k/4) down to 1e-4 or "
            "until the "
            "error stops improving.\n"
            "# max_angle_error from one run measuring the error at every accepted step; cpu_s "

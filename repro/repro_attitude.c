@@ -196,10 +196,11 @@ static const col beyond[] = {
     {"mpq-eq25 (literal)", LD_ATT_MPQ_EQ25, LD_PARAM_QUAT, 0, NA, NA, {NA, NA, NA, NA}},
     {"rkmk45", LD_ATT_RKMK45, LD_PARAM_QUAT, 1e-10, NA, NA, {NA, NA, NA, NA}},
     {"magnus6", LD_ATT_MAGNUS6, LD_PARAM_QUAT, 0, NA, NA, {NA, NA, NA, NA}},
+    {"magnus8", LD_ATT_MAGNUS8, LD_PARAM_QUAT, 0, NA, NA, {NA, NA, NA, NA}},
 };
 
 static void beyond_rows(const ld_att_case *c, double dt) {
-    for (int i = 0; i < 3; ++i) {
+    for (size_t i = 0; i < sizeof beyond / sizeof beyond[0]; ++i) {
         result r = run(c, &beyond[i], c->t1, dt, NULL);
         printf("| %s | %s | %ld | %ld | %.2e | %.2f | %s |\n", c->name, beyond[i].label, r.steps,
                r.fevals, r.max_err, 1e3 * r.cpu, r.status == 0 ? "ok" : ld_strerror(r.status));

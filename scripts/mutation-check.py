@@ -32,6 +32,7 @@ MUTANTS = [
     ("src/ode/attitude.c", "double sg = r->pb->frame == LD_FRAME_BODY ? 1.0 : -1.0;", "double sg = r->pb->frame == LD_FRAME_BODY ? -1.0 : 1.0;", "tangential-vector ODE: frames swapped"),
     ("src/ode/attitude.c", "ld_so3_tangent_inv(Ti, u);", "ld_so3_tangent_inv_t(Ti, u);", "RKMK: left instead of right dexp^-1"),
     ("src/ode/attitude.c", "t[i] / 240.0;", "t[i] / 120.0;", "magnus6: coefficient 1/240 off by 2"),
+    ("src/ode/attitude.c", "comb(x, -6025.0 / 4116.0, B0, 2875.0 / 343.0, B2);", "comb(x, -6025.0 / 4116.0, B0, 2857.0 / 343.0, B2);", "magnus8: transposed digits in a Q5 coefficient"),
     ("src/ode/attitude.c", "int left = (pb->frame == LD_FRAME_SPATIAL) != (r->method == LD_ATT_MPQ_EQ25);", "int left = (pb->frame == LD_FRAME_BODY) != (r->method == LD_ATT_MPQ_EQ25);", "midpoint rules: update on the wrong side"),
     ("src/ode/att_cases.c", "d[2] = 15 * t * t - 4;", "d[2] = 15 * t * t - 4.0001;", "ex3: derivative of the rotation vector off by 1e-4"),
     ("src/ode/erk.c", "double pow_ = 1.0 / (tb->order_embedded + 1);", "double pow_ = 1.0 / (tb->order_embedded + 2);", "controller: wrong exponent"),

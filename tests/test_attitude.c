@@ -111,6 +111,7 @@ static void test_convergence(void **state) {
         {LD_ATT_MPR, 2, 0.02},    {LD_ATT_MPQ, 2, 0.02},    {LD_ATT_RK4, 4, 0.1},
         {LD_ATT_ODE23, 3, 0.05},  {LD_ATT_ODE45, 5, 0.05},  {LD_ATT_RKMK4, 4, 0.1},
         {LD_ATT_RKMK45, 5, 0.05}, {LD_ATT_MAGNUS4, 4, 0.1}, {LD_ATT_MAGNUS6, 6, 0.2},
+        {LD_ATT_MAGNUS8, 8, 0.4},
     };
     for (size_t i = 0; i < sizeof oc / sizeof oc[0]; ++i) {
         int np = ld_att_method_has_param(oc[i].m) ? 3 : 1;
@@ -156,8 +157,8 @@ static void test_eq25_literal_is_wrong(void **state) {
 /* 10⁶ steps: mpq and rkmk4 keep |q| = 1 to round-off; q is never renormalized. */
 static void test_norm_preservation(void **state) {
     (void)state;
-    const ld_att_method ms[] = {LD_ATT_MPQ, LD_ATT_RKMK4, LD_ATT_MAGNUS6};
-    for (int i = 0; i < 3; ++i) {
+    const ld_att_method ms[] = {LD_ATT_MPQ, LD_ATT_RKMK4, LD_ATT_MAGNUS6, LD_ATT_MAGNUS8};
+    for (size_t i = 0; i < sizeof ms / sizeof ms[0]; ++i) {
         err_sink es;
         ld_attitude_stats st;
         assert_int_equal(

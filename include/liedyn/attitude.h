@@ -14,10 +14,10 @@
  *            (rotation vector, tangential vector or quaternion); ode23/ode45 adaptive.
  *   rkmk4, rkmk45       Runge–Kutta–Munthe-Kaas on S³ with the RK4 / Dormand–Prince tables;
  *            rkmk45 adaptive with the error measured on the group.
- *   magnus4, magnus6    Magnus integrators of orders 4 and 6 (2 and 3 Gauss–Legendre
- *            evaluations of ω per step, one exact exponential): ω does not depend on the
- *            rotation, so Ṙ = R hat(ω) is linear and its Magnus series applies directly.
- * ω at the step ends t_n, t_{n+1} for midpoint rules, at the stage times for RK methods.
+ *   magnus4, magnus6, magnus8   Magnus integrators of orders 4, 6 and 8 (2, 3 and 4
+ *            Gauss–Legendre evaluations of ω per step, one exact exponential): ω does not depend on
+ * the rotation, so Ṙ = R hat(ω) is linear and its Magnus series applies directly. ω at the step
+ * ends t_n, t_{n+1} for midpoint rules, at the stage times for RK methods.
  */
 #ifndef LIEDYN_ATTITUDE_H
 #define LIEDYN_ATTITUDE_H
@@ -52,6 +52,7 @@ typedef enum ld_att_method {
     LD_ATT_RKMK45,
     LD_ATT_MAGNUS4,
     LD_ATT_MAGNUS6,
+    LD_ATT_MAGNUS8,
     LD_ATT_METHOD_COUNT
 } ld_att_method;
 

@@ -10,7 +10,8 @@
 #include "../lie/mat3.h"
 
 static const char *const method_names[LD_ATT_METHOD_COUNT] = {
-    "mpr", "mpq", "mpq-eq25", "rk4", "ode23", "ode45", "rkmk4", "rkmk45", "magnus4", "magnus6"};
+    "mpr",   "mpq",    "mpq-eq25", "rk4",     "ode23",  "ode45",
+    "rkmk4", "rkmk45", "magnus4",  "magnus6", "magnus8"};
 static const char *const param_names[3] = {"quat", "rotvec", "tanvec"};
 
 const char *ld_att_method_name(ld_att_method m) {
@@ -300,20 +301,22 @@ static int run_midpoint(att_run *r, const ld_attitude_options *o, double *x,
 
 /* ------------------------------------------------------------------ Magnus */
 
-/* Ω of one step of Y' = hat(a(t)) Y over [t, t + h] (left form) from a at the Gauss nodes.
- * Order 4 (Iserles–Nørsett): Ω = h/2 (a1 + a2) + √3 h²/12 · a2 × a1.
- * Order 6 (Blanes, Casas & Ros 2000, with [x, y] = x × y on so(3)):
+/* Ω of one step of Y' = hat(a(t)) Y over [t, t + h] (left form), from a at the Gauss nodes;
+ * on so(3) the commutator [x, y] is x × y. */
+
+/* Order 4 (Iserles–Nørsett), 2 nodes: Ω = h/2 (a1 + a2) + √3 h²/12 · a2 × a1. */
+static void magnus_omega4(double Om[3], double a[][3], double h) {
+    double c[3];
+    ld_v3_cross(c, a[1], a[0]);
+    for (int i = 0; i < 3; ++i)
+        Om[i] = 0.5 * h * (a[0][i] + a[1][i]) + (sqrt(3.0) / 12.0) * h * h * c[i];
+}
+
+/* Order 6 (Blanes, Casas & Ros 2000), 3 nodes:
  *   α1 = h a2, α2 = √15 h/3 (a3 − a1), α3 = 10h/3 (a3 − 2 a2 + a1),
  *   C1 = [α1, α2], C2 = −1/60 [α1, 2 α3 + C1],
  *   Ω = α1 + α3/12 + 1/240 [−20 α1 − α3 + C1, α2 + C2]. */
-static void magnus_omega(double Om[3], double a[3][3], double h, int order) {
-    if (order == 4) {
-        double c[3];
-        ld_v3_cross(c, a[1], a[0]);
-        for (int i = 0; i < 3; ++i)
-            Om[i] = 0.5 * h * (a[0][i] + a[1][i]) + (sqrt(3.0) / 12.0) * h * h * c[i];
-        return;
-    }
+static void magnus_omega6(double Om[3], double a[][3], double h) {
     double a1[3], a2[3], a3[3], C1[3], C2[3], t[3], u[3], v[3];
     for (int i = 0; i < 3; ++i) {
         a1[i] = h * a[1][i];
@@ -332,14 +335,70 @@ static void magnus_omega(double Om[3], double a[3][3], double h, int order) {
     for (int i = 0; i < 3; ++i) Om[i] = a1[i] + a3[i] / 12.0 + t[i] / 240.0;
 }
 
+/* x = p·y + q·z on R³. */
+static void comb(double x[3], double p, const double y[3], double q, const double z[3]) {
+    for (int i = 0; i < 3; ++i) x[i] = p * y[i] + q * z[i];
+}
+
+/* Order 8 (Blanes, Casas & Ros 2000; Blanes, Casas, Oteo & Ros 2009, Phys. Rep. 470 §5), 4 Gauss
+ * nodes 1/2 ∓ v1, 1/2 ∓ v2 (a[0], a[3] outer; a[1], a[2] inner), weights w1/2, w2/2. With the
+ * moments B_k = Σ_j w_j τ_j^k a(τ_j) (τ the offset from the midpoint, in units of h):
+ *   Q1 = [−38/5 B0 + 24 B2, B3],  Q2 = [63/5 B0 − 84 B2, −5/28 B1 + B3],
+ *   Q3 = [19/28 B0 − 15/7 B2, [B0, B2 + h(61/588 Q1 − Q2/12)]],  Q4 = [B3, 20/7 Q1 + 10 Q2],
+ *   Q5 = [−6025/4116 B0 + 2875/343 B2, [B2, Q1]],  Q6 = [B3, 20/7 (Q3 + Q4) + 820/189 h Q5],
+ *   Q7 = −1/42 [B0, [B0, Q3 − Q4/3 + h Q5]],
+ *   Ω = h B0 + h² (Q1 + Q2) + h³ (Q3 + Q4) + h⁴ (Q5 + Q6) + h⁵ Q7. */
+static void magnus_omega8(double Om[3], double a[][3], double h) {
+    const double v1 = 0.5 * sqrt((3.0 + 2.0 * sqrt(1.2)) / 7.0);
+    const double v2 = 0.5 * sqrt((3.0 - 2.0 * sqrt(1.2)) / 7.0);
+    const double w1 = 0.5 - sqrt(5.0 / 6.0) / 6.0, w2 = 0.5 + sqrt(5.0 / 6.0) / 6.0;
+    double B0[3], B1[3], B2[3], B3[3];
+    for (int i = 0; i < 3; ++i) {
+        double s1 = a[0][i] + a[3][i], s2 = a[1][i] + a[2][i];
+        double r1 = a[3][i] - a[0][i], r2 = a[2][i] - a[1][i];
+        B0[i] = 0.5 * (w1 * s1 + w2 * s2);
+        B1[i] = 0.5 * (v1 * w1 * r1 + v2 * w2 * r2);
+        B2[i] = 0.5 * (v1 * v1 * w1 * s1 + v2 * v2 * w2 * s2);
+        B3[i] = 0.5 * (v1 * v1 * v1 * w1 * r1 + v2 * v2 * v2 * w2 * r2);
+    }
+    double x[3], y[3], z[3], Q1[3], Q2[3], Q3[3], Q4[3], Q5[3], Q6[3], Q7[3];
+    comb(x, -38.0 / 5.0, B0, 24.0, B2);
+    ld_v3_cross(Q1, x, B3);
+    comb(x, 63.0 / 5.0, B0, -84.0, B2);
+    comb(y, -5.0 / 28.0, B1, 1.0, B3);
+    ld_v3_cross(Q2, x, y);
+    comb(y, h * 61.0 / 588.0, Q1, -h / 12.0, Q2);
+    for (int i = 0; i < 3; ++i) y[i] += B2[i];
+    ld_v3_cross(z, B0, y);
+    comb(x, 19.0 / 28.0, B0, -15.0 / 7.0, B2);
+    ld_v3_cross(Q3, x, z);
+    comb(x, 20.0 / 7.0, Q1, 10.0, Q2);
+    ld_v3_cross(Q4, B3, x);
+    ld_v3_cross(z, B2, Q1);
+    comb(x, -6025.0 / 4116.0, B0, 2875.0 / 343.0, B2);
+    ld_v3_cross(Q5, x, z);
+    for (int i = 0; i < 3; ++i) x[i] = (20.0 / 7.0) * (Q3[i] + Q4[i]) + (820.0 / 189.0) * h * Q5[i];
+    ld_v3_cross(Q6, B3, x);
+    for (int i = 0; i < 3; ++i) x[i] = Q3[i] - Q4[i] / 3.0 + h * Q5[i];
+    ld_v3_cross(y, B0, x);
+    ld_v3_cross(Q7, B0, y);
+    const double h2 = h * h, h3 = h2 * h, h4 = h3 * h, h5 = h4 * h;
+    for (int i = 0; i < 3; ++i)
+        Om[i] = h * B0[i] + h2 * (Q1[i] + Q2[i]) + h3 * (Q3[i] + Q4[i]) + h4 * (Q5[i] + Q6[i]) -
+                h5 * Q7[i] / 42.0;
+}
+
 /* Body data: Rᵀ' = hat(−ω_G) Rᵀ, so q_{n+1} = q_n ∘ exp(−Ω[−ω_G]); spatial: exp(Ω[ω_g]) ∘ q_n. */
 static int run_magnus(att_run *r, const ld_attitude_options *o, double *x, ld_attitude_stats *st) {
     const ld_attitude_problem *pb = r->pb;
-    int order = r->method == LD_ATT_MAGNUS4 ? 4 : 6;
     const double g4[2] = {0.5 - sqrt(3.0) / 6.0, 0.5 + sqrt(3.0) / 6.0};
     const double g6[3] = {0.5 - sqrt(15.0) / 10.0, 0.5, 0.5 + sqrt(15.0) / 10.0};
-    const double *c = order == 4 ? g4 : g6;
-    int ns = order == 4 ? 2 : 3, body = pb->frame == LD_FRAME_BODY;
+    const double v1 = 0.5 * sqrt((3.0 + 2.0 * sqrt(1.2)) / 7.0);
+    const double v2 = 0.5 * sqrt((3.0 - 2.0 * sqrt(1.2)) / 7.0);
+    const double g8[4] = {0.5 - v1, 0.5 - v2, 0.5 + v2, 0.5 + v1};
+    int ns = r->method == LD_ATT_MAGNUS4 ? 2 : r->method == LD_ATT_MAGNUS6 ? 3 : 4;
+    const double *c = ns == 2 ? g4 : ns == 3 ? g6 : g8;
+    int body = pb->frame == LD_FRAME_BODY;
     double nf = ceil((pb->t1 - pb->t0) / o->dt * (1.0 - 1e-12));
     if (!(o->dt > 0.0) || !(nf >= 1.0) || nf > 1e15) return LD_EINVAL;
     long n = (long)nf;
@@ -348,14 +407,19 @@ static int run_magnus(att_run *r, const ld_attitude_options *o, double *x, ld_at
         double tn = (k == n - 1) ? pb->t1 : pb->t0 + (double)(k + 1) * o->dt, h = tn - t;
         if (o->max_steps > 0 && st->steps >= o->max_steps) return LD_ESINGULAR;
         if (!(tn > t)) return LD_ESINGULAR; /* dt below the resolution of t */
-        double a[3][3], Om[3], e[4], qn[4];
+        double a[4][3], Om[3], e[4], qn[4];
         for (int i = 0; i < ns; ++i) {
             int rc = omega_at(r, t + c[i] * h, a[i]);
             if (rc) return rc;
             if (body)
                 for (int j = 0; j < 3; ++j) a[i][j] = -a[i][j];
         }
-        magnus_omega(Om, a, h, order);
+        if (ns == 2)
+            magnus_omega4(Om, a, h);
+        else if (ns == 3)
+            magnus_omega6(Om, a, h);
+        else
+            magnus_omega8(Om, a, h);
         if (body) {
             for (int j = 0; j < 3; ++j) Om[j] = -Om[j];
             ld_s3_exp(e, Om);
@@ -468,7 +532,8 @@ int ld_attitude_integrate(const ld_attitude_problem *pb, const ld_attitude_optio
     int midpoint =
         o->method == LD_ATT_MPR || o->method == LD_ATT_MPQ || o->method == LD_ATT_MPQ_EQ25;
     int lie = o->method == LD_ATT_RKMK4 || o->method == LD_ATT_RKMK45 ||
-              o->method == LD_ATT_MAGNUS4 || o->method == LD_ATT_MAGNUS6;
+              o->method == LD_ATT_MAGNUS4 || o->method == LD_ATT_MAGNUS6 ||
+              o->method == LD_ATT_MAGNUS8;
     ld_param p = (o->method == LD_ATT_MPR || (!midpoint && !lie)) ? o->param : LD_PARAM_QUAT;
     double qs[4];
     memcpy(qs, q0, sizeof qs);
@@ -477,7 +542,8 @@ int ld_attitude_integrate(const ld_attitude_problem *pb, const ld_attitude_optio
     int rc = quat_to_param(p, qs, x);
     if (rc) return st->status = rc;
     rc = emit(&r, pb->t0, x, p, o->method == LD_ATT_MPR);
-    int magnus = o->method == LD_ATT_MAGNUS4 || o->method == LD_ATT_MAGNUS6;
+    int magnus =
+        o->method == LD_ATT_MAGNUS4 || o->method == LD_ATT_MAGNUS6 || o->method == LD_ATT_MAGNUS8;
     if (rc == 0)
         rc = midpoint ? run_midpoint(&r, o, x, st)
                       : (magnus ? run_magnus(&r, o, x, st) : run_rk(&r, o, x, st));
