@@ -1,0 +1,61 @@
+/*
+ * liedyn/linalg.h — square linear solves for the implicit integrators.
+ *
+ * One interface, two backends:
+ *   LD_LA_DENSE   LAPACK dgetrf/dgetrs (partial pivoting) on a dense matrix;
+ *   LD_LA_KLU     SuiteSparse KLU on a compressed-column matrix. The symbolic analysis
+ *                 (ordering) is done on the first factorization and kept for the whole run;
+ *                 later factorizations with the same pattern only refactor numerically.
+ * Either backend accepts either input form: a dense matrix given to the KLU backend is
+ * compressed (its nonzero pattern, plus the diagonal, is fixed at the first factorization;
+ * a later nonzero outside that pattern triggers a new symbolic analysis, counted in
+ * ld_la_stats.symbolic). A compressed matrix given to the dense backend is expanded.
+ *
+ * Storage: dense matrices are row-major double[n*n], A[i*n + j] = a_ij. Compressed-column
+ * (CSC) matrices: colptr[n+1], rowind[nnz], values[nnz], row indices sorted within a column,
+ * no duplicates.
+ *
+ * The solver owns all its memory; it is sized in ld_la_create (dense) or at the first
+ * factorization (KLU: the pattern's size), never inside a later factor/solve with the same
+ * pattern. Status codes: LD_OK; LD_ESINGULAR for an exactly or numerically singular matrix
+ * (the previous factorization is then discarded); LD_EINVAL for bad arguments; LD_ENOMEM.
+ */
+#ifndef LIEDYN_LINALG_H
+#define LIEDYN_LINALG_H
+
+#include <stddef.h>
+
+#include "liedyn/export.h"
+
+LD_BEGIN_DECLS
+
+typedef enum ld_la_kind { LD_LA_DENSE = 0, LD_LA_KLU = 1 } ld_la_kind;
+
+typedef struct ld_la ld_la; /* opaque */
+
+typedef struct ld_la_stats {
+    long factorizations; /* numeric factorizations done */
+    long symbolic;       /* symbolic analyses done (KLU; 0 for dense) */
+    long solves;
+    size_t nnz;          /* entries of the last factored pattern (dense: n*n) */
+} ld_la_stats;
+
+/* A solver for n×n systems (n ≥ 1). NULL on bad arguments or out of memory. */
+ld_la *ld_la_create(ld_la_kind kind, int n);
+void ld_la_free(ld_la *la);
+ld_la_kind ld_la_get_kind(const ld_la *la);
+/* "dense" / "klu"; ld_la_kind_find returns -1 for an unknown name. */
+const char *ld_la_kind_name(ld_la_kind kind);
+int ld_la_kind_find(const char *name);
+
+/* Factor a dense row-major n×n matrix A (not modified). */
+int ld_la_factor_dense(ld_la *la, const double *A);
+/* Factor a CSC matrix (see above; not modified). */
+int ld_la_factor_csc(ld_la *la, const int *colptr, const int *rowind, const double *values);
+/* Solve A x = b in place (b → x) with the last successful factorization; LD_EINVAL if none. */
+int ld_la_solve(ld_la *la, double *b);
+void ld_la_get_stats(const ld_la *la, ld_la_stats *st);
+
+LD_END_DECLS
+
+#endif

@@ -1,0 +1,152 @@
+/*
+ * liedyn/model.h — multibody models: rigid bodies, joints, loads, and an integrator block.
+ *
+ * A model is plain data (ld_model). It is read from YAML (ld_model_load, format in
+ * docs/model-format.md) or filled in by a program, then compiled into a constrained
+ * second-order system on a product Lie group (system.h) in one of four formulations
+ * (ld_model_compile). The model is never modified by compiling or integrating it.
+ *
+ * Conventions (docs/conventions.md): SI units; quaternions [w x y z], body → spatial;
+ * inertia about the centre of mass in body axes; "body" = material frame of the body,
+ * "spatial" = inertial frame.
+ */
+#ifndef LIEDYN_MODEL_H
+#define LIEDYN_MODEL_H
+
+#include <stddef.h>
+
+#include "liedyn/export.h"
+
+LD_BEGIN_DECLS
+
+#define LD_NAME_MAX 64
+
+/* Formulations of a rigid body's configuration (docs/conventions.md, seed 003):
+ *   so3xr3  R³×SO(3), (R, x), velocity (Ω, ẋ)            direct product
+ *   se3     SE(3),    (R, x), velocity (Ω, Rᵀẋ)          semidirect product
+ *   s3xr3   S³×R³,    (q, x), velocity (Ω, ẋ)            direct product
+ *   s3sdr3  S³⋉R³,    (q, x), velocity (Ω, Rᵀẋ)          semidirect product */
+typedef enum ld_formulation {
+    LD_FORM_SO3XR3 = 0,
+    LD_FORM_SE3,
+    LD_FORM_S3XR3,
+    LD_FORM_S3SDR3,
+    LD_FORM_COUNT
+} ld_formulation;
+
+LD_API const char *ld_formulation_name(ld_formulation f);
+LD_API int ld_formulation_find(const char *name); /* -1 if unknown */
+
+/* Time functions: a load is vec · f(t). */
+typedef enum ld_tfn_kind {
+    LD_TFN_CONSTANT = 0, /* f = 1 */
+    LD_TFN_RAMP,         /* 0 before t0, linear to 1 at t1, 1 after */
+    LD_TFN_HAT,          /* 0 before t0, linear to 1 at t1, linear to 0 at t2, 0 after */
+    LD_TFN_TABLE         /* piecewise linear through (t_k, f_k), constant outside */
+} ld_tfn_kind;
+
+typedef struct ld_tfn {
+    ld_tfn_kind kind;
+    double t0, t1, t2;
+    int ntab;             /* LD_TFN_TABLE: number of points (≥ 2), t strictly increasing */
+    double *tab_t, *tab_f; /* owned by the model */
+} ld_tfn;
+
+LD_API double ld_tfn_eval(const ld_tfn *f, double t);
+
+typedef enum ld_load_kind {
+    LD_LOAD_FORCE = 0, /* force at the centre of mass */
+    LD_LOAD_TORQUE,    /* moment about the centre of mass */
+    /* The body torque that makes the rotation follow a known ϑ(t) exactly (seed 000
+     * Sec. IV.A): τ = J Ω̇ + Ω × JΩ with Ω, Ω̇ from ϑ(t). vec and fn are unused. */
+    LD_LOAD_EXACT_TORQUE
+} ld_load_kind;
+
+typedef enum ld_frame_kind { LD_IN_SPATIAL = 0, LD_IN_BODY = 1 } ld_frame_kind;
+
+/* The prescribed-rotation cases of seed 000 Sec. IV.A (J = diag(5, 5, 1)):
+ *   i:  ϑ(t) = (t², 0, t/5);   ii: ϑ(t) = (t + sin t, 0, cos t). */
+typedef enum ld_exact_case { LD_EXACT_NONE = 0, LD_EXACT_I, LD_EXACT_II } ld_exact_case;
+
+typedef struct ld_load {
+    ld_load_kind kind;
+    int body;            /* index into ld_model.bodies */
+    ld_frame_kind frame; /* frame of vec */
+    double vec[3];
+    ld_tfn fn;
+    ld_exact_case exact; /* LD_LOAD_EXACT_TORQUE only */
+} ld_load;
+
+typedef struct ld_body {
+    char name[LD_NAME_MAX];
+    double mass;       /* > 0 */
+    double inertia[9]; /* about the centre of mass, body axes, symmetric positive definite */
+    double x[3];       /* centre of mass, spatial */
+    double q[4];       /* orientation body → spatial (normalized by the loader) */
+    double omega[3];   /* body angular velocity */
+    double v[3];       /* centre-of-mass velocity, spatial */
+    int has_v;         /* 0: v was not given (a joint determines it, else 0) */
+} ld_body;
+
+typedef enum ld_joint_kind { LD_JOINT_SPHERICAL_GROUND = 0 } ld_joint_kind;
+
+/* A spherical joint holding the body point p (body frame, relative to the centre of mass)
+ * at the spatial point xg: Φ = x + R p − xg = 0 (3 equations). */
+typedef struct ld_joint {
+    char name[LD_NAME_MAX];
+    ld_joint_kind kind;
+    int body;
+    double p[3];
+    double xg[3];
+} ld_joint;
+
+/* The integrator block: defaults for the run, overridable on the command line. */
+typedef struct ld_run_spec {
+    char integrator[LD_NAME_MAX]; /* "genalpha" (default), "newmark", … */
+    ld_formulation formulation;   /* default so3xr3 */
+    double dt;                    /* > 0 */
+    double t_end;                 /* > t_start */
+    double t_start;               /* default 0 */
+    double rho_inf;               /* [0, 1], default 0.9 */
+    double atol, rtol;            /* Newton stop, defaults 1e-10, 1e-8 */
+    int max_iter;                 /* Newton iterations per step, default 20 */
+    int output_every;             /* write every k-th step, default 1 */
+} ld_run_spec;
+
+typedef struct ld_model {
+    char name[LD_NAME_MAX];
+    char source[256]; /* file it was read from ("" if built in code) */
+    double gravity[3]; /* spatial, default 0 */
+    int nbodies, njoints, nloads;
+    ld_body *bodies;
+    ld_joint *joints;
+    ld_load *loads;
+    ld_run_spec run;
+} ld_model;
+
+/* Error report of the loader: file, line (1-based, 0 if unknown), the key or item at fault
+ * (dotted path such as "bodies[0].inertia"), and the reason. msg holds all of it as one
+ * line: "FILE:LINE: KEY: REASON". */
+typedef struct ld_model_error {
+    char file[256];
+    int line;
+    char key[128];
+    char msg[512];
+} ld_model_error;
+
+/* Read a YAML model. On success *out owns its arrays (ld_model_free). On failure returns
+ * LD_EIO (cannot read), LD_EINVAL (bad content; err filled in), LD_ENOMEM; *out untouched. */
+LD_API int ld_model_load(const char *path, ld_model *out, ld_model_error *err);
+/* Same, from a string; name is used as the file name in messages. */
+LD_API int ld_model_parse(const char *text, size_t len, const char *name, ld_model *out,
+                          ld_model_error *err);
+/* Check the physical content (masses, inertia positive definite, unit quaternions, indices,
+ * run block). LD_OK or LD_EINVAL with err (line 0 when the model was not read from a file). */
+LD_API int ld_model_validate(const ld_model *m, ld_model_error *err);
+/* Defaults of every field (no bodies). */
+LD_API void ld_model_init(ld_model *m);
+LD_API void ld_model_free(ld_model *m);
+
+LD_END_DECLS
+
+#endif

@@ -1,0 +1,2 @@
+/* under construction */
+#include "liedyn/liedyn.h"
