@@ -37,7 +37,7 @@ typedef struct ld_la_stats {
     long factorizations; /* numeric factorizations done */
     long symbolic;       /* symbolic analyses done (KLU; 0 for dense) */
     long solves;
-    size_t nnz;          /* entries of the last factored pattern (dense: n*n) */
+    size_t nnz; /* entries of the last factored pattern (dense: n*n) */
 } ld_la_stats;
 
 /* A solver for n×n systems (n ≥ 1). NULL on bad arguments or out of memory. */

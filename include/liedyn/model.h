@@ -34,8 +34,8 @@ typedef enum ld_formulation {
     LD_FORM_COUNT
 } ld_formulation;
 
-LD_API const char *ld_formulation_name(ld_formulation f);
-LD_API int ld_formulation_find(const char *name); /* -1 if unknown */
+const char *ld_formulation_name(ld_formulation f);
+int ld_formulation_find(const char *name); /* -1 if unknown */
 
 /* Time functions: a load is vec · f(t). */
 typedef enum ld_tfn_kind {
@@ -48,11 +48,11 @@ typedef enum ld_tfn_kind {
 typedef struct ld_tfn {
     ld_tfn_kind kind;
     double t0, t1, t2;
-    int ntab;             /* LD_TFN_TABLE: number of points (≥ 2), t strictly increasing */
+    int ntab;              /* LD_TFN_TABLE: number of points (≥ 2), t strictly increasing */
     double *tab_t, *tab_f; /* owned by the model */
 } ld_tfn;
 
-LD_API double ld_tfn_eval(const ld_tfn *f, double t);
+double ld_tfn_eval(const ld_tfn *f, double t);
 
 typedef enum ld_load_kind {
     LD_LOAD_FORCE = 0, /* force at the centre of mass */
@@ -115,7 +115,7 @@ typedef struct ld_run_spec {
 
 typedef struct ld_model {
     char name[LD_NAME_MAX];
-    char source[256]; /* file it was read from ("" if built in code) */
+    char source[256];  /* file it was read from ("" if built in code) */
     double gravity[3]; /* spatial, default 0 */
     int nbodies, njoints, nloads;
     ld_body *bodies;
@@ -136,16 +136,16 @@ typedef struct ld_model_error {
 
 /* Read a YAML model. On success *out owns its arrays (ld_model_free). On failure returns
  * LD_EIO (cannot read), LD_EINVAL (bad content; err filled in), LD_ENOMEM; *out untouched. */
-LD_API int ld_model_load(const char *path, ld_model *out, ld_model_error *err);
+int ld_model_load(const char *path, ld_model *out, ld_model_error *err);
 /* Same, from a string; name is used as the file name in messages. */
-LD_API int ld_model_parse(const char *text, size_t len, const char *name, ld_model *out,
-                          ld_model_error *err);
+int ld_model_parse(const char *text, size_t len, const char *name, ld_model *out,
+                   ld_model_error *err);
 /* Check the physical content (masses, inertia positive definite, unit quaternions, indices,
  * run block). LD_OK or LD_EINVAL with err (line 0 when the model was not read from a file). */
-LD_API int ld_model_validate(const ld_model *m, ld_model_error *err);
+int ld_model_validate(const ld_model *m, ld_model_error *err);
 /* Defaults of every field (no bodies). */
-LD_API void ld_model_init(ld_model *m);
-LD_API void ld_model_free(ld_model *m);
+void ld_model_init(ld_model *m);
+void ld_model_free(ld_model *m);
 
 LD_END_DECLS
 

@@ -1,2 +1,412 @@
-/* under construction */
+/*
+ * The model as plain data: formulation names, time functions, defaults, release, and the
+ * physical checks of ld_model_validate.
+ *
+ * Error keys name the item as the YAML format does ("bodies[1].inertia", "integrator.dt",
+ * "loads[0].time.t[2]"; docs/model-format.md), so that the reader (yaml.c) can map a key
+ * back to the line it came from. Every message is "FILE:LINE: KEY: REASON".
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "liedyn/liedyn.h"
+#include "liedyn/model.h"
+
+#if defined(__GNUC__)
+#define LD_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define LD_PRINTF(f, a)
+#endif
+
+/* ------------------------------------------------------------------ names */
+
+static const char *const form_names[LD_FORM_COUNT] = {"so3xr3", "se3", "s3xr3", "s3sdr3"};
+
+const char *ld_formulation_name(ld_formulation f) {
+    return (unsigned)f < LD_FORM_COUNT ? form_names[f] : "?";
+}
+
+int ld_formulation_find(const char *name) {
+    for (int i = 0; name && i < LD_FORM_COUNT; ++i)
+        if (strcmp(name, form_names[i]) == 0) return i;
+    return -1;
+}
+
+/* ------------------------------------------------------------------ time functions */
+
+/* Piecewise linear through the table, constant outside; exact at the knots. */
+static double table_eval(const ld_tfn *f, double t) {
+    const double *x = f->tab_t, *y = f->tab_f;
+    int n = f->ntab;
+    if (n < 1 || !x || !y) return NAN;
+    if (!(t > x[0])) return y[0]; /* also t = NaN */
+    if (t >= x[n - 1]) return y[n - 1];
+    int lo = 0, hi = n - 1; /* x[lo] ≤ t < x[hi] */
+    while (hi - lo > 1) {
+        int mid = lo + (hi - lo) / 2;
+        if (x[mid] <= t)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return y[lo] + (y[hi] - y[lo]) * ((t - x[lo]) / (x[hi] - x[lo]));
+}
+
+double ld_tfn_eval(const ld_tfn *f, double t) {
+    if (!f) return 1.0;
+    switch (f->kind) {
+    case LD_TFN_CONSTANT:
+        return 1.0;
+    case LD_TFN_RAMP:
+        if (t <= f->t0) return 0.0;
+        if (t >= f->t1) return 1.0;
+        return (t - f->t0) / (f->t1 - f->t0);
+    case LD_TFN_HAT:
+        if (t <= f->t0 || t >= f->t2) return 0.0;
+        if (t <= f->t1) return (t - f->t0) / (f->t1 - f->t0);
+        return (f->t2 - t) / (f->t2 - f->t1);
+    case LD_TFN_TABLE:
+        return table_eval(f, t);
+    }
+    return NAN;
+}
+
+/* ------------------------------------------------------------------ life cycle */
+
+void ld_model_init(ld_model *m) {
+    memset(m, 0, sizeof *m);
+    strcpy(m->run.integrator, "genalpha");
+    m->run.formulation = LD_FORM_SO3XR3;
+    m->run.dt = 1e-3;
+    m->run.t_start = 0.0;
+    m->run.t_end = 1.0;
+    m->run.rho_inf = 0.9;
+    m->run.atol = 1e-10;
+    m->run.rtol = 1e-8;
+    m->run.max_iter = 20;
+    m->run.output_every = 1;
+}
+
+void ld_model_free(ld_model *m) {
+    if (!m) return;
+    for (int i = 0; m->loads && i < m->nloads; ++i) {
+        free(m->loads[i].fn.tab_t);
+        free(m->loads[i].fn.tab_f);
+    }
+    free(m->bodies);
+    free(m->joints);
+    free(m->loads);
+    ld_model_init(m);
+}
+
+/* ------------------------------------------------------------------ validation */
+
+/* A check in progress: the model and where its first failure goes. */
+typedef struct checker {
+    const ld_model *m;
+    ld_model_error *err; /* may be NULL */
+} checker;
+
+/* Length of s within cap characters; cap when it is not terminated there. */
+static size_t bounded_len(const char *s, size_t cap) {
+    const char *z = memchr(s, '\0', cap);
+    return z ? (size_t)(z - s) : cap;
+}
+
+/* Shortest of %.15g / %.17g that reads back as v. */
+static const char *num(char buf[32], double v) {
+    snprintf(buf, 32, "%.15g", v);
+    if (strtod(buf, NULL) != v) snprintf(buf, 32, "%.17g", v);
+    return buf;
+}
+
+/* Record the failure of key: "FILE:0: KEY: REASON". Returns LD_EINVAL. */
+LD_PRINTF(3, 4)
+static int invalid(const checker *c, const char *key, const char *fmt, ...) {
+    ld_model_error *e = c->err;
+    if (!e) return LD_EINVAL;
+    size_t n = bounded_len(c->m->source, sizeof c->m->source);
+    if (n == sizeof c->m->source) --n;
+    if (n == 0)
+        strcpy(e->file, "<model>");
+    else {
+        memcpy(e->file, c->m->source, n);
+        e->file[n] = '\0';
+    }
+    e->line = 0;
+    snprintf(e->key, sizeof e->key, "%s", key);
+    char reason[384];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(reason, sizeof reason, fmt, ap);
+    va_end(ap);
+    int w = snprintf(e->msg, sizeof e->msg, "%s:%d: %s: %s", e->file, e->line, e->key, reason);
+    (void)w;
+    return LD_EINVAL;
+}
+
+/* Every element of v[n] finite? */
+static int check_finite(const checker *c, const char *key, const double *v, int n) {
+    char b[32];
+    for (int i = 0; i < n; ++i)
+        if (!isfinite(v[i]))
+            return invalid(c, key, "element %d is %s; every number must be finite", i + 1,
+                           num(b, v[i]));
+    return LD_OK;
+}
+
+/* A name stored in char[LD_NAME_MAX]: terminated, non-empty unless allow_empty. */
+static int check_name(const checker *c, const char *key, const char *name, int allow_empty) {
+    size_t n = bounded_len(name, LD_NAME_MAX);
+    if (n == LD_NAME_MAX)
+        return invalid(c, key, "is not terminated within %d characters", LD_NAME_MAX);
+    if (n == 0 && !allow_empty) return invalid(c, key, "must not be empty");
+    return LD_OK;
+}
+
+/* Eigenvalues of the symmetric part of a 3×3 matrix, ascending (closed form; for messages). */
+static void sym_eigenvalues(const double a[9], double ev[3]) {
+    double s01 = 0.5 * (a[1] + a[3]), s02 = 0.5 * (a[2] + a[6]), s12 = 0.5 * (a[5] + a[7]);
+    double p1 = s01 * s01 + s02 * s02 + s12 * s12;
+    double q = (a[0] + a[4] + a[8]) / 3.0;
+    double d0 = a[0] - q, d1 = a[4] - q, d2 = a[8] - q;
+    double p = sqrt((d0 * d0 + d1 * d1 + d2 * d2 + 2.0 * p1) / 6.0);
+    if (p == 0.0) {
+        ev[0] = ev[1] = ev[2] = q;
+        return;
+    }
+    double b0 = d0 / p, b1 = d1 / p, b2 = d2 / p, c01 = s01 / p, c02 = s02 / p, c12 = s12 / p;
+    double r = 0.5 * (b0 * (b1 * b2 - c12 * c12) - c01 * (c01 * b2 - c12 * c02) +
+                      c02 * (c01 * c12 - b1 * c02));
+    r = r < -1.0 ? -1.0 : r > 1.0 ? 1.0 : r;
+    double phi = acos(r) / 3.0;
+    ev[2] = q + 2.0 * p * cos(phi);
+    ev[0] = q + 2.0 * p * cos(phi + 2.0943951023931957);
+    ev[1] = 3.0 * q - ev[0] - ev[2];
+}
+
+/* Cholesky of the symmetric 3×3 matrix: are all pivots positive? */
+static int is_positive_definite(const double a[9]) {
+    double l[9] = {0};
+    for (int j = 0; j < 3; ++j) {
+        double d = a[3 * j + j];
+        for (int k = 0; k < j; ++k) d -= l[3 * j + k] * l[3 * j + k];
+        if (!(d > 0.0)) return 0;
+        l[3 * j + j] = sqrt(d);
+        for (int i = j + 1; i < 3; ++i) {
+            double s = a[3 * i + j];
+            for (int k = 0; k < j; ++k) s -= l[3 * i + k] * l[3 * j + k];
+            l[3 * i + j] = s / l[3 * j + j];
+        }
+    }
+    return 1;
+}
+
+/* Finite, symmetric to 1e-12 relative, positive definite. */
+static int check_inertia(const checker *c, const char *key, const double J[9]) {
+    char b1[32], b2[32], b3[32];
+    int rc = check_finite(c, key, J, 9);
+    if (rc) return rc;
+    double big = 0.0;
+    for (int i = 0; i < 9; ++i) big = fmax(big, fabs(J[i]));
+    for (int i = 0; i < 3; ++i)
+        for (int j = i + 1; j < 3; ++j)
+            if (fabs(J[3 * i + j] - J[3 * j + i]) > 1e-12 * big)
+                return invalid(c, key, "must be symmetric, but element (%d,%d) is %s and (%d,%d) is %s",
+                               i + 1, j + 1, num(b1, J[3 * i + j]), j + 1, i + 1,
+                               num(b2, J[3 * j + i]));
+    if (!is_positive_definite(J)) {
+        double ev[3];
+        sym_eigenvalues(J, ev);
+        return invalid(c, key,
+                       "must be positive definite, but its principal moments are %s, %s, %s",
+                       num(b1, ev[0]), num(b2, ev[1]), num(b3, ev[2]));
+    }
+    return LD_OK;
+}
+
+/* Finite and of unit length (to 1e-10): the loader normalizes what it reads. */
+static int check_quaternion(const checker *c, const char *key, const double q[4]) {
+    char b[32];
+    int rc = check_finite(c, key, q, 4);
+    if (rc) return rc;
+    double n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+    if (n == 0.0) return invalid(c, key, "must be non-zero");
+    if (fabs(n - 1.0) > 1e-10)
+        return invalid(c, key, "must be a unit quaternion, but its norm is %s", num(b, n));
+    return LD_OK;
+}
+
+static int check_body(const checker *c, int i) {
+    const ld_body *b = &c->m->bodies[i];
+    char key[128], v[32];
+    int rc;
+    snprintf(key, sizeof key, "bodies[%d].name", i);
+    if ((rc = check_name(c, key, b->name, 0))) return rc;
+    for (int j = 0; j < i; ++j)
+        if (strcmp(c->m->bodies[j].name, b->name) == 0)
+            return invalid(c, key, "duplicate body name '%s' (also bodies[%d])", b->name, j);
+    snprintf(key, sizeof key, "bodies[%d].mass", i);
+    if (!(isfinite(b->mass) && b->mass > 0.0))
+        return invalid(c, key, "must be positive and finite, found %s", num(v, b->mass));
+    snprintf(key, sizeof key, "bodies[%d].inertia", i);
+    if ((rc = check_inertia(c, key, b->inertia))) return rc;
+    snprintf(key, sizeof key, "bodies[%d].position", i);
+    if ((rc = check_finite(c, key, b->x, 3))) return rc;
+    snprintf(key, sizeof key, "bodies[%d].orientation", i);
+    if ((rc = check_quaternion(c, key, b->q))) return rc;
+    snprintf(key, sizeof key, "bodies[%d].angular_velocity", i);
+    if ((rc = check_finite(c, key, b->omega, 3))) return rc;
+    snprintf(key, sizeof key, "bodies[%d].velocity", i);
+    return check_finite(c, key, b->v, 3);
+}
+
+/* An index into the bodies. */
+static int check_body_ref(const checker *c, const char *key, int body) {
+    if (body < 0 || body >= c->m->nbodies)
+        return invalid(c, key, "body index %d is out of range (the model has %d bodies)", body,
+                       c->m->nbodies);
+    return LD_OK;
+}
+
+static int check_joint(const checker *c, int i) {
+    const ld_joint *jt = &c->m->joints[i];
+    char key[128];
+    int rc;
+    snprintf(key, sizeof key, "joints[%d].name", i);
+    if ((rc = check_name(c, key, jt->name, 1))) return rc;
+    for (int j = 0; jt->name[0] && j < i; ++j)
+        if (strcmp(c->m->joints[j].name, jt->name) == 0)
+            return invalid(c, key, "duplicate joint name '%s' (also joints[%d])", jt->name, j);
+    snprintf(key, sizeof key, "joints[%d].type", i);
+    if (jt->kind != LD_JOINT_SPHERICAL_GROUND)
+        return invalid(c, key, "unknown joint kind %d", (int)jt->kind);
+    snprintf(key, sizeof key, "joints[%d].body", i);
+    if ((rc = check_body_ref(c, key, jt->body))) return rc;
+    snprintf(key, sizeof key, "joints[%d].point", i);
+    if ((rc = check_finite(c, key, jt->p, 3))) return rc;
+    snprintf(key, sizeof key, "joints[%d].ground", i);
+    return check_finite(c, key, jt->xg, 3);
+}
+
+/* Parameters of a time function, keys under prefix ("loads[0].time"). */
+static int check_tfn(const checker *c, const char *prefix, const ld_tfn *f) {
+    char key[128], a[32], b[32];
+    const double p[3] = {f->t0, f->t1, f->t2};
+    int np = f->kind == LD_TFN_RAMP ? 2 : f->kind == LD_TFN_HAT ? 3 : 0;
+    if ((unsigned)f->kind > LD_TFN_TABLE) {
+        snprintf(key, sizeof key, "%s.shape", prefix);
+        return invalid(c, key, "unknown time-function kind %d", (int)f->kind);
+    }
+    for (int k = 0; k < np; ++k) {
+        snprintf(key, sizeof key, "%s.t%d", prefix, k);
+        if (!isfinite(p[k])) return invalid(c, key, "must be finite, found %s", num(a, p[k]));
+        if (k > 0 && !(p[k] > p[k - 1]))
+            return invalid(c, key, "must be greater than t%d (t%d = %s, t%d = %s)", k - 1, k - 1,
+                           num(a, p[k - 1]), k, num(b, p[k]));
+    }
+    if (f->kind != LD_TFN_TABLE) return LD_OK;
+    snprintf(key, sizeof key, "%s.t", prefix);
+    if (f->ntab < 2 || !f->tab_t || !f->tab_f)
+        return invalid(c, key, "a table needs at least 2 points, found %d", f->ntab);
+    for (int k = 0; k < f->ntab; ++k) {
+        snprintf(key, sizeof key, "%s.t[%d]", prefix, k);
+        if (!isfinite(f->tab_t[k]))
+            return invalid(c, key, "must be finite, found %s", num(a, f->tab_t[k]));
+        if (k > 0 && !(f->tab_t[k] > f->tab_t[k - 1]))
+            return invalid(c, key, "times must increase strictly, but t[%d] = %s follows t[%d] = %s",
+                           k, num(a, f->tab_t[k]), k - 1, num(b, f->tab_t[k - 1]));
+        snprintf(key, sizeof key, "%s.f[%d]", prefix, k);
+        if (!isfinite(f->tab_f[k]))
+            return invalid(c, key, "must be finite, found %s", num(a, f->tab_f[k]));
+    }
+    return LD_OK;
+}
+
+static int check_load(const checker *c, int i) {
+    const ld_load *l = &c->m->loads[i];
+    char key[128];
+    int rc;
+    snprintf(key, sizeof key, "loads[%d].type", i);
+    if ((unsigned)l->kind > LD_LOAD_EXACT_TORQUE)
+        return invalid(c, key, "unknown load kind %d", (int)l->kind);
+    snprintf(key, sizeof key, "loads[%d].body", i);
+    if ((rc = check_body_ref(c, key, l->body))) return rc;
+    if (l->kind == LD_LOAD_EXACT_TORQUE) {
+        snprintf(key, sizeof key, "loads[%d].case", i);
+        if (l->exact != LD_EXACT_I && l->exact != LD_EXACT_II)
+            return invalid(c, key, "an exact_torque load needs case i or ii");
+        return LD_OK;
+    }
+    snprintf(key, sizeof key, "loads[%d].frame", i);
+    if (l->frame != LD_IN_SPATIAL && l->frame != LD_IN_BODY)
+        return invalid(c, key, "unknown frame %d", (int)l->frame);
+    snprintf(key, sizeof key, "loads[%d].value", i);
+    if ((rc = check_finite(c, key, l->vec, 3))) return rc;
+    snprintf(key, sizeof key, "loads[%d].time", i);
+    return check_tfn(c, key, &l->fn);
+}
+
+/* A positive finite number of the integrator block. */
+static int check_positive(const checker *c, const char *key, double v) {
+    char b[32];
+    if (!(isfinite(v) && v > 0.0))
+        return invalid(c, key, "must be positive and finite, found %s", num(b, v));
+    return LD_OK;
+}
+
+static int check_run(const checker *c) {
+    const ld_run_spec *r = &c->m->run;
+    char a[32], b[32];
+    int rc;
+    if ((rc = check_name(c, "integrator.name", r->integrator, 0))) return rc;
+    if ((unsigned)r->formulation >= LD_FORM_COUNT)
+        return invalid(c, "integrator.formulation", "unknown formulation %d", (int)r->formulation);
+    if ((rc = check_positive(c, "integrator.dt", r->dt))) return rc;
+    if (!isfinite(r->t_start))
+        return invalid(c, "integrator.t_start", "must be finite, found %s", num(a, r->t_start));
+    if (!(isfinite(r->t_end) && r->t_end > r->t_start))
+        return invalid(c, "integrator.t_end", "must be finite and greater than t_start (t_start = %s, t_end = %s)",
+                       num(a, r->t_start), num(b, r->t_end));
+    if (!(r->rho_inf >= 0.0 && r->rho_inf <= 1.0))
+        return invalid(c, "integrator.rho_inf", "must be in [0, 1], found %s", num(a, r->rho_inf));
+    if ((rc = check_positive(c, "integrator.atol", r->atol))) return rc;
+    if ((rc = check_positive(c, "integrator.rtol", r->rtol))) return rc;
+    if (r->max_iter < 1)
+        return invalid(c, "integrator.max_iter", "must be at least 1, found %d", r->max_iter);
+    if (r->output_every < 1)
+        return invalid(c, "integrator.output_every", "must be at least 1, found %d",
+                       r->output_every);
+    return LD_OK;
+}
+
+/* Counts and arrays agree. */
+static int check_counts(const checker *c) {
+    const ld_model *m = c->m;
+    if (m->nbodies < 1 || !m->bodies)
+        return invalid(c, "bodies", "at least one body is required, found %d", m->nbodies);
+    if (m->njoints < 0 || (m->njoints > 0 && !m->joints))
+        return invalid(c, "joints", "count %d does not match the array", m->njoints);
+    if (m->nloads < 0 || (m->nloads > 0 && !m->loads))
+        return invalid(c, "loads", "count %d does not match the array", m->nloads);
+    return LD_OK;
+}
+
+int ld_model_validate(const ld_model *m, ld_model_error *err) {
+    if (!m) return LD_EINVAL;
+    const checker c = {m, err};
+    int rc;
+    if ((rc = check_name(&c, "name", m->name, 1))) return rc;
+    if ((rc = check_finite(&c, "gravity", m->gravity, 3))) return rc;
+    if ((rc = check_counts(&c))) return rc;
+    for (int i = 0; i < m->nbodies; ++i)
+        if ((rc = check_body(&c, i))) return rc;
+    for (int i = 0; i < m->njoints; ++i)
+        if ((rc = check_joint(&c, i))) return rc;
+    for (int i = 0; i < m->nloads; ++i)
+        if ((rc = check_load(&c, i))) return rc;
+    return check_run(&c);
+}

@@ -1,0 +1,2 @@
+/* liedyn run / convergence (under construction). */
+#include "cli.h"

@@ -1,0 +1,134 @@
+/*
+ * liedyn/system.h — constrained second-order systems on a product Lie group.
+ *
+ *   M(q) v̇ + g(t, q, v) + Bᵀ(q) λ = 0,    Φ(t, q) = 0,
+ *
+ * q on G = G₁ × … × G_N (one node per body or rod node), v ∈ R^k the velocity in the
+ * right-trivialized sense (q̇ = q ∘ v̂ node by node), λ ∈ R^m, B = ∂Φ/∂q along the group:
+ * Φ(q ∘ exp(ε δ)) = Φ(q) + ε B δ + O(ε²).
+ *
+ * Node kinds and their storage / tangent sizes (elements as in lie.h):
+ *   RN      Rⁿ          n / n        (q = x, v = ẋ)
+ *   R3      R³          3 / 3
+ *   SO3XR3  R³×SO(3)    12 / 6       (R, x), v = (Ω, ẋ)
+ *   SE3     SE(3)       12 / 6       (R, x), v = (Ω, Rᵀẋ)
+ *   S3XR3   S³×R³       7 / 6        (q, x), v = (Ω, ẋ)
+ *   S3SDR3  S³⋉R³       7 / 6        (q, x), v = (Ω, Rᵀẋ)
+ * Increments compose on the right: q ∘ exp(ξ) node by node (docs/conventions.md).
+ *
+ * Matrices are dense row-major. The callbacks return 0, > 0 (recoverable: the integrator
+ * rejects the step and retries smaller) or < 0 (fatal). Optional callbacks may be NULL; then
+ * the library uses central differences on the group (ld_sys_* below), so analytic tangents
+ * are an optimization that the test suite checks against the differences.
+ */
+#ifndef LIEDYN_SYSTEM_H
+#define LIEDYN_SYSTEM_H
+
+#include <stddef.h>
+
+#include "liedyn/export.h"
+#include "liedyn/model.h"
+
+LD_BEGIN_DECLS
+
+typedef enum ld_node_kind {
+    LD_NODE_RN = 0,
+    LD_NODE_R3,
+    LD_NODE_SO3XR3,
+    LD_NODE_SE3,
+    LD_NODE_S3XR3,
+    LD_NODE_S3SDR3
+} ld_node_kind;
+
+typedef struct ld_node {
+    ld_node_kind kind;
+    int n;    /* RN only: dimension */
+    int qoff; /* offset in q (filled by ld_sys_layout) */
+    int voff; /* offset in v */
+} ld_node;
+
+typedef struct ld_system ld_system;
+
+typedef struct ld_system_ops {
+    /* M(q): k×k. */
+    int (*mass)(const ld_system *s, const double *q, double *M);
+    /* g(t, q, v): k. */
+    int (*force)(const ld_system *s, double t, const double *q, const double *v, double *g);
+    /* Φ(t, q): m. */
+    int (*phi)(const ld_system *s, double t, const double *q, double *Phi);
+    /* B(q) = ∂Φ/∂q along the group: m×k. */
+    int (*phi_q)(const ld_system *s, double t, const double *q, double *B);
+    /* Optional: ∂g/∂v (k×k). */
+    int (*g_v)(const ld_system *s, double t, const double *q, const double *v, double *C);
+    /* Optional: K = ∂/∂q [M(q) a + g(t, q, v) + B(q)ᵀ λ] along the group (k×k), at fixed
+     * a, v, λ. */
+    int (*stiffness)(const ld_system *s, double t, const double *q, const double *v,
+                     const double *a, const double *lambda, double *K);
+    /* Optional: z = d/dt[B(q(t))] v + ∂²Φ/∂t² with q̇ = q ∘ v̂ (m): the part of Φ̈ not
+     * multiplying v̇, so that Φ̈ = B v̇ + z. */
+    int (*phi_dd)(const ld_system *s, double t, const double *q, const double *v, double *z);
+    /* Optional: total mechanical energy (kinetic + potential). */
+    int (*energy)(const ld_system *s, double t, const double *q, const double *v, double *e);
+} ld_system_ops;
+
+struct ld_system {
+    int nnodes;
+    ld_node *nodes; /* nnodes, owned by whoever built the system */
+    int nq, k, m;   /* storage size of q, dimension of v, number of constraints */
+    ld_system_ops ops;
+    void *user;   /* model data for the callbacks */
+    double *work; /* scratch for the finite-difference fallbacks (ld_sys_create) */
+    size_t nwork;
+};
+
+/* Fill qoff/voff of the nodes and nq, k. LD_EINVAL for a bad node. */
+int ld_sys_layout(ld_system *s);
+/* Allocate the scratch space of the finite-difference fallbacks (once; the evaluators below
+ * never allocate). */
+int ld_sys_alloc_work(ld_system *s);
+void ld_sys_free_work(ld_system *s);
+
+/* qn = q ∘ exp(ξ) node by node (qn may not alias q). */
+void ld_sys_retract(const ld_system *s, double *qn, const double *q, const double *xi);
+/* T(ξ) (k×k, block diagonal): the right Jacobian of exp, node by node. */
+void ld_sys_tangent(const ld_system *s, double *T, const double *xi);
+/* Renormalize quaternions / reorthogonalize rotations in q (for long runs). */
+void ld_sys_normalize(const ld_system *s, double *q);
+
+/* The tangent matrices, analytic when the system provides them, otherwise by central
+ * differences on the group (step 1e-6 relative). */
+int ld_sys_g_v(const ld_system *s, double t, const double *q, const double *v, double *C);
+int ld_sys_stiffness(const ld_system *s, double t, const double *q, const double *v,
+                     const double *a, const double *lambda, double *K);
+int ld_sys_phi_dd(const ld_system *s, double t, const double *q, const double *v, double *z);
+/* The same by finite differences only (for tests of the analytic versions). */
+int ld_sys_g_v_fd(const ld_system *s, double t, const double *q, const double *v, double *C);
+int ld_sys_stiffness_fd(const ld_system *s, double t, const double *q, const double *v,
+                        const double *a, const double *lambda, double *K);
+int ld_sys_phi_q_fd(const ld_system *s, double t, const double *q, double *B);
+int ld_sys_phi_dd_fd(const ld_system *s, double t, const double *q, const double *v, double *z);
+
+/* Consistent initial accelerations and multipliers: solve
+ *   [M Bᵀ; B 0] [v̇; λ] = [−g; −z]. */
+int ld_sys_initial_accel(const ld_system *s, double t, const double *q, const double *v,
+                         double *vdot, double *lambda);
+
+/* ---------------------------------------------------------------- rigid-body models */
+
+/* Compile a model into a system in the given formulation: one node per body (kind from the
+ * formulation), gravity, loads, joints. q0, v0 receive the initial state (nq, k). The
+ * system keeps a pointer to the model, which must outlive it. ld_model_system_free
+ * releases what compile allocated. */
+int ld_model_compile(const ld_model *m, ld_formulation f, ld_system *s, double **q0, double **v0);
+void ld_model_system_free(ld_system *s);
+/* Per body, from a state of a compiled system: centre of mass x (spatial), quaternion q,
+ * body angular velocity Ω, centre-of-mass velocity v (spatial). */
+int ld_model_body_state(const ld_system *s, int body, const double *q, const double *v, double x[3],
+                        double quat[4], double omega[3], double xdot[3]);
+/* The exact orientation of body `body` at time t if the model prescribes it (an exact_torque
+ * load): LD_OK and quat filled, or LD_ENOTSUPPORTED. */
+int ld_model_exact_rotation(const ld_model *m, int body, double t, double quat[4]);
+
+LD_END_DECLS
+
+#endif
