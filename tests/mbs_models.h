@@ -7,6 +7,7 @@
 
 #include <string.h>
 
+#include "liedyn/liedyn.h"
 #include "liedyn/model.h"
 
 static ld_body tm_bodies[3];
@@ -60,7 +61,7 @@ static void tm_loaded(ld_model *m) {
     const double J1[9] = {2.0, 0.1, 0.0, 0.1, 3.0, 0.2, 0.0, 0.2, 4.0};
     const double J2[9] = {5, 0, 0, 0, 5, 0, 0, 0, 1};
     const double x1[3] = {0.3, -0.2, 1.1}, x2[3] = {1, 2, 3};
-    const double q1[4] = {0.8, 0.2, -0.4, 0.4}, q2[4] = {0.6, 0.0, 0.8, 0.0};
+    const double q1[4] = {0.8, 0.2, -0.4, 0.4} /* |q1| = 1 */, q2[4] = {0.6, 0.0, 0.8, 0.0};
     const double o1[3] = {1.5, -2.0, 0.7}, o2[3] = {0.1, 0.2, 3.0};
     tm_base(m);
     tm_body(&tm_bodies[0], "a", 2.5, J1, x1, q1, o1);
@@ -69,7 +70,12 @@ static void tm_loaded(ld_model *m) {
     memset(tm_joints, 0, sizeof tm_joints[0]);
     tm_joints[0].body = 0;
     tm_joints[0].p[0] = 0.1, tm_joints[0].p[1] = -0.5, tm_joints[0].p[2] = 0.3;
-    tm_joints[0].xg[0] = 0.2;
+    { /* the joint closed at t = 0: xg = x + R p */
+        double qn[4], Rp[3];
+        ld_quat_normalize(qn, q1);
+        ld_quat_rotate(Rp, qn, tm_joints[0].p);
+        for (int i = 0; i < 3; ++i) tm_joints[0].xg[i] = x1[i] + Rp[i];
+    }
     m->gravity[0] = 1.0, m->gravity[2] = -9.81;
     memset(tm_loads, 0, sizeof tm_loads);
     for (int i = 0; i < 4; ++i) {

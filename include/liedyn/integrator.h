@@ -6,7 +6,8 @@
  *             ρ∞ → α_m = (2ρ∞ − 1)/(ρ∞ + 1), α_f = ρ∞/(ρ∞ + 1), γ = ½ + α_f − α_m,
  *             β = ¼(γ + ½)²; index-3 constraints; the iteration matrix preconditioned by
  *             D_L = diag(βh² I, I), D_R = diag(I, I/(βh²)); Newton stopped by the weighted
- *             error norm of the corrections (atol, rtol; Arnold & Hante 2017).
+ *             error norm of the corrections (atol, rtol; Arnold & Hante 2017), or when
+ *             the residual has reached round-off level (counted in roundoff_stops).
  *   newmark   Simo–Vu-Quoc Newmark on the group: the same code with α_m = α_f = 0,
  *             β = ¼, γ = ½.
  * Configuration update q_{n+1} = q_n ∘ exp(h Δq) (right composition, docs/conventions.md).
@@ -52,6 +53,8 @@ typedef struct ld_integ_stats {
     long newton_iterations; /* over accepted and rejected attempts */
     long factorizations;
     int last_iterations; /* Newton iterations of the last accepted step */
+    long roundoff_stops; /* steps accepted because the residual reached round-off level before
+                            the correction norm reached the tolerance */
 } ld_integ_stats;
 
 typedef struct ld_integ ld_integ;
@@ -80,6 +83,9 @@ void ld_integ_get_stats(const ld_integ *it, ld_integ_stats *st);
 const char *ld_integ_message(const ld_integ *it);
 /* Newton error norms of the last step attempt, one per iteration; *n receives the count. */
 const double *ld_integ_newton_history(const ld_integ *it, int *n);
+/* RMS of the preconditioned residual D_L r (βh² times the dynamic equations, Φ) before each
+ * Newton correction of the last step attempt; *n receives the count. */
+const double *ld_integ_residual_history(const ld_integ *it, int *n);
 
 LD_END_DECLS
 

@@ -121,6 +121,11 @@ int ld_sys_initial_accel(const ld_system *s, double t, const double *q, const do
  * releases what compile allocated. */
 int ld_model_compile(const ld_model *m, ld_formulation f, ld_system *s, double **q0, double **v0);
 void ld_model_system_free(ld_system *s);
+/* The initial state is consistent: every joint closed (to 1e-9 relative) and every given
+ * velocity of a jointed body equal to the joint's (to 1e-6 relative). LD_OK, or LD_EINVAL
+ * with a one-line reason in msg (n bytes; may be NULL). ld_model_compile refuses a model
+ * that fails this check. */
+int ld_model_check_initial(const ld_model *m, char *msg, size_t n);
 /* Per body, from a state of a compiled system: centre of mass x (spatial), quaternion q,
  * body angular velocity Ω, centre-of-mass velocity v (spatial). */
 int ld_model_body_state(const ld_system *s, int body, const double *q, const double *v, double x[3],

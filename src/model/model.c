@@ -21,6 +21,16 @@
 #define LD_PRINTF(f, a)
 #endif
 
+/* snprintf through a va_list: truncation of messages and keys is intended. */
+LD_PRINTF(3, 4)
+static int strf(char *dst, size_t cap, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    int w = vsnprintf(dst, cap, fmt, ap);
+    va_end(ap);
+    return w;
+}
+
 /* ------------------------------------------------------------------ names */
 
 static const char *const form_names[LD_FORM_COUNT] = {"so3xr3", "se3", "s3xr3", "s3sdr3"};
@@ -118,8 +128,8 @@ static size_t bounded_len(const char *s, size_t cap) {
 
 /* Shortest of %.15g / %.17g that reads back as v. */
 static const char *num(char buf[32], double v) {
-    snprintf(buf, 32, "%.15g", v);
-    if (strtod(buf, NULL) != v) snprintf(buf, 32, "%.17g", v);
+    strf(buf, 32, "%.15g", v);
+    if (strtod(buf, NULL) != v) strf(buf, 32, "%.17g", v);
     return buf;
 }
 
@@ -137,14 +147,13 @@ static int invalid(const checker *c, const char *key, const char *fmt, ...) {
         e->file[n] = '\0';
     }
     e->line = 0;
-    snprintf(e->key, sizeof e->key, "%s", key);
+    strf(e->key, sizeof e->key, "%s", key);
     char reason[384];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(reason, sizeof reason, fmt, ap);
     va_end(ap);
-    int w = snprintf(e->msg, sizeof e->msg, "%s:%d: %s: %s", e->file, e->line, e->key, reason);
-    (void)w;
+    strf(e->msg, sizeof e->msg, "%s:%d: %s: %s", e->file, e->line, e->key, reason);
     return LD_EINVAL;
 }
 
@@ -207,7 +216,7 @@ static int is_positive_definite(const double a[9]) {
 
 /* Finite, symmetric to 1e-12 relative, positive definite. */
 static int check_inertia(const checker *c, const char *key, const double J[9]) {
-    char b1[32], b2[32], b3[32];
+    char b1[32], b2[32];
     int rc = check_finite(c, key, J, 9);
     if (rc) return rc;
     double big = 0.0;
@@ -215,15 +224,15 @@ static int check_inertia(const checker *c, const char *key, const double J[9]) {
     for (int i = 0; i < 3; ++i)
         for (int j = i + 1; j < 3; ++j)
             if (fabs(J[3 * i + j] - J[3 * j + i]) > 1e-12 * big)
-                return invalid(c, key, "must be symmetric, but element (%d,%d) is %s and (%d,%d) is %s",
-                               i + 1, j + 1, num(b1, J[3 * i + j]), j + 1, i + 1,
-                               num(b2, J[3 * j + i]));
+                return invalid(
+                    c, key, "must be symmetric, but element (%d,%d) is %s and (%d,%d) is %s", i + 1,
+                    j + 1, num(b1, J[3 * i + j]), j + 1, i + 1, num(b2, J[3 * j + i]));
     if (!is_positive_definite(J)) {
         double ev[3];
         sym_eigenvalues(J, ev);
         return invalid(c, key,
-                       "must be positive definite, but its principal moments are %s, %s, %s",
-                       num(b1, ev[0]), num(b2, ev[1]), num(b3, ev[2]));
+                       "must be positive definite, but its principal moments are %.6g, %.6g, %.6g",
+                       ev[0], ev[1], ev[2]);
     }
     return LD_OK;
 }
@@ -244,23 +253,23 @@ static int check_body(const checker *c, int i) {
     const ld_body *b = &c->m->bodies[i];
     char key[128], v[32];
     int rc;
-    snprintf(key, sizeof key, "bodies[%d].name", i);
+    strf(key, sizeof key, "bodies[%d].name", i);
     if ((rc = check_name(c, key, b->name, 0))) return rc;
     for (int j = 0; j < i; ++j)
         if (strcmp(c->m->bodies[j].name, b->name) == 0)
             return invalid(c, key, "duplicate body name '%s' (also bodies[%d])", b->name, j);
-    snprintf(key, sizeof key, "bodies[%d].mass", i);
+    strf(key, sizeof key, "bodies[%d].mass", i);
     if (!(isfinite(b->mass) && b->mass > 0.0))
         return invalid(c, key, "must be positive and finite, found %s", num(v, b->mass));
-    snprintf(key, sizeof key, "bodies[%d].inertia", i);
+    strf(key, sizeof key, "bodies[%d].inertia", i);
     if ((rc = check_inertia(c, key, b->inertia))) return rc;
-    snprintf(key, sizeof key, "bodies[%d].position", i);
+    strf(key, sizeof key, "bodies[%d].position", i);
     if ((rc = check_finite(c, key, b->x, 3))) return rc;
-    snprintf(key, sizeof key, "bodies[%d].orientation", i);
+    strf(key, sizeof key, "bodies[%d].orientation", i);
     if ((rc = check_quaternion(c, key, b->q))) return rc;
-    snprintf(key, sizeof key, "bodies[%d].angular_velocity", i);
+    strf(key, sizeof key, "bodies[%d].angular_velocity", i);
     if ((rc = check_finite(c, key, b->omega, 3))) return rc;
-    snprintf(key, sizeof key, "bodies[%d].velocity", i);
+    strf(key, sizeof key, "bodies[%d].velocity", i);
     return check_finite(c, key, b->v, 3);
 }
 
@@ -276,19 +285,19 @@ static int check_joint(const checker *c, int i) {
     const ld_joint *jt = &c->m->joints[i];
     char key[128];
     int rc;
-    snprintf(key, sizeof key, "joints[%d].name", i);
+    strf(key, sizeof key, "joints[%d].name", i);
     if ((rc = check_name(c, key, jt->name, 1))) return rc;
     for (int j = 0; jt->name[0] && j < i; ++j)
         if (strcmp(c->m->joints[j].name, jt->name) == 0)
             return invalid(c, key, "duplicate joint name '%s' (also joints[%d])", jt->name, j);
-    snprintf(key, sizeof key, "joints[%d].type", i);
+    strf(key, sizeof key, "joints[%d].type", i);
     if (jt->kind != LD_JOINT_SPHERICAL_GROUND)
         return invalid(c, key, "unknown joint kind %d", (int)jt->kind);
-    snprintf(key, sizeof key, "joints[%d].body", i);
+    strf(key, sizeof key, "joints[%d].body", i);
     if ((rc = check_body_ref(c, key, jt->body))) return rc;
-    snprintf(key, sizeof key, "joints[%d].point", i);
+    strf(key, sizeof key, "joints[%d].point", i);
     if ((rc = check_finite(c, key, jt->p, 3))) return rc;
-    snprintf(key, sizeof key, "joints[%d].ground", i);
+    strf(key, sizeof key, "joints[%d].ground", i);
     return check_finite(c, key, jt->xg, 3);
 }
 
@@ -298,28 +307,29 @@ static int check_tfn(const checker *c, const char *prefix, const ld_tfn *f) {
     const double p[3] = {f->t0, f->t1, f->t2};
     int np = f->kind == LD_TFN_RAMP ? 2 : f->kind == LD_TFN_HAT ? 3 : 0;
     if ((unsigned)f->kind > LD_TFN_TABLE) {
-        snprintf(key, sizeof key, "%s.shape", prefix);
+        strf(key, sizeof key, "%s.shape", prefix);
         return invalid(c, key, "unknown time-function kind %d", (int)f->kind);
     }
     for (int k = 0; k < np; ++k) {
-        snprintf(key, sizeof key, "%s.t%d", prefix, k);
+        strf(key, sizeof key, "%s.t%d", prefix, k);
         if (!isfinite(p[k])) return invalid(c, key, "must be finite, found %s", num(a, p[k]));
         if (k > 0 && !(p[k] > p[k - 1]))
             return invalid(c, key, "must be greater than t%d (t%d = %s, t%d = %s)", k - 1, k - 1,
                            num(a, p[k - 1]), k, num(b, p[k]));
     }
     if (f->kind != LD_TFN_TABLE) return LD_OK;
-    snprintf(key, sizeof key, "%s.t", prefix);
+    strf(key, sizeof key, "%s.t", prefix);
     if (f->ntab < 2 || !f->tab_t || !f->tab_f)
         return invalid(c, key, "a table needs at least 2 points, found %d", f->ntab);
     for (int k = 0; k < f->ntab; ++k) {
-        snprintf(key, sizeof key, "%s.t[%d]", prefix, k);
+        strf(key, sizeof key, "%s.t[%d]", prefix, k);
         if (!isfinite(f->tab_t[k]))
             return invalid(c, key, "must be finite, found %s", num(a, f->tab_t[k]));
         if (k > 0 && !(f->tab_t[k] > f->tab_t[k - 1]))
-            return invalid(c, key, "times must increase strictly, but t[%d] = %s follows t[%d] = %s",
-                           k, num(a, f->tab_t[k]), k - 1, num(b, f->tab_t[k - 1]));
-        snprintf(key, sizeof key, "%s.f[%d]", prefix, k);
+            return invalid(c, key,
+                           "times must increase strictly, but t[%d] = %s follows t[%d] = %s", k,
+                           num(a, f->tab_t[k]), k - 1, num(b, f->tab_t[k - 1]));
+        strf(key, sizeof key, "%s.f[%d]", prefix, k);
         if (!isfinite(f->tab_f[k]))
             return invalid(c, key, "must be finite, found %s", num(a, f->tab_f[k]));
     }
@@ -330,23 +340,23 @@ static int check_load(const checker *c, int i) {
     const ld_load *l = &c->m->loads[i];
     char key[128];
     int rc;
-    snprintf(key, sizeof key, "loads[%d].type", i);
+    strf(key, sizeof key, "loads[%d].type", i);
     if ((unsigned)l->kind > LD_LOAD_EXACT_TORQUE)
         return invalid(c, key, "unknown load kind %d", (int)l->kind);
-    snprintf(key, sizeof key, "loads[%d].body", i);
+    strf(key, sizeof key, "loads[%d].body", i);
     if ((rc = check_body_ref(c, key, l->body))) return rc;
     if (l->kind == LD_LOAD_EXACT_TORQUE) {
-        snprintf(key, sizeof key, "loads[%d].case", i);
+        strf(key, sizeof key, "loads[%d].case", i);
         if (l->exact != LD_EXACT_I && l->exact != LD_EXACT_II)
             return invalid(c, key, "an exact_torque load needs case i or ii");
         return LD_OK;
     }
-    snprintf(key, sizeof key, "loads[%d].frame", i);
+    strf(key, sizeof key, "loads[%d].frame", i);
     if (l->frame != LD_IN_SPATIAL && l->frame != LD_IN_BODY)
         return invalid(c, key, "unknown frame %d", (int)l->frame);
-    snprintf(key, sizeof key, "loads[%d].value", i);
+    strf(key, sizeof key, "loads[%d].value", i);
     if ((rc = check_finite(c, key, l->vec, 3))) return rc;
-    snprintf(key, sizeof key, "loads[%d].time", i);
+    strf(key, sizeof key, "loads[%d].time", i);
     return check_tfn(c, key, &l->fn);
 }
 
@@ -369,7 +379,8 @@ static int check_run(const checker *c) {
     if (!isfinite(r->t_start))
         return invalid(c, "integrator.t_start", "must be finite, found %s", num(a, r->t_start));
     if (!(isfinite(r->t_end) && r->t_end > r->t_start))
-        return invalid(c, "integrator.t_end", "must be finite and greater than t_start (t_start = %s, t_end = %s)",
+        return invalid(c, "integrator.t_end",
+                       "must be finite and greater than t_start (t_start = %s, t_end = %s)",
                        num(a, r->t_start), num(b, r->t_end));
     if (!(r->rho_inf >= 0.0 && r->rho_inf <= 1.0))
         return invalid(c, "integrator.rho_inf", "must be in [0, 1], found %s", num(a, r->rho_inf));

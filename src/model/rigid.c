@@ -6,6 +6,7 @@
  * B = [−R hat(p), I] (direct) or [−R hat(p), R] (semidirect); every tangent matrix is
  * analytic (the tests compare them with differences on the group). */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -299,11 +300,12 @@ static int initial_velocity(const ld_model *m, int i, double xd[3]) {
         ld_quat_to_mat(R, b->q);
         ld_v3_cross(c, b->omega, m->joints[j].p);
         ld_m3_mulv(w, R, c);
+        int bad = 0;
         for (int l = 0; l < 3; ++l) {
-            double want = -w[l];
-            if (b->has_v && fabs(b->v[l] - want) > 1e-6 * (1.0 + fabs(want))) return LD_EINVAL;
-            xd[l] = want;
+            xd[l] = -w[l];
+            bad |= b->has_v && fabs(b->v[l] - xd[l]) > 1e-6 * (1.0 + fabs(xd[l]));
         }
+        if (bad) return LD_EINVAL;
     }
     return LD_OK;
 }

@@ -1,4 +1,5 @@
 /* Lie-group generalized-α and Newmark (integrator.h). */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +35,7 @@ struct ld_integ {
     const ld_system *s;
     ld_integ_options o;
     double am, af, beta, gamma;
+    double bh2; /* βh² of the current step */
     int k, m, n;
     ld_la *la;
     double t;
@@ -43,8 +45,12 @@ struct ld_integ {
     double *qn, *vn, *vdn, *an, *lamn, *dq, *xi;
     /* residual, correction, matrices */
     double *r, *dx, *S, *M, *C, *K, *T, *B, *KT;
-    double *hist;
+    double *hist, *rhist;
     int nhist;
+    int *colptr, *rowind; /* KLU: the fixed CSC pattern (first factorization) */
+    double *vals;
+    int *blk;      /* block index of every row/column (nodes, then constraint rows) */
+    double rscale; /* round-off scale of the preconditioned residual (RMS of the term sizes) */
     ld_integ_stats st;
     char msg[160];
 };
@@ -89,7 +95,8 @@ ld_integ *ld_integ_create(const ld_system *s, const ld_integ_options *o, int *st
     it->n = s->k + s->m;
     coefficients(it);
     size_t k = (size_t)it->k, m = (size_t)it->m, n = (size_t)it->n, nq = (size_t)s->nq;
-    size_t total = 2 * nq + 8 * k + 2 * m + n + n + n * n + 5 * k * k + m * k + (size_t)o->max_iter;
+    size_t total =
+        2 * nq + 8 * k + 2 * m + n + n + n * n + 5 * k * k + m * k + 2 * (size_t)o->max_iter;
     double *p = calloc(total, sizeof(double));
     it->la = ld_la_create(o->la, it->n);
     if (!p || !it->la) {
@@ -120,7 +127,8 @@ ld_integ *ld_integ_create(const ld_system *s, const ld_integ_options *o, int *st
     it->T = p, p += k * k;
     it->KT = p, p += k * k;
     it->B = p, p += m * k;
-    it->hist = p;
+    it->hist = p, p += o->max_iter;
+    it->rhist = p;
     *status = LD_OK;
     return it;
 }
@@ -129,6 +137,10 @@ void ld_integ_free(ld_integ *it) {
     if (!it) return;
     ld_la_free(it->la);
     free(it->q); /* the one block */
+    free(it->colptr);
+    free(it->rowind);
+    free(it->vals);
+    free(it->blk);
     free(it);
 }
 
@@ -152,7 +164,8 @@ static int all_finite(const double *x, int n) {
     return 1;
 }
 
-/* Residual at the trial state: r = [M v̇ + g + Bᵀλ; Φ]; also leaves M and B in place. */
+/* Residual at the trial state: r = [M v̇ + g + Bᵀλ; Φ]; also leaves M and B in place, and
+ * the size of the terms (rscale) from which round-off in D_L r is estimated. */
 static int residual(ld_integ *it, double t) {
     const ld_system *s = it->s;
     int k = it->k, m = it->m, rc = s->ops.mass(s, it->qn, it->M);
@@ -160,13 +173,25 @@ static int residual(ld_integ *it, double t) {
     if (!rc && m > 0) rc = s->ops.phi_q(s, t, it->qn, it->B);
     if (!rc && m > 0) rc = s->ops.phi(s, t, it->qn, it->r + k);
     if (rc) return rc;
+    double h2 = it->bh2 * it->bh2, sc = 0.0, qmax = 0.0;
     for (int i = 0; i < k; ++i) {
-        double acc = 0.0;
+        double acc = 0.0, mag = fabs(it->r[i]);
         const double *Mi = it->M + (size_t)i * (size_t)k;
-        for (int j = 0; j < k; ++j) acc += Mi[j] * it->vdn[j];
-        for (int j = 0; j < m; ++j) acc += it->B[(size_t)j * (size_t)k + (size_t)i] * it->lamn[j];
+        for (int j = 0; j < k; ++j) {
+            acc += Mi[j] * it->vdn[j];
+            mag += fabs(Mi[j] * it->vdn[j]);
+        }
+        for (int j = 0; j < m; ++j) {
+            double b = it->B[(size_t)j * (size_t)k + (size_t)i] * it->lamn[j];
+            acc += b;
+            mag += fabs(b);
+        }
         it->r[i] += acc;
+        sc += h2 * mag * mag;
     }
+    for (int i = 0; i < s->nq; ++i) qmax = fmax(qmax, fabs(it->qn[i]));
+    sc += (double)m * (1.0 + qmax) * (1.0 + qmax);
+    it->rscale = sqrt(sc / (double)it->n);
     return LD_OK;
 }
 
@@ -234,20 +259,90 @@ static int reject(ld_integ *it, const char *why, double h) {
     return LD_RETRY;
 }
 
-/* One Newton iteration: assemble, solve, update the trial state; *err the correction norm. */
-static int newton_iteration(ld_integ *it, double t1, double h, double *err) {
+/* The KLU pattern at block granularity (a node's velocity block, or one constraint row):
+ * block (I, J) is kept if I = J is a node, or if any entry of it is non-zero in the first
+ * iteration matrix. Entries of finite-difference tangents that are zero by accident then
+ * cannot change the pattern later; only a coupling between blocks that was absent in the
+ * first matrix would be dropped (none arises for a fixed topology). Allocated once. */
+static int klu_pattern(ld_integ *it) {
+    const ld_system *s = it->s;
+    int n = it->n, nb = s->nnodes + it->m;
+    it->blk = malloc((size_t)n * sizeof(int));
+    unsigned char *keep = calloc((size_t)nb * (size_t)nb, 1);
+    if (!it->blk || !keep) {
+        free(keep);
+        return LD_ENOMEM;
+    }
+    for (int b = 0; b < s->nnodes; ++b) {
+        int w = (b + 1 < s->nnodes ? s->nodes[b + 1].voff : it->k) - s->nodes[b].voff;
+        for (int j = 0; j < w; ++j) it->blk[s->nodes[b].voff + j] = b;
+        keep[(size_t)b * (size_t)nb + (size_t)b] = 1;
+    }
+    for (int c = 0; c < it->m; ++c) it->blk[it->k + c] = s->nnodes + c;
+    for (size_t i = 0; i < (size_t)n; ++i)
+        for (size_t j = 0; j < (size_t)n; ++j)
+            if (it->S[i * (size_t)n + j] != 0.0)
+                keep[(size_t)it->blk[i] * (size_t)nb + (size_t)it->blk[j]] = 1;
+    size_t nnz = 0;
+    for (size_t i = 0; i < (size_t)n; ++i)
+        for (size_t j = 0; j < (size_t)n; ++j)
+            nnz += keep[(size_t)it->blk[i] * (size_t)nb + (size_t)it->blk[j]];
+    it->colptr = malloc(((size_t)n + 1) * sizeof(int));
+    it->rowind = malloc((nnz ? nnz : 1) * sizeof(int));
+    it->vals = malloc((nnz ? nnz : 1) * sizeof(double));
+    if (!it->colptr || !it->rowind || !it->vals) {
+        free(keep);
+        return LD_ENOMEM;
+    }
+    int p = 0;
+    for (int j = 0; j < n; ++j) {
+        it->colptr[j] = p;
+        for (int i = 0; i < n; ++i)
+            if (keep[(size_t)it->blk[i] * (size_t)nb + (size_t)it->blk[j]]) it->rowind[p++] = i;
+    }
+    it->colptr[n] = p;
+    free(keep);
+    return LD_OK;
+}
+
+/* Factor the iteration matrix S with the chosen backend. */
+static int factor(ld_integ *it) {
+    if (it->o.la == LD_LA_DENSE) return ld_la_factor_dense(it->la, it->S);
+    if (!it->colptr) {
+        int rc = klu_pattern(it);
+        if (rc) return rc;
+    }
+    size_t n = (size_t)it->n;
+    for (size_t j = 0; j < n; ++j)
+        for (int p = it->colptr[j]; p < it->colptr[j + 1]; ++p)
+            it->vals[p] = it->S[(size_t)it->rowind[p] * n + j];
+    return ld_la_factor_csc(it->la, it->colptr, it->rowind, it->vals);
+}
+
+/* One Newton iteration: assemble, solve, update the trial state; *err the correction norm,
+ * *at_roundoff set when the residual before the correction was already at round-off level
+ * (then no iteration can reduce it further: the index-3 multipliers carry an O(ε/h²) noise
+ * that a strict tolerance on λ would otherwise never pass). */
+static int newton_iteration(ld_integ *it, double t1, double h, double *err, int *at_roundoff) {
     int k = it->k, m = it->m, n = it->n;
     double bh2 = it->beta * h * h;
     double bp = (1.0 - it->am) / (bh2 * (1.0 - it->af)), gp = it->gamma / (h * it->beta);
+    it->bh2 = bh2;
     for (int i = 0; i < k; ++i) it->xi[i] = h * it->dq[i];
     ld_sys_retract(it->s, it->qn, it->q, it->xi);
     int rc = residual(it, t1);
     if (!rc) rc = iteration_matrix(it, t1, h);
     if (rc) return rc;
+    double rn = 0.0; /* RMS of the preconditioned residual D_L r */
+    for (int i = 0; i < k; ++i) rn += (bh2 * it->r[i]) * (bh2 * it->r[i]);
+    for (int i = k; i < n; ++i) rn += it->r[i] * it->r[i];
+    rn = sqrt(rn / (double)n);
+    it->rhist[it->nhist] = rn;
+    *at_roundoff = rn <= 1e3 * DBL_EPSILON * it->rscale;
     for (int i = 0; i < k; ++i) it->dx[i] = -bh2 * it->r[i];
     for (int i = k; i < n; ++i) it->dx[i] = -it->r[i];
     it->st.factorizations++;
-    rc = ld_la_factor_dense(it->la, it->S);
+    rc = factor(it);
     if (!rc) rc = ld_la_solve(it->la, it->dx);
     if (rc) return rc;
     for (int i = 0; i < m; ++i) it->dx[k + i] /= bh2;
@@ -283,11 +378,11 @@ int ld_integ_step(ld_integ *it, double h) {
     it->msg[0] = '\0';
     it->nhist = 0;
     predict(it, h);
-    int i = 0;
-    while (i < it->o.max_iter && err > 1.0) {
+    int i = 0, floor = 0;
+    while (i < it->o.max_iter && err > 1.0 && !floor) {
         ++i;
         it->st.newton_iterations++;
-        int rc = newton_iteration(it, t1, h, &err);
+        int rc = newton_iteration(it, t1, h, &err, &floor);
         if (rc == LD_ESINGULAR) return reject(it, "singular iteration matrix", h);
         if (rc == LD_EDOMAIN || !isfinite(err))
             return reject(it, "non-finite Newton correction", h);
@@ -295,7 +390,8 @@ int ld_integ_step(ld_integ *it, double h) {
         if (rc < 0) return rc;
         it->hist[it->nhist++] = err;
     }
-    if (err > 1.0) {
+    if (err > 1.0 && floor) it->st.roundoff_stops++;
+    if (err > 1.0 && !floor) {
         char why[96];
         snprintf(why, sizeof why, "Newton did not converge in %d iterations (error norm %.3g)",
                  it->o.max_iter, err);
@@ -343,4 +439,8 @@ const char *ld_integ_message(const ld_integ *it) {
 const double *ld_integ_newton_history(const ld_integ *it, int *n) {
     *n = it->nhist;
     return it->hist;
+}
+const double *ld_integ_residual_history(const ld_integ *it, int *n) {
+    *n = it->nhist;
+    return it->rhist;
 }
