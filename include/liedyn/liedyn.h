@@ -46,5 +46,9 @@ LD_END_DECLS
 #include "liedyn/rk.h"
 #include "liedyn/erk.h"
 #include "liedyn/attitude.h"
+#include "liedyn/linalg.h"
+#include "liedyn/model.h"
+#include "liedyn/system.h"
+#include "liedyn/integrator.h"
 
 #endif /* LIEDYN_LIEDYN_H */

@@ -17,8 +17,15 @@
  *
  * The solver owns all its memory; it is sized in ld_la_create (dense) or at the first
  * factorization (KLU: the pattern's size), never inside a later factor/solve with the same
- * pattern. Status codes: LD_OK; LD_ESINGULAR for an exactly or numerically singular matrix
- * (the previous factorization is then discarded); LD_EINVAL for bad arguments; LD_ENOMEM.
+ * pattern. The KLU pattern is the union of every pattern seen (plus the diagonal); an input
+ * with an entry outside it grows the pattern and gets a new symbolic analysis.
+ * A matrix is singular when some pivot |u_kk| ≤ n·ε·max|a_ij| (KLU: pivots unscaled first).
+ * Small dense systems (n ≤ 12) use plain C elimination with partial pivoting (measured faster
+ * than the LAPACK call there, docs/linalg.md).
+ * Status codes: LD_OK; LD_ESINGULAR for an exactly or numerically singular matrix; LD_EINVAL
+ * for bad arguments, NaN/Inf entries or an invalid CSC matrix; LD_ENOMEM. Any failed
+ * factorization discards the previous one: ld_la_solve then returns LD_EINVAL until the next
+ * successful factorization.
  */
 #ifndef LIEDYN_LINALG_H
 #define LIEDYN_LINALG_H
