@@ -40,6 +40,11 @@ MUTANTS = [
     ("src/ode/erk.c", "double w = fmax(atol, rtol * fmax(s0[i], s1[i]));", "double w = fmax(atol, rtol * s0[i]);", "controller: relative scale from the old state only"),
     ("src/ode/gyro.c", "w[k] = a[k] + s * (b[k] - a[k]);", "w[k] = a[k] + s * (b[k] + a[k]);", "gyro: wrong interpolation"),
     ("src/ode/gyro.c", "        ++lineno;\n", "", "gyro: line numbers not counted"),
+    ("src/model/rigid.c", "row[o + 3 + c] = RB(s)->semi ? R[3 * r + c] : (r == c ? 1.0 : 0.0);", "row[o + 3 + c] = RB(s)->semi ? (r == c ? 1.0 : 0.0) : R[3 * r + c];", "joint gradient: direct and semidirect translation blocks swapped"),
+    ("src/model/rigid.c", "for (int i = 0; i < 3; ++i) c2[i] += c1[i];", "for (int i = 0; i < 3; ++i) c2[i] -= c1[i];", "joint acceleration term: sign of R(Omega x U)"),
+    ("src/sys/genalpha.c", "it->gamma = 0.5 + it->af - it->am;", "it->gamma = 0.5 + it->af + it->am;", "generalized-alpha: gamma off the second-order condition"),
+    ("src/sys/genalpha.c", "for (int i = 0; i < m; ++i) it->dx[k + i] /= bh2;", "for (int i = 0; i < m; ++i) it->dx[k + i] *= bh2;", "preconditioning: multipliers not scaled back"),
+    ("src/model/exact.c", "double srr = -sn / (4.0 * r) - cs / u + 2.0 * sn / (u * r);", "double srr = -sn / (4.0 * r) - cs / u + 2.0 * sn / (u * u);", "exact solution: second derivative of sin(phi/2)/phi"),
 ]
 
 
@@ -57,7 +62,7 @@ def main():
     if run(["cmake", "-S", src, "-B", build, f"-DCMAKE_BUILD_TYPE={btype}"], work):
         sys.exit("mutation-check: configure failed")
     targets = ["test_fn", "test_quat", "test_so3", "test_groups", "test_erk", "test_attitude",
-               "liedyn", "json_compare"]
+               "test_system", "test_genalpha", "liedyn", "json_compare"]
     survived = 0
     print("mutant,file,result")
     for path, old, new, what in MUTANTS:
@@ -67,7 +72,7 @@ def main():
             sys.exit(f"mutation-check: pattern not found once in {path}: {old}")
         open(f, "w").write(text.replace(old, new))
         built = run(["cmake", "--build", build, "-j2", "--target"] + targets, work) == 0
-        failed = (not built) or run(["ctest", "-R", "^(fn|quat|so3|groups|erk|attitude|cli_attitude)$"], build) != 0
+        failed = (not built) or run(["ctest", "-R", "^(fn|quat|so3|groups|erk|attitude|cli_attitude|system|genalpha)$"], build) != 0
         open(f, "w").write(text)
         survived += not failed
         print(f'"{what}",{path},{"killed" if failed else "SURVIVED"}', flush=True)
