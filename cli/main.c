@@ -2,6 +2,8 @@
  * liedyn — command-line front end. Uses only the public API.
  *   liedyn demo        print exp/log of a sample rotation in every representation
  *   liedyn attitude    integrate orientation from angular velocity (see cli/attitude.c)
+ *   liedyn run         integrate a multibody model (see cli/run.c)
+ *   liedyn convergence observed order of an integrator on a model (see cli/run.c)
  *   liedyn version     print the library version
  */
 #include <stdarg.h>
@@ -59,9 +61,11 @@ static int cmd_demo(void) {
 static void usage(FILE *f) {
     fprintf(f, "usage: liedyn <command>\n"
                "commands:\n"
-               "  demo      exp/log/tangent maps of a sample rotation\n"
-               "  attitude  integrate orientation from angular velocity (attitude --help)\n"
-               "  version   print the library version\n");
+               "  demo         exp/log/tangent maps of a sample rotation\n"
+               "  attitude     integrate orientation from angular velocity (attitude --help)\n"
+               "  run          integrate a multibody model, e.g. 'run heavy-top' (run --help)\n"
+               "  convergence  observed order of an integrator on a model (convergence --help)\n"
+               "  version      print the library version\n");
 }
 
 int main(int argc, char **argv) {
@@ -71,6 +75,8 @@ int main(int argc, char **argv) {
     }
     if (strcmp(argv[1], "demo") == 0) return cmd_demo();
     if (strcmp(argv[1], "attitude") == 0) return cli_attitude(argc - 2, argv + 2);
+    if (strcmp(argv[1], "run") == 0) return cli_run(argc - 2, argv + 2);
+    if (strcmp(argv[1], "convergence") == 0) return cli_convergence(argc - 2, argv + 2);
     if (strcmp(argv[1], "version") == 0 || strcmp(argv[1], "--version") == 0) {
         printf("liedyn %s\n", ld_version());
         return 0;

@@ -1,2 +1,199 @@
 #!/bin/sh
-exit 0
+# liedyn run / convergence end to end: JSON answer files, CSV and VTK layout, --plot, the
+# observed order on the heavy top, one readable error line with exit 2 for every kind of bad
+# input, and a failing run (exit 3, partial CSV, JSON status "failed").
+# usage: cli_run.sh LIEDYN JSON_COMPARE SOURCE_DIR WORK_DIR
+# UPDATE_ANSWERS=1 rewrites tests/answers/run_*.json from this build.
+set -u
+LIEDYN=$1 CMP=$2 SRC=$3 WORK=$4
+mkdir -p "$WORK"
+fails=0
+fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
+
+# Keys whose values are not compared: timings, and the constraint residual, which is at
+# round-off level and differs between BLAS kernels (checked separately below).
+VOLATILE="cpu_s constraint_residual"
+
+# answer: NAME EXPECTED_EXIT COMMAND ARGS... — run with --json, compare with
+# tests/answers/NAME.json
+answer() {
+    name=$1 want=$2
+    shift 2
+    "$LIEDYN" "$@" --json >"$WORK/$name.json" 2>"$WORK/$name.err"
+    rc=$?
+    [ "$rc" -eq "$want" ] || fail "$name: exit $rc, expected $want ($(cat "$WORK/$name.err"))"
+    if [ -n "${UPDATE_ANSWERS:-}" ]; then cp "$WORK/$name.json" "$SRC/tests/answers/$name.json"; fi
+    # shellcheck disable=SC2086
+    "$CMP" "$SRC/tests/answers/$name.json" "$WORK/$name.json" $VOLATILE || fail "$name: JSON differs"
+}
+
+# value KEY FILE: the text of a scalar JSON value (one-line JSON as liedyn writes it)
+value() { sed -n "s/.*\"$1\": \([^,}]*\).*/\1/p" "$2"; }
+# array KEY FILE: the elements of a JSON array, one per line
+array() { sed -n "s/.*\"$1\": \[\([^]]*\)\].*/\1/p" "$2" | tr ',' '\n' | tr -d ' '; }
+
+answer run_heavy_top_genalpha 0 run heavy-top --dt 1e-3 --t-end 0.05
+answer run_heavy_top_s3sdr3 0 run heavy-top --formulation s3sdr3 --dt 1e-3 --t-end 0.05
+answer run_torque_body_ii_newmark 0 run torque-body-ii --integrator newmark --t-end 1
+answer run_free_top_se3_klu 0 run free-top --formulation se3 --la klu --t-end 0.5
+answer run_convergence_torque_body_i 0 convergence torque-body-i --integrator newmark \
+    --dt-list 0.1,0.05 --t-end 1
+
+# the constraint of the heavy top holds to round-off; the free body has none
+for name in run_heavy_top_genalpha run_heavy_top_s3sdr3; do
+    r=$(value constraint_residual "$WORK/$name.json")
+    awk -v r="$r" 'BEGIN { exit !(r >= 0 && r < 1e-12) }' || fail "$name: constraint_residual $r"
+done
+[ "$(value constraint_residual "$WORK/run_free_top_se3_klu.json")" = "0" ] ||
+    fail "free top: constraint_residual not 0"
+grep -q '"max_angle_error": [0-9]' "$WORK/run_torque_body_ii_newmark.json" ||
+    fail "torque-body-ii: no max_angle_error"
+grep -q '"max_angle_error"' "$WORK/run_heavy_top_genalpha.json" &&
+    fail "heavy top: max_angle_error reported for a model without an exact solution"
+
+# CSV layout: header, the initial row, every 10th step and the (shortened) last step
+"$LIEDYN" run heavy-top --dt 1e-3 --t-end 0.105 --output-every 10 --out "$WORK/ht.csv" \
+    >"$WORK/ht.out" 2>"$WORK/ht.err" || fail "csv run: $(cat "$WORK/ht.err")"
+hdr="t,top.x,top.y,top.z,top.qw,top.qx,top.qy,top.qz,top.wx,top.wy,top.wz,top.vx,top.vy,top.vz,energy,constraint_residual"
+[ "$(head -n 1 "$WORK/ht.csv")" = "$hdr" ] || fail "csv header: $(head -n 1 "$WORK/ht.csv")"
+[ "$(wc -l <"$WORK/ht.csv")" -eq 13 ] || fail "csv lines: $(wc -l <"$WORK/ht.csv"), expected 13"
+[ "$(sed -n 2p "$WORK/ht.csv" | cut -d, -f1)" = "0" ] || fail "csv first time"
+[ "$(sed -n 3p "$WORK/ht.csv" | cut -d, -f1)" = "0.01" ] || fail "csv second time: $(sed -n 3p "$WORK/ht.csv" | cut -d, -f1)"
+[ "$(tail -n 1 "$WORK/ht.csv" | cut -d, -f1)" = "0.105" ] || fail "csv last time: $(tail -n 1 "$WORK/ht.csv" | cut -d, -f1)"
+awk -F, 'NF != 16 { bad = 1 } END { exit bad }' "$WORK/ht.csv" || fail "csv: a row without 16 columns"
+grep -q "105 steps" "$WORK/ht.out" || fail "csv run summary: $(cat "$WORK/ht.out")"
+[ -s "$WORK/ht.err" ] && fail "csv run wrote on stderr: $(cat "$WORK/ht.err")"
+# exact models get an angle-error column
+"$LIEDYN" run torque-body-ii --t-end 0.2 --out "$WORK/tb.csv" --quiet >/dev/null || fail "tb csv run"
+head -n 1 "$WORK/tb.csv" | grep -q ',energy,constraint_residual,body.angle_error$' ||
+    fail "tb csv header: $(head -n 1 "$WORK/tb.csv")"
+[ "$(wc -l <"$WORK/tb.csv")" -eq 6 ] || fail "tb csv lines: $(wc -l <"$WORK/tb.csv")"
+
+# a model file given by path, and models/NAME.yaml relative to the current directory
+mkdir -p "$WORK/models"
+cp "$SRC/models/free-top.yaml" "$WORK/models/my-top.yaml"
+(cd "$WORK" && "$LIEDYN" run my-top --t-end 0.05 >"$WORK/my.out" 2>&1) || fail "models/my-top.yaml: $(cat "$WORK/my.out")"
+"$LIEDYN" run "$WORK/models/my-top.yaml" --t-end 0.05 >/dev/null 2>&1 || fail "model by path"
+
+# VTK: one file per output row and the series file listing them with their times
+rm -rf "$WORK/vtk"
+"$LIEDYN" run heavy-top --dt 1e-3 --t-end 0.05 --output-every 25 --vtk "$WORK/vtk/a" \
+    >/dev/null 2>"$WORK/vtk.err" || fail "vtk run: $(cat "$WORK/vtk.err")"
+[ "$(ls "$WORK/vtk/a" | grep -c '^heavy-top_0000[0-2]\.vtk$')" -eq 3 ] || fail "vtk files: $(ls "$WORK/vtk/a")"
+grep -q '^DATASET POLYDATA$' "$WORK/vtk/a/heavy-top_00002.vtk" || fail "vtk: not POLYDATA"
+grep -q '^VECTORS e3 double$' "$WORK/vtk/a/heavy-top_00002.vtk" || fail "vtk: no e3"
+grep -q '"name": "heavy-top_00002.vtk", "time": 0.05' "$WORK/vtk/a/heavy-top.vtk.series" ||
+    fail "vtk series: $(cat "$WORK/vtk/a/heavy-top.vtk.series")"
+
+# --plot: a PNG when gnuplot is there; without gnuplot on PATH, exit 2 before running
+if command -v gnuplot >/dev/null 2>&1; then
+    rm -f "$WORK/ht.png"
+    "$LIEDYN" run heavy-top --dt 1e-3 --t-end 0.1 --plot "$WORK/ht.png" >/dev/null 2>"$WORK/plot.err" ||
+        fail "plot: $(cat "$WORK/plot.err")"
+    [ -s "$WORK/ht.png" ] || fail "plot: no PNG"
+    ls -a "$WORK" | grep -q '^\.liedyn-plot-' && fail "plot: temporary CSV left behind"
+fi
+PATH=/nonexistent "$LIEDYN" run heavy-top --plot "$WORK/x.png" >"$WORK/np.out" 2>"$WORK/np.err"
+rc=$?
+[ "$rc" -eq 2 ] || fail "--plot without gnuplot: exit $rc"
+[ "$(cat "$WORK/np.err")" = "liedyn: --plot needs gnuplot (apt-get install gnuplot-nox)" ] ||
+    fail "--plot without gnuplot: $(cat "$WORK/np.err")"
+[ -s "$WORK/np.out" ] && fail "--plot without gnuplot ran anyway"
+
+# the observed order of generalized-alpha on the heavy top is 2
+"$LIEDYN" convergence heavy-top --integrator genalpha --dt-list 4e-3,2e-3,1e-3 --t-end 0.2 --json \
+    >"$WORK/conv.json" 2>"$WORK/conv.err" || fail "convergence: $(cat "$WORK/conv.err")"
+for key in rot_order pos_order; do
+    n=0
+    for o in $(array "$key" "$WORK/conv.json"); do
+        n=$((n + 1))
+        awk -v o="$o" 'BEGIN { exit !(o > 1.7 && o < 2.3) }' || fail "convergence: $key $o"
+    done
+    [ "$n" -eq 2 ] || fail "convergence: $key has $n entries"
+done
+# the same against a reference CSV (the row t = T of a finer run)
+"$LIEDYN" run heavy-top --dt 2.5e-4 --t-end 0.2 --output-every 100 --out "$WORK/ref.csv" --quiet \
+    >/dev/null 2>&1 || fail "reference run"
+"$LIEDYN" convergence heavy-top --dt-list 4e-3,2e-3 --t-end 0.2 --ref "$WORK/ref.csv" --json \
+    >"$WORK/convref.json" 2>"$WORK/convref.err" || fail "convergence --ref: $(cat "$WORK/convref.err")"
+[ "$(value reference "$WORK/convref.json")" = '"file"' ] || fail "convergence --ref: reference"
+awk -v o="$(array rot_order "$WORK/convref.json")" 'BEGIN { exit !(o > 1.7 && o < 2.3) }' ||
+    fail "convergence --ref: order $(array rot_order "$WORK/convref.json")"
+
+# bad input: exit code 2 and one line on stderr naming the problem
+bad() {
+    pattern=$1
+    shift
+    "$LIEDYN" "$@" >"$WORK/bad.out" 2>"$WORK/bad.err"
+    rc=$?
+    [ "$rc" -eq 2 ] || fail "'$*': exit $rc, expected 2"
+    [ "$(wc -l <"$WORK/bad.err")" -eq 1 ] || fail "'$*': stderr has $(wc -l <"$WORK/bad.err") lines"
+    grep -q -- "$pattern" "$WORK/bad.err" || fail "'$*': stderr '$(cat "$WORK/bad.err")' lacks '$pattern'"
+}
+cat >"$WORK/neg-mass.yaml" <<'EOF'
+name: neg-mass
+bodies:
+  - name: b
+    mass: -1.0
+    inertia: [1, 1, 1]
+    position: [0, 0, 0]
+    orientation: [1, 0, 0, 0]
+EOF
+cat >"$WORK/bad-velocity.yaml" <<'EOF'
+name: bad-velocity
+gravity: [0, 0, -9.81]
+bodies:
+  - name: top
+    mass: 1.0
+    inertia: [1, 1, 1]
+    position: [0, 1, 0]
+    angular_velocity: [0, 0, 1]
+    velocity: [0, 0, 5]
+joints:
+  - name: pivot
+    type: spherical
+    body: top
+    point: [0, -1, 0]
+    ground: [0, 0, 0]
+EOF
+bad "'no-such-model' is neither a model file nor a shipped model (shipped: .*heavy-top" run no-such-model
+bad "unknown option '--bogus'" run heavy-top --bogus
+bad "run: --dt must be positive, got '-1'" run heavy-top --dt -1
+bad "run: --dt needs a finite number, got 'abc'" run heavy-top --dt abc
+bad "run: --dt needs a value" run heavy-top --dt
+bad "unknown integrator 'rk9' (genalpha, newmark)" run heavy-top --integrator rk9
+bad "unknown formulation 'euler' (so3xr3, se3, s3xr3, s3sdr3)" run heavy-top --formulation euler
+bad "neg-mass.yaml:4: bodies\[0\].mass: must be positive" run "$WORK/neg-mass.yaml"
+bad "bad-velocity.yaml: inconsistent initial state: body 'top': the given velocity contradicts its joint" run "$WORK/bad-velocity.yaml"
+sed -e 's/position: \[0, 1, 0\]/position: [0, 2, 0]/' -e '/velocity: \[0, 0, 5\]/d' "$WORK/bad-velocity.yaml" >"$WORK/open-joint.yaml"
+bad "open-joint.yaml: inconsistent initial state: joint 0 ('pivot') is not closed at the start" run "$WORK/open-joint.yaml"
+bad "--rho-inf must be in \[0, 1\]" run heavy-top --rho-inf 1.5
+bad "end time 0 must be greater than the start time 0" run heavy-top --t-end 0
+bad "--max-iter needs a positive integer" run heavy-top --max-iter 0
+bad "unknown linear solver 'lu'" run heavy-top --la lu
+bad "unexpected argument 'free-top'" run heavy-top free-top
+bad "cannot write '$WORK/no-dir/x.csv'" run heavy-top --t-end 0.01 --out "$WORK/no-dir/x.csv"
+bad "cannot create directory '$WORK/neg-mass.yaml/vtk'" run heavy-top --t-end 0.01 --vtk "$WORK/neg-mass.yaml/vtk"
+bad "convergence: --dt-list needs at least 2 step sizes, got 1" convergence heavy-top --dt-list 1e-3
+bad "convergence: --dt-list: step size 1e-3 appears twice" convergence heavy-top --dt-list 1e-3,1e-3
+bad "convergence: --dt-list must be positive, got '-1e-3'" convergence heavy-top --dt-list 2e-3,-1e-3
+bad "convergence: --dt-list H1,H2,... is required" convergence heavy-top
+bad "convergence: unknown option '--out'" convergence heavy-top --dt-list 2e-3,1e-3 --out x.csv
+bad "has no row at t = 0.3" convergence heavy-top --dt-list 2e-3,1e-3 --t-end 0.3 --ref "$WORK/ref.csv"
+
+# a failing run: exit 3, one line on stderr, JSON status "failed", the CSV stays valid
+"$LIEDYN" run heavy-top --max-iter 1 --atol 1e-15 --dt 0.05 --out "$WORK/fail.csv" --json \
+    >"$WORK/fail.json" 2>"$WORK/fail.err"
+rc=$?
+[ "$rc" -eq 3 ] || fail "failing run: exit $rc, expected 3"
+[ "$(wc -l <"$WORK/fail.err")" -eq 1 ] || fail "failing run: stderr has $(wc -l <"$WORK/fail.err") lines"
+grep -q "^liedyn: run failed at t = 0: .*Newton did not converge in 1 iterations" "$WORK/fail.err" ||
+    fail "failing run: $(cat "$WORK/fail.err")"
+[ "$(value status "$WORK/fail.json")" = '"failed"' ] || fail "failing run: status $(value status "$WORK/fail.json")"
+[ "$(value t "$WORK/fail.json")" = "0" ] || fail "failing run: t $(value t "$WORK/fail.json")"
+[ "$(head -n 1 "$WORK/fail.csv")" = "$hdr" ] || fail "failing run: csv header"
+[ "$(wc -l <"$WORK/fail.csv")" -eq 2 ] || fail "failing run: csv lines $(wc -l <"$WORK/fail.csv")"
+awk -F, 'NF != 16 { bad = 1 } END { exit bad }' "$WORK/fail.csv" || fail "failing run: csv row"
+
+[ "$fails" -eq 0 ] && echo "cli_run: all checks passed"
+exit "$fails"

@@ -183,7 +183,8 @@ static void test_formulations_agree(void **state) {
     }
 }
 
-/* A velocity that contradicts the joint is refused; a consistent one is accepted. */
+/* A velocity that contradicts the joint, or an open joint, is refused with a message; a
+ * consistent state is accepted. */
 static void test_inconsistent_velocity(void **state) {
     (void)state;
     ld_model m;
@@ -198,6 +199,17 @@ static void test_inconsistent_velocity(void **state) {
     ld_model_system_free(&s);
     tm_bodies[0].v[0] = 5.0;
     assert_int_equal(ld_model_compile(&m, LD_FORM_SO3XR3, &s, &q0, &v0), LD_EINVAL);
+    char msg[256];
+    assert_int_equal(ld_model_check_initial(&m, msg, sizeof msg), LD_EINVAL);
+    assert_non_null(strstr(msg, "body 'top': the given velocity contradicts its joint"));
+    /* a joint that is not closed at the start */
+    tm_bodies[0].has_v = 0;
+    tm_bodies[0].x[1] = 1.001;
+    assert_int_equal(ld_model_check_initial(&m, msg, sizeof msg), LD_EINVAL);
+    assert_non_null(strstr(msg, "is not closed"));
+    assert_int_equal(ld_model_compile(&m, LD_FORM_S3SDR3, &s, &q0, &v0), LD_EINVAL);
+    tm_bodies[0].x[1] = 1.0;
+    assert_int_equal(ld_model_check_initial(&m, msg, sizeof msg), LD_OK);
 }
 
 /* The exact solutions of seed 000: Ω and Ω̇ against central differences of q(t). */

@@ -70,7 +70,7 @@ int ld_integ_init(ld_integ *it, double t0, const double *q0, const double *v0);
 
 /* One step of size h > 0. LD_OK, LD_RETRY (rejected; state unchanged) or < 0. */
 int ld_integ_step(ld_integ *it, double h);
-/* Advance by h, halving on rejection (up to max_halvings) so that the end time is t + h. */
+/* Advance by h, halving on rejection (up to max_halvings); sub-steps end exactly on t + h. */
 int ld_integ_advance(ld_integ *it, double h);
 
 double ld_integ_t(const ld_integ *it);

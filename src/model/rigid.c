@@ -310,8 +310,49 @@ static int initial_velocity(const ld_model *m, int i, double xd[3]) {
     return LD_OK;
 }
 
+/* Joint closure and velocity consistency at the initial state, with a message naming the
+ * joint or body. */
+int ld_model_check_initial(const ld_model *m, char *msg, size_t n) {
+    if (!m || (m->nbodies > 0 && !m->bodies) || (m->njoints > 0 && !m->joints)) return LD_EINVAL;
+    for (int j = 0; j < m->njoints; ++j) {
+        const ld_joint *jt = &m->joints[j];
+        if (jt->body < 0 || jt->body >= m->nbodies) return LD_EINVAL;
+        const ld_body *b = &m->bodies[jt->body];
+        double qn[4], Rp[3], d = 0.0, sc = 1.0;
+        if (ld_quat_normalize(qn, b->q)) return LD_EINVAL;
+        ld_quat_rotate(Rp, qn, jt->p);
+        for (int i = 0; i < 3; ++i) {
+            d = fmax(d, fabs(b->x[i] + Rp[i] - jt->xg[i]));
+            sc = fmax(sc, fabs(b->x[i]) + fabs(Rp[i]) + fabs(jt->xg[i]));
+        }
+        if (d > 1e-9 * sc) {
+            if (msg)
+                snprintf(msg, n,
+                         "joint %d ('%s') is not closed at the start: the point of body '%s' is "
+                         "%.3g m from the ground point",
+                         j, jt->name, b->name, d);
+            return LD_EINVAL;
+        }
+    }
+    for (int i = 0; i < m->nbodies; ++i) {
+        double xd[3];
+        if (initial_velocity(m, i, xd)) {
+            if (msg)
+                snprintf(msg, n,
+                         "body '%s': the given velocity contradicts its joint (the joint implies "
+                         "%.9g, %.9g, %.9g)",
+                         m->bodies[i].name, xd[0], xd[1], xd[2]);
+            return LD_EINVAL;
+        }
+    }
+    if (msg && n) msg[0] = '\0';
+    return LD_OK;
+}
+
 int ld_model_compile(const ld_model *m, ld_formulation f, ld_system *s, double **q0, double **v0) {
-    if (!m || !s || !q0 || !v0 || f < 0 || f >= LD_FORM_COUNT || m->nbodies < 1) return LD_EINVAL;
+    if (!m || !s || !q0 || !v0 || f < 0 || f >= LD_FORM_COUNT || m->nbodies < 1 ||
+        ld_model_check_initial(m, NULL, 0))
+        return LD_EINVAL;
     memset(s, 0, sizeof *s);
     rb_sys *rb = calloc(1, sizeof *rb);
     ld_node *nodes = calloc((size_t)m->nbodies, sizeof *nodes);

@@ -367,14 +367,14 @@ static void commit(ld_integ *it, double h, int iters) {
     memcpy(it->vd, it->vdn, (size_t)k * sizeof(double));
     memcpy(it->a, it->an, (size_t)k * sizeof(double));
     memcpy(it->lam, it->lamn, (size_t)it->m * sizeof(double));
-    it->t += h;
     it->st.steps++;
     it->st.last_iterations = iters;
 }
 
-int ld_integ_step(ld_integ *it, double h) {
-    if (!it || !(h > 0.0) || !isfinite(h) || !(it->t + h > it->t)) return LD_EINVAL;
-    double t1 = it->t + h, err = 2.0;
+/* One step from t to exactly t1 > t (h = t1 − t). */
+static int step_to(ld_integ *it, double t1) {
+    double h = t1 - it->t, err = 2.0;
+    if (!(h > 0.0) || !isfinite(h)) return LD_EINVAL;
     it->msg[0] = '\0';
     it->nhist = 0;
     predict(it, h);
@@ -398,21 +398,31 @@ int ld_integ_step(ld_integ *it, double h) {
         return reject(it, why, h);
     }
     commit(it, h, i);
+    it->t = t1;
     return LD_OK;
 }
 
-/* Advance by h; on rejection two half steps, recursively up to `depth` halvings. */
-static int advance_rec(ld_integ *it, double h, int depth) {
-    int rc = ld_integ_step(it, h);
+int ld_integ_step(ld_integ *it, double h) {
+    if (!it || !(h > 0.0) || !isfinite(h) || !(it->t + h > it->t)) return LD_EINVAL;
+    return step_to(it, it->t + h);
+}
+
+/* Advance to exactly t1; on rejection two half steps (the midpoint, then t1), recursively up
+ * to `depth` halvings. */
+static int advance_rec(ld_integ *it, double t1, int depth) {
+    double t0 = it->t;
+    int rc = step_to(it, t1);
     if (rc != LD_RETRY || depth <= 0) return rc;
-    rc = advance_rec(it, 0.5 * h, depth - 1);
+    double mid = t0 + 0.5 * (t1 - t0);
+    if (!(mid > t0 && mid < t1)) return rc; /* below the resolution of t */
+    rc = advance_rec(it, mid, depth - 1);
     if (rc) return rc;
-    return advance_rec(it, 0.5 * h, depth - 1);
+    return advance_rec(it, t1, depth - 1);
 }
 
 int ld_integ_advance(ld_integ *it, double h) {
-    if (!it) return LD_EINVAL;
-    return advance_rec(it, h, it->o.max_halvings);
+    if (!it || !(h > 0.0) || !isfinite(h) || !(it->t + h > it->t)) return LD_EINVAL;
+    return advance_rec(it, it->t + h, it->o.max_halvings);
 }
 
 double ld_integ_t(const ld_integ *it) {
