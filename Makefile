@@ -7,7 +7,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 MAKEFLAGS += --no-print-directory
-BENCH_PEERS ?= libgsl-dev libsundials-dev
+BENCH_PEERS ?= libgsl-dev libsundials-dev libmujoco-dev
 
 .PHONY: all deps build run test test-release test-sanitize bench repro format format-check install clean mutation
 
@@ -47,6 +47,8 @@ bench: build
 	$(BUILD)/release/bench/bench_lie | tee $(BUILD)/bench/lie.csv
 	$(BUILD)/release/bench/lie_accuracy | tee $(BUILD)/bench/lie_accuracy.csv
 	$(BUILD)/release/bench/bench_attitude | tee $(BUILD)/bench/attitude.csv
+	$(BUILD)/release/bench/bench_linalg | tee $(BUILD)/bench/linalg.csv
+	$(BUILD)/release/bench/bench_heavytop | tee $(BUILD)/bench/heavytop.csv
 
 # Reproduce the seed papers' studies: Markdown report and PNG plots in build/repro/.
 repro: build
