@@ -38,9 +38,9 @@ test-sanitize: deps
 	@cmake --build $(BUILD)/sanitize -j $(JOBS)
 	cd $(BUILD)/sanitize && ctest --output-on-failure -j $(JOBS)
 
-# Peers (GSL, SUNDIALS) are optional: installed here when possible, used only by bench/.
+# Peers (GSL, SUNDIALS, MuJoCo) are optional: each installed here when possible, used only by bench/
 bench: build
-	@scripts/install-deps $(BENCH_PEERS) || echo "liedyn: benchmarking without peers" >&2
+	@for p in $(BENCH_PEERS); do scripts/install-deps $$p || echo "liedyn: benchmarking without $$p" >&2; done
 	@cmake -S . -B $(BUILD)/release >/dev/null
 	@cmake --build $(BUILD)/release -j $(JOBS)
 	@mkdir -p $(BUILD)/bench

@@ -710,6 +710,17 @@ static void reference(void) {
            acc);
 }
 
+/* The loaded model is the top the reduced ODE and MuJoCo describe. */
+static void check_model(void) {
+    const ld_body *b = MODEL.nbodies == 1 ? &MODEL.bodies[0] : NULL;
+    const ld_joint *j = MODEL.njoints == 1 ? &MODEL.joints[0] : NULL;
+    int ok = b && j && b->mass == MASS && b->q[0] == 1.0 && j->body == 0;
+    for (int i = 0; ok && i < 3; ++i)
+        ok = b->inertia[4 * i] == JC[i] && b->x[i] == XB[i] && b->omega[i] == OMEGA0[i] &&
+             MODEL.gravity[i] == GRAV[i] && j->xg[i] == 0.0 && j->p[i] == -XB[i];
+    if (!ok) die("check_model", "models/heavy-top.yaml is not the top of problems.md section 3");
+}
+
 /* The reduced ODE's initial acceleration and liedyn's consistent one (ld_integ_init). */
 static void check_initial(void) {
     double dy[NY];
@@ -809,6 +820,7 @@ int main(void) {
     printf("# peer: MuJoCo not found at configure time (skipped)\n");
 #endif
 
+    check_model();
     check_initial();
     reference();
     fflush(stdout);
