@@ -680,18 +680,6 @@ static int show_progress(const sim *S, double t, long steps, double wall0, doubl
     return w > 0 ? w : 0;
 }
 
-/* ld_integ_advance up to the time `target`, except that the sub-steps of a halved step end
- * exactly on target: on a rejection, the two halves end at the midpoint and at target
- * (recursively, up to `depth` halvings). Same statistics and failure contract. */
-static int advance_to(ld_integ *it, double target, int depth) {
-    double t = ld_integ_t(it), h = target - t;
-    int rc = ld_integ_step(it, h);
-    if (rc != LD_RETRY || depth <= 0) return rc;
-    rc = advance_to(it, t + 0.5 * h, depth - 1);
-    if (rc) return rc;
-    return advance_to(it, target, depth - 1);
-}
-
 /* Step from t0 to t1; fills the results. Returns 0 or 3 (a step failed; S->msg says why). */
 static int sim_run(sim *S) {
     ld_integ *it = S->it;
@@ -709,7 +697,7 @@ static int sim_run(sim *S) {
     for (long n = 1; n <= nsteps; ++n) {
         double target = n == nsteps ? S->t1 : S->t0 + (double)n * S->dt;
         double c0 = cpu_seconds();
-        int rc = advance_to(it, target, S->o.max_halvings);
+        int rc = ld_integ_advance_to(it, target);
         S->cpu += cpu_seconds() - c0;
         q = ld_integ_q(it);
         v = ld_integ_v(it);

@@ -37,20 +37,27 @@ typedef struct run_result {
     long steps;
 } run_result;
 
-/* Integrate m in formulation f with method/ρ∞ at step h to t_end; the body-0 state at the end. */
-static void run(const ld_model *m, ld_formulation f, ld_integ_method meth, double rho, double h,
-                double t_end, run_result *out) {
-    ld_system s;
-    double *q0, *v0;
-    assert_int_equal(ld_model_compile(m, f, &s, &q0, &v0), LD_OK);
+/* Compile m in formulation f and start method/ρ∞ at t = 0 (default tolerances). */
+static ld_integ *start(const ld_model *m, ld_formulation f, ld_integ_method meth, double rho,
+                       ld_system *s, double **q0, double **v0) {
+    assert_int_equal(ld_model_compile(m, f, s, q0, v0), LD_OK);
     ld_integ_options o;
     ld_integ_options_init(&o);
     o.method = meth;
     o.rho_inf = rho;
     int st;
-    ld_integ *it = ld_integ_create(&s, &o, &st);
+    ld_integ *it = ld_integ_create(s, &o, &st);
     assert_non_null(it);
-    assert_int_equal(ld_integ_init(it, 0.0, q0, v0), LD_OK);
+    assert_int_equal(ld_integ_init(it, 0.0, *q0, *v0), LD_OK);
+    return it;
+}
+
+/* Integrate m in formulation f with method/ρ∞ at step h to t_end; the body-0 state at the end. */
+static void run(const ld_model *m, ld_formulation f, ld_integ_method meth, double rho, double h,
+                double t_end, run_result *out) {
+    ld_system s;
+    double *q0, *v0;
+    ld_integ *it = start(m, f, meth, rho, &s, &q0, &v0);
     long n = lround(t_end / h);
     for (long i = 0; i < n; ++i) {
         int rc = ld_integ_step(it, h);
@@ -240,15 +247,7 @@ static double energy_after(const ld_model *m, ld_integ_method meth, double rho, 
                            double *max_dev) {
     ld_system s;
     double *q0, *v0;
-    assert_int_equal(ld_model_compile(m, LD_FORM_SO3XR3, &s, &q0, &v0), LD_OK);
-    ld_integ_options o;
-    ld_integ_options_init(&o);
-    o.method = meth;
-    o.rho_inf = rho;
-    int st;
-    ld_integ *it = ld_integ_create(&s, &o, &st);
-    assert_non_null(it);
-    assert_int_equal(ld_integ_init(it, 0.0, q0, v0), LD_OK);
+    ld_integ *it = start(m, LD_FORM_SO3XR3, meth, rho, &s, &q0, &v0);
     double e0, e = 0.0;
     assert_int_equal(s.ops.energy(&s, 0.0, q0, v0, &e0), LD_OK);
     *max_dev = 0.0;

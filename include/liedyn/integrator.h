@@ -72,6 +72,8 @@ int ld_integ_init(ld_integ *it, double t0, const double *q0, const double *v0);
 int ld_integ_step(ld_integ *it, double h);
 /* Advance by h, halving on rejection (up to max_halvings); sub-steps end exactly on t + h. */
 int ld_integ_advance(ld_integ *it, double h);
+/* The same up to exactly the time t1 > t (output grids without accumulated rounding). */
+int ld_integ_advance_to(ld_integ *it, double t1);
 
 double ld_integ_t(const ld_integ *it);
 const double *ld_integ_q(const ld_integ *it);      /* nq */

@@ -15,21 +15,7 @@
 #include "liedyn/liedyn.h"
 #include "liedyn/model.h"
 
-#if defined(__GNUC__)
-#define LD_PRINTF(f, a) __attribute__((format(printf, f, a)))
-#else
-#define LD_PRINTF(f, a)
-#endif
-
-/* snprintf through a va_list: truncation of messages and keys is intended. */
-LD_PRINTF(3, 4)
-static int strf(char *dst, size_t cap, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    int w = vsnprintf(dst, cap, fmt, ap);
-    va_end(ap);
-    return w;
-}
+#include "../core/strf.h"
 
 /* ------------------------------------------------------------------ names */
 

@@ -421,8 +421,13 @@ static int advance_rec(ld_integ *it, double t1, int depth) {
 }
 
 int ld_integ_advance(ld_integ *it, double h) {
-    if (!it || !(h > 0.0) || !isfinite(h) || !(it->t + h > it->t)) return LD_EINVAL;
-    return advance_rec(it, it->t + h, it->o.max_halvings);
+    if (!it || !(h > 0.0) || !isfinite(h)) return LD_EINVAL;
+    return ld_integ_advance_to(it, it->t + h);
+}
+
+int ld_integ_advance_to(ld_integ *it, double t1) {
+    if (!it || !isfinite(t1) || !(t1 > it->t)) return LD_EINVAL;
+    return advance_rec(it, t1, it->o.max_halvings);
 }
 
 double ld_integ_t(const ld_integ *it) {

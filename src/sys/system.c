@@ -179,7 +179,7 @@ static int eval_residual(const ld_system *s, double t, const double *q, const do
     return LD_OK;
 }
 
-/* Work layout: q+ (nq) | e (k) | r+ (k) | r- (k) | M (k×k) | B (m×k) | p+ (m) | p- (m). */
+/* Work layout: q+ (nq) | e (k) | r+ (k) | r- (k) | v+ (k) | M (k×k) | B (m×k) | p+ (m) | p- (m). */
 typedef struct fd_work {
     double *qp, *e, *rp, *rm, *M, *B, *pp, *pm, *vp;
 } fd_work;
@@ -200,27 +200,51 @@ static int fd_split(const ld_system *s, fd_work *w) {
     return (size_t)(p - s->work) <= s->nwork ? LD_OK : LD_EINVAL;
 }
 
+/* Columns J[:, j] = (f(q ∘ exp(h e_j)) − f(q ∘ exp(−h e_j)))/2h of a function f on the group
+ * with `rows` outputs, written into J (rows×k); plus/minus are scratch of `rows` values. */
+typedef int (*fd_fn)(const ld_system *s, const double *qp, double *out, void *ctx);
+
+static int fd_group_columns(const ld_system *s, const double *q, int rows, fd_fn f, void *ctx,
+                            fd_work *w, double *plus, double *minus, double *J) {
+    int k = s->k;
+    double h = 1e-6;
+    memset(w->e, 0, (size_t)k * sizeof(double));
+    for (int j = 0; j < k; ++j) {
+        for (int sg = -1; sg <= 1; sg += 2) {
+            w->e[j] = sg * h;
+            ld_sys_retract(s, w->qp, q, w->e);
+            int rc = f(s, w->qp, sg < 0 ? minus : plus, ctx);
+            if (rc) return rc;
+        }
+        w->e[j] = 0.0;
+        for (int i = 0; i < rows; ++i)
+            J[(size_t)i * (size_t)k + (size_t)j] = (plus[i] - minus[i]) / (2.0 * h);
+    }
+    return LD_OK;
+}
+
+typedef struct res_ctx {
+    double t;
+    const double *v, *a, *lambda;
+    fd_work *w;
+} res_ctx;
+
+static int fd_residual(const ld_system *s, const double *qp, double *out, void *ctx) {
+    res_ctx *c = ctx;
+    return eval_residual(s, c->t, qp, c->v, c->a, c->lambda, out, c->w->M, c->w->B);
+}
+
+static int fd_phi(const ld_system *s, const double *qp, double *out, void *ctx) {
+    return s->ops.phi(s, *(const double *)ctx, qp, out);
+}
+
 int ld_sys_stiffness_fd(const ld_system *s, double t, const double *q, const double *v,
                         const double *a, const double *lambda, double *K) {
     fd_work w;
-    int rc = fd_split(s, &w), k = s->k;
+    int rc = fd_split(s, &w);
     if (rc) return rc;
-    double h = 1e-6;
-    memset(w.e, 0, (size_t)k * sizeof(double));
-    for (int j = 0; j < k; ++j) {
-        w.e[j] = h;
-        ld_sys_retract(s, w.qp, q, w.e);
-        rc = eval_residual(s, t, w.qp, v, a, lambda, w.rp, w.M, w.B);
-        if (rc) return rc;
-        w.e[j] = -h;
-        ld_sys_retract(s, w.qp, q, w.e);
-        rc = eval_residual(s, t, w.qp, v, a, lambda, w.rm, w.M, w.B);
-        if (rc) return rc;
-        w.e[j] = 0.0;
-        for (int i = 0; i < k; ++i)
-            K[(size_t)i * (size_t)k + (size_t)j] = (w.rp[i] - w.rm[i]) / (2.0 * h);
-    }
-    return LD_OK;
+    res_ctx c = {t, v, a, lambda, &w};
+    return fd_group_columns(s, q, s->k, fd_residual, &c, &w, w.rp, w.rm, K);
 }
 
 int ld_sys_g_v_fd(const ld_system *s, double t, const double *q, const double *v, double *C) {
@@ -245,24 +269,9 @@ int ld_sys_g_v_fd(const ld_system *s, double t, const double *q, const double *v
 
 int ld_sys_phi_q_fd(const ld_system *s, double t, const double *q, double *B) {
     fd_work w;
-    int rc = fd_split(s, &w), k = s->k, m = s->m;
+    int rc = fd_split(s, &w);
     if (rc) return rc;
-    double h = 1e-6;
-    memset(w.e, 0, (size_t)k * sizeof(double));
-    for (int j = 0; j < k; ++j) {
-        w.e[j] = h;
-        ld_sys_retract(s, w.qp, q, w.e);
-        rc = s->ops.phi(s, t, w.qp, w.pp);
-        if (rc) return rc;
-        w.e[j] = -h;
-        ld_sys_retract(s, w.qp, q, w.e);
-        rc = s->ops.phi(s, t, w.qp, w.pm);
-        if (rc) return rc;
-        w.e[j] = 0.0;
-        for (int i = 0; i < m; ++i)
-            B[(size_t)i * (size_t)k + (size_t)j] = (w.pp[i] - w.pm[i]) / (2.0 * h);
-    }
-    return LD_OK;
+    return fd_group_columns(s, q, s->m, fd_phi, &t, &w, w.pp, w.pm, B);
 }
 
 /* z = d/dt[B(q(t)) v] along q(t) = q ∘ exp(t v̂) at fixed v, by a central difference of B v

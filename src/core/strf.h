@@ -1,0 +1,25 @@
+/* Message formatting shared by the readers and validators (internal). */
+#ifndef LIEDYN_SRC_CORE_STRF_H
+#define LIEDYN_SRC_CORE_STRF_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#if defined(__GNUC__)
+#define LD_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define LD_PRINTF(f, a)
+#endif
+
+/* snprintf through a va_list: truncation of messages and keys is intended. */
+LD_PRINTF(3, 4)
+static inline int strf(char *dst, size_t cap, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    int w = vsnprintf(dst, cap, fmt, ap);
+    va_end(ap);
+    return w;
+}
+
+#endif
