@@ -49,13 +49,15 @@ bench: build
 	$(BUILD)/release/bench/bench_attitude | tee $(BUILD)/bench/attitude.csv
 	$(BUILD)/release/bench/bench_linalg | tee $(BUILD)/bench/linalg.csv
 	$(BUILD)/release/bench/bench_heavytop | tee $(BUILD)/bench/heavytop.csv
+	$(BUILD)/release/bench/bench_tb3 | tee $(BUILD)/bench/tb3.csv
 
 # Reproduce the seed papers' studies: Markdown report and PNG plots in build/repro/.
 repro: build
 	@scripts/install-deps gnuplot-nox || echo "liedyn: no gnuplot, plots skipped" >&2
 	@mkdir -p $(BUILD)/repro
 	$(BUILD)/release/repro/repro_attitude $(BUILD)/repro | tee $(BUILD)/repro/reproduction-001.md
-	@if command -v gnuplot >/dev/null; then gnuplot $(BUILD)/repro/plots.gp && ls $(BUILD)/repro/*.png; fi
+	$(BUILD)/release/repro/repro_tb3 $(BUILD)/repro | tee $(BUILD)/repro/reproduction-000.md
+	@if command -v gnuplot >/dev/null; then for g in $(BUILD)/repro/*.gp; do gnuplot $$g || exit 1; done; ls $(BUILD)/repro/*.png; fi
 
 format:
 	scripts/check-format clang-format --fix

@@ -10,7 +10,23 @@
  *             the residual has reached round-off level (counted in roundoff_stops).
  *   newmark   Simo–Vu-Quoc Newmark on the group: the same code with α_m = α_f = 0,
  *             β = ¼, γ = ½.
+ *   tb3       the three-stage TR-BDF2 scheme of Zupan & Zupan (seed 000) in its verified
+ *             third-order form: two implicit stages (trapezoidal rule to t + τh, BDF2 to
+ *             t + h, τ = 2 − √2) with the average velocities as unknowns, then an explicit
+ *             third stage that updates the configuration with the third-order weights and
+ *             the Magnus correction (coefficient 1/12 on the rotation vector) and the
+ *             velocities with the same weights; the acceleration is re-evaluated at the new
+ *             state. Unconstrained systems (m = 0) only.
+ *   tb3-paper the scheme exactly as printed: correction coefficient 1/48 on the quaternion
+ *             half-angle (1/24 on the rotation vector) and the stage-2 velocities and
+ *             accelerations kept; second order (docs/tb3.md).
  * Configuration update q_{n+1} = q_n ∘ exp(h Δq) (right composition, docs/conventions.md).
+ *
+ * Step-size control (adaptive = 1; tb3 and tb3-paper, which carry an embedded estimate): the
+ * difference of the third- and second-order results in y = (θ, v), θ the local coordinate
+ * of the step, measured as in seed 003 eq. 21 with err_atol, err_rtol; accepted if ≤ 1; the
+ * next step h·min(facmax, max(facmin, fac·err^(−1/3))) (eq. 22, facmax = 1 right after a
+ * rejection). A rejected attempt leaves the state untouched.
  *
  * Failure contract: a step whose Newton iteration does not converge within max_iter, meets a
  * singular iteration matrix or a non-finite value is rejected and the state is left exactly
@@ -30,6 +46,8 @@ LD_BEGIN_DECLS
 typedef enum ld_integ_method {
     LD_INTEG_GENALPHA = 0,
     LD_INTEG_NEWMARK,
+    LD_INTEG_TB3,
+    LD_INTEG_TB3_PAPER,
     LD_INTEG_COUNT
 } ld_integ_method;
 
@@ -43,9 +61,21 @@ typedef struct ld_integ_options {
     int max_iter;      /* Newton iterations per step (default 20) */
     int max_halvings;  /* step halvings in ld_integ_advance (default 10) */
     ld_la_kind la;     /* linear solver (default dense) */
+    /* step-size control (methods with an error estimate only) */
+    int adaptive;               /* 0: the caller's steps (default); 1: controlled steps */
+    double err_atol, err_rtol;  /* local error tolerances (defaults 1e-6, 1e-4) */
+    double fac, facmin, facmax; /* safety factor and step-ratio bounds (0.8, 0.2, 5) */
+    double h_init;              /* first step; 0: a guess from the initial state (default) */
+    double h_min, h_max;        /* bounds of the step (defaults 1e-12, +inf) */
+    int max_rejects;            /* consecutive rejections before giving up (default 30) */
 } ld_integ_options;
 
 void ld_integ_options_init(ld_integ_options *o);
+/* NULL if the options suit the system, otherwise a one-line reason (static string) why
+ * ld_integ_create would refuse them (e.g. tb3 on a constrained system). */
+const char *ld_integ_options_check(const ld_system *s, const ld_integ_options *o);
+/* The method has an embedded error estimate (can run with adaptive = 1). */
+int ld_integ_method_has_estimate(ld_integ_method m);
 
 typedef struct ld_integ_stats {
     long steps;             /* accepted steps (sub-steps of a halved step count each) */
@@ -72,8 +102,19 @@ int ld_integ_init(ld_integ *it, double t0, const double *q0, const double *v0);
 int ld_integ_step(ld_integ *it, double h);
 /* Advance by h, halving on rejection (up to max_halvings); sub-steps end exactly on t + h. */
 int ld_integ_advance(ld_integ *it, double h);
-/* The same up to exactly the time t1 > t (output grids without accumulated rounding). */
+/* The same up to exactly the time t1 > t (output grids without accumulated rounding).
+ * With adaptive = 1: as many controlled steps as needed, the last one ending on t1. */
 int ld_integ_advance_to(ld_integ *it, double t1);
+/* adaptive = 1: one accepted controlled step, not beyond t_max (> t; the step is stretched
+ * to t_max when it would stop just short of it). Rejected attempts are retried smaller;
+ * LD_RETRY (state untouched, message set) when the step falls below h_min or after
+ * max_rejects consecutive rejections. */
+int ld_integ_step_adaptive(ld_integ *it, double t_max);
+/* Size of the last accepted step (0 before the first), the error estimate of the last step
+ * attempt (NaN for methods without one) and the step the controller proposes next. */
+double ld_integ_last_h(const ld_integ *it);
+double ld_integ_last_error(const ld_integ *it);
+double ld_integ_next_h(const ld_integ *it);
 
 double ld_integ_t(const ld_integ *it);
 const double *ld_integ_q(const ld_integ *it);      /* nq */

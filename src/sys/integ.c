@@ -1,0 +1,463 @@
+/* The common part of the integrators of integrator.h: options, creation, the shared pieces
+ * of the Newton iterations, step halving and step-size control. */
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "integ_impl.h"
+#include "liedyn/liedyn.h"
+
+static const char *const method_names[LD_INTEG_COUNT] = {"genalpha", "newmark", "tb3", "tb3-paper"};
+
+const char *ld_integ_method_name(ld_integ_method m) {
+    return (m >= 0 && m < LD_INTEG_COUNT) ? method_names[m] : "?";
+}
+
+int ld_integ_method_find(const char *name) {
+    for (int i = 0; name && i < LD_INTEG_COUNT; ++i)
+        if (strcmp(name, method_names[i]) == 0) return i;
+    return -1;
+}
+
+int ld_integ_method_has_estimate(ld_integ_method m) {
+    return m == LD_INTEG_TB3 || m == LD_INTEG_TB3_PAPER;
+}
+
+static int is_tb3(ld_integ_method m) {
+    return m == LD_INTEG_TB3 || m == LD_INTEG_TB3_PAPER;
+}
+
+void ld_integ_options_init(ld_integ_options *o) {
+    memset(o, 0, sizeof *o);
+    o->method = LD_INTEG_GENALPHA;
+    o->rho_inf = 0.9;
+    o->atol = 1e-10;
+    o->rtol = 1e-8;
+    o->max_iter = 20;
+    o->max_halvings = 10;
+    o->la = LD_LA_DENSE;
+    o->adaptive = 0;
+    o->err_atol = 1e-6;
+    o->err_rtol = 1e-4;
+    o->fac = 0.8;
+    o->facmin = 0.2;
+    o->facmax = 5.0;
+    o->h_init = 0.0;
+    o->h_min = 1e-12;
+    o->h_max = INFINITY;
+    o->max_rejects = 30;
+}
+
+const char *ld_integ_options_check(const ld_system *s, const ld_integ_options *o) {
+    if (!o) return "no options";
+    if (!(o->method >= 0 && o->method < LD_INTEG_COUNT)) return "unknown integrator";
+    if (!(o->rho_inf >= 0.0 && o->rho_inf <= 1.0)) return "rho_inf must lie in [0, 1]";
+    if (!(o->atol > 0.0 && isfinite(o->atol) && o->rtol >= 0.0 && isfinite(o->rtol)))
+        return "Newton tolerances must be finite, atol > 0 and rtol >= 0";
+    if (o->max_iter < 1 || o->max_halvings < 0) return "max_iter must be >= 1, max_halvings >= 0";
+    if (o->la != LD_LA_DENSE && o->la != LD_LA_KLU) return "unknown linear solver";
+    if (o->adaptive) {
+        if (!ld_integ_method_has_estimate(o->method))
+            return "step-size control needs an integrator with an error estimate (tb3, "
+                   "tb3-paper)";
+        if (!(o->err_atol > 0.0 && isfinite(o->err_atol) && o->err_rtol >= 0.0 &&
+              isfinite(o->err_rtol)))
+            return "error tolerances must be finite, atol > 0 and rtol >= 0";
+        if (!(o->fac > 0.0 && o->fac <= 1.0 && o->facmin > 0.0 && o->facmin < 1.0 &&
+              o->facmax > 1.0 && isfinite(o->facmax)))
+            return "step-ratio factors need 0 < fac <= 1, 0 < facmin < 1 < facmax";
+        if (!(o->h_init >= 0.0 && o->h_min > 0.0 && o->h_max >= o->h_min) || isnan(o->h_max))
+            return "step bounds need h_init >= 0 and 0 < h_min <= h_max";
+        if (o->max_rejects < 1) return "max_rejects must be >= 1";
+    }
+    if (!s) return NULL;
+    if (s->k < 1 || s->m < 0 || !s->ops.mass || !s->ops.force ||
+        (s->m > 0 && (!s->ops.phi || !s->ops.phi_q)))
+        return "incomplete system (mass, force and, with constraints, phi and phi_q needed)";
+    if (is_tb3(o->method) && s->m > 0)
+        return "tb3 integrates unconstrained systems only; this system has constraints "
+               "(use genalpha or newmark)";
+    return NULL;
+}
+
+ld_integ *ld_integ_create(const ld_system *s, const ld_integ_options *o, int *status) {
+    int dummy;
+    if (!status) status = &dummy;
+    *status = LD_EINVAL;
+    if (!s || ld_integ_options_check(s, o)) {
+        if (s && o && is_tb3(o->method) && s->m > 0) *status = LD_ENOTSUPPORTED;
+        return NULL;
+    }
+    ld_integ *it = calloc(1, sizeof *it);
+    if (!it) {
+        *status = LD_ENOMEM;
+        return NULL;
+    }
+    it->s = s;
+    it->o = *o;
+    it->k = s->k;
+    it->m = s->m;
+    it->n = s->k + s->m;
+    size_t k = (size_t)it->k, m = (size_t)it->m, n = (size_t)it->n, nq = (size_t)s->nq;
+    size_t total =
+        2 * nq + 16 * k + 2 * m + n + n + n * n + 5 * k * k + m * k + 2 * (size_t)o->max_iter;
+    double *p = calloc(total, sizeof(double));
+    it->la = ld_la_create(o->la, it->n);
+    if (!p || !it->la) {
+        free(p);
+        ld_la_free(it->la);
+        free(it);
+        *status = LD_ENOMEM;
+        return NULL;
+    }
+    it->q = p, p += nq;
+    it->qn = p, p += nq;
+    it->v = p, p += k;
+    it->vd = p, p += k;
+    it->a = p, p += k;
+    it->vn = p, p += k;
+    it->vdn = p, p += k;
+    it->an = p, p += k;
+    it->dq = p, p += k;
+    it->xi = p, p += k;
+    it->v1 = p, p += k;
+    it->a1 = p, p += k;
+    it->v2 = p, p += k;
+    it->a2 = p, p += k;
+    it->vbar = p, p += k;
+    it->est = p, p += 2 * k;
+    it->lam = p, p += m;
+    it->lamn = p, p += m;
+    it->r = p, p += n;
+    it->dx = p, p += n;
+    it->S = p, p += n * n;
+    it->M = p, p += k * k;
+    it->C = p, p += k * k;
+    it->K = p, p += k * k;
+    it->T = p, p += k * k;
+    it->KT = p, p += k * k;
+    it->B = p, p += m * k;
+    it->hist = p, p += o->max_iter;
+    it->rhist = p;
+    it->last_err = NAN;
+    *status = LD_OK;
+    return it;
+}
+
+void ld_integ_free(ld_integ *it) {
+    if (!it) return;
+    ld_la_free(it->la);
+    free(it->q); /* the one block */
+    free(it->colptr);
+    free(it->rowind);
+    free(it->vals);
+    free(it->blk);
+    free(it);
+}
+
+/* Starting step when none is given: 1 % of the time in which the velocities would change
+ * by their own size (Hairer, Nørsett & Wanner, Sec. II.4), within [h_min, h_max]. */
+static double initial_step(const ld_integ *it) {
+    double d0 = 0.0, d1 = 0.0;
+    for (int i = 0; i < it->k; ++i) {
+        double sc = it->o.err_atol + it->o.err_rtol * fabs(it->v[i]);
+        d0 += (it->v[i] / sc) * (it->v[i] / sc);
+        d1 += (it->vd[i] / sc) * (it->vd[i] / sc);
+    }
+    d0 = sqrt(d0 / it->k);
+    d1 = sqrt(d1 / it->k);
+    double h = (d0 < 1e-5 || d1 < 1e-5) ? 1e-6 : 0.01 * d0 / d1;
+    return fmin(fmax(h, it->o.h_min), it->o.h_max);
+}
+
+int ld_integ_init(ld_integ *it, double t0, const double *q0, const double *v0) {
+    if (!it || !q0 || !v0 || !isfinite(t0)) return LD_EINVAL;
+    const ld_system *s = it->s;
+    memcpy(it->q, q0, (size_t)s->nq * sizeof(double));
+    memcpy(it->v, v0, (size_t)it->k * sizeof(double));
+    it->t = t0;
+    int rc = ld_sys_initial_accel(s, t0, it->q, it->v, it->vd, it->lam);
+    if (rc) return rc;
+    memcpy(it->a, it->vd, (size_t)it->k * sizeof(double));
+    memset(&it->st, 0, sizeof it->st);
+    it->msg[0] = '\0';
+    it->last_h = 0.0;
+    it->last_err = NAN;
+    it->after_reject = 0;
+    it->h_next = it->o.h_init > 0.0 ? it->o.h_init : initial_step(it);
+    return LD_OK;
+}
+
+/* ------------------------------------------------------------------ Newton pieces */
+
+int ld_integ__residual(ld_integ *it, double t) {
+    const ld_system *s = it->s;
+    int k = it->k, m = it->m, rc = s->ops.mass(s, it->qn, it->M);
+    if (!rc) rc = s->ops.force(s, t, it->qn, it->vn, it->r);
+    if (!rc && m > 0) rc = s->ops.phi_q(s, t, it->qn, it->B);
+    if (!rc && m > 0) rc = s->ops.phi(s, t, it->qn, it->r + k);
+    if (rc) return rc;
+    double h2 = it->bh2 * it->bh2, sc = 0.0, qmax = 0.0;
+    for (int i = 0; i < k; ++i) {
+        double acc = 0.0, mag = fabs(it->r[i]);
+        const double *Mi = it->M + (size_t)i * (size_t)k;
+        for (int j = 0; j < k; ++j) {
+            acc += Mi[j] * it->vdn[j];
+            mag += fabs(Mi[j] * it->vdn[j]);
+        }
+        for (int j = 0; j < m; ++j) {
+            double b = it->B[(size_t)j * (size_t)k + (size_t)i] * it->lamn[j];
+            acc += b;
+            mag += fabs(b);
+        }
+        it->r[i] += acc;
+        sc += h2 * mag * mag;
+    }
+    for (int i = 0; i < s->nq; ++i) qmax = fmax(qmax, fabs(it->qn[i]));
+    sc += (double)m * (1.0 + qmax) * (1.0 + qmax);
+    it->rscale = sqrt(sc / (double)it->n);
+    return LD_OK;
+}
+
+double ld_integ__residual_rms(const ld_integ *it) {
+    double rn = 0.0;
+    for (int i = 0; i < it->k; ++i) rn += (it->bh2 * it->r[i]) * (it->bh2 * it->r[i]);
+    for (int i = it->k; i < it->n; ++i) rn += it->r[i] * it->r[i];
+    return sqrt(rn / (double)it->n);
+}
+
+int ld_integ__assemble(ld_integ *it, double t, double cm, double cc, double ck) {
+    const ld_system *s = it->s;
+    int k = it->k, m = it->m, n = it->n;
+    int rc = ld_sys_g_v(s, t, it->qn, it->vn, it->C);
+    if (!rc) rc = ld_sys_stiffness(s, t, it->qn, it->vn, it->vdn, it->lamn, it->K);
+    if (rc) return rc;
+    ld_sys_tangent(s, it->T, it->xi);
+    size_t K = (size_t)k, N = (size_t)n;
+    for (size_t i = 0; i < K; ++i)
+        for (size_t j = 0; j < K; ++j) {
+            double acc = 0.0;
+            for (size_t l = 0; l < K; ++l) acc += it->K[i * K + l] * it->T[l * K + j];
+            it->S[i * N + j] = cm * it->M[i * K + j] + cc * it->C[i * K + j] + ck * acc;
+        }
+    for (size_t c = 0; c < (size_t)m; ++c) {
+        const double *Bc = it->B + c * K;
+        for (size_t i = 0; i < K; ++i) it->S[i * N + K + c] = Bc[i];
+        for (size_t j = 0; j < K; ++j) {
+            double acc = 0.0;
+            for (size_t l = 0; l < K; ++l) acc += Bc[l] * it->T[l * K + j];
+            it->S[(K + c) * N + j] = acc;
+        }
+        for (size_t j = 0; j < (size_t)m; ++j) it->S[(K + c) * N + K + j] = 0.0;
+    }
+    return LD_OK;
+}
+
+/* The KLU pattern at block granularity (a node's velocity block, or one constraint row):
+ * block (I, J) is kept if I = J is a node, or if any entry of it is non-zero in the first
+ * iteration matrix. Entries of finite-difference tangents that are zero by accident then
+ * cannot change the pattern later; only a coupling between blocks that was absent in the
+ * first matrix would be dropped (none arises for a fixed topology). Allocated once. */
+static int klu_pattern(ld_integ *it) {
+    const ld_system *s = it->s;
+    int n = it->n, nb = s->nnodes + it->m;
+    it->blk = malloc((size_t)n * sizeof(int));
+    unsigned char *keep = calloc((size_t)nb * (size_t)nb, 1);
+    if (!it->blk || !keep) {
+        free(keep);
+        return LD_ENOMEM;
+    }
+    for (int b = 0; b < s->nnodes; ++b) {
+        int w = (b + 1 < s->nnodes ? s->nodes[b + 1].voff : it->k) - s->nodes[b].voff;
+        for (int j = 0; j < w; ++j) it->blk[s->nodes[b].voff + j] = b;
+        keep[(size_t)b * (size_t)nb + (size_t)b] = 1;
+    }
+    for (int c = 0; c < it->m; ++c) it->blk[it->k + c] = s->nnodes + c;
+    for (size_t i = 0; i < (size_t)n; ++i)
+        for (size_t j = 0; j < (size_t)n; ++j)
+            if (it->S[i * (size_t)n + j] != 0.0)
+                keep[(size_t)it->blk[i] * (size_t)nb + (size_t)it->blk[j]] = 1;
+    size_t nnz = 0;
+    for (size_t i = 0; i < (size_t)n; ++i)
+        for (size_t j = 0; j < (size_t)n; ++j)
+            nnz += keep[(size_t)it->blk[i] * (size_t)nb + (size_t)it->blk[j]];
+    it->colptr = malloc(((size_t)n + 1) * sizeof(int));
+    it->rowind = malloc((nnz ? nnz : 1) * sizeof(int));
+    it->vals = malloc((nnz ? nnz : 1) * sizeof(double));
+    if (!it->colptr || !it->rowind || !it->vals) {
+        free(keep);
+        return LD_ENOMEM;
+    }
+    int p = 0;
+    for (int j = 0; j < n; ++j) {
+        it->colptr[j] = p;
+        for (int i = 0; i < n; ++i)
+            if (keep[(size_t)it->blk[i] * (size_t)nb + (size_t)it->blk[j]]) it->rowind[p++] = i;
+    }
+    it->colptr[n] = p;
+    free(keep);
+    return LD_OK;
+}
+
+int ld_integ__factor(ld_integ *it) {
+    it->st.factorizations++;
+    if (it->o.la == LD_LA_DENSE) return ld_la_factor_dense(it->la, it->S);
+    if (!it->colptr) {
+        int rc = klu_pattern(it);
+        if (rc) return rc;
+    }
+    size_t n = (size_t)it->n;
+    for (size_t j = 0; j < n; ++j)
+        for (int p = it->colptr[j]; p < it->colptr[j + 1]; ++p)
+            it->vals[p] = it->S[(size_t)it->rowind[p] * n + j];
+    return ld_la_factor_csc(it->la, it->colptr, it->rowind, it->vals);
+}
+
+int ld_integ__reject(ld_integ *it, const char *why, double h) {
+    it->st.rejected++;
+    snprintf(it->msg, sizeof it->msg, "step h = %.3g at t = %.9g rejected: %s", h, it->t, why);
+    return LD_RETRY;
+}
+
+int ld_integ__newton_status(ld_integ *it, int rc, double err, double h) {
+    if (rc == LD_ESINGULAR) return ld_integ__reject(it, "singular iteration matrix", h);
+    if (rc == LD_EDOMAIN || (rc == LD_OK && !isfinite(err)))
+        return ld_integ__reject(it, "non-finite Newton correction", h);
+    if (rc > 0) return ld_integ__reject(it, "the model asked for a smaller step", h);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ stepping */
+
+/* One step from t to exactly t1 > t with the chosen method. */
+static int step_to(ld_integ *it, double t1) {
+    double h = t1 - it->t;
+    if (!(h > 0.0) || !isfinite(h)) return LD_EINVAL;
+    it->msg[0] = '\0';
+    it->nhist = 0;
+    it->last_err = NAN;
+    int rc = is_tb3(it->o.method) ? ld_integ__tb3_step(it, t1) : ld_integ__genalpha_step(it, t1);
+    if (rc == LD_OK) {
+        it->st.steps++;
+        it->last_h = h;
+        it->t = t1;
+    }
+    return rc;
+}
+
+int ld_integ_step(ld_integ *it, double h) {
+    if (!it || !(h > 0.0) || !isfinite(h) || !(it->t + h > it->t)) return LD_EINVAL;
+    return step_to(it, it->t + h);
+}
+
+/* Advance to exactly t1; on rejection two half steps (the midpoint, then t1), recursively up
+ * to `depth` halvings. */
+static int advance_rec(ld_integ *it, double t1, int depth) {
+    double t0 = it->t;
+    int rc = step_to(it, t1);
+    if (rc != LD_RETRY || depth <= 0) return rc;
+    double mid = t0 + 0.5 * (t1 - t0);
+    if (!(mid > t0 && mid < t1)) return rc; /* below the resolution of t */
+    rc = advance_rec(it, mid, depth - 1);
+    if (rc) return rc;
+    return advance_rec(it, t1, depth - 1);
+}
+
+int ld_integ_advance(ld_integ *it, double h) {
+    if (!it || !(h > 0.0) || !isfinite(h)) return LD_EINVAL;
+    return ld_integ_advance_to(it, it->t + h);
+}
+
+int ld_integ_advance_to(ld_integ *it, double t1) {
+    if (!it || !isfinite(t1) || !(t1 > it->t)) return LD_EINVAL;
+    if (!it->o.adaptive) return advance_rec(it, t1, it->o.max_halvings);
+    while (it->t < t1) {
+        int rc = ld_integ_step_adaptive(it, t1);
+        if (rc) return rc;
+    }
+    return LD_OK;
+}
+
+/* The step ratio of seed 003 eq. 22 for the estimate err (order of the lower method 2). */
+static double step_ratio(const ld_integ *it, double err, double facmax) {
+    double f = err > 0.0 ? it->o.fac * pow(err, -1.0 / 3.0) : facmax;
+    return fmin(facmax, fmax(it->o.facmin, f));
+}
+
+/* Give up on a controlled step: the message says why (the attempts were counted already). */
+static int give_up(ld_integ *it, const char *why, double h) {
+    char last[sizeof it->msg];
+    snprintf(last, sizeof last, "%s", it->msg);
+    snprintf(it->msg, sizeof it->msg, "controlled step at t = %.9g failed: %s (h = %.3g; %.200s)",
+             it->t, why, h, last[0] ? last : "no attempt");
+    return LD_RETRY;
+}
+
+int ld_integ_step_adaptive(ld_integ *it, double t_max) {
+    if (!it || !it->o.adaptive || !isfinite(t_max) || !(t_max > it->t)) return LD_EINVAL;
+    for (int tries = 0;; ++tries) {
+        double rest = t_max - it->t;
+        double h = fmin(fmax(it->h_next, it->o.h_min), it->o.h_max);
+        /* land on t_max instead of leaving a sliver of less than 10 % of a step */
+        double t1 = (h >= rest || rest - h < 0.1 * h) ? t_max : it->t + h;
+        h = t1 - it->t;
+        if (tries >= it->o.max_rejects) return give_up(it, "too many consecutive rejections", h);
+        if (!(t1 > it->t)) return give_up(it, "step below the resolution of t", h);
+        int rc = step_to(it, t1);
+        if (rc < 0) return rc;
+        if (rc == LD_OK) {
+            double fmx = it->after_reject ? 1.0 : it->o.facmax;
+            it->h_next = h * step_ratio(it, it->last_err, fmx);
+            it->after_reject = 0;
+            return LD_OK;
+        }
+        /* rejected: by the error estimate (shrink by eq. 22) or by Newton (halve) */
+        if (isfinite(it->last_err) && it->last_err > 1.0)
+            it->h_next = h * step_ratio(it, it->last_err, 1.0);
+        else
+            it->h_next = 0.5 * h;
+        it->after_reject = 1;
+        if (it->h_next < it->o.h_min) return give_up(it, "step size below h_min", it->h_next);
+    }
+}
+
+double ld_integ_t(const ld_integ *it) {
+    return it->t;
+}
+const double *ld_integ_q(const ld_integ *it) {
+    return it->q;
+}
+const double *ld_integ_v(const ld_integ *it) {
+    return it->v;
+}
+const double *ld_integ_vdot(const ld_integ *it) {
+    return it->vd;
+}
+const double *ld_integ_lambda(const ld_integ *it) {
+    return it->lam;
+}
+void ld_integ_get_stats(const ld_integ *it, ld_integ_stats *st) {
+    *st = it->st;
+}
+const char *ld_integ_message(const ld_integ *it) {
+    return it->msg;
+}
+const double *ld_integ_newton_history(const ld_integ *it, int *n) {
+    *n = it->nhist;
+    return it->hist;
+}
+const double *ld_integ_residual_history(const ld_integ *it, int *n) {
+    *n = it->nhist;
+    return it->rhist;
+}
+double ld_integ_last_h(const ld_integ *it) {
+    return it->last_h;
+}
+double ld_integ_last_error(const ld_integ *it) {
+    return it->last_err;
+}
+double ld_integ_next_h(const ld_integ *it) {
+    return it->h_next;
+}

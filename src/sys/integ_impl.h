@@ -1,0 +1,67 @@
+/*
+ * Internal: the integrator object shared by the methods of integrator.h (integ.c holds the
+ * common part: options, creation, linear solves, step-size control; genalpha.c and tb3.c
+ * the steps of their methods).
+ */
+#ifndef LIEDYN_INTEG_IMPL_H
+#define LIEDYN_INTEG_IMPL_H
+
+#include "liedyn/integrator.h"
+#include "liedyn/linalg.h"
+#include "liedyn/system.h"
+
+struct ld_integ {
+    const ld_system *s;
+    ld_integ_options o;
+    double am, af, beta, gamma; /* generalized-α / Newmark coefficients */
+    double bh2;                 /* scale of the dynamic rows of the residual (genalpha: βh²) */
+    int k, m, n;
+    ld_la *la;
+    double t;
+    /* state */
+    double *q, *v, *vd, *a, *lam;
+    /* trial state */
+    double *qn, *vn, *vdn, *an, *lamn, *dq, *xi;
+    /* residual, correction, matrices */
+    double *r, *dx, *S, *M, *C, *K, *T, *B, *KT;
+    double *hist, *rhist;
+    int nhist;
+    /* three-stage scheme (tb3): stage velocities and accelerations, the unknown average
+     * velocity, and the error estimate in (θ, v) */
+    double *v1, *a1, *v2, *a2, *vbar, *est;
+    int *colptr, *rowind; /* KLU: the fixed CSC pattern (first factorization) */
+    double *vals;
+    int *blk;      /* block index of every row/column (nodes, then constraint rows) */
+    double rscale; /* round-off scale of the preconditioned residual (RMS of the term sizes) */
+    /* step-size control */
+    double h_next;   /* the step to try next (adaptive) */
+    double last_h;   /* size of the last accepted step */
+    double last_err; /* error estimate of the last step attempt (NaN: none) */
+    int after_reject;
+    ld_integ_stats st;
+    char msg[320];
+};
+
+/* Step functions of the methods: one step from it->t to exactly t1 > it->t. LD_OK (state
+ * advanced, last_err set when the method estimates its error), LD_RETRY (rejected, state
+ * untouched, message set) or < 0. */
+int ld_integ__genalpha_step(ld_integ *it, double t1);
+int ld_integ__tb3_step(ld_integ *it, double t1);
+
+/* Shared pieces of the Newton iterations. */
+/* r = [M v̇ + g + Bᵀλ; Φ] at (qn, vn, vdn, lamn); leaves M and B in place and sets rscale. */
+int ld_integ__residual(ld_integ *it, double t);
+/* S = [cm M + cc C + ck K T(xi), Bᵀ; B T(xi), 0] at the trial state (C = ∂g/∂v, K the
+ * stiffness, both at qn, vn, vdn, lamn; M and B from the last residual). */
+int ld_integ__assemble(ld_integ *it, double t, double cm, double cc, double ck);
+/* Factor S with the chosen backend (the KLU pattern is fixed at the first call). */
+int ld_integ__factor(ld_integ *it);
+/* Count a rejection and format the message; returns LD_RETRY. */
+int ld_integ__reject(ld_integ *it, const char *why, double h);
+/* Map the status of a Newton iteration to a rejection (rc > 0 or a numerical failure) or
+ * pass a fatal status on; LD_OK stays LD_OK. */
+int ld_integ__newton_status(ld_integ *it, int rc, double err, double h);
+/* RMS of the residual scaled by bh2 in its first k rows (the preconditioned residual). */
+double ld_integ__residual_rms(const ld_integ *it);
+
+#endif

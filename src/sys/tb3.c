@@ -1,0 +1,215 @@
+/*
+ * The three-stage TR-BDF2 scheme of Zupan & Zupan (seed 000) on the system interface
+ * (integrator.h: tb3, tb3-paper). Derivation, variants and verification: docs/tb3.md.
+ *
+ * Stage 1 (trapezoidal rule to t + τh) and stage 2 (BDF2 to t + h) each solve for an average
+ * velocity v̄ with q_s = q ∘ exp(c h v̄), v_s = ν v̄ + v_c, a_s = α v̄ + a_c:
+ *   stage 1: c = τ, ν = 2,   α = 4/(τh),   v̄ = (v + v₁)/2;
+ *   stage 2: c = 1, ν = 2/τ, α = 4/(τ²h),  v̄ = w v + w v₁ + (τ/2) v₂,
+ * and the equations of motion M(q_s) a_s + g(t_s, q_s, v_s) = 0. Newton's matrix, divided by
+ * α, is M + (τh/2) C + (τh/2)² K T(c h v̄) in both stages. Stage 3 is explicit.
+ */
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "integ_impl.h"
+#include "liedyn/liedyn.h"
+
+#define SQRT2 1.41421356237309504880
+static const double TAU = 2.0 - SQRT2; /* node of stage 1 */
+static const double W = SQRT2 / 4.0;   /* stage-2 weights (w, w, τ/2) */
+
+/* Third-order weights of the explicit stage (seed 000 eq. 18; the last row of the printed
+ * Butcher array (9) does not sum to one). */
+static const double B3[3] = {(1.0 - SQRT2 / 4.0) / 3.0, (3.0 * SQRT2 / 4.0 + 1.0) / 3.0,
+                             (2.0 - SQRT2) / 6.0};
+
+/* Coefficient of the commutator correction on the rotation vector: ξ gets
+ * κ h² [v, τ² v₂ − v₁] / (τ(τ − 1)). The second Magnus term gives κ = 1/12; the printed
+ * eq. 20 (1/48 on the quaternion half angle) is κ = 1/24. */
+#define KAPPA_MAGNUS (1.0 / 12.0)
+#define KAPPA_PAPER  (1.0 / 24.0)
+
+static void cross(double r[3], const double a[3], const double b[3]) {
+    r[0] = a[1] * b[2] - a[2] * b[1];
+    r[1] = a[2] * b[0] - a[0] * b[2];
+    r[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+/* Node-wise Lie bracket r = [x, y] of the algebra of the system's group, in the convention of
+ * the right-trivialized velocities (r may not alias x or y). Rotation parts: x_ω × y_ω;
+ * translations of the semidirect products: x_ω × y_u − y_ω × x_u; direct products and vector
+ * spaces: 0. */
+static void bracket(const ld_system *s, double *r, const double *x, const double *y) {
+    for (int i = 0; i < s->nnodes; ++i) {
+        const ld_node *nd = &s->nodes[i];
+        int o = nd->voff;
+        switch (nd->kind) {
+        case LD_NODE_RN:
+            for (int j = 0; j < nd->n; ++j) r[o + j] = 0.0;
+            break;
+        case LD_NODE_R3:
+            r[o] = r[o + 1] = r[o + 2] = 0.0;
+            break;
+        case LD_NODE_SO3XR3:
+        case LD_NODE_S3XR3:
+            cross(r + o, x + o, y + o);
+            r[o + 3] = r[o + 4] = r[o + 5] = 0.0;
+            break;
+        case LD_NODE_SE3:
+        case LD_NODE_S3SDR3: {
+            double a[3], b[3];
+            cross(r + o, x + o, y + o);
+            cross(a, x + o, y + o + 3);
+            cross(b, y + o, x + o + 3);
+            for (int j = 0; j < 3; ++j) r[o + 3 + j] = a[j] - b[j];
+            break;
+        }
+        }
+    }
+}
+
+/* One stage: Newton on v̄ (it->vbar holds the predictor on entry, the solution on exit; qn,
+ * vn, vdn the stage state). nu, alpha, vc, ac as in the header comment; *iters counts. */
+static int stage(ld_integ *it, double ts, double h, double c, double nu, double alpha,
+                 const double *vc, const double *ac, int *iters) {
+    int k = it->k;
+    double ch = c * h, err = 2.0, th2 = 0.5 * TAU * h;
+    int floor = 0, i = 0;
+    it->bh2 = 1.0 / alpha;
+    while (i < it->o.max_iter && err > 1.0 && !floor) {
+        ++i;
+        it->st.newton_iterations++;
+        for (int j = 0; j < k; ++j) {
+            it->xi[j] = ch * it->vbar[j];
+            it->vn[j] = nu * it->vbar[j] + vc[j];
+            it->vdn[j] = alpha * it->vbar[j] + ac[j];
+        }
+        ld_sys_retract(it->s, it->qn, it->q, it->xi);
+        int rc = ld_integ__residual(it, ts);
+        if (!rc) rc = ld_integ__assemble(it, ts, 1.0, th2, th2 * th2);
+        double rn = rc ? 0.0 : ld_integ__residual_rms(it);
+        it->rhist[it->nhist] = rn;
+        floor = rn <= 1e3 * DBL_EPSILON * it->rscale;
+        for (int j = 0; !rc && j < k; ++j) it->dx[j] = -it->r[j] / alpha;
+        if (!rc) rc = ld_integ__factor(it);
+        if (!rc) rc = ld_la_solve(it->la, it->dx);
+        double sum = 0.0;
+        for (int j = 0; !rc && j < k; ++j) {
+            it->vbar[j] += it->dx[j];
+            double wgt = it->o.atol + it->o.rtol * fabs(ch * it->vbar[j]);
+            sum += (ch * it->dx[j] / wgt) * (ch * it->dx[j] / wgt);
+            if (!isfinite(it->dx[j])) rc = LD_EDOMAIN;
+        }
+        err = sqrt(sum / (double)k);
+        rc = ld_integ__newton_status(it, rc, err, h);
+        if (rc) return rc;
+        it->hist[it->nhist++] = err;
+    }
+    *iters += i;
+    if (err > 1.0 && floor) it->st.roundoff_stops++;
+    if (err > 1.0 && !floor) {
+        char why[96];
+        snprintf(why, sizeof why, "Newton did not converge in %d iterations (error norm %.3g)",
+                 it->o.max_iter, err);
+        return ld_integ__reject(it, why, h);
+    }
+    /* the stage state at the converged v̄ */
+    for (int j = 0; j < k; ++j) {
+        it->vn[j] = nu * it->vbar[j] + vc[j];
+        it->vdn[j] = alpha * it->vbar[j] + ac[j];
+    }
+    return LD_OK;
+}
+
+/* Weighted RMS of the estimate (seed 003 eq. 21) over y = (θ, v): θ scaled by the size of the
+ * step's own increment xi (θ = 0 at the start of the step), v by max(|v|, |v_new|). */
+static double estimate_norm(const ld_integ *it, const double *xi, const double *vnew) {
+    int k = it->k;
+    double sum = 0.0, at = it->o.err_atol, rt = it->o.err_rtol;
+    for (int j = 0; j < k; ++j) {
+        double wq = at + rt * fabs(xi[j]);
+        double wv = at + rt * fmax(fabs(it->v[j]), fabs(vnew[j]));
+        sum +=
+            (it->est[j] / wq) * (it->est[j] / wq) + (it->est[k + j] / wv) * (it->est[k + j] / wv);
+    }
+    return sqrt(sum / (2.0 * k));
+}
+
+int ld_integ__tb3_step(ld_integ *it, double t1) {
+    const ld_system *s = it->s;
+    int k = it->k, iters = 0, paper = it->o.method == LD_INTEG_TB3_PAPER;
+    double h = t1 - it->t, ta = it->t + TAU * h;
+    double *vc = it->an, *ac = it->dq; /* scratch k-vectors: stage constants */
+    /* stage 1: trapezoidal rule to t + τh; predictor a₁ = a (the old acceleration) */
+    for (int j = 0; j < k; ++j) {
+        vc[j] = -it->v[j];
+        ac[j] = -it->vd[j] - 4.0 / (TAU * h) * it->v[j];
+        it->vbar[j] = it->v[j] + 0.5 * TAU * h * it->vd[j];
+    }
+    int rc = stage(it, ta, h, TAU, 2.0, 4.0 / (TAU * h), vc, ac, &iters);
+    if (rc) return rc;
+    memcpy(it->v1, it->vn, (size_t)k * sizeof(double));
+    memcpy(it->a1, it->vdn, (size_t)k * sizeof(double));
+    /* stage 2: BDF2 to t + h; predictor v₂ from the cubic Hermite interpolant of (v, a) at t
+     * and t + τh */
+    double c1 = (2.0 - 3.0 * TAU) / (TAU * TAU * TAU), c2 = h * (1.0 - TAU) / (TAU * TAU);
+    double a2 = 4.0 / (TAU * TAU * h);
+    for (int j = 0; j < k; ++j) {
+        double v, a = it->vd[j], va = it->v1[j], aa = it->a1[j];
+        v = it->v[j] + c1 * (it->v[j] - va) + c2 * ((1.0 - TAU) * a + aa);
+        it->vbar[j] = W * (it->v[j] + va) + 0.5 * TAU * v;
+        vc[j] = -2.0 * W / TAU * (it->v[j] + va);
+        ac[j] = -2.0 * W / TAU * (a + aa) - a2 * ((W + 0.5 * TAU) * it->v[j] + W * va);
+    }
+    rc = stage(it, t1, h, 1.0, 2.0 / TAU, a2, vc, ac, &iters);
+    if (rc) return rc;
+    memcpy(it->v2, it->vn, (size_t)k * sizeof(double));
+    memcpy(it->a2, it->vdn, (size_t)k * sizeof(double));
+    /* stage 3 (explicit): ξ₃ = h Σ bᵢ vᵢ + κ h² [v, τ² v₂ − v₁] / (τ(τ − 1)); the stage-2
+     * increment h v̄ and velocity v₂ are the second-order results of the estimate */
+    double *d = it->dx, *xi3 = it->xi, *v3 = vc;
+    for (int j = 0; j < k; ++j) d[j] = TAU * TAU * it->v2[j] - it->v1[j];
+    bracket(s, it->r, it->v, d);
+    double kappa = (paper ? KAPPA_PAPER : KAPPA_MAGNUS) * h * h / (TAU * (TAU - 1.0));
+    for (int j = 0; j < k; ++j) {
+        xi3[j] = h * (B3[0] * it->v[j] + B3[1] * it->v1[j] + B3[2] * it->v2[j]);
+        xi3[j] += kappa * it->r[j];
+        v3[j] = it->v[j] + h * (B3[0] * it->vd[j] + B3[1] * it->a1[j] + B3[2] * it->a2[j]);
+        it->est[j] = xi3[j] - h * it->vbar[j];
+        it->est[k + j] = v3[j] - it->v2[j];
+    }
+    const double *vnew = paper ? it->v2 : v3;
+    it->last_err = estimate_norm(it, xi3, vnew);
+    if (it->o.adaptive && !(it->last_err <= 1.0)) {
+        char why[64];
+        snprintf(why, sizeof why, "error estimate %.3g above 1", it->last_err);
+        return ld_integ__reject(it, why, h);
+    }
+    ld_sys_retract(s, it->qn, it->q, xi3);
+    if (paper) { /* velocities and accelerations of stage 2 kept */
+        memcpy(it->vdn, it->a2, (size_t)k * sizeof(double));
+        memcpy(it->vn, it->v2, (size_t)k * sizeof(double));
+    } else { /* the acceleration at the new state: M(q₃) a = −g(t₁, q₃, v₃) */
+        memcpy(it->vn, v3, (size_t)k * sizeof(double));
+        memset(it->vdn, 0, (size_t)k * sizeof(double));
+        it->bh2 = 1.0;
+        rc = ld_integ__residual(it, t1);
+        memcpy(it->S, it->M, (size_t)k * (size_t)k * sizeof(double));
+        if (!rc) rc = ld_integ__factor(it);
+        for (int j = 0; !rc && j < k; ++j) it->vdn[j] = -it->r[j];
+        if (!rc) rc = ld_la_solve(it->la, it->vdn);
+        for (int j = 0; !rc && j < k; ++j)
+            if (!isfinite(it->vdn[j])) rc = LD_EDOMAIN;
+        rc = ld_integ__newton_status(it, rc, 0.0, h);
+        if (rc) return rc;
+    }
+    memcpy(it->q, it->qn, (size_t)s->nq * sizeof(double));
+    memcpy(it->v, it->vn, (size_t)k * sizeof(double));
+    memcpy(it->vd, it->vdn, (size_t)k * sizeof(double));
+    memcpy(it->a, it->vdn, (size_t)k * sizeof(double));
+    it->st.last_iterations = iters;
+    return LD_OK;
+}
