@@ -58,6 +58,10 @@ typedef enum opt_id {
     O_QUIET,
     O_DTLIST,
     O_REF,
+    O_ADAPT,
+    O_FAC,
+    O_FACMIN,
+    O_FACMAX,
     O_HELP
 } opt_id;
 
@@ -86,6 +90,10 @@ static const opt_def opt_defs[] = {
     {"--quiet", O_QUIET, 0, CMD_RUN},
     {"--dt-list", O_DTLIST, 1, CMD_CONV},
     {"--ref", O_REF, 1, CMD_CONV},
+    {"--adaptive", O_ADAPT, 0, CMD_RUN},
+    {"--fac", O_FAC, 1, CMD_RUN},
+    {"--facmin", O_FACMIN, 1, CMD_RUN},
+    {"--facmax", O_FACMAX, 1, CMD_RUN},
     {"--help", O_HELP, 0, CMD_BOTH},
     {"-h", O_HELP, 0, CMD_BOTH},
 };
@@ -95,7 +103,9 @@ typedef struct run_args {
     const char *model; /* the MODEL argument */
     int integ, form, la;
     double dt, t_end, rho_inf, atol, rtol; /* NAN: the model's */
+    double fac, facmin, facmax;            /* NAN: the model's */
     int max_iter, every;                   /* 0: the model's */
+    int adaptive;                          /* --adaptive given */
     const char *out, *vtk, *plot, *ref;
     int json, quiet;
     int ndt;
@@ -106,17 +116,23 @@ static void run_usage(FILE *f) {
     fprintf(f, "usage: liedyn run MODEL [options]\n"
                "  MODEL               a YAML model file, or the name of a shipped model\n"
                "                      (models/NAME.yaml: heavy-top, free-top, torque-body-i, ...)\n"
-               "  --integrator M      genalpha or newmark (default: the model's integrator block)\n"
+               "  --integrator M      genalpha, newmark, tb3 or tb3-paper (default: the model's)\n"
                "  --formulation F     so3xr3 se3 s3xr3 s3sdr3\n"
                "  --dt H              step size\n"
                "  --t-end T           end time\n"
                "  --rho-inf R         spectral radius at infinity in [0, 1] (genalpha)\n"
-               "  --atol A --rtol R   Newton stop (weighted norm of the corrections)\n"
+               "  --atol A --rtol R   Newton stop (weighted norm of the corrections); with\n"
+               "                      --adaptive the local error tolerances (Newton then\n"
+               "                      stops at 1/100 of them)\n"
+               "  --adaptive          step-size control by the error estimate (tb3, tb3-paper);\n"
+               "                      --dt is the first step, one output row per step\n"
+               "  --fac F --facmin A --facmax B   step-ratio factors (0.8, 0.2, 5)\n"
                "  --max-iter N        Newton iterations per step\n"
                "  --la dense|klu      linear solver\n"
                "  --output-every K    write every K-th step (and the first and the last)\n"
                "  --out FILE.csv      t, then per body x,y,z,qw,qx,qy,qz,wx,wy,wz,vx,vy,vz, then\n"
                "                      energy, constraint_residual[, BODY.angle_error]\n"
+               "                      [, h, error_estimate (tb3, tb3-paper)]\n"
                "  --vtk DIR           legacy-VTK file per output row + DIR/MODEL.vtk.series\n"
                "  --plot FILE.png     centre-of-mass path of the first body (needs gnuplot)\n"
                "  --json              print one JSON object with the run's results\n"
@@ -128,7 +144,7 @@ static void conv_usage(FILE *f) {
     fprintf(f,
             "usage: liedyn convergence MODEL --dt-list H1,H2,... [options]\n"
             "  --dt-list H1,H2,... step sizes (at least 2, distinct)\n"
-            "  --integrator M      genalpha or newmark (default: the model's)\n"
+            "  --integrator M      genalpha, newmark, tb3 or tb3-paper (default: the model's)\n"
             "  --formulation F     so3xr3 se3 s3xr3 s3sdr3\n"
             "  --t-end T           time at which the errors are measured (default: the model's)\n"
             "  --ref FILE.csv      reference: the row t = T of a CSV from 'liedyn run --out'\n"
@@ -213,6 +229,7 @@ static int parse_args(int argc, char **argv, int cmds, run_args *a) {
     a->cmd = cmds == CMD_RUN ? "run" : "convergence";
     a->integ = a->form = a->la = -1;
     a->dt = a->t_end = a->rho_inf = a->atol = a->rtol = NAN;
+    a->fac = a->facmin = a->facmax = NAN;
     const char *cmd = a->cmd;
     char list[128];
     for (int i = 0; i < argc; ++i) {
@@ -281,6 +298,18 @@ static int parse_args(int argc, char **argv, int cmds, run_args *a) {
             break;
         case O_REF:
             a->ref = v;
+            break;
+        case O_ADAPT:
+            a->adaptive = 1;
+            break;
+        case O_FAC:
+            rc = parse_num(cmd, o, v, 1, &a->fac);
+            break;
+        case O_FACMIN:
+            rc = parse_num(cmd, o, v, 1, &a->facmin);
+            break;
+        case O_FACMAX:
+            rc = parse_num(cmd, o, v, 1, &a->facmax);
             break;
         case O_DTLIST:
             rc = parse_dt_list(cmd, v, a);
@@ -383,8 +412,13 @@ static int load_model(const run_args *a, char *path, size_t cap, ld_model *m, in
     if (!isnan(a->dt)) r->dt = a->dt;
     if (!isnan(a->t_end)) r->t_end = a->t_end;
     if (!isnan(a->rho_inf)) r->rho_inf = a->rho_inf;
-    if (!isnan(a->atol)) r->atol = a->atol;
-    if (!isnan(a->rtol)) r->rtol = a->rtol;
+    if (a->adaptive) r->adaptive = 1;
+    /* under step-size control --atol/--rtol are the local error tolerances */
+    if (!isnan(a->atol)) *(r->adaptive ? &r->error_atol : &r->atol) = a->atol;
+    if (!isnan(a->rtol)) *(r->adaptive ? &r->error_rtol : &r->rtol) = a->rtol;
+    if (!isnan(a->fac)) r->fac = a->fac;
+    if (!isnan(a->facmin)) r->facmin = a->facmin;
+    if (!isnan(a->facmax)) r->facmax = a->facmax;
     if (a->max_iter > 0) r->max_iter = a->max_iter;
     if (a->every > 0) r->output_every = a->every;
     char list[128];
@@ -401,6 +435,15 @@ static int load_model(const run_args *a, char *path, size_t cap, ld_model *m, in
         rc = cli_error("%s: the step size must be positive, found %g", cmd, r->dt);
     else if (!(r->rho_inf >= 0.0 && r->rho_inf <= 1.0))
         rc = cli_error("%s: rho_inf must be in [0, 1], found %g", cmd, r->rho_inf);
+    else if (r->adaptive && !ld_integ_method_has_estimate((ld_integ_method)*method))
+        rc = cli_error("%s: step-size control needs an integrator with an error estimate "
+                       "(tb3, tb3-paper), not %s",
+                       cmd, ld_integ_method_name((ld_integ_method)*method));
+    else if (r->adaptive && !(r->fac > 0.0 && r->fac <= 1.0 && r->facmin < 1.0 && r->facmax > 1.0 &&
+                              isfinite(r->facmax)))
+        rc = cli_error("%s: step-ratio factors need 0 < fac <= 1, 0 < facmin < 1 < facmax "
+                       "(fac %g, facmin %g, facmax %g)",
+                       cmd, r->fac, r->facmin, r->facmax);
     else if ((r->t_end - r->t_start) / r->dt > 1e12)
         rc = cli_error("%s: %g steps of %g to reach %g are too many", cmd,
                        (r->t_end - r->t_start) / r->dt, r->dt, r->t_end);
@@ -459,6 +502,9 @@ typedef struct sim {
     int status; /* 0 or the status of the failing advance */
     char msg[320];
     double t, cpu, e0, e1, phimax, angmax;
+    int est;                   /* the method estimates its error: h, error_estimate columns */
+    double row_h, row_err;     /* the last step's size and estimate (for the row) */
+    double hmin, hmax, errmax; /* over the accepted steps */
     int any_exact, io_error;
     char io_msg[PATH_CAP + 128];
     ld_integ_stats st;
@@ -513,6 +559,10 @@ static int sim_setup(sim *S) {
         S->exact[b] = ld_model_exact_rotation(m, b, S->t0, q) == LD_OK;
         S->any_exact |= S->exact[b];
     }
+    const char *why_not = ld_integ_options_check(&S->s, &S->o);
+    if (why_not)
+        return cli_error("%s: %s cannot run this model: %s", S->path,
+                         ld_integ_method_name(S->o.method), why_not);
     S->it = ld_integ_create(&S->s, &S->o, &rc);
     if (!S->it) return cli_error("%s: cannot create the integrator: %s", S->cmd, ld_strerror(rc));
     rc = ld_integ_init(S->it, S->t0, S->q0, S->v0);
@@ -576,6 +626,7 @@ static void csv_header(sim *S) {
     fputs(",energy,constraint_residual", S->csv);
     for (int b = 0; b < S->m->nbodies; ++b)
         if (S->exact[b]) fprintf(S->csv, ",%s.angle_error", S->m->bodies[b].name);
+    if (S->est) fputs(",h,error_estimate", S->csv);
     fputc('\n', S->csv);
 }
 
@@ -659,6 +710,7 @@ static void write_row(sim *S, double t, const double *q, const double *v) {
             ld_model_body_state(&S->s, b, q, v, x, qq, w, xd);
             fprintf(f, ",%.17g", angle_error(S, b, t, qq));
         }
+        if (S->est) fprintf(f, ",%.17g,%.17g", S->row_h, S->row_err);
         fputc('\n', f);
         if (ferror(f)) io_fail(S, "CSV file", "output");
     }
@@ -680,6 +732,13 @@ static int show_progress(const sim *S, double t, long steps, double wall0, doubl
     return w > 0 ? w : 0;
 }
 
+/* Step n of nsteps: to the grid point n·dt (fixed steps) or one controlled step. */
+static int sim_advance(sim *S, long n, long nsteps) {
+    if (S->o.adaptive) return ld_integ_step_adaptive(S->it, S->t1);
+    double target = n == nsteps ? S->t1 : S->t0 + (double)n * S->dt;
+    return ld_integ_advance_to(S->it, target);
+}
+
 /* Step from t0 to t1; fills the results. Returns 0 or 3 (a step failed; S->msg says why). */
 static int sim_run(sim *S) {
     ld_integ *it = S->it;
@@ -689,15 +748,18 @@ static int sim_run(sim *S) {
     if (nsteps < 1) nsteps = 1;
     S->phimax = 0.0;
     S->angmax = 0.0;
+    S->hmin = INFINITY;
+    S->hmax = S->errmax = 0.0;
+    S->row_h = 0.0;
+    S->row_err = NAN;
     S->e0 = state_energy(S, S->t0, q, v);
     sim_measure(S, S->t0, q, v);
     write_row(S, S->t0, q, v);
     double wall0 = wall_seconds(), next = wall0 + 0.2;
     int shown = 0;
-    for (long n = 1; n <= nsteps; ++n) {
-        double target = n == nsteps ? S->t1 : S->t0 + (double)n * S->dt;
+    for (long n = 1; S->o.adaptive ? ld_integ_t(it) < S->t1 : n <= nsteps; ++n) {
         double c0 = cpu_seconds();
-        int rc = ld_integ_advance_to(it, target);
+        int rc = sim_advance(S, n, nsteps);
         S->cpu += cpu_seconds() - c0;
         q = ld_integ_q(it);
         v = ld_integ_v(it);
@@ -712,8 +774,13 @@ static int sim_run(sim *S) {
             }
             break;
         }
+        S->row_h = ld_integ_last_h(it);
+        S->row_err = ld_integ_last_error(it);
+        S->hmin = fmin(S->hmin, S->row_h);
+        S->hmax = fmax(S->hmax, S->row_h);
+        S->errmax = fmax(S->errmax, S->row_err);
         sim_measure(S, t, q, v);
-        if (n % S->every == 0 || n == nsteps) write_row(S, t, q, v);
+        if (n % S->every == 0 || t >= S->t1) write_row(S, t, q, v);
         if (S->progress) {
             int w = show_progress(S, t, n, wall0, &next);
             shown = w > shown ? w : shown;
@@ -748,10 +815,23 @@ static void sim_init(sim *S, const ld_model *m, const char *path, const char *cm
     S->o.rtol = m->run.rtol;
     S->o.max_iter = m->run.max_iter;
     if (la >= 0) S->o.la = (ld_la_kind)la;
+    S->o.adaptive = m->run.adaptive;
+    if (S->o.adaptive) {
+        S->o.err_atol = m->run.error_atol;
+        S->o.err_rtol = m->run.error_rtol;
+        S->o.fac = m->run.fac;
+        S->o.facmin = m->run.facmin;
+        S->o.facmax = m->run.facmax;
+        S->o.h_init = m->run.dt;
+        /* Newton converges well below the error tolerance */
+        S->o.atol = fmin(S->o.atol, 1e-2 * S->o.err_atol);
+        S->o.rtol = fmin(S->o.rtol, 1e-2 * S->o.err_rtol);
+    }
     S->t0 = m->run.t_start;
     S->t1 = m->run.t_end;
     S->dt = m->run.dt;
     S->every = m->run.output_every > 0 ? m->run.output_every : 1;
+    S->est = ld_integ_method_has_estimate(S->o.method);
 }
 
 /* ------------------------------------------------------------------ JSON helpers */
@@ -910,6 +990,21 @@ static void print_json(const sim *S, const ld_model *m, const char *base) {
         printf(", \"rho_inf\": ");
         json_num(S->o.rho_inf);
     }
+    if (S->est) {
+        printf(", \"adaptive\": %s", S->o.adaptive ? "true" : "false");
+        if (S->o.adaptive) {
+            printf(", \"error_atol\": ");
+            json_num(S->o.err_atol);
+            printf(", \"error_rtol\": ");
+            json_num(S->o.err_rtol);
+        }
+        printf(", \"h_min\": ");
+        json_num(S->st.steps > 0 ? S->hmin : 0.0);
+        printf(", \"h_max\": ");
+        json_num(S->hmax);
+        printf(", \"max_error_estimate\": ");
+        json_num(S->errmax);
+    }
     printf(", \"status\": \"%s\", ", S->status ? "failed" : "ok");
     if (S->status) {
         printf("\"error\": ");
@@ -954,6 +1049,10 @@ static void print_summary(const sim *S, const char *base, const run_args *a) {
     printf("  %ld steps, %.3g Newton iterations/step, %ld rejected, cpu %.3g s\n", S->st.steps,
            S->st.steps > 0 ? (double)S->st.newton_iterations / (double)S->st.steps : 0.0,
            S->st.rejected, S->cpu);
+    if (S->est && S->st.steps > 0)
+        printf("  %s steps h = %.3g .. %.3g, max error estimate %.3g%s\n",
+               S->o.adaptive ? "controlled" : "fixed", S->hmin, S->hmax, S->errmax,
+               S->o.adaptive ? " (tolerance 1)" : "");
     double de = S->e1 - S->e0;
     printf("  energy %.10g -> %.10g (drift %.3e", S->e0, S->e1, de);
     if (S->e0 != 0.0 && isfinite(S->e0)) printf(", relative %.3e", de / fabs(S->e0));

@@ -38,6 +38,9 @@ answer run_torque_body_ii_newmark 0 run torque-body-ii --integrator newmark --t-
 answer run_free_top_se3_klu 0 run free-top --formulation se3 --la klu --t-end 0.5
 answer run_convergence_torque_body_i 0 convergence torque-body-i --integrator newmark \
     --dt-list 0.1,0.05 --t-end 1
+answer run_torque_body_ii_tb3_adaptive 0 run torque-body-ii --integrator tb3 --adaptive \
+    --atol 1e-6 --rtol 1e-6 --t-end 2
+answer run_torque_body_i_tb3_paper 0 run torque-body-i --integrator tb3-paper --dt 0.05 --t-end 1
 
 # the constraint of the heavy top holds to round-off; the free body has none
 for name in run_heavy_top_genalpha run_heavy_top_s3sdr3; do
@@ -68,6 +71,26 @@ grep -q "105 steps" "$WORK/ht.out" || fail "csv run summary: $(cat "$WORK/ht.out
 head -n 1 "$WORK/tb.csv" | grep -q ',energy,constraint_residual,body.angle_error$' ||
     fail "tb csv header: $(head -n 1 "$WORK/tb.csv")"
 [ "$(wc -l <"$WORK/tb.csv")" -eq 6 ] || fail "tb csv lines: $(wc -l <"$WORK/tb.csv")"
+
+# controlled steps: one row per accepted step with its size and error estimate (<= 1); the
+# steps add up to the interval and the last one ends on t_end
+"$LIEDYN" run torque-body-ii --integrator tb3 --adaptive --atol 1e-7 --rtol 1e-7 --t-end 3 \
+    --out "$WORK/ad.csv" --json >"$WORK/ad.json" 2>"$WORK/ad.err" || fail "adaptive run: $(cat "$WORK/ad.err")"
+head -n 1 "$WORK/ad.csv" | grep -q ',body.angle_error,h,error_estimate$' ||
+    fail "adaptive csv header: $(head -n 1 "$WORK/ad.csv")"
+[ "$(($(wc -l <"$WORK/ad.csv") - 2))" -eq "$(value steps "$WORK/ad.json")" ] ||
+    fail "adaptive csv: $(wc -l <"$WORK/ad.csv") lines for $(value steps "$WORK/ad.json") steps"
+awk -F, 'NR > 2 { s += $(NF - 1); if ($NF > 1 || $NF < 0) bad = 1; if ($1 <= t) bad = 1 }
+         NR > 1 { t = $1 } END { exit !(!bad && t == 3 && s > 3 - 1e-12 && s < 3 + 1e-12) }' \
+    "$WORK/ad.csv" || fail "adaptive csv: steps do not add up to [0, 3] or an estimate > 1"
+awk -v e="$(value max_error_estimate "$WORK/ad.json")" 'BEGIN { exit !(e > 0.01 && e <= 1) }' ||
+    fail "adaptive: max_error_estimate $(value max_error_estimate "$WORK/ad.json")"
+# a tighter tolerance gives a smaller error (the controller acts on the solution's accuracy)
+"$LIEDYN" run torque-body-ii --integrator tb3 --adaptive --atol 1e-9 --rtol 1e-9 --t-end 3 \
+    --json >"$WORK/ad9.json" 2>&1 || fail "adaptive run 1e-9"
+awk -v a="$(value max_angle_error "$WORK/ad.json")" -v b="$(value max_angle_error "$WORK/ad9.json")" \
+    'BEGIN { exit !(b < a / 20 && a < 1e-4) }' ||
+    fail "adaptive: errors $(value max_angle_error "$WORK/ad.json") (1e-7), $(value max_angle_error "$WORK/ad9.json") (1e-9)"
 
 # a model file given by path, and models/NAME.yaml relative to the current directory
 mkdir -p "$WORK/models"
@@ -110,6 +133,16 @@ for key in rot_order pos_order; do
         awk -v o="$o" 'BEGIN { exit !(o > 1.7 && o < 2.3) }' || fail "convergence: $key $o"
     done
     [ "$n" -eq 2 ] || fail "convergence: $key has $n entries"
+done
+# tb3 is third order on the torque-driven body, tb3-paper (as printed) second order
+for m in tb3:2.7:3.3 tb3-paper:1.7:2.3; do
+    name=${m%%:*} lo=$(echo "$m" | cut -d: -f2) hi=${m##*:}
+    "$LIEDYN" convergence torque-body-ii --integrator "$name" --dt-list 0.1,0.05,0.025 --t-end 5 \
+        --json >"$WORK/conv-$name.json" 2>&1 || fail "convergence $name: $(cat "$WORK/conv-$name.json")"
+    for o in $(array rot_order "$WORK/conv-$name.json"); do
+        awk -v o="$o" -v lo="$lo" -v hi="$hi" 'BEGIN { exit !(o > lo && o < hi) }' ||
+            fail "convergence $name: rot_order $o outside ($lo, $hi)"
+    done
 done
 # the same against a reference CSV (the row t = T of a finer run)
 "$LIEDYN" run heavy-top --dt 2.5e-4 --t-end 0.2 --output-every 100 --out "$WORK/ref.csv" --quiet \
@@ -156,6 +189,7 @@ joints:
     point: [0, -1, 0]
     ground: [0, 0, 0]
 EOF
+sed -e 's/^  dt: 0.05$/  dt: 0.05\n  adaptive: true\n  facmax: 0.9/' "$SRC/models/torque-body-ii.yaml" >"$WORK/bad-fac.yaml"
 bad "'no-such-model' is neither a model file nor a shipped model (shipped: .*heavy-top" run no-such-model
 bad "unknown option '--bogus'" run heavy-top --bogus
 bad "run: --dt must be positive, got '-1'" run heavy-top --dt -1
@@ -167,6 +201,10 @@ bad "neg-mass.yaml:4: bodies\[0\].mass: must be positive" run "$WORK/neg-mass.ya
 bad "bad-velocity.yaml: inconsistent initial state: body 'top': the given velocity contradicts its joint" run "$WORK/bad-velocity.yaml"
 sed -e 's/position: \[0, 1, 0\]/position: [0, 2, 0]/' -e '/velocity: \[0, 0, 5\]/d' "$WORK/bad-velocity.yaml" >"$WORK/open-joint.yaml"
 bad "open-joint.yaml: inconsistent initial state: joint 0 ('pivot') is not closed at the start" run "$WORK/open-joint.yaml"
+bad "tb3 cannot run this model: tb3 integrates unconstrained systems only" run heavy-top --integrator tb3
+bad "run: step-size control needs an integrator with an error estimate (tb3, tb3-paper), not genalpha" run heavy-top --adaptive
+bad "step-ratio factors need" run torque-body-ii --integrator tb3 --adaptive --facmax 0.5
+bad "integrator.facmax: must be finite and > 1" run "$WORK/bad-fac.yaml"
 bad "--rho-inf must be in \[0, 1\]" run heavy-top --rho-inf 1.5
 bad "end time 0 must be greater than the start time 0" run heavy-top --t-end 0
 bad "--max-iter needs a positive integer" run heavy-top --max-iter 0
@@ -194,6 +232,18 @@ grep -q "^liedyn: run failed at t = 0: .*Newton did not converge in 1 iterations
 [ "$(head -n 1 "$WORK/fail.csv")" = "$hdr" ] || fail "failing run: csv header"
 [ "$(wc -l <"$WORK/fail.csv")" -eq 2 ] || fail "failing run: csv lines $(wc -l <"$WORK/fail.csv")"
 awk -F, 'NF != 16 { bad = 1 } END { exit bad }' "$WORK/fail.csv" || fail "failing run: csv row"
+
+# a run failing midway (undamped Newmark on the index-3 heavy top diverges near t = 0.44): the
+# CSV ends on the last accepted step, which is the time the JSON reports
+"$LIEDYN" run heavy-top --integrator newmark --dt 1e-3 --t-end 1 --output-every 7 \
+    --out "$WORK/mid.csv" --json >"$WORK/mid.json" 2>"$WORK/mid.err"
+rc=$?
+[ "$rc" -eq 3 ] || fail "mid-run failure: exit $rc, expected 3"
+tm=$(value t "$WORK/mid.json")
+awk -v t="$tm" 'BEGIN { exit !(t > 0.3 && t < 1) }' || fail "mid-run failure at t = $tm"
+[ "$(tail -n 1 "$WORK/mid.csv" | cut -d, -f1)" = "$tm" ] ||
+    fail "mid-run failure: last csv row $(tail -n 1 "$WORK/mid.csv" | cut -d, -f1), JSON t $tm"
+awk -F, 'NF != 16 { bad = 1 } END { exit bad }' "$WORK/mid.csv" || fail "mid-run failure: csv row"
 
 [ "$fails" -eq 0 ] && echo "cli_run: all checks passed"
 exit "$fails"

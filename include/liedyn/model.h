@@ -102,15 +102,18 @@ typedef struct ld_joint {
 
 /* The integrator block: defaults for the run, overridable on the command line. */
 typedef struct ld_run_spec {
-    char integrator[LD_NAME_MAX]; /* "genalpha" (default), "newmark", … */
-    ld_formulation formulation;   /* default so3xr3 */
-    double dt;                    /* > 0 */
-    double t_end;                 /* > t_start */
-    double t_start;               /* default 0 */
-    double rho_inf;               /* [0, 1], default 0.9 */
-    double atol, rtol;            /* Newton stop, defaults 1e-10, 1e-8 */
-    int max_iter;                 /* Newton iterations per step, default 20 */
-    int output_every;             /* write every k-th step, default 1 */
+    char integrator[LD_NAME_MAX];  /* "genalpha" (default), "newmark", … */
+    ld_formulation formulation;    /* default so3xr3 */
+    double dt;                     /* > 0 */
+    double t_end;                  /* > t_start */
+    double t_start;                /* default 0 */
+    double rho_inf;                /* [0, 1], default 0.9 */
+    double atol, rtol;             /* Newton stop, defaults 1e-10, 1e-8 */
+    int max_iter;                  /* Newton iterations per step, default 20 */
+    int output_every;              /* write every k-th step, default 1 */
+    int adaptive;                  /* step-size control (tb3, tb3-paper), default 0 */
+    double error_atol, error_rtol; /* its local error tolerances, defaults 1e-6, 1e-4 */
+    double fac, facmin, facmax;    /* its safety factor and step-ratio bounds, 0.8, 0.2, 5 */
 } ld_run_spec;
 
 typedef struct ld_model {

@@ -84,6 +84,12 @@ void ld_model_init(ld_model *m) {
     m->run.rtol = 1e-8;
     m->run.max_iter = 20;
     m->run.output_every = 1;
+    m->run.adaptive = 0;
+    m->run.error_atol = 1e-6;
+    m->run.error_rtol = 1e-4;
+    m->run.fac = 0.8;
+    m->run.facmin = 0.2;
+    m->run.facmax = 5.0;
 }
 
 void ld_model_free(ld_model *m) {
@@ -377,6 +383,17 @@ static int check_run(const checker *c) {
     if (r->output_every < 1)
         return invalid(c, "integrator.output_every", "must be at least 1, found %d",
                        r->output_every);
+    if ((rc = check_positive(c, "integrator.error_atol", r->error_atol))) return rc;
+    if (!(r->error_rtol >= 0.0 && isfinite(r->error_rtol)))
+        return invalid(c, "integrator.error_rtol", "must be finite and >= 0, found %s",
+                       num(a, r->error_rtol));
+    if (!(r->fac > 0.0 && r->fac <= 1.0))
+        return invalid(c, "integrator.fac", "must be in (0, 1], found %s", num(a, r->fac));
+    if (!(r->facmin > 0.0 && r->facmin < 1.0))
+        return invalid(c, "integrator.facmin", "must be in (0, 1), found %s", num(a, r->facmin));
+    if (!(r->facmax > 1.0 && isfinite(r->facmax)))
+        return invalid(c, "integrator.facmax", "must be finite and > 1, found %s",
+                       num(a, r->facmax));
     return LD_OK;
 }
 

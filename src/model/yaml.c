@@ -684,9 +684,11 @@ static int read_loads(reader *r, const yaml_node_t *root, ld_model *m) {
 
 /* ------------------------------------------------------------------ integrator, model */
 
-static const char *const run_keys[] = {"name",     "formulation",  "dt",   "t_start",
-                                       "t_end",    "rho_inf",      "atol", "rtol",
-                                       "max_iter", "output_every", NULL};
+static const char *const run_keys[] = {
+    "name",       "formulation", "dt",       "t_start",      "t_end",    "rho_inf",
+    "atol",       "rtol",        "max_iter", "output_every", "adaptive", "error_atol",
+    "error_rtol", "fac",         "facmin",   "facmax",       NULL};
+static const char *const bools[] = {"false", "true", NULL};
 
 static int read_run(reader *r, const yaml_node_t *root, ld_run_spec *s) {
     field f;
@@ -709,7 +711,13 @@ static int read_run(reader *r, const yaml_node_t *root, ld_run_spec *s) {
     if ((rc = get_number(r, n, "atol", 0, &s->atol))) goto done;
     if ((rc = get_number(r, n, "rtol", 0, &s->rtol))) goto done;
     if ((rc = get_int(r, n, "max_iter", &s->max_iter))) goto done;
-    rc = get_int(r, n, "output_every", &s->output_every);
+    if ((rc = get_int(r, n, "output_every", &s->output_every))) goto done;
+    if ((rc = get_choice(r, n, "adaptive", 0, bools, &s->adaptive))) goto done;
+    if ((rc = get_number(r, n, "error_atol", 0, &s->error_atol))) goto done;
+    if ((rc = get_number(r, n, "error_rtol", 0, &s->error_rtol))) goto done;
+    if ((rc = get_number(r, n, "fac", 0, &s->fac))) goto done;
+    if ((rc = get_number(r, n, "facmin", 0, &s->facmin))) goto done;
+    rc = get_number(r, n, "facmax", 0, &s->facmax);
 done:
     pop(r, mark);
     return rc;
