@@ -2,7 +2,8 @@
 """Mutation check of the tests of the Lie-group core, the RK engine and the attitude methods: apply one small deliberate bug at a time to a
 scratch copy of the tree, rebuild, run the unit tests, and require that they fail.
 Prints one CSV line per mutant (killed = a test failed, as it must) and exits non-zero
-if any mutant survives. Usage: scripts/mutation-check.py [BUILD_TYPE]"""
+if any mutant survives. Usage: scripts/mutation-check.py [BUILD_TYPE [PATH_SUBSTRING]]
+(the optional substring restricts the run to the mutants of matching files)"""
 import os
 import shutil
 import subprocess
@@ -44,6 +45,11 @@ MUTANTS = [
     ("src/model/rigid.c", "for (int i = 0; i < 3; ++i) c2[i] += c1[i];", "for (int i = 0; i < 3; ++i) c2[i] -= c1[i];", "joint acceleration term: sign of R(Omega x U)"),
     ("src/sys/genalpha.c", "it->gamma = 0.5 + it->af - it->am;", "it->gamma = 0.5 + it->af + it->am;", "generalized-alpha: gamma off the second-order condition"),
     ("src/sys/genalpha.c", "for (int i = 0; i < m; ++i) it->dx[k + i] /= bh2;", "for (int i = 0; i < m; ++i) it->dx[k + i] *= bh2;", "preconditioning: multipliers not scaled back"),
+    ("src/sys/tb3.c", "#define KAPPA_MAGNUS (1.0 / 12.0)", "#define KAPPA_MAGNUS (1.0 / 24.0)", "tb3: the printed correction coefficient"),
+    ("src/sys/tb3.c", "for (int j = 0; j < 3; ++j) r[o + 3 + j] = a[j] - b[j];", "for (int j = 0; j < 3; ++j) r[o + 3 + j] = a[j] + b[j];", "tb3: se(3) bracket with a wrong sign"),
+    ("src/sys/tb3.c", "v3[j] = it->v[j] + h * (B3[0] * it->vd[j] + B3[1] * it->a1[j] + B3[2] * it->a2[j]);", "v3[j] = it->v[j] + h * (B3[0] * it->vd[j] + B3[1] * it->a1[j] + B3[1] * it->a2[j]);", "tb3: wrong velocity weight"),
+    ("src/sys/tb3.c", "if (!rc) rc = ld_integ__assemble(it, ts, 1.0, th2, th2 * th2);", "if (!rc) rc = ld_integ__assemble(it, ts, 1.0, th2, th2);", "tb3: stiffness term of the iteration matrix mis-scaled"),
+    ("src/sys/integ.c", "double f = err > 0.0 ? it->o.fac * pow(err, -1.0 / 3.0) : facmax;", "double f = err > 0.0 ? it->o.fac * pow(err, -1.0) : facmax;", "controller: wrong exponent of the step ratio"),
     ("src/model/exact.c", "double srr = -sn / (4.0 * r) - cs / u + 2.0 * sn / (u * r);", "double srr = -sn / (4.0 * r) - cs / u + 2.0 * sn / (u * u);", "exact solution: second derivative of sin(phi/2)/phi"),
 ]
 
@@ -62,17 +68,20 @@ def main():
     if run(["cmake", "-S", src, "-B", build, f"-DCMAKE_BUILD_TYPE={btype}"], work):
         sys.exit("mutation-check: configure failed")
     targets = ["test_fn", "test_quat", "test_so3", "test_groups", "test_erk", "test_attitude",
-               "test_system", "test_genalpha", "liedyn", "json_compare"]
+               "test_system", "test_genalpha", "test_tb3", "liedyn", "json_compare"]
     survived = 0
     print("mutant,file,result")
+    only = sys.argv[2] if len(sys.argv) > 2 else ""
     for path, old, new, what in MUTANTS:
+        if only not in path:
+            continue
         f = os.path.join(src, path)
         text = open(f).read()
         if text.count(old) != 1:
             sys.exit(f"mutation-check: pattern not found once in {path}: {old}")
         open(f, "w").write(text.replace(old, new))
         built = run(["cmake", "--build", build, "-j2", "--target"] + targets, work) == 0
-        failed = (not built) or run(["ctest", "-R", "^(fn|quat|so3|groups|erk|attitude|cli_attitude|system|genalpha)$"], build) != 0
+        failed = (not built) or run(["ctest", "-R", "^(fn|quat|so3|groups|erk|attitude|cli_attitude|system|genalpha|tb3)$"], build) != 0
         open(f, "w").write(text)
         survived += not failed
         print(f'"{what}",{path},{"killed" if failed else "SURVIVED"}', flush=True)
