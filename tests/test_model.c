@@ -546,7 +546,7 @@ static void test_unknown_keys(void **state) {
     expect_error(HEAD "loads:\n  - body: a\n    type: exact_torque\n    case: i\n    value: [1, 0, "
                       "0]\n",
                  11, "loads[0].value",
-                 "not allowed for type 'exact_torque' (expected one of: body, type, case)");
+                 "not allowed for type 'exact_torque' (expected one of: body, type, case, frame)");
 }
 
 static void test_duplicate_keys(void **state) {
@@ -943,13 +943,16 @@ static void test_validate_programmatic(void **state) {
     expect_invalid(&m, "<model>:0: joints: count 2 does not match the array");
     ld_model_free(&m);
 
-    /* an exact_torque load ignores frame, value and time */
+    /* an exact_torque load ignores value and time, not its frame */
     build(&m);
     m.loads[0].kind = LD_LOAD_EXACT_TORQUE;
     m.loads[0].exact = LD_EXACT_II;
     m.loads[0].fn.ntab = 0;
-    m.loads[0].frame = (ld_frame_kind)5;
+    m.loads[0].vec[0] = NAN;
+    m.loads[0].frame = LD_IN_BODY;
     assert_int_equal(ld_model_validate(&m, &e), LD_OK);
+    m.loads[0].frame = (ld_frame_kind)5;
+    expect_invalid(&m, "<model>:0: loads[0].frame: unknown frame 5");
     ld_model_free(&m);
 }
 

@@ -280,6 +280,49 @@ static void test_newton_quadratic(void **state) {
     }
 }
 
+/* The spatial exact torque (seed 000 eq. 21) depends on the rotation: its analytic
+ * stiffness agrees with differences on the group, and the exact solution is still exact
+ * (tb3 converges to it at order 3). */
+static void test_spatial_exact_torque(void **state) {
+    (void)state;
+    ld_model m;
+    load("torque-body-ii-spatial", &m);
+    assert_int_equal(m.loads[0].frame, LD_IN_SPATIAL);
+    for (int f = 0; f < LD_FORM_COUNT; ++f) {
+        ld_system s;
+        double *q0, *v0, K[36], Kfd[36], a[6] = {0.3, -0.2, 0.1, 0, 0, 0}, q[12];
+        assert_int_equal(ld_model_compile(&m, (ld_formulation)f, &s, &q0, &v0), LD_OK);
+        const double xi[6] = {0.4, -0.3, 0.2, 0, 0, 0};
+        ld_sys_retract(&s, q, q0, xi); /* away from the exact rotation */
+        assert_int_equal(ld_sys_stiffness(&s, 1.3, q, v0, a, NULL, K), LD_OK);
+        assert_int_equal(ld_sys_stiffness_fd(&s, 1.3, q, v0, a, NULL, Kfd), LD_OK);
+        double nk = 0.0, d = 0.0;
+        for (int i = 0; i < 36; ++i) {
+            nk = fmax(nk, fabs(Kfd[i]));
+            d = fmax(d, fabs(K[i] - Kfd[i]));
+        }
+        if (!(nk > 1.0 && d < 1e-7 * nk))
+            fail_msg("%s: stiffness differs from differences by %.3e (size %.3e)",
+                     ld_formulation_name((ld_formulation)f), d, nk);
+        free(q0);
+        free(v0);
+        ld_model_system_free(&s);
+    }
+    ld_integ_options o;
+    ld_integ_options_init(&o);
+    o.method = LD_INTEG_TB3;
+    double e[2];
+    for (int i = 0; i < 2; ++i) {
+        run_out r;
+        run(&m, LD_FORM_SO3XR3, &o, 0.05 / (1 << i), 3.0, &r);
+        e[i] = r.maxerr;
+    }
+    if (!(fabs(order(e[0], e[1]) - 3.0) < 0.3))
+        fail_msg("spatial torque: tb3 order %.3f (max errors %.3e %.3e)", order(e[0], e[1]), e[0],
+                 e[1]);
+    ld_model_free(&m);
+}
+
 /* ------------------------------------------------------------------ step-size control */
 
 /* On the exact solution over [0, 5π]: the error follows the tolerance (two decades of
@@ -442,13 +485,10 @@ static void test_no_allocation_in_step(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_kinematic_correction),
-        cmocka_unit_test(test_order_exact),
-        cmocka_unit_test(test_order_translation),
-        cmocka_unit_test(test_newton_quadratic),
-        cmocka_unit_test(test_adaptive_tolerance),
-        cmocka_unit_test(test_adaptive_reject_restores),
-        cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_kinematic_correction),     cmocka_unit_test(test_order_exact),
+        cmocka_unit_test(test_order_translation),        cmocka_unit_test(test_newton_quadratic),
+        cmocka_unit_test(test_spatial_exact_torque),     cmocka_unit_test(test_adaptive_tolerance),
+        cmocka_unit_test(test_adaptive_reject_restores), cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_no_allocation_in_step),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

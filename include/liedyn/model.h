@@ -58,7 +58,10 @@ typedef enum ld_load_kind {
     LD_LOAD_FORCE = 0, /* force at the centre of mass */
     LD_LOAD_TORQUE,    /* moment about the centre of mass */
     /* The body torque that makes the rotation follow a known ϑ(t) exactly (seed 000
-     * Sec. IV.A): τ = J Ω̇ + Ω × JΩ with Ω, Ω̇ from ϑ(t). vec and fn are unused. */
+     * Sec. IV.A): τ = J Ω̇ + Ω × JΩ with Ω, Ω̇ from ϑ(t). frame LD_IN_BODY applies τ in the
+     * body frame (a function of t only); LD_IN_SPATIAL applies the spatial torque
+     * M(t) = R_exact(t) τ(t), seen by the body as Rᵀ M through its computed rotation R, as
+     * seed 000 eq. 21 writes it. vec and fn are unused. */
     LD_LOAD_EXACT_TORQUE
 } ld_load_kind;
 

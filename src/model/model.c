@@ -337,15 +337,15 @@ static int check_load(const checker *c, int i) {
         return invalid(c, key, "unknown load kind %d", (int)l->kind);
     strf(key, sizeof key, "loads[%d].body", i);
     if ((rc = check_body_ref(c, key, l->body))) return rc;
+    strf(key, sizeof key, "loads[%d].frame", i);
+    if (l->frame != LD_IN_SPATIAL && l->frame != LD_IN_BODY)
+        return invalid(c, key, "unknown frame %d", (int)l->frame);
     if (l->kind == LD_LOAD_EXACT_TORQUE) {
         strf(key, sizeof key, "loads[%d].case", i);
         if (l->exact != LD_EXACT_I && l->exact != LD_EXACT_II)
             return invalid(c, key, "an exact_torque load needs case i or ii");
         return LD_OK;
     }
-    strf(key, sizeof key, "loads[%d].frame", i);
-    if (l->frame != LD_IN_SPATIAL && l->frame != LD_IN_BODY)
-        return invalid(c, key, "unknown frame %d", (int)l->frame);
     strf(key, sizeof key, "loads[%d].value", i);
     if ((rc = check_finite(c, key, l->vec, 3))) return rc;
     strf(key, sizeof key, "loads[%d].time", i);

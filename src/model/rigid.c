@@ -64,7 +64,13 @@ static void body_loads(const ld_system *s, int i, double t, loads *L) {
             mulv(JO, b->inertia, Om);
             mulv(JOd, b->inertia, Omd);
             ld_v3_cross(c, Om, JO);
-            for (int j = 0; j < 3; ++j) L->tb[j] += JOd[j] + c[j];
+            for (int j = 0; j < 3; ++j) c[j] += JOd[j];
+            if (ld->frame == LD_IN_SPATIAL) { /* M = R_exact τ, a rotation-dependent load */
+                ld_quat_rotate(JO, q, c);
+                for (int j = 0; j < 3; ++j) L->ts[j] += JO[j];
+            } else {
+                for (int j = 0; j < 3; ++j) L->tb[j] += c[j];
+            }
             continue;
         }
         double f = ld_tfn_eval(&ld->fn, t), *dst;

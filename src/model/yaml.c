@@ -599,7 +599,7 @@ done:
 static const char *const load_keys[] = {"body", "type", "frame", "value", "time", "case", NULL};
 static const char *const load_types[] = {"force", "torque", "exact_torque", NULL}; /* kind */
 static const char *const vector_load_keys[] = {"body", "type", "frame", "value", "time", NULL};
-static const char *const exact_load_keys[] = {"body", "type", "case", NULL};
+static const char *const exact_load_keys[] = {"body", "type", "case", "frame", NULL};
 static const char *const frames[] = {"spatial", "body", NULL}; /* ld_frame_kind */
 static const char *const exact_cases[] = {"i", "ii", NULL};    /* ld_exact_case − 1 */
 
@@ -617,6 +617,9 @@ static int read_load(reader *r, const yaml_node_t *n, const ld_model *m, ld_load
     if (exact) {
         if ((rc = get_choice(r, n, "case", 1, exact_cases, &ecase))) return rc;
         l->exact = ecase == 0 ? LD_EXACT_I : LD_EXACT_II;
+        frame = 1; /* body unless given */
+        if ((rc = get_choice(r, n, "frame", 0, frames, &frame))) return rc;
+        l->frame = frame == 1 ? LD_IN_BODY : LD_IN_SPATIAL;
         return LD_OK;
     }
     if ((rc = get_choice(r, n, "frame", 0, frames, &frame))) return rc;
