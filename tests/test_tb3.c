@@ -5,6 +5,7 @@
  * acts, rejections restore the state), refusal of constrained systems, no allocation in a
  * step.
  */
+#include <complex.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -323,6 +324,78 @@ static void test_spatial_exact_torque(void **state) {
     ld_model_free(&m);
 }
 
+/* ------------------------------------------------------------------ linear stability */
+
+/* The oscillator x'' = −ω² x on R¹ (mass 1, force ω² x). */
+static const double OMEGA = 1.0;
+static int osc_mass(const ld_system *s, const double *q, double *M) {
+    (void)s, (void)q;
+    M[0] = 1.0;
+    return LD_OK;
+}
+static int osc_force(const ld_system *s, double t, const double *q, const double *v, double *g) {
+    (void)s, (void)t, (void)v;
+    g[0] = OMEGA * OMEGA * q[0];
+    return LD_OK;
+}
+
+/* Growth per step of the oscillator's amplitude √(x² + (v/ω)²) over n steps of ωh. */
+static double growth(ld_integ_method meth, double wh, int n) {
+    ld_node node = {LD_NODE_RN, 1, 0, 0};
+    ld_system s = {0};
+    s.nnodes = 1;
+    s.nodes = &node;
+    s.ops.mass = osc_mass;
+    s.ops.force = osc_force;
+    assert_int_equal(ld_sys_layout(&s), LD_OK);
+    assert_int_equal(ld_sys_alloc_work(&s), LD_OK);
+    ld_integ_options o;
+    ld_integ_options_init(&o);
+    o.method = meth;
+    const double q0 = 1.0, v0 = 0.0;
+    ld_integ *it = start(&s, &o, &q0, &v0);
+    for (int i = 0; i < n; ++i) assert_int_equal(ld_integ_step(it, wh / OMEGA), LD_OK);
+    double x = ld_integ_q(it)[0], v = ld_integ_v(it)[0] / OMEGA;
+    ld_integ_free(it);
+    ld_sys_free_work(&s);
+    return pow(sqrt(x * x + v * v), 1.0 / n);
+}
+
+/* tb3 is a Runge–Kutta method on (x, v): its growth per step on the oscillator is
+ * |R(iωh)| with R(z) = 1 + z bᵀ(I − zA)⁻¹ 1 of the TR-BDF2 tableau and the third-order
+ * weights — greater than 1 for every ωh > 0 (not A-stable; about 1 + 0.013 (ωh)⁴). The
+ * printed variant grows too (its x comes from stage 3, v and a from stage 2); Newmark keeps
+ * the amplitude. Measured here against the closed form evaluated in complex arithmetic. */
+static void test_linear_stability(void **state) {
+    (void)state;
+    const double whs[3] = {0.25, 1.0, 3.0};
+    for (int i = 0; i < 3; ++i) {
+        double wh = whs[i];
+        /* R(z) by solving the 3×3 lower-triangular stage system in complex arithmetic */
+        double _Complex z = CMPLX(0.0, wh), k[3];
+        const double A[3][3] = {{0, 0, 0}, {TAU / 2, TAU / 2, 0}, {W, W, TAU / 2}};
+        const double b[3] = {(1.0 - W) / 3.0, (3.0 * W + 1.0) / 3.0, TAU / 6.0};
+        double _Complex R = 1.0;
+        for (int r = 0; r < 3; ++r) { /* k_r = z (1 + Σ_j A_rj k_j) */
+            double _Complex acc = 1.0;
+            for (int j = 0; j < r; ++j) acc += A[r][j] * k[j];
+            k[r] = z * acc / (1.0 - z * A[r][r]);
+            R += b[r] * k[r];
+        }
+        double want = cabs(R);
+        int n = wh > 2.0 ? 30 : 400;
+        double g3 = growth(LD_INTEG_TB3, wh, n), gp = growth(LD_INTEG_TB3_PAPER, wh, n);
+        double gn = growth(LD_INTEG_NEWMARK, wh, n);
+        print_message("omega h = %.2f: growth per step tb3 %.6f (|R(i omega h)| = %.6f), "
+                      "tb3-paper %.6f, newmark %.6f\n",
+                      wh, g3, want, gp, gn);
+        if (!(fabs(g3 - want) < 1e-4 * want && want > 1.0 && gp > 1.0 && fabs(gn - 1.0) < 1e-12))
+            fail_msg("omega h = %.2f: growth tb3 %.8f (closed form %.8f), tb3-paper %.8f, "
+                     "newmark %.14f",
+                     wh, g3, want, gp, gn);
+    }
+}
+
 /* ------------------------------------------------------------------ step-size control */
 
 /* On the exact solution over [0, 5π]: the error follows the tolerance (two decades of
@@ -489,7 +562,7 @@ int main(void) {
         cmocka_unit_test(test_order_translation),        cmocka_unit_test(test_newton_quadratic),
         cmocka_unit_test(test_spatial_exact_torque),     cmocka_unit_test(test_adaptive_tolerance),
         cmocka_unit_test(test_adaptive_reject_restores), cmocka_unit_test(test_refusals),
-        cmocka_unit_test(test_no_allocation_in_step),
+        cmocka_unit_test(test_no_allocation_in_step),    cmocka_unit_test(test_linear_stability),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
