@@ -112,13 +112,8 @@ int ld_integ__genalpha_step(ld_integ *it, double t1) {
         if (rc) return rc;
         it->hist[it->nhist++] = err;
     }
-    if (err > 1.0 && floor) it->st.roundoff_stops++;
-    if (err > 1.0 && !floor) {
-        char why[96];
-        snprintf(why, sizeof why, "Newton did not converge in %d iterations (error norm %.3g)",
-                 it->o.max_iter, err);
-        return ld_integ__reject(it, why, h);
-    }
+    int rc = ld_integ__newton_end(it, err, floor, h);
+    if (rc) return rc;
     commit(it, h, i);
     return LD_OK;
 }

@@ -329,6 +329,18 @@ int ld_integ__newton_status(ld_integ *it, int rc, double err, double h) {
     return rc;
 }
 
+int ld_integ__newton_end(ld_integ *it, double err, int floor, double h) {
+    if (err <= 1.0) return LD_OK;
+    if (floor) {
+        it->st.roundoff_stops++;
+        return LD_OK;
+    }
+    char why[96];
+    snprintf(why, sizeof why, "Newton did not converge in %d iterations (error norm %.3g)",
+             it->o.max_iter, err);
+    return ld_integ__reject(it, why, h);
+}
+
 /* ------------------------------------------------------------------ stepping */
 
 /* One step from t to exactly t1 > t with the chosen method. */

@@ -61,6 +61,9 @@ int ld_integ__reject(ld_integ *it, const char *why, double h);
 /* Map the status of a Newton iteration to a rejection (rc > 0 or a numerical failure) or
  * pass a fatal status on; LD_OK stays LD_OK. */
 int ld_integ__newton_status(ld_integ *it, int rc, double err, double h);
+/* After the last Newton iteration: LD_OK if the correction norm err ≤ 1 or the residual had
+ * reached round-off (floor; counted in roundoff_stops), else a rejection. */
+int ld_integ__newton_end(ld_integ *it, double err, int floor, double h);
 /* RMS of the residual scaled by bh2 in its first k rows (the preconditioned residual). */
 double ld_integ__residual_rms(const ld_integ *it);
 

@@ -109,13 +109,8 @@ static int stage(ld_integ *it, double ts, double h, double c, double nu, double 
         it->hist[it->nhist++] = err;
     }
     *iters += i;
-    if (err > 1.0 && floor) it->st.roundoff_stops++;
-    if (err > 1.0 && !floor) {
-        char why[96];
-        snprintf(why, sizeof why, "Newton did not converge in %d iterations (error norm %.3g)",
-                 it->o.max_iter, err);
-        return ld_integ__reject(it, why, h);
-    }
+    int rc = ld_integ__newton_end(it, err, floor, h);
+    if (rc) return rc;
     /* the stage state at the converged v̄ */
     for (int j = 0; j < k; ++j) {
         it->vn[j] = nu * it->vbar[j] + vc[j];
