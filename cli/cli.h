@@ -10,8 +10,9 @@ int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* liedyn attitude ARGS... (argv without the command name). Returns the exit code. */
 int cli_attitude(int argc, char **argv);
 
-/* liedyn run MODEL ARGS... and liedyn convergence MODEL ARGS... (cli/run.c; argv without the
- * command name). Return the exit code: 0 ok, 2 bad usage or input, 3 the integration failed. */
+/* liedyn run MODEL ARGS... and liedyn convergence MODEL ARGS... (cli/run.c, cli/convergence.c; argv
+ * without the command name). Return the exit code: 0 ok, 2 bad usage or input, 3 the integration
+ * failed. */
 int cli_run(int argc, char **argv);
 int cli_convergence(int argc, char **argv);
 

@@ -1,0 +1,442 @@
+/*
+ * Options of `liedyn run` and `liedyn convergence`, and finding and loading the model with
+ * the command-line overrides applied. Reference: docs/cli-run.md.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include "cli.h"
+#include "liedyn/liedyn.h"
+#include "sim.h"
+
+#ifndef LD_MODELS_DIR
+#define LD_MODELS_DIR "models"
+#endif
+
+/* ------------------------------------------------------------------ options */
+
+typedef enum opt_id {
+    O_INTEG,
+    O_FORM,
+    O_DT,
+    O_TEND,
+    O_RHO,
+    O_ATOL,
+    O_RTOL,
+    O_MAXIT,
+    O_LA,
+    O_EVERY,
+    O_OUT,
+    O_VTK,
+    O_PLOT,
+    O_JSON,
+    O_QUIET,
+    O_DTLIST,
+    O_REF,
+    O_ADAPT,
+    O_FAC,
+    O_FACMIN,
+    O_FACMAX,
+    O_HELP
+} opt_id;
+
+typedef struct opt_def {
+    const char *name;
+    opt_id id;
+    int takes; /* takes a value */
+    int cmds;  /* CMD_RUN | CMD_CONV */
+} opt_def;
+
+static const opt_def opt_defs[] = {
+    {"--integrator", O_INTEG, 1, CMD_BOTH},
+    {"--formulation", O_FORM, 1, CMD_BOTH},
+    {"--dt", O_DT, 1, CMD_RUN},
+    {"--t-end", O_TEND, 1, CMD_BOTH},
+    {"--rho-inf", O_RHO, 1, CMD_BOTH},
+    {"--atol", O_ATOL, 1, CMD_BOTH},
+    {"--rtol", O_RTOL, 1, CMD_BOTH},
+    {"--max-iter", O_MAXIT, 1, CMD_BOTH},
+    {"--la", O_LA, 1, CMD_BOTH},
+    {"--output-every", O_EVERY, 1, CMD_RUN},
+    {"--out", O_OUT, 1, CMD_RUN},
+    {"--vtk", O_VTK, 1, CMD_RUN},
+    {"--plot", O_PLOT, 1, CMD_RUN},
+    {"--json", O_JSON, 0, CMD_BOTH},
+    {"--quiet", O_QUIET, 0, CMD_RUN},
+    {"--dt-list", O_DTLIST, 1, CMD_CONV},
+    {"--ref", O_REF, 1, CMD_CONV},
+    {"--adaptive", O_ADAPT, 0, CMD_RUN},
+    {"--fac", O_FAC, 1, CMD_RUN},
+    {"--facmin", O_FACMIN, 1, CMD_RUN},
+    {"--facmax", O_FACMAX, 1, CMD_RUN},
+    {"--help", O_HELP, 0, CMD_BOTH},
+    {"-h", O_HELP, 0, CMD_BOTH},
+};
+
+static void run_usage(FILE *f) {
+    fprintf(f, "usage: liedyn run MODEL [options]\n"
+               "  MODEL               a YAML model file, or the name of a shipped model\n"
+               "                      (models/NAME.yaml: heavy-top, free-top, torque-body-i, ...)\n"
+               "  --integrator M      genalpha, newmark, tb3 or tb3-paper (default: the model's)\n"
+               "  --formulation F     so3xr3 se3 s3xr3 s3sdr3\n"
+               "  --dt H              step size\n"
+               "  --t-end T           end time\n"
+               "  --rho-inf R         spectral radius at infinity in [0, 1] (genalpha)\n"
+               "  --atol A --rtol R   Newton stop (weighted norm of the corrections); with\n"
+               "                      --adaptive the local error tolerances (Newton then\n"
+               "                      stops at 1/100 of them)\n"
+               "  --adaptive          step-size control by the error estimate (tb3, tb3-paper);\n"
+               "                      --dt is the first step, one output row per step\n"
+               "  --fac F --facmin A --facmax B   step-ratio factors (0.8, 0.2, 5)\n"
+               "  --max-iter N        Newton iterations per step\n"
+               "  --la dense|klu      linear solver\n"
+               "  --output-every K    write every K-th step (and the first and the last)\n"
+               "  --out FILE.csv      t, then per body x,y,z,qw,qx,qy,qz,wx,wy,wz,vx,vy,vz, then\n"
+               "                      energy, constraint_residual[, BODY.angle_error]\n"
+               "                      [, h, error_estimate (tb3, tb3-paper)]\n"
+               "  --vtk DIR           legacy-VTK file per output row + DIR/MODEL.vtk.series\n"
+               "  --plot FILE.png     centre-of-mass path of the first body (needs gnuplot)\n"
+               "  --json              print one JSON object with the run's results\n"
+               "  --quiet             no progress line\n"
+               "exit status: 0 ok, 2 bad usage or input, 3 the integration failed\n");
+}
+
+static void conv_usage(FILE *f) {
+    fprintf(f,
+            "usage: liedyn convergence MODEL --dt-list H1,H2,... [options]\n"
+            "  --dt-list H1,H2,... step sizes (at least 2, distinct)\n"
+            "  --integrator M      genalpha, newmark, tb3 or tb3-paper (default: the model's)\n"
+            "  --formulation F     so3xr3 se3 s3xr3 s3sdr3\n"
+            "  --t-end T           time at which the errors are measured (default: the model's)\n"
+            "  --ref FILE.csv      reference: the row t = T of a CSV from 'liedyn run --out'\n"
+            "                      (default: the exact rotation if the model has one, and a\n"
+            "                      run at the smallest step / 16)\n"
+            "  --rho-inf R --atol A --rtol R --max-iter N --la dense|klu   as for run\n"
+            "  --json              print one JSON object\n"
+            "exit status: 0 ok, 2 bad usage or input, 3 a run failed\n");
+}
+
+/* A finite number; sign = 1: > 0, 0: ≥ 0, -1: any. Returns 0 or 2 (message printed). */
+static int parse_num(const char *cmd, const char *opt, const char *s, int sign, double *v) {
+    char *end;
+    errno = 0;
+    double x = strtod(s, &end);
+    if (end == s || *end != '\0' || errno == ERANGE || !isfinite(x))
+        return cli_error("%s: %s needs a finite number, got '%s'", cmd, opt, s);
+    if (sign == 1 && !(x > 0.0)) return cli_error("%s: %s must be positive, got '%s'", cmd, opt, s);
+    if (sign == 0 && !(x >= 0.0))
+        return cli_error("%s: %s must be non-negative, got '%s'", cmd, opt, s);
+    *v = x;
+    return 0;
+}
+
+static int parse_count(const char *cmd, const char *opt, const char *s, int *n) {
+    char *end;
+    errno = 0;
+    long x = strtol(s, &end, 10);
+    if (end == s || *end != '\0' || errno == ERANGE || x < 1 || x > 1000000000L)
+        return cli_error("%s: %s needs a positive integer, got '%s'", cmd, opt, s);
+    *n = (int)x;
+    return 0;
+}
+
+/* "a, b, c" from a name function over 0..count-1. */
+static void name_list(char *buf, size_t cap, int count, const char *(*name)(int)) {
+    size_t len = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < count && len < cap; ++i) {
+        int w = snprintf(buf + len, cap - len, "%s%s", i ? ", " : "", name(i));
+        if (w < 0) break;
+        len += (size_t)w;
+    }
+}
+
+const char *integ_name_i(int i) {
+    return ld_integ_method_name((ld_integ_method)i);
+}
+const char *form_name_i(int i) {
+    return ld_formulation_name((ld_formulation)i);
+}
+
+static int parse_dt_list(const char *cmd, const char *s, run_args *a) {
+    const char *p = s;
+    a->ndt = 0;
+    for (;;) {
+        char item[64];
+        size_t n = strcspn(p, ",");
+        if (n == 0 || n >= sizeof item)
+            return cli_error("%s: --dt-list needs comma-separated step sizes, got '%s'", cmd, s);
+        memcpy(item, p, n);
+        item[n] = '\0';
+        if (a->ndt == MAX_DT_LIST)
+            return cli_error("%s: --dt-list takes at most %d step sizes", cmd, MAX_DT_LIST);
+        double h = 0.0;
+        if (parse_num(cmd, "--dt-list", item, 1, &h)) return 2;
+        for (int i = 0; i < a->ndt; ++i)
+            if (a->dts[i] == h)
+                return cli_error("%s: --dt-list: step size %s appears twice", cmd, item);
+        a->dts[a->ndt++] = h;
+        if (p[n] == '\0') break;
+        p += n + 1;
+    }
+    if (a->ndt < 2)
+        return cli_error("%s: --dt-list needs at least 2 step sizes, got %d", cmd, a->ndt);
+    return 0;
+}
+
+/* Parse argv for command cmds (CMD_RUN or CMD_CONV). Returns 0, 1 (help printed) or 2. */
+int parse_args(int argc, char **argv, int cmds, run_args *a) {
+    memset(a, 0, sizeof *a);
+    a->cmd = cmds == CMD_RUN ? "run" : "convergence";
+    a->integ = a->form = a->la = -1;
+    a->dt = a->t_end = a->rho_inf = a->atol = a->rtol = NAN;
+    a->fac = a->facmin = a->facmax = NAN;
+    const char *cmd = a->cmd;
+    char list[128];
+    for (int i = 0; i < argc; ++i) {
+        const char *o = argv[i];
+        if (o[0] != '-' || o[1] == '\0') {
+            if (a->model) return cli_error("%s: unexpected argument '%s' (one MODEL only)", cmd, o);
+            a->model = o;
+            continue;
+        }
+        const opt_def *d = NULL;
+        for (size_t k = 0; k < sizeof opt_defs / sizeof opt_defs[0]; ++k)
+            if (strcmp(o, opt_defs[k].name) == 0) d = &opt_defs[k];
+        if (!d || !(d->cmds & cmds)) return cli_error("%s: unknown option '%s'", cmd, o);
+        const char *v = NULL;
+        if (d->takes) {
+            if (i + 1 >= argc) return cli_error("%s: %s needs a value", cmd, o);
+            v = argv[++i];
+        }
+        int rc = 0;
+        switch (d->id) {
+        case O_INTEG:
+            a->integ = ld_integ_method_find(v);
+            name_list(list, sizeof list, LD_INTEG_COUNT, integ_name_i);
+            if (a->integ < 0) return cli_error("%s: unknown integrator '%s' (%s)", cmd, v, list);
+            break;
+        case O_FORM:
+            a->form = ld_formulation_find(v);
+            name_list(list, sizeof list, LD_FORM_COUNT, form_name_i);
+            if (a->form < 0) return cli_error("%s: unknown formulation '%s' (%s)", cmd, v, list);
+            break;
+        case O_LA:
+            a->la = ld_la_kind_find(v);
+            if (a->la < 0) return cli_error("%s: unknown linear solver '%s' (dense, klu)", cmd, v);
+            break;
+        case O_DT:
+            rc = parse_num(cmd, o, v, 1, &a->dt);
+            break;
+        case O_TEND:
+            rc = parse_num(cmd, o, v, -1, &a->t_end);
+            break;
+        case O_RHO:
+            rc = parse_num(cmd, o, v, 0, &a->rho_inf);
+            if (!rc && a->rho_inf > 1.0)
+                return cli_error("%s: --rho-inf must be in [0, 1], got '%s'", cmd, v);
+            break;
+        case O_ATOL:
+            rc = parse_num(cmd, o, v, 1, &a->atol);
+            break;
+        case O_RTOL:
+            rc = parse_num(cmd, o, v, 0, &a->rtol);
+            break;
+        case O_MAXIT:
+            rc = parse_count(cmd, o, v, &a->max_iter);
+            break;
+        case O_EVERY:
+            rc = parse_count(cmd, o, v, &a->every);
+            break;
+        case O_OUT:
+            a->out = v;
+            break;
+        case O_VTK:
+            a->vtk = v;
+            break;
+        case O_PLOT:
+            a->plot = v;
+            break;
+        case O_REF:
+            a->ref = v;
+            break;
+        case O_ADAPT:
+            a->adaptive = 1;
+            break;
+        case O_FAC:
+            rc = parse_num(cmd, o, v, 1, &a->fac);
+            break;
+        case O_FACMIN:
+            rc = parse_num(cmd, o, v, 1, &a->facmin);
+            break;
+        case O_FACMAX:
+            rc = parse_num(cmd, o, v, 1, &a->facmax);
+            break;
+        case O_DTLIST:
+            rc = parse_dt_list(cmd, v, a);
+            break;
+        case O_JSON:
+            a->json = 1;
+            break;
+        case O_QUIET:
+            a->quiet = 1;
+            break;
+        case O_HELP:
+            if (cmds == CMD_RUN)
+                run_usage(stdout);
+            else
+                conv_usage(stdout);
+            return 1;
+        }
+        if (rc) return rc;
+    }
+    if (!a->model) return cli_error("%s: no MODEL given (try 'liedyn %s --help')", cmd, cmd);
+    if (cmds == CMD_CONV && a->ndt == 0)
+        return cli_error("%s: --dt-list H1,H2,... is required", cmd);
+    return 0;
+}
+
+/* ------------------------------------------------------------------ models */
+
+int is_file(const char *p) {
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static int cmp_names(const void *a, const void *b) {
+    return strcmp((const char *)a, (const char *)b);
+}
+
+/* "free-top, heavy-top, ..." from LD_MODELS_DIR. */
+static void shipped_models(char *buf, size_t cap) {
+    static char names[64][LD_NAME_MAX];
+    int n = 0;
+    DIR *d = opendir(LD_MODELS_DIR);
+    buf[0] = '\0';
+    if (!d) {
+        snprintf(buf, cap, "none found in %s", LD_MODELS_DIR);
+        return;
+    }
+    struct dirent *e;
+    while (n < 64 && (e = readdir(d)) != NULL) {
+        size_t len = strlen(e->d_name);
+        if (len > 5 && len - 5 < LD_NAME_MAX && strcmp(e->d_name + len - 5, ".yaml") == 0 &&
+            e->d_name[0] != '.') {
+            memcpy(names[n], e->d_name, len - 5);
+            names[n][len - 5] = '\0';
+            ++n;
+        }
+    }
+    closedir(d);
+    qsort(names, (size_t)n, sizeof names[0], cmp_names);
+    size_t len = 0;
+    for (int i = 0; i < n && len < cap; ++i) {
+        int w = snprintf(buf + len, cap - len, "%s%s", i ? ", " : "", names[i]);
+        if (w < 0) break;
+        len += (size_t)w;
+    }
+    if (n == 0) snprintf(buf, cap, "none found in %s", LD_MODELS_DIR);
+}
+
+/* MODEL as a path, else models/MODEL.yaml, else LD_MODELS_DIR/MODEL.yaml. */
+static int resolve_model(const char *cmd, const char *name, char *path, size_t cap) {
+    if (is_file(name)) {
+        snprintf(path, cap, "%s", name);
+        return 0;
+    }
+    if (!strchr(name, '/')) {
+        snprintf(path, cap, "models/%s.yaml", name);
+        if (is_file(path)) return 0;
+        snprintf(path, cap, "%s/%s.yaml", LD_MODELS_DIR, name);
+        if (is_file(path)) return 0;
+    }
+    char list[1024];
+    shipped_models(list, sizeof list);
+    return cli_error("%s: '%s' is neither a model file nor a shipped model (shipped: %s)", cmd,
+                     name, list);
+}
+
+/* Load the model and apply the command-line overrides to m->run; 0 or 2 (message printed).
+ * *method receives the integrator. On failure nothing needs freeing. */
+int load_model(const run_args *a, char *path, size_t cap, ld_model *m, int *method) {
+    const char *cmd = a->cmd;
+    if (resolve_model(cmd, a->model, path, cap)) return 2;
+    ld_model_error err;
+    memset(&err, 0, sizeof err);
+    int rc = ld_model_load(path, m, &err);
+    if (rc) {
+        if (err.msg[0]) return cli_error("%s", err.msg);
+        return cli_error("%s: cannot read model '%s': %s", cmd, path, ld_strerror(rc));
+    }
+    ld_run_spec *r = &m->run;
+    if (a->form >= 0) r->formulation = (ld_formulation)a->form;
+    if (!isnan(a->dt)) r->dt = a->dt;
+    if (!isnan(a->t_end)) r->t_end = a->t_end;
+    if (!isnan(a->rho_inf)) r->rho_inf = a->rho_inf;
+    if (a->adaptive) r->adaptive = 1;
+    /* under step-size control --atol/--rtol are the local error tolerances */
+    if (!isnan(a->atol)) *(r->adaptive ? &r->error_atol : &r->atol) = a->atol;
+    if (!isnan(a->rtol)) *(r->adaptive ? &r->error_rtol : &r->rtol) = a->rtol;
+    if (!isnan(a->fac)) r->fac = a->fac;
+    if (!isnan(a->facmin)) r->facmin = a->facmin;
+    if (!isnan(a->facmax)) r->facmax = a->facmax;
+    if (a->max_iter > 0) r->max_iter = a->max_iter;
+    if (a->every > 0) r->output_every = a->every;
+    char list[128];
+    name_list(list, sizeof list, LD_INTEG_COUNT, integ_name_i);
+    *method = a->integ >= 0 ? a->integ : ld_integ_method_find(r->integrator);
+    rc = 0;
+    if (*method < 0)
+        rc = cli_error("%s: unknown integrator '%.*s' in the integrator block (%s)", path,
+                       LD_NAME_MAX - 1, r->integrator, list);
+    else if (!(r->t_end > r->t_start))
+        rc = cli_error("%s: the end time %.10g must be greater than the start time %.10g", cmd,
+                       r->t_end, r->t_start);
+    else if (!(r->dt > 0.0 && isfinite(r->dt)))
+        rc = cli_error("%s: the step size must be positive, found %g", cmd, r->dt);
+    else if (!(r->rho_inf >= 0.0 && r->rho_inf <= 1.0))
+        rc = cli_error("%s: rho_inf must be in [0, 1], found %g", cmd, r->rho_inf);
+    else if (r->adaptive && !ld_integ_method_has_estimate((ld_integ_method)*method))
+        rc = cli_error("%s: step-size control needs an integrator with an error estimate "
+                       "(tb3, tb3-paper), not %s",
+                       cmd, ld_integ_method_name((ld_integ_method)*method));
+    else if (r->adaptive && !(r->fac > 0.0 && r->fac <= 1.0 && r->facmin < 1.0 && r->facmax > 1.0 &&
+                              isfinite(r->facmax)))
+        rc = cli_error("%s: step-ratio factors need 0 < fac <= 1, 0 < facmin < 1 < facmax "
+                       "(fac %g, facmin %g, facmax %g)",
+                       cmd, r->fac, r->facmin, r->facmax);
+    else if ((r->t_end - r->t_start) / r->dt > 1e12)
+        rc = cli_error("%s: %g steps of %g to reach %g are too many", cmd,
+                       (r->t_end - r->t_start) / r->dt, r->dt, r->t_end);
+    if (rc) ld_model_free(m);
+    return rc;
+}
+
+/* A file-name-safe base name: the model's name, else the file's without .yaml. */
+void model_base(const ld_model *m, const char *path, char *out, size_t cap) {
+    const char *src = m->name;
+    char tmp[LD_NAME_MAX];
+    if (!src[0]) {
+        const char *slash = strrchr(path, '/');
+        snprintf(tmp, sizeof tmp, "%s", slash ? slash + 1 : path);
+        size_t len = strlen(tmp);
+        if (len > 5 && strcmp(tmp + len - 5, ".yaml") == 0) tmp[len - 5] = '\0';
+        src = tmp;
+    }
+    size_t k = 0;
+    for (; src[k] && k + 1 < cap; ++k) {
+        char c = src[k];
+        int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                 c == '-' || c == '_' || c == '.';
+        out[k] = ok ? c : '_';
+    }
+    out[k] = '\0';
+    if (k == 0) snprintf(out, cap, "model");
+}

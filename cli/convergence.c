@@ -1,0 +1,239 @@
+/*
+ * liedyn convergence — runs over a list of step sizes: errors at the end time against the
+ * exact rotation, a finer reference run or a CSV, and the observed orders.
+ * Reference: docs/cli-run.md.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+#include "liedyn/liedyn.h"
+#include "sim.h"
+
+/* ------------------------------------------------------------------ liedyn convergence */
+
+/* The row t = T (to 1e-9) of a CSV from liedyn run --out: per body x (3) and q (4). */
+static int read_ref_csv(const char *path, const ld_model *m, double T, double *x, double *q) {
+    FILE *f = fopen(path, "r");
+    if (!f) return cli_error("convergence: cannot open '%s': %s", path, strerror(errno));
+    char *line = NULL;
+    size_t cap = 0;
+    int nb = m->nbodies, rc = 0, found = 0, *col = NULL, ncols = 0;
+    double *row = NULL;
+    ssize_t len = getline(&line, &cap, f);
+    if (len <= 0) {
+        rc = cli_error("convergence: '%s' is empty", path);
+        goto done;
+    }
+    /* Header: count the columns, find BODY.x … BODY.qz. */
+    for (ssize_t i = 0; i < len; ++i)
+        if (line[i] == ',') ++ncols;
+    ++ncols;
+    col = malloc(7 * (size_t)nb * sizeof(int));
+    row = malloc((size_t)ncols * sizeof(double));
+    if (!col || !row) {
+        rc = cli_error("convergence: out of memory");
+        goto done;
+    }
+    static const char *const names[7] = {"x", "y", "z", "qw", "qx", "qy", "qz"};
+    for (int b = 0; b < nb; ++b)
+        for (int c = 0; c < 7; ++c) {
+            char want[LD_NAME_MAX + 8];
+            snprintf(want, sizeof want, "%s.%s", m->bodies[b].name, names[c]);
+            size_t wl = strlen(want);
+            col[7 * b + c] = -1;
+            const char *p = line;
+            for (int k = 0; k < ncols; ++k) {
+                size_t n = strcspn(p, ",\r\n");
+                if (n == wl && strncmp(p, want, wl) == 0) col[7 * b + c] = k;
+                p += n;
+                if (*p == ',') ++p;
+            }
+            if (col[7 * b + c] < 0) {
+                rc = cli_error("convergence: '%s' has no column '%s' (use a CSV written by "
+                               "'liedyn run --out' for this model)",
+                               path, want);
+                goto done;
+            }
+        }
+    int lineno = 1;
+    while (!found && (len = getline(&line, &cap, f)) > 0) {
+        ++lineno;
+        const char *p = line;
+        int k = 0;
+        for (; k < ncols; ++k) {
+            char *end;
+            row[k] = strtod(p, &end);
+            if (end == p) break;
+            p = end;
+            if (*p == ',') ++p;
+        }
+        if (k < ncols) {
+            rc = cli_error("convergence: %s:%d: expected %d numbers", path, lineno, ncols);
+            goto done;
+        }
+        if (fabs(row[0] - T) <= 1e-9) found = 1;
+    }
+    if (!found) {
+        rc = cli_error("convergence: '%s' has no row at t = %.10g (to 1e-9)", path, T);
+        goto done;
+    }
+    for (int b = 0; b < nb; ++b) {
+        for (int c = 0; c < 3; ++c) x[3 * b + c] = row[col[7 * b + c]];
+        for (int c = 0; c < 4; ++c) q[4 * b + c] = row[col[7 * b + 3 + c]];
+    }
+done:
+    free(line);
+    free(col);
+    free(row);
+    fclose(f);
+    return rc;
+}
+
+/* One run of the study at step h; final x, q per body into x, q. 0, 2 or 3 (message printed).
+ */
+static int conv_run(const ld_model *m, const char *path, int method, int la, double h, double *x,
+                    double *q, long *steps, long *iters) {
+    sim S;
+    sim_init(&S, m, path, "convergence", method, la);
+    S.dt = h;
+    S.every = 1 << 30;
+    int rc = sim_setup(&S);
+    if (!rc) rc = sim_run(&S);
+    if (rc == 3)
+        cli_error("convergence: the run at dt = %.6g failed at t = %.10g: %s", h, S.t, S.msg);
+    if (!rc) {
+        memcpy(x, S.bx, 3 * (size_t)m->nbodies * sizeof(double));
+        memcpy(q, S.bq, 4 * (size_t)m->nbodies * sizeof(double));
+        *steps = S.st.steps;
+        *iters = S.st.newton_iterations;
+    }
+    sim_free(&S);
+    return rc;
+}
+
+static double order_of(double e0, double e1, double h0, double h1) {
+    if (!(e0 > 0.0) || !(e1 > 0.0) || !isfinite(e0) || !isfinite(e1)) return NAN;
+    return log(e0 / e1) / log(h0 / h1);
+}
+
+int cli_convergence(int argc, char **argv) {
+    run_args a;
+    int rc = parse_args(argc, argv, CMD_CONV, &a);
+    if (rc) return rc == 1 ? 0 : 2;
+    char path[PATH_CAP];
+    ld_model m;
+    int method;
+    if (load_model(&a, path, sizeof path, &m, &method)) return 2;
+    int nb = m.nbodies, nh = a.ndt;
+    double T = m.run.t_end, hmin = a.dts[0];
+    for (int i = 1; i < nh; ++i) hmin = fmin(hmin, a.dts[i]);
+    double *xr = calloc(14 * (size_t)nb, sizeof(double));
+    double *res = calloc(4 * (size_t)nh, sizeof(double));
+    long cnt[2 * MAX_DT_LIST];
+    if (!xr || !res) {
+        free(xr);
+        free(res);
+        ld_model_free(&m);
+        return cli_error("convergence: out of memory");
+    }
+    double *qr = xr + 3 * nb, *x = qr + 4 * nb, *q = x + 3 * nb;
+    double *rot = res, *pos = res + nh, *rord = pos + nh, *pord = rord + nh;
+    int *exact = calloc((size_t)nb, sizeof(int)), any_exact = 0;
+    double h_ref = hmin / 16.0;
+    long ref_steps = 0, ref_iters = 0;
+    if (!exact) rc = cli_error("convergence: out of memory");
+    for (int b = 0; !rc && b < nb; ++b) {
+        double qe[4];
+        exact[b] = !a.ref && ld_model_exact_rotation(&m, b, T, qe) == LD_OK;
+        any_exact |= exact[b];
+    }
+    if (!rc && a.ref)
+        rc = read_ref_csv(a.ref, &m, T, xr, qr);
+    else if (!rc)
+        rc = conv_run(&m, path, method, a.la, h_ref, xr, qr, &ref_steps, &ref_iters);
+    for (int b = 0; !rc && b < nb; ++b)
+        if (exact[b]) ld_model_exact_rotation(&m, b, T, qr + 4 * b);
+    for (int i = 0; !rc && i < nh; ++i) {
+        rc = conv_run(&m, path, method, a.la, a.dts[i], x, q, &cnt[2 * i], &cnt[2 * i + 1]);
+        if (rc) break;
+        rot[i] = pos[i] = 0.0;
+        for (int b = 0; b < nb; ++b) {
+            const double *d0 = x + 3 * b, *d1 = xr + 3 * b;
+            double dx = d0[0] - d1[0], dy = d0[1] - d1[1], dz = d0[2] - d1[2];
+            rot[i] = fmax(rot[i], ld_quat_angle(qr + 4 * b, q + 4 * b));
+            pos[i] = fmax(pos[i], sqrt(dx * dx + dy * dy + dz * dz));
+        }
+    }
+    if (rc) {
+        free(exact);
+        free(xr);
+        free(res);
+        ld_model_free(&m);
+        return rc;
+    }
+    for (int i = 0; i + 1 < nh; ++i) {
+        rord[i] = order_of(rot[i], rot[i + 1], a.dts[i], a.dts[i + 1]);
+        pord[i] = order_of(pos[i], pos[i + 1], a.dts[i], a.dts[i + 1]);
+    }
+    char base[LD_NAME_MAX], refdesc[PATH_CAP + 64];
+    model_base(&m, path, base, sizeof base);
+    if (a.ref)
+        snprintf(refdesc, sizeof refdesc, "the row t = %.10g of %s", T, a.ref);
+    else
+        snprintf(refdesc, sizeof refdesc, "%sa run at dt = %.6g",
+                 any_exact ? "the exact rotation; positions: " : "", h_ref);
+    const char *integ = ld_integ_method_name((ld_integ_method)method);
+    const char *form = ld_formulation_name(m.run.formulation);
+    if (a.json) {
+        printf("{\"model\": ");
+        json_str(base);
+        printf(", \"integrator\": \"%s\", \"formulation\": \"%s\", \"t_end\": ", integ, form);
+        json_num(T);
+        printf(", \"reference\": \"%s\", ", a.ref ? "file" : any_exact ? "exact" : "run");
+        if (!a.ref) {
+            printf("\"dt_ref\": ");
+            json_num(h_ref);
+            printf(", ");
+        }
+        printf("\"dt\": ");
+        json_vec(a.dts, nh);
+        printf(", \"rot_error\": ");
+        json_vec(rot, nh);
+        printf(", \"pos_error\": ");
+        json_vec(pos, nh);
+        printf(", \"rot_order\": ");
+        json_vec(rord, nh - 1);
+        printf(", \"pos_order\": ");
+        json_vec(pord, nh - 1);
+        printf(", \"steps\": [");
+        for (int i = 0; i < nh; ++i) printf("%s%ld", i ? ", " : "", cnt[2 * i]);
+        printf("], \"newton_iterations\": [");
+        for (int i = 0; i < nh; ++i) printf("%s%ld", i ? ", " : "", cnt[2 * i + 1]);
+        printf("]}\n");
+    } else {
+        printf("%s: %s on %s, errors at t = %.10g against %s\n", base, integ, form, T, refdesc);
+        printf("  %12s  %12s  %6s  %12s  %6s  %11s\n", "dt", "rot error", "order", "pos error",
+               "order", "Newton/step");
+        for (int i = 0; i < nh; ++i) {
+            char ro[16] = "-", po[16] = "-";
+            if (i == 0) ro[0] = po[0] = '\0';
+            if (i > 0) {
+                if (isfinite(rord[i - 1])) snprintf(ro, sizeof ro, "%.3f", rord[i - 1]);
+                if (isfinite(pord[i - 1])) snprintf(po, sizeof po, "%.3f", pord[i - 1]);
+            }
+            printf("  %12.6g  %12.4e  %6s  %12.4e  %6s  %11.2f\n", a.dts[i], rot[i], ro, pos[i], po,
+                   cnt[2 * i] > 0 ? (double)cnt[2 * i + 1] / (double)cnt[2 * i] : 0.0);
+        }
+    }
+    free(exact);
+    free(xr);
+    free(res);
+    ld_model_free(&m);
+    return 0;
+}

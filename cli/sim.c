@@ -1,0 +1,370 @@
+/*
+ * The simulation behind `liedyn run` and `liedyn convergence`: compile the model, step it
+ * (fixed or controlled steps), measure, and write CSV and VTK rows as it goes.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+#include "liedyn/liedyn.h"
+#include "sim.h"
+
+/* ------------------------------------------------------------------ the simulation */
+
+double cpu_seconds(void) {
+    struct timespec ts;
+    if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0) return (double)clock() / CLOCKS_PER_SEC;
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+double wall_seconds(void) {
+    struct timespec ts;
+    if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0) return 0.0;
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void sim_free(sim *S) {
+    ld_integ_free(S->it);
+    if (S->compiled) ld_model_system_free(&S->s);
+    free(S->q0);
+    free(S->v0);
+    free(S->phi);
+    free(S->exact);
+    free(S->bx);
+    S->it = NULL;
+    S->compiled = 0;
+    S->q0 = S->v0 = S->phi = S->bx = NULL;
+    S->exact = NULL;
+}
+
+/* Compile, create and initialize. 0 or 2 (message printed; sim_free cleans up). */
+int sim_setup(sim *S) {
+    const ld_model *m = S->m;
+    int nb = m->nbodies;
+    char why[256];
+    if (ld_model_check_initial(m, why, sizeof why) != LD_OK)
+        return cli_error("%s: inconsistent initial state: %s", S->path, why);
+    int rc = ld_model_compile(m, S->form, &S->s, &S->q0, &S->v0);
+    if (rc) return cli_error("%s: cannot compile the model: %s", S->path, ld_strerror(rc));
+    S->compiled = 1;
+    S->phi = calloc((size_t)S->s.m + 1, sizeof(double));
+    S->exact = calloc((size_t)nb, sizeof(int));
+    S->bx = calloc(13 * (size_t)nb, sizeof(double));
+    if (!S->phi || !S->exact || !S->bx) return cli_error("%s: out of memory", S->cmd);
+    S->bq = S->bx + 3 * nb;
+    S->bw = S->bq + 4 * nb;
+    S->bv = S->bw + 3 * nb;
+    for (int b = 0; b < nb; ++b) {
+        double q[4];
+        S->exact[b] = ld_model_exact_rotation(m, b, S->t0, q) == LD_OK;
+        S->any_exact |= S->exact[b];
+    }
+    const char *why_not = ld_integ_options_check(&S->s, &S->o);
+    if (why_not)
+        return cli_error("%s: %s cannot run this model: %s", S->path,
+                         ld_integ_method_name(S->o.method), why_not);
+    S->it = ld_integ_create(&S->s, &S->o, &rc);
+    if (!S->it) return cli_error("%s: cannot create the integrator: %s", S->cmd, ld_strerror(rc));
+    rc = ld_integ_init(S->it, S->t0, S->q0, S->v0);
+    if (rc)
+        return cli_error("%s: no consistent initial accelerations at t = %.10g: %s", S->path, S->t0,
+                         ld_strerror(rc));
+    return 0;
+}
+
+double state_energy(const sim *S, double t, const double *q, const double *v) {
+    double e = NAN;
+    if (!S->s.ops.energy || S->s.ops.energy(&S->s, t, q, v, &e) != LD_OK) return NAN;
+    return e;
+}
+
+/* max |Φ(t, q)|; 0 without constraints, NaN if Φ cannot be evaluated. */
+double state_phi(const sim *S, double t, const double *q) {
+    if (S->s.m == 0) return 0.0;
+    if (!S->s.ops.phi || S->s.ops.phi(&S->s, t, q, S->phi) != LD_OK) return NAN;
+    double mx = 0.0;
+    for (int i = 0; i < S->s.m; ++i) {
+        if (isnan(S->phi[i])) return NAN;
+        mx = fmax(mx, fabs(S->phi[i]));
+    }
+    return mx;
+}
+
+/* Geodesic error of body b's rotation against its exact one (the model prescribes it). */
+static double angle_error(const sim *S, int b, double t, const double quat[4]) {
+    double qe[4];
+    if (ld_model_exact_rotation(S->m, b, t, qe) != LD_OK) return NAN;
+    return ld_quat_angle(qe, quat);
+}
+
+/* Update the running maxima with the state at t (every step). */
+static void sim_measure(sim *S, double t, const double *q, const double *v) {
+    double ph = state_phi(S, t, q);
+    S->phimax = (isnan(ph) || isnan(S->phimax)) ? (double)NAN : fmax(S->phimax, ph);
+    for (int b = 0; S->any_exact && b < S->m->nbodies; ++b) {
+        if (!S->exact[b]) continue;
+        double x[3], qq[4], w[3], xd[3];
+        ld_model_body_state(&S->s, b, q, v, x, qq, w, xd);
+        double e = angle_error(S, b, t, qq);
+        S->angmax = (isnan(e) || isnan(S->angmax)) ? (double)NAN : fmax(S->angmax, e);
+    }
+}
+
+void io_fail(sim *S, const char *what, const char *name) {
+    if (S->io_error) return;
+    S->io_error = 1;
+    snprintf(S->io_msg, sizeof S->io_msg, "writing %s '%s' failed: %s", what, name,
+             strerror(errno));
+}
+
+void csv_header(sim *S) {
+    static const char *const cols[13] = {"x",  "y",  "z",  "qw", "qx", "qy", "qz",
+                                         "wx", "wy", "wz", "vx", "vy", "vz"};
+    fputs("t", S->csv);
+    for (int b = 0; b < S->m->nbodies; ++b)
+        for (int c = 0; c < 13; ++c) fprintf(S->csv, ",%s.%s", S->m->bodies[b].name, cols[c]);
+    fputs(",energy,constraint_residual", S->csv);
+    for (int b = 0; b < S->m->nbodies; ++b)
+        if (S->exact[b]) fprintf(S->csv, ",%s.angle_error", S->m->bodies[b].name);
+    if (S->est) fputs(",h,error_estimate", S->csv);
+    fputc('\n', S->csv);
+}
+
+static void vtk_vectors(FILE *f, const char *name, const double *v, int n) {
+    fprintf(f, "VECTORS %s double\n", name);
+    for (int i = 0; i < n; ++i)
+        fprintf(f, "%.17g %.17g %.17g\n", v[3 * i], v[3 * i + 1], v[3 * i + 2]);
+}
+
+/* One legacy-VTK POLYDATA file: a vertex per body at its centre of mass, the body axes and
+ * the velocity as point vectors; listed in the .vtk.series file. */
+static void write_vtk(sim *S, double t, const double *q, const double *v) {
+    int nb = S->m->nbodies;
+    char name[PATH_CAP + LD_NAME_MAX + 32];
+    snprintf(name, sizeof name, "%s/%s_%05ld.vtk", S->vtk_dir, S->base, S->vtk_files);
+    FILE *f = fopen(name, "w");
+    if (!f) {
+        io_fail(S, "VTK file", name);
+        return;
+    }
+    double *x = malloc(18 * (size_t)nb * sizeof(double));
+    if (!x) {
+        fclose(f);
+        io_fail(S, "VTK file", name);
+        return;
+    }
+    double *e1 = x + 3 * nb, *e2 = e1 + 3 * nb, *e3 = e2 + 3 * nb, *vel = e3 + 3 * nb,
+           *om = vel + 3 * nb;
+    for (int b = 0; b < nb; ++b) {
+        double qq[4], w[3], R[9];
+        ld_model_body_state(&S->s, b, q, v, x + 3 * b, qq, w, vel + 3 * b);
+        ld_quat_to_mat(R, qq);
+        for (int i = 0; i < 3; ++i) {
+            e1[3 * b + i] = R[3 * i];
+            e2[3 * b + i] = R[3 * i + 1];
+            e3[3 * b + i] = R[3 * i + 2];
+        }
+        ld_quat_rotate(om + 3 * b, qq, w);
+    }
+    fprintf(f, "# vtk DataFile Version 3.0\n%s t = %.17g\nASCII\nDATASET POLYDATA\n", S->base, t);
+    fprintf(f, "POINTS %d double\n", nb);
+    for (int b = 0; b < nb; ++b)
+        fprintf(f, "%.17g %.17g %.17g\n", x[3 * b], x[3 * b + 1], x[3 * b + 2]);
+    fprintf(f, "VERTICES %d %d\n", nb, 2 * nb);
+    for (int b = 0; b < nb; ++b) fprintf(f, "1 %d\n", b);
+    fprintf(f, "POINT_DATA %d\n", nb);
+    vtk_vectors(f, "e1", e1, nb);
+    vtk_vectors(f, "e2", e2, nb);
+    vtk_vectors(f, "e3", e3, nb);
+    vtk_vectors(f, "velocity", vel, nb);
+    vtk_vectors(f, "angular_velocity", om, nb);
+    free(x);
+    if (ferror(f) | fclose(f)) io_fail(S, "VTK file", name);
+    if (S->series) {
+        fprintf(S->series, "%s    {\"name\": \"%s_%05ld.vtk\", \"time\": %.17g}",
+                S->vtk_files ? ",\n" : "", S->base, S->vtk_files, t);
+    }
+    S->vtk_files++;
+}
+
+/* One output row: CSV and VTK. */
+static void write_row(sim *S, double t, const double *q, const double *v) {
+    S->last_row_t = t;
+    S->rows++;
+    if (S->csv) {
+        FILE *f = S->csv;
+        int nb = S->m->nbodies;
+        fprintf(f, "%.17g", t);
+        for (int b = 0; b < nb; ++b) {
+            double x[3], qq[4], w[3], xd[3];
+            ld_model_body_state(&S->s, b, q, v, x, qq, w, xd);
+            fprintf(f, ",%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g", x[0], x[1], x[2], qq[0], qq[1],
+                    qq[2], qq[3]);
+            fprintf(f, ",%.17g,%.17g,%.17g,%.17g,%.17g,%.17g", w[0], w[1], w[2], xd[0], xd[1],
+                    xd[2]);
+        }
+        fprintf(f, ",%.17g,%.17g", state_energy(S, t, q, v), state_phi(S, t, q));
+        for (int b = 0; b < nb; ++b) {
+            if (!S->exact[b]) continue;
+            double x[3], qq[4], w[3], xd[3];
+            ld_model_body_state(&S->s, b, q, v, x, qq, w, xd);
+            fprintf(f, ",%.17g", angle_error(S, b, t, qq));
+        }
+        if (S->est) fprintf(f, ",%.17g,%.17g", S->row_h, S->row_err);
+        fputc('\n', f);
+        if (ferror(f)) io_fail(S, "CSV file", "output");
+    }
+    if (S->vtk_dir) write_vtk(S, t, q, v);
+}
+
+/* "\r t = … / T  (… steps/s, … s to go)" at most five times a second. */
+/* Returns the width of the line printed (0 if none). */
+static int show_progress(const sim *S, double t, long steps, double wall0, double *next) {
+    double now = wall_seconds();
+    if (now < *next) return 0;
+    *next = now + 0.2;
+    double el = now - wall0, done = t - S->t0;
+    double rate = el > 0.0 ? (double)steps / el : 0.0;
+    double togo = done > 0.0 ? el * (S->t1 - t) / done : 0.0;
+    int w = fprintf(stderr, "\r t = %-12.6g / %.6g  (%.0f steps/s, %.1f s to go)   ", t, S->t1,
+                    rate, togo);
+    fflush(stderr);
+    return w > 0 ? w : 0;
+}
+
+/* Step n of nsteps: to the grid point n·dt (fixed steps) or one controlled step. */
+static int sim_advance(sim *S, long n, long nsteps) {
+    if (S->o.adaptive) return ld_integ_step_adaptive(S->it, S->t1);
+    double target = n == nsteps ? S->t1 : S->t0 + (double)n * S->dt;
+    return ld_integ_advance_to(S->it, target);
+}
+
+/* Step from t0 to t1; fills the results. Returns 0 or 3 (a step failed; S->msg says why). */
+int sim_run(sim *S) {
+    ld_integ *it = S->it;
+    const double *q = ld_integ_q(it), *v = ld_integ_v(it);
+    double span = S->t1 - S->t0;
+    long nsteps = (long)ceil(span / S->dt - 1e-9);
+    if (nsteps < 1) nsteps = 1;
+    S->phimax = 0.0;
+    S->angmax = 0.0;
+    S->hmin = INFINITY;
+    S->hmax = S->errmax = 0.0;
+    S->row_h = 0.0;
+    S->row_err = NAN;
+    S->e0 = state_energy(S, S->t0, q, v);
+    sim_measure(S, S->t0, q, v);
+    write_row(S, S->t0, q, v);
+    double wall0 = wall_seconds(), next = wall0 + 0.2;
+    int shown = 0;
+    for (long n = 1; S->o.adaptive ? ld_integ_t(it) < S->t1 : n <= nsteps; ++n) {
+        double c0 = cpu_seconds();
+        int rc = sim_advance(S, n, nsteps);
+        S->cpu += cpu_seconds() - c0;
+        q = ld_integ_q(it);
+        v = ld_integ_v(it);
+        double t = ld_integ_t(it);
+        if (rc) {
+            const char *why = ld_integ_message(it);
+            snprintf(S->msg, sizeof S->msg, "%s", why[0] ? why : ld_strerror(rc));
+            S->status = rc;
+            if (t != S->last_row_t) {
+                sim_measure(S, t, q, v);
+                write_row(S, t, q, v);
+            }
+            break;
+        }
+        S->row_h = ld_integ_last_h(it);
+        S->row_err = ld_integ_last_error(it);
+        S->hmin = fmin(S->hmin, S->row_h);
+        S->hmax = fmax(S->hmax, S->row_h);
+        S->errmax = fmax(S->errmax, S->row_err);
+        sim_measure(S, t, q, v);
+        if (n % S->every == 0 || t >= S->t1) write_row(S, t, q, v);
+        if (S->progress) {
+            int w = show_progress(S, t, n, wall0, &next);
+            shown = w > shown ? w : shown;
+        }
+    }
+    if (shown) {
+        fprintf(stderr, "\r%*s\r", shown, "");
+        fflush(stderr);
+    }
+    S->t = ld_integ_t(it);
+    S->e1 = state_energy(S, S->t, q, v);
+    ld_integ_get_stats(it, &S->st);
+    int nb = S->m->nbodies;
+    for (int b = 0; b < nb; ++b)
+        ld_model_body_state(&S->s, b, q, v, S->bx + 3 * b, S->bq + 4 * b, S->bw + 3 * b,
+                            S->bv + 3 * b);
+    return S->status ? 3 : 0;
+}
+
+/* A sim from the model's (overridden) run block. */
+void sim_init(sim *S, const ld_model *m, const char *path, const char *cmd, int method, int la) {
+    memset(S, 0, sizeof *S);
+    S->m = m;
+    S->path = path;
+    S->cmd = cmd;
+    S->form = m->run.formulation;
+    ld_integ_options_init(&S->o);
+    S->o.method = (ld_integ_method)method;
+    S->o.rho_inf = m->run.rho_inf;
+    S->o.atol = m->run.atol;
+    S->o.rtol = m->run.rtol;
+    S->o.max_iter = m->run.max_iter;
+    if (la >= 0) S->o.la = (ld_la_kind)la;
+    S->o.adaptive = m->run.adaptive;
+    if (S->o.adaptive) {
+        S->o.err_atol = m->run.error_atol;
+        S->o.err_rtol = m->run.error_rtol;
+        S->o.fac = m->run.fac;
+        S->o.facmin = m->run.facmin;
+        S->o.facmax = m->run.facmax;
+        S->o.h_init = m->run.dt;
+        /* Newton converges well below the error tolerance */
+        S->o.atol = fmin(S->o.atol, 1e-2 * S->o.err_atol);
+        S->o.rtol = fmin(S->o.rtol, 1e-2 * S->o.err_rtol);
+    }
+    S->t0 = m->run.t_start;
+    S->t1 = m->run.t_end;
+    S->dt = m->run.dt;
+    S->every = m->run.output_every > 0 ? m->run.output_every : 1;
+    S->est = ld_integ_method_has_estimate(S->o.method);
+}
+
+/* ------------------------------------------------------------------ JSON helpers */
+
+void json_str(const char *s) {
+    putchar('"');
+    for (const unsigned char *p = (const unsigned char *)s; *p; ++p) {
+        if (*p == '"' || *p == '\\')
+            printf("\\%c", *p);
+        else if (*p < 0x20)
+            printf("\\u%04x", (unsigned)*p);
+        else
+            putchar(*p);
+    }
+    putchar('"');
+}
+
+void json_num(double v) {
+    if (isfinite(v))
+        printf("%.17g", v);
+    else
+        fputs("null", stdout);
+}
+
+void json_vec(const double *v, int n) {
+    putchar('[');
+    for (int i = 0; i < n; ++i) {
+        if (i) fputs(", ", stdout);
+        json_num(v[i]);
+    }
+    putchar(']');
+}
