@@ -404,9 +404,12 @@ int load_model(const run_args *a, char *path, size_t cap, ld_model *m, int *meth
     else if (!(r->rho_inf >= 0.0 && r->rho_inf <= 1.0))
         rc = cli_error("%s: rho_inf must be in [0, 1], found %g", cmd, r->rho_inf);
     else if (r->adaptive && !ld_integ_method_has_estimate((ld_integ_method)*method))
-        rc = cli_error("%s: step-size control needs an integrator with an error estimate "
+        rc = cli_error("%s: step-size control%s needs an integrator with an error estimate "
                        "(tb3, tb3-paper), not %s",
-                       cmd, ld_integ_method_name((ld_integ_method)*method));
+                       a->adaptive ? cmd : path, a->adaptive ? "" : " (adaptive: true)",
+                       ld_integ_method_name((ld_integ_method)*method));
+    else if (!r->adaptive && !(isnan(a->fac) && isnan(a->facmin) && isnan(a->facmax)))
+        rc = cli_error("%s: --fac, --facmin and --facmax act only with --adaptive", cmd);
     else if (r->adaptive && !(r->fac > 0.0 && r->fac <= 1.0 && r->facmin < 1.0 && r->facmax > 1.0 &&
                               isfinite(r->facmax)))
         rc = cli_error("%s: step-ratio factors need 0 < fac <= 1, 0 < facmin < 1 < facmax "

@@ -152,9 +152,9 @@ static void print_json(const sim *S, const ld_model *m, const char *base) {
             printf(", \"error_rtol\": ");
             json_num(S->o.err_rtol);
         }
-        printf(", \"h_min\": ");
+        printf(", \"h_smallest\": ");
         json_num(S->st.steps > 0 ? S->hmin : 0.0);
-        printf(", \"h_max\": ");
+        printf(", \"h_largest\": ");
         json_num(S->hmax);
         printf(", \"max_error_estimate\": ");
         json_num(S->errmax);

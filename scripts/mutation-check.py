@@ -46,7 +46,7 @@ MUTANTS = [
     ("src/sys/genalpha.c", "it->gamma = 0.5 + it->af - it->am;", "it->gamma = 0.5 + it->af + it->am;", "generalized-alpha: gamma off the second-order condition"),
     ("src/sys/genalpha.c", "for (int i = 0; i < m; ++i) it->dx[k + i] /= bh2;", "for (int i = 0; i < m; ++i) it->dx[k + i] *= bh2;", "preconditioning: multipliers not scaled back"),
     ("src/sys/tb3.c", "#define KAPPA_MAGNUS (1.0 / 12.0)", "#define KAPPA_MAGNUS (1.0 / 24.0)", "tb3: the printed correction coefficient"),
-    ("src/sys/tb3.c", "for (int j = 0; j < 3; ++j) r[o + 3 + j] = a[j] - b[j];", "for (int j = 0; j < 3; ++j) r[o + 3 + j] = a[j] + b[j];", "tb3: se(3) bracket with a wrong sign"),
+    ("src/sys/system.c", "for (int j = 0; j < 3; ++j) r[o + 3 + j] = a[j] - b[j];", "for (int j = 0; j < 3; ++j) r[o + 3 + j] = a[j] + b[j];", "se(3) bracket with a wrong sign"),
     ("src/sys/tb3.c", "v3[j] = it->v[j] + h * (B3[0] * it->vd[j] + B3[1] * it->a1[j] + B3[2] * it->a2[j]);", "v3[j] = it->v[j] + h * (B3[0] * it->vd[j] + B3[1] * it->a1[j] + B3[1] * it->a2[j]);", "tb3: wrong velocity weight"),
     ("src/sys/tb3.c", "if (!rc) rc = ld_integ__assemble(it, ts, 1.0, th2, th2 * th2);", "if (!rc) rc = ld_integ__assemble(it, ts, 1.0, th2, th2);", "tb3: stiffness term of the iteration matrix mis-scaled"),
     ("src/sys/integ.c", "double f = err > 0.0 ? it->o.fac * pow(err, -1.0 / 3.0) : facmax;", "double f = err > 0.0 ? it->o.fac * pow(err, -1.0) : facmax;", "controller: wrong exponent of the step ratio"),

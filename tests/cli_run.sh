@@ -205,6 +205,9 @@ bad "tb3 cannot run this model: tb3 integrates unconstrained systems only" run h
 bad "run: step-size control needs an integrator with an error estimate (tb3, tb3-paper), not genalpha" run heavy-top --adaptive
 bad "step-ratio factors need" run torque-body-ii --integrator tb3 --adaptive --facmax 0.5
 bad "integrator.facmax: must be finite and > 1" run "$WORK/bad-fac.yaml"
+bad "run: --fac, --facmin and --facmax act only with --adaptive" run torque-body-ii --integrator tb3 --facmax 3
+sed -e 's/^  name: newmark$/  name: genalpha\n  adaptive: true/' "$SRC/models/torque-body-ii.yaml" >"$WORK/ad-genalpha.yaml"
+bad "ad-genalpha.yaml: step-size control (adaptive: true) needs an integrator with an error estimate" run "$WORK/ad-genalpha.yaml"
 bad "--rho-inf must be in \[0, 1\]" run heavy-top --rho-inf 1.5
 bad "end time 0 must be greater than the start time 0" run heavy-top --t-end 0
 bad "--max-iter needs a positive integer" run heavy-top --max-iter 0

@@ -17,9 +17,11 @@
  *             the Magnus correction (coefficient 1/12 on the rotation vector) and the
  *             velocities with the same weights; the acceleration is re-evaluated at the new
  *             state. Unconstrained systems (m = 0) only.
- *   tb3-paper the scheme exactly as printed: correction coefficient 1/48 on the quaternion
- *             half-angle (1/24 on the rotation vector) and the stage-2 velocities and
- *             accelerations kept; second order (docs/tb3.md).
+ *   tb3-paper the scheme as printed — correction coefficient 1/48 on the quaternion half
+ *             angle (1/24 on the rotation vector), the stage-2 velocities and accelerations
+ *             kept — with the third-order weights of eq. 18 (the printed array (9) does not
+ *             sum to one) and the correction inside the exponential; second order
+ *             (docs/tb3.md).
  * Configuration update q_{n+1} = q_n ∘ exp(h Δq) (right composition, docs/conventions.md).
  *
  * Step-size control (adaptive = 1; tb3 and tb3-paper, which carry an embedded estimate): the
@@ -124,10 +126,13 @@ const double *ld_integ_lambda(const ld_integ *it); /* m */
 void ld_integ_get_stats(const ld_integ *it, ld_integ_stats *st);
 /* Why the last rejection happened ("" if none); static until the next step. */
 const char *ld_integ_message(const ld_integ *it);
-/* Newton error norms of the last step attempt, one per iteration; *n receives the count. */
+/* Newton error norms of the last step attempt, one per iteration (tb3: those of stage 1, then
+ * those of stage 2; at most 2·max_iter); *n receives the count. */
 const double *ld_integ_newton_history(const ld_integ *it, int *n);
-/* RMS of the preconditioned residual D_L r (βh² times the dynamic equations, Φ) before each
- * Newton correction of the last step attempt; *n receives the count. */
+/* RMS of the preconditioned residual before each Newton correction of the last step attempt
+ * (genalpha: D_L r, i.e. βh² times the dynamic equations, and Φ; tb3: the dynamic equations
+ * divided by the stage's α = ∂a/∂v̄), in the order of the newton history; *n receives the
+ * count. */
 const double *ld_integ_residual_history(const ld_integ *it, int *n);
 
 LD_END_DECLS

@@ -92,6 +92,11 @@ void ld_sys_free_work(ld_system *s);
 void ld_sys_retract(const ld_system *s, double *qn, const double *q, const double *xi);
 /* T(ξ) (k×k, block diagonal): the right Jacobian of exp, node by node. */
 void ld_sys_tangent(const ld_system *s, double *T, const double *xi);
+/* r = [x, y] node by node: the Lie bracket of the algebra, in the convention of the
+ * right-trivialized velocities (the matrix commutator of the hats). Rotation parts
+ * x_ω × y_ω; the translations of SE3/S3SDR3 x_ω × y_u − y_ω × x_u; R³ of the direct
+ * products, RN and R3: 0. r may not alias x or y. */
+void ld_sys_bracket(const ld_system *s, double *r, const double *x, const double *y);
 /* Renormalize quaternions / reorthogonalize rotations in q (for long runs). */
 void ld_sys_normalize(const ld_system *s, double *q);
 

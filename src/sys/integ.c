@@ -25,10 +25,6 @@ int ld_integ_method_has_estimate(ld_integ_method m) {
     return m == LD_INTEG_TB3 || m == LD_INTEG_TB3_PAPER;
 }
 
-static int is_tb3(ld_integ_method m) {
-    return m == LD_INTEG_TB3 || m == LD_INTEG_TB3_PAPER;
-}
-
 void ld_integ_options_init(ld_integ_options *o) {
     memset(o, 0, sizeof *o);
     o->method = LD_INTEG_GENALPHA;
@@ -76,7 +72,7 @@ const char *ld_integ_options_check(const ld_system *s, const ld_integ_options *o
     if (s->k < 1 || s->m < 0 || !s->ops.mass || !s->ops.force ||
         (s->m > 0 && (!s->ops.phi || !s->ops.phi_q)))
         return "incomplete system (mass, force and, with constraints, phi and phi_q needed)";
-    if (is_tb3(o->method) && s->m > 0)
+    if (ld_integ_method_has_estimate(o->method) && s->m > 0)
         return "tb3 integrates unconstrained systems only; this system has constraints "
                "(use genalpha or newmark)";
     return NULL;
@@ -87,7 +83,8 @@ ld_integ *ld_integ_create(const ld_system *s, const ld_integ_options *o, int *st
     if (!status) status = &dummy;
     *status = LD_EINVAL;
     if (!s || ld_integ_options_check(s, o)) {
-        if (s && o && is_tb3(o->method) && s->m > 0) *status = LD_ENOTSUPPORTED;
+        if (s && o && ld_integ_method_has_estimate(o->method) && s->m > 0)
+            *status = LD_ENOTSUPPORTED;
         return NULL;
     }
     ld_integ *it = calloc(1, sizeof *it);
@@ -102,7 +99,7 @@ ld_integ *ld_integ_create(const ld_system *s, const ld_integ_options *o, int *st
     it->n = s->k + s->m;
     size_t k = (size_t)it->k, m = (size_t)it->m, n = (size_t)it->n, nq = (size_t)s->nq;
     size_t total =
-        2 * nq + 16 * k + 2 * m + n + n + n * n + 5 * k * k + m * k + 2 * (size_t)o->max_iter;
+        2 * nq + 15 * k + 2 * m + n + n + n * n + 5 * k * k + m * k + 4 * (size_t)o->max_iter;
     double *p = calloc(total, sizeof(double));
     it->la = ld_la_create(o->la, it->n);
     if (!p || !it->la) {
@@ -139,7 +136,7 @@ ld_integ *ld_integ_create(const ld_system *s, const ld_integ_options *o, int *st
     it->T = p, p += k * k;
     it->KT = p, p += k * k;
     it->B = p, p += m * k;
-    it->hist = p, p += o->max_iter;
+    it->hist = p, p += 2 * o->max_iter; /* two Newton solves per step (tb3) */
     it->rhist = p;
     it->last_err = NAN;
     *status = LD_OK;
@@ -186,6 +183,7 @@ int ld_integ_init(ld_integ *it, double t0, const double *q0, const double *v0) {
     it->last_h = 0.0;
     it->last_err = NAN;
     it->after_reject = 0;
+    it->h_cap = INFINITY;
     it->h_next = it->o.h_init > 0.0 ? it->o.h_init : initial_step(it);
     return LD_OK;
 }
@@ -350,7 +348,8 @@ static int step_to(ld_integ *it, double t1) {
     it->msg[0] = '\0';
     it->nhist = 0;
     it->last_err = NAN;
-    int rc = is_tb3(it->o.method) ? ld_integ__tb3_step(it, t1) : ld_integ__genalpha_step(it, t1);
+    int rc = ld_integ_method_has_estimate(it->o.method) ? ld_integ__tb3_step(it, t1)
+                                                        : ld_integ__genalpha_step(it, t1);
     if (rc == LD_OK) {
         it->st.steps++;
         it->last_h = h;
@@ -411,25 +410,34 @@ int ld_integ_step_adaptive(ld_integ *it, double t_max) {
     if (!it || !it->o.adaptive || !isfinite(t_max) || !(t_max > it->t)) return LD_EINVAL;
     for (int tries = 0;; ++tries) {
         double rest = t_max - it->t;
-        double h = fmin(fmax(it->h_next, it->o.h_min), it->o.h_max);
-        /* land on t_max instead of leaving a sliver of less than 10 % of a step */
-        double t1 = (h >= rest || rest - h < 0.1 * h) ? t_max : it->t + h;
-        h = t1 - it->t;
+        double hp = fmin(fmax(fmin(it->h_next, it->h_cap), it->o.h_min), it->o.h_max);
+        /* land on t_max instead of leaving a sliver of less than 10 % of a step (but never
+         * beyond h_max) */
+        double t1 =
+            (hp >= rest || (rest - hp < 0.1 * hp && rest <= it->o.h_max)) ? t_max : it->t + hp;
+        double h = t1 - it->t;
         if (tries >= it->o.max_rejects) return give_up(it, "too many consecutive rejections", h);
         if (!(t1 > it->t)) return give_up(it, "step below the resolution of t", h);
         int rc = step_to(it, t1);
         if (rc < 0) return rc;
         if (rc == LD_OK) {
             double fmx = it->after_reject ? 1.0 : it->o.facmax;
-            it->h_next = h * step_ratio(it, it->last_err, fmx);
+            double ratio = step_ratio(it, it->last_err, fmx);
+            it->h_next = h * ratio;
+            /* a step cut short to land on t_max says nothing against the proposed one */
+            if (h < hp && ratio >= 1.0) it->h_next = fmax(it->h_next, hp);
             it->after_reject = 0;
+            it->h_cap *= 1.25; /* a Newton failure's cap relaxes gradually */
             return LD_OK;
         }
-        /* rejected: by the error estimate (shrink by eq. 22) or by Newton (halve) */
-        if (isfinite(it->last_err) && it->last_err > 1.0)
+        /* rejected: by the error estimate (shrink by eq. 22) or by Newton (halve, and cap the
+         * following steps at that size so that they do not grow straight back into failure) */
+        if (isfinite(it->last_err) && it->last_err > 1.0) {
             it->h_next = h * step_ratio(it, it->last_err, 1.0);
-        else
+        } else {
             it->h_next = 0.5 * h;
+            it->h_cap = it->h_next;
+        }
         it->after_reject = 1;
         if (it->h_next < it->o.h_min) return give_up(it, "step size below h_min", it->h_next);
     }

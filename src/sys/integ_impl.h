@@ -37,6 +37,7 @@ struct ld_integ {
     double h_next;   /* the step to try next (adaptive) */
     double last_h;   /* size of the last accepted step */
     double last_err; /* error estimate of the last step attempt (NaN: none) */
+    double h_cap;    /* upper bound after a Newton failure (relaxes by 1.25 per step) */
     int after_reject;
     ld_integ_stats st;
     char msg[320];

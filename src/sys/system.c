@@ -7,6 +7,7 @@
 #include "liedyn/liedyn.h"
 #include "liedyn/linalg.h"
 #include "liedyn/system.h"
+#include "../lie/mat3.h"
 
 /* Storage and tangent size of a node; 0 for an invalid node. */
 static int node_sizes(const ld_node *nd, int *nq, int *nv) {
@@ -132,6 +133,22 @@ static void reortho(double R[9]) {
     double q[4];
     ld_quat_from_mat(q, R);
     ld_quat_to_mat(R, q);
+}
+
+void ld_sys_bracket(const ld_system *s, double *r, const double *x, const double *y) {
+    for (int i = 0; i < s->nnodes; ++i) {
+        const ld_node *nd = &s->nodes[i];
+        int o = nd->voff, n = nd->kind == LD_NODE_RN ? nd->n : nd->kind == LD_NODE_R3 ? 3 : 6;
+        for (int j = 0; j < n; ++j) r[o + j] = 0.0;
+        if (n != 6) continue;
+        ld_v3_cross(r + o, x + o, y + o);
+        if (nd->kind == LD_NODE_SE3 || nd->kind == LD_NODE_S3SDR3) {
+            double a[3], b[3];
+            ld_v3_cross(a, x + o, y + o + 3);
+            ld_v3_cross(b, y + o, x + o + 3);
+            for (int j = 0; j < 3; ++j) r[o + 3 + j] = a[j] - b[j];
+        }
+    }
 }
 
 void ld_sys_normalize(const ld_system *s, double *q) {

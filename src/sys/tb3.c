@@ -32,45 +32,6 @@ static const double B3[3] = {(1.0 - SQRT2 / 4.0) / 3.0, (3.0 * SQRT2 / 4.0 + 1.0
 #define KAPPA_MAGNUS (1.0 / 12.0)
 #define KAPPA_PAPER  (1.0 / 24.0)
 
-static void cross(double r[3], const double a[3], const double b[3]) {
-    r[0] = a[1] * b[2] - a[2] * b[1];
-    r[1] = a[2] * b[0] - a[0] * b[2];
-    r[2] = a[0] * b[1] - a[1] * b[0];
-}
-
-/* Node-wise Lie bracket r = [x, y] of the algebra of the system's group, in the convention of
- * the right-trivialized velocities (r may not alias x or y). Rotation parts: x_ω × y_ω;
- * translations of the semidirect products: x_ω × y_u − y_ω × x_u; direct products and vector
- * spaces: 0. */
-static void bracket(const ld_system *s, double *r, const double *x, const double *y) {
-    for (int i = 0; i < s->nnodes; ++i) {
-        const ld_node *nd = &s->nodes[i];
-        int o = nd->voff;
-        switch (nd->kind) {
-        case LD_NODE_RN:
-            for (int j = 0; j < nd->n; ++j) r[o + j] = 0.0;
-            break;
-        case LD_NODE_R3:
-            r[o] = r[o + 1] = r[o + 2] = 0.0;
-            break;
-        case LD_NODE_SO3XR3:
-        case LD_NODE_S3XR3:
-            cross(r + o, x + o, y + o);
-            r[o + 3] = r[o + 4] = r[o + 5] = 0.0;
-            break;
-        case LD_NODE_SE3:
-        case LD_NODE_S3SDR3: {
-            double a[3], b[3];
-            cross(r + o, x + o, y + o);
-            cross(a, x + o, y + o + 3);
-            cross(b, y + o, x + o + 3);
-            for (int j = 0; j < 3; ++j) r[o + 3 + j] = a[j] - b[j];
-            break;
-        }
-        }
-    }
-}
-
 /* One stage: Newton on v̄ (it->vbar holds the predictor on entry, the solution on exit; qn,
  * vn, vdn the stage state). nu, alpha, vc, ac as in the header comment; *iters counts. */
 static int stage(ld_integ *it, double ts, double h, double c, double nu, double alpha,
@@ -133,6 +94,50 @@ static double estimate_norm(const ld_integ *it, const double *xi, const double *
     return sqrt(sum / (2.0 * k));
 }
 
+/* Stage 3 (explicit): ξ₃ = h Σ bᵢ vᵢ + κ h² [v, τ² v₂ − v₁] / (τ(τ − 1)), v₃ from the
+ * third-order weights; the estimate against the second-order results h v̄₂ and v₂; with
+ * step-size control a step whose estimate exceeds 1 is rejected here. On success qn = q ∘
+ * exp(ξ₃) and vn = v₃ (which tb3-paper then replaces by v₂). */
+static int explicit_stage(ld_integ *it, double h, int paper) {
+    const ld_system *s = it->s;
+    int k = it->k;
+    double *d = it->dx, *xi3 = it->xi;
+    for (int j = 0; j < k; ++j) d[j] = TAU * TAU * it->v2[j] - it->v1[j];
+    ld_sys_bracket(s, it->r, it->v, d);
+    double kappa = (paper ? KAPPA_PAPER : KAPPA_MAGNUS) * h * h / (TAU * (TAU - 1.0));
+    for (int j = 0; j < k; ++j) {
+        xi3[j] = h * (B3[0] * it->v[j] + B3[1] * it->v1[j] + B3[2] * it->v2[j]);
+        xi3[j] += kappa * it->r[j];
+        it->vn[j] = it->v[j] + h * (B3[0] * it->vd[j] + B3[1] * it->a1[j] + B3[2] * it->a2[j]);
+        it->est[j] = xi3[j] - h * it->vbar[j];
+        it->est[k + j] = it->vn[j] - it->v2[j];
+    }
+    it->last_err = estimate_norm(it, xi3, paper ? it->v2 : it->vn);
+    if (it->o.adaptive && !(it->last_err <= 1.0)) {
+        char why[64];
+        snprintf(why, sizeof why, "error estimate %.3g above 1", it->last_err);
+        return ld_integ__reject(it, why, h);
+    }
+    ld_sys_retract(s, it->qn, it->q, xi3);
+    return LD_OK;
+}
+
+/* The acceleration at the new state (qn, vn): M(q₃) a = −g(t₁, q₃, v₃) into vdn; a failure
+ * (model status, singular M, non-finite a) rejects the step. */
+static int new_acceleration(ld_integ *it, double t1, double h) {
+    int k = it->k;
+    memset(it->vdn, 0, (size_t)k * sizeof(double));
+    it->bh2 = 1.0;
+    int rc = ld_integ__residual(it, t1);
+    memcpy(it->S, it->M, (size_t)k * (size_t)k * sizeof(double));
+    if (!rc) rc = ld_integ__factor(it);
+    for (int j = 0; !rc && j < k; ++j) it->vdn[j] = -it->r[j];
+    if (!rc) rc = ld_la_solve(it->la, it->vdn);
+    for (int j = 0; !rc && j < k; ++j)
+        if (!isfinite(it->vdn[j])) rc = LD_EDOMAIN;
+    return ld_integ__newton_status(it, rc, 0.0, h);
+}
+
 int ld_integ__tb3_step(ld_integ *it, double t1) {
     const ld_system *s = it->s;
     int k = it->k, iters = 0, paper = it->o.method == LD_INTEG_TB3_PAPER;
@@ -163,44 +168,14 @@ int ld_integ__tb3_step(ld_integ *it, double t1) {
     if (rc) return rc;
     memcpy(it->v2, it->vn, (size_t)k * sizeof(double));
     memcpy(it->a2, it->vdn, (size_t)k * sizeof(double));
-    /* stage 3 (explicit): ξ₃ = h Σ bᵢ vᵢ + κ h² [v, τ² v₂ − v₁] / (τ(τ − 1)); the stage-2
-     * increment h v̄ and velocity v₂ are the second-order results of the estimate */
-    double *d = it->dx, *xi3 = it->xi, *v3 = vc;
-    for (int j = 0; j < k; ++j) d[j] = TAU * TAU * it->v2[j] - it->v1[j];
-    bracket(s, it->r, it->v, d);
-    double kappa = (paper ? KAPPA_PAPER : KAPPA_MAGNUS) * h * h / (TAU * (TAU - 1.0));
-    for (int j = 0; j < k; ++j) {
-        xi3[j] = h * (B3[0] * it->v[j] + B3[1] * it->v1[j] + B3[2] * it->v2[j]);
-        xi3[j] += kappa * it->r[j];
-        v3[j] = it->v[j] + h * (B3[0] * it->vd[j] + B3[1] * it->a1[j] + B3[2] * it->a2[j]);
-        it->est[j] = xi3[j] - h * it->vbar[j];
-        it->est[k + j] = v3[j] - it->v2[j];
-    }
-    const double *vnew = paper ? it->v2 : v3;
-    it->last_err = estimate_norm(it, xi3, vnew);
-    if (it->o.adaptive && !(it->last_err <= 1.0)) {
-        char why[64];
-        snprintf(why, sizeof why, "error estimate %.3g above 1", it->last_err);
-        return ld_integ__reject(it, why, h);
-    }
-    ld_sys_retract(s, it->qn, it->q, xi3);
-    if (paper) { /* velocities and accelerations of stage 2 kept */
+    rc = explicit_stage(it, h, paper);
+    if (!rc && paper) { /* velocities and accelerations of stage 2 kept */
         memcpy(it->vdn, it->a2, (size_t)k * sizeof(double));
         memcpy(it->vn, it->v2, (size_t)k * sizeof(double));
-    } else { /* the acceleration at the new state: M(q₃) a = −g(t₁, q₃, v₃) */
-        memcpy(it->vn, v3, (size_t)k * sizeof(double));
-        memset(it->vdn, 0, (size_t)k * sizeof(double));
-        it->bh2 = 1.0;
-        rc = ld_integ__residual(it, t1);
-        memcpy(it->S, it->M, (size_t)k * (size_t)k * sizeof(double));
-        if (!rc) rc = ld_integ__factor(it);
-        for (int j = 0; !rc && j < k; ++j) it->vdn[j] = -it->r[j];
-        if (!rc) rc = ld_la_solve(it->la, it->vdn);
-        for (int j = 0; !rc && j < k; ++j)
-            if (!isfinite(it->vdn[j])) rc = LD_EDOMAIN;
-        rc = ld_integ__newton_status(it, rc, 0.0, h);
-        if (rc) return rc;
+    } else if (!rc) {
+        rc = new_acceleration(it, t1, h);
     }
+    if (rc) return rc;
     memcpy(it->q, it->qn, (size_t)s->nq * sizeof(double));
     memcpy(it->v, it->vn, (size_t)k * sizeof(double));
     memcpy(it->vd, it->vdn, (size_t)k * sizeof(double));
