@@ -17,25 +17,8 @@
 
 #include "liedyn/liedyn.h"
 
-#ifdef LD_HAVE_GSL
-#include <gsl/gsl_errno.h>
-#include <gsl/gsl_odeiv2.h>
-#include <gsl/gsl_version.h>
-#endif
-
-#ifdef LD_HAVE_ARKODE
-#include <sundials/sundials_config.h>
-#if !defined(SUNDIALS_VERSION_MAJOR) || SUNDIALS_VERSION_MAJOR < 6 ||                              \
-    !defined(SUNDIALS_DOUBLE_PRECISION)
-#undef LD_HAVE_ARKODE
-#define LD_ARKODE_UNUSABLE 1
-#endif
-#endif
-#ifdef LD_HAVE_ARKODE
-#include <arkode/arkode_erkstep.h>
-#include <nvector/nvector_serial.h>
-#include <sundials/sundials_context.h>
-#endif
+#define BENCH_NAME "bench_attitude"
+#include "bench_common.h"
 
 #define T_START     0.0
 #define T_END       100.0
@@ -51,35 +34,6 @@ static double Q0[4];
 static volatile double sink;
 
 /* ------------------------------------------------------------------ helpers */
-
-static void die(const char *what, const char *why) {
-    fprintf(stderr, "bench_attitude: %s: %s\n", what, why);
-    exit(EXIT_FAILURE);
-}
-
-static void die_code(const char *what, int code) {
-    char buf[64];
-    snprintf(buf, sizeof buf, "failed with status %d", code);
-    die(what, buf);
-}
-
-static void check_ld(const char *what, int rc) {
-    if (rc != LD_OK) die(what, ld_strerror(rc));
-}
-
-static double clock_s(clockid_t id) {
-    struct timespec ts;
-    if (clock_gettime(id, &ts) != 0) die("clock_gettime", "failed");
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static double wall_now(void) {
-    return clock_s(CLOCK_MONOTONIC);
-}
-
-static double cpu_now(void) {
-    return clock_s(CLOCK_PROCESS_CPUTIME_ID);
-}
 
 /* Largest geodesic error against the exact rotation over the points it was given. */
 typedef struct meter {
@@ -206,10 +160,6 @@ static int ark_rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *user) {
     pc->fevals++;
     quat_rhs_body(t, N_VGetArrayPointer(y), N_VGetArrayPointer(ydot));
     return 0;
-}
-
-static void check_ark(const char *what, int flag) {
-    if (flag < 0) die_code(what, flag);
 }
 
 static void integrate_arkode(const solver *s, double setting, meter *m, result *r) {

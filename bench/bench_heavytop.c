@@ -25,25 +25,8 @@
 #include "liedyn/model.h"
 #include "liedyn/system.h"
 
-#ifdef LD_HAVE_GSL
-#include <gsl/gsl_errno.h>
-#include <gsl/gsl_odeiv2.h>
-#include <gsl/gsl_version.h>
-#endif
-
-#ifdef LD_HAVE_ARKODE
-#include <sundials/sundials_config.h>
-#if !defined(SUNDIALS_VERSION_MAJOR) || SUNDIALS_VERSION_MAJOR < 6 ||                              \
-    !defined(SUNDIALS_DOUBLE_PRECISION)
-#undef LD_HAVE_ARKODE
-#define LD_ARKODE_UNUSABLE 1
-#endif
-#endif
-#ifdef LD_HAVE_ARKODE
-#include <arkode/arkode_erkstep.h>
-#include <nvector/nvector_serial.h>
-#include <sundials/sundials_context.h>
-#endif
+#define BENCH_NAME "bench_heavytop"
+#include "bench_common.h"
 
 #ifdef LD_HAVE_MUJOCO
 #include <mujoco/mujoco.h>
@@ -83,29 +66,6 @@ static double QREF[4], XREF[3];
 static ld_model MODEL;
 
 /* ------------------------------------------------------------------ helpers */
-
-static void die(const char *what, const char *why) {
-    fprintf(stderr, "bench_heavytop: %s: %s\n", what, why);
-    exit(EXIT_FAILURE);
-}
-
-static void check_ld(const char *what, int rc) {
-    if (rc != LD_OK) die(what, ld_strerror(rc));
-}
-
-static double clock_s(clockid_t id) {
-    struct timespec ts;
-    if (clock_gettime(id, &ts) != 0) die("clock_gettime", "failed");
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static double wall_now(void) {
-    return clock_s(CLOCK_MONOTONIC);
-}
-
-static double cpu_now(void) {
-    return clock_s(CLOCK_PROCESS_CPUTIME_ID);
-}
 
 static void mat3_vec(double r[3], const double A[9], const double v[3]) {
     for (int i = 0; i < 3; ++i) r[i] = A[3 * i] * v[0] + A[3 * i + 1] * v[1] + A[3 * i + 2] * v[2];
@@ -347,14 +307,6 @@ static int ark_rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *user) {
     ((ode_ctx *)user)->fevals++;
     top_rhs(N_VGetArrayPointer(y), N_VGetArrayPointer(ydot));
     return 0;
-}
-
-static void check_ark(const char *what, int flag) {
-    if (flag < 0) {
-        char buf[64];
-        snprintf(buf, sizeof buf, "failed with flag %d", flag);
-        die(what, buf);
-    }
 }
 
 static void integrate_arkode(const solver *s, double tol, result *r, int measure) {

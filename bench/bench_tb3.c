@@ -29,25 +29,8 @@
 #include "liedyn/model.h"
 #include "liedyn/system.h"
 
-#ifdef LD_HAVE_GSL
-#include <gsl/gsl_errno.h>
-#include <gsl/gsl_odeiv2.h>
-#include <gsl/gsl_version.h>
-#endif
-
-#ifdef LD_HAVE_ARKODE
-#include <sundials/sundials_config.h>
-#if !defined(SUNDIALS_VERSION_MAJOR) || SUNDIALS_VERSION_MAJOR < 6 ||                              \
-    !defined(SUNDIALS_DOUBLE_PRECISION)
-#undef LD_HAVE_ARKODE
-#define LD_ARKODE_UNUSABLE 1
-#endif
-#endif
-#ifdef LD_HAVE_ARKODE
-#include <arkode/arkode_erkstep.h>
-#include <nvector/nvector_serial.h>
-#include <sundials/sundials_context.h>
-#endif
+#define BENCH_NAME "bench_tb3"
+#include "bench_common.h"
 
 #ifndef LD_SOURCE_DIR
 #define LD_SOURCE_DIR "."
@@ -71,29 +54,6 @@ static ld_exact_case CASE;
 static double JD[3]; /* principal inertia (the model's inertia is diagonal) */
 
 /* ------------------------------------------------------------------ helpers */
-
-static void die(const char *what, const char *why) {
-    fprintf(stderr, "bench_tb3: %s: %s\n", what, why);
-    exit(EXIT_FAILURE);
-}
-
-static void check_ld(const char *what, int rc) {
-    if (rc != LD_OK) die(what, ld_strerror(rc));
-}
-
-static double clock_s(clockid_t id) {
-    struct timespec ts;
-    if (clock_gettime(id, &ts) != 0) die("clock_gettime", "failed");
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static double cpu_now(void) {
-    return clock_s(CLOCK_PROCESS_CPUTIME_ID);
-}
-
-static double wall_now(void) {
-    return clock_s(CLOCK_MONOTONIC);
-}
 
 static void cross3(double r[3], const double a[3], const double b[3]) {
     r[0] = a[1] * b[2] - a[2] * b[1];
@@ -297,14 +257,6 @@ static int ark_rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *user) {
     ((ode_ctx *)user)->fevals++;
     body_rhs(t, N_VGetArrayPointer(y), N_VGetArrayPointer(ydot));
     return 0;
-}
-
-static void check_ark(const char *what, int flag) {
-    if (flag < 0) {
-        char buf[64];
-        snprintf(buf, sizeof buf, "failed with flag %d", flag);
-        die(what, buf);
-    }
 }
 
 /* ERKStep with the Dormand-Prince 5(4) table, SStolerances(tol, tol), one step at a time. (Not

@@ -100,6 +100,22 @@ typedef struct run_out {
     long steps, rejected, newton;
 } run_out;
 
+/* Free what ld_model_compile allocated. */
+static void release(ld_system *s, double *q0, double *v0) {
+    ld_model_system_free(s);
+    free(q0);
+    free(v0);
+}
+
+/* tb3 under step-size control with err_atol = err_rtol = tol and first step h_init. */
+static void adaptive_options(ld_integ_options *o, double tol, double h_init) {
+    ld_integ_options_init(o);
+    o->method = LD_INTEG_TB3;
+    o->adaptive = 1;
+    o->err_atol = o->err_rtol = tol;
+    o->h_init = h_init;
+}
+
 static ld_integ *start(const ld_system *s, const ld_integ_options *o, const double *q0,
                        const double *v0) {
     int st;
@@ -145,9 +161,7 @@ static void run(const ld_model *m, ld_formulation f, const ld_integ_options *o, 
     out->rejected = st.rejected;
     out->newton = st.newton_iterations;
     ld_integ_free(it);
-    ld_model_system_free(&s);
-    free(q0);
-    free(v0);
+    release(&s, q0, v0);
 }
 
 static int load(const char *name, ld_model *m) {
@@ -275,9 +289,7 @@ static void test_newton_quadratic(void **state) {
         if (!(r_exact > 1.8 && r_bad < 1.5))
             fail_msg("%s: Newton rates %.2f, without dg/dv %.2f",
                      ld_formulation_name((ld_formulation)f), r_exact, r_bad);
-        free(q0);
-        free(v0);
-        ld_model_system_free(&s);
+        release(&s, q0, v0);
     }
 }
 
@@ -305,9 +317,7 @@ static void test_spatial_exact_torque(void **state) {
         if (!(nk > 1.0 && d < 1e-7 * nk))
             fail_msg("%s: stiffness differs from differences by %.3e (size %.3e)",
                      ld_formulation_name((ld_formulation)f), d, nk);
-        free(q0);
-        free(v0);
-        ld_model_system_free(&s);
+        release(&s, q0, v0);
     }
     ld_integ_options o;
     ld_integ_options_init(&o);
@@ -458,10 +468,7 @@ static void test_adaptive_tolerance(void **state) {
     run_out r[3];
     for (int i = 0; i < 3; ++i) {
         ld_integ_options o;
-        ld_integ_options_init(&o);
-        o.method = LD_INTEG_TB3;
-        o.adaptive = 1;
-        o.err_atol = o.err_rtol = tols[i];
+        adaptive_options(&o, tols[i], 0.0); /* first step guessed */
         o.atol = o.rtol = 1e-2 * tols[i];
         run(&m, LD_FORM_S3XR3, &o, 1.0, T, &r[i]);
         print_message("tol %.0e: max error %.3e, %ld steps, %ld rejected\n", tols[i], r[i].maxerr,
@@ -490,11 +497,7 @@ static void test_adaptive_reject_restores(void **state) {
     double *q0, *v0;
     assert_int_equal(ld_model_compile(&m, LD_FORM_S3SDR3, &s, &q0, &v0), LD_OK);
     ld_integ_options o;
-    ld_integ_options_init(&o);
-    o.method = LD_INTEG_TB3;
-    o.adaptive = 1;
-    o.err_atol = o.err_rtol = 1e-8;
-    o.h_init = 0.5;
+    adaptive_options(&o, 1e-8, 0.5);
     ld_integ *it = start(&s, &o, q0, v0);
     assert_int_equal(ld_integ_step_adaptive(it, 1.0), LD_OK);
     double q[7], v[6], vd[6], t = ld_integ_t(it);
@@ -528,9 +531,7 @@ static void test_adaptive_reject_restores(void **state) {
     assert_memory_equal(q0, ld_integ_q(it), 7 * sizeof(double));
     assert_true(ld_integ_t(it) == 0.0);
     ld_integ_free(it);
-    ld_model_system_free(&s);
-    free(q0);
-    free(v0);
+    release(&s, q0, v0);
     ld_model_free(&m);
 }
 
@@ -555,12 +556,8 @@ static void test_newton_failure_paths(void **state) {
     double *q0, *v0;
     assert_int_equal(ld_model_compile(&m, LD_FORM_SO3XR3, &s, &q0, &v0), LD_OK);
     ld_integ_options o;
-    ld_integ_options_init(&o);
-    o.method = LD_INTEG_TB3;
-    o.adaptive = 1;
-    o.err_atol = o.err_rtol = 1e-1; /* the estimate never rejects here */
+    adaptive_options(&o, 1e-1, 0.5); /* the estimate never rejects here */
     o.max_iter = 2;
-    o.h_init = 0.5;
     ld_integ *it = start(&s, &o, q0, v0);
     assert_int_equal(ld_integ_step_adaptive(it, 10.0), LD_OK);
     ld_integ_stats st;
@@ -591,9 +588,7 @@ static void test_newton_failure_paths(void **state) {
     refuse_at = -1.0;
     assert_int_equal(ld_integ_step(it, 0.05), LD_OK);
     ld_integ_free(it);
-    ld_model_system_free(&s);
-    free(q0);
-    free(v0);
+    release(&s, q0, v0);
     ld_model_free(&m);
 }
 
@@ -624,9 +619,7 @@ static void test_refusals(void **state) {
     o.method = LD_INTEG_TB3;
     o.facmax = 0.5;
     assert_non_null(ld_integ_options_check(NULL, &o));
-    ld_model_system_free(&s);
-    free(q0);
-    free(v0);
+    release(&s, q0, v0);
 }
 
 /* No allocation in fixed or controlled steps (with rejections), either solver. */
@@ -641,12 +634,9 @@ static void test_no_allocation_in_step(void **state) {
             double *q0, *v0;
             assert_int_equal(ld_model_compile(&m, (ld_formulation)f, &s, &q0, &v0), LD_OK);
             ld_integ_options o;
-            ld_integ_options_init(&o);
+            adaptive_options(&o, 1e-7, 0.3); /* the first step is rejected */
             o.method = (f + la) % 2 ? LD_INTEG_TB3_PAPER : LD_INTEG_TB3; /* both with both */
             o.la = (ld_la_kind)la;
-            o.adaptive = 1;
-            o.err_atol = o.err_rtol = 1e-7;
-            o.h_init = 0.3; /* rejected first */
             long before = n_alloc;
             ld_integ *it = start(&s, &o, q0, v0);
             assert_true(n_alloc > before);
@@ -662,9 +652,7 @@ static void test_no_allocation_in_step(void **state) {
             ld_integ_get_stats(it, &st);
             assert_true(st.rejected >= 2);
             ld_integ_free(it);
-            ld_model_system_free(&s);
-            free(q0);
-            free(v0);
+            release(&s, q0, v0);
         }
 }
 

@@ -99,7 +99,7 @@ ld_integ *ld_integ_create(const ld_system *s, const ld_integ_options *o, int *st
     it->n = s->k + s->m;
     size_t k = (size_t)it->k, m = (size_t)it->m, n = (size_t)it->n, nq = (size_t)s->nq;
     size_t total =
-        2 * nq + 15 * k + 2 * m + n + n + n * n + 5 * k * k + m * k + 4 * (size_t)o->max_iter;
+        2 * nq + 15 * k + 2 * m + n + n + n * n + 4 * k * k + m * k + 4 * (size_t)o->max_iter;
     double *p = calloc(total, sizeof(double));
     it->la = ld_la_create(o->la, it->n);
     if (!p || !it->la) {
@@ -134,7 +134,6 @@ ld_integ *ld_integ_create(const ld_system *s, const ld_integ_options *o, int *st
     it->C = p, p += k * k;
     it->K = p, p += k * k;
     it->T = p, p += k * k;
-    it->KT = p, p += k * k;
     it->B = p, p += m * k;
     it->hist = p, p += 2 * o->max_iter; /* two Newton solves per step (tb3) */
     it->rhist = p;

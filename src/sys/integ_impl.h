@@ -23,7 +23,7 @@ struct ld_integ {
     /* trial state */
     double *qn, *vn, *vdn, *an, *lamn, *dq, *xi;
     /* residual, correction, matrices */
-    double *r, *dx, *S, *M, *C, *K, *T, *B, *KT;
+    double *r, *dx, *S, *M, *C, *K, *T, *B;
     double *hist, *rhist;
     int nhist;
     /* three-stage scheme (tb3): stage velocities and accelerations, the unknown average
