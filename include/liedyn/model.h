@@ -25,12 +25,16 @@ LD_BEGIN_DECLS
  *   so3xr3  R³×SO(3), (R, x), velocity (Ω, ẋ)            direct product
  *   se3     SE(3),    (R, x), velocity (Ω, Rᵀẋ)          semidirect product
  *   s3xr3   S³×R³,    (q, x), velocity (Ω, ẋ)            direct product
- *   s3sdr3  S³⋉R³,    (q, x), velocity (Ω, Rᵀẋ)          semidirect product */
+ *   s3sdr3  S³⋉R³,    (q, x), velocity (Ω, Rᵀẋ)          semidirect product
+ *   euler   R³×R⁴,    (x, e), velocity (ẋ, ė)            Euler parameters as redundant
+ *           coordinates (seed 002 eq. 9): 7 per body, the unit norm ½(eᵀe − 1) = 0 one
+ *           constraint per body (after the joints' rows), integrated in the vector space */
 typedef enum ld_formulation {
     LD_FORM_SO3XR3 = 0,
     LD_FORM_SE3,
     LD_FORM_S3XR3,
     LD_FORM_S3SDR3,
+    LD_FORM_EULER,
     LD_FORM_COUNT
 } ld_formulation;
 

@@ -14,6 +14,9 @@
  *   SE3     SE(3)       12 / 6       (R, x), v = (Ω, Rᵀẋ)
  *   S3XR3   S³×R³       7 / 6        (q, x), v = (Ω, ẋ)
  *   S3SDR3  S³⋉R³       7 / 6        (q, x), v = (Ω, Rᵀẋ)
+ *   R3E4    R³×R⁴       7 / 7        (x, e), v = (ẋ, ė): Euler parameters e as plain
+ *                                    coordinates (a vector space: q̇ = v, increments add);
+ *                                    the model keeps |e| = 1 as a constraint
  * Increments compose on the right: q ∘ exp(ξ) node by node (docs/conventions.md).
  *
  * Matrices are dense row-major. The callbacks return 0, > 0 (recoverable: the integrator
@@ -37,7 +40,8 @@ typedef enum ld_node_kind {
     LD_NODE_SO3XR3,
     LD_NODE_SE3,
     LD_NODE_S3XR3,
-    LD_NODE_S3SDR3
+    LD_NODE_S3SDR3,
+    LD_NODE_R3E4
 } ld_node_kind;
 
 typedef struct ld_node {
@@ -97,7 +101,8 @@ void ld_sys_tangent(const ld_system *s, double *T, const double *xi);
  * x_ω × y_ω; the translations of SE3/S3SDR3 x_ω × y_u − y_ω × x_u; R³ of the direct
  * products, RN and R3: 0. r may not alias x or y. */
 void ld_sys_bracket(const ld_system *s, double *r, const double *x, const double *y);
-/* Renormalize quaternions / reorthogonalize rotations in q (for long runs). */
+/* Renormalize quaternions and Euler parameters / reorthogonalize rotations in q (for long
+ * runs). */
 void ld_sys_normalize(const ld_system *s, double *q);
 
 /* The tangent matrices, analytic when the system provides them, otherwise by central

@@ -19,7 +19,7 @@
 
 /* ------------------------------------------------------------------ names */
 
-static const char *const form_names[LD_FORM_COUNT] = {"so3xr3", "se3", "s3xr3", "s3sdr3"};
+static const char *const form_names[LD_FORM_COUNT] = {"so3xr3", "se3", "s3xr3", "s3sdr3", "euler"};
 
 const char *ld_formulation_name(ld_formulation f) {
     return (unsigned)f < LD_FORM_COUNT ? form_names[f] : "?";

@@ -27,8 +27,18 @@ static int node_sizes(const ld_node *nd, int *nq, int *nv) {
     case LD_NODE_S3SDR3:
         *nq = 7, *nv = 6;
         return 1;
+    case LD_NODE_R3E4:
+        *nq = *nv = 7;
+        return 1;
     }
     return 0;
+}
+
+/* Tangent size of a valid node. */
+static int node_dim(const ld_node *nd) {
+    int nq = 0, nv = 0;
+    (void)node_sizes(nd, &nq, &nv);
+    return nv;
 }
 
 int ld_sys_layout(ld_system *s) {
@@ -75,7 +85,8 @@ void ld_sys_retract(const ld_system *s, double *qn, const double *q, const doubl
             for (int j = 0; j < nd->n; ++j) r[j] = a[j] + u[j];
             break;
         case LD_NODE_R3:
-            for (int j = 0; j < 3; ++j) r[j] = a[j] + u[j];
+        case LD_NODE_R3E4:
+            for (int j = 0; j < node_dim(nd); ++j) r[j] = a[j] + u[j];
             break;
         case LD_NODE_SO3XR3:
             ld_so3xr3_exp(e, u);
@@ -102,11 +113,12 @@ void ld_sys_tangent(const ld_system *s, double *T, const double *xi) {
     memset(T, 0, k * k * sizeof(double));
     for (int i = 0; i < s->nnodes; ++i) {
         const ld_node *nd = &s->nodes[i];
-        int o = nd->voff, n = nd->kind == LD_NODE_RN ? nd->n : nd->kind == LD_NODE_R3 ? 3 : 6;
+        int o = nd->voff, n = node_dim(nd);
         double B[36];
         switch (nd->kind) {
         case LD_NODE_RN:
         case LD_NODE_R3:
+        case LD_NODE_R3E4:
             for (int j = 0; j < n; ++j) T[(size_t)(o + j) * k + (size_t)(o + j)] = 1.0;
             continue;
         case LD_NODE_SO3XR3:
@@ -138,7 +150,7 @@ static void reortho(double R[9]) {
 void ld_sys_bracket(const ld_system *s, double *r, const double *x, const double *y) {
     for (int i = 0; i < s->nnodes; ++i) {
         const ld_node *nd = &s->nodes[i];
-        int o = nd->voff, n = nd->kind == LD_NODE_RN ? nd->n : nd->kind == LD_NODE_R3 ? 3 : 6;
+        int o = nd->voff, n = node_dim(nd);
         for (int j = 0; j < n; ++j) r[o + j] = 0.0;
         if (n != 6) continue;
         ld_v3_cross(r + o, x + o, y + o);
@@ -159,6 +171,8 @@ void ld_sys_normalize(const ld_system *s, double *q) {
             reortho(a);
         else if (nd->kind == LD_NODE_S3XR3 || nd->kind == LD_NODE_S3SDR3)
             (void)ld_quat_normalize(a, a);
+        else if (nd->kind == LD_NODE_R3E4)
+            (void)ld_quat_normalize(a + 3, a + 3);
     }
 }
 

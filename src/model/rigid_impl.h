@@ -1,0 +1,95 @@
+/*
+ * Internal to src/model: the compiled rigid-body system (rigid.c) and its joints (joints.c).
+ *
+ * Storage per body (node i = body i, offsets s->nodes[i].qoff / voff):
+ *   so3xr3, se3     q = (R row-major 9, x 3),  v = (Ω, U)
+ *   s3xr3, s3sdr3   q = (quaternion 4, x 3),   v = (Ω, U)
+ *   euler           q = (x 3, e 4),            v = (ẋ, ė)
+ * U = ẋ for the direct products, U = Rᵀẋ for the semidirect ones; Ω body frame. In the euler
+ * formulation R = R(e) of seed 002 eq. 2 (quadratic in e, not normalized).
+ *
+ * Constraint rows: the joints' rows first (joints.c, in the order of ld_model.joints), then,
+ * in the euler formulation, one unit-norm row ½(eᵀe − 1) per body.
+ */
+#ifndef LIEDYN_SRC_MODEL_RIGID_IMPL_H
+#define LIEDYN_SRC_MODEL_RIGID_IMPL_H
+
+#include <stddef.h>
+
+#include "liedyn/model.h"
+#include "liedyn/system.h"
+
+typedef struct ld_jsys ld_jsys;
+
+typedef struct rb_sys {
+    const ld_model *m;
+    ld_formulation f;
+    int semi;   /* semidirect: U in the body frame */
+    int quat;   /* S³ storage */
+    int euler;  /* the euler formulation */
+    int njrows; /* rows of all joints */
+    ld_jsys *J;
+} rb_sys;
+
+static inline const rb_sys *ld_rb(const ld_system *s) {
+    return (const rb_sys *)s->user;
+}
+
+/* Rotation matrix and position of body i in the state q (any formulation). */
+void ld_rb_pose(const ld_system *s, const double *q, int i, double R[9], const double **x);
+
+/* Loads on a body at time t: body-frame torque tb, spatial torque ts, spatial force fs (with
+ * gravity), body-frame force fb; the body feels τ = tb + Rᵀ ts and f = fs + R fb. */
+typedef struct ld_rb_loads {
+    double tb[3], ts[3], fs[3], fb[3];
+} ld_rb_loads;
+
+void ld_rb_loads_eval(const ld_model *m, int i, double t, ld_rb_loads *L);
+
+/* ------------------------------------------------- euler formulation body terms (euler.c) */
+/* Seed 002 eq. 9 for one body with qb = (x, e), vb = (ẋ, ė), ab = (ẍ, ë): the 7×7 blocks
+ * written at (o, o) of the k×k row-major matrices. */
+void ld_ep_body_mass(const ld_body *b, const double *qb, double *M, size_t k, size_t o);
+/* g = (−f, 8 LᵀL L̇ᵀ J L ė − 2 Lᵀ τ) (7 entries at g). */
+void ld_ep_body_force(const ld_body *b, const double *qb, const double *vb, const ld_rb_loads *L,
+                      double *g);
+/* ∂g/∂v. */
+void ld_ep_body_g_v(const ld_body *b, const double *qb, const double *vb, double *C, size_t k,
+                    size_t o);
+/* ∂/∂q [M a + g] at fixed a, v (added to K). */
+void ld_ep_body_stiffness(const ld_body *b, const double *qb, const double *vb, const double *ab,
+                          const ld_rb_loads *L, double *K, size_t k, size_t o);
+
+/* ---------------------------------------------------------------- joints (joints.c) */
+
+/* Derive what the joints need from the model's initial configuration (body-frame points and
+ * axes) for formulation f. LD_OK, LD_EINVAL with a one-line reason in msg (may be NULL),
+ * LD_ENOMEM. */
+int ld_jsys_create(const ld_model *m, ld_formulation f, ld_jsys **out, char *msg, size_t n);
+void ld_jsys_free(ld_jsys *J);
+/* Rows of all joints. */
+int ld_jsys_rows(const ld_jsys *J);
+/* Rows of joint j; *row0 receives its first row. */
+int ld_jsys_joint_rows(const ld_jsys *J, int j, int *row0);
+/* The joint rows of Φ, B = ∂Φ/∂q along the group (row stride s->k), ∂Φ/∂t, and z with
+ * Φ̈ = B v̇ + z. Rows 0 … ld_jsys_rows − 1 of the outputs. */
+int ld_jsys_phi(const ld_jsys *J, const ld_system *s, double t, const double *q, double *Phi);
+int ld_jsys_phi_q(const ld_jsys *J, const ld_system *s, double t, const double *q, double *B);
+int ld_jsys_phi_t(const ld_jsys *J, const ld_system *s, double t, const double *q, double *Phit);
+int ld_jsys_phi_dd(const ld_jsys *J, const ld_system *s, double t, const double *q, const double *v,
+                   double *z);
+/* Complete and check the initial velocity v (filled in from the bodies' data, with ẋ = 0 for
+ * bodies whose velocity is not given): the translational velocity of such bodies follows from
+ * the joints (B v + Φ_t = 0), and every joint's velocity constraint must hold (to 1e-6
+ * relative). LD_EINVAL with a reason naming the joint or body. */
+int ld_jsys_initial_velocity(const ld_jsys *J, const ld_system *s, double t, const double *q,
+                             double *v, char *msg, size_t n);
+/* K += ∂/∂q [Bᵀ λ] along the group (k×k; λ: the joint rows' multipliers). */
+int ld_jsys_add_stiffness(const ld_jsys *J, const ld_system *s, double t, const double *q,
+                          const double *lambda, double *K);
+/* Force and torque (spatial frame, torque about the centre of mass) that joint j exerts on its
+ * body2 (the generalized force −B_jᵀ λ_j on that body, converted). */
+int ld_jsys_reaction(const ld_jsys *J, const ld_system *s, int j, const double *q,
+                     const double *lambda, double f[3], double tau[3]);
+
+#endif
