@@ -28,6 +28,7 @@ typedef enum opt_id {
     O_DT,
     O_TEND,
     O_RHO,
+    O_ALPHA,
     O_ATOL,
     O_RTOL,
     O_MAXIT,
@@ -60,6 +61,7 @@ static const opt_def opt_defs[] = {
     {"--dt", O_DT, 1, CMD_RUN},
     {"--t-end", O_TEND, 1, CMD_BOTH},
     {"--rho-inf", O_RHO, 1, CMD_BOTH},
+    {"--alpha", O_ALPHA, 1, CMD_BOTH},
     {"--atol", O_ATOL, 1, CMD_BOTH},
     {"--rtol", O_RTOL, 1, CMD_BOTH},
     {"--max-iter", O_MAXIT, 1, CMD_BOTH},
@@ -84,11 +86,13 @@ static void run_usage(FILE *f) {
     fprintf(f, "usage: liedyn run MODEL [options]\n"
                "  MODEL               a YAML model file, or the name of a shipped model\n"
                "                      (models/NAME.yaml: heavy-top, free-top, torque-body-i, ...)\n"
-               "  --integrator M      genalpha, newmark, tb3 or tb3-paper (default: the model's)\n"
+               "  --integrator M      genalpha, newmark, tb3, tb3-paper, hht or hht-modified\n"
+               "                      (default: the model's)\n"
                "  --formulation F     so3xr3 se3 s3xr3 s3sdr3 euler\n"
                "  --dt H              step size\n"
                "  --t-end T           end time\n"
                "  --rho-inf R         spectral radius at infinity in [0, 1] (genalpha)\n"
+               "  --alpha A           HHT damping parameter in [-1/3, 0] (hht, hht-modified)\n"
                "  --atol A --rtol R   Newton stop (weighted norm of the corrections); with\n"
                "                      --adaptive the local error tolerances (Newton then\n"
                "                      stops at 1/100 of them)\n"
@@ -112,13 +116,14 @@ static void conv_usage(FILE *f) {
     fprintf(f,
             "usage: liedyn convergence MODEL --dt-list H1,H2,... [options]\n"
             "  --dt-list H1,H2,... step sizes (at least 2, distinct)\n"
-            "  --integrator M      genalpha, newmark, tb3 or tb3-paper (default: the model's)\n"
+            "  --integrator M      genalpha, newmark, tb3, tb3-paper, hht or hht-modified\n"
+            "                      (default: the model's)\n"
             "  --formulation F     so3xr3 se3 s3xr3 s3sdr3 euler\n"
             "  --t-end T           time at which the errors are measured (default: the model's)\n"
             "  --ref FILE.csv      reference: the row t = T of a CSV from 'liedyn run --out'\n"
             "                      (default: the exact rotation if the model has one, and a\n"
             "                      run at the smallest step / 16)\n"
-            "  --rho-inf R --atol A --rtol R --max-iter N --la dense|klu   as for run\n"
+            "  --rho-inf R --alpha A --atol A --rtol R --max-iter N --la dense|klu   as for run\n"
             "  --json              print one JSON object\n"
             "exit status: 0 ok, 2 bad usage or input, 3 a run failed\n");
 }
@@ -196,7 +201,7 @@ int parse_args(int argc, char **argv, int cmds, run_args *a) {
     memset(a, 0, sizeof *a);
     a->cmd = cmds == CMD_RUN ? "run" : "convergence";
     a->integ = a->form = a->la = -1;
-    a->dt = a->t_end = a->rho_inf = a->atol = a->rtol = NAN;
+    a->dt = a->t_end = a->rho_inf = a->alpha = a->atol = a->rtol = NAN;
     a->fac = a->facmin = a->facmax = NAN;
     const char *cmd = a->cmd;
     char list[128];
@@ -242,6 +247,11 @@ int parse_args(int argc, char **argv, int cmds, run_args *a) {
             rc = parse_num(cmd, o, v, 0, &a->rho_inf);
             if (!rc && a->rho_inf > 1.0)
                 return cli_error("%s: --rho-inf must be in [0, 1], got '%s'", cmd, v);
+            break;
+        case O_ALPHA:
+            rc = parse_num(cmd, o, v, -1, &a->alpha);
+            if (!rc && !(a->alpha >= -1.0 / 3.0 && a->alpha <= 0.0))
+                return cli_error("%s: --alpha must be in [-1/3, 0], got '%s'", cmd, v);
             break;
         case O_ATOL:
             rc = parse_num(cmd, o, v, 1, &a->atol);
@@ -380,6 +390,7 @@ int load_model(const run_args *a, char *path, size_t cap, ld_model *m, int *meth
     if (!isnan(a->dt)) r->dt = a->dt;
     if (!isnan(a->t_end)) r->t_end = a->t_end;
     if (!isnan(a->rho_inf)) r->rho_inf = a->rho_inf;
+    if (!isnan(a->alpha)) r->alpha = a->alpha;
     if (a->adaptive) r->adaptive = 1;
     /* under step-size control --atol/--rtol are the local error tolerances */
     if (!isnan(a->atol)) *(r->adaptive ? &r->error_atol : &r->atol) = a->atol;
@@ -403,6 +414,8 @@ int load_model(const run_args *a, char *path, size_t cap, ld_model *m, int *meth
         rc = cli_error("%s: the step size must be positive, found %g", cmd, r->dt);
     else if (!(r->rho_inf >= 0.0 && r->rho_inf <= 1.0))
         rc = cli_error("%s: rho_inf must be in [0, 1], found %g", cmd, r->rho_inf);
+    else if (!(r->alpha >= -1.0 / 3.0 && r->alpha <= 0.0))
+        rc = cli_error("%s: alpha must be in [-1/3, 0], found %g", cmd, r->alpha);
     else if (r->adaptive && !ld_integ_method_has_estimate((ld_integ_method)*method))
         rc = cli_error("%s: step-size control%s needs an integrator with an error estimate "
                        "(tb3, tb3-paper), not %s",

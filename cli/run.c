@@ -144,6 +144,10 @@ static void print_json(const sim *S, const ld_model *m, const char *base) {
         printf(", \"rho_inf\": ");
         json_num(S->o.rho_inf);
     }
+    if (S->o.method == LD_INTEG_HHT || S->o.method == LD_INTEG_HHT_MODIFIED) {
+        printf(", \"alpha\": ");
+        json_num(S->o.alpha);
+    }
     if (S->est) {
         printf(", \"adaptive\": %s", S->o.adaptive ? "true" : "false");
         if (S->o.adaptive) {

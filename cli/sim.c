@@ -132,6 +132,15 @@ void csv_header(sim *S) {
     for (int b = 0; b < S->m->nbodies; ++b)
         if (S->exact[b]) fprintf(S->csv, ",%s.angle_error", S->m->bodies[b].name);
     if (S->est) fputs(",h,error_estimate", S->csv);
+    static const char *const rc[6] = {"fx", "fy", "fz", "tx", "ty", "tz"};
+    for (int j = 0; j < S->m->njoints; ++j)
+        for (int c = 0; c < 6; ++c) {
+            const char *nm = S->m->joints[j].name;
+            if (nm[0])
+                fprintf(S->csv, ",%s.%s", nm, rc[c]);
+            else
+                fprintf(S->csv, ",joint%d.%s", j, rc[c]);
+        }
     fputc('\n', S->csv);
 }
 
@@ -216,6 +225,12 @@ static void write_row(sim *S, double t, const double *q, const double *v) {
             fprintf(f, ",%.17g", angle_error(S, b, t, qq));
         }
         if (S->est) fprintf(f, ",%.17g,%.17g", S->row_h, S->row_err);
+        for (int j = 0; j < S->m->njoints; ++j) {
+            double jf[3] = {NAN, NAN, NAN}, jt[3] = {NAN, NAN, NAN};
+            (void)ld_model_joint_reaction(&S->s, j, q, ld_integ_lambda(S->it), jf, jt);
+            fprintf(f, ",%.17g,%.17g,%.17g,%.17g,%.17g,%.17g", jf[0], jf[1], jf[2], jt[0], jt[1],
+                    jt[2]);
+        }
         fputc('\n', f);
         if (ferror(f)) io_fail(S, "CSV file", "output");
     }
@@ -315,6 +330,7 @@ void sim_init(sim *S, const ld_model *m, const char *path, const char *cmd, int 
     ld_integ_options_init(&S->o);
     S->o.method = (ld_integ_method)method;
     S->o.rho_inf = m->run.rho_inf;
+    S->o.alpha = m->run.alpha;
     S->o.atol = m->run.atol;
     S->o.rtol = m->run.rtol;
     S->o.max_iter = m->run.max_iter;

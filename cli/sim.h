@@ -24,10 +24,10 @@ typedef struct run_args {
     const char *cmd;   /* "run" or "convergence" (message prefix) */
     const char *model; /* the MODEL argument */
     int integ, form, la;
-    double dt, t_end, rho_inf, atol, rtol; /* NAN: the model's */
-    double fac, facmin, facmax;            /* NAN: the model's */
-    int max_iter, every;                   /* 0: the model's */
-    int adaptive;                          /* --adaptive given */
+    double dt, t_end, rho_inf, alpha, atol, rtol; /* NAN: the model's */
+    double fac, facmin, facmax;                   /* NAN: the model's */
+    int max_iter, every;                          /* 0: the model's */
+    int adaptive;                                 /* --adaptive given */
     const char *out, *vtk, *plot, *ref;
     int json, quiet;
     int ndt;

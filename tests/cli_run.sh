@@ -57,13 +57,18 @@ grep -q '"max_angle_error"' "$WORK/run_heavy_top_genalpha.json" &&
 # CSV layout: header, the initial row, every 10th step and the (shortened) last step
 "$LIEDYN" run heavy-top --dt 1e-3 --t-end 0.105 --output-every 10 --out "$WORK/ht.csv" \
     >"$WORK/ht.out" 2>"$WORK/ht.err" || fail "csv run: $(cat "$WORK/ht.err")"
-hdr="t,top.x,top.y,top.z,top.qw,top.qx,top.qy,top.qz,top.wx,top.wy,top.wz,top.vx,top.vy,top.vz,energy,constraint_residual"
+hdr="t,top.x,top.y,top.z,top.qw,top.qx,top.qy,top.qz,top.wx,top.wy,top.wz,top.vx,top.vy,top.vz,energy,constraint_residual,pivot.fx,pivot.fy,pivot.fz,pivot.tx,pivot.ty,pivot.tz"
 [ "$(head -n 1 "$WORK/ht.csv")" = "$hdr" ] || fail "csv header: $(head -n 1 "$WORK/ht.csv")"
 [ "$(wc -l <"$WORK/ht.csv")" -eq 13 ] || fail "csv lines: $(wc -l <"$WORK/ht.csv"), expected 13"
 [ "$(sed -n 2p "$WORK/ht.csv" | cut -d, -f1)" = "0" ] || fail "csv first time"
 [ "$(sed -n 3p "$WORK/ht.csv" | cut -d, -f1)" = "0.01" ] || fail "csv second time: $(sed -n 3p "$WORK/ht.csv" | cut -d, -f1)"
 [ "$(tail -n 1 "$WORK/ht.csv" | cut -d, -f1)" = "0.105" ] || fail "csv last time: $(tail -n 1 "$WORK/ht.csv" | cut -d, -f1)"
-awk -F, 'NF != 16 { bad = 1 } END { exit bad }' "$WORK/ht.csv" || fail "csv: a row without 16 columns"
+awk -F, 'NF != 22 { bad = 1 } END { exit bad }' "$WORK/ht.csv" || fail "csv: a row without 22 columns"
+# the joint's force on the top at t = 0: m (ẍ(0) − g) with the consistent ẍ(0) of problems.md §3,
+# = (0, −319.526, −317.262) N, and its torque about the centre of mass (−X) × f = (317.262, 0, 0) N m
+sed -n 2p "$WORK/ht.csv" | awk -F, '{ if ((($17)^2 + ($18 + 319.52598816)^2 + ($19 + 317.26246154)^2) > 1e-10 ||
+    (($20 - 317.26246154)^2 + ($21)^2 + ($22)^2) > 1e-10) exit 1 }' ||
+    fail "csv: joint reaction at t = 0: $(sed -n 2p "$WORK/ht.csv" | cut -d, -f17-22)"
 grep -q "105 steps" "$WORK/ht.out" || fail "csv run summary: $(cat "$WORK/ht.out")"
 [ -s "$WORK/ht.err" ] && fail "csv run wrote on stderr: $(cat "$WORK/ht.err")"
 # exact models get an angle-error column
@@ -195,7 +200,7 @@ bad "unknown option '--bogus'" run heavy-top --bogus
 bad "run: --dt must be positive, got '-1'" run heavy-top --dt -1
 bad "run: --dt needs a finite number, got 'abc'" run heavy-top --dt abc
 bad "run: --dt needs a value" run heavy-top --dt
-bad "unknown integrator 'rk9' (genalpha, newmark, tb3, tb3-paper)" run heavy-top --integrator rk9
+bad "unknown integrator 'rk9' (genalpha, newmark, tb3, tb3-paper, hht, hht-modified)" run heavy-top --integrator rk9
 bad "unknown formulation 'eul' (so3xr3, se3, s3xr3, s3sdr3, euler)" run heavy-top --formulation eul
 bad "neg-mass.yaml:4: bodies\[0\].mass: must be positive" run "$WORK/neg-mass.yaml"
 bad "bad-velocity.yaml: inconsistent initial state: body 'top': the given velocity contradicts joint 0 ('pivot')" run "$WORK/bad-velocity.yaml"
@@ -234,7 +239,7 @@ grep -q "^liedyn: run failed at t = 0: .*Newton did not converge in 1 iterations
 [ "$(value t "$WORK/fail.json")" = "0" ] || fail "failing run: t $(value t "$WORK/fail.json")"
 [ "$(head -n 1 "$WORK/fail.csv")" = "$hdr" ] || fail "failing run: csv header"
 [ "$(wc -l <"$WORK/fail.csv")" -eq 2 ] || fail "failing run: csv lines $(wc -l <"$WORK/fail.csv")"
-awk -F, 'NF != 16 { bad = 1 } END { exit bad }' "$WORK/fail.csv" || fail "failing run: csv row"
+awk -F, 'NF != 22 { bad = 1 } END { exit bad }' "$WORK/fail.csv" || fail "failing run: csv row"
 
 # a run failing midway (undamped Newmark on the index-3 heavy top diverges near t = 0.44): the
 # CSV ends on the last accepted step, which is the time the JSON reports
@@ -246,7 +251,7 @@ tm=$(value t "$WORK/mid.json")
 awk -v t="$tm" 'BEGIN { exit !(t > 0.3 && t < 1) }' || fail "mid-run failure at t = $tm"
 [ "$(tail -n 1 "$WORK/mid.csv" | cut -d, -f1)" = "$tm" ] ||
     fail "mid-run failure: last csv row $(tail -n 1 "$WORK/mid.csv" | cut -d, -f1), JSON t $tm"
-awk -F, 'NF != 16 { bad = 1 } END { exit bad }' "$WORK/mid.csv" || fail "mid-run failure: csv row"
+awk -F, 'NF != 22 { bad = 1 } END { exit bad }' "$WORK/mid.csv" || fail "mid-run failure: csv row"
 
 [ "$fails" -eq 0 ] && echo "cli_run: all checks passed"
 exit "$fails"

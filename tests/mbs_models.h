@@ -47,6 +47,9 @@ static void tm_heavy_top(ld_model *m, double spin) {
     tm_body(&tm_bodies[0], "top", 15.0, J, x, q, om);
     memset(&tm_joints[0], 0, sizeof tm_joints[0]);
     strcpy(tm_joints[0].name, "pivot");
+    tm_joints[0].point_form = 1; /* body point p held at the ground point xg */
+    tm_joints[0].body1 = LD_GROUND;
+    tm_joints[0].body2 = 0;
     tm_joints[0].p[1] = -1.0;
     m->gravity[2] = -9.81;
     m->nbodies = 1;
@@ -68,7 +71,9 @@ static void tm_loaded(ld_model *m) {
     tm_body(&tm_bodies[1], "b", 1.0, J2, x2, q2, o2);
     tm_bodies[1].v[0] = 0.3, tm_bodies[1].v[1] = -0.1, tm_bodies[1].has_v = 1;
     memset(tm_joints, 0, sizeof tm_joints[0]);
-    tm_joints[0].body = 0;
+    tm_joints[0].point_form = 1;
+    tm_joints[0].body1 = LD_GROUND;
+    tm_joints[0].body2 = 0;
     tm_joints[0].p[0] = 0.1, tm_joints[0].p[1] = -0.5, tm_joints[0].p[2] = 0.3;
     { /* the joint closed at t = 0: xg = x + R p */
         double qn[4], Rp[3];

@@ -90,6 +90,49 @@ static void test_tfn_shapes(void **state) {
     assert_true(ld_tfn_eval(&tb, 1.0) == 4.0 && ld_tfn_eval(&tb, 2.0) == 4.0);
 }
 
+/* ld_tfn_eval_d: the new shapes' values, and every shape's derivatives against central
+ * differences away from the kinks (from the right at a kink). */
+static void test_tfn_derivatives(void **state) {
+    (void)state;
+    ld_tfn lin = {.kind = LD_TFN_LINEAR, .t0 = 0.5};
+    ld_tfn sn = {.kind = LD_TFN_SINE, .t0 = 0.25, .period = 2.0};
+    assert_true(ld_tfn_eval(&lin, 2.0) == 1.5 && ld_tfn_eval(&lin, 0.0) == -0.5);
+    assert_true(fabs(ld_tfn_eval(&sn, 0.75) - 1.0) < 1e-15);
+    assert_true(fabs(ld_tfn_eval(&sn, 1.25)) < 1e-15);
+    double t[4] = {0.0, 1.0, 3.0, 4.0}, f[4] = {2.0, 4.0, 0.0, -1.0};
+    const ld_tfn fns[] = {{.kind = LD_TFN_CONSTANT},
+                          {.kind = LD_TFN_RAMP, .t0 = 1.0, .t1 = 3.0},
+                          {.kind = LD_TFN_HAT, .t0 = 0.0, .t1 = 2.5, .t2 = 5.0},
+                          {.kind = LD_TFN_TABLE, .ntab = 4, .tab_t = t, .tab_f = f},
+                          lin,
+                          sn};
+    for (size_t i = 0; i < sizeof fns / sizeof *fns; ++i)
+        for (double x = -1.03; x < 6.0; x += 0.1) {
+            double d[3], dp[3], dm[3], h = 1e-5;
+            ld_tfn_eval_d(&fns[i], x, d);
+            ld_tfn_eval_d(&fns[i], x + h, dp);
+            ld_tfn_eval_d(&fns[i], x - h, dm);
+            assert_true(d[0] == ld_tfn_eval(&fns[i], x));
+            if (fabs((dp[0] - dm[0]) / (2 * h) - d[1]) > 1e-8)
+                fail_msg("shape %zu at %g: f' = %g, difference %g", i, x, d[1],
+                         (dp[0] - dm[0]) / (2 * h));
+            if (fabs((dp[1] - dm[1]) / (2 * h) - d[2]) > 1e-6)
+                fail_msg("shape %zu at %g: f'' = %g", i, x, d[2]);
+        }
+    double d[3];
+    ld_tfn r = fns[1];
+    ld_tfn_eval_d(&r, 1.0, d); /* from the right at the kinks */
+    assert_true(d[0] == 0.0 && d[1] == 0.5 && d[2] == 0.0);
+    ld_tfn_eval_d(&r, 3.0, d);
+    assert_true(d[0] == 1.0 && d[1] == 0.0);
+    ld_tfn_eval_d(&fns[3], 3.0, d);
+    assert_true(d[0] == 0.0 && d[1] == -1.0);
+    ld_tfn_eval_d(&fns[3], 4.0, d);
+    assert_true(d[0] == -1.0 && d[1] == 0.0);
+    ld_tfn_eval_d(NULL, 1.0, d);
+    assert_true(d[0] == 1.0 && d[1] == 0.0 && d[2] == 0.0);
+}
+
 /* ---------------------------------------------------------------- defaults */
 
 static void test_init_defaults(void **state) {
@@ -110,6 +153,7 @@ static void test_init_defaults(void **state) {
     assert_int_equal(m.run.formulation, LD_FORM_SO3XR3);
     assert_true(m.run.dt == 1e-3 && m.run.t_start == 0.0 && m.run.t_end == 1.0);
     assert_true(m.run.rho_inf == 0.9 && m.run.atol == 1e-10 && m.run.rtol == 1e-8);
+    assert_true(m.run.alpha == -0.1);
     assert_int_equal(m.run.max_iter, 20);
     assert_int_equal(m.run.output_every, 1);
     /* a model without bodies is not valid */
@@ -271,6 +315,7 @@ static void test_full_model(void **state) {
         "  t_start: 1\n"
         "  t_end: 3\n"
         "  rho_inf: 0\n"
+        "  alpha: -0.2\n"
         "  atol: 1e-12\n"
         "  rtol: 1e-6\n"
         "  max_iter: 5\n"
@@ -284,13 +329,16 @@ static void test_full_model(void **state) {
     assert_true(m.bodies[0].v[2] == 3.0);
     assert_string_equal(m.bodies[1].name, "b");
     assert_true(m.bodies[1].mass == 2.0 && m.bodies[1].inertia[8] == 2.0);
+    assert_true(m.run.alpha == -0.2 && m.run.rho_inf == 0.0);
     assert_int_equal(m.njoints, 2);
     assert_string_equal(m.joints[0].name, "");
-    assert_int_equal(m.joints[0].kind, LD_JOINT_SPHERICAL_GROUND);
-    assert_int_equal(m.joints[0].body, 1);
+    assert_int_equal(m.joints[0].kind, LD_JOINT_SPHERICAL);
+    assert_int_equal(m.joints[0].point_form, 1);
+    assert_int_equal(m.joints[0].body1, LD_GROUND);
+    assert_int_equal(m.joints[0].body2, 1);
     assert_true(m.joints[0].p[2] == 1.0 && m.joints[0].xg[0] == 0.0);
     assert_string_equal(m.joints[1].name, "j2");
-    assert_int_equal(m.joints[1].body, 0);
+    assert_int_equal(m.joints[1].body2, 0);
     assert_true(m.joints[1].xg[0] == 1.0);
     assert_int_equal(m.nloads, 6);
     const ld_load *l = m.loads;
@@ -387,8 +435,10 @@ static void test_heavy_top(void **state) {
     assert_int_equal(b->has_v, 0);
     assert_int_equal(m.njoints, 1);
     assert_string_equal(m.joints[0].name, "pivot");
-    assert_int_equal(m.joints[0].kind, LD_JOINT_SPHERICAL_GROUND);
-    assert_int_equal(m.joints[0].body, 0);
+    assert_int_equal(m.joints[0].kind, LD_JOINT_SPHERICAL);
+    assert_int_equal(m.joints[0].point_form, 1);
+    assert_int_equal(m.joints[0].body1, LD_GROUND);
+    assert_int_equal(m.joints[0].body2, 0);
     assert_true(m.joints[0].p[0] == 0.0 && m.joints[0].p[1] == -1.0 && m.joints[0].p[2] == 0.0);
     assert_true(m.joints[0].xg[0] == 0.0 && m.joints[0].xg[1] == 0.0 && m.joints[0].xg[2] == 0.0);
     for (int i = 0; i < 3; ++i) /* the joint is closed at t = 0 (R = I): x + p − xg = 0 */
@@ -534,8 +584,14 @@ static void test_unknown_keys(void **state) {
                  "unknown key (expected one of: name, mass, inertia, position, orientation, "
                  "angular_velocity, velocity)");
     expect_error(HEAD "integrator:\n  dtt: 1\n", 8, "integrator.dtt", "unknown key");
+    expect_error(HEAD "joints:\n  - {type: spherical, body: a, point: [0, 0, 0], axle: 1}\n", 8,
+                 "joints[0].axle",
+                 "unknown key (expected one of: name, type, body1, body2, at, axis, axis2, "
+                 "motion, value, time, body, point, ground)");
     expect_error(HEAD "joints:\n  - {type: spherical, body: a, point: [0, 0, 0], axis: 1}\n", 8,
-                 "joints[0].axis", "unknown key");
+                 "joints[0].axis",
+                 "key not allowed in the point form of a spherical joint (with 'body') (expected "
+                 "one of: name, type, body, point, ground)");
     expect_error(LOAD "    time: {shape: ramp, t0: 0, t1: 1, tau: 2}\n", 11, "loads[0].time.tau",
                  "unknown key");
     expect_error(LOAD "    time: {shape: ramp, t0: 0, t1: 1, t2: 2}\n", 11, "loads[0].time.t2",
@@ -723,6 +779,9 @@ static void test_physical_errors(void **state) {
     expect_error(HEAD "integrator:\n  rho_inf: 1.5\n", 8, "integrator.rho_inf",
                  "must be in [0, 1], found 1.5");
     expect_error(HEAD "integrator:\n  rho_inf: -0.1\n", 8, "integrator.rho_inf", "[0, 1]");
+    expect_error(HEAD "integrator:\n  alpha: -0.5\n", 8, "integrator.alpha",
+                 "must be in [-1/3, 0], found -0.5");
+    expect_error(HEAD "integrator:\n  alpha: 0.01\n", 8, "integrator.alpha", "[-1/3, 0]");
     expect_error(HEAD "integrator:\n  atol: 0\n", 8, "integrator.atol", "must be positive");
     expect_error(HEAD "integrator:\n  rtol: -1e-8\n", 8, "integrator.rtol", "must be positive");
     expect_error(HEAD "integrator:\n  max_iter: 0\n", 8, "integrator.max_iter",
@@ -751,16 +810,18 @@ static void test_names_and_references(void **state) {
                  "joints[0].body", "no body named 'b'");
     expect_error(HEAD "loads:\n  - {body: A, type: force, value: [0, 0, 1]}\n", 8, "loads[0].body",
                  "no body named 'A'");
-    expect_error(HEAD "joints:\n  - {type: revolute, body: a, point: [0, 0, 0]}\n", 8,
-                 "joints[0].type", "expected one of spherical, found 'revolute'");
+    expect_error(HEAD "joints:\n  - {type: hinge, body: a, point: [0, 0, 0]}\n", 8,
+                 "joints[0].type",
+                 "expected one of spherical, universal, revolute, cylindrical, prismatic, fixed, "
+                 "driver, found 'hinge'");
     expect_error(HEAD "loads:\n  - {body: a, type: weight, value: [0, 0, 1]}\n", 8, "loads[0].type",
                  "expected one of force, torque, exact_torque, found 'weight'");
     expect_error(LOAD "    frame: local\n", 11, "loads[0].frame",
                  "expected one of spatial, body, found 'local'");
     expect_error(HEAD "loads:\n  - {body: a, type: exact_torque, case: iii}\n", 8, "loads[0].case",
                  "expected one of i, ii, found 'iii'");
-    expect_error(LOAD "    time: {shape: sine}\n", 11, "loads[0].time.shape",
-                 "expected one of constant, ramp, hat, table, found 'sine'");
+    expect_error(LOAD "    time: {shape: cosine}\n", 11, "loads[0].time.shape",
+                 "expected one of constant, ramp, hat, table, linear, sine, found 'cosine'");
     expect_error(HEAD "integrator: {formulation: so3}\n", 7, "integrator.formulation",
                  "expected one of so3xr3, se3, s3xr3, s3sdr3, euler, found 'so3'");
     expect_error("bodies:\n  - name: \"\"\n", 2, "bodies[0].name", "must not be empty");
@@ -804,7 +865,7 @@ static void test_files(void **state) {
     expect_file_error("tests/data/models/syntax-error.yaml", LD_EINVAL, 9, "(syntax)",
                       "did not find expected ',' or ']' (while parsing a flow sequence at line 8)");
     expect_file_error("tests/data/models/unknown-key.yaml", LD_EINVAL, 17, "loads[0].time.tau",
-                      "unknown key (expected one of: shape, t0, t1, t2, t, f)");
+                      "unknown key (expected one of: shape, t0, t1, t2, t, f, period)");
     expect_file_error("tests/data/models/negative-mass.yaml", LD_EINVAL, 13, "bodies[1].mass",
                       "must be positive and finite, found -2.5");
     expect_file_error("tests/data/models/no-such-file.yaml", LD_EIO, 0, "(file)",
@@ -830,6 +891,9 @@ static void build(ld_model *m) {
     m->bodies[0].mass = 1.0;
     m->bodies[0].inertia[0] = m->bodies[0].inertia[4] = m->bodies[0].inertia[8] = 1.0;
     m->bodies[0].q[0] = 1.0;
+    m->joints[0].point_form = 1;
+    m->joints[0].body1 = LD_GROUND;
+    m->joints[0].body2 = 0;
     m->loads[0].kind = LD_LOAD_TORQUE;
     m->loads[0].fn.kind = LD_TFN_TABLE;
     m->loads[0].fn.ntab = 2;
@@ -898,8 +962,14 @@ static void test_validate_programmatic(void **state) {
     m.joints[0].body = 1;
     expect_invalid(&m, "<model>:0: joints[0].body: body index 1 is out of range (the model has "
                        "1 bodies)");
-    m.joints[0].kind = (ld_joint_kind)3;
-    expect_invalid(&m, "<model>:0: joints[0].type: unknown joint kind 3");
+    m.joints[0].kind = (ld_joint_kind)9;
+    expect_invalid(&m, "<model>:0: joints[0].type: unknown joint kind 9");
+    m.joints[0].kind = LD_JOINT_REVOLUTE;
+    expect_invalid(&m, "<model>:0: joints[0].type: the point form (body, point, ground) is for "
+                       "spherical joints only");
+    m.joints[0].body1 = 0;
+    expect_invalid(&m, "<model>:0: joints[0].body: the point form holds a body to the ground, but "
+                       "body1 is 0");
     m.joints[0].p[0] = NAN;
     expect_invalid(&m, "<model>:0: joints[0].point: element 1 is nan");
     m.joints[0].xg[0] = NAN;
@@ -937,6 +1007,12 @@ static void test_validate_programmatic(void **state) {
     expect_invalid(&m, "<model>:0: integrator.dt: must be positive and finite, found inf");
     m.run.rho_inf = NAN;
     expect_invalid(&m, "<model>:0: integrator.rho_inf: must be in [0, 1], found nan");
+    m.run.alpha = 0.1;
+    expect_invalid(&m, "<model>:0: integrator.alpha: must be in [-1/3, 0], found 0.1");
+    m.run.alpha = -0.34;
+    expect_invalid(&m, "<model>:0: integrator.alpha: must be in [-1/3, 0], found -0.34");
+    m.run.alpha = -1.0 / 3.0;
+    assert_int_equal(ld_model_validate(&m, &e), LD_OK);
     m.njoints = 2;
     free(m.joints);
     m.joints = NULL;
@@ -953,6 +1029,99 @@ static void test_validate_programmatic(void **state) {
     assert_int_equal(ld_model_validate(&m, &e), LD_OK);
     m.loads[0].frame = (ld_frame_kind)5;
     expect_invalid(&m, "<model>:0: loads[0].frame: unknown frame 5");
+    ld_model_free(&m);
+}
+
+/* Joints between two bodies built in code: every physical check of the general form. */
+static void build_two(ld_model *m, ld_joint_kind kind) {
+    build(m);
+    ld_body *b = realloc(m->bodies, 2 * sizeof *b);
+    assert_non_null(b);
+    m->bodies = b;
+    m->nbodies = 2;
+    b[1] = b[0];
+    strcpy(b[1].name, "c");
+    ld_joint *j = m->joints;
+    j->point_form = 0;
+    j->kind = kind;
+    j->body1 = LD_GROUND;
+    j->body2 = 1;
+    j->axis[2] = 1.0;
+    j->axis2[0] = 1.0;
+    j->value = 2.0;
+    j->fn.kind = LD_TFN_LINEAR;
+}
+
+static void expect_joint_invalid(ld_model *m, ld_joint_kind kind, const char *msg_start) {
+    ld_model_error e;
+    memset(&e, 0, sizeof e);
+    assert_int_equal(ld_model_validate(m, &e), LD_EINVAL);
+    if (strncmp(e.msg, msg_start, strlen(msg_start)) != 0)
+        fail_msg("expected \"%s...\", got \"%s\"", msg_start, e.msg);
+    ld_model_free(m);
+    build_two(m, kind);
+}
+
+static void test_validate_joints(void **state) {
+    (void)state;
+    ld_model m;
+    ld_model_error e;
+    for (int k = 0; k < LD_JOINT_KIND_COUNT; ++k) {
+        build_two(&m, (ld_joint_kind)k);
+        if (ld_model_validate(&m, &e) != LD_OK) fail_msg("%s: %s", ld_joint_kind_name(k), e.msg);
+        ld_model_free(&m);
+    }
+    assert_string_equal(ld_joint_kind_name(LD_JOINT_CYLINDRICAL), "cylindrical");
+    assert_string_equal(ld_joint_kind_name(LD_JOINT_KIND_COUNT), "?");
+    assert_int_equal(ld_joint_kind_rows(LD_JOINT_FIXED), 6);
+    assert_int_equal(ld_joint_kind_rows(LD_JOINT_KIND_COUNT), 0);
+    build_two(&m, LD_JOINT_REVOLUTE);
+    m.joints[0].body2 = LD_GROUND;
+    expect_joint_invalid(&m, LD_JOINT_REVOLUTE,
+                         "<model>:0: joints[0].body2: must be a body, not the ground");
+    m.joints[0].body2 = 2;
+    expect_joint_invalid(&m, LD_JOINT_REVOLUTE,
+                         "<model>:0: joints[0].body2: body index 2 is out of range");
+    m.joints[0].body1 = 1;
+    expect_joint_invalid(&m, LD_JOINT_REVOLUTE,
+                         "<model>:0: joints[0].body2: must differ from body1 (both are 'c')");
+    m.joints[0].body1 = -2;
+    expect_joint_invalid(&m, LD_JOINT_REVOLUTE, "<model>:0: joints[0].body1: body index -2");
+    m.joints[0].at[1] = INFINITY;
+    expect_joint_invalid(&m, LD_JOINT_REVOLUTE, "<model>:0: joints[0].at: element 2 is inf");
+    m.joints[0].axis[2] = 2.0;
+    expect_joint_invalid(&m, LD_JOINT_REVOLUTE,
+                         "<model>:0: joints[0].axis: must be a unit vector, but its norm is 2");
+    m.joints[0].axis[2] = 0.0;
+    expect_joint_invalid(&m, LD_JOINT_REVOLUTE,
+                         "<model>:0: joints[0].axis: must be a unit vector, but its norm is 0");
+    ld_model_free(&m);
+    build_two(&m, LD_JOINT_FIXED); /* no axis needed */
+    m.joints[0].axis[2] = 0.0;
+    assert_int_equal(ld_model_validate(&m, &e), LD_OK);
+    ld_model_free(&m);
+    build_two(&m, LD_JOINT_UNIVERSAL);
+    m.joints[0].axis2[2] = 1e-8;
+    m.joints[0].axis2[0] = sqrt(1.0 - 1e-16);
+    expect_joint_invalid(&m, LD_JOINT_UNIVERSAL,
+                         "<model>:0: joints[0].axis2: must be perpendicular to axis, but axis · "
+                         "axis2 = 1e-08");
+    m.joints[0].axis2[0] = NAN;
+    expect_joint_invalid(&m, LD_JOINT_UNIVERSAL, "<model>:0: joints[0].axis2: element 1 is nan");
+    ld_model_free(&m);
+    build_two(&m, LD_JOINT_DRIVER);
+    m.joints[0].motion = (ld_motion_kind)2;
+    expect_joint_invalid(&m, LD_JOINT_DRIVER, "<model>:0: joints[0].motion: unknown motion 2");
+    m.joints[0].value = NAN;
+    expect_joint_invalid(&m, LD_JOINT_DRIVER, "<model>:0: joints[0].value: must be finite");
+    m.joints[0].fn.kind = LD_TFN_SINE;
+    expect_joint_invalid(&m, LD_JOINT_DRIVER,
+                         "<model>:0: joints[0].time.period: must be positive and finite, found 0");
+    m.joints[0].fn.t0 = NAN;
+    expect_joint_invalid(&m, LD_JOINT_DRIVER, "<model>:0: joints[0].time.t0: must be finite");
+    m.joints[0].fn.kind = (ld_tfn_kind)8;
+    expect_joint_invalid(&m, LD_JOINT_DRIVER,
+                         "<model>:0: joints[0].time.shape: unknown time-function kind 8");
     ld_model_free(&m);
 }
 
@@ -973,6 +1142,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_formulation_names),
         cmocka_unit_test(test_tfn_shapes),
+        cmocka_unit_test(test_tfn_derivatives),
         cmocka_unit_test(test_init_defaults),
         cmocka_unit_test(test_defaults_applied),
         cmocka_unit_test(test_quaternion_normalized),
@@ -993,6 +1163,7 @@ int main(void) {
         cmocka_unit_test(test_names_and_references),
         cmocka_unit_test(test_files),
         cmocka_unit_test(test_validate_programmatic),
+        cmocka_unit_test(test_validate_joints),
         cmocka_unit_test(test_validate_loaded),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -22,6 +22,16 @@
  *             kept — with the third-order weights of eq. 18 (the printed array (9) does not
  *             sum to one) and the correction inside the exponential; second order
  *             (docs/tb3.md).
+ *   hht       the Hilber–Hughes–Taylor α-method in the form of seed 002 eqs. 59–65 (Negrut
+ *             et al. 2005): β = ¼(1 − α)², γ = ½ − α, α ∈ [−1/3, 0] (option alpha); Newton on
+ *             (v̇_{n+1}, λ_{n+1}) for M v̇_{n+1} + (1 + α)(g + Bᵀλ)_{n+1} − α(g + Bᵀλ)_n = 0 with
+ *             the index-3 constraints Φ_{n+1} = 0; the configuration moves by
+ *             q_n ∘ exp(h v_n + h²(½ − β) v̇_n + h²β v̇_{n+1}), the velocity by the Newmark rule
+ *             (on the Euler-parameter nodes of the euler formulation both are plain vector
+ *             updates, eqs. 59–60).
+ *   hht-modified  the same with the modified Newmark velocity of seed 002 eq. 34 on the Euler
+ *             parameters, ė_{n+1} = L_{n+1}ᵀ L_n (ė_n + h(1 − γ) ë_n) + hγ (I − e eᵀ)_{n+1}
+ * ë_{n+1}, and the Jacobian block of eq. 69; on the group formulations it coincides with hht.
  * Configuration update q_{n+1} = q_n ∘ exp(h Δq) (right composition, docs/conventions.md).
  *
  * Step-size control (adaptive = 1; tb3 and tb3-paper, which carry an embedded estimate): the
@@ -50,6 +60,8 @@ typedef enum ld_integ_method {
     LD_INTEG_NEWMARK,
     LD_INTEG_TB3,
     LD_INTEG_TB3_PAPER,
+    LD_INTEG_HHT,
+    LD_INTEG_HHT_MODIFIED,
     LD_INTEG_COUNT
 } ld_integ_method;
 
@@ -59,6 +71,7 @@ int ld_integ_method_find(const char *name); /* -1 if unknown */
 typedef struct ld_integ_options {
     ld_integ_method method;
     double rho_inf;    /* [0, 1]; genalpha only (default 0.9) */
+    double alpha;      /* [−1/3, 0]; hht and hht-modified only (default −0.1) */
     double atol, rtol; /* Newton stop (defaults 1e-10, 1e-8) */
     int max_iter;      /* Newton iterations per step (default 20) */
     int max_halvings;  /* step halvings in ld_integ_advance (default 10) */

@@ -3,7 +3,7 @@
  *
  * A model is plain data (ld_model). It is read from YAML (ld_model_load, format in
  * docs/model-format.md) or filled in by a program, then compiled into a constrained
- * second-order system on a product Lie group (system.h) in one of four formulations
+ * second-order system on a product Lie group (system.h) in one of five formulations
  * (ld_model_compile). The model is never modified by compiling or integrating it.
  *
  * Conventions (docs/conventions.md): SI units; quaternions [w x y z], body → spatial;
@@ -41,22 +41,29 @@ typedef enum ld_formulation {
 const char *ld_formulation_name(ld_formulation f);
 int ld_formulation_find(const char *name); /* -1 if unknown */
 
-/* Time functions: a load is vec · f(t). */
+/* Time functions: a load is vec · f(t), a driver value · f(t). */
 typedef enum ld_tfn_kind {
     LD_TFN_CONSTANT = 0, /* f = 1 */
     LD_TFN_RAMP,         /* 0 before t0, linear to 1 at t1, 1 after */
     LD_TFN_HAT,          /* 0 before t0, linear to 1 at t1, linear to 0 at t2, 0 after */
-    LD_TFN_TABLE         /* piecewise linear through (t_k, f_k), constant outside */
+    LD_TFN_TABLE,        /* piecewise linear through (t_k, f_k), constant outside */
+    LD_TFN_LINEAR,       /* f = t − t0 */
+    LD_TFN_SINE          /* f = sin(2π (t − t0)/period) */
 } ld_tfn_kind;
 
 typedef struct ld_tfn {
     ld_tfn_kind kind;
     double t0, t1, t2;
+    double period;         /* LD_TFN_SINE: > 0 */
     int ntab;              /* LD_TFN_TABLE: number of points (≥ 2), t strictly increasing */
     double *tab_t, *tab_f; /* owned by the model */
 } ld_tfn;
 
 double ld_tfn_eval(const ld_tfn *f, double t);
+/* d[0] = f(t), d[1] = f'(t), d[2] = f''(t). The piecewise-linear shapes (ramp, hat, table)
+ * give the slope of the piece that starts at or before t (the derivative from the right at a
+ * kink) and f'' = 0. */
+void ld_tfn_eval_d(const ld_tfn *f, double t, double d[3]);
 
 typedef enum ld_load_kind {
     LD_LOAD_FORCE = 0, /* force at the centre of mass */
@@ -95,14 +102,62 @@ typedef struct ld_body {
     int has_v;         /* 0: v was not given (a joint determines it, else 0) */
 } ld_body;
 
-typedef enum ld_joint_kind { LD_JOINT_SPHERICAL_GROUND = 0 } ld_joint_kind;
+/* Joints between two bodies, or between a body and the ground (body1 = LD_GROUND). The
+ * geometry is given in the spatial frame at the initial configuration (the bodies' x and q):
+ * the joint point `at`, the unit axis `axis`, and `axis2` (universal joints). Compiling a model
+ * fixes them in the bodies' frames. With p1, p2 the joint point in the frames of body1 and
+ * body2, d = (x2 + R2 p2) − (x1 + R1 p1), (u1, u2, a) a right-handed orthonormal frame fixed in
+ * body1 with a = axis, and a', w the images of a and u1 fixed in body2 (all at the initial
+ * configuration), the equations are (docs/model-format.md):
+ *   spherical   3  d = 0
+ *   universal   4  d = 0, (R1 a)·(R2 b) = 0 with b = axis2 fixed in body2 (axis ⊥ axis2)
+ *   revolute    5  d = 0, (R1 u1)·(R2 a') = 0, (R1 u2)·(R2 a') = 0
+ *   cylindrical 4  (R1 u1)·d = 0, (R1 u2)·d = 0, (R1 u1)·(R2 a') = 0, (R1 u2)·(R2 a') = 0
+ *   prismatic   5  cylindrical and (R1 u2)·(R2 w) = 0
+ *   fixed       6  d = 0, (R1 u1)·(R2 a') = 0, (R1 u2)·(R2 a') = 0, (R1 u2)·(R2 w) = 0
+ *   driver      1  the relative motion value · f(t) about / along axis:
+ *                  rotation     cos θ (R1 u2)·(R2 w) − sin θ (R1 u1)·(R2 w) = 0, θ = value f(t)
+ *                  translation  (R1 a)·d − s0 − value f(t) = 0, s0 its initial value
+ * A driver holds one direction only; it goes with a revolute, prismatic or cylindrical joint
+ * that holds the others. Compiling requires every equation to hold at t_start, so a driver's
+ * value · f(t_start) must be 0. The joints' rows come in the order of the joints. */
+#define LD_GROUND (-1)
 
-/* A spherical joint holding the body point p (body frame, relative to the centre of mass)
- * at the spatial point xg: Φ = x + R p − xg = 0 (3 equations). */
+typedef enum ld_joint_kind {
+    LD_JOINT_SPHERICAL = 0,
+    LD_JOINT_UNIVERSAL,
+    LD_JOINT_REVOLUTE,
+    LD_JOINT_CYLINDRICAL,
+    LD_JOINT_PRISMATIC,
+    LD_JOINT_FIXED,
+    LD_JOINT_DRIVER,
+    LD_JOINT_KIND_COUNT
+} ld_joint_kind;
+
+typedef enum ld_motion_kind { LD_MOTION_ROTATION = 0, LD_MOTION_TRANSLATION } ld_motion_kind;
+
+const char *ld_joint_kind_name(ld_joint_kind k);
+/* Number of equations of a joint of kind k (0 if unknown). */
+int ld_joint_kind_rows(ld_joint_kind k);
+
 typedef struct ld_joint {
     char name[LD_NAME_MAX];
     ld_joint_kind kind;
-    int body;
+    int body1; /* index into ld_model.bodies, or LD_GROUND */
+    union {
+        int body2; /* index into ld_model.bodies (not the ground), ≠ body1 */
+        int body;  /* the same, under the name of the point form below */
+    };
+    double at[3];          /* joint point, spatial, initial configuration */
+    double axis[3];        /* unit axis (universal, revolute, cylindrical, prismatic, driver) */
+    double axis2[3];       /* universal: body2's unit axis, ⊥ axis */
+    ld_motion_kind motion; /* driver */
+    double value;          /* driver: amplitude (rad or m) */
+    ld_tfn fn;             /* driver: time function (tables owned by the model) */
+    /* The point form of a spherical joint to the ground (body1 = LD_GROUND): the point p of
+     * body2 (body frame, relative to its centre of mass) is held at the spatial point xg,
+     * Φ = x2 + R2 p − xg = 0, whether or not it holds at the start (at is unused). */
+    int point_form;
     double p[3];
     double xg[3];
 } ld_joint;
@@ -115,6 +170,7 @@ typedef struct ld_run_spec {
     double t_end;                  /* > t_start */
     double t_start;                /* default 0 */
     double rho_inf;                /* [0, 1], default 0.9 */
+    double alpha;                  /* HHT α, [−1/3, 0], default −0.1 */
     double atol, rtol;             /* Newton stop, defaults 1e-10, 1e-8 */
     int max_iter;                  /* Newton iterations per step, default 20 */
     int output_every;              /* write every k-th step, default 1 */
@@ -151,7 +207,8 @@ int ld_model_load(const char *path, ld_model *out, ld_model_error *err);
 int ld_model_parse(const char *text, size_t len, const char *name, ld_model *out,
                    ld_model_error *err);
 /* Check the physical content (masses, inertia positive definite, unit quaternions, indices,
- * run block). LD_OK or LD_EINVAL with err (line 0 when the model was not read from a file). */
+ * joint geometry, time functions, run block). LD_OK or LD_EINVAL with err (line 0 when the model
+ * was not read from a file). */
 int ld_model_validate(const ld_model *m, ld_model_error *err);
 /* Defaults of every field (no bodies). */
 void ld_model_init(ld_model *m);

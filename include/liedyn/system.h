@@ -140,6 +140,11 @@ int ld_model_check_initial(const ld_model *m, char *msg, size_t n);
  * body angular velocity Ω, centre-of-mass velocity v (spatial). */
 int ld_model_body_state(const ld_system *s, int body, const double *q, const double *v, double x[3],
                         double quat[4], double omega[3], double xdot[3]);
+/* Force and torque (spatial frame; the torque about the body's centre of mass) that joint j
+ * exerts on its second body, from the multipliers λ of the state (the generalized
+ * constraint force −B_jᵀλ_j on that body). LD_EINVAL for a bad index. */
+int ld_model_joint_reaction(const ld_system *s, int joint, const double *q, const double *lambda,
+                            double f[3], double tau[3]);
 /* The exact orientation of body `body` at time t if the model prescribes it (an exact_torque
  * load): LD_OK and quat filled, or LD_ENOTSUPPORTED. */
 int ld_model_exact_rotation(const ld_model *m, int body, double t, double quat[4]);

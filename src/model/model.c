@@ -51,6 +51,25 @@ static double table_eval(const ld_tfn *f, double t) {
     return y[lo] + (y[hi] - y[lo]) * ((t - x[lo]) / (x[hi] - x[lo]));
 }
 
+/* Slope of the table's piece that starts at or before t; 0 outside [t_0, t_last). */
+static double table_slope(const ld_tfn *f, double t) {
+    const double *x = f->tab_t, *y = f->tab_f;
+    int n = f->ntab;
+    if (n < 1 || !x || !y) return NAN;
+    if (!(t >= x[0]) || t >= x[n - 1]) return 0.0;
+    int lo = 0, hi = n - 1; /* x[lo] ≤ t < x[hi] */
+    while (hi - lo > 1) {
+        int mid = lo + (hi - lo) / 2;
+        if (x[mid] <= t)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return (y[hi] - y[lo]) / (x[hi] - x[lo]);
+}
+
+static const double two_pi = 6.283185307179586476925286766559;
+
 double ld_tfn_eval(const ld_tfn *f, double t) {
     if (!f) return 1.0;
     switch (f->kind) {
@@ -66,8 +85,59 @@ double ld_tfn_eval(const ld_tfn *f, double t) {
         return (f->t2 - t) / (f->t2 - f->t1);
     case LD_TFN_TABLE:
         return table_eval(f, t);
+    case LD_TFN_LINEAR:
+        return t - f->t0;
+    case LD_TFN_SINE:
+        return sin(two_pi * (t - f->t0) / f->period);
     }
     return NAN;
+}
+
+void ld_tfn_eval_d(const ld_tfn *f, double t, double d[3]) {
+    d[0] = ld_tfn_eval(f, t);
+    d[1] = d[2] = 0.0;
+    if (!f) return;
+    switch (f->kind) {
+    case LD_TFN_CONSTANT:
+        break;
+    case LD_TFN_RAMP:
+        if (t >= f->t0 && t < f->t1) d[1] = 1.0 / (f->t1 - f->t0);
+        break;
+    case LD_TFN_HAT:
+        if (t >= f->t0 && t < f->t1)
+            d[1] = 1.0 / (f->t1 - f->t0);
+        else if (t >= f->t1 && t < f->t2)
+            d[1] = -1.0 / (f->t2 - f->t1);
+        break;
+    case LD_TFN_TABLE:
+        d[1] = table_slope(f, t);
+        break;
+    case LD_TFN_LINEAR:
+        d[1] = 1.0;
+        break;
+    case LD_TFN_SINE: {
+        double w = two_pi / f->period, ph = w * (t - f->t0);
+        d[1] = w * cos(ph);
+        d[2] = -w * w * sin(ph);
+        break;
+    }
+    default:
+        d[1] = d[2] = NAN;
+    }
+}
+
+/* ------------------------------------------------------------------ joint kinds */
+
+static const char *const joint_names[LD_JOINT_KIND_COUNT] = {
+    "spherical", "universal", "revolute", "cylindrical", "prismatic", "fixed", "driver"};
+static const int joint_rows[LD_JOINT_KIND_COUNT] = {3, 4, 5, 4, 5, 6, 1};
+
+const char *ld_joint_kind_name(ld_joint_kind k) {
+    return (unsigned)k < LD_JOINT_KIND_COUNT ? joint_names[k] : "?";
+}
+
+int ld_joint_kind_rows(ld_joint_kind k) {
+    return (unsigned)k < LD_JOINT_KIND_COUNT ? joint_rows[k] : 0;
 }
 
 /* ------------------------------------------------------------------ life cycle */
@@ -80,6 +150,7 @@ void ld_model_init(ld_model *m) {
     m->run.t_start = 0.0;
     m->run.t_end = 1.0;
     m->run.rho_inf = 0.9;
+    m->run.alpha = -0.1;
     m->run.atol = 1e-10;
     m->run.rtol = 1e-8;
     m->run.max_iter = 20;
@@ -97,6 +168,10 @@ void ld_model_free(ld_model *m) {
     for (int i = 0; m->loads && i < m->nloads; ++i) {
         free(m->loads[i].fn.tab_t);
         free(m->loads[i].fn.tab_f);
+    }
+    for (int i = 0; m->joints && i < m->njoints; ++i) {
+        free(m->joints[i].fn.tab_t);
+        free(m->joints[i].fn.tab_f);
     }
     free(m->bodies);
     free(m->joints);
@@ -273,41 +348,26 @@ static int check_body_ref(const checker *c, const char *key, int body) {
     return LD_OK;
 }
 
-static int check_joint(const checker *c, int i) {
-    const ld_joint *jt = &c->m->joints[i];
-    char key[128];
-    int rc;
-    strf(key, sizeof key, "joints[%d].name", i);
-    if ((rc = check_name(c, key, jt->name, 1))) return rc;
-    for (int j = 0; jt->name[0] && j < i; ++j)
-        if (strcmp(c->m->joints[j].name, jt->name) == 0)
-            return invalid(c, key, "duplicate joint name '%s' (also joints[%d])", jt->name, j);
-    strf(key, sizeof key, "joints[%d].type", i);
-    if (jt->kind != LD_JOINT_SPHERICAL_GROUND)
-        return invalid(c, key, "unknown joint kind %d", (int)jt->kind);
-    strf(key, sizeof key, "joints[%d].body", i);
-    if ((rc = check_body_ref(c, key, jt->body))) return rc;
-    strf(key, sizeof key, "joints[%d].point", i);
-    if ((rc = check_finite(c, key, jt->p, 3))) return rc;
-    strf(key, sizeof key, "joints[%d].ground", i);
-    return check_finite(c, key, jt->xg, 3);
-}
-
 /* Parameters of a time function, keys under prefix ("loads[0].time"). */
 static int check_tfn(const checker *c, const char *prefix, const ld_tfn *f) {
     char key[128], a[32], b[32];
     const double p[3] = {f->t0, f->t1, f->t2};
     int np = f->kind == LD_TFN_RAMP ? 2 : f->kind == LD_TFN_HAT ? 3 : 0;
-    if ((unsigned)f->kind > LD_TFN_TABLE) {
+    if ((unsigned)f->kind > LD_TFN_SINE) {
         strf(key, sizeof key, "%s.shape", prefix);
         return invalid(c, key, "unknown time-function kind %d", (int)f->kind);
     }
+    if (f->kind == LD_TFN_LINEAR || f->kind == LD_TFN_SINE) np = 1;
     for (int k = 0; k < np; ++k) {
         strf(key, sizeof key, "%s.t%d", prefix, k);
         if (!isfinite(p[k])) return invalid(c, key, "must be finite, found %s", num(a, p[k]));
         if (k > 0 && !(p[k] > p[k - 1]))
             return invalid(c, key, "must be greater than t%d (t%d = %s, t%d = %s)", k - 1, k - 1,
                            num(a, p[k - 1]), k, num(b, p[k]));
+    }
+    if (f->kind == LD_TFN_SINE && !(isfinite(f->period) && f->period > 0.0)) {
+        strf(key, sizeof key, "%s.period", prefix);
+        return invalid(c, key, "must be positive and finite, found %s", num(a, f->period));
     }
     if (f->kind != LD_TFN_TABLE) return LD_OK;
     strf(key, sizeof key, "%s.t", prefix);
@@ -326,6 +386,82 @@ static int check_tfn(const checker *c, const char *prefix, const ld_tfn *f) {
             return invalid(c, key, "must be finite, found %s", num(a, f->tab_f[k]));
     }
     return LD_OK;
+}
+
+/* A finite vector of unit length (to 1e-10): the reader normalizes what it reads. */
+static int check_unit(const checker *c, const char *key, const double v[3]) {
+    char b[32];
+    int rc = check_finite(c, key, v, 3);
+    if (rc) return rc;
+    double n = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    if (!(fabs(n - 1.0) <= 1e-10))
+        return invalid(c, key, "must be a unit vector, but its norm is %s", num(b, n));
+    return LD_OK;
+}
+
+/* The point form of a spherical joint to the ground (keys body, point, ground). */
+static int check_point_form(const checker *c, int i) {
+    const ld_joint *jt = &c->m->joints[i];
+    char key[128];
+    int rc;
+    strf(key, sizeof key, "joints[%d].type", i);
+    if (jt->kind != LD_JOINT_SPHERICAL)
+        return invalid(c, key, "the point form (body, point, ground) is for spherical joints only");
+    strf(key, sizeof key, "joints[%d].body", i);
+    if (jt->body1 != LD_GROUND)
+        return invalid(c, key, "the point form holds a body to the ground, but body1 is %d",
+                       jt->body1);
+    if ((rc = check_body_ref(c, key, jt->body2))) return rc;
+    strf(key, sizeof key, "joints[%d].point", i);
+    if ((rc = check_finite(c, key, jt->p, 3))) return rc;
+    strf(key, sizeof key, "joints[%d].ground", i);
+    return check_finite(c, key, jt->xg, 3);
+}
+
+static int check_joint(const checker *c, int i) {
+    const ld_joint *jt = &c->m->joints[i];
+    char key[128], a[32];
+    int rc;
+    strf(key, sizeof key, "joints[%d].name", i);
+    if ((rc = check_name(c, key, jt->name, 1))) return rc;
+    for (int j = 0; jt->name[0] && j < i; ++j)
+        if (strcmp(c->m->joints[j].name, jt->name) == 0)
+            return invalid(c, key, "duplicate joint name '%s' (also joints[%d])", jt->name, j);
+    strf(key, sizeof key, "joints[%d].type", i);
+    if ((unsigned)jt->kind >= LD_JOINT_KIND_COUNT)
+        return invalid(c, key, "unknown joint kind %d", (int)jt->kind);
+    if (jt->point_form) return check_point_form(c, i);
+    strf(key, sizeof key, "joints[%d].body1", i);
+    if (jt->body1 != LD_GROUND && (rc = check_body_ref(c, key, jt->body1))) return rc;
+    strf(key, sizeof key, "joints[%d].body2", i);
+    if (jt->body2 == LD_GROUND) return invalid(c, key, "must be a body, not the ground");
+    if ((rc = check_body_ref(c, key, jt->body2))) return rc;
+    if (jt->body1 == jt->body2)
+        return invalid(c, key, "must differ from body1 (both are '%s')",
+                       c->m->bodies[jt->body2].name);
+    strf(key, sizeof key, "joints[%d].at", i);
+    if ((rc = check_finite(c, key, jt->at, 3))) return rc;
+    ld_joint_kind k = jt->kind;
+    if (k == LD_JOINT_SPHERICAL || k == LD_JOINT_FIXED) return LD_OK;
+    strf(key, sizeof key, "joints[%d].axis", i);
+    if ((rc = check_unit(c, key, jt->axis))) return rc;
+    if (k == LD_JOINT_UNIVERSAL) {
+        strf(key, sizeof key, "joints[%d].axis2", i);
+        if ((rc = check_unit(c, key, jt->axis2))) return rc;
+        double d =
+            jt->axis[0] * jt->axis2[0] + jt->axis[1] * jt->axis2[1] + jt->axis[2] * jt->axis2[2];
+        if (!(fabs(d) <= 1e-9))
+            return invalid(c, key, "must be perpendicular to axis, but axis · axis2 = %s",
+                           num(a, d));
+    }
+    if (k != LD_JOINT_DRIVER) return LD_OK;
+    strf(key, sizeof key, "joints[%d].motion", i);
+    if (jt->motion != LD_MOTION_ROTATION && jt->motion != LD_MOTION_TRANSLATION)
+        return invalid(c, key, "unknown motion %d", (int)jt->motion);
+    strf(key, sizeof key, "joints[%d].value", i);
+    if (!isfinite(jt->value)) return invalid(c, key, "must be finite, found %s", num(a, jt->value));
+    strf(key, sizeof key, "joints[%d].time", i);
+    return check_tfn(c, key, &jt->fn);
 }
 
 static int check_load(const checker *c, int i) {
@@ -376,6 +512,8 @@ static int check_run(const checker *c) {
                        num(a, r->t_start), num(b, r->t_end));
     if (!(r->rho_inf >= 0.0 && r->rho_inf <= 1.0))
         return invalid(c, "integrator.rho_inf", "must be in [0, 1], found %s", num(a, r->rho_inf));
+    if (!(r->alpha >= -1.0 / 3.0 && r->alpha <= 0.0))
+        return invalid(c, "integrator.alpha", "must be in [-1/3, 0], found %s", num(a, r->alpha));
     if ((rc = check_positive(c, "integrator.atol", r->atol))) return rc;
     if ((rc = check_positive(c, "integrator.rtol", r->rtol))) return rc;
     if (r->max_iter < 1)

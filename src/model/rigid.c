@@ -453,6 +453,13 @@ int ld_model_body_state(const ld_system *s, int body, const double *q, const dou
     return LD_OK;
 }
 
+int ld_model_joint_reaction(const ld_system *s, int joint, const double *q, const double *lambda,
+                            double f[3], double tau[3]) {
+    if (!s || !s->user || !q || !lambda || joint < 0 || joint >= RB(s)->m->njoints)
+        return LD_EINVAL;
+    return ld_jsys_reaction(RB(s)->J, s, joint, q, lambda, f, tau);
+}
+
 int ld_model_exact_rotation(const ld_model *m, int body, double t, double quat[4]) {
     for (int l = 0; m && l < m->nloads; ++l) {
         const ld_load *ld = &m->loads[l];

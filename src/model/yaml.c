@@ -1,5 +1,6 @@
 /*
- * The YAML model reader (format: docs/model-format.md).
+ * The YAML model reader (format: docs/model-format.md); joints and time functions are read in
+ * yaml_joints.c, with the helpers of yaml_impl.h.
  *
  * libyaml loads the text into a document tree; the reader walks it along the schema, so the
  * depth of the walk is bounded by the format, not by the input. Structure (known keys, given
@@ -26,20 +27,7 @@
 #include "liedyn/model.h"
 
 #include "../core/strf.h"
-
-typedef struct reader {
-    yaml_document_t *doc;
-    const char *file;
-    ld_model_error *err; /* never NULL */
-    char path[128];      /* key path of the item being read: "bodies[0].inertia" */
-    size_t plen;
-} reader;
-
-/* A looked-up value: the node (NULL if absent) and the line of its key. */
-typedef struct field {
-    yaml_node_t *val;
-    int line;
-} field;
+#include "yaml_impl.h"
 
 /* ------------------------------------------------------------------ errors */
 
@@ -65,7 +53,7 @@ static int vfail(reader *r, int line, const char *key, const char *fmt, va_list 
 
 /* Failure of the item at the current path. */
 LD_PRINTF(3, 4)
-static int fail(reader *r, int line, const char *fmt, ...) {
+int ly_fail(reader *r, int line, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     int rc = vfail(r, line, r->path, fmt, ap);
@@ -84,14 +72,14 @@ static int fail_key(reader *r, int line, const char *key, const char *fmt, ...) 
 }
 
 static int out_of_memory(reader *r, int line) {
-    fail(r, line, "out of memory");
+    ly_fail(r, line, "out of memory");
     return LD_ENOMEM;
 }
 
 /* ------------------------------------------------------------------ key paths */
 
 /* Append ".key" (or "key" at the top); returns the length to restore with pop. */
-static size_t push_key(reader *r, const char *key) {
+size_t ly_push_key(reader *r, const char *key) {
     size_t mark = r->plen;
     int w = strf(r->path + r->plen, sizeof r->path - r->plen, "%s%s", r->plen ? "." : "", key);
     if (w > 0) r->plen += (size_t)w;
@@ -99,7 +87,7 @@ static size_t push_key(reader *r, const char *key) {
     return mark;
 }
 
-static size_t push_index(reader *r, int i) {
+size_t ly_push_index(reader *r, int i) {
     size_t mark = r->plen;
     int w = strf(r->path + r->plen, sizeof r->path - r->plen, "[%d]", i);
     if (w > 0) r->plen += (size_t)w;
@@ -107,14 +95,14 @@ static size_t push_index(reader *r, int i) {
     return mark;
 }
 
-static void pop(reader *r, size_t mark) {
+void ly_pop(reader *r, size_t mark) {
     r->plen = mark;
     r->path[mark] = '\0';
 }
 
 /* ------------------------------------------------------------------ nodes */
 
-static int line_of(const yaml_node_t *n) {
+int ly_line_of(const yaml_node_t *n) {
     return (int)n->start_mark.line + 1;
 }
 
@@ -195,28 +183,30 @@ static int in_list(const yaml_node_t *key, const char *const *list) {
 
 /* The pairs of map: keys are scalars from allowed[], each given once. context (NULL for
  * "unknown key") says why a key is not allowed here, e.g. "for shape 'ramp'". */
-static int check_keys(reader *r, const yaml_node_t *map, const char *const *allowed,
-                      const char *context) {
+int ly_check_keys(reader *r, const yaml_node_t *map, const char *const *allowed,
+                  const char *context) {
     yaml_node_pair_t *p0 = map->data.mapping.pairs.start, *top = map->data.mapping.pairs.top;
     char list[256], ex[48], d[80];
     for (yaml_node_pair_t *p = p0; p < top; ++p) {
         yaml_node_t *k = yaml_document_get_node(r->doc, p->key);
         if (k->type != YAML_SCALAR_NODE)
-            return fail(r, line_of(k), "keys must be plain names, found %s", describe(d, k));
-        size_t mark = push_key(r, excerpt(ex, text_of(k), k->data.scalar.length));
+            return ly_fail(r, ly_line_of(k), "keys must be plain names, found %s", describe(d, k));
+        size_t mark = ly_push_key(r, excerpt(ex, text_of(k), k->data.scalar.length));
         int rc = LD_OK;
         if (!in_list(k, allowed) && context)
-            rc = fail(r, line_of(k), "key not allowed %s (expected one of: %s)", context,
-                      join(list, allowed));
+            rc = ly_fail(r, ly_line_of(k), "key not allowed %s (expected one of: %s)", context,
+                         join(list, allowed));
         else if (!in_list(k, allowed))
-            rc = fail(r, line_of(k), "unknown key (expected one of: %s)", join(list, allowed));
+            rc =
+                ly_fail(r, ly_line_of(k), "unknown key (expected one of: %s)", join(list, allowed));
         for (yaml_node_pair_t *q = p0; !rc && q < p; ++q) {
             yaml_node_t *k2 = yaml_document_get_node(r->doc, q->key);
             if (k2->data.scalar.length == k->data.scalar.length &&
                 memcmp(k2->data.scalar.value, k->data.scalar.value, k->data.scalar.length) == 0)
-                rc = fail(r, line_of(k), "duplicate key (first given at line %d)", line_of(k2));
+                rc = ly_fail(r, ly_line_of(k), "duplicate key (first given at line %d)",
+                             ly_line_of(k2));
         }
-        pop(r, mark);
+        ly_pop(r, mark);
         if (rc) return rc;
     }
     return LD_OK;
@@ -224,38 +214,38 @@ static int check_keys(reader *r, const yaml_node_t *map, const char *const *allo
 
 /* Value of key in map (keys already checked), NULL if absent or empty. The caller has pushed
  * key on the path. A required key that is absent or empty fails. */
-static int lookup(reader *r, const yaml_node_t *map, const char *key, int required, field *f) {
+int ly_lookup(reader *r, const yaml_node_t *map, const char *key, int required, field *f) {
     f->val = NULL;
-    f->line = line_of(map);
+    f->line = ly_line_of(map);
     for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
          ++p) {
         yaml_node_t *k = yaml_document_get_node(r->doc, p->key);
         if (!text_is(k, key)) continue;
         yaml_node_t *v = yaml_document_get_node(r->doc, p->value);
-        f->line = line_of(k);
+        f->line = ly_line_of(k);
         if (!is_null(v)) {
             f->val = v;
             return LD_OK;
         }
-        if (required) return fail(r, f->line, "required, but has no value");
+        if (required) return ly_fail(r, f->line, "required, but has no value");
         return LD_OK;
     }
-    if (required) return fail(r, f->line, "required key is missing");
+    if (required) return ly_fail(r, f->line, "required key is missing");
     return LD_OK;
 }
 
-static int expect_map(reader *r, const yaml_node_t *n, int line, const char *what) {
+int ly_expect_map(reader *r, const yaml_node_t *n, int line, const char *what) {
     char d[80];
     if (n->type != YAML_MAPPING_NODE)
-        return fail(r, line, "expected %s (a mapping of 'key: value'), found %s", what,
-                    describe(d, n));
+        return ly_fail(r, line, "expected %s (a mapping of 'key: value'), found %s", what,
+                       describe(d, n));
     return LD_OK;
 }
 
 static int expect_seq(reader *r, const yaml_node_t *n, int line, const char *what) {
     char d[80];
     if (n->type != YAML_SEQUENCE_NODE)
-        return fail(r, line, "expected a list of %s, found %s", what, describe(d, n));
+        return ly_fail(r, line, "expected a list of %s, found %s", what, describe(d, n));
     return LD_OK;
 }
 
@@ -286,9 +276,9 @@ static int read_number(reader *r, const yaml_node_t *n, double *out) {
     char d[80];
     if (n->type != YAML_SCALAR_NODE || n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE ||
         !is_decimal(text_of(n), n->data.scalar.length))
-        return fail(r, line_of(n), "expected a number, found %s", describe(d, n));
+        return ly_fail(r, ly_line_of(n), "expected a number, found %s", describe(d, n));
     double v = strtod(text_of(n), NULL);
-    if (!isfinite(v)) return fail(r, line_of(n), "number %s is out of range", describe(d, n));
+    if (!isfinite(v)) return ly_fail(r, ly_line_of(n), "number %s is out of range", describe(d, n));
     *out = v;
     return LD_OK;
 }
@@ -304,28 +294,28 @@ static int read_int(reader *r, const yaml_node_t *n, int *out) {
     char d[80];
     if (n->type != YAML_SCALAR_NODE || n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE ||
         !is_integer(text_of(n), n->data.scalar.length))
-        return fail(r, line_of(n), "expected an integer, found %s", describe(d, n));
+        return ly_fail(r, ly_line_of(n), "expected an integer, found %s", describe(d, n));
     const char *s = text_of(n);
     errno = 0;
     long v = strtol(s, NULL, 10);
     if (errno == ERANGE || v > INT_MAX || v < INT_MIN)
-        return fail(r, line_of(n), "integer %s is out of range", describe(d, n));
+        return ly_fail(r, ly_line_of(n), "integer %s is out of range", describe(d, n));
     *out = (int)v;
     return LD_OK;
 }
 
 /* A scalar as a name of at most LD_NAME_MAX − 1 bytes. */
-static int read_name(reader *r, const yaml_node_t *n, int line, char out[LD_NAME_MAX],
-                     int allow_empty) {
+int ly_read_name(reader *r, const yaml_node_t *n, int line, char out[LD_NAME_MAX],
+                 int allow_empty) {
     char d[80];
     if (n->type != YAML_SCALAR_NODE)
-        return fail(r, line, "expected a name, found %s", describe(d, n));
+        return ly_fail(r, line, "expected a name, found %s", describe(d, n));
     size_t len = n->data.scalar.length;
     if (memchr(text_of(n), '\0', len))
-        return fail(r, line_of(n), "must not contain NUL characters");
+        return ly_fail(r, ly_line_of(n), "must not contain NUL characters");
     if (len >= LD_NAME_MAX)
-        return fail(r, line_of(n), "is longer than %d characters", LD_NAME_MAX - 1);
-    if (len == 0 && !allow_empty) return fail(r, line_of(n), "must not be empty");
+        return ly_fail(r, ly_line_of(n), "is longer than %d characters", LD_NAME_MAX - 1);
+    if (len == 0 && !allow_empty) return ly_fail(r, ly_line_of(n), "must not be empty");
     memcpy(out, text_of(n), len);
     out[len] = '\0';
     return LD_OK;
@@ -335,14 +325,15 @@ static int read_name(reader *r, const yaml_node_t *n, int line, char out[LD_NAME
 static int read_vec(reader *r, field f, double *out, int len) {
     char d[80];
     if (f.val->type != YAML_SEQUENCE_NODE)
-        return fail(r, f.line, "expected a list of %d numbers, found %s", len, describe(d, f.val));
+        return ly_fail(r, f.line, "expected a list of %d numbers, found %s", len,
+                       describe(d, f.val));
     if (seq_len(f.val) != len)
-        return fail(r, f.line, "expected a list of %d numbers, found %d", len, seq_len(f.val));
+        return ly_fail(r, f.line, "expected a list of %d numbers, found %d", len, seq_len(f.val));
     double v[9];
     for (int i = 0; i < len; ++i) {
-        size_t mark = push_index(r, i);
+        size_t mark = ly_push_index(r, i);
         int rc = read_number(r, seq_item(r, f.val, i), &v[i]);
-        pop(r, mark);
+        ly_pop(r, mark);
         if (rc) return rc;
     }
     memcpy(out, v, (size_t)len * sizeof *v);
@@ -350,16 +341,16 @@ static int read_vec(reader *r, field f, double *out, int len) {
 }
 
 /* A list of any length, allocated (NULL when empty). */
-static int read_list(reader *r, field f, double **out, int *count) {
+int ly_read_list(reader *r, field f, double **out, int *count) {
     int rc = expect_seq(r, f.val, f.line, "numbers");
     if (rc) return rc;
     int n = seq_len(f.val);
     if (n > 0 && !(*out = malloc((size_t)n * sizeof **out))) return out_of_memory(r, f.line);
     *count = n;
     for (int i = 0; i < n && !rc; ++i) {
-        size_t mark = push_index(r, i);
+        size_t mark = ly_push_index(r, i);
         rc = read_number(r, seq_item(r, f.val, i), &(*out)[i]);
-        pop(r, mark);
+        ly_pop(r, mark);
     }
     return rc;
 }
@@ -369,46 +360,45 @@ static int read_list(reader *r, field f, double **out, int *count) {
 /* Each getter reads key of map into its output, which keeps its default when the key is
  * absent; the key is on the path while it is read. */
 
-static int get_number(reader *r, const yaml_node_t *map, const char *key, int required,
-                      double *out) {
+int ly_get_number(reader *r, const yaml_node_t *map, const char *key, int required, double *out) {
     field f;
-    size_t mark = push_key(r, key);
-    int rc = lookup(r, map, key, required, &f);
+    size_t mark = ly_push_key(r, key);
+    int rc = ly_lookup(r, map, key, required, &f);
     if (!rc && f.val) rc = read_number(r, f.val, out);
-    pop(r, mark);
+    ly_pop(r, mark);
     return rc;
 }
 
 static int get_int(reader *r, const yaml_node_t *map, const char *key, int *out) {
     field f;
-    size_t mark = push_key(r, key);
-    int rc = lookup(r, map, key, 0, &f);
+    size_t mark = ly_push_key(r, key);
+    int rc = ly_lookup(r, map, key, 0, &f);
     if (!rc && f.val) rc = read_int(r, f.val, out);
-    pop(r, mark);
+    ly_pop(r, mark);
     return rc;
 }
 
 /* given (may be NULL) is set to 1 when the key is present. */
-static int get_vec(reader *r, const yaml_node_t *map, const char *key, int required, double *out,
-                   int len, int *given) {
+int ly_get_vec(reader *r, const yaml_node_t *map, const char *key, int required, double *out,
+               int len, int *given) {
     field f;
-    size_t mark = push_key(r, key);
-    int rc = lookup(r, map, key, required, &f);
+    size_t mark = ly_push_key(r, key);
+    int rc = ly_lookup(r, map, key, required, &f);
     if (!rc && f.val) {
         rc = read_vec(r, f, out, len);
         if (given) *given = 1;
     }
-    pop(r, mark);
+    ly_pop(r, mark);
     return rc;
 }
 
-static int get_name(reader *r, const yaml_node_t *map, const char *key, int required,
-                    int allow_empty, char out[LD_NAME_MAX]) {
+int ly_get_name(reader *r, const yaml_node_t *map, const char *key, int required, int allow_empty,
+                char out[LD_NAME_MAX]) {
     field f;
-    size_t mark = push_key(r, key);
-    int rc = lookup(r, map, key, required, &f);
-    if (!rc && f.val) rc = read_name(r, f.val, f.line, out, allow_empty);
-    pop(r, mark);
+    size_t mark = ly_push_key(r, key);
+    int rc = ly_lookup(r, map, key, required, &f);
+    if (!rc && f.val) rc = ly_read_name(r, f.val, f.line, out, allow_empty);
+    ly_pop(r, mark);
     return rc;
 }
 
@@ -416,31 +406,31 @@ static int get_name(reader *r, const yaml_node_t *map, const char *key, int requ
 static int get_text(reader *r, const yaml_node_t *map, const char *key) {
     field f;
     char d[80];
-    size_t mark = push_key(r, key);
-    int rc = lookup(r, map, key, 0, &f);
+    size_t mark = ly_push_key(r, key);
+    int rc = ly_lookup(r, map, key, 0, &f);
     if (!rc && f.val && f.val->type != YAML_SCALAR_NODE)
-        rc = fail(r, f.line, "expected text, found %s", describe(d, f.val));
-    pop(r, mark);
+        rc = ly_fail(r, f.line, "expected text, found %s", describe(d, f.val));
+    ly_pop(r, mark);
     return rc;
 }
 
 /* One of the words of choices[] (NULL-terminated); *out = its index. */
-static int get_choice(reader *r, const yaml_node_t *map, const char *key, int required,
-                      const char *const *choices, int *out) {
+int ly_get_choice(reader *r, const yaml_node_t *map, const char *key, int required,
+                  const char *const *choices, int *out) {
     field f;
     char d[80], list[256];
-    size_t mark = push_key(r, key);
-    int rc = lookup(r, map, key, required, &f);
+    size_t mark = ly_push_key(r, key);
+    int rc = ly_lookup(r, map, key, required, &f);
     if (!rc && f.val) {
         int k = 0;
         while (choices[k] && !text_is(f.val, choices[k])) ++k;
         if (choices[k])
             *out = k;
         else
-            rc = fail(r, f.line, "expected one of %s, found %s", join(list, choices),
-                      describe(d, f.val));
+            rc = ly_fail(r, f.line, "expected one of %s, found %s", join(list, choices),
+                         describe(d, f.val));
     }
-    pop(r, mark);
+    ly_pop(r, mark);
     return rc;
 }
 
@@ -448,18 +438,18 @@ static int get_choice(reader *r, const yaml_node_t *map, const char *key, int re
 static int get_body(reader *r, const yaml_node_t *map, const ld_model *m, int *out) {
     field f;
     char name[LD_NAME_MAX];
-    size_t mark = push_key(r, "body");
-    int rc = lookup(r, map, "body", 1, &f);
-    if (!rc) rc = read_name(r, f.val, f.line, name, 0);
+    size_t mark = ly_push_key(r, "body");
+    int rc = ly_lookup(r, map, "body", 1, &f);
+    if (!rc) rc = ly_read_name(r, f.val, f.line, name, 0);
     if (!rc) {
         int k = 0;
         while (k < m->nbodies && strcmp(m->bodies[k].name, name) != 0) ++k;
         if (k < m->nbodies)
             *out = k;
         else
-            rc = fail(r, f.line, "no body named '%s'", name);
+            rc = ly_fail(r, f.line, "no body named '%s'", name);
     }
-    pop(r, mark);
+    ly_pop(r, mark);
     return rc;
 }
 
@@ -469,18 +459,19 @@ static int get_body(reader *r, const yaml_node_t *map, const ld_model *m, int *o
 static int get_inertia(reader *r, const yaml_node_t *map, double J[9]) {
     field f;
     char d[80];
-    size_t mark = push_key(r, "inertia");
-    int rc = lookup(r, map, "inertia", 1, &f), n = 0;
+    size_t mark = ly_push_key(r, "inertia");
+    int rc = ly_lookup(r, map, "inertia", 1, &f), n = 0;
     if (!rc && f.val->type != YAML_SEQUENCE_NODE)
-        rc = fail(r, f.line, "expected a list of 3, 6 or 9 numbers, found %s", describe(d, f.val));
+        rc = ly_fail(r, f.line, "expected a list of 3, 6 or 9 numbers, found %s",
+                     describe(d, f.val));
     if (!rc && (n = seq_len(f.val)) != 3 && n != 6 && n != 9)
-        rc = fail(r, f.line,
-                  "expected 3 (principal moments), 6 (Ixx, Iyy, Izz, Ixy, Iyz, Ixz) or 9 "
-                  "(row-major matrix) numbers, found %d",
-                  n);
+        rc = ly_fail(r, f.line,
+                     "expected 3 (principal moments), 6 (Ixx, Iyy, Izz, Ixy, Iyz, Ixz) or 9 "
+                     "(row-major matrix) numbers, found %d",
+                     n);
     double v[9];
     if (!rc) rc = read_vec(r, f, v, n);
-    pop(r, mark);
+    ly_pop(r, mark);
     if (rc) return rc;
     if (n == 9) {
         memcpy(J, v, sizeof v);
@@ -496,13 +487,13 @@ static int get_inertia(reader *r, const yaml_node_t *map, double J[9]) {
 static int get_orientation(reader *r, const yaml_node_t *map, double q[4]) {
     field f;
     double v[4] = {0}, s = 0.0;
-    size_t mark = push_key(r, "orientation");
-    int rc = lookup(r, map, "orientation", 0, &f);
+    size_t mark = ly_push_key(r, "orientation");
+    int rc = ly_lookup(r, map, "orientation", 0, &f);
     if (!rc && f.val) rc = read_vec(r, f, v, 4);
     for (int i = 0; !rc && f.val && i < 4; ++i) s = fmax(s, fabs(v[i]));
     if (!rc && f.val && s == 0.0)
-        rc = fail(r, f.line, "must be non-zero (a quaternion w, x, y, z; it is normalized)");
-    pop(r, mark);
+        rc = ly_fail(r, f.line, "must be non-zero (a quaternion w, x, y, z; it is normalized)");
+    ly_pop(r, mark);
     if (rc || !f.val) return rc;
     for (int i = 0; i < 4; ++i) v[i] /= s;
     double n = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2] + v[3] * v[3]);
@@ -516,85 +507,18 @@ static const char *const body_keys[] = {
 static int read_body(reader *r, const yaml_node_t *n, ld_body *b) {
     int rc;
     b->q[0] = 1.0;
-    if ((rc = expect_map(r, n, line_of(n), "a body"))) return rc;
-    if ((rc = check_keys(r, n, body_keys, NULL))) return rc;
-    if ((rc = get_name(r, n, "name", 1, 0, b->name))) return rc;
-    if ((rc = get_number(r, n, "mass", 1, &b->mass))) return rc;
+    if ((rc = ly_expect_map(r, n, ly_line_of(n), "a body"))) return rc;
+    if ((rc = ly_check_keys(r, n, body_keys, NULL))) return rc;
+    if ((rc = ly_get_name(r, n, "name", 1, 0, b->name))) return rc;
+    if ((rc = ly_get_number(r, n, "mass", 1, &b->mass))) return rc;
     if ((rc = get_inertia(r, n, b->inertia))) return rc;
-    if ((rc = get_vec(r, n, "position", 1, b->x, 3, NULL))) return rc;
+    if ((rc = ly_get_vec(r, n, "position", 1, b->x, 3, NULL))) return rc;
     if ((rc = get_orientation(r, n, b->q))) return rc;
-    if ((rc = get_vec(r, n, "angular_velocity", 0, b->omega, 3, NULL))) return rc;
-    return get_vec(r, n, "velocity", 0, b->v, 3, &b->has_v);
-}
-
-/* ------------------------------------------------------------------ joints */
-
-static const char *const joint_keys[] = {"name", "type", "body", "point", "ground", NULL};
-static const char *const joint_types[] = {"spherical", NULL};
-
-static int read_joint(reader *r, const yaml_node_t *n, const ld_model *m, ld_joint *j) {
-    int rc, type = 0;
-    if ((rc = expect_map(r, n, line_of(n), "a joint"))) return rc;
-    if ((rc = check_keys(r, n, joint_keys, NULL))) return rc;
-    if ((rc = get_name(r, n, "name", 0, 1, j->name))) return rc;
-    if ((rc = get_choice(r, n, "type", 1, joint_types, &type))) return rc;
-    j->kind = LD_JOINT_SPHERICAL_GROUND;
-    if ((rc = get_body(r, n, m, &j->body))) return rc;
-    if ((rc = get_vec(r, n, "point", 1, j->p, 3, NULL))) return rc;
-    return get_vec(r, n, "ground", 0, j->xg, 3, NULL);
+    if ((rc = ly_get_vec(r, n, "angular_velocity", 0, b->omega, 3, NULL))) return rc;
+    return ly_get_vec(r, n, "velocity", 0, b->v, 3, &b->has_v);
 }
 
 /* ------------------------------------------------------------------ loads */
-
-static const char *const time_keys[] = {"shape", "t0", "t1", "t2", "t", "f", NULL};
-static const char *const shapes[] = {"constant", "ramp", "hat", "table", NULL}; /* ld_tfn_kind */
-static const char *const shape_keys[4][5] = {{"shape", NULL},
-                                             {"shape", "t0", "t1", NULL},
-                                             {"shape", "t0", "t1", "t2", NULL},
-                                             {"shape", "t", "f", NULL}};
-
-/* t and f of a table, of equal length. */
-static int read_table(reader *r, const yaml_node_t *map, ld_tfn *fn) {
-    field f;
-    int nf = 0;
-    size_t mark = push_key(r, "t");
-    int rc = lookup(r, map, "t", 1, &f);
-    if (!rc) rc = read_list(r, f, &fn->tab_t, &fn->ntab);
-    pop(r, mark);
-    if (rc) return rc;
-    mark = push_key(r, "f");
-    rc = lookup(r, map, "f", 1, &f);
-    if (!rc) rc = read_list(r, f, &fn->tab_f, &nf);
-    if (!rc && nf != fn->ntab)
-        rc = fail(r, f.line, "must have as many values as t (%d, not %d)", fn->ntab, nf);
-    pop(r, mark);
-    return rc;
-}
-
-static int read_time(reader *r, const yaml_node_t *load, ld_tfn *fn) {
-    field f;
-    int shape = 0;
-    size_t mark = push_key(r, "time");
-    int rc = lookup(r, load, "time", 0, &f);
-    if (rc || !f.val) goto done;
-    if ((rc = expect_map(r, f.val, f.line, "a time function"))) goto done;
-    if ((rc = check_keys(r, f.val, time_keys, NULL))) goto done;
-    if ((rc = get_choice(r, f.val, "shape", 1, shapes, &shape))) goto done;
-    char why[64];
-    strf(why, sizeof why, "for shape '%s'", shapes[shape]);
-    if ((rc = check_keys(r, f.val, shape_keys[shape], why))) goto done;
-    fn->kind = (ld_tfn_kind)shape;
-    if (shape == LD_TFN_TABLE) {
-        rc = read_table(r, f.val, fn);
-        goto done;
-    }
-    if (shape >= LD_TFN_RAMP && !rc) rc = get_number(r, f.val, "t0", 1, &fn->t0);
-    if (shape >= LD_TFN_RAMP && !rc) rc = get_number(r, f.val, "t1", 1, &fn->t1);
-    if (shape == LD_TFN_HAT && !rc) rc = get_number(r, f.val, "t2", 1, &fn->t2);
-done:
-    pop(r, mark);
-    return rc;
-}
 
 static const char *const load_keys[] = {"body", "type", "frame", "value", "time", "case", NULL};
 static const char *const load_types[] = {"force", "torque", "exact_torque", NULL}; /* kind */
@@ -605,27 +529,27 @@ static const char *const exact_cases[] = {"i", "ii", NULL};    /* ld_exact_case 
 
 static int read_load(reader *r, const yaml_node_t *n, const ld_model *m, ld_load *l) {
     int rc, type = 0, frame = 0, ecase = 0;
-    if ((rc = expect_map(r, n, line_of(n), "a load"))) return rc;
-    if ((rc = check_keys(r, n, load_keys, NULL))) return rc;
-    if ((rc = get_choice(r, n, "type", 1, load_types, &type))) return rc;
+    if ((rc = ly_expect_map(r, n, ly_line_of(n), "a load"))) return rc;
+    if ((rc = ly_check_keys(r, n, load_keys, NULL))) return rc;
+    if ((rc = ly_get_choice(r, n, "type", 1, load_types, &type))) return rc;
     l->kind = (ld_load_kind)type;
     const int exact = l->kind == LD_LOAD_EXACT_TORQUE;
     char why[64];
     strf(why, sizeof why, "for type '%s'", load_types[type]);
-    if ((rc = check_keys(r, n, exact ? exact_load_keys : vector_load_keys, why))) return rc;
+    if ((rc = ly_check_keys(r, n, exact ? exact_load_keys : vector_load_keys, why))) return rc;
     if ((rc = get_body(r, n, m, &l->body))) return rc;
     if (exact) {
-        if ((rc = get_choice(r, n, "case", 1, exact_cases, &ecase))) return rc;
+        if ((rc = ly_get_choice(r, n, "case", 1, exact_cases, &ecase))) return rc;
         l->exact = ecase == 0 ? LD_EXACT_I : LD_EXACT_II;
         frame = 1; /* body unless given */
-        if ((rc = get_choice(r, n, "frame", 0, frames, &frame))) return rc;
+        if ((rc = ly_get_choice(r, n, "frame", 0, frames, &frame))) return rc;
         l->frame = frame == 1 ? LD_IN_BODY : LD_IN_SPATIAL;
         return LD_OK;
     }
-    if ((rc = get_choice(r, n, "frame", 0, frames, &frame))) return rc;
+    if ((rc = ly_get_choice(r, n, "frame", 0, frames, &frame))) return rc;
     l->frame = frame == 1 ? LD_IN_BODY : LD_IN_SPATIAL;
-    if ((rc = get_vec(r, n, "value", 1, l->vec, 3, NULL))) return rc;
-    return read_time(r, n, &l->fn);
+    if ((rc = ly_get_vec(r, n, "value", 1, l->vec, 3, NULL))) return rc;
+    return ly_read_time(r, n, &l->fn);
 }
 
 /* ------------------------------------------------------------------ lists of items */
@@ -634,63 +558,63 @@ static int read_load(reader *r, const yaml_node_t *n, const ld_model *m, ld_load
  * with its index on the path. Bodies come first: joints and loads name them. */
 static int read_bodies(reader *r, const yaml_node_t *root, ld_model *m) {
     field f;
-    size_t mark = push_key(r, "bodies");
-    int rc = lookup(r, root, "bodies", 1, &f), n = 0;
+    size_t mark = ly_push_key(r, "bodies");
+    int rc = ly_lookup(r, root, "bodies", 1, &f), n = 0;
     if (!rc) rc = expect_seq(r, f.val, f.line, "bodies");
     if (!rc && (n = seq_len(f.val)) > 0 && !(m->bodies = calloc((size_t)n, sizeof *m->bodies)))
         rc = out_of_memory(r, f.line);
     if (!rc) m->nbodies = n;
     for (int i = 0; !rc && i < n; ++i) {
-        size_t im = push_index(r, i);
+        size_t im = ly_push_index(r, i);
         rc = read_body(r, seq_item(r, f.val, i), &m->bodies[i]);
-        pop(r, im);
+        ly_pop(r, im);
     }
-    pop(r, mark);
+    ly_pop(r, mark);
     return rc;
 }
 
 static int read_joints(reader *r, const yaml_node_t *root, ld_model *m) {
     field f;
-    size_t mark = push_key(r, "joints");
-    int rc = lookup(r, root, "joints", 0, &f), n = 0;
+    size_t mark = ly_push_key(r, "joints");
+    int rc = ly_lookup(r, root, "joints", 0, &f), n = 0;
     if (!rc && f.val) rc = expect_seq(r, f.val, f.line, "joints");
     if (!rc && f.val && (n = seq_len(f.val)) > 0 &&
         !(m->joints = calloc((size_t)n, sizeof *m->joints)))
         rc = out_of_memory(r, f.line);
     if (!rc) m->njoints = n;
     for (int i = 0; !rc && i < n; ++i) {
-        size_t im = push_index(r, i);
-        rc = read_joint(r, seq_item(r, f.val, i), m, &m->joints[i]);
-        pop(r, im);
+        size_t im = ly_push_index(r, i);
+        rc = ly_read_joint(r, seq_item(r, f.val, i), m, &m->joints[i]);
+        ly_pop(r, im);
     }
-    pop(r, mark);
+    ly_pop(r, mark);
     return rc;
 }
 
 static int read_loads(reader *r, const yaml_node_t *root, ld_model *m) {
     field f;
-    size_t mark = push_key(r, "loads");
-    int rc = lookup(r, root, "loads", 0, &f), n = 0;
+    size_t mark = ly_push_key(r, "loads");
+    int rc = ly_lookup(r, root, "loads", 0, &f), n = 0;
     if (!rc && f.val) rc = expect_seq(r, f.val, f.line, "loads");
     if (!rc && f.val && (n = seq_len(f.val)) > 0 &&
         !(m->loads = calloc((size_t)n, sizeof *m->loads)))
         rc = out_of_memory(r, f.line);
     if (!rc) m->nloads = n;
     for (int i = 0; !rc && i < n; ++i) {
-        size_t im = push_index(r, i);
+        size_t im = ly_push_index(r, i);
         rc = read_load(r, seq_item(r, f.val, i), m, &m->loads[i]);
-        pop(r, im);
+        ly_pop(r, im);
     }
-    pop(r, mark);
+    ly_pop(r, mark);
     return rc;
 }
 
 /* ------------------------------------------------------------------ integrator, model */
 
 static const char *const run_keys[] = {
-    "name",       "formulation", "dt",       "t_start",      "t_end",    "rho_inf",
-    "atol",       "rtol",        "max_iter", "output_every", "adaptive", "error_atol",
-    "error_rtol", "fac",         "facmin",   "facmax",       NULL};
+    "name",       "formulation", "dt",   "t_start",  "t_end",        "rho_inf",
+    "alpha",      "atol",        "rtol", "max_iter", "output_every", "adaptive",
+    "error_atol", "error_rtol",  "fac",  "facmin",   "facmax",       NULL};
 static const char *const bools[] = {"false", "true", NULL};
 
 static int read_run(reader *r, const yaml_node_t *root, ld_run_spec *s) {
@@ -698,31 +622,32 @@ static int read_run(reader *r, const yaml_node_t *root, ld_run_spec *s) {
     const char *forms[LD_FORM_COUNT + 1] = {NULL};
     int form = (int)s->formulation;
     for (int i = 0; i < LD_FORM_COUNT; ++i) forms[i] = ld_formulation_name((ld_formulation)i);
-    size_t mark = push_key(r, "integrator");
-    int rc = lookup(r, root, "integrator", 0, &f);
+    size_t mark = ly_push_key(r, "integrator");
+    int rc = ly_lookup(r, root, "integrator", 0, &f);
     if (rc || !f.val) goto done;
     const yaml_node_t *n = f.val;
-    if ((rc = expect_map(r, n, f.line, "the integrator block"))) goto done;
-    if ((rc = check_keys(r, n, run_keys, NULL))) goto done;
-    if ((rc = get_name(r, n, "name", 0, 0, s->integrator))) goto done;
-    if ((rc = get_choice(r, n, "formulation", 0, forms, &form))) goto done;
+    if ((rc = ly_expect_map(r, n, f.line, "the integrator block"))) goto done;
+    if ((rc = ly_check_keys(r, n, run_keys, NULL))) goto done;
+    if ((rc = ly_get_name(r, n, "name", 0, 0, s->integrator))) goto done;
+    if ((rc = ly_get_choice(r, n, "formulation", 0, forms, &form))) goto done;
     s->formulation = (ld_formulation)form;
-    if ((rc = get_number(r, n, "dt", 0, &s->dt))) goto done;
-    if ((rc = get_number(r, n, "t_start", 0, &s->t_start))) goto done;
-    if ((rc = get_number(r, n, "t_end", 0, &s->t_end))) goto done;
-    if ((rc = get_number(r, n, "rho_inf", 0, &s->rho_inf))) goto done;
-    if ((rc = get_number(r, n, "atol", 0, &s->atol))) goto done;
-    if ((rc = get_number(r, n, "rtol", 0, &s->rtol))) goto done;
+    if ((rc = ly_get_number(r, n, "dt", 0, &s->dt))) goto done;
+    if ((rc = ly_get_number(r, n, "t_start", 0, &s->t_start))) goto done;
+    if ((rc = ly_get_number(r, n, "t_end", 0, &s->t_end))) goto done;
+    if ((rc = ly_get_number(r, n, "rho_inf", 0, &s->rho_inf))) goto done;
+    if ((rc = ly_get_number(r, n, "alpha", 0, &s->alpha))) goto done;
+    if ((rc = ly_get_number(r, n, "atol", 0, &s->atol))) goto done;
+    if ((rc = ly_get_number(r, n, "rtol", 0, &s->rtol))) goto done;
     if ((rc = get_int(r, n, "max_iter", &s->max_iter))) goto done;
     if ((rc = get_int(r, n, "output_every", &s->output_every))) goto done;
-    if ((rc = get_choice(r, n, "adaptive", 0, bools, &s->adaptive))) goto done;
-    if ((rc = get_number(r, n, "error_atol", 0, &s->error_atol))) goto done;
-    if ((rc = get_number(r, n, "error_rtol", 0, &s->error_rtol))) goto done;
-    if ((rc = get_number(r, n, "fac", 0, &s->fac))) goto done;
-    if ((rc = get_number(r, n, "facmin", 0, &s->facmin))) goto done;
-    rc = get_number(r, n, "facmax", 0, &s->facmax);
+    if ((rc = ly_get_choice(r, n, "adaptive", 0, bools, &s->adaptive))) goto done;
+    if ((rc = ly_get_number(r, n, "error_atol", 0, &s->error_atol))) goto done;
+    if ((rc = ly_get_number(r, n, "error_rtol", 0, &s->error_rtol))) goto done;
+    if ((rc = ly_get_number(r, n, "fac", 0, &s->fac))) goto done;
+    if ((rc = ly_get_number(r, n, "facmin", 0, &s->facmin))) goto done;
+    rc = ly_get_number(r, n, "facmax", 0, &s->facmax);
 done:
-    pop(r, mark);
+    ly_pop(r, mark);
     return rc;
 }
 
@@ -733,13 +658,13 @@ static int read_model(reader *r, const yaml_node_t *root, ld_model *m) {
     int rc;
     char d[80];
     if (root->type != YAML_MAPPING_NODE)
-        return fail_key(r, line_of(root), "(document)",
+        return fail_key(r, ly_line_of(root), "(document)",
                         "the top level must be a mapping of keys such as 'bodies:', found %s",
                         describe(d, root));
-    if ((rc = check_keys(r, root, top_keys, NULL))) return rc;
-    if ((rc = get_name(r, root, "name", 0, 1, m->name))) return rc;
+    if ((rc = ly_check_keys(r, root, top_keys, NULL))) return rc;
+    if ((rc = ly_get_name(r, root, "name", 0, 1, m->name))) return rc;
     if ((rc = get_text(r, root, "description"))) return rc;
-    if ((rc = get_vec(r, root, "gravity", 0, m->gravity, 3, NULL))) return rc;
+    if ((rc = ly_get_vec(r, root, "gravity", 0, m->gravity, 3, NULL))) return rc;
     if ((rc = read_bodies(r, root, m))) return rc;
     if ((rc = read_joints(r, root, m))) return rc;
     if ((rc = read_loads(r, root, m))) return rc;
@@ -751,7 +676,7 @@ static int read_model(reader *r, const yaml_node_t *root, ld_model *m) {
 /* Line of the deepest node of the tree that key ("loads[0].time.t[2]") reaches. */
 static int line_of_key(reader *r, const yaml_node_t *root, const char *key) {
     const yaml_node_t *cur = root;
-    int line = line_of(root);
+    int line = ly_line_of(root);
     const char *s = key;
     while (*s) {
         if (*s == '[') {
@@ -759,7 +684,7 @@ static int line_of_key(reader *r, const yaml_node_t *root, const char *key) {
             long i = strtol(s + 1, &end, 10);
             if (*end != ']' || cur->type != YAML_SEQUENCE_NODE || i < 0 || i >= seq_len(cur)) break;
             cur = seq_item(r, cur, (int)i);
-            line = line_of(cur);
+            line = ly_line_of(cur);
             s = end + 1;
             continue;
         }
@@ -773,7 +698,7 @@ static int line_of_key(reader *r, const yaml_node_t *root, const char *key) {
             if (k->type == YAML_SCALAR_NODE && k->data.scalar.length == n &&
                 memcmp(k->data.scalar.value, s, n) == 0) {
                 next = yaml_document_get_node(r->doc, p->value);
-                line = line_of(k);
+                line = ly_line_of(k);
                 break;
             }
         }

@@ -23,20 +23,6 @@ static void coefficients(ld_integ *it) {
     it->beta = 0.25 * (it->gamma + 0.5) * (it->gamma + 0.5);
 }
 
-/* Weighted RMS norm of the correction (Arnold & Hante 2017). */
-static double correction_norm(const ld_integ *it, double h) {
-    double sum = 0.0;
-    for (int i = 0; i < it->k; ++i) {
-        double w = it->o.atol + it->o.rtol * fabs(h * it->dq[i]);
-        sum += (it->dx[i] / w) * (it->dx[i] / w);
-    }
-    for (int i = 0; i < it->m; ++i) {
-        double w = it->o.atol + it->o.rtol * fabs(it->lamn[i]);
-        sum += (it->dx[it->k + i] / w) * (it->dx[it->k + i] / w);
-    }
-    return sqrt(sum / (double)it->n);
-}
-
 /* Predictor of Algorithm 1: v̇ = 0, λ = 0, a, v, Δq from the old state. */
 static void predict(ld_integ *it, double h) {
     int k = it->k;
@@ -62,7 +48,7 @@ static int newton_iteration(ld_integ *it, double t1, double h, double *err, int 
     for (int i = 0; i < k; ++i) it->xi[i] = h * it->dq[i];
     ld_sys_retract(it->s, it->qn, it->q, it->xi);
     int rc = ld_integ__residual(it, t1);
-    if (!rc) rc = ld_integ__assemble(it, t1, bh2 * bp, bh2 * gp, bh2);
+    if (!rc) rc = ld_integ__assemble(it, t1, bh2 * bp, bh2 * gp, bh2, NULL);
     if (rc) return rc;
     double rn = ld_integ__residual_rms(it);
     it->rhist[it->nhist] = rn;
@@ -79,7 +65,8 @@ static int newton_iteration(ld_integ *it, double t1, double h, double *err, int 
         it->vdn[i] += bp * it->dx[i];
     }
     for (int i = 0; i < m; ++i) it->lamn[i] += it->dx[k + i];
-    *err = correction_norm(it, h);
+    for (int i = 0; i < k; ++i) it->xi[i] = h * it->dq[i];
+    *err = ld_integ__correction_norm(it, it->xi);
     for (int i = 0; i < n; ++i)
         if (!isfinite(it->dx[i])) return LD_EDOMAIN;
     return LD_OK;

@@ -9,7 +9,8 @@
 #include "integ_impl.h"
 #include "liedyn/liedyn.h"
 
-static const char *const method_names[LD_INTEG_COUNT] = {"genalpha", "newmark", "tb3", "tb3-paper"};
+static const char *const method_names[LD_INTEG_COUNT] = {"genalpha",  "newmark", "tb3",
+                                                         "tb3-paper", "hht",     "hht-modified"};
 
 const char *ld_integ_method_name(ld_integ_method m) {
     return (m >= 0 && m < LD_INTEG_COUNT) ? method_names[m] : "?";
@@ -29,6 +30,7 @@ void ld_integ_options_init(ld_integ_options *o) {
     memset(o, 0, sizeof *o);
     o->method = LD_INTEG_GENALPHA;
     o->rho_inf = 0.9;
+    o->alpha = -0.1;
     o->atol = 1e-10;
     o->rtol = 1e-8;
     o->max_iter = 20;
@@ -50,6 +52,7 @@ const char *ld_integ_options_check(const ld_system *s, const ld_integ_options *o
     if (!o) return "no options";
     if (!(o->method >= 0 && o->method < LD_INTEG_COUNT)) return "unknown integrator";
     if (!(o->rho_inf >= 0.0 && o->rho_inf <= 1.0)) return "rho_inf must lie in [0, 1]";
+    if (!(o->alpha >= -1.0 / 3.0 && o->alpha <= 0.0)) return "alpha must lie in [-1/3, 0]";
     if (!(o->atol > 0.0 && isfinite(o->atol) && o->rtol >= 0.0 && isfinite(o->rtol)))
         return "Newton tolerances must be finite, atol > 0 and rtol >= 0";
     if (o->max_iter < 1 || o->max_halvings < 0) return "max_iter must be >= 1, max_halvings >= 0";
@@ -99,7 +102,7 @@ ld_integ *ld_integ_create(const ld_system *s, const ld_integ_options *o, int *st
     it->n = s->k + s->m;
     size_t k = (size_t)it->k, m = (size_t)it->m, n = (size_t)it->n, nq = (size_t)s->nq;
     size_t total =
-        2 * nq + 15 * k + 2 * m + n + n + n * n + 4 * k * k + m * k + 4 * (size_t)o->max_iter;
+        2 * nq + 16 * k + 2 * m + n + n + n * n + 4 * k * k + m * k + 4 * (size_t)o->max_iter;
     double *p = calloc(total, sizeof(double));
     it->la = ld_la_create(o->la, it->n);
     if (!p || !it->la) {
@@ -125,6 +128,7 @@ ld_integ *ld_integ_create(const ld_system *s, const ld_integ_options *o, int *st
     it->a2 = p, p += k;
     it->vbar = p, p += k;
     it->est = p, p += 2 * k;
+    it->fo = p, p += k;
     it->lam = p, p += m;
     it->lamn = p, p += m;
     it->r = p, p += n;
@@ -177,6 +181,10 @@ int ld_integ_init(ld_integ *it, double t0, const double *q0, const double *v0) {
     int rc = ld_sys_initial_accel(s, t0, it->q, it->v, it->vd, it->lam);
     if (rc) return rc;
     memcpy(it->a, it->vd, (size_t)it->k * sizeof(double));
+    if (it->o.method == LD_INTEG_HHT || it->o.method == LD_INTEG_HHT_MODIFIED) {
+        rc = ld_integ__hht_init(it);
+        if (rc) return rc;
+    }
     memset(&it->st, 0, sizeof it->st);
     it->msg[0] = '\0';
     it->last_h = 0.0;
@@ -225,29 +233,64 @@ double ld_integ__residual_rms(const ld_integ *it) {
     return sqrt(rn / (double)it->n);
 }
 
-int ld_integ__assemble(ld_integ *it, double t, double cm, double cc, double ck) {
+double ld_integ__correction_norm(const ld_integ *it, const double *pos) {
+    double sum = 0.0;
+    for (int i = 0; i < it->k; ++i) {
+        double w = it->o.atol + it->o.rtol * fabs(pos[i]);
+        sum += (it->dx[i] / w) * (it->dx[i] / w);
+    }
+    for (int i = 0; i < it->m; ++i) {
+        double w = it->o.atol + it->o.rtol * fabs(it->lamn[i]);
+        sum += (it->dx[it->k + i] / w) * (it->dx[it->k + i] / w);
+    }
+    return sqrt(sum / (double)it->n);
+}
+
+/* Tangent size of node nd and whether its T(ξ) is the identity (vector-space nodes). */
+static int node_block(const ld_system *s, int nd, int *flat) {
+    const ld_node *n = &s->nodes[nd];
+    int end = nd + 1 < s->nnodes ? s->nodes[nd + 1].voff : s->k;
+    *flat = n->kind == LD_NODE_RN || n->kind == LD_NODE_R3 || n->kind == LD_NODE_R3E4;
+    return end - n->voff;
+}
+
+/* T is block diagonal by node, so K T and B T cost O(k² d) with d the largest node. */
+int ld_integ__assemble(ld_integ *it, double t, double cm, double cc, double ck, const double *a_k) {
     const ld_system *s = it->s;
     int k = it->k, m = it->m, n = it->n;
     int rc = ld_sys_g_v(s, t, it->qn, it->vn, it->C);
-    if (!rc) rc = ld_sys_stiffness(s, t, it->qn, it->vn, it->vdn, it->lamn, it->K);
+    if (!rc) rc = ld_sys_stiffness(s, t, it->qn, it->vn, a_k ? a_k : it->vdn, it->lamn, it->K);
     if (rc) return rc;
     ld_sys_tangent(s, it->T, it->xi);
-    size_t K = (size_t)k, N = (size_t)n;
-    for (size_t i = 0; i < K; ++i)
-        for (size_t j = 0; j < K; ++j) {
-            double acc = 0.0;
-            for (size_t l = 0; l < K; ++l) acc += it->K[i * K + l] * it->T[l * K + j];
-            it->S[i * N + j] = cm * it->M[i * K + j] + cc * it->C[i * K + j] + ck * acc;
+    size_t K = (size_t)k, N = (size_t)n, M = (size_t)m;
+    for (int nd = 0; nd < s->nnodes; ++nd) {
+        int flat, d = node_block(s, nd, &flat);
+        size_t o = (size_t)s->nodes[nd].voff;
+        for (size_t j = o; j < o + (size_t)d; ++j) {
+            for (size_t i = 0; i < K; ++i) {
+                double kt = 0.0;
+                if (flat)
+                    kt = it->K[i * K + j];
+                else
+                    for (size_t l = o; l < o + (size_t)d; ++l)
+                        kt += it->K[i * K + l] * it->T[l * K + j];
+                it->S[i * N + j] = cm * it->M[i * K + j] + cc * it->C[i * K + j] + ck * kt;
+            }
+            for (size_t c = 0; c < M; ++c) {
+                const double *Bc = it->B + c * K;
+                double bt = 0.0;
+                if (flat)
+                    bt = Bc[j];
+                else
+                    for (size_t l = o; l < o + (size_t)d; ++l) bt += Bc[l] * it->T[l * K + j];
+                it->S[(K + c) * N + j] = bt;
+            }
         }
-    for (size_t c = 0; c < (size_t)m; ++c) {
+    }
+    for (size_t c = 0; c < M; ++c) {
         const double *Bc = it->B + c * K;
         for (size_t i = 0; i < K; ++i) it->S[i * N + K + c] = Bc[i];
-        for (size_t j = 0; j < K; ++j) {
-            double acc = 0.0;
-            for (size_t l = 0; l < K; ++l) acc += Bc[l] * it->T[l * K + j];
-            it->S[(K + c) * N + j] = acc;
-        }
-        for (size_t j = 0; j < (size_t)m; ++j) it->S[(K + c) * N + K + j] = 0.0;
+        for (size_t j = 0; j < M; ++j) it->S[(K + c) * N + K + j] = 0.0;
     }
     return LD_OK;
 }
@@ -347,8 +390,13 @@ static int step_to(ld_integ *it, double t1) {
     it->msg[0] = '\0';
     it->nhist = 0;
     it->last_err = NAN;
-    int rc = ld_integ_method_has_estimate(it->o.method) ? ld_integ__tb3_step(it, t1)
-                                                        : ld_integ__genalpha_step(it, t1);
+    int rc;
+    if (ld_integ_method_has_estimate(it->o.method))
+        rc = ld_integ__tb3_step(it, t1);
+    else if (it->o.method == LD_INTEG_HHT || it->o.method == LD_INTEG_HHT_MODIFIED)
+        rc = ld_integ__hht_step(it, t1);
+    else
+        rc = ld_integ__genalpha_step(it, t1);
     if (rc == LD_OK) {
         it->st.steps++;
         it->last_h = h;

@@ -29,6 +29,8 @@ struct ld_integ {
     /* three-stage scheme (tb3): stage velocities and accelerations, the unknown average
      * velocity, and the error estimate in (θ, v) */
     double *v1, *a1, *v2, *a2, *vbar, *est;
+    /* HHT: the constraint and applied forces (g + Bᵀλ) of the last accepted state */
+    double *fo;
     int *colptr, *rowind; /* KLU: the fixed CSC pattern (first factorization) */
     double *vals;
     int *blk;      /* block index of every row/column (nodes, then constraint rows) */
@@ -48,13 +50,20 @@ struct ld_integ {
  * untouched, message set) or < 0. */
 int ld_integ__genalpha_step(ld_integ *it, double t1);
 int ld_integ__tb3_step(ld_integ *it, double t1);
+int ld_integ__hht_step(ld_integ *it, double t1);
+/* fo = g + Bᵀλ at the current state (it->q, it->v, it->lam; HHT's force history). */
+int ld_integ__hht_init(ld_integ *it);
 
 /* Shared pieces of the Newton iterations. */
 /* r = [M v̇ + g + Bᵀλ; Φ] at (qn, vn, vdn, lamn); leaves M and B in place and sets rscale. */
 int ld_integ__residual(ld_integ *it, double t);
-/* S = [cm M + cc C + ck K T(xi), Bᵀ; B T(xi), 0] at the trial state (C = ∂g/∂v, K the
- * stiffness, both at qn, vn, vdn, lamn; M and B from the last residual). */
-int ld_integ__assemble(ld_integ *it, double t, double cm, double cc, double ck);
+/* S = [cm M + cc C + ck K T(xi), Bᵀ; B T(xi), 0] at the trial state (C = ∂g/∂v and the
+ * stiffness K = ∂/∂q [M a + g + Bᵀλ] at qn, vn, lamn and the acceleration a_k (NULL: vdn);
+ * M and B from the last residual). */
+int ld_integ__assemble(ld_integ *it, double t, double cm, double cc, double ck, const double *a_k);
+/* Weighted RMS norm of the correction dx = (Δx, Δλ) (Arnold & Hante 2017): weights
+ * atol + rtol |pos_i| with pos the position increment of the step, atol + rtol |λ_i|. */
+double ld_integ__correction_norm(const ld_integ *it, const double *pos);
 /* Factor S with the chosen backend (the KLU pattern is fixed at the first call). */
 int ld_integ__factor(ld_integ *it);
 /* Count a rejection and format the message; returns LD_RETRY. */

@@ -50,7 +50,7 @@ static int stage(ld_integ *it, double ts, double h, double c, double nu, double 
         }
         ld_sys_retract(it->s, it->qn, it->q, it->xi);
         int rc = ld_integ__residual(it, ts);
-        if (!rc) rc = ld_integ__assemble(it, ts, 1.0, th2, th2 * th2);
+        if (!rc) rc = ld_integ__assemble(it, ts, 1.0, th2, th2 * th2, NULL);
         double rn = rc ? 0.0 : ld_integ__residual_rms(it);
         it->rhist[it->nhist] = rn;
         floor = rn <= 1e3 * DBL_EPSILON * it->rscale;

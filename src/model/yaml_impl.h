@@ -1,0 +1,75 @@
+/*
+ * Internal to the YAML model reader (yaml.c, yaml_joints.c): the walk's state and the helpers
+ * that read one item of a mapping with its key on the path (docs/model-format.md).
+ *
+ * Every helper fails with "FILE:LINE: KEY: REASON" in r->err (KEY the current path) and
+ * returns LD_EINVAL (LD_ENOMEM when out of memory); outputs keep their defaults when a key is
+ * absent.
+ */
+#ifndef LIEDYN_SRC_MODEL_YAML_IMPL_H
+#define LIEDYN_SRC_MODEL_YAML_IMPL_H
+
+#include <stddef.h>
+
+#include <yaml.h>
+
+#include "liedyn/model.h"
+
+#include "../core/strf.h"
+
+typedef struct reader {
+    yaml_document_t *doc;
+    const char *file;
+    ld_model_error *err; /* never NULL */
+    char path[128];      /* key path of the item being read: "bodies[0].inertia" */
+    size_t plen;
+} reader;
+
+/* A looked-up value: the node (NULL if absent) and the line of its key. */
+typedef struct field {
+    yaml_node_t *val;
+    int line;
+} field;
+
+/* Failure of the item at the current path. */
+LD_PRINTF(3, 4)
+int ly_fail(reader *r, int line, const char *fmt, ...);
+
+/* Append ".key" ("[i]") to the path; returns the length to restore with ly_pop. */
+size_t ly_push_key(reader *r, const char *key);
+size_t ly_push_index(reader *r, int i);
+void ly_pop(reader *r, size_t mark);
+
+int ly_line_of(const yaml_node_t *n);
+
+/* The keys of map are scalars from allowed[] (NULL-terminated), each given once; context
+ * (NULL for "unknown key") says why a key is not allowed, e.g. "for shape 'ramp'". */
+int ly_check_keys(reader *r, const yaml_node_t *map, const char *const *allowed,
+                  const char *context);
+/* Value of key in map, NULL if absent or empty (the caller has pushed key on the path); a
+ * required key that is absent or empty fails. */
+int ly_lookup(reader *r, const yaml_node_t *map, const char *key, int required, field *f);
+int ly_expect_map(reader *r, const yaml_node_t *n, int line, const char *what);
+
+/* A scalar as a name of at most LD_NAME_MAX − 1 bytes. */
+int ly_read_name(reader *r, const yaml_node_t *n, int line, char out[LD_NAME_MAX], int allow_empty);
+/* A list of numbers of any length, allocated (NULL when empty). */
+int ly_read_list(reader *r, field f, double **out, int *count);
+
+/* Key of map read into out (which keeps its default when the key is absent). */
+int ly_get_number(reader *r, const yaml_node_t *map, const char *key, int required, double *out);
+/* given (may be NULL) is set to 1 when the key is present. */
+int ly_get_vec(reader *r, const yaml_node_t *map, const char *key, int required, double *out,
+               int len, int *given);
+int ly_get_name(reader *r, const yaml_node_t *map, const char *key, int required, int allow_empty,
+                char out[LD_NAME_MAX]);
+/* One of the words of choices[] (NULL-terminated); *out = its index. */
+int ly_get_choice(reader *r, const yaml_node_t *map, const char *key, int required,
+                  const char *const *choices, int *out);
+
+/* yaml_joints.c: the time function under key "time" of map (constant 1 when absent), and one
+ * joint (bodies already read). */
+int ly_read_time(reader *r, const yaml_node_t *map, ld_tfn *fn);
+int ly_read_joint(reader *r, const yaml_node_t *n, const ld_model *m, ld_joint *j);
+
+#endif

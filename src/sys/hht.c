@@ -1,0 +1,180 @@
+/* The HHT α-method, classical and with the modified Newmark velocity of seed 002 on Euler
+ * parameters (integrator.h). Unknowns v̇_{n+1} and λ_{n+1}; the common Newton pieces are in
+ * integ.c. */
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+#include "../model/ep.h"
+#include "integ_impl.h"
+#include "liedyn/liedyn.h"
+
+static int modified(const ld_integ *it) {
+    return it->o.method == LD_INTEG_HHT_MODIFIED;
+}
+
+/* β = ¼(1 − α)², γ = ½ − α (seed 002 eq. 19). */
+static void coefficients(ld_integ *it) {
+    double a = it->o.alpha;
+    it->am = 0.0;
+    it->af = -a;
+    it->beta = 0.25 * (1.0 - a) * (1.0 - a);
+    it->gamma = 0.5 - a;
+}
+
+/* The modified velocity of eq. 34 on one Euler-parameter node: ė = L(e)ᵀ w + hγ (ë − e (eᵀë))
+ * with w = L(e_n)(ė_n + h(1 − γ) ë_n) and e, ë those of t_{n+1}. */
+static void modified_velocity(const ld_integ *it, const ld_node *nd, double h) {
+    const double *e0 = it->q + nd->qoff + 3, *ed0 = it->v + nd->voff + 3;
+    const double *edd0 = it->vd + nd->voff + 3, *e = it->qn + nd->qoff + 3;
+    const double *edd = it->vdn + nd->voff + 3;
+    double u[4], w[3], lw[4], hg = h * it->gamma;
+    for (int j = 0; j < 4; ++j) u[j] = ed0[j] + h * (1.0 - it->gamma) * edd0[j];
+    ld_ep_Lmul(w, e0, u);
+    ld_ep_Ltmul(lw, e, w);
+    double ee = e[0] * edd[0] + e[1] * edd[1] + e[2] * edd[2] + e[3] * edd[3];
+    for (int j = 0; j < 4; ++j) it->vn[nd->voff + 3 + j] = lw[j] + hg * (edd[j] - e[j] * ee);
+}
+
+/* Position increment, configuration and velocity of t_{n+1} from v̇_{n+1} (eqs. 59–60, and
+ * eq. 34 on the Euler parameters of hht-modified). */
+static void kinematics(ld_integ *it, double h) {
+    const ld_system *s = it->s;
+    double h2 = h * h, b = it->beta, g = it->gamma;
+    for (int i = 0; i < it->k; ++i) {
+        it->xi[i] = h * it->v[i] + h2 * (0.5 - b) * it->vd[i] + h2 * b * it->vdn[i];
+        it->vn[i] = it->v[i] + h * (1.0 - g) * it->vd[i] + h * g * it->vdn[i];
+    }
+    ld_sys_retract(s, it->qn, it->q, it->xi);
+    if (!modified(it)) return;
+    for (int i = 0; i < s->nnodes; ++i)
+        if (s->nodes[i].kind == LD_NODE_R3E4) modified_velocity(it, &s->nodes[i], h);
+}
+
+/* S += C (J₁ − hγ I) on the Euler-parameter columns: J₁ = ∂ė_{n+1}/∂ë_{n+1} of eq. 69,
+ *   h²β ŵ + hγ (I − e eᵀ) − h³γβ (e ëᵀ + (eᵀë) I),
+ * where the assembled matrix holds C hγ. */
+static void modified_jacobian(ld_integ *it, double h) {
+    const ld_system *s = it->s;
+    size_t k = (size_t)it->k, n = (size_t)it->n;
+    double hb = h * h * it->beta, hg = h * it->gamma;
+    for (int nd = 0; nd < s->nnodes; ++nd) {
+        if (s->nodes[nd].kind != LD_NODE_R3E4) continue;
+        size_t o = (size_t)s->nodes[nd].voff + 3;
+        const double *e0 = it->q + s->nodes[nd].qoff + 3, *e = it->qn + s->nodes[nd].qoff + 3;
+        const double *edd = it->vdn + o;
+        double u[4], w[3], W[16], D[16];
+        for (int j = 0; j < 4; ++j)
+            u[j] = it->v[o + (size_t)j] + h * (1.0 - it->gamma) * it->vd[o + (size_t)j];
+        ld_ep_Lmul(w, e0, u);
+        ld_ep_what(W, w);
+        double ee = e[0] * edd[0] + e[1] * edd[1] + e[2] * edd[2] + e[3] * edd[3];
+        for (int r = 0; r < 4; ++r)
+            for (int c = 0; c < 4; ++c)
+                D[4 * r + c] = hb * W[4 * r + c] - hg * e[r] * e[c] -
+                               hg * hb * (e[r] * edd[c] + (r == c ? ee : 0.0));
+        for (size_t i = 0; i < k; ++i) {
+            const double *Ci = it->C + i * k + o;
+            double *Si = it->S + i * n + o;
+            for (int c = 0; c < 4; ++c)
+                Si[c] += Ci[0] * D[c] + Ci[1] * D[4 + c] + Ci[2] * D[8 + c] + Ci[3] * D[12 + c];
+        }
+    }
+}
+
+/* The dynamic rows of eq. 62 times (1 + α) from the residual r = M v̇ + g + Bᵀλ of integ.c:
+ * r − α/(1 + α) (M v̇ + f_n), f_n = (g + Bᵀλ)_n. */
+static void hht_residual(ld_integ *it) {
+    size_t k = (size_t)it->k;
+    double c = it->o.alpha / (1.0 + it->o.alpha);
+    if (c == 0.0) return;
+    for (size_t i = 0; i < k; ++i) {
+        double mv = 0.0;
+        const double *Mi = it->M + i * k;
+        for (size_t j = 0; j < k; ++j) mv += Mi[j] * it->vdn[j];
+        it->r[i] -= c * (mv + it->fo[i]);
+    }
+}
+
+/* One Newton iteration on (v̇_{n+1}, λ_{n+1}); *err the correction norm, *at_roundoff as in
+ * genalpha.c. The matrix is the one of eq. 65 scaled by D_L = diag(βh² I, I),
+ * D_R = diag(I, I/(βh²)): [M/(1 + α) + βh² K T + C J₁, Bᵀ; B T, 0]. */
+static int newton_iteration(ld_integ *it, double t1, double h, double *err, int *at_roundoff) {
+    int k = it->k, m = it->m, n = it->n;
+    double bh2 = it->beta * h * h, a1 = 1.0 + it->o.alpha;
+    it->bh2 = bh2;
+    kinematics(it, h);
+    int rc = ld_integ__residual(it, t1);
+    if (rc) return rc;
+    hht_residual(it);
+    for (int i = 0; i < k; ++i) it->a2[i] = it->vdn[i] / a1; /* K at M v̇/(1 + α) */
+    rc = ld_integ__assemble(it, t1, 1.0 / a1, h * it->gamma, bh2, it->a2);
+    if (rc) return rc;
+    if (modified(it)) modified_jacobian(it, h);
+    double rn = ld_integ__residual_rms(it);
+    it->rhist[it->nhist] = rn;
+    *at_roundoff = rn <= 1e3 * DBL_EPSILON * it->rscale;
+    for (int i = 0; i < k; ++i) it->dx[i] = -bh2 * it->r[i];
+    for (int i = k; i < n; ++i) it->dx[i] = -it->r[i];
+    rc = ld_integ__factor(it);
+    if (!rc) rc = ld_la_solve(it->la, it->dx);
+    if (rc) return rc;
+    for (int i = 0; i < m; ++i) it->dx[k + i] /= bh2;
+    for (int i = 0; i < k; ++i) it->vdn[i] += it->dx[i] / bh2;
+    for (int i = 0; i < m; ++i) it->lamn[i] += it->dx[k + i];
+    *err = ld_integ__correction_norm(it, it->xi);
+    for (int i = 0; i < n; ++i)
+        if (!isfinite(it->dx[i])) return LD_EDOMAIN;
+    return LD_OK;
+}
+
+/* fo = g + Bᵀλ at (t, q, v, λ) (q, v, λ: it->qn, it->vn, it->lamn or the state). */
+static int force_history(ld_integ *it, double t, const double *q, const double *v,
+                         const double *lam) {
+    const ld_system *s = it->s;
+    size_t k = (size_t)it->k;
+    int rc = s->ops.force(s, t, q, v, it->fo);
+    if (!rc && it->m > 0) rc = s->ops.phi_q(s, t, q, it->B);
+    if (rc) return rc;
+    for (size_t c = 0; c < (size_t)it->m; ++c)
+        for (size_t i = 0; i < k; ++i) it->fo[i] += it->B[c * k + i] * lam[c];
+    return LD_OK;
+}
+
+int ld_integ__hht_init(ld_integ *it) {
+    return force_history(it, it->t, it->q, it->v, it->lam);
+}
+
+int ld_integ__hht_step(ld_integ *it, double t1) {
+    double h = t1 - it->t, err = 2.0;
+    size_t k = (size_t)it->k;
+    coefficients(it);
+    memcpy(it->vdn, it->vd, k * sizeof(double)); /* predictor: constant acceleration */
+    memcpy(it->lamn, it->lam, (size_t)it->m * sizeof(double));
+    int i = 0, floor = 0;
+    while (i < it->o.max_iter && err > 1.0 && !floor) {
+        ++i;
+        it->st.newton_iterations++;
+        int rc = newton_iteration(it, t1, h, &err, &floor);
+        rc = ld_integ__newton_status(it, rc, err, h);
+        if (rc) return rc;
+        it->hist[it->nhist++] = err;
+    }
+    int rc = ld_integ__newton_end(it, err, floor, h);
+    if (rc) return rc;
+    /* the state of the final v̇, and its force history (kept apart until it succeeds) */
+    kinematics(it, h);
+    memcpy(it->a1, it->fo, k * sizeof(double));
+    rc = force_history(it, t1, it->qn, it->vn, it->lamn);
+    if (rc) {
+        memcpy(it->fo, it->a1, k * sizeof(double));
+        return rc > 0 ? ld_integ__reject(it, "the model asked for a smaller step", h) : rc;
+    }
+    memcpy(it->q, it->qn, (size_t)it->s->nq * sizeof(double));
+    memcpy(it->v, it->vn, k * sizeof(double));
+    memcpy(it->vd, it->vdn, k * sizeof(double));
+    memcpy(it->a, it->vdn, k * sizeof(double));
+    memcpy(it->lam, it->lamn, (size_t)it->m * sizeof(double));
+    it->st.last_iterations = i;
+    return LD_OK;
+}
