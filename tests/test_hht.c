@@ -286,6 +286,46 @@ static void test_groups_alpha0_is_newmark(void **state) {
     }
 }
 
+/* A rejected step leaves the state bit for bit (here: one Newton iteration allowed, so the
+ * step fails), for both methods; the next step with enough iterations succeeds. */
+static void test_restore_on_failure(void **state) {
+    (void)state;
+    for (int meth = LD_INTEG_HHT; meth <= LD_INTEG_HHT_MODIFIED; ++meth) {
+        ld_model m;
+        tm_heavy_top(&m, 1.0);
+        runner r;
+        start(&r, &m, LD_FORM_EULER, (ld_integ_method)meth, -0.3, 1e-12);
+        for (int i = 0; i < 10; ++i) step(&r, 1e-3);
+        int nq = r.s.nq, k = r.s.k, mm = r.s.m;
+        double q[7], v[7], vd[7], lam[4], t = ld_integ_t(r.it);
+        memcpy(q, ld_integ_q(r.it), (size_t)nq * sizeof(double));
+        memcpy(v, ld_integ_v(r.it), (size_t)k * sizeof(double));
+        memcpy(vd, ld_integ_vdot(r.it), (size_t)k * sizeof(double));
+        memcpy(lam, ld_integ_lambda(r.it), (size_t)mm * sizeof(double));
+        ld_integ_options o;
+        ld_integ_options_init(&o);
+        o.method = (ld_integ_method)meth;
+        o.alpha = -0.3;
+        o.max_iter = 1;
+        o.atol = o.rtol = 1e-14;
+        int st;
+        ld_integ *one = ld_integ_create(&r.s, &o, &st);
+        assert_non_null(one);
+        assert_int_equal(ld_integ_init(one, t, q, v), LD_OK);
+        memcpy(vd, ld_integ_vdot(one), (size_t)k * sizeof(double));
+        memcpy(lam, ld_integ_lambda(one), (size_t)mm * sizeof(double));
+        assert_int_equal(ld_integ_step(one, 1e-3), LD_RETRY);
+        assert_non_null(strstr(ld_integ_message(one), "Newton did not converge"));
+        assert_true(ld_integ_t(one) == t);
+        assert_memory_equal(ld_integ_q(one), q, (size_t)nq * sizeof(double));
+        assert_memory_equal(ld_integ_v(one), v, (size_t)k * sizeof(double));
+        assert_memory_equal(ld_integ_vdot(one), vd, (size_t)k * sizeof(double));
+        assert_memory_equal(ld_integ_lambda(one), lam, (size_t)mm * sizeof(double));
+        ld_integ_free(one);
+        finish(&r);
+    }
+}
+
 /* α outside [−1/3, 0] is refused with a reason. */
 static void test_alpha_range(void **state) {
     (void)state;
@@ -311,6 +351,7 @@ int main(void) {
         cmocka_unit_test(test_order_heavy_top),
         cmocka_unit_test(test_newton_quadratic),
         cmocka_unit_test(test_groups_alpha0_is_newmark),
+        cmocka_unit_test(test_restore_on_failure),
         cmocka_unit_test(test_alpha_range),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
