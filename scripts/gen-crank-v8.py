@@ -330,7 +330,6 @@ def given(v):
 
 
 def write_yaml(path, poses, joints, T0, est):
-    m_recip = m_pis + m_rod * a_rod / L
     L_ = []
     w = L_.append
     w("# V8 crank drive: crankshaft (with flywheel), 8 connecting rods, 8 pistons; a 90-degree V8,")
@@ -376,11 +375,13 @@ def write_yaml(path, poses, joints, T0, est):
     rf = est["ref"]
     w("# Load: torque (T0, 0, 0) on the crankshaft, spatial frame, ramp 0 -> T0 over [0, 1] s, then")
     w("# constant. Effective inertia about the crank axis (exact kinematics, 720 angles):")
-    w(f"#   I_eff = {est['mean']:.6g} kg m^2 mean, {est['min']:.6g} .. {est['max']:.6g} (a 4 theta ripple: the")
+    w(f"#   I_eff = {est['mean']:.6g} kg m^2 mean, {est['min']:.6g} .. {est['max']:.6g}"
+      " (a 4 theta ripple: the")
     w("#   harmonics 1-3 of the reciprocating inertia cancel over the 8 cylinders);")
-    w(f"#   two-mass estimate J_crank + 8 [m_rod (L-a)/L r^2 + (m_pis + m_rod a/L) r^2 (1/2 + r^2/(8 L^2))]")
+    w("#   two-mass estimate J_crank + 8 [m_rod (L-a)/L r^2 + (m_pis + m_rod a/L) r^2 (1/2 + r^2/(8 L^2))]")
     w(f"#   = {est['two_mass']:.6g}; rough J_crank + 8 (m_pis + m_rod/2) r^2/2 = {est['rough']:.6g}.")
-    w(f"# T0 = 100 rad/s^2 x I_eff, rounded to 0.1 N m: {T0:g} N m -> {T0 / est['mean']:.4g} rad/s^2 after the ramp.")
+    w(f"# T0 = 100 rad/s^2 x I_eff, rounded to 0.1 N m: {T0:g} N m -> {T0 / est['mean']:.4g} rad/s^2"
+      " after the ramp.")
     w(f"# Max |gravity torque| about x: {est['qg']:.3g} N m (4 theta). Reference, reduced 1-DOF equation")
     w("# M(th) th'' + M'(th) th'^2/2 = T(t) + Q_g(th), RK4 dt 1e-4 (error about 1e-7 relative):")
     w(f"#   t = 1: theta = {rf['th1']:.10g} rad, omega = {rf['w1']:.10g} rad/s")
