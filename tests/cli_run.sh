@@ -54,6 +54,13 @@ grep -q '"max_angle_error": [0-9]' "$WORK/run_torque_body_ii_newmark.json" ||
 grep -q '"max_angle_error"' "$WORK/run_heavy_top_genalpha.json" &&
     fail "heavy top: max_angle_error reported for a model without an exact solution"
 
+# the shipped V8 crank drive loads, compiles (joints closed at t0) and runs in Euler parameters
+"$LIEDYN" run crank-v8 --t-end 0.005 --la klu --json >"$WORK/crank.json" 2>"$WORK/crank.err" ||
+    fail "crank-v8: $(cat "$WORK/crank.err")"
+[ "$(value status "$WORK/crank.json")" = '"ok"' ] || fail "crank-v8: status $(value status "$WORK/crank.json")"
+awk -v r="$(value constraint_residual "$WORK/crank.json")" 'BEGIN { exit !(r < 1e-12) }' ||
+    fail "crank-v8: constraint residual $(value constraint_residual "$WORK/crank.json")"
+
 # CSV layout: header, the initial row, every 10th step and the (shortened) last step
 "$LIEDYN" run heavy-top --dt 1e-3 --t-end 0.105 --output-every 10 --out "$WORK/ht.csv" \
     >"$WORK/ht.out" 2>"$WORK/ht.err" || fail "csv run: $(cat "$WORK/ht.err")"
