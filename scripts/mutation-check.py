@@ -44,12 +44,15 @@ MUTANTS = [
     ("src/model/rigid.c", "row[o + 3 + c] = RB(s)->semi ? R[3 * r + c] : (r == c ? 1.0 : 0.0);", "row[o + 3 + c] = RB(s)->semi ? (r == c ? 1.0 : 0.0) : R[3 * r + c];", "joint gradient: direct and semidirect translation blocks swapped"),
     ("src/model/rigid.c", "for (int i = 0; i < 3; ++i) c2[i] += c1[i];", "for (int i = 0; i < 3; ++i) c2[i] -= c1[i];", "joint acceleration term: sign of R(Omega x U)"),
     ("src/sys/genalpha.c", "it->gamma = 0.5 + it->af - it->am;", "it->gamma = 0.5 + it->af + it->am;", "generalized-alpha: gamma off the second-order condition"),
-    ("src/sys/genalpha.c", "for (int i = 0; i < m; ++i) it->dx[k + i] /= bh2;", "for (int i = 0; i < m; ++i) it->dx[k + i] *= bh2;", "preconditioning: multipliers not scaled back"),
+    ("src/sys/integ.c", "for (int i = 0; i < m; ++i) it->dx[k + i] /= bh2;", "for (int i = 0; i < m; ++i) it->dx[k + i] *= bh2;", "preconditioning: multipliers not scaled back"),
+    ("src/sys/hht.c", "it->gamma = 0.5 - a;", "it->gamma = 0.5 + a;", "HHT: gamma of the wrong sign of alpha"),
+    ("src/sys/hht.c", "it->r[i] -= c * (mv + it->fo[i]);", "it->r[i] -= c * mv;", "HHT: force history of t_n dropped"),
+    ("src/sys/hht.c", "D[4 * r + c] = hb * W[4 * r + c] - hg * e[r] * e[c] -", "D[4 * r + c] = -hg * e[r] * e[c] -", "modified HHT: eq. 69 without its w-hat term"),
     ("src/sys/tb3.c", "#define KAPPA_MAGNUS (1.0 / 12.0)", "#define KAPPA_MAGNUS (1.0 / 24.0)", "tb3: the printed correction coefficient"),
     ("src/sys/system.c", "for (int j = 0; j < 3; ++j) r[o + 3 + j] = a[j] - b[j];", "for (int j = 0; j < 3; ++j) r[o + 3 + j] = a[j] + b[j];", "se(3) bracket with a wrong sign"),
     ("src/sys/tb3.c", "it->vn[j] = it->v[j] + h * (B3[0] * it->vd[j] + B3[1] * it->a1[j] + B3[2] * it->a2[j]);", "it->vn[j] = it->v[j] + h * (B3[0] * it->vd[j] + B3[1] * it->a1[j] + B3[1] * it->a2[j]);", "tb3: wrong velocity weight"),
     ("src/sys/integ.c", "            it->h_next = 0.5 * h;\n", "            it->h_next = h * step_ratio(it, 1e3, 1.0);\n", "controller: no halving after a Newton failure"),
-    ("src/sys/tb3.c", "if (!rc) rc = ld_integ__assemble(it, ts, 1.0, th2, th2 * th2);", "if (!rc) rc = ld_integ__assemble(it, ts, 1.0, th2, th2);", "tb3: stiffness term of the iteration matrix mis-scaled"),
+    ("src/sys/tb3.c", "if (!rc) rc = ld_integ__assemble(it, ts, 1.0, th2, th2 * th2, NULL);", "if (!rc) rc = ld_integ__assemble(it, ts, 1.0, th2, th2, NULL);", "tb3: stiffness term of the iteration matrix mis-scaled"),
     ("src/sys/integ.c", "double f = err > 0.0 ? it->o.fac * pow(err, -1.0 / 3.0) : facmax;", "double f = err > 0.0 ? it->o.fac * pow(err, -1.0) : facmax;", "controller: wrong exponent of the step ratio"),
     ("src/model/exact.c", "double srr = -sn / (4.0 * r) - cs / u + 2.0 * sn / (u * r);", "double srr = -sn / (4.0 * r) - cs / u + 2.0 * sn / (u * u);", "exact solution: second derivative of sin(phi/2)/phi"),
 ]
@@ -69,7 +72,8 @@ def main():
     if run(["cmake", "-S", src, "-B", build, f"-DCMAKE_BUILD_TYPE={btype}"], work):
         sys.exit("mutation-check: configure failed")
     targets = ["test_fn", "test_quat", "test_so3", "test_groups", "test_erk", "test_attitude",
-               "test_system", "test_genalpha", "test_tb3", "liedyn", "json_compare"]
+               "test_system", "test_genalpha", "test_tb3", "test_hht", "test_joints", "liedyn",
+               "json_compare"]
     survived = 0
     print("mutant,file,result")
     only = sys.argv[2] if len(sys.argv) > 2 else ""
@@ -82,7 +86,7 @@ def main():
             sys.exit(f"mutation-check: pattern not found once in {path}: {old}")
         open(f, "w").write(text.replace(old, new))
         built = run(["cmake", "--build", build, "-j2", "--target"] + targets, work) == 0
-        failed = (not built) or run(["ctest", "-R", "^(fn|quat|so3|groups|erk|attitude|cli_attitude|system|genalpha|tb3)$"], build) != 0
+        failed = (not built) or run(["ctest", "-R", "^(fn|quat|so3|groups|erk|attitude|cli_attitude|system|genalpha|tb3|hht|joints)$"], build) != 0
         open(f, "w").write(text)
         survived += not failed
         print(f'"{what}",{path},{"killed" if failed else "SURVIVED"}', flush=True)

@@ -1,7 +1,5 @@
 /* Lie-group generalized-α and Newmark (integrator.h): the step of these methods; the common
  * part (creation, linear solves, halving) is in integ.c. */
-#include <float.h>
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -41,7 +39,7 @@ static void predict(ld_integ *it, double h) {
  * that a strict tolerance on λ would otherwise never pass). The iteration matrix is the
  * preconditioned D_L S_t D_R = [βh² (β'M + γ'C + K T), Bᵀ; B T, 0]. */
 static int newton_iteration(ld_integ *it, double t1, double h, double *err, int *at_roundoff) {
-    int k = it->k, m = it->m, n = it->n;
+    int k = it->k, m = it->m;
     double bh2 = it->beta * h * h;
     double bp = (1.0 - it->am) / (bh2 * (1.0 - it->af)), gp = it->gamma / (h * it->beta);
     it->bh2 = bh2;
@@ -50,15 +48,8 @@ static int newton_iteration(ld_integ *it, double t1, double h, double *err, int 
     int rc = ld_integ__residual(it, t1);
     if (!rc) rc = ld_integ__assemble(it, t1, bh2 * bp, bh2 * gp, bh2, NULL);
     if (rc) return rc;
-    double rn = ld_integ__residual_rms(it);
-    it->rhist[it->nhist] = rn;
-    *at_roundoff = rn <= 1e3 * DBL_EPSILON * it->rscale;
-    for (int i = 0; i < k; ++i) it->dx[i] = -bh2 * it->r[i];
-    for (int i = k; i < n; ++i) it->dx[i] = -it->r[i];
-    rc = ld_integ__factor(it);
-    if (!rc) rc = ld_la_solve(it->la, it->dx);
+    rc = ld_integ__correction(it, at_roundoff);
     if (rc) return rc;
-    for (int i = 0; i < m; ++i) it->dx[k + i] /= bh2;
     for (int i = 0; i < k; ++i) {
         it->dq[i] += it->dx[i] / h;
         it->vn[i] += gp * it->dx[i];
@@ -67,9 +58,7 @@ static int newton_iteration(ld_integ *it, double t1, double h, double *err, int 
     for (int i = 0; i < m; ++i) it->lamn[i] += it->dx[k + i];
     for (int i = 0; i < k; ++i) it->xi[i] = h * it->dq[i];
     *err = ld_integ__correction_norm(it, it->xi);
-    for (int i = 0; i < n; ++i)
-        if (!isfinite(it->dx[i])) return LD_EDOMAIN;
-    return LD_OK;
+    return ld_integ__correction_finite(it);
 }
 
 /* Accept the trial state: q from the final Δq, a updated, everything copied. */
@@ -87,19 +76,10 @@ static void commit(ld_integ *it, double h, int iters) {
 }
 
 int ld_integ__genalpha_step(ld_integ *it, double t1) {
-    double h = t1 - it->t, err = 2.0;
+    double h = t1 - it->t;
     coefficients(it);
     predict(it, h);
-    int i = 0, floor = 0;
-    while (i < it->o.max_iter && err > 1.0 && !floor) {
-        ++i;
-        it->st.newton_iterations++;
-        int rc = newton_iteration(it, t1, h, &err, &floor);
-        rc = ld_integ__newton_status(it, rc, err, h);
-        if (rc) return rc;
-        it->hist[it->nhist++] = err;
-    }
-    int rc = ld_integ__newton_end(it, err, floor, h);
+    int i = 0, rc = ld_integ__newton(it, t1, h, newton_iteration, &i);
     if (rc) return rc;
     commit(it, h, i);
     return LD_OK;

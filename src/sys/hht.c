@@ -1,8 +1,6 @@
 /* The HHT α-method, classical and with the modified Newmark velocity of seed 002 on Euler
  * parameters (integrator.h). Unknowns v̇_{n+1} and λ_{n+1}; the common Newton pieces are in
  * integ.c. */
-#include <float.h>
-#include <math.h>
 #include <string.h>
 
 #include "../model/ep.h"
@@ -22,15 +20,20 @@ static void coefficients(ld_integ *it) {
     it->gamma = 0.5 - a;
 }
 
+/* w = L(e_n)(ė_n + h(1 − γ) ë_n) of eqs. 34 and 70 for the Euler parameters at offsets
+ * (qo, vo) of the old state; fixed during the step. */
+static void old_w(const ld_integ *it, size_t qo, size_t vo, double h, double w[3]) {
+    double u[4];
+    for (size_t j = 0; j < 4; ++j) u[j] = it->v[vo + j] + h * (1.0 - it->gamma) * it->vd[vo + j];
+    ld_ep_Lmul(w, it->q + qo, u);
+}
+
 /* The modified velocity of eq. 34 on one Euler-parameter node: ė = L(e)ᵀ w + hγ (ë − e (eᵀë))
  * with w = L(e_n)(ė_n + h(1 − γ) ë_n) and e, ë those of t_{n+1}. */
 static void modified_velocity(const ld_integ *it, const ld_node *nd, double h) {
-    const double *e0 = it->q + nd->qoff + 3, *ed0 = it->v + nd->voff + 3;
-    const double *edd0 = it->vd + nd->voff + 3, *e = it->qn + nd->qoff + 3;
-    const double *edd = it->vdn + nd->voff + 3;
-    double u[4], w[3], lw[4], hg = h * it->gamma;
-    for (int j = 0; j < 4; ++j) u[j] = ed0[j] + h * (1.0 - it->gamma) * edd0[j];
-    ld_ep_Lmul(w, e0, u);
+    const double *e = it->qn + nd->qoff + 3, *edd = it->vdn + nd->voff + 3;
+    double w[3], lw[4], hg = h * it->gamma;
+    old_w(it, (size_t)nd->qoff + 3, (size_t)nd->voff + 3, h, w);
     ld_ep_Ltmul(lw, e, w);
     double ee = e[0] * edd[0] + e[1] * edd[1] + e[2] * edd[2] + e[3] * edd[3];
     for (int j = 0; j < 4; ++j) it->vn[nd->voff + 3 + j] = lw[j] + hg * (edd[j] - e[j] * ee);
@@ -61,12 +64,9 @@ static void modified_jacobian(ld_integ *it, double h) {
     for (int nd = 0; nd < s->nnodes; ++nd) {
         if (s->nodes[nd].kind != LD_NODE_R3E4) continue;
         size_t o = (size_t)s->nodes[nd].voff + 3;
-        const double *e0 = it->q + s->nodes[nd].qoff + 3, *e = it->qn + s->nodes[nd].qoff + 3;
-        const double *edd = it->vdn + o;
-        double u[4], w[3], W[16], D[16];
-        for (int j = 0; j < 4; ++j)
-            u[j] = it->v[o + (size_t)j] + h * (1.0 - it->gamma) * it->vd[o + (size_t)j];
-        ld_ep_Lmul(w, e0, u);
+        const double *e = it->qn + s->nodes[nd].qoff + 3, *edd = it->vdn + o;
+        double w[3], W[16], D[16];
+        old_w(it, (size_t)s->nodes[nd].qoff + 3, o, h, w);
         ld_ep_what(W, w);
         double ee = e[0] * edd[0] + e[1] * edd[1] + e[2] * edd[2] + e[3] * edd[3];
         for (int r = 0; r < 4; ++r)
@@ -100,7 +100,7 @@ static void hht_residual(ld_integ *it) {
  * genalpha.c. The matrix is the one of eq. 65 scaled by D_L = diag(βh² I, I),
  * D_R = diag(I, I/(βh²)): [M/(1 + α) + βh² K T + C J₁, Bᵀ; B T, 0]. */
 static int newton_iteration(ld_integ *it, double t1, double h, double *err, int *at_roundoff) {
-    int k = it->k, m = it->m, n = it->n;
+    int k = it->k, m = it->m;
     double bh2 = it->beta * h * h, a1 = 1.0 + it->o.alpha;
     it->bh2 = bh2;
     kinematics(it, h);
@@ -111,21 +111,12 @@ static int newton_iteration(ld_integ *it, double t1, double h, double *err, int 
     rc = ld_integ__assemble(it, t1, 1.0 / a1, h * it->gamma, bh2, it->a2);
     if (rc) return rc;
     if (modified(it)) modified_jacobian(it, h);
-    double rn = ld_integ__residual_rms(it);
-    it->rhist[it->nhist] = rn;
-    *at_roundoff = rn <= 1e3 * DBL_EPSILON * it->rscale;
-    for (int i = 0; i < k; ++i) it->dx[i] = -bh2 * it->r[i];
-    for (int i = k; i < n; ++i) it->dx[i] = -it->r[i];
-    rc = ld_integ__factor(it);
-    if (!rc) rc = ld_la_solve(it->la, it->dx);
+    rc = ld_integ__correction(it, at_roundoff);
     if (rc) return rc;
-    for (int i = 0; i < m; ++i) it->dx[k + i] /= bh2;
     for (int i = 0; i < k; ++i) it->vdn[i] += it->dx[i] / bh2;
     for (int i = 0; i < m; ++i) it->lamn[i] += it->dx[k + i];
     *err = ld_integ__correction_norm(it, it->xi);
-    for (int i = 0; i < n; ++i)
-        if (!isfinite(it->dx[i])) return LD_EDOMAIN;
-    return LD_OK;
+    return ld_integ__correction_finite(it);
 }
 
 /* fo = g + Bᵀλ at (t, q, v, λ) (q, v, λ: it->qn, it->vn, it->lamn or the state). */
@@ -146,21 +137,12 @@ int ld_integ__hht_init(ld_integ *it) {
 }
 
 int ld_integ__hht_step(ld_integ *it, double t1) {
-    double h = t1 - it->t, err = 2.0;
+    double h = t1 - it->t;
     size_t k = (size_t)it->k;
     coefficients(it);
     memcpy(it->vdn, it->vd, k * sizeof(double)); /* predictor: constant acceleration */
     memcpy(it->lamn, it->lam, (size_t)it->m * sizeof(double));
-    int i = 0, floor = 0;
-    while (i < it->o.max_iter && err > 1.0 && !floor) {
-        ++i;
-        it->st.newton_iterations++;
-        int rc = newton_iteration(it, t1, h, &err, &floor);
-        rc = ld_integ__newton_status(it, rc, err, h);
-        if (rc) return rc;
-        it->hist[it->nhist++] = err;
-    }
-    int rc = ld_integ__newton_end(it, err, floor, h);
+    int i = 0, rc = ld_integ__newton(it, t1, h, newton_iteration, &i);
     if (rc) return rc;
     /* the state of the final v̇, and its force history (kept apart until it succeeds) */
     kinematics(it, h);

@@ -381,6 +381,41 @@ int ld_integ__newton_end(ld_integ *it, double err, int floor, double h) {
     return ld_integ__reject(it, why, h);
 }
 
+int ld_integ__correction(ld_integ *it, int *at_roundoff) {
+    int k = it->k, m = it->m, n = it->n;
+    double bh2 = it->bh2, rn = ld_integ__residual_rms(it);
+    it->rhist[it->nhist] = rn;
+    *at_roundoff = rn <= 1e3 * DBL_EPSILON * it->rscale;
+    for (int i = 0; i < k; ++i) it->dx[i] = -bh2 * it->r[i];
+    for (int i = k; i < n; ++i) it->dx[i] = -it->r[i];
+    int rc = ld_integ__factor(it);
+    if (!rc) rc = ld_la_solve(it->la, it->dx);
+    if (rc) return rc;
+    for (int i = 0; i < m; ++i) it->dx[k + i] /= bh2;
+    return LD_OK;
+}
+
+int ld_integ__correction_finite(const ld_integ *it) {
+    for (int i = 0; i < it->n; ++i)
+        if (!isfinite(it->dx[i])) return LD_EDOMAIN;
+    return LD_OK;
+}
+
+int ld_integ__newton(ld_integ *it, double t1, double h, ld_integ_newton_fn iter, int *iters) {
+    double err = 2.0;
+    int i = 0, floor = 0;
+    while (i < it->o.max_iter && err > 1.0 && !floor) {
+        ++i;
+        it->st.newton_iterations++;
+        int rc = iter(it, t1, h, &err, &floor);
+        rc = ld_integ__newton_status(it, rc, err, h);
+        if (rc) return rc;
+        it->hist[it->nhist++] = err;
+    }
+    *iters = i;
+    return ld_integ__newton_end(it, err, floor, h);
+}
+
 /* ------------------------------------------------------------------ stepping */
 
 /* One step from t to exactly t1 > t with the chosen method. */

@@ -74,6 +74,21 @@ int ld_integ__newton_status(ld_integ *it, int rc, double err, double h);
 /* After the last Newton iteration: LD_OK if the correction norm err ≤ 1 or the residual had
  * reached round-off (floor; counted in roundoff_stops), else a rejection. */
 int ld_integ__newton_end(ld_integ *it, double err, int floor, double h);
+/* The preconditioned Newton correction from the assembled S and the residual r (scale
+ * it->bh2): logs the residual's RMS, sets *at_roundoff when it is at round-off level (the
+ * index-3 multipliers then carry O(ε/h²) noise no iteration removes), and solves
+ * S dx = −[bh2 r_q; Φ], returning dx = (Δx, Δλ) with Δλ unscaled. */
+int ld_integ__correction(ld_integ *it, int *at_roundoff);
+/* LD_OK if every entry of the correction dx is finite, else LD_EDOMAIN. */
+int ld_integ__correction_finite(const ld_integ *it);
+/* One Newton iteration of a method: updates the trial state, *err the correction norm,
+ * *at_roundoff set when the residual was already at round-off level. */
+typedef int (*ld_integ_newton_fn)(ld_integ *it, double t1, double h, double *err, int *at_roundoff);
+/* Newton iterations of `iter` from the predicted trial state until the correction norm is
+ * ≤ 1, the residual reaches round-off, or max_iter; counts them, logs the history, and maps
+ * failures to rejections (ld_integ__newton_status, ld_integ__newton_end). *iters receives the
+ * iterations of an accepted solve. */
+int ld_integ__newton(ld_integ *it, double t1, double h, ld_integ_newton_fn iter, int *iters);
 /* RMS of the residual scaled by bh2 in its first k rows (the preconditioned residual). */
 double ld_integ__residual_rms(const ld_integ *it);
 
