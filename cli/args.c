@@ -45,6 +45,7 @@ typedef enum opt_id {
     O_FAC,
     O_FACMIN,
     O_FACMAX,
+    O_PROJECT,
     O_HELP
 } opt_id;
 
@@ -78,6 +79,7 @@ static const opt_def opt_defs[] = {
     {"--fac", O_FAC, 1, CMD_RUN},
     {"--facmin", O_FACMIN, 1, CMD_RUN},
     {"--facmax", O_FACMAX, 1, CMD_RUN},
+    {"--project", O_PROJECT, 0, CMD_BOTH},
     {"--help", O_HELP, 0, CMD_BOTH},
     {"-h", O_HELP, 0, CMD_BOTH},
 };
@@ -86,8 +88,8 @@ static void run_usage(FILE *f) {
     fprintf(f, "usage: liedyn run MODEL [options]\n"
                "  MODEL               a YAML model file, or the name of a shipped model\n"
                "                      (models/NAME.yaml: heavy-top, free-top, torque-body-i, ...)\n"
-               "  --integrator M      genalpha, newmark, tb3, tb3-paper, hht or hht-modified\n"
-               "                      (default: the model's)\n"
+               "  --integrator M      genalpha, newmark, tb3, tb3-paper, hht, hht-modified,\n"
+               "                      hem1, hem2, hem3, hem4 or hem5 (default: the model's)\n"
                "  --formulation F     so3xr3 se3 s3xr3 s3sdr3 euler\n"
                "  --dt H              step size\n"
                "  --t-end T           end time\n"
@@ -96,15 +98,18 @@ static void run_usage(FILE *f) {
                "  --atol A --rtol R   Newton stop (weighted norm of the corrections); with\n"
                "                      --adaptive the local error tolerances (Newton then\n"
                "                      stops at 1/100 of them)\n"
-               "  --adaptive          step-size control by the error estimate (tb3, tb3-paper);\n"
+               "  --adaptive          step-size control by the error estimate (tb3, tb3-paper,\n"
+               "                      hem2, hem5);\n"
                "                      --dt is the first step, one output row per step\n"
                "  --fac F --facmin A --facmax B   step-ratio factors (0.8, 0.2, 5)\n"
+               "  --project           hem1 … hem5: project onto the position constraints after\n"
+               "                      every step\n"
                "  --max-iter N        Newton iterations per step\n"
                "  --la dense|klu      linear solver\n"
                "  --output-every K    write every K-th step (and the first and the last)\n"
                "  --out FILE.csv      t, then per body x,y,z,qw,qx,qy,qz,wx,wy,wz,vx,vy,vz, then\n"
                "                      energy, constraint_residual[, BODY.angle_error]\n"
-               "                      [, h, error_estimate (tb3, tb3-paper)]\n"
+               "                      [, h, error_estimate (tb3, tb3-paper, hem2, hem5)]\n"
                "  --vtk DIR           legacy-VTK file per output row + DIR/MODEL.vtk.series\n"
                "  --plot FILE.png     centre-of-mass path of the first body (needs gnuplot)\n"
                "  --json              print one JSON object with the run's results\n"
@@ -116,14 +121,15 @@ static void conv_usage(FILE *f) {
     fprintf(f,
             "usage: liedyn convergence MODEL --dt-list H1,H2,... [options]\n"
             "  --dt-list H1,H2,... step sizes (at least 2, distinct)\n"
-            "  --integrator M      genalpha, newmark, tb3, tb3-paper, hht or hht-modified\n"
-            "                      (default: the model's)\n"
+            "  --integrator M      genalpha, newmark, tb3, tb3-paper, hht, hht-modified,\n"
+            "                      hem1, hem2, hem3, hem4 or hem5 (default: the model's)\n"
             "  --formulation F     so3xr3 se3 s3xr3 s3sdr3 euler\n"
             "  --t-end T           time at which the errors are measured (default: the model's)\n"
             "  --ref FILE.csv      reference: the row t = T of a CSV from 'liedyn run --out'\n"
             "                      (default: the exact rotation if the model has one, and a\n"
             "                      run at the smallest step / 16)\n"
-            "  --rho-inf R --alpha A --atol A --rtol R --max-iter N --la dense|klu   as for run\n"
+            "  --rho-inf R --alpha A --atol A --rtol R --max-iter N --la dense|klu --project\n"
+            "                      as for run\n"
             "  --json              print one JSON object\n"
             "exit status: 0 ok, 2 bad usage or input, 3 a run failed\n");
 }
@@ -279,6 +285,9 @@ int parse_args(int argc, char **argv, int cmds, run_args *a) {
             break;
         case O_ADAPT:
             a->adaptive = 1;
+            break;
+        case O_PROJECT:
+            a->project = 1;
             break;
         case O_FAC:
             rc = parse_num(cmd, o, v, 1, &a->fac);

@@ -97,10 +97,10 @@ done:
 
 /* One run of the study at step h; final x, q per body into x, q. 0, 2 or 3 (message printed).
  */
-static int conv_run(const ld_model *m, const char *path, int method, int la, double h, double *x,
-                    double *q, long *steps, long *iters) {
+static int conv_run(const ld_model *m, const char *path, int method, int la, int project, double h,
+                    double *x, double *q, long *steps, long *iters) {
     sim S;
-    sim_init(&S, m, path, "convergence", method, la);
+    sim_init(&S, m, path, "convergence", method, la, project);
     S.dt = h;
     S.every = 1 << 30;
     int rc = sim_setup(&S);
@@ -156,11 +156,12 @@ int cli_convergence(int argc, char **argv) {
     if (!rc && a.ref)
         rc = read_ref_csv(a.ref, &m, T, xr, qr);
     else if (!rc)
-        rc = conv_run(&m, path, method, a.la, h_ref, xr, qr, &ref_steps, &ref_iters);
+        rc = conv_run(&m, path, method, a.la, a.project, h_ref, xr, qr, &ref_steps, &ref_iters);
     for (int b = 0; !rc && b < nb; ++b)
         if (exact[b]) ld_model_exact_rotation(&m, b, T, qr + 4 * b);
     for (int i = 0; !rc && i < nh; ++i) {
-        rc = conv_run(&m, path, method, a.la, a.dts[i], x, q, &cnt[2 * i], &cnt[2 * i + 1]);
+        rc = conv_run(&m, path, method, a.la, a.project, a.dts[i], x, q, &cnt[2 * i],
+                      &cnt[2 * i + 1]);
         if (rc) break;
         rot[i] = pos[i] = 0.0;
         for (int b = 0; b < nb; ++b) {

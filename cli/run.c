@@ -148,6 +148,7 @@ static void print_json(const sim *S, const ld_model *m, const char *base) {
         printf(", \"alpha\": ");
         json_num(S->o.alpha);
     }
+    if (ld_hem_table_of(S->o.method)) printf(", \"project\": %s", S->o.project ? "true" : "false");
     if (S->est) {
         printf(", \"adaptive\": %s", S->o.adaptive ? "true" : "false");
         if (S->o.adaptive) {
@@ -233,7 +234,7 @@ int cli_run(int argc, char **argv) {
     int method;
     if (load_model(&a, path, sizeof path, &m, &method)) return 2;
     sim S;
-    sim_init(&S, &m, path, "run", method, a.la);
+    sim_init(&S, &m, path, "run", method, a.la, a.project);
     model_base(&m, path, S.base, sizeof S.base);
     char tmp_csv[PATH_CAP] = "";
     char series_name[PATH_CAP + LD_NAME_MAX + 32] = "";

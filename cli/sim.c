@@ -321,7 +321,8 @@ int sim_run(sim *S) {
 }
 
 /* A sim from the model's (overridden) run block. */
-void sim_init(sim *S, const ld_model *m, const char *path, const char *cmd, int method, int la) {
+void sim_init(sim *S, const ld_model *m, const char *path, const char *cmd, int method, int la,
+              int project) {
     memset(S, 0, sizeof *S);
     S->m = m;
     S->path = path;
@@ -335,6 +336,7 @@ void sim_init(sim *S, const ld_model *m, const char *path, const char *cmd, int 
     S->o.rtol = m->run.rtol;
     S->o.max_iter = m->run.max_iter;
     if (la >= 0) S->o.la = (ld_la_kind)la;
+    S->o.project = project;
     S->o.adaptive = m->run.adaptive;
     if (S->o.adaptive) {
         S->o.err_atol = m->run.error_atol;

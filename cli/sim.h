@@ -28,6 +28,7 @@ typedef struct run_args {
     double fac, facmin, facmax;                   /* NAN: the model's */
     int max_iter, every;                          /* 0: the model's */
     int adaptive;                                 /* --adaptive given */
+    int project;                                  /* --project given */
     const char *out, *vtk, *plot, *ref;
     int json, quiet;
     int ndt;
@@ -91,7 +92,8 @@ int sim_setup(sim *S);
 /* Step from t0 to t1 writing rows; 0, or 3 when a step failed (S->msg says why). */
 int sim_run(sim *S);
 /* A sim from the model's (overridden) integrator block. */
-void sim_init(sim *S, const ld_model *m, const char *path, const char *cmd, int method, int la);
+void sim_init(sim *S, const ld_model *m, const char *path, const char *cmd, int method, int la,
+              int project);
 /* CSV header line; output failures are recorded with io_fail. */
 void csv_header(sim *S);
 void io_fail(sim *S, const char *what, const char *name);

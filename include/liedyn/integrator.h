@@ -32,13 +32,28 @@
  *   hht-modified  the same with the modified Newmark velocity of seed 002 eq. 34 on the Euler
  *             parameters, ė_{n+1} = L_{n+1}ᵀ L_n (ė_n + h(1 − γ) ë_n) + hγ (I − e eᵀ)_{n+1}
  * ë_{n+1}, and the Jacobian block of eq. 69; on the group formulations it coincides with hht.
+ *   hem1 … hem5  half-explicit Runge–Kutta Lie-group methods of order 1 … 5 for the index-2
+ *             formulation (M v̇ + g + Bᵀλ = 0, B(q) v + Φ_t = 0; seed 003 eqs. 12–15, Brasey &
+ *             Hairer 1993, Murua 1997, Arnold 1998): stages Q_i = q_n ∘ exp(Θ_i), Θ_i =
+ *             h Σ a_ij Θ̇_j, Θ̇_j = T⁻¹(Θ_j) V_j, V_i = v_n + h Σ a_ij V̇_j; each stage i ≥ 2
+ *             (hem1: every stage) solves one linear system for (V̇_i, Λ_i) so that the next
+ *             stage velocity satisfies the velocity constraint; stage 1 of hem2 … hem5 is
+ *             explicit with Λ_1 = λ_n. No Newton iteration. Tables as data (ld_hem_table,
+ *             docs/hem.md). hem2 (Heun, embedded Euler) and hem5 (Dormand–Prince based, embedded
+ *             order 4) carry an error estimate for step-size control. Lie-group formulations
+ *             only (the euler formulation's mass matrix is singular). Option `project`: after
+ *             every step, project q onto Φ = 0 and v onto B v + Φ_t = 0 (symmetric projection
+ *             with the mass metric). With the KLU solver and a system that provides
+ *             mass_blocks and phi_q_sparse (system.h), no k×k matrix is formed: a step costs
+ *             O(k + m) for banded structures.
  * Configuration update q_{n+1} = q_n ∘ exp(h Δq) (right composition, docs/conventions.md).
  *
- * Step-size control (adaptive = 1; tb3 and tb3-paper, which carry an embedded estimate): the
- * difference of the third- and second-order results in y = (θ, v), θ the local coordinate
- * of the step, measured as in seed 003 eq. 21 with err_atol, err_rtol; accepted if ≤ 1; the
- * next step h·min(facmax, max(facmin, fac·err^(−1/3))) (eq. 22, facmax = 1 right after a
- * rejection). A rejected attempt leaves the state untouched.
+ * Step-size control (adaptive = 1; tb3, tb3-paper, hem2 and hem5, which carry an embedded
+ * estimate): the difference of the two results in y = (θ, v), θ the local coordinate of the
+ * step, measured as in seed 003 eq. 21 with err_atol, err_rtol; accepted if ≤ 1; the next step
+ * h·min(facmax, max(facmin, fac·err^(−1/(μ+1)))) with μ the lower of the two orders (eq. 22;
+ * tb3 μ = 2, hem2 μ = 1, hem5 μ = 4; facmax = 1 right after a rejection). A rejected attempt
+ * leaves the state untouched.
  *
  * Failure contract: a step whose Newton iteration does not converge within max_iter, meets a
  * singular iteration matrix or a non-finite value is rejected and the state is left exactly
@@ -62,6 +77,11 @@ typedef enum ld_integ_method {
     LD_INTEG_TB3_PAPER,
     LD_INTEG_HHT,
     LD_INTEG_HHT_MODIFIED,
+    LD_INTEG_HEM1,
+    LD_INTEG_HEM2,
+    LD_INTEG_HEM3,
+    LD_INTEG_HEM4,
+    LD_INTEG_HEM5,
     LD_INTEG_COUNT
 } ld_integ_method;
 
@@ -83,6 +103,7 @@ typedef struct ld_integ_options {
     double h_init;              /* first step; 0: a guess from the initial state (default) */
     double h_min, h_max;        /* bounds of the step (defaults 1e-12, +inf) */
     int max_rejects;            /* consecutive rejections before giving up (default 30) */
+    int project; /* hem1 … hem5: project onto Φ = 0 after every step (default 0) */
 } ld_integ_options;
 
 void ld_integ_options_init(ld_integ_options *o);
@@ -103,6 +124,23 @@ typedef struct ld_integ_stats {
 } ld_integ_stats;
 
 typedef struct ld_integ ld_integ;
+
+/* A half-explicit Runge–Kutta table (hem1 … hem5). s̄ stages; A is (s̄+1)×s̄ row-major (row i
+ * holds a_{i,1..s̄}, zero on and above the diagonal), c has s̄+1 entries. The result is row s+1:
+ * q_{n+1} = Q_{s+1}, v_{n+1} = V_{s+1}; rows beyond s+1 only serve the velocity constraint of
+ * the last stages. λ_{n+1} = Σ d_i Λ_i. explicit_first: stage 1 takes Λ_1 = λ_n (Murua/Arnold
+ * form) instead of solving for it. bhat: embedded weights on the s̄ stages (or NULL). */
+typedef struct ld_hem_table {
+    const char *name;
+    const char *title; /* with its source */
+    int order, order_embedded;
+    int s, sbar;
+    int explicit_first;
+    const double *c, *A, *d, *bhat;
+} ld_hem_table;
+
+/* The table of a half-explicit method, NULL for the other methods. */
+const ld_hem_table *ld_hem_table_of(ld_integ_method m);
 
 /* Create for the system s (which must outlive the integrator); sizes all work space.
  * NULL and *status < 0 on bad options or out of memory. */

@@ -73,6 +73,16 @@ typedef struct ld_system_ops {
     int (*phi_dd)(const ld_system *s, double t, const double *q, const double *v, double *z);
     /* Optional: total mechanical energy (kinetic + potential). */
     int (*energy)(const ld_system *s, double t, const double *q, const double *v, double *e);
+    /* Optional structure for large systems (both or neither; the half-explicit methods use
+     * them with the sparse solver, so that a step costs O(k + m) instead of O(k²)):
+     * mass_blocks: M is block diagonal by node; the nodes' blocks (voff order, each nv×nv
+     * row-major, Σ nv² entries) one after the other.
+     * phi_q_sparse: the values of B in the fixed pattern s->brow/s->bcol (s->bnnz entries). */
+    int (*mass_blocks)(const ld_system *s, const double *q, double *Mb);
+    int (*phi_q_sparse)(const ld_system *s, double t, const double *q, double *vals);
+    /* Optional: ∂Φ/∂t (m), for the velocity constraint B v + Φ_t = 0 of the index-2
+     * formulation; when absent the half-explicit methods take a central difference in t. */
+    int (*phi_t)(const ld_system *s, double t, const double *q, double *Phit);
 } ld_system_ops;
 
 struct ld_system {
@@ -80,7 +90,12 @@ struct ld_system {
     ld_node *nodes; /* nnodes, owned by whoever built the system */
     int nq, k, m;   /* storage size of q, dimension of v, number of constraints */
     ld_system_ops ops;
-    void *user;   /* model data for the callbacks */
+    void *user; /* model data for the callbacks */
+    /* Sparsity pattern of B for ops.phi_q_sparse: entry e at row brow[e], column bcol[e],
+     * sorted by row then column, no duplicates; owned by whoever built the system. Every
+     * entry that can be nonzero for some q is in the pattern. */
+    int bnnz;
+    int *brow, *bcol;
     double *work; /* scratch for the finite-difference fallbacks (ld_sys_create) */
     size_t nwork;
 };

@@ -369,8 +369,8 @@ static int compile(const ld_model *m, ld_formulation f, ld_system *s, double **q
     s->nnodes = m->nbodies;
     s->nodes = nodes;
     s->user = rb;
-    s->ops = (ld_system_ops){rb_mass, rb_force,     rb_phi,    rb_phi_q,
-                             rb_g_v,  rb_stiffness, rb_phi_dd, rb_energy};
+    s->ops = (ld_system_ops){rb_mass,   rb_force,  rb_phi, rb_phi_q, rb_g_v, rb_stiffness,
+                             rb_phi_dd, rb_energy, NULL,   NULL,     NULL};
     rc = ld_jsys_create(m, f, &rb->J, msg, n);
     if (!rc) {
         rb->njrows = ld_jsys_rows(rb->J);

@@ -9,8 +9,17 @@
 #include "integ_impl.h"
 #include "liedyn/liedyn.h"
 
-static const char *const method_names[LD_INTEG_COUNT] = {"genalpha",  "newmark", "tb3",
-                                                         "tb3-paper", "hht",     "hht-modified"};
+static const char *const method_names[LD_INTEG_COUNT] = {
+    "genalpha", "newmark", "tb3",  "tb3-paper", "hht", "hht-modified",
+    "hem1",     "hem2",    "hem3", "hem4",      "hem5"};
+
+int ld_integ__is_hem(ld_integ_method m) {
+    return m >= LD_INTEG_HEM1 && m <= LD_INTEG_HEM5;
+}
+
+static int is_tb3(ld_integ_method m) {
+    return m == LD_INTEG_TB3 || m == LD_INTEG_TB3_PAPER;
+}
 
 const char *ld_integ_method_name(ld_integ_method m) {
     return (m >= 0 && m < LD_INTEG_COUNT) ? method_names[m] : "?";
@@ -23,7 +32,15 @@ int ld_integ_method_find(const char *name) {
 }
 
 int ld_integ_method_has_estimate(ld_integ_method m) {
-    return m == LD_INTEG_TB3 || m == LD_INTEG_TB3_PAPER;
+    const ld_hem_table *t = ld_hem_table_of(m);
+    return is_tb3(m) || (t && t->bhat);
+}
+
+/* μ = min(p, p̂) of the embedded pair (0 without one). */
+static int estimate_order(ld_integ_method m) {
+    const ld_hem_table *t = ld_hem_table_of(m);
+    if (t && t->bhat) return t->order_embedded;
+    return is_tb3(m) ? 2 : 0;
 }
 
 void ld_integ_options_init(ld_integ_options *o) {
@@ -60,7 +77,7 @@ const char *ld_integ_options_check(const ld_system *s, const ld_integ_options *o
     if (o->adaptive) {
         if (!ld_integ_method_has_estimate(o->method))
             return "step-size control needs an integrator with an error estimate (tb3, "
-                   "tb3-paper)";
+                   "tb3-paper, hem2, hem5)";
         if (!(o->err_atol > 0.0 && isfinite(o->err_atol) && o->err_rtol >= 0.0 &&
               isfinite(o->err_rtol)))
             return "error tolerances must be finite, atol > 0 and rtol >= 0";
@@ -75,9 +92,14 @@ const char *ld_integ_options_check(const ld_system *s, const ld_integ_options *o
     if (s->k < 1 || s->m < 0 || !s->ops.mass || !s->ops.force ||
         (s->m > 0 && (!s->ops.phi || !s->ops.phi_q)))
         return "incomplete system (mass, force and, with constraints, phi and phi_q needed)";
-    if (ld_integ_method_has_estimate(o->method) && s->m > 0)
+    if (is_tb3(o->method) && s->m > 0)
         return "tb3 integrates unconstrained systems only; this system has constraints "
-               "(use genalpha or newmark)";
+               "(use genalpha, newmark or a hem method)";
+    if (ld_integ__is_hem(o->method))
+        for (int i = 0; i < s->nnodes; ++i)
+            if (s->nodes[i].kind == LD_NODE_R3E4)
+                return "the half-explicit methods need a Lie-group formulation (the euler "
+                       "formulation's mass matrix is singular)";
     return NULL;
 }
 
@@ -86,7 +108,7 @@ ld_integ *ld_integ_create(const ld_system *s, const ld_integ_options *o, int *st
     if (!status) status = &dummy;
     *status = LD_EINVAL;
     if (!s || ld_integ_options_check(s, o)) {
-        if (s && o && ld_integ_method_has_estimate(o->method) && s->m > 0)
+        if (s && o && ((is_tb3(o->method) && s->m > 0) || ld_integ__is_hem(o->method)))
             *status = LD_ENOTSUPPORTED;
         return NULL;
     }
@@ -101,8 +123,10 @@ ld_integ *ld_integ_create(const ld_system *s, const ld_integ_options *o, int *st
     it->m = s->m;
     it->n = s->k + s->m;
     size_t k = (size_t)it->k, m = (size_t)it->m, n = (size_t)it->n, nq = (size_t)s->nq;
-    size_t total =
-        2 * nq + 16 * k + 2 * m + n + n + n * n + 4 * k * k + m * k + 4 * (size_t)o->max_iter;
+    /* the sparse half-explicit path forms no n×n or k×k matrix */
+    size_t dn = ld_integ__is_hem(o->method) && ld_integ__hem_uses_sparse(s, o) ? 0 : 1;
+    size_t total = 2 * nq + 16 * k + 2 * m + n + n + dn * (n * n + 4 * k * k + m * k) +
+                   4 * (size_t)o->max_iter;
     double *p = calloc(total, sizeof(double));
     it->la = ld_la_create(o->la, it->n);
     if (!p || !it->la) {
@@ -133,21 +157,31 @@ ld_integ *ld_integ_create(const ld_system *s, const ld_integ_options *o, int *st
     it->lamn = p, p += m;
     it->r = p, p += n;
     it->dx = p, p += n;
-    it->S = p, p += n * n;
-    it->M = p, p += k * k;
-    it->C = p, p += k * k;
-    it->K = p, p += k * k;
-    it->T = p, p += k * k;
-    it->B = p, p += m * k;
+    it->S = p, p += dn * n * n;
+    it->M = p, p += dn * k * k;
+    it->C = p, p += dn * k * k;
+    it->K = p, p += dn * k * k;
+    it->T = p, p += dn * k * k;
+    it->B = p, p += dn * m * k;
     it->hist = p, p += 2 * o->max_iter; /* two Newton solves per step (tb3) */
     it->rhist = p;
     it->last_err = NAN;
+    it->est_mu = estimate_order(o->method);
+    if (ld_integ__is_hem(o->method)) {
+        int rc = ld_integ__hem_create(it);
+        if (rc) {
+            ld_integ_free(it);
+            *status = rc;
+            return NULL;
+        }
+    }
     *status = LD_OK;
     return it;
 }
 
 void ld_integ_free(ld_integ *it) {
     if (!it) return;
+    ld_integ__hem_free(it);
     ld_la_free(it->la);
     free(it->q); /* the one block */
     free(it->colptr);
@@ -178,7 +212,9 @@ int ld_integ_init(ld_integ *it, double t0, const double *q0, const double *v0) {
     memcpy(it->q, q0, (size_t)s->nq * sizeof(double));
     memcpy(it->v, v0, (size_t)it->k * sizeof(double));
     it->t = t0;
-    int rc = ld_sys_initial_accel(s, t0, it->q, it->v, it->vd, it->lam);
+    int rc = it->hem && ld_integ__hem_uses_sparse(s, &it->o)
+                 ? ld_integ__hem_initial(it)
+                 : ld_sys_initial_accel(s, t0, it->q, it->v, it->vd, it->lam);
     if (rc) return rc;
     memcpy(it->a, it->vd, (size_t)it->k * sizeof(double));
     if (it->o.method == LD_INTEG_HHT || it->o.method == LD_INTEG_HHT_MODIFIED) {
@@ -426,8 +462,10 @@ static int step_to(ld_integ *it, double t1) {
     it->nhist = 0;
     it->last_err = NAN;
     int rc;
-    if (ld_integ_method_has_estimate(it->o.method))
+    if (is_tb3(it->o.method))
         rc = ld_integ__tb3_step(it, t1);
+    else if (ld_integ__is_hem(it->o.method))
+        rc = ld_integ__hem_step(it, t1);
     else if (it->o.method == LD_INTEG_HHT || it->o.method == LD_INTEG_HHT_MODIFIED)
         rc = ld_integ__hht_step(it, t1);
     else
@@ -473,9 +511,9 @@ int ld_integ_advance_to(ld_integ *it, double t1) {
     return LD_OK;
 }
 
-/* The step ratio of seed 003 eq. 22 for the estimate err (order of the lower method 2). */
+/* The step ratio of seed 003 eq. 22 for the estimate err (μ the lower order of the pair). */
 static double step_ratio(const ld_integ *it, double err, double facmax) {
-    double f = err > 0.0 ? it->o.fac * pow(err, -1.0 / 3.0) : facmax;
+    double f = err > 0.0 ? it->o.fac * pow(err, -1.0 / (it->est_mu + 1.0)) : facmax;
     return fmin(facmax, fmax(it->o.facmin, f));
 }
 

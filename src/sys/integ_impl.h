@@ -41,6 +41,8 @@ struct ld_integ {
     double last_err; /* error estimate of the last step attempt (NaN: none) */
     double h_cap;    /* upper bound after a Newton failure (relaxes by 1.25 per step) */
     int after_reject;
+    int est_mu;         /* the lower order of the embedded pair (exponent 1/(μ+1) of eq. 22) */
+    struct ld_hem *hem; /* half-explicit methods: their work (hem.c) */
     ld_integ_stats st;
     char msg[320];
 };
@@ -53,6 +55,17 @@ int ld_integ__tb3_step(ld_integ *it, double t1);
 int ld_integ__hht_step(ld_integ *it, double t1);
 /* fo = g + Bᵀλ at the current state (it->q, it->v, it->lam; HHT's force history). */
 int ld_integ__hht_init(ld_integ *it);
+
+/* Half-explicit methods (hem.c): the method uses the sparse path (KLU with mass_blocks and
+ * phi_q_sparse; no k×k matrix); create/free its work; consistent v̇, λ at the current state
+ * for the sparse path; one step. */
+int ld_integ__hem_uses_sparse(const ld_system *s, const ld_integ_options *o);
+int ld_integ__hem_create(ld_integ *it);
+void ld_integ__hem_free(ld_integ *it);
+int ld_integ__hem_initial(ld_integ *it);
+int ld_integ__hem_step(ld_integ *it, double t1);
+/* The method is one of hem1 … hem5. */
+int ld_integ__is_hem(ld_integ_method m);
 
 /* Shared pieces of the Newton iterations. */
 /* r = [M v̇ + g + Bᵀλ; Φ] at (qn, vn, vdn, lamn); leaves M and B in place and sets rscale. */
