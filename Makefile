@@ -51,6 +51,7 @@ bench: build
 	$(BUILD)/release/bench/bench_heavytop | tee $(BUILD)/bench/heavytop.csv
 	$(BUILD)/release/bench/bench_tb3 | tee $(BUILD)/bench/tb3.csv
 	$(BUILD)/release/bench/bench_crank | tee $(BUILD)/bench/crank.csv
+	$(BUILD)/release/bench/bench_rod | tee $(BUILD)/bench/rod.csv
 
 # Reproduce the seed papers' studies: Markdown report and PNG plots in build/repro/.
 repro: build
@@ -59,6 +60,7 @@ repro: build
 	$(BUILD)/release/repro/repro_attitude $(BUILD)/repro | tee $(BUILD)/repro/reproduction-001.md
 	$(BUILD)/release/repro/repro_tb3 $(BUILD)/repro | tee $(BUILD)/repro/reproduction-000.md
 	$(BUILD)/release/repro/repro_hht $(BUILD)/repro | tee $(BUILD)/repro/reproduction-002.md
+	$(BUILD)/release/repro/repro_hem $(BUILD)/repro | tee $(BUILD)/repro/reproduction-003.md
 	@if command -v gnuplot >/dev/null; then for g in $(BUILD)/repro/*.gp; do gnuplot $$g || exit 1; done; ls $(BUILD)/repro/*.png; fi
 
 format:

@@ -150,8 +150,22 @@ static void vtk_vectors(FILE *f, const char *name, const double *v, int n) {
         fprintf(f, "%.17g %.17g %.17g\n", v[3 * i], v[3 * i + 1], v[3 * i + 2]);
 }
 
-/* One legacy-VTK POLYDATA file: a vertex per body at its centre of mass, the body axes and
- * the velocity as point vectors; listed in the .vtk.series file. */
+/* The centrelines of the rods: one polyline through the node bodies of each rod. */
+static void vtk_rod_lines(FILE *f, const ld_model *m) {
+    if (m->nrods < 1) return;
+    int size = 0;
+    for (int r = 0; r < m->nrods; ++r) size += m->rods[r].n + 2;
+    fprintf(f, "LINES %d %d\n", m->nrods, size);
+    for (int r = 0; r < m->nrods; ++r) {
+        fprintf(f, "%d", m->rods[r].n + 1);
+        for (int i = 0; i <= m->rods[r].n; ++i) fprintf(f, " %d", m->rods[r].body0 + i);
+        fputc('\n', f);
+    }
+}
+
+/* One legacy-VTK POLYDATA file: a vertex per body at its centre of mass (rods: a polyline
+ * through their nodes), the body axes and the velocity as point vectors; listed in the
+ * .vtk.series file. */
 static void write_vtk(sim *S, double t, const double *q, const double *v) {
     int nb = S->m->nbodies;
     char name[PATH_CAP + LD_NAME_MAX + 32];
@@ -186,6 +200,7 @@ static void write_vtk(sim *S, double t, const double *q, const double *v) {
         fprintf(f, "%.17g %.17g %.17g\n", x[3 * b], x[3 * b + 1], x[3 * b + 2]);
     fprintf(f, "VERTICES %d %d\n", nb, 2 * nb);
     for (int b = 0; b < nb; ++b) fprintf(f, "1 %d\n", b);
+    vtk_rod_lines(f, S->m);
     fprintf(f, "POINT_DATA %d\n", nb);
     vtk_vectors(f, "e1", e1, nb);
     vtk_vectors(f, "e2", e2, nb);

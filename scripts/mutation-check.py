@@ -41,8 +41,15 @@ MUTANTS = [
     ("src/ode/erk.c", "double w = fmax(atol, rtol * fmax(s0[i], s1[i]));", "double w = fmax(atol, rtol * s0[i]);", "controller: relative scale from the old state only"),
     ("src/ode/gyro.c", "w[k] = a[k] + s * (b[k] - a[k]);", "w[k] = a[k] + s * (b[k] + a[k]);", "gyro: wrong interpolation"),
     ("src/ode/gyro.c", "        ++lineno;\n", "", "gyro: line numbers not counted"),
-    ("src/model/rigid.c", "row[o + 3 + c] = RB(s)->semi ? R[3 * r + c] : (r == c ? 1.0 : 0.0);", "row[o + 3 + c] = RB(s)->semi ? (r == c ? 1.0 : 0.0) : R[3 * r + c];", "joint gradient: direct and semidirect translation blocks swapped"),
-    ("src/model/rigid.c", "for (int i = 0; i < 3; ++i) c2[i] += c1[i];", "for (int i = 0; i < 3; ++i) c2[i] -= c1[i];", "joint acceleration term: sign of R(Omega x U)"),
+    ("src/model/joints.c", "!point ? 0.0 : rb->semi ? o->R[3 * i + j] : (i == j ? 1.0 : 0.0);", "!point ? 0.0 : rb->semi ? (i == j ? 1.0 : 0.0) : o->R[3 * i + j];", "joint gradient: direct and semidirect translation blocks swapped"),
+    ("src/model/joints.c", "for (int i = 0; i < 3; ++i) c2[i] += c1[i];", "for (int i = 0; i < 3; ++i) c2[i] -= c1[i];", "joint acceleration term: sign of R(Omega x U)"),
+    # Cosserat rods
+    ("src/model/rod.c", "        ld_m3_mulv(sg->W + 12 * i + 9, sg->Rb, sg->Ws + 12 * i + 9);\n", "", "rod: node b's translation columns not converted in the direct products"),
+    ("src/model/rod.c", "sg->A[6 * (3 + i) + j] = -h;", "sg->A[6 * (3 + i) + j] = h;", "rod: Ad of the inverse with the wrong sign of its coupling block"),
+    ("src/model/rod.c", "rod->damping[i] * rate / ds;", "rod->damping[i] * rate;", "rod: viscous stress without 1/ds"),
+    ("src/model/rod.c", "K[12 * (6 * n + 3 + i) + 6 * n + j] -= RH[3 * i + j];", "K[12 * (6 * n + 3 + i) + 6 * n + j] += RH[3 * i + j];", "rod stiffness: rotating force term of the direct products with the wrong sign"),
+    ("src/model/rod.c", "if (g[0] < 0.0) /* the shorter of the two rotations, as SE(3)'s log */", "if (g[0] < -2.0) /* never */", "rod: relative quaternion not signed to the shorter rotation"),
+    ("src/model/rod.c", "b->mass = rod->rho_a * w;", "b->mass = rod->rho_a * ds;", "rod: end nodes with a full segment's mass"),
     ("src/sys/genalpha.c", "it->gamma = 0.5 + it->af - it->am;", "it->gamma = 0.5 + it->af + it->am;", "generalized-alpha: gamma off the second-order condition"),
     ("src/sys/integ.c", "for (int i = 0; i < m; ++i) it->dx[k + i] /= bh2;", "for (int i = 0; i < m; ++i) it->dx[k + i] *= bh2;", "preconditioning: multipliers not scaled back"),
     ("src/sys/hht.c", "it->gamma = 0.5 - a;", "it->gamma = 0.5 + a;", "HHT: gamma of the wrong sign of alpha"),
@@ -72,7 +79,8 @@ def main():
     if run(["cmake", "-S", src, "-B", build, f"-DCMAKE_BUILD_TYPE={btype}"], work):
         sys.exit("mutation-check: configure failed")
     targets = ["test_fn", "test_quat", "test_so3", "test_groups", "test_erk", "test_attitude",
-               "test_system", "test_genalpha", "test_tb3", "test_hht", "test_joints", "liedyn",
+               "test_system", "test_genalpha", "test_tb3", "test_hht", "test_joints", "test_rod",
+               "test_rod_yaml", "liedyn",
                "json_compare"]
     survived = 0
     print("mutant,file,result")
@@ -86,7 +94,7 @@ def main():
             sys.exit(f"mutation-check: pattern not found once in {path}: {old}")
         open(f, "w").write(text.replace(old, new))
         built = run(["cmake", "--build", build, "-j2", "--target"] + targets, work) == 0
-        failed = (not built) or run(["ctest", "-R", "^(fn|quat|so3|groups|erk|attitude|cli_attitude|system|genalpha|tb3|hht|joints)$"], build) != 0
+        failed = (not built) or run(["ctest", "-R", "^(fn|quat|so3|groups|erk|attitude|cli_attitude|system|genalpha|tb3|hht|joints|rod|rod_yaml)$"], build) != 0
         open(f, "w").write(text)
         survived += not failed
         print(f'"{what}",{path},{"killed" if failed else "SURVIVED"}', flush=True)

@@ -1,5 +1,6 @@
 /*
- * liedyn/model.h — multibody models: rigid bodies, joints, loads, and an integrator block.
+ * liedyn/model.h — multibody models: rigid bodies, Cosserat rods, joints, loads, and an
+ * integrator block.
  *
  * A model is plain data (ld_model). It is read from YAML (ld_model_load, format in
  * docs/model-format.md) or filled in by a program, then compiled into a constrained
@@ -162,6 +163,42 @@ typedef struct ld_joint {
     double xg[3];
 } ld_joint;
 
+/* A Cosserat rod (docs/rod.md): n segments between n + 1 nodes, each node an ordinary body
+ * of the model (bodies body0 … body0 + n, in order along the rod), so that loads, joints,
+ * gravity and output treat the nodes as rigid bodies. The nodes carry the rod's lumped mass:
+ * node mass ρA ds and inertia diag(ρI) ds, halved at the two end nodes (ds = length/n;
+ * ld_rod_place fills them, ld_model_validate checks them). Body e3 of a node is the centreline
+ * tangent of the unstressed rod.
+ *
+ * Segment k joins nodes k and k + 1. With g = q_k⁻¹ ∘ q_{k+1} in SE(3) (rotation R_kᵀR_{k+1},
+ * translation R_kᵀ(x_{k+1} − x_k)) and ξ = log g = (κ part, Γ part), the strain is w = ξ/ds,
+ * the reference strain w0 = (0, 0, 0, 0, 0, 1), the potential ½ ds Σ (w − w0)ᵀ C (w − w0)
+ * with C = diag(stiffness) and the dissipation ½ ds Σ ẇᵀ D ẇ with D = diag(damping). With
+ * kirchhoff set, every segment adds the constraints ξ₄ = ξ₅ = 0 (Γ₁ = Γ₂ = 0: no shear), two
+ * rows per segment after the joints' rows. Rods need a Lie-group formulation (not euler). */
+typedef struct ld_rod {
+    char name[LD_NAME_MAX]; /* the nodes are named "name[0]" … "name[n]" by the reader */
+    int n;                  /* segments, ≥ 1 */
+    int body0;           /* index of node 0 in ld_model.bodies; the nodes are body0 … body0 + n */
+    double length;       /* unstressed length L > 0 (ds = L/n) */
+    double stiffness[6]; /* C = diag(EI1, EI2, GJ, GA1, GA2, EA), ≥ 0 */
+    double damping[6];   /* D = diag(…) on the strain rates, ≥ 0 (default 0) */
+    int kirchhoff;       /* 1: constraints Γ1 = Γ2 = 0 per segment */
+    double rho_a;        /* mass per length ρA > 0 */
+    double rho_i[3];     /* rotary inertia per length diag(ρI), body axes, > 0 */
+} ld_rod;
+
+/* Fill the n + 1 node bodies of rod (nodes[0] … nodes[n]) for a straight unstressed rod from
+ * `from` (node 0) to `to` (node n), at rest: names "name[i]", lumped masses and inertias from
+ * rho_a, rho_i and ds = rod->length/n (rod->length is not changed: set it to |to − from| for an
+ * unstressed start), positions equally spaced, one orientation for all with body e3 along
+ * to − from and body e1 along `normal` projected ⊥ e3. normal may be NULL: then e1 is the
+ * spatial axis least aligned with the centreline (on a tie z before y before x). LD_EINVAL
+ * (nodes untouched) when n < 1, from = to, normal is parallel to to − from, or a node name does
+ * not fit in LD_NAME_MAX. */
+int ld_rod_place(const ld_rod *rod, const double from[3], const double to[3],
+                 const double normal[3], ld_body *nodes);
+
 /* The integrator block: defaults for the run, overridable on the command line. */
 typedef struct ld_run_spec {
     char integrator[LD_NAME_MAX];  /* "genalpha" (default), "newmark", … */
@@ -184,9 +221,11 @@ typedef struct ld_model {
     char source[256];  /* file it was read from ("" if built in code) */
     double gravity[3]; /* spatial, default 0 */
     int nbodies, njoints, nloads;
-    ld_body *bodies;
+    ld_body *bodies; /* nbodies: the rigid bodies and the rods' node bodies */
     ld_joint *joints;
     ld_load *loads;
+    int nrods;    /* Cosserat rods, their nodes among the bodies */
+    ld_rod *rods; /* nrods, owned by the model */
     ld_run_spec run;
 } ld_model;
 
@@ -207,8 +246,9 @@ int ld_model_load(const char *path, ld_model *out, ld_model_error *err);
 int ld_model_parse(const char *text, size_t len, const char *name, ld_model *out,
                    ld_model_error *err);
 /* Check the physical content (masses, inertia positive definite, unit quaternions, indices,
- * joint geometry, time functions, run block). LD_OK or LD_EINVAL with err (line 0 when the model
- * was not read from a file). */
+ * rods (parameters, node ranges, node masses), joint geometry, time functions, run block).
+ * LD_OK or LD_EINVAL with err (line 0 when the model was not read from a file). The
+ * formulation of the run block is not checked against the rods: compiling refuses. */
 int ld_model_validate(const ld_model *m, ld_model_error *err);
 /* Defaults of every field (no bodies). */
 void ld_model_init(ld_model *m);

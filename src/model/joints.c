@@ -567,6 +567,24 @@ int ld_jsys_phi_q(const ld_jsys *J, const ld_system *s, double t, const double *
     return LD_OK;
 }
 
+int ld_jsys_phi_q_local(const ld_jsys *J, const ld_system *s, double t, const double *q, int j,
+                        double *Bl) {
+    const jnt *jt = &J->j[j];
+    jout o;
+    memset(&o, 0, sizeof o);
+    memset(Bl, 0, (size_t)jt->nrows * 12 * sizeof(double));
+    o.B = Bl;
+    o.ldb = 12;
+    o.col[1] = 6;
+    joint_eval(jt, s, t, q, &o);
+    return jt->nrows;
+}
+
+void ld_jsys_bodies(const ld_jsys *J, int j, int *body1, int *body2) {
+    *body1 = J->j[j].b1;
+    *body2 = J->j[j].b2;
+}
+
 int ld_jsys_phi_t(const ld_jsys *J, const ld_system *s, double t, const double *q, double *Phit) {
     memset(Phit, 0, (size_t)J->rows * sizeof(double));
     for (int j = 0; j < J->nj; ++j) {

@@ -176,6 +176,7 @@ void ld_model_free(ld_model *m) {
     free(m->bodies);
     free(m->joints);
     free(m->loads);
+    free(m->rods);
     ld_model_init(m);
 }
 
@@ -488,6 +489,83 @@ static int check_load(const checker *c, int i) {
     return check_tfn(c, key, &l->fn);
 }
 
+/* The rod's own numbers: segments, length, section data (keys rods[i].*). */
+static int check_rod_data(const checker *c, int i) {
+    const ld_rod *rd = &c->m->rods[i];
+    char key[128], b[32];
+    int rc;
+    strf(key, sizeof key, "rods[%d].name", i);
+    if ((rc = check_name(c, key, rd->name, 0))) return rc;
+    for (int j = 0; j < i; ++j)
+        if (strcmp(c->m->rods[j].name, rd->name) == 0)
+            return invalid(c, key, "duplicate rod name '%s' (also rods[%d])", rd->name, j);
+    strf(key, sizeof key, "rods[%d].segments", i);
+    if (rd->n < 1) return invalid(c, key, "must be at least 1, found %d", rd->n);
+    strf(key, sizeof key, "rods[%d].length", i);
+    if (!(isfinite(rd->length) && rd->length > 0.0))
+        return invalid(c, key, "must be positive and finite, found %s", num(b, rd->length));
+    strf(key, sizeof key, "rods[%d].kirchhoff", i);
+    if (rd->kirchhoff != 0 && rd->kirchhoff != 1)
+        return invalid(c, key, "must be 0 or 1, found %d", rd->kirchhoff);
+    const char *names[2] = {"stiffness", "damping"};
+    const double *vals[2] = {rd->stiffness, rd->damping};
+    for (int k = 0; k < 2; ++k)
+        for (int j = 0; j < 6; ++j) {
+            strf(key, sizeof key, "rods[%d].%s", i, names[k]);
+            if (!(isfinite(vals[k][j]) && vals[k][j] >= 0.0))
+                return invalid(c, key, "element %d must be finite and >= 0, found %s", j + 1,
+                               num(b, vals[k][j]));
+        }
+    strf(key, sizeof key, "rods[%d].rho_a", i);
+    if (!(isfinite(rd->rho_a) && rd->rho_a > 0.0))
+        return invalid(c, key, "must be positive and finite, found %s", num(b, rd->rho_a));
+    strf(key, sizeof key, "rods[%d].rho_i", i);
+    for (int j = 0; j < 3; ++j)
+        if (!(isfinite(rd->rho_i[j]) && rd->rho_i[j] > 0.0))
+            return invalid(c, key, "element %d must be positive and finite, found %s", j + 1,
+                           num(b, rd->rho_i[j]));
+    return LD_OK;
+}
+
+/* Does a equal b to 1e-12 relative? */
+static int close_rel(double a, double b) {
+    return fabs(a - b) <= 1e-12 * fmax(fabs(a), fabs(b));
+}
+
+/* The rod's nodes: bodies of the model, no other rod's, carrying the lumped mass. */
+static int check_rod_nodes(const checker *c, int i) {
+    const ld_rod *rd = &c->m->rods[i];
+    char key[128], a[32], b[32];
+    strf(key, sizeof key, "rods[%d].body0", i);
+    if (rd->body0 < 0 || rd->body0 > c->m->nbodies - 1 - rd->n)
+        return invalid(c, key,
+                       "the nodes bodies[%d] … bodies[%d] are out of range (the model "
+                       "has %d bodies)",
+                       rd->body0, rd->body0 + rd->n, c->m->nbodies);
+    for (int j = 0; j < i; ++j) {
+        const ld_rod *o = &c->m->rods[j];
+        if (rd->body0 <= o->body0 + o->n && o->body0 <= rd->body0 + rd->n)
+            return invalid(c, key, "the nodes overlap those of rods[%d] ('%s')", j, o->name);
+    }
+    double ds = rd->length / rd->n;
+    for (int k = 0; k <= rd->n; ++k) {
+        const ld_body *nb = &c->m->bodies[rd->body0 + k];
+        double w = (k == 0 || k == rd->n) ? 0.5 * ds : ds;
+        if (!close_rel(nb->mass, rd->rho_a * w))
+            return invalid(c, key, "node body '%s' has mass %s, but rho_a ds%s gives %s", nb->name,
+                           num(a, nb->mass), w < ds ? "/2" : "", num(b, rd->rho_a * w));
+        for (int r = 0; r < 3; ++r)
+            for (int q = 0; q < 3; ++q)
+                if (!close_rel(nb->inertia[3 * r + q], r == q ? rd->rho_i[r] * w : 0.0))
+                    return invalid(c, key,
+                                   "node body '%s' has inertia element (%d,%d) %s, but "
+                                   "diag(rho_i) ds%s gives %s",
+                                   nb->name, r + 1, q + 1, num(a, nb->inertia[3 * r + q]),
+                                   w < ds ? "/2" : "", num(b, r == q ? rd->rho_i[r] * w : 0.0));
+    }
+    return LD_OK;
+}
+
 /* A positive finite number of the integrator block. */
 static int check_positive(const checker *c, const char *key, double v) {
     char b[32];
@@ -544,6 +622,8 @@ static int check_counts(const checker *c) {
         return invalid(c, "joints", "count %d does not match the array", m->njoints);
     if (m->nloads < 0 || (m->nloads > 0 && !m->loads))
         return invalid(c, "loads", "count %d does not match the array", m->nloads);
+    if (m->nrods < 0 || (m->nrods > 0 && !m->rods))
+        return invalid(c, "rods", "count %d does not match the array", m->nrods);
     return LD_OK;
 }
 
@@ -554,6 +634,8 @@ int ld_model_validate(const ld_model *m, ld_model_error *err) {
     if ((rc = check_name(&c, "name", m->name, 1))) return rc;
     if ((rc = check_finite(&c, "gravity", m->gravity, 3))) return rc;
     if ((rc = check_counts(&c))) return rc;
+    for (int i = 0; i < m->nrods; ++i) /* before the bodies: a bad ρA is the rod's fault */
+        if ((rc = check_rod_data(&c, i)) || (rc = check_rod_nodes(&c, i))) return rc;
     for (int i = 0; i < m->nbodies; ++i)
         if ((rc = check_body(&c, i))) return rc;
     for (int i = 0; i < m->njoints; ++i)

@@ -1,10 +1,12 @@
-/* Rigid bodies with gravity, loads and joints (joints.c), compiled into a system (system.h)
- * in one of five formulations. On the groups, per body, with v = (Ω, U):
+/* Rigid bodies with gravity, loads, joints (joints.c) and Cosserat rods (rod.c: their nodes are
+ * bodies), compiled into a system (system.h) in one of five formulations. On the groups, per
+ * body, with v = (Ω, U):
  *   direct (so3xr3, s3xr3):      U = ẋ,    J Ω̇ + Ω × JΩ = τ,   m U̇ = f
  *   semidirect (se3, s3sdr3):    U = Rᵀẋ,  J Ω̇ + Ω × JΩ = τ,   m (U̇ + Ω × U) = Rᵀ f
  * τ the body-frame torque, f the spatial force; the euler formulation's body terms are in
- * euler.c. Every tangent matrix is analytic (the tests compare them with differences on the
- * group). */
+ * euler.c. Every tangent matrix of the bodies and joints is analytic, the rods' are partly local
+ * differences (rod.c); the tests compare them all with differences on the group. The Lie
+ * formulations also give M by blocks and B in a sparse pattern built at compile time. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -117,12 +119,14 @@ static int rb_force(const ld_system *s, double t, const double *q, const double 
             for (int j = 0; j < 3; ++j) g[o + 3 + j] = -L.fs[j] - f[j];
         }
     }
+    if (m->nrods > 0) ld_rod_add_force(s, q, v, g);
     return LD_OK;
 }
 
-/* The joints' rows, then (euler) the unit norms ½(eᵀe − 1). */
+/* The joints' rows, the rods' Kirchhoff rows, then (euler) the unit norms ½(eᵀe − 1). */
 static int rb_phi(const ld_system *s, double t, const double *q, double *Phi) {
     int rc = ld_jsys_phi(RB(s)->J, s, t, q, Phi);
+    if (!rc && RB(s)->nkrows > 0) ld_rod_phi(s, q, Phi);
     if (rc || !RB(s)->euler) return rc;
     for (int i = 0; i < s->nnodes; ++i) {
         const double *e = q + s->nodes[i].qoff + 3;
@@ -136,6 +140,7 @@ static int rb_phi_q(const ld_system *s, double t, const double *q, double *B) {
     size_t k = (size_t)s->k;
     memset(B, 0, (size_t)s->m * k * sizeof(double));
     int rc = ld_jsys_phi_q(RB(s)->J, s, t, q, B);
+    if (!rc && RB(s)->nkrows > 0) ld_rod_phi_q(s, q, B);
     if (rc || !RB(s)->euler) return rc;
     for (int i = 0; i < s->nnodes; ++i) {
         double *row = B + (size_t)(RB(s)->njrows + i) * k + s->nodes[i].voff + 3;
@@ -173,6 +178,7 @@ static int rb_g_v(const ld_system *s, double t, const double *q, const double *v
                 }
             }
     }
+    if (m->nrods > 0) ld_rod_add_g_v(s, q, v, C);
     return LD_OK;
 }
 
@@ -222,6 +228,7 @@ static int rb_stiffness(const ld_system *s, double t, const double *q, const dou
             lie_load_stiffness(s, q, i, &L, K);
         }
     }
+    if (m->nrods > 0) ld_rod_add_stiffness(s, q, v, lambda, K);
     if (!lambda) return LD_OK;
     int rc = ld_jsys_add_stiffness(RB(s)->J, s, t, q, lambda, K);
     for (int i = 0; !rc && RB(s)->euler && i < s->nnodes; ++i) { /* e λ_i */
@@ -233,6 +240,7 @@ static int rb_stiffness(const ld_system *s, double t, const double *q, const dou
 
 static int rb_phi_dd(const ld_system *s, double t, const double *q, const double *v, double *z) {
     int rc = ld_jsys_phi_dd(RB(s)->J, s, t, q, v, z);
+    if (!rc && RB(s)->nkrows > 0) ld_rod_phi_dd(s, q, v, z);
     if (rc || !RB(s)->euler) return rc;
     for (int i = 0; i < s->nnodes; ++i) { /* d²/dt² ½ eᵀe = eᵀë + ėᵀė */
         const double *ed = v + s->nodes[i].voff + 3;
@@ -276,9 +284,83 @@ static int rb_energy(const ld_system *s, double t, const double *q, const double
         sum += 0.5 * ld_v3_dot(Om, JO) + 0.5 * b->mass * ld_v3_dot(xd, xd) -
                b->mass * ld_v3_dot(m->gravity, x);
     }
-    *e = sum;
+    *e = sum + (m->nrods > 0 ? ld_rod_energy(s, q) : 0.0);
     return LD_OK;
 }
+
+/* ---------------------------------------------------------------- sparse structure */
+
+/* M by blocks (Lie formulations): per body [[J, 0], [0, m I]]. */
+static int rb_mass_blocks(const ld_system *s, const double *q, double *Mb) {
+    (void)q;
+    const ld_model *m = RB(s)->m;
+    for (int i = 0; i < m->nbodies; ++i) {
+        double *B = Mb + 36 * i;
+        memset(B, 0, 36 * sizeof(double));
+        for (int r = 0; r < 3; ++r) {
+            for (int c = 0; c < 3; ++c) B[6 * r + c] = m->bodies[i].inertia[3 * r + c];
+            B[6 * (3 + r) + 3 + r] = m->bodies[i].mass;
+        }
+    }
+    return LD_OK;
+}
+
+/* The bodies of joint j in column order: first[] and their count (1 for the ground). */
+static int joint_columns(const ld_system *s, int j, int first[2], int local[2]) {
+    int b1, b2;
+    ld_jsys_bodies(RB(s)->J, j, &b1, &b2);
+    if (b1 < 0) {
+        first[0] = s->nodes[b2].voff, local[0] = 6;
+        return 1;
+    }
+    int swap = b2 < b1;
+    first[swap] = s->nodes[b1].voff, local[swap] = 0;
+    first[!swap] = s->nodes[b2].voff, local[!swap] = 6;
+    return 2;
+}
+
+/* B's values in the pattern: the joints' rows from their local evaluation, then the rods'. */
+static int rb_phi_q_sparse(const ld_system *s, double t, const double *q, double *vals) {
+    const rb_sys *rb = RB(s);
+    double Bl[6 * 12];
+    size_t e = 0;
+    for (int j = 0; j < rb->m->njoints; ++j) {
+        int first[2], local[2], nb = joint_columns(s, j, first, local);
+        int nr = ld_jsys_phi_q_local(rb->J, s, t, q, j, Bl);
+        for (int r = 0; r < nr; ++r)
+            for (int b = 0; b < nb; ++b, e += 6)
+                memcpy(vals + e, Bl + 12 * r + local[b], 6 * sizeof(double));
+    }
+    if (rb->nkrows > 0) ld_rod_phi_q_sparse(s, q, rb->jnnz, vals);
+    return LD_OK;
+}
+
+/* The pattern of B (Lie formulations), allocated into s->brow, s->bcol. */
+static int build_pattern(ld_system *s) {
+    rb_sys *rb = s->user;
+    int nnz = 0, e = 0, r0, first[2], local[2];
+    for (int j = 0; j < rb->m->njoints; ++j)
+        nnz += 6 * ld_jsys_joint_rows(rb->J, j, &r0) * joint_columns(s, j, first, local);
+    rb->jnnz = nnz;
+    nnz += 12 * rb->nkrows;
+    s->brow = malloc((size_t)(nnz > 0 ? nnz : 1) * sizeof(int));
+    s->bcol = malloc((size_t)(nnz > 0 ? nnz : 1) * sizeof(int));
+    if (!s->brow || !s->bcol) return LD_ENOMEM;
+    for (int j = 0; j < rb->m->njoints; ++j) {
+        int nr = ld_jsys_joint_rows(rb->J, j, &r0), nb = joint_columns(s, j, first, local);
+        for (int r = 0; r < nr; ++r)
+            for (int b = 0; b < nb; ++b)
+                for (int c = 0; c < 6; ++c, ++e) {
+                    s->brow[e] = r0 + r;
+                    s->bcol[e] = first[b] + c;
+                }
+    }
+    if (rb->nkrows > 0) ld_rod_pattern(s, rb->jnnz, s->brow, s->bcol);
+    s->bnnz = nnz;
+    return LD_OK;
+}
+
+/* ---------------------------------------------------------------- compiling */
 
 static ld_node_kind node_kind(ld_formulation f) {
     switch (f) {
@@ -344,17 +426,45 @@ static double closure_error(const ld_system *s, const double *q, double t, doubl
     return worst / sc;
 }
 
-/* Compile, with a one-line reason in msg when the model's initial state is inconsistent. */
+/* The rods' nodes are bodies of the model, and the formulation is one of the Lie groups. */
+static int check_rods(const ld_model *m, ld_formulation f, char *msg, size_t n) {
+    if (m->nrods < 0 || (m->nrods > 0 && !m->rods)) return LD_EINVAL;
+    if (m->nrods > 0 && f == LD_FORM_EULER) {
+        if (msg)
+            snprintf(msg, n,
+                     "rods need a Lie-group formulation (so3xr3, se3, s3xr3 or "
+                     "s3sdr3); the euler formulation does not support them");
+        return LD_ENOTSUPPORTED;
+    }
+    for (int r = 0; r < m->nrods; ++r) {
+        const ld_rod *rod = &m->rods[r];
+        if (rod->n >= 1 && rod->body0 >= 0 && rod->body0 <= m->nbodies - 1 - rod->n &&
+            rod->length > 0.0)
+            continue;
+        if (msg)
+            snprintf(msg, n,
+                     "rod %d ('%s'): its nodes must be bodies of the model and its "
+                     "length positive",
+                     r, rod->name);
+        return LD_EINVAL;
+    }
+    return LD_OK;
+}
+
+/* Compile, with a one-line reason in msg when the model's initial state is inconsistent or the
+ * formulation cannot hold it. */
 static int compile(const ld_model *m, ld_formulation f, ld_system *s, double **q0, double **v0,
                    char *msg, size_t n) {
     if (msg && n) msg[0] = '\0';
     if (!m || !s || !q0 || !v0 || f < 0 || f >= LD_FORM_COUNT || m->nbodies < 1 ||
         (m->njoints > 0 && !m->joints) || !m->bodies)
         return LD_EINVAL;
+    int rc = check_rods(m, f, msg, n);
+    if (rc) return rc;
     memset(s, 0, sizeof *s);
     rb_sys *rb = calloc(1, sizeof *rb);
     ld_node *nodes = calloc((size_t)m->nbodies, sizeof *nodes);
-    int rc = rb && nodes ? LD_OK : LD_ENOMEM;
+    rc = rb && nodes ? LD_OK : LD_ENOMEM;
     if (rc) {
         free(rb);
         free(nodes);
@@ -369,14 +479,24 @@ static int compile(const ld_model *m, ld_formulation f, ld_system *s, double **q
     s->nnodes = m->nbodies;
     s->nodes = nodes;
     s->user = rb;
-    s->ops = (ld_system_ops){rb_mass,   rb_force,  rb_phi, rb_phi_q, rb_g_v, rb_stiffness,
-                             rb_phi_dd, rb_energy, NULL,   NULL,     NULL};
+    s->ops = (ld_system_ops){.mass = rb_mass,
+                             .force = rb_force,
+                             .phi = rb_phi,
+                             .phi_q = rb_phi_q,
+                             .g_v = rb_g_v,
+                             .stiffness = rb_stiffness,
+                             .phi_dd = rb_phi_dd,
+                             .energy = rb_energy,
+                             .mass_blocks = rb->euler ? NULL : rb_mass_blocks,
+                             .phi_q_sparse = rb->euler ? NULL : rb_phi_q_sparse};
     rc = ld_jsys_create(m, f, &rb->J, msg, n);
     if (!rc) {
         rb->njrows = ld_jsys_rows(rb->J);
-        s->m = rb->njrows + (rb->euler ? m->nbodies : 0);
+        rb->nkrows = ld_rod_rows(m);
+        s->m = rb->njrows + rb->nkrows + (rb->euler ? m->nbodies : 0);
         rc = ld_sys_layout(s);
     }
+    if (!rc && !rb->euler) rc = build_pattern(s);
     if (!rc) rc = ld_sys_alloc_work(s);
     double *q = rc ? NULL : calloc((size_t)s->nq, sizeof(double));
     double *v = rc ? NULL : calloc((size_t)s->k, sizeof(double));
@@ -393,6 +513,7 @@ static int compile(const ld_model *m, ld_formulation f, ld_system *s, double **q
         }
     }
     if (!rc) rc = ld_jsys_initial_velocity(rb->J, s, m->run.t_start, q, v, msg, n);
+    if (!rc && rb->nkrows > 0) rc = ld_rod_check_initial(s, q, v, msg, n);
     if (rc) {
         free(q);
         free(v);
@@ -429,6 +550,10 @@ void ld_model_system_free(ld_system *s) {
     if (!s) return;
     ld_sys_free_work(s);
     free(s->nodes);
+    free(s->brow);
+    free(s->bcol);
+    s->brow = s->bcol = NULL;
+    s->bnnz = 0;
     if (s->user) ld_jsys_free(((rb_sys *)s->user)->J);
     free(s->user);
     s->nodes = NULL;

@@ -8,8 +8,13 @@
  * U = ẋ for the direct products, U = Rᵀẋ for the semidirect ones; Ω body frame. In the euler
  * formulation R = R(e) of seed 002 eq. 2 (quadratic in e, not normalized).
  *
- * Constraint rows: the joints' rows first (joints.c, in the order of ld_model.joints), then,
- * in the euler formulation, one unit-norm row ½(eᵀe − 1) per body.
+ * Constraint rows: the joints' rows first (joints.c, in the order of ld_model.joints), then the
+ * rods' Kirchhoff rows (rod.c: rods in order, segments in order, Γ₁ then Γ₂), then, in the
+ * euler formulation (which has no rods), one unit-norm row ½(eᵀe − 1) per body.
+ *
+ * Sparse pattern of B (Lie formulations): a joint's rows cover all 6 columns of its bodies
+ * (body2 only for the ground), a segment's two rows the 12 columns of its nodes; entries by
+ * row, then column. The rods' entries follow the joints' (jnnz of them).
  */
 #ifndef LIEDYN_SRC_MODEL_RIGID_IMPL_H
 #define LIEDYN_SRC_MODEL_RIGID_IMPL_H
@@ -28,6 +33,8 @@ typedef struct rb_sys {
     int quat;   /* S³ storage */
     int euler;  /* the euler formulation */
     int njrows; /* rows of all joints */
+    int nkrows; /* Kirchhoff rows of all rods */
+    int jnnz;   /* entries of the joints' rows in the sparse pattern */
     ld_jsys *J;
 } rb_sys;
 
@@ -87,9 +94,43 @@ int ld_jsys_initial_velocity(const ld_jsys *J, const ld_system *s, double t, con
 /* K += ∂/∂q [Bᵀ λ] along the group (k×k; λ: the joint rows' multipliers). */
 int ld_jsys_add_stiffness(const ld_jsys *J, const ld_system *s, double t, const double *q,
                           const double *lambda, double *K);
+/* The rows of joint j of B with local columns (Lie formulations): nrows × 12 row-major into
+ * Bl, columns 0–5 body1's (zero for the ground), 6–11 body2's. Returns the number of rows. */
+int ld_jsys_phi_q_local(const ld_jsys *J, const ld_system *s, double t, const double *q, int j,
+                        double *Bl);
+/* The bodies of joint j (body1 may be LD_GROUND). */
+void ld_jsys_bodies(const ld_jsys *J, int j, int *body1, int *body2);
 /* Force and torque (spatial frame, torque about the centre of mass) that joint j exerts on its
  * body2 (the generalized force −B_jᵀ λ_j on that body, converted). */
 int ld_jsys_reaction(const ld_jsys *J, const ld_system *s, int j, const double *q,
                      const double *lambda, double f[3], double tau[3]);
+
+/* ---------------------------------------------------------------- rods (rod.c) */
+/* Every evaluator visits the segments of all rods; row offsets of the Kirchhoff rows start at
+ * njrows. Lie formulations only. */
+
+/* Kirchhoff rows of all rods of m. */
+int ld_rod_rows(const ld_model *m);
+/* g += the segments' elastic and viscous forces (k). */
+void ld_rod_add_force(const ld_system *s, const double *q, const double *v, double *g);
+/* C += ∂g/∂v of the viscous forces (k×k). */
+void ld_rod_add_g_v(const ld_system *s, const double *q, const double *v, double *C);
+/* K += ∂/∂q [rod forces + B_rodᵀ λ_rod] along the group (k×k); lambda: all multipliers (may be
+ * NULL). */
+void ld_rod_add_stiffness(const ld_system *s, const double *q, const double *v,
+                          const double *lambda, double *K);
+/* The Kirchhoff rows of Φ, of B (row stride k; only the nodes' columns are written) and of z. */
+void ld_rod_phi(const ld_system *s, const double *q, double *Phi);
+void ld_rod_phi_q(const ld_system *s, const double *q, double *B);
+void ld_rod_phi_dd(const ld_system *s, const double *q, const double *v, double *z);
+/* Strain energy of all rods. */
+double ld_rod_energy(const ld_system *s, const double *q);
+/* The rods' entries of the sparse pattern (24 per Kirchhoff segment, from entry e0), and their
+ * values at q. */
+void ld_rod_pattern(const ld_system *s, int e0, int *brow, int *bcol);
+void ld_rod_phi_q_sparse(const ld_system *s, const double *q, int e0, double *vals);
+/* The Kirchhoff rows hold at (q, v) of the start; LD_EINVAL with a reason naming the rod and
+ * segment otherwise. */
+int ld_rod_check_initial(const ld_system *s, const double *q, const double *v, char *msg, size_t n);
 
 #endif

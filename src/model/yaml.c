@@ -1,6 +1,6 @@
 /*
  * The YAML model reader (format: docs/model-format.md); joints and time functions are read in
- * yaml_joints.c, with the helpers of yaml_impl.h.
+ * yaml_joints.c, rods in yaml_rods.c, with the helpers of yaml_impl.h.
  *
  * libyaml loads the text into a document tree; the reader walks it along the schema, so the
  * depth of the walk is bounded by the format, not by the input. Structure (known keys, given
@@ -71,7 +71,7 @@ static int fail_key(reader *r, int line, const char *key, const char *fmt, ...) 
     return rc;
 }
 
-static int out_of_memory(reader *r, int line) {
+int ly_out_of_memory(reader *r, int line) {
     ly_fail(r, line, "out of memory");
     return LD_ENOMEM;
 }
@@ -153,11 +153,11 @@ static const char *describe(char buf[80], const yaml_node_t *n) {
     return buf;
 }
 
-static int seq_len(const yaml_node_t *n) {
+int ly_seq_len(const yaml_node_t *n) {
     return (int)(n->data.sequence.items.top - n->data.sequence.items.start);
 }
 
-static yaml_node_t *seq_item(reader *r, const yaml_node_t *n, int i) {
+yaml_node_t *ly_seq_item(reader *r, const yaml_node_t *n, int i) {
     return yaml_document_get_node(r->doc, n->data.sequence.items.start[i]);
 }
 
@@ -242,7 +242,7 @@ int ly_expect_map(reader *r, const yaml_node_t *n, int line, const char *what) {
     return LD_OK;
 }
 
-static int expect_seq(reader *r, const yaml_node_t *n, int line, const char *what) {
+int ly_expect_seq(reader *r, const yaml_node_t *n, int line, const char *what) {
     char d[80];
     if (n->type != YAML_SEQUENCE_NODE)
         return ly_fail(r, line, "expected a list of %s, found %s", what, describe(d, n));
@@ -327,12 +327,13 @@ static int read_vec(reader *r, field f, double *out, int len) {
     if (f.val->type != YAML_SEQUENCE_NODE)
         return ly_fail(r, f.line, "expected a list of %d numbers, found %s", len,
                        describe(d, f.val));
-    if (seq_len(f.val) != len)
-        return ly_fail(r, f.line, "expected a list of %d numbers, found %d", len, seq_len(f.val));
+    if (ly_seq_len(f.val) != len)
+        return ly_fail(r, f.line, "expected a list of %d numbers, found %d", len,
+                       ly_seq_len(f.val));
     double v[9];
     for (int i = 0; i < len; ++i) {
         size_t mark = ly_push_index(r, i);
-        int rc = read_number(r, seq_item(r, f.val, i), &v[i]);
+        int rc = read_number(r, ly_seq_item(r, f.val, i), &v[i]);
         ly_pop(r, mark);
         if (rc) return rc;
     }
@@ -342,14 +343,14 @@ static int read_vec(reader *r, field f, double *out, int len) {
 
 /* A list of any length, allocated (NULL when empty). */
 int ly_read_list(reader *r, field f, double **out, int *count) {
-    int rc = expect_seq(r, f.val, f.line, "numbers");
+    int rc = ly_expect_seq(r, f.val, f.line, "numbers");
     if (rc) return rc;
-    int n = seq_len(f.val);
-    if (n > 0 && !(*out = malloc((size_t)n * sizeof **out))) return out_of_memory(r, f.line);
+    int n = ly_seq_len(f.val);
+    if (n > 0 && !(*out = malloc((size_t)n * sizeof **out))) return ly_out_of_memory(r, f.line);
     *count = n;
     for (int i = 0; i < n && !rc; ++i) {
         size_t mark = ly_push_index(r, i);
-        rc = read_number(r, seq_item(r, f.val, i), &(*out)[i]);
+        rc = read_number(r, ly_seq_item(r, f.val, i), &(*out)[i]);
         ly_pop(r, mark);
     }
     return rc;
@@ -369,10 +370,10 @@ int ly_get_number(reader *r, const yaml_node_t *map, const char *key, int requir
     return rc;
 }
 
-static int get_int(reader *r, const yaml_node_t *map, const char *key, int *out) {
+int ly_get_int(reader *r, const yaml_node_t *map, const char *key, int required, int *out) {
     field f;
     size_t mark = ly_push_key(r, key);
-    int rc = ly_lookup(r, map, key, 0, &f);
+    int rc = ly_lookup(r, map, key, required, &f);
     if (!rc && f.val) rc = read_int(r, f.val, out);
     ly_pop(r, mark);
     return rc;
@@ -464,7 +465,7 @@ static int get_inertia(reader *r, const yaml_node_t *map, double J[9]) {
     if (!rc && f.val->type != YAML_SEQUENCE_NODE)
         rc = ly_fail(r, f.line, "expected a list of 3, 6 or 9 numbers, found %s",
                      describe(d, f.val));
-    if (!rc && (n = seq_len(f.val)) != 3 && n != 6 && n != 9)
+    if (!rc && (n = ly_seq_len(f.val)) != 3 && n != 6 && n != 9)
         rc = ly_fail(r, f.line,
                      "expected 3 (principal moments), 6 (Ixx, Iyy, Izz, Ixy, Iyz, Ixz) or 9 "
                      "(row-major matrix) numbers, found %d",
@@ -555,18 +556,21 @@ static int read_load(reader *r, const yaml_node_t *n, const ld_model *m, ld_load
 /* ------------------------------------------------------------------ lists of items */
 
 /* The lists of bodies, joints and loads: allocated, the count set right away, each item read
- * with its index on the path. Bodies come first: joints and loads name them. */
+ * with its index on the path. Bodies come first (required unless there are rods), then the
+ * rods (yaml_rods.c): joints and loads name them. */
 static int read_bodies(reader *r, const yaml_node_t *root, ld_model *m) {
     field f;
+    int rc = ly_lookup(r, root, "rods", 0, &f), n = 0;
     size_t mark = ly_push_key(r, "bodies");
-    int rc = ly_lookup(r, root, "bodies", 1, &f), n = 0;
-    if (!rc) rc = expect_seq(r, f.val, f.line, "bodies");
-    if (!rc && (n = seq_len(f.val)) > 0 && !(m->bodies = calloc((size_t)n, sizeof *m->bodies)))
-        rc = out_of_memory(r, f.line);
+    if (!rc) rc = ly_lookup(r, root, "bodies", !f.val, &f);
+    if (!rc && f.val) rc = ly_expect_seq(r, f.val, f.line, "bodies");
+    if (!rc && f.val && (n = ly_seq_len(f.val)) > 0 &&
+        !(m->bodies = calloc((size_t)n, sizeof *m->bodies)))
+        rc = ly_out_of_memory(r, f.line);
     if (!rc) m->nbodies = n;
     for (int i = 0; !rc && i < n; ++i) {
         size_t im = ly_push_index(r, i);
-        rc = read_body(r, seq_item(r, f.val, i), &m->bodies[i]);
+        rc = read_body(r, ly_seq_item(r, f.val, i), &m->bodies[i]);
         ly_pop(r, im);
     }
     ly_pop(r, mark);
@@ -577,14 +581,14 @@ static int read_joints(reader *r, const yaml_node_t *root, ld_model *m) {
     field f;
     size_t mark = ly_push_key(r, "joints");
     int rc = ly_lookup(r, root, "joints", 0, &f), n = 0;
-    if (!rc && f.val) rc = expect_seq(r, f.val, f.line, "joints");
-    if (!rc && f.val && (n = seq_len(f.val)) > 0 &&
+    if (!rc && f.val) rc = ly_expect_seq(r, f.val, f.line, "joints");
+    if (!rc && f.val && (n = ly_seq_len(f.val)) > 0 &&
         !(m->joints = calloc((size_t)n, sizeof *m->joints)))
-        rc = out_of_memory(r, f.line);
+        rc = ly_out_of_memory(r, f.line);
     if (!rc) m->njoints = n;
     for (int i = 0; !rc && i < n; ++i) {
         size_t im = ly_push_index(r, i);
-        rc = ly_read_joint(r, seq_item(r, f.val, i), m, &m->joints[i]);
+        rc = ly_read_joint(r, ly_seq_item(r, f.val, i), m, &m->joints[i]);
         ly_pop(r, im);
     }
     ly_pop(r, mark);
@@ -595,14 +599,14 @@ static int read_loads(reader *r, const yaml_node_t *root, ld_model *m) {
     field f;
     size_t mark = ly_push_key(r, "loads");
     int rc = ly_lookup(r, root, "loads", 0, &f), n = 0;
-    if (!rc && f.val) rc = expect_seq(r, f.val, f.line, "loads");
-    if (!rc && f.val && (n = seq_len(f.val)) > 0 &&
+    if (!rc && f.val) rc = ly_expect_seq(r, f.val, f.line, "loads");
+    if (!rc && f.val && (n = ly_seq_len(f.val)) > 0 &&
         !(m->loads = calloc((size_t)n, sizeof *m->loads)))
-        rc = out_of_memory(r, f.line);
+        rc = ly_out_of_memory(r, f.line);
     if (!rc) m->nloads = n;
     for (int i = 0; !rc && i < n; ++i) {
         size_t im = ly_push_index(r, i);
-        rc = read_load(r, seq_item(r, f.val, i), m, &m->loads[i]);
+        rc = read_load(r, ly_seq_item(r, f.val, i), m, &m->loads[i]);
         ly_pop(r, im);
     }
     ly_pop(r, mark);
@@ -638,8 +642,8 @@ static int read_run(reader *r, const yaml_node_t *root, ld_run_spec *s) {
     if ((rc = ly_get_number(r, n, "alpha", 0, &s->alpha))) goto done;
     if ((rc = ly_get_number(r, n, "atol", 0, &s->atol))) goto done;
     if ((rc = ly_get_number(r, n, "rtol", 0, &s->rtol))) goto done;
-    if ((rc = get_int(r, n, "max_iter", &s->max_iter))) goto done;
-    if ((rc = get_int(r, n, "output_every", &s->output_every))) goto done;
+    if ((rc = ly_get_int(r, n, "max_iter", 0, &s->max_iter))) goto done;
+    if ((rc = ly_get_int(r, n, "output_every", 0, &s->output_every))) goto done;
     if ((rc = ly_get_choice(r, n, "adaptive", 0, bools, &s->adaptive))) goto done;
     if ((rc = ly_get_number(r, n, "error_atol", 0, &s->error_atol))) goto done;
     if ((rc = ly_get_number(r, n, "error_rtol", 0, &s->error_rtol))) goto done;
@@ -651,7 +655,7 @@ done:
     return rc;
 }
 
-static const char *const top_keys[] = {"name",   "description", "gravity",    "bodies",
+static const char *const top_keys[] = {"name",   "description", "gravity",    "bodies", "rods",
                                        "joints", "loads",       "integrator", NULL};
 
 static int read_model(reader *r, const yaml_node_t *root, ld_model *m) {
@@ -666,6 +670,7 @@ static int read_model(reader *r, const yaml_node_t *root, ld_model *m) {
     if ((rc = get_text(r, root, "description"))) return rc;
     if ((rc = ly_get_vec(r, root, "gravity", 0, m->gravity, 3, NULL))) return rc;
     if ((rc = read_bodies(r, root, m))) return rc;
+    if ((rc = ly_read_rods(r, root, m))) return rc;
     if ((rc = read_joints(r, root, m))) return rc;
     if ((rc = read_loads(r, root, m))) return rc;
     return read_run(r, root, &m->run);
@@ -682,8 +687,9 @@ static int line_of_key(reader *r, const yaml_node_t *root, const char *key) {
         if (*s == '[') {
             char *end;
             long i = strtol(s + 1, &end, 10);
-            if (*end != ']' || cur->type != YAML_SEQUENCE_NODE || i < 0 || i >= seq_len(cur)) break;
-            cur = seq_item(r, cur, (int)i);
+            if (*end != ']' || cur->type != YAML_SEQUENCE_NODE || i < 0 || i >= ly_seq_len(cur))
+                break;
+            cur = ly_seq_item(r, cur, (int)i);
             line = ly_line_of(cur);
             s = end + 1;
             continue;

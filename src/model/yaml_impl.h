@@ -1,5 +1,6 @@
 /*
- * Internal to the YAML model reader (yaml.c, yaml_joints.c): the walk's state and the helpers
+ * Internal to the YAML model reader (yaml.c, yaml_joints.c, yaml_rods.c): the walk's state and
+ * the helpers
  * that read one item of a mapping with its key on the path (docs/model-format.md).
  *
  * Every helper fails with "FILE:LINE: KEY: REASON" in r->err (KEY the current path) and
@@ -41,6 +42,11 @@ size_t ly_push_index(reader *r, int i);
 void ly_pop(reader *r, size_t mark);
 
 int ly_line_of(const yaml_node_t *n);
+/* "out of memory" at line; returns LD_ENOMEM. */
+int ly_out_of_memory(reader *r, int line);
+/* Length and item i of a sequence node. */
+int ly_seq_len(const yaml_node_t *n);
+yaml_node_t *ly_seq_item(reader *r, const yaml_node_t *n, int i);
 
 /* The keys of map are scalars from allowed[] (NULL-terminated), each given once; context
  * (NULL for "unknown key") says why a key is not allowed, e.g. "for shape 'ramp'". */
@@ -50,6 +56,8 @@ int ly_check_keys(reader *r, const yaml_node_t *map, const char *const *allowed,
  * required key that is absent or empty fails. */
 int ly_lookup(reader *r, const yaml_node_t *map, const char *key, int required, field *f);
 int ly_expect_map(reader *r, const yaml_node_t *n, int line, const char *what);
+/* n is a list ("expected a list of WHAT"). */
+int ly_expect_seq(reader *r, const yaml_node_t *n, int line, const char *what);
 
 /* A scalar as a name of at most LD_NAME_MAX − 1 bytes. */
 int ly_read_name(reader *r, const yaml_node_t *n, int line, char out[LD_NAME_MAX], int allow_empty);
@@ -58,6 +66,7 @@ int ly_read_list(reader *r, field f, double **out, int *count);
 
 /* Key of map read into out (which keeps its default when the key is absent). */
 int ly_get_number(reader *r, const yaml_node_t *map, const char *key, int required, double *out);
+int ly_get_int(reader *r, const yaml_node_t *map, const char *key, int required, int *out);
 /* given (may be NULL) is set to 1 when the key is present. */
 int ly_get_vec(reader *r, const yaml_node_t *map, const char *key, int required, double *out,
                int len, int *given);
@@ -71,5 +80,8 @@ int ly_get_choice(reader *r, const yaml_node_t *map, const char *key, int requir
  * joint (bodies already read). */
 int ly_read_time(reader *r, const yaml_node_t *map, ld_tfn *fn);
 int ly_read_joint(reader *r, const yaml_node_t *n, const ld_model *m, ld_joint *j);
+/* yaml_rods.c: the list under key "rods" of root (optional), each rod's nodes appended to the
+ * bodies (read before the joints and loads, which may name the nodes). */
+int ly_read_rods(reader *r, const yaml_node_t *root, ld_model *m);
 
 #endif

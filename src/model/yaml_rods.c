@@ -1,0 +1,161 @@
+/*
+ * The YAML model reader, continued (yaml.c): rods (docs/model-format.md, "Rods"). Each rod's
+ * n + 1 node bodies are appended to the model's bodies (ld_rod_place) as soon as the rod is
+ * read, so that the joints and loads, read next, can name them ("rod[0]"). The reader checks
+ * what it needs to place the nodes (segments, from ≠ to, the normal, the node names);
+ * ld_model_validate checks the section data (stiffness, damping, ρA, ρI).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../lie/mat3.h"
+#include "liedyn/liedyn.h"
+#include "liedyn/model.h"
+#include "yaml_impl.h"
+
+static const char *const rod_keys[] = {"name",   "segments",  "from",    "to",
+                                       "normal", "stiffness", "damping", "rho_a",
+                                       "rho_i",  "kirchhoff", NULL};
+static const char *const bools[] = {"false", "true", NULL};
+
+/* More segments than this are refused (the nodes are bodies: memory grows with n). */
+#define ROD_MAX_SEGMENTS 1000000
+
+/* Line of key in map (the map's line when the key is absent). */
+static int key_line(reader *r, const yaml_node_t *map, const char *key) {
+    field f;
+    (void)ly_lookup(r, map, key, 0, &f);
+    return f.line;
+}
+
+/* segments: an integer in [1, ROD_MAX_SEGMENTS]. */
+static int get_segments(reader *r, const yaml_node_t *n, int *out) {
+    int rc = ly_get_int(r, n, "segments", 1, out);
+    if (rc || (*out >= 1 && *out <= ROD_MAX_SEGMENTS)) return rc;
+    size_t mark = ly_push_key(r, "segments");
+    if (*out < 1)
+        rc = ly_fail(r, key_line(r, n, "segments"), "must be at least 1, found %d", *out);
+    else
+        rc = ly_fail(r, key_line(r, n, "segments"), "must be at most %d, found %d",
+                     ROD_MAX_SEGMENTS, *out);
+    ly_pop(r, mark);
+    return rc;
+}
+
+/* |to − from| > 0 into *length; a given normal not parallel to the centreline. */
+static int check_geometry(reader *r, const yaml_node_t *n, const double from[3], const double to[3],
+                          const double *normal, double *length) {
+    double d[3], e[3], p[3];
+    for (int i = 0; i < 3; ++i) d[i] = to[i] - from[i];
+    double len = ld_v3_norm(d);
+    const char *key = NULL, *why = NULL;
+    if (!(len > 0.0) || !isfinite(len)) {
+        key = "to";
+        why = "must differ from 'from' by a finite distance (the rod's length |to − from|)";
+    } else if (normal) {
+        for (int i = 0; i < 3; ++i) e[i] = d[i] / len;
+        double pn = ld_v3_norm(normal), pe = ld_v3_dot(normal, e);
+        for (int i = 0; i < 3; ++i) p[i] = normal[i] - pe * e[i];
+        if (!(ld_v3_norm(p) > 1e-9 * pn) || !isfinite(pn)) {
+            key = "normal";
+            why = pn > 0.0 ? "must not be parallel to the centreline (to − from)"
+                           : "must be non-zero (a direction; it is projected ⊥ to − from)";
+        }
+    }
+    if (!key) {
+        *length = len;
+        return LD_OK;
+    }
+    size_t mark = ly_push_key(r, key);
+    int rc = ly_fail(r, key_line(r, n, key), "%s", why);
+    ly_pop(r, mark);
+    return rc;
+}
+
+/* Is name "rod[k]" with 0 ≤ k ≤ n? */
+static int is_node_name(const char *name, const ld_rod *rod) {
+    size_t len = strlen(rod->name);
+    if (strncmp(name, rod->name, len) != 0 || name[len] != '[') return 0;
+    char *end;
+    long k = strtol(name + len + 1, &end, 10);
+    if (end == name + len + 1 || strcmp(end, "]") != 0 || k < 0 || k > rod->n) return 0;
+    char want[LD_NAME_MAX + 16];
+    strf(want, sizeof want, "%s[%ld]", rod->name, k);
+    return strcmp(want, name) == 0;
+}
+
+/* The rod's name: unique among the rods, its node names fit and are not taken. */
+static int check_names(reader *r, const yaml_node_t *n, const ld_model *m, int index) {
+    const ld_rod *rod = &m->rods[index];
+    char last[LD_NAME_MAX + 16];
+    int rc = LD_OK, line = key_line(r, n, "name");
+    size_t mark = ly_push_key(r, "name");
+    for (int j = 0; !rc && j < index; ++j)
+        if (strcmp(m->rods[j].name, rod->name) == 0)
+            rc = ly_fail(r, line, "duplicate rod name '%s' (also rods[%d])", rod->name, j);
+    if (!rc && strf(last, sizeof last, "%s[%d]", rod->name, rod->n) >= LD_NAME_MAX)
+        rc = ly_fail(r, line, "is too long for the node names ('%s' has more than %d characters)",
+                     last, LD_NAME_MAX - 1);
+    for (int b = 0; !rc && b < m->nbodies; ++b)
+        if (is_node_name(m->bodies[b].name, rod))
+            rc = ly_fail(r, line, "the node '%s' would have the name of bodies[%d]",
+                         m->bodies[b].name, b);
+    ly_pop(r, mark);
+    return rc;
+}
+
+/* The rod's n + 1 nodes appended to the bodies. */
+static int add_nodes(reader *r, const yaml_node_t *n, ld_model *m, ld_rod *rod,
+                     const double from[3], const double to[3], const double *normal) {
+    size_t total = (size_t)m->nbodies + (size_t)rod->n + 1;
+    ld_body *nb = realloc(m->bodies, total * sizeof *nb);
+    if (!nb) return ly_out_of_memory(r, ly_line_of(n));
+    m->bodies = nb;
+    rod->body0 = m->nbodies;
+    if (ld_rod_place(rod, from, to, normal, nb + m->nbodies))
+        return ly_fail(r, ly_line_of(n), "cannot place the rod's nodes");
+    m->nbodies = (int)total;
+    return LD_OK;
+}
+
+static int read_rod(reader *r, const yaml_node_t *n, ld_model *m, int index) {
+    ld_rod *rod = &m->rods[index];
+    double from[3] = {0}, to[3] = {0}, normal[3] = {0};
+    int rc, has_normal = 0, kirchhoff = 0;
+    if ((rc = ly_expect_map(r, n, ly_line_of(n), "a rod"))) return rc;
+    if ((rc = ly_check_keys(r, n, rod_keys, NULL))) return rc;
+    if ((rc = ly_get_name(r, n, "name", 1, 0, rod->name))) return rc;
+    if ((rc = get_segments(r, n, &rod->n))) return rc;
+    if ((rc = ly_get_vec(r, n, "from", 1, from, 3, NULL))) return rc;
+    if ((rc = ly_get_vec(r, n, "to", 1, to, 3, NULL))) return rc;
+    if ((rc = ly_get_vec(r, n, "normal", 0, normal, 3, &has_normal))) return rc;
+    if ((rc = ly_get_vec(r, n, "stiffness", 1, rod->stiffness, 6, NULL))) return rc;
+    if ((rc = ly_get_vec(r, n, "damping", 0, rod->damping, 6, NULL))) return rc;
+    if ((rc = ly_get_number(r, n, "rho_a", 1, &rod->rho_a))) return rc;
+    if ((rc = ly_get_vec(r, n, "rho_i", 1, rod->rho_i, 3, NULL))) return rc;
+    if ((rc = ly_get_choice(r, n, "kirchhoff", 0, bools, &kirchhoff))) return rc;
+    rod->kirchhoff = kirchhoff;
+    const double *nrm = has_normal ? normal : NULL;
+    if ((rc = check_geometry(r, n, from, to, nrm, &rod->length))) return rc;
+    if ((rc = check_names(r, n, m, index))) return rc;
+    return add_nodes(r, n, m, rod, from, to, nrm);
+}
+
+int ly_read_rods(reader *r, const yaml_node_t *root, ld_model *m) {
+    field f;
+    size_t mark = ly_push_key(r, "rods");
+    int rc = ly_lookup(r, root, "rods", 0, &f), n = 0;
+    if (!rc && f.val) rc = ly_expect_seq(r, f.val, f.line, "rods");
+    if (!rc && f.val && (n = ly_seq_len(f.val)) > 0 &&
+        !(m->rods = calloc((size_t)n, sizeof *m->rods)))
+        rc = ly_out_of_memory(r, f.line);
+    if (!rc) m->nrods = n;
+    for (int i = 0; !rc && i < n; ++i) {
+        size_t im = ly_push_index(r, i);
+        rc = read_rod(r, ly_seq_item(r, f.val, i), m, i);
+        ly_pop(r, im);
+    }
+    ly_pop(r, mark);
+    return rc;
+}
