@@ -2,11 +2,11 @@
  * Cosserat rods in the rigid-body models (src/model/rod.c), in the four Lie formulations: the
  * tangents (g_v, stiffness, B, z) against differences on the group for a bent, moving rod; the
  * force as the gradient of the strain energy and the viscous force's power as the dissipation,
- * both against strains computed here from the nodes' states; zero force at rest and invariance
- * under rigid motions and under the sign of a node's quaternion; the exact equilibrium of a
- * circular arc (and of a uniform twist) under an end moment; the energy; the sparse structure (mass
- * blocks, B in its pattern) for rigid and rod models; short runs of the shipped rod models in every
- * formulation.
+ * both against strains computed here from the nodes' states; zero force at rest, invariance
+ * under rigid motions and under the sign of a node's quaternion; the checks of the start; the
+ * exact equilibrium of a circular arc (and of a uniform twist) under an end moment; the energy;
+ * the sparse structure (mass blocks, B in its pattern) of rigid and rod models; short runs of
+ * the shipped rod models in every formulation.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -471,6 +471,30 @@ static void test_quaternion_sign(void **state) {
     }
 }
 
+/* Compiling checks the Kirchhoff constraints at the start and that the nodes are bodies. */
+static void test_initial_checks(void **state) {
+    (void)state;
+    rm w;
+    char msg[256];
+    rm_init(&w, 4, FROM, TO, NULL, 1, 0);
+    assert_int_equal(ld_model_check_initial(&w.m, msg, sizeof msg), LD_OK);
+    w.b[2].x[2] += 0.01; /* a sheared start */
+    assert_int_equal(ld_model_check_initial(&w.m, msg, sizeof msg), LD_EINVAL);
+    if (!strstr(msg, "rod 0 ('rod'): the Kirchhoff constraint") ||
+        !strstr(msg, "of segment 1 is not satisfied at the start"))
+        fail_msg("%s", msg);
+    w.r[0].kirchhoff = 0; /* without the constraints the rod just starts stressed */
+    assert_int_equal(ld_model_check_initial(&w.m, msg, sizeof msg), LD_OK);
+    rm_init(&w, 4, FROM, TO, NULL, 1, 0);
+    w.b[3].v[2] = 0.5; /* a shearing start velocity */
+    assert_int_equal(ld_model_check_initial(&w.m, msg, sizeof msg), LD_EINVAL);
+    if (!strstr(msg, "is violated by the nodes' initial velocities")) fail_msg("%s", msg);
+    rm_init(&w, 4, FROM, TO, NULL, 1, 0);
+    w.r[0].body0 = 1; /* nodes past the last body */
+    assert_int_equal(ld_model_check_initial(&w.m, msg, sizeof msg), LD_EINVAL);
+    if (!strstr(msg, "rod 0 ('rod'): its nodes must be bodies of the model")) fail_msg("%s", msg);
+}
+
 /* ---------------------------------------------------------------- statics */
 
 /* The rod of w bent (axis 0, 1: about body e1, e2) or twisted (axis 2) uniformly by κ, node
@@ -705,6 +729,7 @@ int main(void) {
         cmocka_unit_test(test_dissipation),
         cmocka_unit_test(test_rest_and_rigid_motion),
         cmocka_unit_test(test_quaternion_sign),
+        cmocka_unit_test(test_initial_checks),
         cmocka_unit_test(test_arc_equilibrium),
         cmocka_unit_test(test_sparse_structure),
         cmocka_unit_test(test_shipped_models),

@@ -141,15 +141,19 @@ int ld_sys_initial_accel(const ld_system *s, double t, const double *q, const do
 /* ---------------------------------------------------------------- rigid-body models */
 
 /* Compile a model into a system in the given formulation: one node per body (kind from the
- * formulation), gravity, loads, joints. q0, v0 receive the initial state (nq, k). The
+ * formulation; a rod's nodes are bodies), gravity, loads, joints, the rods' segment forces and
+ * Kirchhoff rows (after the joints' rows). q0, v0 receive the initial state (nq, k). The
  * system keeps a pointer to the model, which must outlive it. ld_model_system_free
- * releases what compile allocated. */
+ * releases what compile allocated. The Lie-group formulations also provide mass_blocks and
+ * phi_q_sparse (pattern built here); the euler formulation does not, and refuses a model with
+ * rods (LD_ENOTSUPPORTED). */
 int ld_model_compile(const ld_model *m, ld_formulation f, ld_system *s, double **q0, double **v0);
 void ld_model_system_free(ld_system *s);
 /* The initial state is consistent: every joint closed (to 1e-9 relative) and every given
- * velocity of a jointed body equal to the joint's (to 1e-6 relative). LD_OK, or LD_EINVAL
- * with a one-line reason in msg (n bytes; may be NULL). ld_model_compile refuses a model
- * that fails this check. */
+ * velocity of a jointed body equal to the joint's (to 1e-6 relative); every Kirchhoff
+ * constraint of the rods satisfied, in position (to 1e-9 relative to max(1, ds)) and velocity
+ * (to 1e-6 relative). LD_OK, or LD_EINVAL with a one-line reason in msg (n bytes; may be
+ * NULL). ld_model_compile refuses a model that fails this check. */
 int ld_model_check_initial(const ld_model *m, char *msg, size_t n);
 /* Per body, from a state of a compiled system: centre of mass x (spatial), quaternion q,
  * body angular velocity Ω, centre-of-mass velocity v (spatial). */
