@@ -65,6 +65,18 @@ void ld_integ_options_init(ld_integ_options *o) {
     o->max_rejects = 30;
 }
 
+/* The system has Euler-parameter nodes (the euler formulation). */
+static int has_euler_nodes(const ld_system *s) {
+    for (int i = 0; i < s->nnodes; ++i)
+        if (s->nodes[i].kind == LD_NODE_R3E4) return 1;
+    return 0;
+}
+
+/* The method cannot treat this kind of system at all (as opposed to bad option values). */
+static int unsupported(const ld_system *s, const ld_integ_options *o) {
+    return (is_tb3(o->method) && s->m > 0) || (ld_integ__is_hem(o->method) && has_euler_nodes(s));
+}
+
 const char *ld_integ_options_check(const ld_system *s, const ld_integ_options *o) {
     if (!o) return "no options";
     if (!(o->method >= 0 && o->method < LD_INTEG_COUNT)) return "unknown integrator";
@@ -95,11 +107,9 @@ const char *ld_integ_options_check(const ld_system *s, const ld_integ_options *o
     if (is_tb3(o->method) && s->m > 0)
         return "tb3 integrates unconstrained systems only; this system has constraints "
                "(use genalpha, newmark or a hem method)";
-    if (ld_integ__is_hem(o->method))
-        for (int i = 0; i < s->nnodes; ++i)
-            if (s->nodes[i].kind == LD_NODE_R3E4)
-                return "the half-explicit methods need a Lie-group formulation (the euler "
-                       "formulation's mass matrix is singular)";
+    if (ld_integ__is_hem(o->method) && has_euler_nodes(s))
+        return "the half-explicit methods need a Lie-group formulation (the euler "
+               "formulation's mass matrix is singular)";
     return NULL;
 }
 
@@ -108,7 +118,7 @@ ld_integ *ld_integ_create(const ld_system *s, const ld_integ_options *o, int *st
     if (!status) status = &dummy;
     *status = LD_EINVAL;
     if (!s || ld_integ_options_check(s, o)) {
-        if (s && o && ((is_tb3(o->method) && s->m > 0) || ld_integ__is_hem(o->method)))
+        if (s && o && o->method >= 0 && o->method < LD_INTEG_COUNT && unsupported(s, o))
             *status = LD_ENOTSUPPORTED;
         return NULL;
     }
