@@ -34,7 +34,7 @@ test-release: build
 	cd $(BUILD)/release && ctest --output-on-failure -j $(JOBS)
 
 test-sanitize: deps
-	@cmake -S . -B $(BUILD)/sanitize -DCMAKE_BUILD_TYPE=Debug -DLD_SANITIZE=ON $(CMAKE_FLAGS) >/dev/null
+	@cmake -S . -B $(BUILD)/sanitize -DCMAKE_BUILD_TYPE=Debug -DLD_SANITIZE=ON -DLD_PEERS=OFF $(CMAKE_FLAGS) >/dev/null
 	@cmake --build $(BUILD)/sanitize -j $(JOBS)
 	cd $(BUILD)/sanitize && ctest --output-on-failure -j $(JOBS)
 

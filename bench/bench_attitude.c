@@ -49,6 +49,7 @@ static void meter_add(meter *m, double t, const double q[4]) {
     m->points++;
 }
 
+#if defined(LD_HAVE_GSL) || defined(LD_HAVE_ARKODE)
 /* Body-frame quaternion kinematics q̇ = ½ q ∘ (0, ω_G), as the peers integrate it. */
 static void quat_rhs_body(double t, const double q[4], double dq[4]) {
     double w[3], wq[4];
@@ -61,6 +62,7 @@ static void quat_rhs_body(double t, const double q[4], double dq[4]) {
 typedef struct peer_ctx {
     long fevals;
 } peer_ctx;
+#endif
 
 /* ------------------------------------------------------------------ solvers */
 
@@ -263,7 +265,7 @@ static void wp_point(solver *s, double setting, result *r, double *cpu_s) {
     if (nrep > 100000) nrep = 100000;
     double best = INFINITY;
     for (int rep = 0; rep < WP_REPS; ++rep) {
-        result rt;
+        result rt = {0};
         double t0 = cpu_now();
         for (long i = 0; i < nrep; ++i) integrate(s, setting, NULL, &rt);
         best = fmin(best, (cpu_now() - t0) / (double)nrep);

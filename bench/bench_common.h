@@ -35,7 +35,7 @@
 #endif
 
 /* Print "BENCH_NAME: what: why" and exit: a benchmark cannot go on without the piece. */
-static void die(const char *what, const char *why) {
+static _Noreturn void die(const char *what, const char *why) {
     fprintf(stderr, "%s: %s: %s\n", BENCH_NAME, what, why);
     exit(EXIT_FAILURE);
 }
