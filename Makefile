@@ -9,7 +9,7 @@ CMAKE_FLAGS ?=
 MAKEFLAGS += --no-print-directory
 BENCH_PEERS ?= libgsl-dev libsundials-dev libmujoco-dev
 
-.PHONY: all deps build run test test-release test-sanitize bench repro format format-check install clean mutation
+.PHONY: all deps build run test test-release test-sanitize bench repro format format-check install clean mutation fuzz
 
 all: build
 
@@ -78,3 +78,32 @@ clean:
 # Each deliberate bug in the Lie core must make a unit test fail (slow: one rebuild each).
 mutation: deps
 	scripts/mutation-check.py
+
+# Fuzz the model reader and the gyro reader with libFuzzer (clang, ASan + UBSan): each target
+# for FUZZ_SECONDS from a working corpus in $(BUILD)/fuzz/corpus-<t>/ plus the seeds; findings
+# of this run go to $(BUILD)/fuzz/crashes-<t>/ and fail the target (docs/fuzzing.md).
+FUZZ_SECONDS ?= 120
+FUZZ_TIMEOUT ?= 10
+FUZZ_RSS_MB ?= 2048
+FUZZ_MAX_LEN ?= 65536
+FUZZ_ARGS ?=
+FUZZ_SEEDS = models tests/data tests/fuzz/corpus
+fuzz: deps
+	@scripts/install-deps clang libclang-rt-14-dev
+	@CC=clang cmake -S . -B $(BUILD)/fuzz -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	    -DLD_FUZZ=ON -DLD_WERROR=OFF -DLD_PEERS=OFF $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(BUILD)/fuzz -j $(JOBS) --target fuzz_model fuzz_gyro
+	@mkdir -p $(BUILD)/fuzz && touch $(BUILD)/fuzz/.started
+	@status=0; for t in model gyro; do \
+	    mkdir -p $(BUILD)/fuzz/corpus-$$t $(BUILD)/fuzz/crashes-$$t; \
+	    echo "liedyn: fuzzing $$t for $(FUZZ_SECONDS) s"; \
+	    $(BUILD)/fuzz/tests/fuzz/fuzz_$$t $(BUILD)/fuzz/corpus-$$t $(FUZZ_SEEDS) \
+	        -dict=tests/fuzz/$$t.dict -max_total_time=$(FUZZ_SECONDS) -timeout=$(FUZZ_TIMEOUT) \
+	        -rss_limit_mb=$(FUZZ_RSS_MB) -max_len=$(FUZZ_MAX_LEN) -print_final_stats=1 \
+	        -artifact_prefix=$(BUILD)/fuzz/crashes-$$t/ $(FUZZ_ARGS) \
+	        2>$(BUILD)/fuzz/fuzz-$$t.log || status=1; \
+	    tail -n 25 $(BUILD)/fuzz/fuzz-$$t.log; \
+	done; \
+	found=$$(find $(BUILD)/fuzz/crashes-model $(BUILD)/fuzz/crashes-gyro -type f -newer $(BUILD)/fuzz/.started | sort); \
+	if [ -n "$$found" ]; then echo "liedyn: fuzzing found:"; echo "$$found"; status=1; fi; \
+	exit $$status

@@ -1,0 +1,21 @@
+/*
+ * Shared by the fuzz targets (docs/fuzzing.md): the libFuzzer entry point and a hash of the
+ * input that picks the variant of the run (integrator, formulation, method) deterministically.
+ */
+#ifndef LIEDYN_TESTS_FUZZ_FUZZ_H
+#define LIEDYN_TESTS_FUZZ_FUZZ_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Run one input. Must return 0; a crash, a sanitizer report, a leak or a hang is a finding. */
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* FNV-1a of data[size]: the same input always runs the same variant. */
+static inline uint32_t fuzz_hash(const uint8_t *data, size_t size) {
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < size; ++i) h = (h ^ data[i]) * 16777619u;
+    return h;
+}
+
+#endif
