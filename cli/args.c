@@ -4,6 +4,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
+#include <float.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -46,6 +47,10 @@ typedef enum opt_id {
     O_FACMIN,
     O_FACMAX,
     O_PROJECT,
+    O_CKPT,
+    O_CKPT_EVERY,
+    O_RESTART,
+    O_MAXSTEPS,
     O_HELP
 } opt_id;
 
@@ -80,6 +85,10 @@ static const opt_def opt_defs[] = {
     {"--facmin", O_FACMIN, 1, CMD_RUN},
     {"--facmax", O_FACMAX, 1, CMD_RUN},
     {"--project", O_PROJECT, 0, CMD_BOTH},
+    {"--checkpoint", O_CKPT, 1, CMD_RUN},
+    {"--checkpoint-every", O_CKPT_EVERY, 1, CMD_RUN},
+    {"--restart", O_RESTART, 1, CMD_RUN},
+    {"--max-steps", O_MAXSTEPS, 1, CMD_RUN},
     {"--help", O_HELP, 0, CMD_BOTH},
     {"-h", O_HELP, 0, CMD_BOTH},
 };
@@ -114,7 +123,18 @@ static void run_usage(FILE *f) {
                "  --plot FILE.png     centre-of-mass path of the first body (needs gnuplot)\n"
                "  --json              print one JSON object with the run's results\n"
                "  --quiet             no progress line\n"
-               "exit status: 0 ok, 2 bad usage or input, 3 the integration failed\n");
+               "  --checkpoint FILE   write the whole integrator state to FILE (atomically) at\n"
+               "                      the end, when stopped or failing, and every T with\n"
+               "  --checkpoint-every T\n"
+               "  --restart FILE      continue from a checkpoint of this model, integrator and\n"
+               "                      formulation (bit for bit as the run that wrote it)\n"
+               "  --max-steps N       stop after N steps, as on SIGINT/SIGTERM: the row and the\n"
+               "                      checkpoint of the state reached, exit status 5\n"
+               "CSV files hold whole rows at every moment (written in blocks of rows at least\n"
+               "every 0.1 s); SIGINT/SIGTERM finish the current step, write its row and the\n"
+               "checkpoint, and exit with 128 + the signal number.\n"
+               "exit status: 0 ok, 2 bad usage or input, 3 the integration failed, 4 output\n"
+               "could not be written, 5 stopped by --max-steps, 130/143 stopped by a signal\n");
 }
 
 static void conv_usage(FILE *f) {
@@ -139,8 +159,12 @@ static int parse_num(const char *cmd, const char *opt, const char *s, int sign, 
     char *end;
     errno = 0;
     double x = strtod(s, &end);
-    if (end == s || *end != '\0' || errno == ERANGE || !isfinite(x))
+    if (end == s || *end != '\0' || !isfinite(x))
         return cli_error("%s: %s needs a finite number, got '%s'", cmd, opt, s);
+    if (errno == ERANGE && fabs(x) > 1.0)
+        return cli_error("%s: %s is too large, got '%s'", cmd, opt, s);
+    if (errno == ERANGE || (x != 0.0 && fabs(x) < DBL_MIN))
+        return cli_error("%s: %s is too small (below %g), got '%s'", cmd, opt, DBL_MIN, s);
     if (sign == 1 && !(x > 0.0)) return cli_error("%s: %s must be positive, got '%s'", cmd, opt, s);
     if (sign == 0 && !(x >= 0.0))
         return cli_error("%s: %s must be non-negative, got '%s'", cmd, opt, s);
@@ -148,12 +172,19 @@ static int parse_num(const char *cmd, const char *opt, const char *s, int sign, 
     return 0;
 }
 
-static int parse_count(const char *cmd, const char *opt, const char *s, int *n) {
+static int parse_long(const char *cmd, const char *opt, const char *s, long *n) {
     char *end;
     errno = 0;
     long x = strtol(s, &end, 10);
     if (end == s || *end != '\0' || errno == ERANGE || x < 1 || x > 1000000000L)
         return cli_error("%s: %s needs a positive integer, got '%s'", cmd, opt, s);
+    *n = x;
+    return 0;
+}
+
+static int parse_count(const char *cmd, const char *opt, const char *s, int *n) {
+    long x = 0;
+    if (parse_long(cmd, opt, s, &x)) return 2;
     *n = (int)x;
     return 0;
 }
@@ -208,7 +239,7 @@ int parse_args(int argc, char **argv, int cmds, run_args *a) {
     a->cmd = cmds == CMD_RUN ? "run" : "convergence";
     a->integ = a->form = a->la = -1;
     a->dt = a->t_end = a->rho_inf = a->alpha = a->atol = a->rtol = NAN;
-    a->fac = a->facmin = a->facmax = NAN;
+    a->fac = a->facmin = a->facmax = a->checkpoint_every = NAN;
     const char *cmd = a->cmd;
     char list[128];
     for (int i = 0; i < argc; ++i) {
@@ -289,6 +320,18 @@ int parse_args(int argc, char **argv, int cmds, run_args *a) {
         case O_PROJECT:
             a->project = 1;
             break;
+        case O_CKPT:
+            a->checkpoint = v;
+            break;
+        case O_CKPT_EVERY:
+            rc = parse_num(cmd, o, v, 1, &a->checkpoint_every);
+            break;
+        case O_RESTART:
+            a->restart = v;
+            break;
+        case O_MAXSTEPS:
+            rc = parse_long(cmd, o, v, &a->max_steps);
+            break;
         case O_FAC:
             rc = parse_num(cmd, o, v, 1, &a->fac);
             break;
@@ -319,6 +362,8 @@ int parse_args(int argc, char **argv, int cmds, run_args *a) {
     if (!a->model) return cli_error("%s: no MODEL given (try 'liedyn %s --help')", cmd, cmd);
     if (cmds == CMD_CONV && a->ndt == 0)
         return cli_error("%s: --dt-list H1,H2,... is required", cmd);
+    if (!isnan(a->checkpoint_every) && !a->checkpoint)
+        return cli_error("%s: --checkpoint-every needs --checkpoint FILE", cmd);
     return 0;
 }
 
@@ -382,6 +427,19 @@ static int resolve_model(const char *cmd, const char *name, char *path, size_t c
                      name, list);
 }
 
+/* "tb3, tb3-paper, …": the methods with an error estimate. */
+static const char *estimating_methods(char *buf, size_t cap) {
+    size_t len = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < LD_INTEG_COUNT && len < cap; ++i) {
+        if (!ld_integ_method_has_estimate((ld_integ_method)i)) continue;
+        int w = snprintf(buf + len, cap - len, "%s%s", len ? ", " : "", integ_name_i(i));
+        if (w < 0) break;
+        len += (size_t)w;
+    }
+    return buf;
+}
+
 /* Load the model and apply the command-line overrides to m->run; 0 or 2 (message printed).
  * *method receives the integrator. On failure nothing needs freeing. */
 int load_model(const run_args *a, char *path, size_t cap, ld_model *m, int *method) {
@@ -427,8 +485,9 @@ int load_model(const run_args *a, char *path, size_t cap, ld_model *m, int *meth
         rc = cli_error("%s: alpha must be in [-1/3, 0], found %g", cmd, r->alpha);
     else if (r->adaptive && !ld_integ_method_has_estimate((ld_integ_method)*method))
         rc = cli_error("%s: step-size control%s needs an integrator with an error estimate "
-                       "(tb3, tb3-paper), not %s",
+                       "(%s), not %s",
                        a->adaptive ? cmd : path, a->adaptive ? "" : " (adaptive: true)",
+                       estimating_methods(list, sizeof list),
                        ld_integ_method_name((ld_integ_method)*method));
     else if (!r->adaptive && !(isnan(a->fac) && isnan(a->facmin) && isnan(a->facmax)))
         rc = cli_error("%s: --fac, --facmin and --facmax act only with --adaptive", cmd);
@@ -437,6 +496,12 @@ int load_model(const run_args *a, char *path, size_t cap, ld_model *m, int *meth
         rc = cli_error("%s: step-ratio factors need 0 < fac <= 1, 0 < facmin < 1 < facmax "
                        "(fac %g, facmin %g, facmax %g)",
                        cmd, r->fac, r->facmin, r->facmax);
+    else if (r->t_start + r->dt == r->t_start || r->t_end - r->dt == r->t_end)
+        rc = cli_error("%s: the step size %g is below the resolution of the time %g (its spacing "
+                       "of doubles is %g)",
+                       cmd, r->dt, fmax(fabs(r->t_start), fabs(r->t_end)),
+                       nextafter(fmax(fabs(r->t_start), fabs(r->t_end)), INFINITY) -
+                           fmax(fabs(r->t_start), fabs(r->t_end)));
     else if ((r->t_end - r->t_start) / r->dt > 1e12)
         rc = cli_error("%s: %g steps of %g to reach %g are too many", cmd,
                        (r->t_end - r->t_start) / r->dt, r->dt, r->t_end);

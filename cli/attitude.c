@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "liedyn/liedyn.h"
+#include "rowfile.h"
 
 typedef struct att_args {
     const char *case_name, *input, *out, *q0s;
@@ -159,7 +160,7 @@ static int parse_args(int argc, char **argv, att_args *a) {
 }
 
 typedef struct att_sink {
-    FILE *csv;
+    rowfile *csv;
     const ld_att_case *c;
     ld_att_metrics m;
     int write_error;
@@ -178,10 +179,11 @@ static int att_sink_fn(const ld_attitude_point *pt, void *user) {
         err = ld_quat_angle(qe, pt->q);
     }
     if (s->csv) {
-        int n = fprintf(s->csv, "%.17g,%.17g,%.17g,%.17g,%.17g", pt->t, pt->q[0], pt->q[1],
-                        pt->q[2], pt->q[3]);
-        if (n >= 0 && s->c) n = fprintf(s->csv, ",%.6e", err);
-        if (n < 0 || fputc('\n', s->csv) == EOF) {
+        rowfile_printf(s->csv, "%.17g,%.17g,%.17g,%.17g,%.17g", pt->t, pt->q[0], pt->q[1], pt->q[2],
+                       pt->q[3]);
+        if (s->c) rowfile_printf(s->csv, ",%.6e", err);
+        rowfile_printf(s->csv, "\n");
+        if (rowfile_end_row(s->csv, 1) != 0) {
             s->write_error = 1;
             return LD_EIO;
         }
@@ -268,20 +270,23 @@ int cli_attitude(int argc, char **argv) {
     memset(&sink, 0, sizeof sink);
     sink.c = c;
     sink.param = ld_att_method_has_param(o.method) ? o.param : LD_PARAM_QUAT;
+    rowfile csv;
     if (a.out) {
-        sink.csv = fopen(a.out, "w");
-        if (!sink.csv) {
+        if (rowfile_open(&csv, a.out) != 0) {
             ld_gyro_free(g);
             return cli_error("attitude: cannot write '%s': %s", a.out, strerror(errno));
         }
-        fprintf(sink.csv, "t,qw,qx,qy,qz%s\n", c ? ",angle_error" : "");
+        sink.csv = &csv;
+        rowfile_printf(sink.csv, "t,qw,qx,qy,qz%s\n", c ? ",angle_error" : "");
+        if (rowfile_end_row(sink.csv, 0) != 0) sink.write_error = 1;
     }
     ld_att_metrics_init(&sink.m);
     ld_attitude_stats st;
     double cpu0 = cpu_seconds();
     rc = ld_attitude_integrate(&pb, &o, att_sink_fn, &sink, &st);
     double cpu = cpu_seconds() - cpu0;
-    if (sink.csv && fclose(sink.csv) != 0) sink.write_error = 1;
+    if (sink.csv && rowfile_close(sink.csv) != 0) sink.write_error = 1;
+    if (sink.write_error && rc == LD_EIO) rc = 0; /* reported as an output failure below */
     ld_gyro_free(g);
     double rl2[4];
     ld_att_metrics_rl2(&sink.m, rl2);
@@ -291,8 +296,14 @@ int cli_attitude(int argc, char **argv) {
                c ? c->name : "input", ld_att_method_name(o.method),
                ld_att_method_has_param(o.method) ? ld_param_name(o.param) : "quat",
                pb.frame == LD_FRAME_BODY ? "body" : "spatial");
-        printf("\"status\": \"%s\", ", rc == 0 ? "ok" : "failed");
+        printf("\"status\": \"%s\", ", rc ? "failed" : sink.write_error ? "output_failed" : "ok");
         if (rc) printf("\"error\": \"%s\", ", ld_strerror(rc));
+        if (sink.csv) printf("\"csv_rows\": %ld, ", sink.csv->rows);
+        if (sink.write_error) {
+            printf("\"output_error\": ");
+            json_str(sink.csv->err);
+            printf(", ");
+        }
         json_num("t_end", pb.t1, 1);
         json_num("t_end_reached", st.t_reached, 1);
         printf("\"steps\": %ld, \"rejected\": %ld, \"fevals\": %ld, ", st.steps, st.rejected,
@@ -330,7 +341,10 @@ int cli_attitude(int argc, char **argv) {
         printf("  q(end) = [%.15g, %.15g, %.15g, %.15g]\n", st.q_end[0], st.q_end[1], st.q_end[2],
                st.q_end[3]);
     }
-    if (sink.write_error) return cli_error("attitude: writing '%s' failed", a.out);
+    if (sink.write_error && !rc) {
+        cli_error("attitude: %s", csv.err);
+        return 4;
+    }
     if (rc) {
         cli_error("attitude: integration failed at t = %.10g: %s", st.t_reached, ld_strerror(rc));
         return 3;

@@ -6,13 +6,17 @@
 
 /* Print "liedyn: <message>" on stderr as one line; returns 2 (the usage-error exit code). */
 int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Flush stdout, remembering the reason of a failure for the exit check in main. 0 or -1. */
+int cli_flush_stdout(void);
+/* s as a JSON string (quoted, escaped) on stdout. */
+void json_str(const char *s);
 
 /* liedyn attitude ARGS... (argv without the command name). Returns the exit code. */
 int cli_attitude(int argc, char **argv);
 
 /* liedyn run MODEL ARGS... and liedyn convergence MODEL ARGS... (cli/run.c, cli/convergence.c; argv
  * without the command name). Return the exit code: 0 ok, 2 bad usage or input, 3 the integration
- * failed. */
+ * failed, 4 output could not be written, 5 stopped by --max-steps, 128 + N stopped by signal N. */
 int cli_run(int argc, char **argv);
 int cli_convergence(int argc, char **argv);
 

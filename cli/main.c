@@ -6,6 +6,7 @@
  *   liedyn convergence observed order of an integrator on a model (see cli/run.c)
  *   liedyn version     print the library version
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -68,7 +69,8 @@ static void usage(FILE *f) {
                "  version      print the library version\n");
 }
 
-int main(int argc, char **argv) {
+/* Run the command named by argv[1]; its exit status. */
+static int dispatch(int argc, char **argv) {
     if (argc < 2) {
         usage(stderr);
         return 2;
@@ -87,4 +89,26 @@ int main(int argc, char **argv) {
     }
     fprintf(stderr, "liedyn: unknown command '%s' (try 'liedyn help')\n", argv[1]);
     return 2;
+}
+
+static int stdout_errno = 0; /* errno of the first failed flush of stdout */
+
+int cli_flush_stdout(void) {
+    errno = 0;
+    if (fflush(stdout) == 0 && !ferror(stdout)) return 0;
+    if (!stdout_errno) stdout_errno = errno ? errno : EIO;
+    return -1;
+}
+
+/* Whatever the command printed must reach standard output: a failed write there (a full
+ * disk, a closed pipe, /dev/full) turns a success into exit status 4. */
+int main(int argc, char **argv) {
+    int rc = dispatch(argc, argv);
+    int bad = cli_flush_stdout() != 0;
+    if (fclose(stdout) != 0 && !stdout_errno) stdout_errno = errno ? errno : EIO;
+    if (bad || stdout_errno) {
+        cli_error("writing to standard output failed: %s", strerror(stdout_errno));
+        if (rc == 0) rc = 4;
+    }
+    return rc;
 }

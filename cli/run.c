@@ -6,6 +6,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <signal.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -108,23 +109,39 @@ static int plot_run(const char *csv, const char *png, const ld_model *m) {
     return 0;
 }
 
-/* A temporary CSV next to png for --plot without --out. NULL with a message on failure. */
-static FILE *plot_temp_csv(const char *png, char *name, size_t cap) {
+/* A temporary file name next to png for the CSV of --plot without --out. 0 or 2. */
+static int plot_temp_csv(const char *png, char *name, size_t cap) {
     const char *slash = strrchr(png, '/');
     int dlen = slash ? (int)(slash - png) : 1;
     snprintf(name, cap, "%.*s/.liedyn-plot-XXXXXX", dlen, slash ? png : ".");
     int fd = mkstemp(name);
-    if (fd < 0) {
-        cli_error("run: cannot create a temporary file next to '%s': %s", png, strerror(errno));
-        return NULL;
+    if (fd < 0)
+        return cli_error("run: cannot create a temporary file next to '%s': %s", png,
+                         strerror(errno));
+    close(fd);
+    return 0;
+}
+
+/* "ok", "failed", "output_failed" or "stopped". */
+static const char *run_status(const sim *S) {
+    if (S->status) return "failed";
+    if (S->io_error) return "output_failed";
+    return S->stopped ? "stopped" : "ok";
+}
+
+/* What the run wrote, as JSON members (", \"csv_rows\": …"). */
+static void json_outputs(const sim *S) {
+    if (S->csv) printf(", \"csv_rows\": %ld", S->csv->rows);
+    if (S->vtk_dir) printf(", \"vtk_files\": %ld", S->vtk_files);
+    if (S->ck_path) printf(", \"checkpoints\": %ld", S->ck_written);
+    if (S->io_error) {
+        printf(", \"output_error\": ");
+        json_str(S->io_msg);
     }
-    FILE *f = fdopen(fd, "w");
-    if (!f) {
-        cli_error("run: cannot write '%s': %s", name, strerror(errno));
-        close(fd);
-        unlink(name);
+    if (S->stopped) {
+        printf(", \"stopped_by\": ");
+        json_str(S->stopped > 0 ? (S->stopped == SIGINT ? "SIGINT" : "SIGTERM") : "max-steps");
     }
-    return f;
 }
 
 static void print_json(const sim *S, const ld_model *m, const char *base) {
@@ -164,7 +181,9 @@ static void print_json(const sim *S, const ld_model *m, const char *base) {
         printf(", \"max_error_estimate\": ");
         json_num(S->errmax);
     }
-    printf(", \"status\": \"%s\", ", S->status ? "failed" : "ok");
+    printf(", \"status\": \"%s\"", run_status(S));
+    json_outputs(S);
+    printf(", ");
     if (S->status) {
         printf("\"error\": ");
         json_str(S->msg);
@@ -202,9 +221,13 @@ static void print_json(const sim *S, const ld_model *m, const char *base) {
 }
 
 static void print_summary(const sim *S, const char *base, const run_args *a) {
+    const char *st = S->status     ? "FAILED"
+                     : S->io_error ? "OUTPUT FAILED"
+                     : S->stopped  ? "stopped"
+                                   : "ok";
     printf("%s: %s on %s, dt = %.6g, t = %.6g .. %.6g: %s at t = %.10g\n", base,
-           ld_integ_method_name(S->o.method), ld_formulation_name(S->form), S->dt, S->t0, S->t1,
-           S->status ? "FAILED" : "ok", S->t);
+           ld_integ_method_name(S->o.method), ld_formulation_name(S->form), S->dt, S->t0, S->t1, st,
+           S->t);
     printf("  %ld steps, %.3g Newton iterations/step, %ld rejected, cpu %.3g s\n", S->st.steps,
            S->st.steps > 0 ? (double)S->st.newton_iterations / (double)S->st.steps : 0.0,
            S->st.rejected, S->cpu);
@@ -218,9 +241,58 @@ static void print_summary(const sim *S, const char *base, const run_args *a) {
     printf(")\n  max |Phi| %.3e", S->phimax);
     if (S->any_exact) printf(", max angle error %.3e rad", S->angmax);
     printf("\n");
-    if (a->out) printf("  csv: %s (%d rows)\n", a->out, S->rows);
-    if (a->vtk) printf("  vtk: %s/%s_*.vtk, %s/%s.vtk.series\n", a->vtk, base, a->vtk, base);
+    if (a->out) printf("  csv: %s (%ld rows)\n", a->out, S->csv ? S->csv->rows : 0L);
+    if (a->vtk)
+        printf("  vtk: %s/%s_*.vtk (%ld files), %s/%s.vtk.series\n", a->vtk, base, S->vtk_files,
+               a->vtk, base);
+    if (S->ck_path) printf("  checkpoint: %s (t = %.10g)\n", S->ck_path, S->t);
     if (a->plot) printf("  plot: %s\n", a->plot);
+}
+
+/* Open the outputs asked for: the VTK directory, the CSV (or the plot's temporary CSV). 0 or
+ * 2 (message printed). */
+static int open_outputs(sim *S, const run_args *a, rowfile *csv, char *tmp_csv, size_t cap) {
+    if (a->vtk) {
+        S->vtk_dir = a->vtk;
+        snprintf(S->series_name, sizeof S->series_name, "%s/%s.vtk.series", a->vtk, S->base);
+        if (make_dirs(a->vtk) != 0)
+            return cli_error("run: cannot create directory '%s': %s", a->vtk, strerror(errno));
+    }
+    const char *path = a->out;
+    if (!path && a->plot) {
+        if (plot_temp_csv(a->plot, tmp_csv, cap)) return 2;
+        path = tmp_csv;
+    }
+    if (!path) return 0;
+    if (rowfile_open(csv, path) != 0)
+        return cli_error("run: cannot write '%s': %s", path, strerror(errno));
+    S->csv = csv;
+    return 0;
+}
+
+/* Close the outputs; failures are recorded in S (io_error). */
+static void close_outputs(sim *S) {
+    if (S->csv && rowfile_close(S->csv) != 0) io_fail_msg(S, S->csv->err);
+    if (S->vtk_dir) (void)write_series(S);
+}
+
+/* The one line on stderr that says how the run ended (nothing if it ended well). */
+static void report_end(const sim *S, int run_rc) {
+    if (run_rc == 3) cli_error("run failed at t = %.10g: %s", S->t, S->msg);
+    if (S->io_error) cli_error("run: %s", S->io_msg);
+    if (S->stopped)
+        cli_error("run stopped by %s at t = %.10g after %ld steps%s%s%s",
+                  S->stopped > 0 ? (S->stopped == SIGINT ? "SIGINT" : "SIGTERM") : "--max-steps",
+                  S->t, S->st.steps, S->ck_path ? "; continue with --restart " : "",
+                  S->ck_path ? S->ck_path : "", S->ck_path ? "" : " (no --checkpoint given)");
+}
+
+/* Exit status of a run: 3 failed, 4 output failed, 128 + signal or 5 stopped, 2 plot. */
+static int run_exit(const sim *S, int run_rc, int plot_rc) {
+    if (run_rc == 3) return 3;
+    if (S->io_error) return 4;
+    if (S->stopped) return S->stopped > 0 ? 128 + S->stopped : 5;
+    return plot_rc ? 2 : 0;
 }
 
 int cli_run(int argc, char **argv) {
@@ -236,56 +308,38 @@ int cli_run(int argc, char **argv) {
     sim S;
     sim_init(&S, &m, path, "run", method, a.la, a.project);
     model_base(&m, path, S.base, sizeof S.base);
+    S.ck_path = a.checkpoint;
+    S.ck_every = a.checkpoint_every;
+    S.max_steps = a.max_steps;
+    S.tag = model_tag(&m, (int)S.form);
     char tmp_csv[PATH_CAP] = "";
-    char series_name[PATH_CAP + LD_NAME_MAX + 32] = "";
+    rowfile csv;
     rc = sim_setup(&S);
-    if (!rc && a.vtk) {
-        S.vtk_dir = a.vtk;
-        snprintf(series_name, sizeof series_name, "%s/%s.vtk.series", a.vtk, S.base);
-        if (make_dirs(a.vtk) != 0)
-            rc = cli_error("run: cannot create directory '%s': %s", a.vtk, strerror(errno));
-        else if (!(S.series = fopen(series_name, "w")))
-            rc = cli_error("run: cannot write '%s': %s", series_name, strerror(errno));
-        else
-            fputs("{\n  \"file-series-version\": \"1.0\",\n  \"files\": [\n", S.series);
-    }
-    if (!rc && a.out) {
-        S.csv = fopen(a.out, "w");
-        if (!S.csv) rc = cli_error("run: cannot write '%s': %s", a.out, strerror(errno));
-    } else if (!rc && a.plot) {
-        S.csv = plot_temp_csv(a.plot, tmp_csv, sizeof tmp_csv);
-        if (!S.csv) rc = 2;
-    }
+    if (!rc && a.restart) rc = sim_restart(&S, a.restart);
+    if (!rc) rc = open_outputs(&S, &a, &csv, tmp_csv, sizeof tmp_csv);
     if (rc) {
-        if (S.series) {
-            fclose(S.series);
-            unlink(series_name);
-        }
+        if (S.csv) rowfile_close(S.csv);
+        if (tmp_csv[0]) unlink(tmp_csv);
         sim_free(&S);
         ld_model_free(&m);
         return 2;
     }
     if (S.csv) csv_header(&S);
     S.progress = !a.quiet && !a.json && isatty(2);
+    sim_catch_signals();
     int run_rc = sim_run(&S);
-    if (S.csv && (ferror(S.csv) | fclose(S.csv))) io_fail(&S, "CSV file", a.out ? a.out : tmp_csv);
-    if (S.series) {
-        fputs("\n  ]\n}\n", S.series);
-        if (ferror(S.series) | fclose(S.series)) io_fail(&S, "series file", series_name);
-    }
+    close_outputs(&S);
     if (a.json)
         print_json(&S, &m, S.base);
     else
         print_summary(&S, S.base, &a);
-    fflush(stdout);
+    (void)cli_flush_stdout();
     int plot_rc = 0;
     if (a.plot && !S.io_error) plot_rc = plot_run(a.out ? a.out : tmp_csv, a.plot, &m);
     if (tmp_csv[0]) unlink(tmp_csv);
-    if (run_rc) cli_error("run failed at t = %.10g: %s", S.t, S.msg);
-    int io = S.io_error;
-    if (io && !run_rc) cli_error("run: %s", S.io_msg);
+    report_end(&S, run_rc);
+    int code = run_exit(&S, run_rc, plot_rc);
     sim_free(&S);
     ld_model_free(&m);
-    if (run_rc) return 3;
-    return io || plot_rc ? 2 : 0;
+    return code;
 }

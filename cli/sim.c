@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <time.h>
 
 #include "cli.h"
@@ -36,6 +37,9 @@ void sim_free(sim *S) {
     free(S->phi);
     free(S->exact);
     free(S->bx);
+    free(S->vtk_times);
+    S->vtk_times = NULL;
+    S->vtk_cap = 0;
     S->it = NULL;
     S->compiled = 0;
     S->q0 = S->v0 = S->phi = S->bx = NULL;
@@ -115,33 +119,40 @@ static void sim_measure(sim *S, double t, const double *q, const double *v) {
     }
 }
 
-void io_fail(sim *S, const char *what, const char *name) {
+void io_fail_msg(sim *S, const char *msg) {
     if (S->io_error) return;
     S->io_error = 1;
-    snprintf(S->io_msg, sizeof S->io_msg, "writing %s '%s' failed: %s", what, name,
-             strerror(errno));
+    snprintf(S->io_msg, sizeof S->io_msg, "%s", msg);
+}
+
+void io_fail(sim *S, const char *what, const char *name) {
+    char buf[PATH_CAP + 128];
+    snprintf(buf, sizeof buf, "writing %s '%s' failed: %s", what, name, strerror(errno));
+    io_fail_msg(S, buf);
 }
 
 void csv_header(sim *S) {
     static const char *const cols[13] = {"x",  "y",  "z",  "qw", "qx", "qy", "qz",
                                          "wx", "wy", "wz", "vx", "vy", "vz"};
-    fputs("t", S->csv);
+    rowfile *f = S->csv;
+    rowfile_printf(f, "t");
     for (int b = 0; b < S->m->nbodies; ++b)
-        for (int c = 0; c < 13; ++c) fprintf(S->csv, ",%s.%s", S->m->bodies[b].name, cols[c]);
-    fputs(",energy,constraint_residual", S->csv);
+        for (int c = 0; c < 13; ++c) rowfile_printf(f, ",%s.%s", S->m->bodies[b].name, cols[c]);
+    rowfile_printf(f, ",energy,constraint_residual");
     for (int b = 0; b < S->m->nbodies; ++b)
-        if (S->exact[b]) fprintf(S->csv, ",%s.angle_error", S->m->bodies[b].name);
-    if (S->est) fputs(",h,error_estimate", S->csv);
+        if (S->exact[b]) rowfile_printf(f, ",%s.angle_error", S->m->bodies[b].name);
+    if (S->est) rowfile_printf(f, ",h,error_estimate");
     static const char *const rc[6] = {"fx", "fy", "fz", "tx", "ty", "tz"};
     for (int j = 0; j < S->m->njoints; ++j)
         for (int c = 0; c < 6; ++c) {
             const char *nm = S->m->joints[j].name;
             if (nm[0])
-                fprintf(S->csv, ",%s.%s", nm, rc[c]);
+                rowfile_printf(f, ",%s.%s", nm, rc[c]);
             else
-                fprintf(S->csv, ",joint%d.%s", j, rc[c]);
+                rowfile_printf(f, ",joint%d.%s", j, rc[c]);
         }
-    fputc('\n', S->csv);
+    rowfile_printf(f, "\n");
+    if (rowfile_end_row(f, 0) != 0) io_fail_msg(S, f->err);
 }
 
 static void vtk_vectors(FILE *f, const char *name, const double *v, int n) {
@@ -163,21 +174,68 @@ static void vtk_rod_lines(FILE *f, const ld_model *m) {
     }
 }
 
+/* Open NAME.tmp for writing; its content replaces name at close_atomic. */
+static FILE *open_atomic(const char *name, char *tmp, size_t cap) {
+    snprintf(tmp, cap, "%s.tmp", name);
+    return fopen(tmp, "w");
+}
+
+/* Close f and rename tmp to name, or remove tmp on any failure (io_fail then). 0 or -1. */
+static int close_atomic(sim *S, FILE *f, const char *tmp, const char *name, const char *what) {
+    int bad = ferror(f) | fclose(f);
+    if (!bad && rename(tmp, name) == 0) return 0;
+    io_fail(S, what, name);
+    unlink(tmp);
+    return -1;
+}
+
+int write_series(sim *S) {
+    if (!S->series_name[0]) return 0;
+    char tmp[sizeof S->series_name + 8];
+    FILE *f = open_atomic(S->series_name, tmp, sizeof tmp);
+    if (!f) {
+        io_fail(S, "series file", S->series_name);
+        return -1;
+    }
+    fputs("{\n  \"file-series-version\": \"1.0\",\n  \"files\": [\n", f);
+    for (long i = 0; i < S->vtk_files; ++i)
+        fprintf(f, "%s    {\"name\": \"%s_%05ld.vtk\", \"time\": %.17g}", i ? ",\n" : "", S->base,
+                i, S->vtk_times[i]);
+    fputs("\n  ]\n}\n", f);
+    S->series_written = wall_seconds();
+    return close_atomic(S, f, tmp, S->series_name, "series file");
+}
+
+/* Record the time of VTK file number S->vtk_files for the series. 0 or -1. */
+static int series_add(sim *S, double t) {
+    if (S->vtk_files == S->vtk_cap) {
+        long cap = S->vtk_cap ? 2 * S->vtk_cap : 256;
+        double *p = realloc(S->vtk_times, (size_t)cap * sizeof(double));
+        if (!p) return -1;
+        S->vtk_times = p;
+        S->vtk_cap = cap;
+    }
+    S->vtk_times[S->vtk_files] = t;
+    return 0;
+}
+
 /* One legacy-VTK POLYDATA file: a vertex per body at its centre of mass (rods: a polyline
  * through their nodes), the body axes and the velocity as point vectors; listed in the
- * .vtk.series file. */
+ * .vtk.series file. Written to a temporary name and renamed, so a file is whole or absent. */
 static void write_vtk(sim *S, double t, const double *q, const double *v) {
     int nb = S->m->nbodies;
-    char name[PATH_CAP + LD_NAME_MAX + 32];
+    char name[PATH_CAP + LD_NAME_MAX + 32], tmp[sizeof name + 8];
     snprintf(name, sizeof name, "%s/%s_%05ld.vtk", S->vtk_dir, S->base, S->vtk_files);
-    FILE *f = fopen(name, "w");
-    if (!f) {
+    double *x = malloc(18 * (size_t)nb * sizeof(double));
+    if (!x || series_add(S, t) != 0) {
+        free(x);
+        errno = ENOMEM;
         io_fail(S, "VTK file", name);
         return;
     }
-    double *x = malloc(18 * (size_t)nb * sizeof(double));
-    if (!x) {
-        fclose(f);
+    FILE *f = open_atomic(name, tmp, sizeof tmp);
+    if (!f) {
+        free(x);
         io_fail(S, "VTK file", name);
         return;
     }
@@ -208,12 +266,9 @@ static void write_vtk(sim *S, double t, const double *q, const double *v) {
     vtk_vectors(f, "velocity", vel, nb);
     vtk_vectors(f, "angular_velocity", om, nb);
     free(x);
-    if (ferror(f) | fclose(f)) io_fail(S, "VTK file", name);
-    if (S->series) {
-        fprintf(S->series, "%s    {\"name\": \"%s_%05ld.vtk\", \"time\": %.17g}",
-                S->vtk_files ? ",\n" : "", S->base, S->vtk_files, t);
-    }
+    if (close_atomic(S, f, tmp, name, "VTK file") != 0) return;
     S->vtk_files++;
+    if (wall_seconds() - S->series_written > 0.5) (void)write_series(S);
 }
 
 /* One output row: CSV and VTK. */
@@ -221,33 +276,33 @@ static void write_row(sim *S, double t, const double *q, const double *v) {
     S->last_row_t = t;
     S->rows++;
     if (S->csv) {
-        FILE *f = S->csv;
+        rowfile *f = S->csv;
         int nb = S->m->nbodies;
-        fprintf(f, "%.17g", t);
+        rowfile_printf(f, "%.17g", t);
         for (int b = 0; b < nb; ++b) {
             double x[3], qq[4], w[3], xd[3];
             ld_model_body_state(&S->s, b, q, v, x, qq, w, xd);
-            fprintf(f, ",%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g", x[0], x[1], x[2], qq[0], qq[1],
-                    qq[2], qq[3]);
-            fprintf(f, ",%.17g,%.17g,%.17g,%.17g,%.17g,%.17g", w[0], w[1], w[2], xd[0], xd[1],
-                    xd[2]);
+            rowfile_printf(f, ",%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g", x[0], x[1], x[2], qq[0],
+                           qq[1], qq[2], qq[3]);
+            rowfile_printf(f, ",%.17g,%.17g,%.17g,%.17g,%.17g,%.17g", w[0], w[1], w[2], xd[0],
+                           xd[1], xd[2]);
         }
-        fprintf(f, ",%.17g,%.17g", state_energy(S, t, q, v), state_phi(S, t, q));
+        rowfile_printf(f, ",%.17g,%.17g", state_energy(S, t, q, v), state_phi(S, t, q));
         for (int b = 0; b < nb; ++b) {
             if (!S->exact[b]) continue;
             double x[3], qq[4], w[3], xd[3];
             ld_model_body_state(&S->s, b, q, v, x, qq, w, xd);
-            fprintf(f, ",%.17g", angle_error(S, b, t, qq));
+            rowfile_printf(f, ",%.17g", angle_error(S, b, t, qq));
         }
-        if (S->est) fprintf(f, ",%.17g,%.17g", S->row_h, S->row_err);
+        if (S->est) rowfile_printf(f, ",%.17g,%.17g", S->row_h, S->row_err);
         for (int j = 0; j < S->m->njoints; ++j) {
             double jf[3] = {NAN, NAN, NAN}, jt[3] = {NAN, NAN, NAN};
             (void)ld_model_joint_reaction(&S->s, j, q, ld_integ_lambda(S->it), jf, jt);
-            fprintf(f, ",%.17g,%.17g,%.17g,%.17g,%.17g,%.17g", jf[0], jf[1], jf[2], jt[0], jt[1],
-                    jt[2]);
+            rowfile_printf(f, ",%.17g,%.17g,%.17g,%.17g,%.17g,%.17g", jf[0], jf[1], jf[2], jt[0],
+                           jt[1], jt[2]);
         }
-        fputc('\n', f);
-        if (ferror(f)) io_fail(S, "CSV file", "output");
+        rowfile_printf(f, "\n");
+        if (rowfile_end_row(f, 1) != 0) io_fail_msg(S, f->err);
     }
     if (S->vtk_dir) write_vtk(S, t, q, v);
 }
@@ -267,57 +322,101 @@ static int show_progress(const sim *S, double t, long steps, double wall0, doubl
     return w > 0 ? w : 0;
 }
 
-/* Step n of nsteps: to the grid point n·dt (fixed steps) or one controlled step. */
+/* Step n of nsteps: to the grid point t0 + n·dt (fixed steps) or one controlled step. */
 static int sim_advance(sim *S, long n, long nsteps) {
     if (S->o.adaptive) return ld_integ_step_adaptive(S->it, S->t1);
-    double target = n == nsteps ? S->t1 : S->t0 + (double)n * S->dt;
+    double target = n == nsteps ? S->t1 : S->grid0 + (double)n * S->dt;
     return ld_integ_advance_to(S->it, target);
 }
 
-/* Step from t0 to t1; fills the results. Returns 0 or 3 (a step failed; S->msg says why). */
+/* The step failed: keep the reason and write the state reached. */
+static void sim_failed(sim *S, int rc, double t, const double *q, const double *v) {
+    const char *why = ld_integ_message(S->it);
+    snprintf(S->msg, sizeof S->msg, "%s", why[0] ? why : ld_strerror(rc));
+    S->status = rc;
+    if (t != S->last_row_t) {
+        sim_measure(S, t, q, v);
+        write_row(S, t, q, v);
+    }
+}
+
+/* After an accepted step: the step statistics, running maxima, the output row and the
+ * periodic checkpoint. */
+static void sim_accepted(sim *S, double t, const double *q, const double *v) {
+    S->row_h = ld_integ_last_h(S->it);
+    S->row_err = ld_integ_last_error(S->it);
+    S->hmin = fmin(S->hmin, S->row_h);
+    S->hmax = fmax(S->hmax, S->row_h);
+    S->errmax = fmax(S->errmax, S->row_err);
+    sim_measure(S, t, q, v);
+    if (S->n % S->every == 0 || t >= S->t1) write_row(S, t, q, v);
+    if (S->ck_path && isfinite(S->ck_every) && t >= S->ck_next && t < S->t1) {
+        (void)sim_checkpoint(S);
+        while (S->ck_next <= t) S->ck_next += S->ck_every;
+    }
+}
+
+/* Stop early (a signal or --max-steps): the row of the state reached and a checkpoint. */
+static void sim_stop(sim *S, double t, const double *q, const double *v, int why) {
+    S->stopped = why;
+    if (t != S->last_row_t) write_row(S, t, q, v);
+}
+
+/* The results of the run from the final state. */
+static void sim_finish(sim *S, const double *q, const double *v) {
+    S->t = ld_integ_t(S->it);
+    S->e1 = state_energy(S, S->t, q, v);
+    ld_integ_get_stats(S->it, &S->st);
+    int nb = S->m->nbodies;
+    for (int b = 0; b < nb; ++b)
+        ld_model_body_state(&S->s, b, q, v, S->bx + 3 * b, S->bq + 4 * b, S->bw + 3 * b,
+                            S->bv + 3 * b);
+    if (S->ck_path && S->status >= 0) (void)sim_checkpoint(S);
+}
+
+/* Step from t0 (or the restart point) to t1; fills the results. Returns 0, 3 (a step failed;
+ * S->msg says why), 4 (output failed; S->io_msg) or 5 (stopped early; S->stopped). */
 int sim_run(sim *S) {
     ld_integ *it = S->it;
     const double *q = ld_integ_q(it), *v = ld_integ_v(it);
-    double span = S->t1 - S->t0;
-    long nsteps = (long)ceil(span / S->dt - 1e-9);
+    long nsteps = (long)ceil((S->t1 - S->grid0) / S->dt - 1e-9);
     if (nsteps < 1) nsteps = 1;
-    S->phimax = 0.0;
-    S->angmax = 0.0;
-    S->hmin = INFINITY;
-    S->hmax = S->errmax = 0.0;
-    S->row_h = 0.0;
-    S->row_err = NAN;
-    S->e0 = state_energy(S, S->t0, q, v);
-    sim_measure(S, S->t0, q, v);
-    write_row(S, S->t0, q, v);
+    if (!S->restarted) {
+        S->phimax = S->angmax = 0.0;
+        S->hmin = INFINITY;
+        S->hmax = S->errmax = 0.0;
+        S->row_h = 0.0;
+        S->row_err = NAN;
+        S->e0 = state_energy(S, S->t0, q, v);
+    }
+    double tc = ld_integ_t(it);
+    if (S->ck_path && isfinite(S->ck_every))
+        S->ck_next = S->t0 + S->ck_every * (floor((tc - S->t0) / S->ck_every) + 1.0);
+    sim_measure(S, tc, q, v);
+    write_row(S, tc, q, v);
     double wall0 = wall_seconds(), next = wall0 + 0.2;
     int shown = 0;
-    for (long n = 1; S->o.adaptive ? ld_integ_t(it) < S->t1 : n <= nsteps; ++n) {
+    long taken = 0;
+    while (!S->io_error && (S->o.adaptive ? ld_integ_t(it) < S->t1 : S->n < nsteps)) {
+        if (sim_stop_signal || (S->max_steps > 0 && taken >= S->max_steps)) {
+            sim_stop(S, ld_integ_t(it), q, v, sim_stop_signal ? (int)sim_stop_signal : -1);
+            break;
+        }
         double c0 = cpu_seconds();
-        int rc = sim_advance(S, n, nsteps);
+        int rc = sim_advance(S, S->n + 1, nsteps);
         S->cpu += cpu_seconds() - c0;
         q = ld_integ_q(it);
         v = ld_integ_v(it);
         double t = ld_integ_t(it);
         if (rc) {
-            const char *why = ld_integ_message(it);
-            snprintf(S->msg, sizeof S->msg, "%s", why[0] ? why : ld_strerror(rc));
-            S->status = rc;
-            if (t != S->last_row_t) {
-                sim_measure(S, t, q, v);
-                write_row(S, t, q, v);
-            }
+            sim_failed(S, rc, t, q, v);
             break;
         }
-        S->row_h = ld_integ_last_h(it);
-        S->row_err = ld_integ_last_error(it);
-        S->hmin = fmin(S->hmin, S->row_h);
-        S->hmax = fmax(S->hmax, S->row_h);
-        S->errmax = fmax(S->errmax, S->row_err);
-        sim_measure(S, t, q, v);
-        if (n % S->every == 0 || t >= S->t1) write_row(S, t, q, v);
+        S->n++;
+        taken++;
+        sim_accepted(S, t, q, v);
         if (S->progress) {
-            int w = show_progress(S, t, n, wall0, &next);
+            int w = show_progress(S, t, taken, wall0, &next);
             shown = w > shown ? w : shown;
         }
     }
@@ -325,14 +424,10 @@ int sim_run(sim *S) {
         fprintf(stderr, "\r%*s\r", shown, "");
         fflush(stderr);
     }
-    S->t = ld_integ_t(it);
-    S->e1 = state_energy(S, S->t, q, v);
-    ld_integ_get_stats(it, &S->st);
-    int nb = S->m->nbodies;
-    for (int b = 0; b < nb; ++b)
-        ld_model_body_state(&S->s, b, q, v, S->bx + 3 * b, S->bq + 4 * b, S->bw + 3 * b,
-                            S->bv + 3 * b);
-    return S->status ? 3 : 0;
+    sim_finish(S, q, v);
+    if (S->status) return 3;
+    if (S->io_error) return 4;
+    return S->stopped ? 5 : 0;
 }
 
 /* A sim from the model's (overridden) run block. */
@@ -364,7 +459,7 @@ void sim_init(sim *S, const ld_model *m, const char *path, const char *cmd, int 
         S->o.atol = fmin(S->o.atol, 1e-2 * S->o.err_atol);
         S->o.rtol = fmin(S->o.rtol, 1e-2 * S->o.err_rtol);
     }
-    S->t0 = m->run.t_start;
+    S->t0 = S->grid0 = m->run.t_start;
     S->t1 = m->run.t_end;
     S->dt = m->run.dt;
     S->every = m->run.output_every > 0 ? m->run.output_every : 1;

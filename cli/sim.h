@@ -5,11 +5,14 @@
 #ifndef LIEDYN_CLI_SIM_H
 #define LIEDYN_CLI_SIM_H
 
+#include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "liedyn/integrator.h"
 #include "liedyn/model.h"
 #include "liedyn/system.h"
+#include "rowfile.h"
 
 #define MAX_DT_LIST 32
 #define PATH_CAP    4096
@@ -30,6 +33,9 @@ typedef struct run_args {
     int adaptive;                                 /* --adaptive given */
     int project;                                  /* --project given */
     const char *out, *vtk, *plot, *ref;
+    const char *checkpoint, *restart; /* --checkpoint FILE, --restart FILE */
+    double checkpoint_every;          /* NAN: only at the end and when stopped */
+    long max_steps;                   /* 0: no limit */
     int json, quiet;
     int ndt;
     double dts[MAX_DT_LIST];
@@ -44,8 +50,12 @@ typedef struct sim {
     ld_integ_options o;
     double t0, t1, dt;
     int every;
-    FILE *csv;           /* optional */
+    rowfile *csv;        /* optional */
     const char *vtk_dir; /* optional */
+    const char *ck_path; /* checkpoint file (optional) */
+    double ck_every;     /* interval of checkpoints (NAN: at the end and when stopped) */
+    long max_steps;      /* stop after this many steps of this invocation (0: no limit) */
+    uint64_t tag;        /* the model's tag in checkpoints */
     char base[LD_NAME_MAX];
     int progress;
     /* run time */
@@ -54,12 +64,21 @@ typedef struct sim {
     double *q0, *v0, *phi;
     int *exact; /* per body: the model prescribes its rotation */
     ld_integ *it;
-    FILE *series;
+    char series_name[PATH_CAP + LD_NAME_MAX + 32]; /* "" without VTK output */
+    double *vtk_times;
+    long vtk_cap;
+    double series_written; /* wall time of the last rewrite of the series file */
     long vtk_files;
     double last_row_t;
     int rows;
+    double grid0;    /* origin of the output grid grid0 + n dt (t0, or a restart time) */
+    long n;          /* steps taken on the output grid */
+    int restarted;   /* the state and the running maxima come from a checkpoint */
+    double ck_next;  /* time of the next periodic checkpoint */
+    long ck_written; /* checkpoints written */
     /* results */
-    int status; /* 0 or the status of the failing advance */
+    int status;  /* 0 or the status of the failing advance */
+    int stopped; /* the run stopped early: the signal number, or -1 for --max-steps */
     char msg[320];
     double t, cpu, e0, e1, phimax, angmax;
     int est;                   /* the method estimates its error: h, error_estimate columns */
@@ -89,16 +108,33 @@ double wall_seconds(void);
 void sim_free(sim *S);
 /* Compile, create and initialize: 0, or 2 (message printed; sim_free cleans up). */
 int sim_setup(sim *S);
-/* Step from t0 to t1 writing rows; 0, or 3 when a step failed (S->msg says why). */
+/* Step from t0 (or the restart point) to t1 writing rows; 0, 3 when a step failed (S->msg
+ * says why), 4 when output could not be written (S->io_msg), 5 when stopped early
+ * (S->stopped; a checkpoint is written when S->ck_path is set). */
 int sim_run(sim *S);
+/* Continue from a checkpoint file: the state, step counts and running maxima of the run that
+ * wrote it. 0, or 2 (message printed). */
+int sim_restart(sim *S, const char *path);
+/* Write a checkpoint of the current state to S->ck_path. 0, or 4 (S->io_msg set). */
+int sim_checkpoint(sim *S);
+/* A 64-bit tag of the model's bodies, joints, loads and rods (the identity checked when a
+ * checkpoint is read). */
+uint64_t model_tag(const ld_model *m, int formulation);
+/* Set by SIGINT/SIGTERM: the signal number (the run stops after the current step). */
+extern volatile sig_atomic_t sim_stop_signal;
+/* Route SIGINT and SIGTERM to sim_stop_signal and ignore SIGXFSZ (a file-size limit then
+ * fails the write instead of killing the process). */
+void sim_catch_signals(void);
 /* A sim from the model's (overridden) integrator block. */
 void sim_init(sim *S, const ld_model *m, const char *path, const char *cmd, int method, int la,
               int project);
-/* CSV header line; output failures are recorded with io_fail. */
+/* CSV header line; output failures are recorded with io_fail / io_fail_msg. */
 void csv_header(sim *S);
 void io_fail(sim *S, const char *what, const char *name);
-/* JSON values on stdout: an escaped string, a number (null if not finite), an array. */
-void json_str(const char *s);
+void io_fail_msg(sim *S, const char *msg);
+/* Rewrite the VTK series file (atomically) now; 0 or -1 (io_fail called). */
+int write_series(sim *S);
+/* JSON values on stdout (strings: json_str in cli.h): a number (null if not finite), an array. */
 void json_num(double v);
 void json_vec(const double *v, int n);
 /* Total energy (NaN if the model has none) and max |Φ| (0 without constraints). */

@@ -64,6 +64,9 @@
 #ifndef LIEDYN_INTEGRATOR_H
 #define LIEDYN_INTEGRATOR_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 #include "liedyn/export.h"
 #include "liedyn/linalg.h"
 #include "liedyn/system.h"
@@ -185,6 +188,25 @@ const double *ld_integ_newton_history(const ld_integ *it, int *n);
  * divided by the stage's α = ∂a/∂v̄), in the order of the newton history; *n receives the
  * count. */
 const double *ld_integ_residual_history(const ld_integ *it, int *n);
+
+/* Checkpoints. ld_integ_save writes everything the next step depends on — t, q, v, v̇, the
+ * auxiliary acceleration a, λ, the method's carried stage values and force history, the
+ * step-size controller (next step, last step and estimate, cap, rejection flag) and the
+ * statistics — plus the caller's own data (user, user_size bytes, e.g. an output grid
+ * index) to path, atomically: a temporary file next to it, flushed to disk, then renamed, so
+ * path always holds a whole checkpoint (the previous one if writing fails). ld_integ_load
+ * reads it into an integrator created for the same system and options (ld_integ_init is not
+ * needed before it); the run then continues bit for bit as the one that wrote it. The file
+ * carries a format version, the method, the node layout, the caller's model tag (any 64-bit
+ * value that identifies the model, e.g. a hash of its data) and a checksum; a mismatch or a
+ * damaged file gives LD_EINVAL and leaves the integrator untouched. Host byte order and
+ * doubles: a checkpoint moves between machines of one kind. msg (cap bytes, may be NULL)
+ * receives "PATH: reason" on failure. LD_OK, LD_EINVAL, LD_EIO or LD_ENOMEM. */
+#define LD_CHECKPOINT_VERSION 1
+int ld_integ_save(const ld_integ *it, const char *path, uint64_t tag, const void *user,
+                  size_t user_size, char *msg, size_t cap);
+int ld_integ_load(ld_integ *it, const char *path, uint64_t tag, void *user, size_t user_size,
+                  char *msg, size_t cap);
 
 LD_END_DECLS
 

@@ -1,0 +1,176 @@
+#!/bin/bash
+# Output integrity of liedyn run and attitude: CSV files hold whole rows when the process is
+# killed at any moment; SIGINT/SIGTERM stop cleanly; a failed write (/dev/full, a file-size
+# limit) names the file, exits 4 and reports what was really written; unwritable standard
+# output is an error; checkpoints restart runs bit for bit (genalpha, hht, tb3 and hem5
+# under step-size control) and foreign or damaged checkpoints are refused; step sizes below
+# what a double resolves are refused with a reason.
+# usage: cli_output.sh LIEDYN SOURCE_DIR WORK_DIR
+set -u
+LIEDYN=$1 SRC=$2 WORK=$3
+rm -rf "$WORK"
+mkdir -p "$WORK"
+fails=0
+fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
+value() { sed -n "s/.*\"$1\": \([^,}]*\).*/\1/p" "$2"; }
+
+# whole_rows FILE: every line has the header's number of fields and the file ends with a
+# newline (no partial row).
+whole_rows() {
+    [ -s "$1" ] || return 1
+    [ "$(tail -c 1 "$1" | od -An -c | tr -d ' ')" = '\n' ] || return 1
+    awk -F, 'NR == 1 { n = NF } NF != n { bad = 1 } END { exit bad }' "$1"
+}
+
+# ---- SIGKILL at arbitrary moments: the CSV holds whole rows (rows of ~9 KB: the crank drive)
+for delay in 0.3 0.45 0.6 0.8 1.1; do
+    "$LIEDYN" run crank-v8 --la klu --t-end 5 --quiet --out "$WORK/kill.csv" >/dev/null 2>&1 &
+    pid=$!
+    sleep "$delay"
+    kill -KILL "$pid" 2>/dev/null
+    wait "$pid" 2>/dev/null
+    rows=$(($(wc -l <"$WORK/kill.csv") - 1))
+    whole_rows "$WORK/kill.csv" || fail "SIGKILL after $delay s: partial row ($rows rows)"
+done
+[ "$rows" -ge 1 ] || fail "SIGKILL: no row written within 1.1 s"
+
+# ---- SIGTERM and SIGINT: the current row, the checkpoint, a message, exit 128 + N
+for sig in TERM INT; do
+    "$LIEDYN" run heavy-top --dt 1e-3 --t-end 1000 --quiet --out "$WORK/sig.csv" \
+        --checkpoint "$WORK/sig.ck" 2>"$WORK/sig.err" >"$WORK/sig.out" &
+    pid=$!
+    sleep 0.5
+    kill -"$sig" "$pid"
+    wait "$pid"
+    rc=$?
+    want=$([ $sig = TERM ] && echo 143 || echo 130)
+    [ "$rc" -eq "$want" ] || fail "SIG$sig: exit $rc, expected $want"
+    grep -q "^liedyn: run stopped by SIG$sig at t = .*; continue with --restart $WORK/sig.ck" \
+        "$WORK/sig.err" || fail "SIG$sig: message '$(cat "$WORK/sig.err")'"
+    grep -q ": stopped at t = " "$WORK/sig.out" || fail "SIG$sig: summary '$(head -1 "$WORK/sig.out")'"
+    whole_rows "$WORK/sig.csv" || fail "SIG$sig: partial row"
+    t_csv=$(tail -1 "$WORK/sig.csv" | cut -d, -f1)
+    t_ck=$(sed -n 's/.*checkpoint: .* (t = \(.*\))/\1/p' "$WORK/sig.out")
+    awk -v a="$t_csv" -v b="$t_ck" 'BEGIN { exit !(a == b && a > 0) }' ||
+        fail "SIG$sig: last row at t = $t_csv, checkpoint at t = $t_ck"
+done
+
+# ---- failed writes: /dev/full and a file-size limit
+"$LIEDYN" run heavy-top --dt 1e-3 --t-end 0.5 --out /dev/full --json >"$WORK/full.json" \
+    2>"$WORK/full.err"
+rc=$?
+[ "$rc" -eq 4 ] || fail "/dev/full: exit $rc, expected 4"
+grep -q "^liedyn: run: writing '/dev/full' failed after 0 rows: No space left on device" \
+    "$WORK/full.err" || fail "/dev/full: message '$(cat "$WORK/full.err")'"
+[ "$(value status "$WORK/full.json")" = '"output_failed"' ] || fail "/dev/full: JSON status"
+[ "$(value csv_rows "$WORK/full.json")" = 0 ] || fail "/dev/full: JSON csv_rows"
+
+(
+    ulimit -f 200
+    exec "$LIEDYN" run heavy-top --dt 1e-3 --t-end 2 --out "$WORK/limit.csv" --json \
+        >"$WORK/limit.json" 2>"$WORK/limit.err"
+)
+rc=$?
+[ "$rc" -eq 4 ] || fail "ulimit -f: exit $rc, expected 4"
+grep -q "writing '$WORK/limit.csv' failed after [0-9]* rows: File too large" "$WORK/limit.err" ||
+    fail "ulimit -f: message '$(cat "$WORK/limit.err")'"
+whole_rows "$WORK/limit.csv" || fail "ulimit -f: partial row"
+rows=$(($(wc -l <"$WORK/limit.csv") - 1))
+[ "$rows" -gt 100 ] || fail "ulimit -f: only $rows rows before the limit"
+[ "$(value csv_rows "$WORK/limit.json")" = "$rows" ] ||
+    fail "ulimit -f: JSON says $(value csv_rows "$WORK/limit.json") rows, the file has $rows"
+grep -q "failed after $rows rows" "$WORK/limit.err" || fail "ulimit -f: row count in message"
+
+"$LIEDYN" attitude --case ex1 --method mpq --dt 0.01 --out /dev/full >/dev/null 2>"$WORK/att.err"
+rc=$?
+[ "$rc" -eq 4 ] || fail "attitude to /dev/full: exit $rc, expected 4"
+grep -q "writing '/dev/full' failed" "$WORK/att.err" || fail "attitude /dev/full: message"
+
+# ---- standard output that cannot be written
+for cmd in "run heavy-top --t-end 0.01 --json" "attitude --case ex1 --method mpq --dt 0.1" \
+    "convergence heavy-top --dt-list 4e-3,2e-3 --t-end 0.02" "version" "run --help"; do
+    # shellcheck disable=SC2086
+    "$LIEDYN" $cmd >/dev/full 2>"$WORK/stdout.err"
+    rc=$?
+    [ "$rc" -eq 4 ] || fail "'$cmd' >/dev/full: exit $rc, expected 4"
+    grep -q "^liedyn: writing to standard output failed: No space left on device" \
+        "$WORK/stdout.err" || fail "'$cmd' >/dev/full: message '$(cat "$WORK/stdout.err")'"
+done
+
+# ---- checkpoint and restart: bit for bit as one run, for four methods
+# restart_case NAME MODEL OPTIONS...: full run; a run stopped after 37 steps; its restart.
+restart_case() {
+    name=$1 model=$2
+    shift 2
+    "$LIEDYN" run "$model" "$@" --json --out "$WORK/$name-full.csv" >"$WORK/$name-full.json" ||
+        fail "$name: full run failed"
+    "$LIEDYN" run "$model" "$@" --max-steps 37 --checkpoint "$WORK/$name.ck" --json \
+        >"$WORK/$name-stop.json" 2>"$WORK/$name-stop.err"
+    rc=$?
+    [ "$rc" -eq 5 ] || fail "$name: stopped run exit $rc, expected 5 ($(cat "$WORK/$name-stop.err"))"
+    [ "$(value status "$WORK/$name-stop.json")" = '"stopped"' ] || fail "$name: JSON status"
+    "$LIEDYN" run "$model" "$@" --restart "$WORK/$name.ck" --json --out "$WORK/$name-rest.csv" \
+        >"$WORK/$name-rest.json" 2>"$WORK/$name-rest.err" ||
+        fail "$name: restart failed: $(cat "$WORK/$name-rest.err")"
+    for key in t steps rejected newton_iterations energy; do
+        [ "$(value $key "$WORK/$name-full.json")" = "$(value $key "$WORK/$name-rest.json")" ] ||
+            fail "$name: $key $(value $key "$WORK/$name-full.json") vs $(value $key "$WORK/$name-rest.json")"
+    done
+    b1=$(sed -n 's/.*"bodies": //p' "$WORK/$name-full.json")
+    b2=$(sed -n 's/.*"bodies": //p' "$WORK/$name-rest.json")
+    [ -n "$b1" ] && [ "$b1" = "$b2" ] || fail "$name: final states differ"
+    # the restarted CSV's rows are the full run's rows from the restart point on
+    n=$(($(wc -l <"$WORK/$name-rest.csv") - 1))
+    tail -n "$n" "$WORK/$name-full.csv" | cmp -s - <(tail -n "$n" "$WORK/$name-rest.csv") ||
+        fail "$name: CSV rows after the restart differ"
+    [ "$n" -ge 2 ] || fail "$name: restarted CSV has $n rows"
+}
+restart_case genalpha heavy-top --integrator genalpha --dt 1e-3 --t-end 0.1
+restart_case hht spinning-body --integrator hht --dt 1e-3 --t-end 0.1
+restart_case tb3 torque-body-ii --integrator tb3 --adaptive --atol 1e-7 --rtol 1e-7 --t-end 2
+restart_case hem5 heavy-top --integrator hem5 --adaptive --atol 1e-8 --rtol 1e-6 --t-end 0.5
+
+# checkpoints of another model, integrator or formulation, and damaged ones, are refused
+sed 's/mass: 15.*/mass: 16/' "$SRC/models/heavy-top.yaml" >"$WORK/heavier-top.yaml"
+"$LIEDYN" run heavy-top --t-end 0.01 --checkpoint "$WORK/ht.ck" --quiet >/dev/null
+bad_restart() {
+    want=$1
+    shift
+    "$LIEDYN" "$@" >/dev/null 2>"$WORK/bad.err"
+    rc=$?
+    [ "$rc" -eq 2 ] || fail "'$*': exit $rc, expected 2"
+    grep -qF -- "$want" "$WORK/bad.err" || fail "'$*': message '$(cat "$WORK/bad.err")', want '$want'"
+}
+bad_restart "ht.ck: written for another model" run free-top --integrator genalpha \
+    --restart "$WORK/ht.ck"
+bad_restart "ht.ck: written for another model (its model tag differs)" \
+    run "$WORK/heavier-top.yaml" --restart "$WORK/ht.ck"
+bad_restart "ht.ck: written by the integrator genalpha, this run uses hem5" \
+    run heavy-top --integrator hem5 --restart "$WORK/ht.ck"
+bad_restart "ht.ck: written for another model or formulation" \
+    run heavy-top --formulation s3sdr3 --restart "$WORK/ht.ck"
+head -c 200 "$WORK/ht.ck" >"$WORK/cut.ck"
+bad_restart "cut.ck: truncated or corrupted" run heavy-top --restart "$WORK/cut.ck"
+bad_restart "not a liedyn checkpoint" run heavy-top --restart "$WORK/sig.csv"
+bad_restart "the checkpoint is at t = 0.01, not before the end time 0.01" \
+    run heavy-top --t-end 0.01 --restart "$WORK/ht.ck"
+bad_restart "--checkpoint-every needs --checkpoint FILE" run heavy-top --checkpoint-every 1
+
+# periodic checkpoints are replaced atomically: no temporary file stays
+"$LIEDYN" run heavy-top --t-end 0.05 --checkpoint "$WORK/per.ck" --checkpoint-every 0.01 \
+    --json >"$WORK/per.json" || fail "periodic checkpoints: run failed"
+[ "$(value checkpoints "$WORK/per.json")" = 5 ] ||
+    fail "periodic checkpoints: $(value checkpoints "$WORK/per.json") written, expected 5"
+ls "$WORK" | grep -q '\.tmp' && fail "a temporary checkpoint file was left"
+
+# ---- step sizes a double cannot resolve
+bad_restart "run: --dt is too small" run heavy-top --dt 1e-320
+sed 's/^  dt: .*/  dt: 1/; s/^  t_start: .*/  t_start: 1e17/; s/^  t_end: .*/  t_end: 2e17/' \
+    "$SRC/models/heavy-top.yaml" >"$WORK/late.yaml"
+bad_restart "is below the resolution of the time" run "$WORK/late.yaml"
+
+if [ "$fails" -ne 0 ]; then
+    echo "cli_output: $fails failed" >&2
+    exit 1
+fi
+echo "cli_output: all passed"
