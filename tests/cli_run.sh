@@ -214,7 +214,7 @@ bad "bad-velocity.yaml: inconsistent initial state: body 'top': the given veloci
 sed -e 's/position: \[0, 1, 0\]/position: [0, 2, 0]/' -e '/velocity: \[0, 0, 5\]/d' "$WORK/bad-velocity.yaml" >"$WORK/open-joint.yaml"
 bad "open-joint.yaml: inconsistent initial state: joint 0 ('pivot') is not closed at the start" run "$WORK/open-joint.yaml"
 bad "tb3 cannot run this model: tb3 integrates unconstrained systems only" run heavy-top --integrator tb3
-bad "run: step-size control needs an integrator with an error estimate (tb3, tb3-paper), not genalpha" run heavy-top --adaptive
+bad "run: step-size control needs an integrator with an error estimate (tb3, tb3-paper, hem2, hem5), not genalpha" run heavy-top --adaptive
 bad "step-ratio factors need" run torque-body-ii --integrator tb3 --adaptive --facmax 0.5
 bad "integrator.facmax: must be finite and > 1" run "$WORK/bad-fac.yaml"
 bad "run: --fac, --facmin and --facmax act only with --adaptive" run torque-body-ii --integrator tb3 --facmax 3
