@@ -1,0 +1,47 @@
+#!/bin/bash
+# The commands the docs show work as the docs say: every `liedyn …` line of the ```sh blocks
+# of the given Markdown files (continuation lines joined) runs in one scratch directory, in
+# order, and must exit 0 — or N where its comment says `# exit N`. The directory holds the
+# files the examples name: my-model.yaml (a copy of the heavy top) and gyro.csv (gyro
+# samples). Lines with --plot are skipped when gnuplot is not installed.
+# usage: docs_commands.sh LIEDYN SOURCE_DIR WORK_DIR FILE.md...
+set -u
+LIEDYN=$1 SRC=$2 WORK=$3
+shift 3
+rm -rf "$WORK"
+mkdir -p "$WORK"
+cp "$SRC/models/heavy-top.yaml" "$WORK/my-model.yaml"
+cp "$SRC/tests/data/gyro_const.csv" "$WORK/gyro.csv"
+fails=0 ran=0
+
+# The liedyn command lines of the sh blocks of a Markdown file, one per line.
+commands() {
+    awk '/^```sh/ { on = 1; next } /^```/ { on = 0; next }
+         on { line = line $0; if (line ~ /\\$/) { sub(/\\$/, " ", line); next }
+              if (line ~ /^(build\/release\/)?liedyn /) print line; line = "" }' "$1"
+}
+
+for doc in "$@"; do
+    while IFS= read -r line; do
+        want=0
+        case "$line" in *"# exit "[0-9]*) want=$(sed 's/.*# exit \([0-9]*\).*/\1/' <<<"$line") ;; esac
+        cmd=${line%%#*}
+        cmd=${cmd#build/release/}
+        cmd=${cmd#liedyn }
+        if [[ "$cmd" == *--plot* ]] && ! command -v gnuplot >/dev/null; then
+            echo "skipped (no gnuplot): liedyn $cmd"
+            continue
+        fi
+        # shellcheck disable=SC2086
+        (cd "$WORK" && "$LIEDYN" $cmd >"$WORK/out.txt" 2>"$WORK/err.txt")
+        rc=$?
+        ran=$((ran + 1))
+        if [ "$rc" -ne "$want" ]; then
+            echo "FAIL: $(basename "$doc"): 'liedyn $cmd' exit $rc, expected $want: $(head -c 300 "$WORK/err.txt")" >&2
+            fails=$((fails + 1))
+        fi
+    done < <(commands "$doc")
+done
+[ "$ran" -gt 0 ] || { echo "FAIL: no command found in $*" >&2; exit 1; }
+echo "docs_commands: $ran commands, $fails failed"
+[ "$fails" -eq 0 ]
