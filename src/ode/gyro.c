@@ -207,9 +207,10 @@ static long locate(ld_gyro *g, double t) {
 
 int ld_gyro_omega_fn(double t, double w[3], void *user) {
     ld_gyro *g = user;
-    /* stage times may round a few ulps past the ends: allow a relative slack of 1e-12 */
-    double slack = 1e-12 * (g->t[g->n - 1] - g->t[0]);
-    if (!(t >= g->t[0] - slack) || !(t <= g->t[g->n - 1] + slack)) return LD_EDOMAIN;
+    /* stage times may round a few ulps past the ends: allow a relative slack of 1e-12; the
+     * slack and the distances to the ends are formed so that they cannot overflow to inf */
+    double slack = 1e-12 * g->t[g->n - 1] - 1e-12 * g->t[0];
+    if (!(g->t[0] - t <= slack) || !(t - g->t[g->n - 1] <= slack)) return LD_EDOMAIN;
     t = fmin(fmax(t, g->t[0]), g->t[g->n - 1]);
     long i = locate(g, t);
     g->hint = i;
