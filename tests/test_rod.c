@@ -492,7 +492,7 @@ static void test_initial_checks(void **state) {
     rm_init(&w, 4, FROM, TO, NULL, 1, 0);
     w.r[0].body0 = 1; /* nodes past the last body */
     assert_int_equal(ld_model_check_initial(&w.m, msg, sizeof msg), LD_EINVAL);
-    if (!strstr(msg, "rod 0 ('rod'): its nodes must be bodies of the model")) fail_msg("%s", msg);
+    if (!strstr(msg, "rods[0].body0: the nodes bodies[1]")) fail_msg("%s", msg);
 }
 
 /* ---------------------------------------------------------------- statics */

@@ -18,6 +18,10 @@
  *            Gauss–Legendre evaluations of ω per step, one exact exponential): ω does not depend on
  * the rotation, so Ṙ = R hat(ω) is linear and its Magnus series applies directly. ω at the step
  * ends t_n, t_{n+1} for midpoint rules, at the stage times for RK methods.
+ *
+ * NULL arguments: functions with a status return LD_EINVAL, getters a neutral value (0, NaN,
+ * "?", NULL), functions without a result do nothing — except where a declaration states a
+ * non-NULL precondition.
  */
 #ifndef LIEDYN_ATTITUDE_H
 #define LIEDYN_ATTITUDE_H
@@ -84,7 +88,9 @@ typedef struct ld_attitude_options {
     long max_steps;                /* 0 = unlimited */
 } ld_attitude_options;
 
-/* Defaults: mpq, quaternion, dt 0.01, rtol 1e-3, atol 1e-6. */
+/* Defaults: mpq, quaternion, dt 0.01, rtol 1e-3, atol 1e-6. Values: dt ≥ 0, rtol ≥ 0,
+ * atol ≥ 0, hmin ≥ 0 finite, hmax ≥ 0, max_steps ≥ 0 (0 = the default / unlimited); anything
+ * else (negative, NaN) makes ld_attitude_integrate return LD_EINVAL. */
 void ld_attitude_options_default(ld_attitude_options *o);
 
 /* One output point: the time, the rotation as a quaternion (unit up to the method's drift;
@@ -111,10 +117,17 @@ typedef struct ld_attitude_stats {
     double q_end[4];
 } ld_attitude_stats;
 
-/* Integrate the attitude problem. The output callback may be NULL. On failure (a singular
- * parametrization, the step collapsing below the smallest step, a non-finite value, a failing
- * ω) the run stops at the last good point: stats->t_reached and stats->q_end tell where, and
- * the status is returned (LD_ESINGULAR, LD_EDOMAIN, LD_EINVAL, or the callback's value).
+/* Integrate the attitude problem. The output callback and stats may be NULL. On failure the
+ * run stops at the last good point: stats->t_reached and stats->q_end tell where, and the
+ * status is returned:
+ *   LD_ETOOMUCHWORK  max_steps steps (adaptive: step attempts) were taken before t1;
+ *   LD_ESINGULAR     a singular parametrization (tangential vector at π, rotation vector
+ *                    where T⁻¹ blows up), or the step size collapsed: the adaptive step fell
+ *                    below the smallest allowed step, or a fixed step below the resolution of t;
+ *   LD_EDOMAIN       a non-finite state;
+ *   LD_EINVAL        NULL pb or o, no omega, t1 ≤ t0, a zero or non-finite q0, invalid options
+ *                    (see ld_attitude_options_default), or dt = 0 for a fixed-step method;
+ *   or the ω or output callback's value.
  * Allocates only once, before the first step. */
 int ld_attitude_integrate(const ld_attitude_problem *pb, const ld_attitude_options *o,
                           ld_attitude_output_fn out, void *out_user, ld_attitude_stats *stats);
@@ -140,7 +153,7 @@ void ld_att_case_omega(const ld_att_case *c, double t, ld_frame fr, double w[3])
 /* Exact parameter in the form a method stores it (np = 4 for LD_PARAM_QUAT, else 3);
  * branch_reduced as in ld_attitude_point (|ϑ| ≤ π, quaternion with w ≥ 0). */
 void ld_att_case_param(const ld_att_case *c, double t, ld_param p, int branch_reduced, double v[4]);
-/* An ld_omega_fn for a case: user = pointer to an ld_att_case_omega_ctx. */
+/* An ld_omega_fn for a case: user = pointer to an ld_att_case_omega_ctx (LD_EINVAL if NULL). */
 typedef struct ld_att_case_omega_ctx {
     const ld_att_case *c;
     ld_frame frame;
@@ -174,17 +187,20 @@ typedef struct ld_gyro ld_gyro;
 
 /* Read a CSV file of lines "t,wx,wy,wz" (rad/s). Blank lines and lines starting with '#' are
  * skipped; the first other line may be a header (it is skipped when its first field is not a
- * number). On error returns LD_EIO (cannot open/read), LD_EINVAL (bad content) or LD_ENOMEM,
- * leaves *out NULL and writes "path:line: reason" into msg (size msglen). */
+ * number). On error returns LD_EIO (cannot open/read), LD_EINVAL (bad content, or a NULL path
+ * or out) or LD_ENOMEM, leaves *out NULL and writes "path:line: reason" into msg (size msglen;
+ * msg may be NULL). */
 int ld_gyro_read(const char *path, ld_gyro **out, char *msg, size_t msglen);
-/* Build from arrays (copied). LD_EINVAL unless n ≥ 2, times strictly increasing, all finite. */
+/* Build from arrays (copied). LD_EINVAL unless out, t and w are not NULL, n ≥ 2, times strictly
+ * increasing, all finite. */
 int ld_gyro_create(ld_gyro **out, const double *t, const double *w, long n);
 void ld_gyro_free(ld_gyro *g);
+/* Samples, first and last time (0, NaN, NaN for NULL). */
 long ld_gyro_count(const ld_gyro *g);
 double ld_gyro_t_first(const ld_gyro *g);
 double ld_gyro_t_last(const ld_gyro *g);
 /* ω(t) by linear interpolation; an ld_omega_fn with user = the ld_gyro (not thread-safe:
- * it keeps a search hint). */
+ * it keeps a search hint). LD_EDOMAIN outside the data, LD_EINVAL for a NULL user or w. */
 int ld_gyro_omega_fn(double t, double w[3], void *user);
 
 LD_END_DECLS

@@ -57,7 +57,7 @@ typedef struct ld_erk_options {
 } ld_erk_options;
 
 /* Defaults: adaptive, rtol 1e-3, atol 1e-6, automatic h0/hmax, hmin 0, no step limit,
- * shrink_min 0.1. */
+ * shrink_min 0.1. NULL: nothing happens. */
 void ld_erk_options_default(ld_erk_options *o);
 
 typedef struct ld_erk_stats {
@@ -74,22 +74,32 @@ typedef int (*ld_erk_output_fn)(double t, const double *x, void *user);
 
 typedef struct ld_erk ld_erk;
 
-/* Create an integrator for table tab on space sp (both must outlive it). LD_EINVAL for bad
- * sizes or a table without embedded weights used adaptively (checked in integrate);
- * LD_ENOMEM. *out is NULL on failure. */
+/* Create an integrator for table tab on space sp (both must outlive it). LD_EINVAL for a NULL
+ * argument, bad sizes or a table without embedded weights used adaptively (checked in
+ * integrate); LD_ENOMEM. *out (out must not be NULL) is NULL on failure. */
 int ld_erk_create(ld_erk **out, const ld_erk_space *sp, const ld_rk_table *tab);
 void ld_erk_free(ld_erk *e);
 
 /* One step attempt of size h from (t, x): on success x is overwritten with x_{n+1} and, when
  * err is not NULL and the table has embedded weights, err receives the local error vector
- * (size nv). A failing rhs leaves x untouched and its status is returned. The FSAL stage is
- * not reused here. */
+ * (size nv). A failing rhs leaves x untouched and its status is returned; LD_EDOMAIN (x
+ * untouched) for a non-finite result, LD_EINVAL for a NULL e or x or a bad h or t. The FSAL
+ * stage is not reused here. */
 int ld_erk_step(ld_erk *e, double t, double h, double *x, double *err);
 
 /* Integrate from t0 to t1 (t1 > t0) starting at x (overwritten with the final state, or the
- * last accepted state on failure). Returns LD_OK, LD_ESINGULAR when the step fell below the
- * smallest allowed step (stats->t tells where), LD_EDOMAIN on a non-finite state, LD_EINVAL
- * for bad options, the rhs's negative status, or the output callback's non-zero value. */
+ * last accepted state on failure; stats->t tells where; stats may be NULL). Returns
+ *   LD_OK;
+ *   LD_ETOOMUCHWORK  max_steps step attempts were made before t1;
+ *   LD_ESINGULAR     the step size collapsed: the step fell below the smallest allowed step
+ *                    (max(hmin, 16 ε|t|)) or below the resolution of t without meeting the
+ *                    tolerance, or (fixed steps, or the first evaluation) the rhs asked for a
+ *                    smaller step (> 0), e.g. at a singular parametrization;
+ *   LD_EDOMAIN       a non-finite initial state, or (fixed steps) a non-finite new state;
+ *   LD_EINVAL        a NULL argument or bad options (negative or non-finite tolerances, step
+ *                    sizes or step limit; rtol or atol 0 with adaptive = 1);
+ *   the rhs's negative status, or the output callback's non-zero value.
+ * With adaptive = 1 a non-finite attempt is rejected and retried smaller like any other. */
 int ld_erk_integrate(ld_erk *e, const ld_erk_options *o, double t0, double t1, double *x,
                      ld_erk_output_fn out, void *out_user, ld_erk_stats *stats);
 

@@ -2,7 +2,9 @@
  * liedyn/lie.h — the Lie-group core: quaternions, SO(3), S³, SE(3), S³⋉R³, R³×SO(3), S³×R³.
  *
  * Pure functions on fixed-size arrays, output first; no allocation, no global state.
- * Unless a declaration says otherwise, an output may NOT alias an input.
+ * Unless a declaration says otherwise, an output may NOT alias an input. Precondition of every
+ * function here: its array arguments point to arrays of the stated sizes (never NULL; they
+ * are not checked).
  *
  * Conventions (docs/conventions.md):
  *  - Quaternion q = [w x y z] (scalar first), Hamilton product, unit quaternion
@@ -47,7 +49,9 @@ double ld_quat_norm(const double q[4]);
 /* r = q⁻¹ = conj(q) / |q|². LD_EDOMAIN (r untouched) if |q| is zero or not finite. r may alias q.
  */
 int ld_quat_inv(double r[4], const double q[4]);
-/* r = q/|q|. LD_EDOMAIN (r untouched) if |q| is zero or not finite. r may alias q. */
+/* r = q/|q|, computed as (q/s)/|q/s| with s = max |q_i|: exact to round-off for any finite
+ * q ≠ 0, huge (1e300) and denormal components included. LD_EDOMAIN (r untouched) if q is zero
+ * or has a NaN or infinite component. r may alias q. */
 int ld_quat_normalize(double r[4], const double q[4]);
 /* r = q ∘ v ∘ q* = R(q) v for a unit q (body → spatial). r may alias v. */
 void ld_quat_rotate(double r[3], const double q[4], const double v[3]);

@@ -25,13 +25,14 @@ LD_BEGIN_DECLS
  */
 enum ld_status {
     LD_OK = 0,
-    LD_RETRY = 1,         /* recoverable failure: retry with other parameters */
-    LD_EDOMAIN = -1,      /* argument outside the function's domain (e.g. zero quaternion) */
-    LD_ESINGULAR = -2,    /* parametrization or matrix singular at this argument */
-    LD_ENOMEM = -3,       /* allocation failed */
-    LD_EINVAL = -4,       /* invalid argument or option */
-    LD_EIO = -5,          /* input/output error */
-    LD_ENOTSUPPORTED = -6 /* requested combination is not supported */
+    LD_RETRY = 1,          /* recoverable failure: retry with other parameters */
+    LD_EDOMAIN = -1,       /* argument outside the function's domain (e.g. zero quaternion) */
+    LD_ESINGULAR = -2,     /* parametrization or matrix singular at this argument */
+    LD_ENOMEM = -3,        /* allocation failed */
+    LD_EINVAL = -4,        /* invalid argument or option */
+    LD_EIO = -5,           /* input/output error */
+    LD_ENOTSUPPORTED = -6, /* requested combination is not supported */
+    LD_ETOOMUCHWORK = -7   /* too much work: a step limit was reached */
 };
 
 /* Human-readable, static description of a status code; never NULL. */

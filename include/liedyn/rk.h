@@ -31,15 +31,15 @@ typedef struct ld_rk_table {
 /* Number of built-in tables, and the i-th (0 <= i < count), or NULL if out of range. */
 int ld_rk_table_count(void);
 const ld_rk_table *ld_rk_table_at(int i);
-/* Table by name, or NULL if unknown. */
+/* Table by name, or NULL if unknown (or name is NULL). */
 const ld_rk_table *ld_rk_table_find(const char *name);
 
 /* Largest absolute residual of the order conditions of all rooted trees of order exactly k
  * (1 <= k <= LD_RK_MAX_CHECKED_ORDER) for the weights w (b or bhat) of table t, with
- * c_i = sum_j a_ij. Returns a negative value if k is out of range. */
+ * c_i = sum_j a_ij. Returns a negative value if k is out of range or t or w is NULL. */
 double ld_rk_order_residual(const ld_rk_table *t, const double *w, int k);
 
-/* Largest |c_i - sum_j a_ij| of table t (the row-sum condition). */
+/* Largest |c_i - sum_j a_ij| of table t (the row-sum condition); NaN for NULL. */
 double ld_rk_rowsum_residual(const ld_rk_table *t);
 
 LD_END_DECLS

@@ -146,7 +146,9 @@ int ld_sys_initial_accel(const ld_system *s, double t, const double *q, const do
  * system keeps a pointer to the model, which must outlive it. ld_model_system_free
  * releases what compile allocated. The Lie-group formulations also provide mass_blocks and
  * phi_q_sparse (pattern built here); the euler formulation does not, and refuses a model with
- * rods (LD_ENOTSUPPORTED). */
+ * rods (LD_ENOTSUPPORTED). Compiling first checks the model with ld_model_validate (its run
+ * block with the defaults: compiling uses run.t_start only), so that a model built in code is
+ * refused (LD_EINVAL) like a bad file; ld_model_check_initial gives the validator's message. */
 int ld_model_compile(const ld_model *m, ld_formulation f, ld_system *s, double **q0, double **v0);
 void ld_model_system_free(ld_system *s);
 /* The initial state is consistent: every joint closed (to 1e-9 relative) and every given

@@ -22,6 +22,8 @@ const char *ld_strerror(int status) {
         return "input/output error";
     case LD_ENOTSUPPORTED:
         return "not supported";
+    case LD_ETOOMUCHWORK:
+        return "too much work: step limit reached";
     default:
         return status > 0 ? "recoverable failure" : "unknown error";
     }

@@ -42,10 +42,19 @@ int ld_quat_inv(double r[4], const double q[4]) {
     return LD_OK;
 }
 
+/* Scaled by the largest component first, so that |q|² neither overflows (components up to
+ * DBL_MAX) nor underflows (denormal components): u = q/s with s = max |q_i|, r = u/|u|. */
 int ld_quat_normalize(double r[4], const double q[4]) {
-    double n = ld_quat_norm(q);
-    if (!(n > 0.0) || !isfinite(n)) return LD_EDOMAIN;
-    for (int i = 0; i < 4; ++i) r[i] = q[i] / n;
+    double s = 0.0, u[4];
+    for (int i = 0; i < 4; ++i) {
+        double a = fabs(q[i]);
+        if (!(a <= DBL_MAX)) return LD_EDOMAIN; /* NaN or infinite */
+        s = fmax(s, a);
+    }
+    if (s == 0.0) return LD_EDOMAIN;
+    for (int i = 0; i < 4; ++i) u[i] = q[i] / s;
+    double n = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2] + u[3] * u[3]);
+    for (int i = 0; i < 4; ++i) r[i] = u[i] / n;
     return LD_OK;
 }
 

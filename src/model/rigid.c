@@ -451,6 +451,22 @@ static int check_rods(const ld_model *m, ld_formulation f, char *msg, size_t n) 
     return LD_OK;
 }
 
+/* ld_model_validate on the model's content, so that a model built in code is checked like a
+ * file's; the run block, of which compiling uses t_start only, is checked with the defaults. */
+static int validate_content(const ld_model *m, char *msg, size_t n) {
+    ld_model c;
+    ld_model_init(&c);
+    ld_run_spec run = c.run;
+    c = *m;
+    c.run = run;
+    c.run.t_start = m->run.t_start;
+    c.run.t_end = m->run.t_start + fmax(1.0, fabs(m->run.t_start));
+    ld_model_error e = {0};
+    int rc = ld_model_validate(&c, &e);
+    if (rc && msg && n) snprintf(msg, n, "%s", e.msg);
+    return rc;
+}
+
 /* Compile, with a one-line reason in msg when the model's initial state is inconsistent or the
  * formulation cannot hold it. */
 static int compile(const ld_model *m, ld_formulation f, ld_system *s, double **q0, double **v0,
@@ -459,7 +475,8 @@ static int compile(const ld_model *m, ld_formulation f, ld_system *s, double **q
     if (!m || !s || !q0 || !v0 || f < 0 || f >= LD_FORM_COUNT || m->nbodies < 1 ||
         (m->njoints > 0 && !m->joints) || !m->bodies)
         return LD_EINVAL;
-    int rc = check_rods(m, f, msg, n);
+    int rc = validate_content(m, msg, n);
+    if (!rc) rc = check_rods(m, f, msg, n);
     if (rc) return rc;
     memset(s, 0, sizeof *s);
     rb_sys *rb = calloc(1, sizeof *rb);

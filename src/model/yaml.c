@@ -496,10 +496,7 @@ static int get_orientation(reader *r, const yaml_node_t *map, double q[4]) {
         rc = ly_fail(r, f.line, "must be non-zero (a quaternion w, x, y, z; it is normalized)");
     ly_pop(r, mark);
     if (rc || !f.val) return rc;
-    for (int i = 0; i < 4; ++i) v[i] /= s;
-    double n = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2] + v[3] * v[3]);
-    for (int i = 0; i < 4; ++i) q[i] = v[i] / n;
-    return LD_OK;
+    return ld_quat_normalize(q, v);
 }
 
 static const char *const body_keys[] = {

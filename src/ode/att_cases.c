@@ -97,12 +97,14 @@ const ld_att_case *ld_att_case_find(const char *name) {
 
 void ld_att_case_quat(const ld_att_case *c, double t, double q[4]) {
     double th[3], d[3];
+    if (!c || !q) return;
     c->rotvec(t, th, d);
     ld_quat_from_rotvec(q, th);
 }
 
 void ld_att_case_omega(const ld_att_case *c, double t, ld_frame fr, double w[3]) {
     double th[3], d[3], T[9];
+    if (!c || !w) return;
     c->rotvec(t, th, d);
     ld_so3_tangent(T, th);
     if (fr == LD_FRAME_SPATIAL)
@@ -114,6 +116,7 @@ void ld_att_case_omega(const ld_att_case *c, double t, ld_frame fr, double w[3])
 void ld_att_case_param(const ld_att_case *c, double t, ld_param p, int branch_reduced,
                        double v[4]) {
     double th[3], d[3], q[4];
+    if (!c || !v) return;
     c->rotvec(t, th, d);
     ld_quat_from_rotvec(q, th);
     v[3] = 0.0;
@@ -136,6 +139,7 @@ void ld_att_case_param(const ld_att_case *c, double t, ld_param p, int branch_re
 
 int ld_att_case_omega_fn(double t, double w[3], void *user) {
     const ld_att_case_omega_ctx *c = user;
+    if (!c || !c->c || !w) return LD_EINVAL;
     ld_att_case_omega(c->c, t, c->frame, w);
     return 0;
 }
@@ -143,11 +147,13 @@ int ld_att_case_omega_fn(double t, double w[3], void *user) {
 /* ------------------------------------------------------------------ metrics */
 
 void ld_att_metrics_init(ld_att_metrics *m) {
+    if (!m) return;
     memset(m, 0, sizeof *m);
 }
 
 void ld_att_metrics_add(ld_att_metrics *m, double t, const double q_num[4], const double q_exact[4],
                         const double *p_num, const double *p_exact, int np) {
+    if (!m || !q_num || !q_exact || (np > 0 && (!p_num || !p_exact))) return;
     double ang = ld_quat_angle(q_exact, q_num);
     if (m->points == 0 || ang > m->max_angle || (isnan(ang) && !isnan(m->max_angle))) {
         m->max_angle = ang; /* a NaN error sticks */
@@ -175,8 +181,9 @@ void ld_att_metrics_add(ld_att_metrics *m, double t, const double q_num[4], cons
 }
 
 void ld_att_metrics_rl2(const ld_att_metrics *m, double rl2[4]) {
+    if (!rl2) return;
     for (int k = 0; k < 4; ++k) {
-        rl2[k] = 0.0;
-        if (k < m->np) rl2[k] = sqrt(m->int_d2[k]) / fmax(1.0, sqrt(m->int_f2[k]));
+        rl2[k] = m ? 0.0 : (double)NAN;
+        if (m && k < m->np) rl2[k] = sqrt(m->int_d2[k]) / fmax(1.0, sqrt(m->int_f2[k]));
     }
 }

@@ -43,6 +43,7 @@ int ld_att_method_is_adaptive(ld_att_method m) {
 }
 
 void ld_attitude_options_default(ld_attitude_options *o) {
+    if (!o) return;
     memset(o, 0, sizeof *o);
     o->method = LD_ATT_MPQ;
     o->param = LD_PARAM_QUAT;
@@ -275,7 +276,7 @@ static int run_midpoint(att_run *r, const ld_attitude_options *o, double *x,
     for (long k = 0; k < n; ++k) {
         double t = pb->t0 + (double)k * o->dt;
         double tn = (k == n - 1) ? pb->t1 : pb->t0 + (double)(k + 1) * o->dt;
-        if (o->max_steps > 0 && st->steps >= o->max_steps) return LD_ESINGULAR;
+        if (o->max_steps > 0 && st->steps >= o->max_steps) return LD_ETOOMUCHWORK;
         if (!(tn > t)) return LD_ESINGULAR; /* dt below the resolution of t */
         rc = omega_at(r, tn, w1);
         if (rc) return rc;
@@ -405,7 +406,7 @@ static int run_magnus(att_run *r, const ld_attitude_options *o, double *x, ld_at
     for (long k = 0; k < n; ++k) {
         double t = pb->t0 + (double)k * o->dt;
         double tn = (k == n - 1) ? pb->t1 : pb->t0 + (double)(k + 1) * o->dt, h = tn - t;
-        if (o->max_steps > 0 && st->steps >= o->max_steps) return LD_ESINGULAR;
+        if (o->max_steps > 0 && st->steps >= o->max_steps) return LD_ETOOMUCHWORK;
         if (!(tn > t)) return LD_ESINGULAR; /* dt below the resolution of t */
         double a[4][3], Om[3], e[4], qn[4];
         for (int i = 0; i < ns; ++i) {
@@ -509,14 +510,22 @@ static int run_rk(att_run *r, const ld_attitude_options *o, double *x, ld_attitu
 
 /* ------------------------------------------------------------------ driver */
 
+/* Option values no method can use: negative or non-finite step, tolerances and bounds, a
+ * negative step limit (0 stands for the default). */
+static int options_valid(const ld_attitude_options *o) {
+    return (unsigned)o->method < LD_ATT_METHOD_COUNT && (unsigned)o->param <= 2 && o->dt >= 0.0 &&
+           isfinite(o->dt) && o->rtol >= 0.0 && isfinite(o->rtol) && o->atol >= 0.0 &&
+           isfinite(o->atol) && o->hmax >= 0.0 && o->hmin >= 0.0 && isfinite(o->hmin) &&
+           o->max_steps >= 0;
+}
+
 int ld_attitude_integrate(const ld_attitude_problem *pb, const ld_attitude_options *o,
                           ld_attitude_output_fn out, void *out_user, ld_attitude_stats *stats) {
     ld_attitude_stats local;
     ld_attitude_stats *st = stats ? stats : &local;
     memset(st, 0, sizeof *st);
     if (!pb || !o || !pb->omega || !isfinite(pb->t1 - pb->t0) || !(pb->t1 > pb->t0) ||
-        (unsigned)o->method >= LD_ATT_METHOD_COUNT || (unsigned)o->param > 2 ||
-        (pb->frame != LD_FRAME_BODY && pb->frame != LD_FRAME_SPATIAL))
+        !options_valid(o) || (pb->frame != LD_FRAME_BODY && pb->frame != LD_FRAME_SPATIAL))
         return st->status = LD_EINVAL;
     st->t_reached = pb->t0;
     double q0[4], x[4] = {0};

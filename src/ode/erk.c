@@ -26,6 +26,7 @@ struct ld_erk {
 };
 
 void ld_erk_options_default(ld_erk_options *o) {
+    if (!o) return;
     memset(o, 0, sizeof *o);
     o->adaptive = 1;
     o->rtol = 1e-3;
@@ -34,6 +35,7 @@ void ld_erk_options_default(ld_erk_options *o) {
 }
 
 int ld_erk_create(ld_erk **out, const ld_erk_space *sp, const ld_rk_table *tab) {
+    if (!out) return LD_EINVAL;
     *out = NULL;
     if (!sp || !tab || !sp->rhs || sp->nx < 1 || sp->nv < 1 || tab->stages < 1 ||
         tab->stages > LD_RK_MAX_STAGES)
@@ -185,7 +187,7 @@ static int run_fixed(ld_erk *e, const ld_erk_options *o, double t0, double t1, d
     for (long k = 0; k < n; ++k) {
         double t = t0 + (double)k * o->h0;
         double tn = (k == n - 1) ? t1 : t0 + (double)(k + 1) * o->h0;
-        if (o->max_steps > 0 && st->steps >= o->max_steps) return LD_ESINGULAR;
+        if (o->max_steps > 0 && st->steps >= o->max_steps) return LD_ETOOMUCHWORK;
         if (!(tn > t)) return LD_ESINGULAR; /* h0 below the resolution of t */
         int rc = attempt(e, t, tn - t, x, 0);
         if (rc != 0) return rc > 0 ? LD_ESINGULAR : rc;
@@ -235,7 +237,8 @@ static int run_adaptive(ld_erk *e, const ld_erk_options *o, double t0, double t1
         if (1.1 * h >= t1 - t) h = t1 - t; /* stretch or shorten the last step */
         int nofailed = 1;
         for (;;) { /* attempts until one is accepted */
-            if (o->max_steps > 0 && st->steps + st->rejected >= o->max_steps) return LD_ESINGULAR;
+            if (o->max_steps > 0 && st->steps + st->rejected >= o->max_steps)
+                return LD_ETOOMUCHWORK;
             if (!(t + h > t)) return LD_ESINGULAR; /* the step no longer advances t */
             rc = attempt(e, t, h, x, have_f0);
             have_f0 = 1; /* F_0 = f(t, x) stays valid across retries */
@@ -286,13 +289,21 @@ static int run_adaptive(ld_erk *e, const ld_erk_options *o, double t0, double t1
     return LD_OK;
 }
 
+/* Option values that no run can use: negative or non-finite tolerances, step bounds or step
+ * limit (0 stands for the default everywhere). */
+static int options_valid(const ld_erk_options *o) {
+    return o->rtol >= 0.0 && isfinite(o->rtol) && o->atol >= 0.0 && isfinite(o->atol) &&
+           o->h0 >= 0.0 && isfinite(o->h0) && o->hmax >= 0.0 && o->hmin >= 0.0 &&
+           isfinite(o->hmin) && o->max_steps >= 0;
+}
+
 int ld_erk_integrate(ld_erk *e, const ld_erk_options *o, double t0, double t1, double *x,
                      ld_erk_output_fn out, void *out_user, ld_erk_stats *stats) {
     ld_erk_stats local;
     ld_erk_stats *st = stats ? stats : &local;
     memset(st, 0, sizeof *st);
     st->t = t0;
-    if (!e || !o || !x || !isfinite(t1 - t0) || !(t1 > t0)) return LD_EINVAL;
+    if (!e || !o || !x || !isfinite(t1 - t0) || !(t1 > t0) || !options_valid(o)) return LD_EINVAL;
     if (!all_finite(x, e->nx)) return LD_EDOMAIN;
     e->fevals = 0;
     int rc;

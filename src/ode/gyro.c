@@ -27,13 +27,13 @@ void ld_gyro_free(ld_gyro *g) {
 }
 
 long ld_gyro_count(const ld_gyro *g) {
-    return g->n;
+    return g ? g->n : 0;
 }
 double ld_gyro_t_first(const ld_gyro *g) {
-    return g->t[0];
+    return g ? g->t[0] : (double)NAN;
 }
 double ld_gyro_t_last(const ld_gyro *g) {
-    return g->t[g->n - 1];
+    return g ? g->t[g->n - 1] : (double)NAN;
 }
 
 /* Append one sample, growing the arrays geometrically. */
@@ -55,6 +55,7 @@ static int push(ld_gyro *g, double t, const double w[3]) {
 }
 
 int ld_gyro_create(ld_gyro **out, const double *t, const double *w, long n) {
+    if (!out) return LD_EINVAL;
     *out = NULL;
     if (!t || !w || n < 2) return LD_EINVAL;
     for (long i = 0; i < n; ++i) {
@@ -169,8 +170,10 @@ static int read_lines(FILE *f, const char *path, ld_gyro *g, char *msg, size_t l
 }
 
 int ld_gyro_read(const char *path, ld_gyro **out, char *msg, size_t msglen) {
-    *out = NULL;
     if (msg && msglen) msg[0] = '\0';
+    if (!out) return fail(msg, msglen, LD_EINVAL, "no output pointer");
+    *out = NULL;
+    if (!path) return fail(msg, msglen, LD_EINVAL, "no file name");
     FILE *f = fopen(path, "r");
     if (!f) return fail(msg, msglen, LD_EIO, "%s: cannot open: %s", path, strerror(errno));
     ld_gyro *g = calloc(1, sizeof *g);
@@ -207,6 +210,7 @@ static long locate(ld_gyro *g, double t) {
 
 int ld_gyro_omega_fn(double t, double w[3], void *user) {
     ld_gyro *g = user;
+    if (!g || !w) return LD_EINVAL;
     /* stage times may round a few ulps past the ends: allow a relative slack of 1e-12; the
      * slack and the distances to the ends are formed so that they cannot overflow to inf */
     double slack = 1e-12 * g->t[g->n - 1] - 1e-12 * g->t[0];

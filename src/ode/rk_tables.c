@@ -92,6 +92,7 @@ const ld_rk_table *ld_rk_table_find(const char *name) {
 }
 
 double ld_rk_rowsum_residual(const ld_rk_table *t) {
+    if (!t || !t->A || !t->c) return NAN;
     double r = 0.0;
     for (int i = 0; i < t->stages; ++i) {
         double s = 0.0;
@@ -122,6 +123,7 @@ static double wdot(const double *w, int s, const double *x, const double *y, con
 /* Residuals of the trees of one order, largest absolute value. */
 double ld_rk_order_residual(const ld_rk_table *t, const double *w, int k) {
     enum { M = LD_RK_MAX_STAGES };
+    if (!t || !w || !t->A) return -1.0;
     int s = t->stages;
     double c[M], c2[M], c3[M], Ac[M], Ac2[M], Ac3[M], AAc[M], cAc[M], AcAc[M], AAc2[M], AAAc[M];
     if (k < 1 || k > LD_RK_MAX_CHECKED_ORDER || s > M) return -1.0;
