@@ -261,7 +261,7 @@ static csc chain_matrix(int N, uint64_t *s) {
 }
 
 static void section_sparse(void) {
-    static const int bodies[] = {12, 37, 112, 334, 1112, 2778};
+    static const int bodies[] = {2, 3, 4, 5, 6, 8, 10, 12, 37, 112, 334, 1112, 2778};
     printf("#\n# section 2: chain saddle-point matrix in CSC form; klu_first_us: create + first "
            "factorization (symbolic analysis) + solve, once;\n# klu_ns: per klu_refactor + solve "
            "(best of %d); dense_ns: dense backend (expands the CSC input), n <= %d\n",

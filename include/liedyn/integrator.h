@@ -57,9 +57,16 @@
  *
  * Failure contract: a step whose Newton iteration does not converge within max_iter, meets a
  * singular iteration matrix or a non-finite value is rejected and the state is left exactly
- * as before the step (ld_integ_step returns LD_RETRY and says why in ld_integ_message).
+ * as before the step (ld_integ_step returns LD_RETRY and says why in ld_integ_message; a
+ * non-finite value is named: "non-finite residual", "non-finite iteration matrix",
+ * "non-finite Newton correction", "non-finite configuration", "non-finite stage velocity",
+ * "non-finite force g", …).
  * ld_integ_advance then halves the step, up to max_halvings times, and reports LD_RETRY with
  * the time reached if even the smallest step fails. Nothing allocates after ld_integ_create.
+ *
+ * NULL: functions with a status return LD_EINVAL for a NULL integrator or argument; the
+ * getters return NaN (times, steps), NULL (arrays; *n = 0), "" (message) or zeroed stats;
+ * ld_integ_free and ld_integ_options_init do nothing.
  */
 #ifndef LIEDYN_INTEGRATOR_H
 #define LIEDYN_INTEGRATOR_H
@@ -98,7 +105,7 @@ typedef struct ld_integ_options {
     double atol, rtol; /* Newton stop (defaults 1e-10, 1e-8) */
     int max_iter;      /* Newton iterations per step (default 20) */
     int max_halvings;  /* step halvings in ld_integ_advance (default 10) */
-    ld_la_kind la;     /* linear solver (default dense) */
+    ld_la_kind la;     /* linear solver (default dense; LD_LA_AUTO: ld_integ_la_auto) */
     /* step-size control (methods with an error estimate only) */
     int adaptive;               /* 0: the caller's steps (default); 1: controlled steps */
     double err_atol, err_rtol;  /* local error tolerances (defaults 1e-6, 1e-4) */
@@ -145,13 +152,36 @@ typedef struct ld_hem_table {
 /* The table of a half-explicit method, NULL for the other methods. */
 const ld_hem_table *ld_hem_table_of(ld_integ_method m);
 
-/* Create for the system s (which must outlive the integrator); sizes all work space.
- * NULL and *status < 0 on bad options or out of memory. */
+/* Create for the system s (which must outlive the integrator); sizes all work space, the
+ * dense scratch of the finite-difference tangents the system lacks included (ld_sys_reserve_fd;
+ * s must have had ld_sys_alloc_work if it lacks one). NULL and *status < 0 (status may be
+ * NULL): LD_EINVAL (NULL s or o, bad options), LD_ENOTSUPPORTED (the method cannot treat the
+ * system), LD_ENOMEM. Memory: the Newton methods (genalpha, newmark, tb3, tb3-paper, hht,
+ * hht-modified) and the dense hem path form dense matrices, about 8(2(k + m)² + 4k² + mk)
+ * bytes; they are refused up front (LD_ENOMEM) when that exceeds the machine's physical
+ * memory. hem1 … hem5 with the KLU solver on a system with mass_blocks and phi_q_sparse hold
+ * O(nq + k + m + nnz) only. */
 ld_integ *ld_integ_create(const ld_system *s, const ld_integ_options *o, int *status);
+/* The same, with a one-line reason in msg (cap bytes; may be NULL) when it fails: the options'
+ * refusal (ld_integ_options_check), or "out of memory: N bytes for WHAT (k = .., m = ..)". */
+ld_integ *ld_integ_create_msg(const ld_system *s, const ld_integ_options *o, int *status, char *msg,
+                              size_t cap);
+/* The backend the integrator uses (LD_LA_AUTO resolved at creation; LD_LA_DENSE for NULL). */
+ld_la_kind ld_integ_la(const ld_integ *it);
+/* What LD_LA_AUTO resolves to for the system and the method of o (o may be NULL: the
+ * half-explicit methods' matrix): ld_la_choose with the order k + m and the entries of the
+ * method's matrix (the saddle-point pattern from mass_blocks and phi_q_sparse; for the Newton
+ * methods six times as many, the stiffness couples neighbours; unknown, hence dense, without
+ * that structure). A caller can compare it with a forced choice, e.g. to warn when dense is
+ * forced on a system far above LD_LA_CROSSOVER. */
+ld_la_kind ld_integ_la_auto(const ld_system *s, const ld_integ_options *o);
 void ld_integ_free(ld_integ *it);
 
 /* Set the state at t0 and compute consistent accelerations and multipliers
- * (ld_sys_initial_accel); the auxiliary acceleration a starts at v̇(0). */
+ * (ld_sys_initial_accel); the auxiliary acceleration a starts at v̇(0). On failure the status
+ * (LD_EDOMAIN for a non-finite value, LD_ESINGULAR, LD_ENOMEM, LD_EINVAL, a callback's) and
+ * ld_integ_message says why: "initial state at t = 0: non-finite generalized force g(t, q, v)
+ * (entry 2 is inf)". */
 int ld_integ_init(ld_integ *it, double t0, const double *q0, const double *v0);
 
 /* One step of size h > 0. LD_OK, LD_RETRY (rejected; state unchanged) or < 0. */

@@ -36,7 +36,19 @@
 
 LD_BEGIN_DECLS
 
-typedef enum ld_la_kind { LD_LA_DENSE = 0, LD_LA_KLU = 1 } ld_la_kind;
+/* LD_LA_AUTO is a request, not a backend: ld_la_choose (or the integrator, with the size and
+ * structure of its matrix) resolves it to LD_LA_DENSE or LD_LA_KLU. */
+typedef enum ld_la_kind { LD_LA_DENSE = 0, LD_LA_KLU = 1, LD_LA_AUTO = 2 } ld_la_kind;
+
+/* Order n from which KLU beats the dense backend on a sparse saddle-point matrix (the chain of
+ * bench/bench_linalg: refactor + solve 1.13 times faster at n = 33, slower at n = 24;
+ * docs/linalg.md). */
+#define LD_LA_CROSSOVER 32
+
+/* The backend for an n×n matrix with nnz structurally nonzero entries (0: unknown, taken as
+ * dense): LD_LA_KLU when n ≥ LD_LA_CROSSOVER and at most half the entries can be nonzero,
+ * else LD_LA_DENSE. Pure; never LD_LA_AUTO. */
+ld_la_kind ld_la_choose(int n, size_t nnz);
 
 typedef struct ld_la ld_la; /* opaque */
 
@@ -47,20 +59,24 @@ typedef struct ld_la_stats {
     size_t nnz; /* entries of the last factored pattern (dense: n*n) */
 } ld_la_stats;
 
-/* A solver for n×n systems (n ≥ 1). NULL on bad arguments or out of memory. */
+/* A solver for n×n systems (n ≥ 1). LD_LA_AUTO: ld_la_choose(n, 0), i.e. dense. NULL on bad
+ * arguments or out of memory (the dense backend needs 8n² bytes). */
 ld_la *ld_la_create(ld_la_kind kind, int n);
 void ld_la_free(ld_la *la);
 ld_la_kind ld_la_get_kind(const ld_la *la);
-/* "dense" / "klu"; ld_la_kind_find returns -1 for an unknown name. */
+/* "dense" / "klu" / "auto" (NULL for an unknown kind); ld_la_kind_find returns -1 for an
+ * unknown name or NULL. */
 const char *ld_la_kind_name(ld_la_kind kind);
 int ld_la_kind_find(const char *name);
 
-/* Factor a dense row-major n×n matrix A (not modified). */
+/* Factor a dense row-major n×n matrix A (not modified). NULL la or A: LD_EINVAL. */
 int ld_la_factor_dense(ld_la *la, const double *A);
 /* Factor a CSC matrix (see above; not modified). */
 int ld_la_factor_csc(ld_la *la, const int *colptr, const int *rowind, const double *values);
-/* Solve A x = b in place (b → x) with the last successful factorization; LD_EINVAL if none. */
+/* Solve A x = b in place (b → x) with the last successful factorization; LD_EINVAL if none
+ * (or la or b is NULL). */
 int ld_la_solve(ld_la *la, double *b);
+/* Statistics of la (zeroes for NULL la; nothing for NULL st). */
 void ld_la_get_stats(const ld_la *la, ld_la_stats *st);
 
 LD_END_DECLS

@@ -23,6 +23,10 @@
  * rejects the step and retries smaller) or < 0 (fatal). Optional callbacks may be NULL; then
  * the library uses central differences on the group (ld_sys_* below), so analytic tangents
  * are an optimization that the test suite checks against the differences.
+ *
+ * NULL: the functions with a status return LD_EINVAL for a NULL system or array they need;
+ * the void helpers (retract, tangent, bracket, normalize) require valid pointers (not
+ * checked), as the functions of lie.h do.
  */
 #ifndef LIEDYN_SYSTEM_H
 #define LIEDYN_SYSTEM_H
@@ -96,16 +100,37 @@ struct ld_system {
      * entry that can be nonzero for some q is in the pattern. */
     int bnnz;
     int *brow, *bcol;
-    double *work; /* scratch for the finite-difference fallbacks (ld_sys_create) */
+    double *work; /* vector scratch for the finite-difference fallbacks (ld_sys_alloc_work) */
     size_t nwork;
+    struct ld_sys_fd *fd; /* their dense scratch (k×k, m×k), only once reserved (below) */
 };
 
 /* Fill qoff/voff of the nodes and nq, k. LD_EINVAL for a bad node. */
 int ld_sys_layout(ld_system *s);
-/* Allocate the scratch space of the finite-difference fallbacks (once; the evaluators below
- * never allocate). */
+/* Allocate the vector scratch of the finite-difference fallbacks, O(nq + k + m) (once). The
+ * dense scratch of the fallbacks that need one — the stiffness (k×k and m×k) and φ̈ (m×k) — is
+ * separate: ld_sys_reserve_fd allocates it; the integrators reserve it at creation for the
+ * tangents the system lacks, so that their steps never allocate, and a *_fd function called
+ * directly reserves what it needs on first use. A system with analytic tangents never holds a
+ * k×k array. */
 int ld_sys_alloc_work(ld_system *s);
+/* Frees the vector and the dense scratch. */
 void ld_sys_free_work(ld_system *s);
+#define LD_SYS_FD_STIFFNESS 1u /* ld_sys_stiffness_fd: M (k×k) and B (m×k) */
+#define LD_SYS_FD_PHI_DD    2u /* ld_sys_phi_dd_fd: B (m×k) */
+/* The finite-difference tangents the system does not provide analytically (flags above). */
+unsigned ld_sys_fd_missing(const ld_system *s);
+/* Doubles of dense scratch that the fallbacks in `what` need (0 for none or NULL s). */
+size_t ld_sys_fd_doubles(const ld_system *s, unsigned what);
+/* Make the dense scratch hold at least ld_sys_fd_doubles(s, what) (keeps a larger one). LD_OK,
+ * LD_EINVAL (NULL s or no ld_sys_alloc_work), LD_ENOMEM. Through a const system: the scratch is
+ * not part of the system's value. */
+int ld_sys_reserve_fd(const ld_system *s, unsigned what);
+/* The system provides mass_blocks and phi_q_sparse with a valid pattern (rows in [0, m),
+ * columns in [0, k), sorted by row then column, no duplicates): the sparse paths apply. */
+int ld_sys_has_sparse(const ld_system *s);
+/* Σ nv² over the nodes: the entries of the mass blocks (0 for NULL). */
+size_t ld_sys_mass_block_entries(const ld_system *s);
 
 /* qn = q ∘ exp(ξ) node by node (qn may not alias q). */
 void ld_sys_retract(const ld_system *s, double *qn, const double *q, const double *xi);
@@ -134,9 +159,19 @@ int ld_sys_phi_q_fd(const ld_system *s, double t, const double *q, double *B);
 int ld_sys_phi_dd_fd(const ld_system *s, double t, const double *q, const double *v, double *z);
 
 /* Consistent initial accelerations and multipliers: solve
- *   [M Bᵀ; B 0] [v̇; λ] = [−g; −z]. */
+ *   [M Bᵀ; B 0] [v̇; λ] = [−g; −z].
+ * With sparse structure (ld_sys_has_sparse) and ld_la_choose picking KLU for the saddle matrix
+ * (Σ nv² + 2·bnnz entries), the matrix is assembled from mass_blocks and phi_q_sparse and
+ * factored by KLU: memory O(k + m + nnz). Otherwise it is dense: 8((k + m)² + k² + mk) bytes.
+ * LD_OK; LD_EDOMAIN for a non-finite M, B, g, z or result; LD_ESINGULAR; LD_ENOMEM; LD_EINVAL
+ * (NULL or an incomplete system); a callback's status. Outputs untouched on failure. */
 int ld_sys_initial_accel(const ld_system *s, double t, const double *q, const double *v,
                          double *vdot, double *lambda);
+/* The same with a one-line reason in msg (cap bytes; may be NULL) on failure: "non-finite
+ * generalized force g(t, q, v) (entry 3 is inf)", "out of memory: N bytes for …", "singular
+ * matrix …". */
+int ld_sys_initial_accel_msg(const ld_system *s, double t, const double *q, const double *v,
+                             double *vdot, double *lambda, char *msg, size_t cap);
 
 /* ---------------------------------------------------------------- rigid-body models */
 
@@ -158,16 +193,19 @@ void ld_model_system_free(ld_system *s);
  * NULL). ld_model_compile refuses a model that fails this check. */
 int ld_model_check_initial(const ld_model *m, char *msg, size_t n);
 /* Per body, from a state of a compiled system: centre of mass x (spatial), quaternion q,
- * body angular velocity Ω, centre-of-mass velocity v (spatial). */
+ * body angular velocity Ω, centre-of-mass velocity v (spatial). LD_EINVAL for a NULL or
+ * uncompiled s or a bad index; q, v and the outputs must not be NULL. */
 int ld_model_body_state(const ld_system *s, int body, const double *q, const double *v, double x[3],
                         double quat[4], double omega[3], double xdot[3]);
 /* Force and torque (spatial frame; the torque about the body's centre of mass) that joint j
  * exerts on its second body, from the multipliers λ of the state (the generalized
- * constraint force −B_jᵀλ_j on that body). LD_EINVAL for a bad index. */
+ * constraint force −B_jᵀλ_j on that body). LD_EINVAL for a bad index or a NULL s, q or
+ * lambda; f and tau must not be NULL. */
 int ld_model_joint_reaction(const ld_system *s, int joint, const double *q, const double *lambda,
                             double f[3], double tau[3]);
 /* The exact orientation of body `body` at time t if the model prescribes it (an exact_torque
- * load): LD_OK and quat filled, or LD_ENOTSUPPORTED. */
+ * load): LD_OK and quat filled, or LD_ENOTSUPPORTED (also for a NULL m); quat must not be
+ * NULL. */
 int ld_model_exact_rotation(const ld_model *m, int body, double t, double quat[4]);
 
 LD_END_DECLS

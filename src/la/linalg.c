@@ -421,7 +421,14 @@ static const la_ops sparse_ops = {sparse_init, sparse_release, sparse_factor_den
 
 /* ------------------------------------------------------------------ public interface */
 
+ld_la_kind ld_la_choose(int n, size_t nnz) {
+    if (n < LD_LA_CROSSOVER || nnz == 0) return LD_LA_DENSE;
+    double nn = (double)n * (double)n;
+    return 2.0 * (double)nnz <= nn ? LD_LA_KLU : LD_LA_DENSE;
+}
+
 ld_la *ld_la_create(ld_la_kind kind, int n) {
+    if (kind == LD_LA_AUTO) kind = ld_la_choose(n, 0);
     if (n < 1 || (kind != LD_LA_DENSE && kind != LD_LA_KLU)) return NULL;
     ld_la *la = calloc(1, sizeof *la);
     if (!la) return NULL;
@@ -451,6 +458,8 @@ const char *ld_la_kind_name(ld_la_kind kind) {
         return "dense";
     case LD_LA_KLU:
         return "klu";
+    case LD_LA_AUTO:
+        return "auto";
     }
     return NULL;
 }
@@ -459,6 +468,7 @@ int ld_la_kind_find(const char *name) {
     if (!name) return -1;
     if (strcmp(name, "dense") == 0) return LD_LA_DENSE;
     if (strcmp(name, "klu") == 0) return LD_LA_KLU;
+    if (strcmp(name, "auto") == 0) return LD_LA_AUTO;
     return -1;
 }
 

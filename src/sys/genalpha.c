@@ -61,18 +61,23 @@ static int newton_iteration(ld_integ *it, double t1, double h, double *err, int 
     return ld_integ__correction_finite(it);
 }
 
-/* Accept the trial state: q from the final Δq, a updated, everything copied. */
-static void commit(ld_integ *it, double h, int iters) {
+/* Accept the trial state: q from the final Δq, a updated, everything copied; a non-finite
+ * value rejects the step instead (the state untouched). */
+static int commit(ld_integ *it, double h, int iters) {
     int k = it->k;
     for (int i = 0; i < k; ++i) it->xi[i] = h * it->dq[i];
     ld_sys_retract(it->s, it->qn, it->q, it->xi);
     for (int i = 0; i < k; ++i) it->an[i] += it->vdn[i] * (1.0 - it->af) / (1.0 - it->am);
+    int rc = ld_integ__trial_finite(it);
+    if (!rc) rc = ld_integ__finite(it, it->an, (size_t)k, "non-finite auxiliary acceleration");
+    if (rc) return ld_integ__newton_status(it, rc, 0.0, h);
     memcpy(it->q, it->qn, (size_t)it->s->nq * sizeof(double));
     memcpy(it->v, it->vn, (size_t)k * sizeof(double));
     memcpy(it->vd, it->vdn, (size_t)k * sizeof(double));
     memcpy(it->a, it->an, (size_t)k * sizeof(double));
     memcpy(it->lam, it->lamn, (size_t)it->m * sizeof(double));
     it->st.last_iterations = iters;
+    return LD_OK;
 }
 
 int ld_integ__genalpha_step(ld_integ *it, double t1) {
@@ -81,6 +86,5 @@ int ld_integ__genalpha_step(ld_integ *it, double t1) {
     predict(it, h);
     int i = 0, rc = ld_integ__newton(it, t1, h, newton_iteration, &i);
     if (rc) return rc;
-    commit(it, h, i);
-    return LD_OK;
+    return commit(it, h, i);
 }

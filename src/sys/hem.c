@@ -121,10 +121,12 @@ int ld_integ__hem_create(ld_integ *it) {
     H->tb = ld_hem_table_of(it->o.method);
     H->sparse = ld_integ__hem_uses_sparse(s, &it->o);
     H->blocks = H->sparse; /* the dense path keeps M dense (it->M) */
-    double *p = malloc(carve(s, H, NULL) * sizeof(double));
+    size_t nw = carve(s, H, NULL);
+    double *p = malloc(nw * sizeof(double));
     H->mboff = malloc(((size_t)s->nnodes + 1) * sizeof(int));
     if (!p || !H->mboff) {
         free(p);
+        it->oom_bytes = (double)(nw * sizeof(double));
         return LD_ENOMEM;
     }
     (void)carve(s, H, p);
@@ -134,6 +136,7 @@ int ld_integ__hem_create(ld_integ *it) {
     H->mboff[s->nnodes] = off;
     if (!H->blocks) {
         H->lm = ld_la_create(LD_LA_DENSE, s->k);
+        it->oom_bytes = 8.0 * s->k * (double)s->k;
         if (!H->lm) return LD_ENOMEM;
     }
     if (!H->sparse) return LD_OK;
@@ -144,6 +147,7 @@ int ld_integ__hem_create(ld_integ *it) {
     H->posB = malloc((nb ? nb : 1) * sizeof(int));
     H->posBt = malloc((nb ? nb : 1) * sizeof(int));
     H->posD = malloc(((size_t)s->m + 1) * sizeof(int));
+    it->oom_bytes = (double)((n + 1 + 3 * nb + (size_t)s->m + nnz) * sizeof(int) + nnz * 8);
     if (!H->colptr || !H->rowind || !H->vals || !H->posB || !H->posBt || !H->posD) return LD_ENOMEM;
     return sparse_pattern(s, H);
 }
@@ -327,6 +331,31 @@ static int saddle_solve(ld_integ *it, const double *Bi, const double *Bn, double
 
 /* ------------------------------------------------------------------ stages */
 
+/* The evaluations at Q_i finite: g, M and B(Q_i) (in H->Bi); else LD_EDOMAIN naming them. */
+static int inputs_finite(ld_integ *it) {
+    const ld_system *s = it->s;
+    struct ld_hem *H = it->hem;
+    size_t k = (size_t)s->k, m = (size_t)s->m, nb = H->sparse ? (size_t)s->bnnz : m * k;
+    int rc = ld_integ__finite(it, H->g, k, "non-finite force g");
+    if (!rc && H->blocks)
+        rc = ld_integ__finite(it, H->Mb, (size_t)H->mboff[s->nnodes], "non-finite mass matrix");
+    if (!rc && !H->blocks) rc = ld_integ__finite(it, it->M, k * k, "non-finite mass matrix");
+    if (!rc && m > 0) rc = ld_integ__finite(it, H->Bi, nb, "non-finite constraint Jacobian");
+    return rc;
+}
+
+/* The results of stage i finite: V̇_i, Λ_i, V_{i+1}, Θ_{i+1}, Q_{i+1}. */
+static int results_finite(ld_integ *it, const double *vdd, const double *lam) {
+    struct ld_hem *H = it->hem;
+    size_t k = (size_t)it->k;
+    int rc = ld_integ__finite(it, vdd, k, "non-finite stage acceleration");
+    if (!rc) rc = ld_integ__finite(it, lam, (size_t)it->m, "non-finite stage multipliers");
+    if (!rc) rc = ld_integ__finite(it, H->vi, k, "non-finite stage velocity");
+    if (!rc) rc = ld_integ__finite(it, H->thn, k, "non-finite stage increment");
+    if (!rc) rc = ld_integ__finite(it, H->qnx, (size_t)it->s->nq, "non-finite stage configuration");
+    return rc;
+}
+
 /* Stage i (0-based) at (t_i, Q_i = qi, V_i = vi, Θ_i = th): Θ̇_i, then Q_{i+1} and Θ_{i+1}
  * into qnx, thn, and (V̇_i, Λ_i) from the explicit formula or the stage solve; on return
  * vi = V_{i+1}. *bi_ok says whether Bi holds B(Q_i). */
@@ -350,6 +379,7 @@ static int stage(ld_integ *it, int i, double h, int *bi_ok) {
     int rc = eval_mass(it, H->qi);
     if (!rc) rc = s->ops.force(s, ti, H->qi, H->vi, H->g);
     if (!rc && !*bi_ok) rc = eval_B(it, ti, H->qi, H->Bi);
+    if (!rc) rc = inputs_finite(it);
     if (rc) return rc;
     *bi_ok = 1;
     if (i == 0 && tb->explicit_first) {
@@ -362,6 +392,10 @@ static int stage(ld_integ *it, int i, double h, int *bi_ok) {
         double ha = h * row[i], t1 = t0 + tb->c[i + 1] * h;
         rc = eval_B(it, t1, H->qnx, H->Bn);
         if (!rc) rc = eval_phi_t(it, t1, H->qnx);
+        if (!rc && m > 0)
+            rc = ld_integ__finite(it, H->Bn, H->sparse ? (size_t)s->bnnz : m * k,
+                                  "non-finite constraint Jacobian");
+        if (!rc) rc = ld_integ__finite(it, H->phit, m, "non-finite constraint time derivative");
         if (rc) return rc;
         for (size_t j = 0; j < k; ++j) H->rhs[j] = -H->g[j];
         B_mul(it, H->Bn, H->w, H->rhs + k);
@@ -374,6 +408,8 @@ static int stage(ld_integ *it, int i, double h, int *bi_ok) {
     }
     if (rc) return rc;
     for (size_t j = 0; j < k; ++j) H->vi[j] = H->w[j] + h * row[i] * vdd[j];
+    rc = results_finite(it, vdd, lam);
+    if (rc) return rc;
     memcpy(H->th, H->thn, k * sizeof(double));
     memcpy(H->qi, H->qnx, (size_t)s->nq * sizeof(double));
     return LD_OK;
@@ -422,11 +458,11 @@ static int stages(ld_integ *it, double h) {
     memset(H->lsol, 0, m * sizeof(double));
     for (int l = 0; l < tb->sbar; ++l)
         for (size_t r = 0; r < m; ++r) H->lsol[r] += tb->d[l] * H->lams[(size_t)l * m + r];
-    for (size_t j = 0; j < k; ++j)
-        if (!isfinite(H->vsol[j]) || !isfinite(H->thsol[j])) return LD_EDOMAIN;
-    for (size_t r = 0; r < m; ++r)
-        if (!isfinite(H->lsol[r])) return LD_EDOMAIN;
-    return LD_OK;
+    int rc = ld_integ__finite(it, H->vsol, k, "non-finite velocity");
+    if (!rc) rc = ld_integ__finite(it, H->thsol, k, "non-finite increment");
+    if (!rc) rc = ld_integ__finite(it, H->qsol, (size_t)s->nq, "non-finite configuration");
+    if (!rc) rc = ld_integ__finite(it, H->lsol, m, "non-finite multipliers");
+    return rc;
 }
 
 /* Symmetric projection of (qsol, vsol) at t1 onto Φ = 0 and B v + Φ_t = 0 in the mass metric:
@@ -481,7 +517,15 @@ int ld_integ__hem_step(ld_integ *it, double t1) {
     }
     if (rc == LD_OK && it->o.project) rc = project(it, t1);
     if (rc == LD_ESINGULAR) return ld_integ__reject(it, "singular stage matrix", h);
-    if (rc == LD_EDOMAIN) return ld_integ__reject(it, "non-finite stage value", h);
+    if (rc == LD_OK && it->o.project) {
+        size_t k = (size_t)it->k;
+        rc = ld_integ__finite(it, H->vsol, k, "non-finite projected velocity");
+        if (!rc)
+            rc = ld_integ__finite(it, H->qsol, (size_t)it->s->nq,
+                                  "non-finite projected configuration");
+    }
+    if (rc == LD_EDOMAIN)
+        return ld_integ__reject(it, it->why ? it->why : "non-finite stage value", h);
     if (rc > 0) return ld_integ__reject(it, "the model asked for a smaller step", h);
     if (rc) return rc;
     size_t k = (size_t)it->k;
@@ -500,9 +544,17 @@ int ld_integ__hem_initial(ld_integ *it) {
     if (!rc) rc = s->ops.force(s, it->t, it->q, it->v, H->rhs);
     if (!rc) rc = eval_B(it, it->t, it->q, H->Bi);
     if (!rc && m > 0) rc = ld_sys_phi_dd(s, it->t, it->q, it->v, H->rhs + k);
+    if (!rc) rc = ld_integ__finite(it, H->rhs, k, "non-finite generalized force g(t, q, v)");
+    if (!rc) rc = ld_integ__finite(it, H->rhs + k, m, "non-finite constraint acceleration term z");
+    if (!rc && H->blocks)
+        rc = ld_integ__finite(it, H->Mb, (size_t)H->mboff[s->nnodes], "non-finite mass matrix");
+    if (!rc && m > 0)
+        rc = ld_integ__finite(it, H->Bi, H->sparse ? (size_t)s->bnnz : m * k,
+                              "non-finite constraint Jacobian");
     if (rc) return rc;
     for (size_t j = 0; j < k + m; ++j) H->rhs[j] = -H->rhs[j];
     rc = m > 0 ? saddle_solve(it, H->Bi, H->Bi, H->rhs) : mass_solve(it, H->rhs);
+    if (!rc) rc = ld_integ__finite(it, H->rhs, k + m, "non-finite initial acceleration");
     if (rc) return rc;
     memcpy(it->vd, H->rhs, k * sizeof(double));
     memcpy(it->lam, H->rhs + k, m * sizeof(double));

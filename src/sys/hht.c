@@ -147,10 +147,12 @@ int ld_integ__hht_step(ld_integ *it, double t1) {
     /* the state of the final v̇, and its force history (kept apart until it succeeds) */
     kinematics(it, h);
     memcpy(it->a1, it->fo, k * sizeof(double));
-    rc = force_history(it, t1, it->qn, it->vn, it->lamn);
+    rc = ld_integ__trial_finite(it);
+    if (!rc) rc = force_history(it, t1, it->qn, it->vn, it->lamn);
+    if (!rc) rc = ld_integ__finite(it, it->fo, k, "non-finite force history g + B'λ");
     if (rc) {
         memcpy(it->fo, it->a1, k * sizeof(double));
-        return rc > 0 ? ld_integ__reject(it, "the model asked for a smaller step", h) : rc;
+        return ld_integ__newton_status(it, rc, 0.0, h);
     }
     memcpy(it->q, it->qn, (size_t)it->s->nq * sizeof(double));
     memcpy(it->v, it->vn, k * sizeof(double));

@@ -1,10 +1,12 @@
 /* The common part of the integrators of integrator.h: options, creation, the shared pieces
  * of the Newton iterations, step halving and step-size control. */
+#define _POSIX_C_SOURCE 200809L /* sysconf */
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "integ_impl.h"
 #include "liedyn/liedyn.h"
@@ -44,6 +46,7 @@ static int estimate_order(ld_integ_method m) {
 }
 
 void ld_integ_options_init(ld_integ_options *o) {
+    if (!o) return;
     memset(o, 0, sizeof *o);
     o->method = LD_INTEG_GENALPHA;
     o->rho_inf = 0.9;
@@ -85,7 +88,8 @@ const char *ld_integ_options_check(const ld_system *s, const ld_integ_options *o
     if (!(o->atol > 0.0 && isfinite(o->atol) && o->rtol >= 0.0 && isfinite(o->rtol)))
         return "Newton tolerances must be finite, atol > 0 and rtol >= 0";
     if (o->max_iter < 1 || o->max_halvings < 0) return "max_iter must be >= 1, max_halvings >= 0";
-    if (o->la != LD_LA_DENSE && o->la != LD_LA_KLU) return "unknown linear solver";
+    if (o->la != LD_LA_DENSE && o->la != LD_LA_KLU && o->la != LD_LA_AUTO)
+        return "unknown linear solver";
     if (o->adaptive) {
         if (!ld_integ_method_has_estimate(o->method))
             return "step-size control needs an integrator with an error estimate (tb3, "
@@ -113,56 +117,70 @@ const char *ld_integ_options_check(const ld_system *s, const ld_integ_options *o
     return NULL;
 }
 
-ld_integ *ld_integ_create(const ld_system *s, const ld_integ_options *o, int *status) {
-    int dummy;
-    if (!status) status = &dummy;
-    *status = LD_EINVAL;
-    if (!s || ld_integ_options_check(s, o)) {
-        if (s && o && o->method >= 0 && o->method < LD_INTEG_COUNT && unsupported(s, o))
-            *status = LD_ENOTSUPPORTED;
-        return NULL;
-    }
-    ld_integ *it = calloc(1, sizeof *it);
-    if (!it) {
-        *status = LD_ENOMEM;
-        return NULL;
-    }
-    it->s = s;
-    it->o = *o;
-    it->k = s->k;
-    it->m = s->m;
-    it->n = s->k + s->m;
-    size_t k = (size_t)it->k, m = (size_t)it->m, n = (size_t)it->n, nq = (size_t)s->nq;
-    /* the sparse half-explicit path forms no n×n or k×k matrix */
-    size_t dn = ld_integ__is_hem(o->method) && ld_integ__hem_uses_sparse(s, o) ? 0 : 1;
-    size_t total = 2 * nq + 16 * k + 2 * m + n + n + dn * (n * n + 4 * k * k + m * k) +
-                   4 * (size_t)o->max_iter;
-    double *p = calloc(total, sizeof(double));
-    it->la = ld_la_create(o->la, it->n);
-    if (!p || !it->la) {
-        free(p);
-        ld_la_free(it->la);
-        free(it);
-        *status = LD_ENOMEM;
-        return NULL;
-    }
+/* The method forms no k×k matrix: a half-explicit method on the sparse path. */
+static int sparse_only(const ld_system *s, const ld_integ_options *o) {
+    return ld_integ__is_hem(o->method) && ld_integ__hem_uses_sparse(s, o);
+}
+
+/* Entries of the saddle-point matrix [M Bᵀ; B 0] from the system's structure (0: unknown). */
+static size_t saddle_nnz(const ld_system *s) {
+    if (!ld_sys_has_sparse(s)) return 0;
+    return ld_sys_mass_block_entries(s) + 2 * (size_t)s->bnnz + (size_t)s->m;
+}
+
+ld_la_kind ld_integ_la_auto(const ld_system *s, const ld_integ_options *o) {
+    if (!s || s->k < 1 || s->m < 0) return LD_LA_DENSE;
+    /* only the sparse half-explicit path can use the structure without a dense k×k */
+    int structured = !o || ld_integ__is_hem(o->method);
+    size_t nnz = structured ? saddle_nnz(s) : 0;
+    if (!structured && ld_sys_has_sparse(s)) nnz = saddle_nnz(s) * 6; /* K couples neighbours */
+    return ld_la_choose(s->k + s->m, nnz);
+}
+
+/* The dense scratch of the finite-difference tangents this method will call: the stiffness
+ * for the Newton methods, φ̈ at init for all. */
+static unsigned fd_needs(const ld_system *s, const ld_integ_options *o) {
+    unsigned miss = ld_sys_fd_missing(s), need = LD_SYS_FD_PHI_DD;
+    if (!ld_integ__is_hem(o->method)) need |= LD_SYS_FD_STIFFNESS;
+    return s->m > 0 ? miss & need : miss & need & LD_SYS_FD_STIFFNESS;
+}
+
+/* Bytes of every dense array the integrator would hold: S (n×n), M, C, K, T (k×k), B (m×k), the
+ * dense LU (n×n), the hem dense mass solve (k×k) and the finite-difference scratch. */
+static double dense_bytes(const ld_system *s, const ld_integ_options *o) {
+    double k = s->k, m = s->m, n = k + m, d = 0.0;
+    if (!sparse_only(s, o)) d += n * n + 4 * k * k + m * k;
+    if (o->la == LD_LA_DENSE) d += n * n;
+    if (ld_integ__is_hem(o->method) && !sparse_only(s, o)) d += k * k;
+    d += (double)ld_sys_fd_doubles(s, fd_needs(s, o));
+    return 8.0 * d;
+}
+
+/* Physical memory of the machine in bytes (+inf when unknown). */
+static double physical_memory(void) {
+    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
+    return pages > 0 && size > 0 ? (double)pages * (double)size : (double)INFINITY;
+}
+
+/* Refuse, with the status and "out of memory: N bytes for WHAT (k = .., m = ..)HINT" in msg. */
+static ld_integ *refuse_oom(int *status, char *msg, size_t cap, double bytes, const char *what,
+                            const ld_system *s, const char *hint) {
+    *status = LD_ENOMEM;
+    if (msg && cap)
+        snprintf(msg, cap, "out of memory: %.0f bytes for %s (k = %d, m = %d)%s", bytes, what, s->k,
+                 s->m, hint ? hint : "");
+    return NULL;
+}
+
+/* Carve the state, trial state and (dense paths) the matrices out of the block p. */
+static void carve(ld_integ *it, double *p, size_t dn) {
+    size_t k = (size_t)it->k, m = (size_t)it->m, n = (size_t)it->n, nq = (size_t)it->s->nq;
+    double **vk[] = {&it->v,  &it->vd, &it->a,  &it->vn, &it->vdn,  &it->an,  &it->dq, &it->xi,
+                     &it->v1, &it->a1, &it->v2, &it->a2, &it->vbar, &it->est, &it->fo};
     it->q = p, p += nq;
     it->qn = p, p += nq;
-    it->v = p, p += k;
-    it->vd = p, p += k;
-    it->a = p, p += k;
-    it->vn = p, p += k;
-    it->vdn = p, p += k;
-    it->an = p, p += k;
-    it->dq = p, p += k;
-    it->xi = p, p += k;
-    it->v1 = p, p += k;
-    it->a1 = p, p += k;
-    it->v2 = p, p += k;
-    it->a2 = p, p += k;
-    it->vbar = p, p += k;
-    it->est = p, p += 2 * k;
-    it->fo = p, p += k;
+    for (size_t i = 0; i < sizeof vk / sizeof vk[0]; ++i)
+        *vk[i] = p, p += vk[i] == &it->est ? 2 * k : k;
     it->lam = p, p += m;
     it->lamn = p, p += m;
     it->r = p, p += n;
@@ -173,20 +191,103 @@ ld_integ *ld_integ_create(const ld_system *s, const ld_integ_options *o, int *st
     it->K = p, p += dn * k * k;
     it->T = p, p += dn * k * k;
     it->B = p, p += dn * m * k;
-    it->hist = p, p += 2 * o->max_iter; /* two Newton solves per step (tb3) */
+    it->hist = p, p += 2 * (size_t)it->o.max_iter; /* two Newton solves per step (tb3) */
     it->rhist = p;
+}
+
+/* Why the options or the system cannot be used: status and message; NULL if they can. */
+static const char *refusal(const ld_system *s, const ld_integ_options *o, int *status) {
+    *status = LD_EINVAL;
+    if (!s) return "no system";
+    const char *why = ld_integ_options_check(s, o);
+    if (why && o && o->method >= 0 && o->method < LD_INTEG_COUNT && unsupported(s, o))
+        *status = LD_ENOTSUPPORTED;
+    return why;
+}
+
+ld_integ *ld_integ_create_msg(const ld_system *s, const ld_integ_options *o, int *status, char *msg,
+                              size_t cap) {
+    int dummy;
+    if (!status) status = &dummy;
+    if (msg && cap) msg[0] = '\0';
+    const char *why = refusal(s, o, status);
+    if (why) {
+        if (msg && cap) snprintf(msg, cap, "%s", why);
+        return NULL;
+    }
+    ld_integ_options op = *o;
+    if (op.la == LD_LA_AUTO) op.la = ld_integ_la_auto(s, o);
+    double dense = dense_bytes(s, &op);
+    if (dense > physical_memory()) {
+        char hint[160];
+        snprintf(hint, sizeof hint,
+                 ", more than the machine's %.0f bytes (hem1 ... hem5 with the KLU solver form no "
+                 "k x k matrix)",
+                 physical_memory());
+        return refuse_oom(status, msg, cap, dense, "the dense matrices of the method", s, hint);
+    }
+    ld_integ *it = calloc(1, sizeof *it);
+    if (!it) return refuse_oom(status, msg, cap, (double)sizeof *it, "the integrator", s, NULL);
+    it->s = s;
+    it->o = op;
+    it->k = s->k;
+    it->m = s->m;
+    it->n = s->k + s->m;
+    size_t k = (size_t)it->k, m = (size_t)it->m, n = (size_t)it->n, nq = (size_t)s->nq;
+    size_t dn = sparse_only(s, &op) ? 0 : 1; /* the sparse half-explicit path: no n×n, k×k */
+    size_t total = 2 * nq + 16 * k + 2 * m + n + n + dn * (n * n + 4 * k * k + m * k) +
+                   4 * (size_t)op.max_iter;
+    double *p = calloc(total, sizeof(double));
+    if (!p) {
+        free(it);
+        return refuse_oom(status, msg, cap, 8.0 * (double)total,
+                          dn ? "the state and the dense iteration matrices" : "the state", s, NULL);
+    }
+    carve(it, p, dn);
     it->last_err = NAN;
-    it->est_mu = estimate_order(o->method);
-    if (ld_integ__is_hem(o->method)) {
-        int rc = ld_integ__hem_create(it);
+    it->est_mu = estimate_order(op.method);
+    int rc = ld_sys_reserve_fd(s, fd_needs(s, &op));
+    if (rc == LD_EINVAL && !fd_needs(s, &op)) rc = LD_OK; /* no scratch needed, none allocated */
+    if (rc) {
+        ld_integ_free(it);
+        if (rc == LD_ENOMEM)
+            return refuse_oom(status, msg, cap,
+                              8.0 * (double)ld_sys_fd_doubles(s, fd_needs(s, &op)),
+                              "the finite-difference tangents", s, NULL);
+        *status = rc;
+        if (msg && cap)
+            snprintf(msg, cap, "the system has no finite-difference scratch (ld_sys_alloc_work)");
+        return NULL;
+    }
+    it->la = ld_la_create(op.la, it->n);
+    if (!it->la) {
+        ld_integ_free(it);
+        return refuse_oom(
+            status, msg, cap, op.la == LD_LA_DENSE ? 8.0 * (double)n * (double)n : 8.0 * (double)n,
+            op.la == LD_LA_DENSE ? "the dense LU factors" : "the sparse solver", s, NULL);
+    }
+    if (ld_integ__is_hem(op.method)) {
+        rc = ld_integ__hem_create(it);
+        double oom = it->oom_bytes;
         if (rc) {
             ld_integ_free(it);
             *status = rc;
+            if (rc == LD_ENOMEM)
+                return refuse_oom(status, msg, cap, oom, "the stage work space", s, NULL);
+            if (msg && cap) snprintf(msg, cap, "invalid sparsity pattern of B (brow, bcol)");
             return NULL;
         }
     }
     *status = LD_OK;
     return it;
+}
+
+ld_integ *ld_integ_create(const ld_system *s, const ld_integ_options *o, int *status) {
+    return ld_integ_create_msg(s, o, status, NULL, 0);
+}
+
+ld_la_kind ld_integ_la(const ld_integ *it) {
+    return it ? it->o.la : LD_LA_DENSE;
 }
 
 void ld_integ_free(ld_integ *it) {
@@ -216,20 +317,44 @@ static double initial_step(const ld_integ *it) {
     return fmin(fmax(h, it->o.h_min), it->o.h_max);
 }
 
-int ld_integ_init(ld_integ *it, double t0, const double *q0, const double *v0) {
-    if (!it || !q0 || !v0 || !isfinite(t0)) return LD_EINVAL;
-    const ld_system *s = it->s;
-    memcpy(it->q, q0, (size_t)s->nq * sizeof(double));
+/* A failed init: the message names the cause (it->why, the reason in msg, or the status). */
+static int init_failed(ld_integ *it, int rc, const char *reason) {
+    const char *r = reason && reason[0] ? reason : it->why ? it->why : ld_strerror(rc);
+    snprintf(it->msg, sizeof it->msg, "initial state at t = %.9g: %.250s", it->t, r);
+    return rc;
+}
+
+/* The state, checked finite (the messages name the first non-finite quantity). */
+static int init_state(ld_integ *it, double t0, const double *q0, const double *v0) {
+    memcpy(it->q, q0, (size_t)it->s->nq * sizeof(double));
     memcpy(it->v, v0, (size_t)it->k * sizeof(double));
     it->t = t0;
-    int rc = it->hem && ld_integ__hem_uses_sparse(s, &it->o)
-                 ? ld_integ__hem_initial(it)
-                 : ld_sys_initial_accel(s, t0, it->q, it->v, it->vd, it->lam);
-    if (rc) return rc;
+    it->why = NULL;
+    int rc = ld_integ__finite(it, it->q, (size_t)it->s->nq, "non-finite initial configuration");
+    if (!rc) rc = ld_integ__finite(it, it->v, (size_t)it->k, "non-finite initial velocity");
+    return rc;
+}
+
+int ld_integ_init(ld_integ *it, double t0, const double *q0, const double *v0) {
+    if (!it) return LD_EINVAL;
+    if (!q0 || !v0 || !isfinite(t0)) {
+        snprintf(it->msg, sizeof it->msg, "initial state: %s",
+                 isfinite(t0) ? "no q0 or v0" : "non-finite initial time");
+        return LD_EINVAL;
+    }
+    const ld_system *s = it->s;
+    char why[sizeof it->msg] = "";
+    int rc = init_state(it, t0, q0, v0);
+    if (!rc && it->hem && ld_integ__hem_uses_sparse(s, &it->o))
+        rc = ld_integ__hem_initial(it);
+    else if (!rc)
+        rc = ld_sys_initial_accel_msg(s, t0, it->q, it->v, it->vd, it->lam, why, sizeof why);
+    if (rc) return init_failed(it, rc, why);
     memcpy(it->a, it->vd, (size_t)it->k * sizeof(double));
     if (it->o.method == LD_INTEG_HHT || it->o.method == LD_INTEG_HHT_MODIFIED) {
         rc = ld_integ__hht_init(it);
-        if (rc) return rc;
+        if (!rc) rc = ld_integ__finite(it, it->fo, (size_t)it->k, "non-finite force history");
+        if (rc) return init_failed(it, rc, NULL);
     }
     memset(&it->st, 0, sizeof it->st);
     it->msg[0] = '\0';
@@ -269,7 +394,25 @@ int ld_integ__residual(ld_integ *it, double t) {
     for (int i = 0; i < s->nq; ++i) qmax = fmax(qmax, fabs(it->qn[i]));
     sc += (double)m * (1.0 + qmax) * (1.0 + qmax);
     it->rscale = sqrt(sc / (double)it->n);
+    return ld_integ__finite(it, it->r, (size_t)it->n, "non-finite residual");
+}
+
+int ld_integ__finite(ld_integ *it, const double *x, size_t n, const char *what) {
+    for (size_t i = 0; i < n; ++i)
+        if (!isfinite(x[i])) {
+            it->why = what;
+            return LD_EDOMAIN;
+        }
     return LD_OK;
+}
+
+int ld_integ__trial_finite(ld_integ *it) {
+    size_t k = (size_t)it->k;
+    int rc = ld_integ__finite(it, it->qn, (size_t)it->s->nq, "non-finite configuration");
+    if (!rc) rc = ld_integ__finite(it, it->vn, k, "non-finite velocity");
+    if (!rc) rc = ld_integ__finite(it, it->vdn, k, "non-finite acceleration");
+    if (!rc) rc = ld_integ__finite(it, it->lamn, (size_t)it->m, "non-finite multipliers");
+    return rc;
 }
 
 double ld_integ__residual_rms(const ld_integ *it) {
@@ -338,7 +481,7 @@ int ld_integ__assemble(ld_integ *it, double t, double cm, double cc, double ck, 
         for (size_t i = 0; i < K; ++i) it->S[i * N + K + c] = Bc[i];
         for (size_t j = 0; j < M; ++j) it->S[(K + c) * N + K + j] = 0.0;
     }
-    return LD_OK;
+    return ld_integ__finite(it, it->S, N * N, "non-finite iteration matrix");
 }
 
 /* The KLU pattern at block granularity (a node's velocity block, or one constraint row):
@@ -410,7 +553,7 @@ int ld_integ__reject(ld_integ *it, const char *why, double h) {
 int ld_integ__newton_status(ld_integ *it, int rc, double err, double h) {
     if (rc == LD_ESINGULAR) return ld_integ__reject(it, "singular iteration matrix", h);
     if (rc == LD_EDOMAIN || (rc == LD_OK && !isfinite(err)))
-        return ld_integ__reject(it, "non-finite Newton correction", h);
+        return ld_integ__reject(it, it->why ? it->why : "non-finite Newton correction", h);
     if (rc > 0) return ld_integ__reject(it, "the model asked for a smaller step", h);
     return rc;
 }
@@ -441,10 +584,8 @@ int ld_integ__correction(ld_integ *it, int *at_roundoff) {
     return LD_OK;
 }
 
-int ld_integ__correction_finite(const ld_integ *it) {
-    for (int i = 0; i < it->n; ++i)
-        if (!isfinite(it->dx[i])) return LD_EDOMAIN;
-    return LD_OK;
+int ld_integ__correction_finite(ld_integ *it) {
+    return ld_integ__finite(it, it->dx, (size_t)it->n, "non-finite Newton correction");
 }
 
 int ld_integ__newton(ld_integ *it, double t1, double h, ld_integ_newton_fn iter, int *iters) {
@@ -469,6 +610,7 @@ static int step_to(ld_integ *it, double t1) {
     double h = t1 - it->t;
     if (!(h > 0.0) || !isfinite(h)) return LD_EINVAL;
     it->msg[0] = '\0';
+    it->why = NULL;
     it->nhist = 0;
     it->last_err = NAN;
     int rc;
@@ -489,7 +631,13 @@ static int step_to(ld_integ *it, double t1) {
 }
 
 int ld_integ_step(ld_integ *it, double h) {
-    if (!it || !(h > 0.0) || !isfinite(h) || !(it->t + h > it->t)) return LD_EINVAL;
+    if (!it) return LD_EINVAL;
+    if (!(h > 0.0) || !isfinite(h) || !(it->t + h > it->t)) {
+        snprintf(it->msg, sizeof it->msg,
+                 "step h = %.3g at t = %.9g refused: h must be positive, finite and advance t", h,
+                 it->t);
+        return LD_EINVAL;
+    }
     return step_to(it, it->t + h);
 }
 
@@ -574,40 +722,44 @@ int ld_integ_step_adaptive(ld_integ *it, double t_max) {
 }
 
 double ld_integ_t(const ld_integ *it) {
-    return it->t;
+    return it ? it->t : (double)NAN;
 }
 const double *ld_integ_q(const ld_integ *it) {
-    return it->q;
+    return it ? it->q : NULL;
 }
 const double *ld_integ_v(const ld_integ *it) {
-    return it->v;
+    return it ? it->v : NULL;
 }
 const double *ld_integ_vdot(const ld_integ *it) {
-    return it->vd;
+    return it ? it->vd : NULL;
 }
 const double *ld_integ_lambda(const ld_integ *it) {
-    return it->lam;
+    return it ? it->lam : NULL;
 }
 void ld_integ_get_stats(const ld_integ *it, ld_integ_stats *st) {
-    *st = it->st;
+    if (!st) return;
+    if (it)
+        *st = it->st;
+    else
+        memset(st, 0, sizeof *st);
 }
 const char *ld_integ_message(const ld_integ *it) {
-    return it->msg;
+    return it ? it->msg : "";
 }
 const double *ld_integ_newton_history(const ld_integ *it, int *n) {
-    *n = it->nhist;
-    return it->hist;
+    if (n) *n = it ? it->nhist : 0;
+    return it ? it->hist : NULL;
 }
 const double *ld_integ_residual_history(const ld_integ *it, int *n) {
-    *n = it->nhist;
-    return it->rhist;
+    if (n) *n = it ? it->nhist : 0;
+    return it ? it->rhist : NULL;
 }
 double ld_integ_last_h(const ld_integ *it) {
-    return it->last_h;
+    return it ? it->last_h : (double)NAN;
 }
 double ld_integ_last_error(const ld_integ *it) {
-    return it->last_err;
+    return it ? it->last_err : (double)NAN;
 }
 double ld_integ_next_h(const ld_integ *it) {
-    return it->h_next;
+    return it ? it->h_next : (double)NAN;
 }

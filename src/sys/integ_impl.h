@@ -44,6 +44,8 @@ struct ld_integ {
     int est_mu;         /* the lower order of the embedded pair (exponent 1/(μ+1) of eq. 22) */
     struct ld_hem *hem; /* half-explicit methods: their work (hem.c) */
     ld_integ_stats st;
+    const char *why;  /* the non-finite quantity of the current attempt (NULL: none), static */
+    double oom_bytes; /* the size of a failed allocation at creation (messages) */
     char msg[320];
 };
 
@@ -67,6 +69,12 @@ int ld_integ__hem_step(ld_integ *it, double t1);
 /* The method is one of hem1 … hem5. */
 int ld_integ__is_hem(ld_integ_method m);
 
+/* LD_OK if the n values of x are finite; else LD_EDOMAIN with it->why = what (a static string
+ * naming the quantity, e.g. "non-finite residual"). */
+int ld_integ__finite(ld_integ *it, const double *x, size_t n, const char *what);
+/* The trial state (qn, vn, vdn, lamn) finite, checked before it is committed. */
+int ld_integ__trial_finite(ld_integ *it);
+
 /* Shared pieces of the Newton iterations. */
 /* r = [M v̇ + g + Bᵀλ; Φ] at (qn, vn, vdn, lamn); leaves M and B in place and sets rscale. */
 int ld_integ__residual(ld_integ *it, double t);
@@ -81,7 +89,8 @@ double ld_integ__correction_norm(const ld_integ *it, const double *pos);
 int ld_integ__factor(ld_integ *it);
 /* Count a rejection and format the message; returns LD_RETRY. */
 int ld_integ__reject(ld_integ *it, const char *why, double h);
-/* Map the status of a Newton iteration to a rejection (rc > 0 or a numerical failure) or
+/* Map the status of a Newton iteration to a rejection (rc > 0 or a numerical failure:
+ * LD_ESINGULAR, LD_EDOMAIN with it->why naming the non-finite quantity, a non-finite err) or
  * pass a fatal status on; LD_OK stays LD_OK. */
 int ld_integ__newton_status(ld_integ *it, int rc, double err, double h);
 /* After the last Newton iteration: LD_OK if the correction norm err ≤ 1 or the residual had
@@ -93,7 +102,7 @@ int ld_integ__newton_end(ld_integ *it, double err, int floor, double h);
  * S dx = −[bh2 r_q; Φ], returning dx = (Δx, Δλ) with Δλ unscaled. */
 int ld_integ__correction(ld_integ *it, int *at_roundoff);
 /* LD_OK if every entry of the correction dx is finite, else LD_EDOMAIN. */
-int ld_integ__correction_finite(const ld_integ *it);
+int ld_integ__correction_finite(ld_integ *it);
 /* One Newton iteration of a method: updates the trial state, *err the correction norm,
  * *at_roundoff set when the residual was already at round-off level. */
 typedef int (*ld_integ_newton_fn)(ld_integ *it, double t1, double h, double *err, int *at_roundoff);

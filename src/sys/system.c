@@ -1,6 +1,8 @@
 /* Product-group layout, retraction, tangent operator and the finite-difference fallbacks of
  * the system interface (system.h). */
 #include <math.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,22 +59,64 @@ int ld_sys_layout(ld_system *s) {
     return LD_OK;
 }
 
-/* Scratch for the finite differences: q±, v±, a few k-vectors, m-vectors, and one k×k. */
+/* The dense scratch of the finite-difference tangents, apart from the vector scratch so that
+ * a system whose tangents are analytic never holds a k×k array. Reached through the const
+ * system: the holder is allocated with the vectors, its buffer on demand. */
+struct ld_sys_fd {
+    double *buf;
+    size_t n; /* doubles in buf */
+};
+
+/* Vector scratch of the finite differences: q+ (nq), k-vectors, m-vectors. */
 int ld_sys_alloc_work(ld_system *s) {
-    if (!s || s->k < 0 || s->nq < 0) return LD_EINVAL;
+    if (!s || s->k < 0 || s->nq < 0 || s->m < 0) return LD_EINVAL;
     size_t k = (size_t)s->k, m = (size_t)s->m, nq = (size_t)s->nq;
-    size_t n = 2 * nq + 6 * k + 4 * m + k * k + m * k + 8;
-    free(s->work);
+    size_t n = 2 * nq + 6 * k + 4 * m + 8;
+    ld_sys_free_work(s);
     s->work = calloc(n, sizeof(double));
-    s->nwork = s->work ? n : 0;
-    return s->work ? LD_OK : LD_ENOMEM;
+    s->fd = calloc(1, sizeof *s->fd);
+    if (!s->work || !s->fd) {
+        ld_sys_free_work(s);
+        return LD_ENOMEM;
+    }
+    s->nwork = n;
+    return LD_OK;
 }
 
 void ld_sys_free_work(ld_system *s) {
     if (!s) return;
     free(s->work);
+    if (s->fd) free(s->fd->buf);
+    free(s->fd);
     s->work = NULL;
+    s->fd = NULL;
     s->nwork = 0;
+}
+
+size_t ld_sys_fd_doubles(const ld_system *s, unsigned what) {
+    if (!s || s->k < 0 || s->m < 0) return 0;
+    size_t k = (size_t)s->k, m = (size_t)s->m, n = 0;
+    if (what & LD_SYS_FD_STIFFNESS) n = k * k + m * k;              /* M and B of the residual */
+    if ((what & LD_SYS_FD_PHI_DD) && m > 0 && n < m * k) n = m * k; /* B at q ± h v */
+    return n;
+}
+
+unsigned ld_sys_fd_missing(const ld_system *s) {
+    if (!s) return 0;
+    return (s->ops.stiffness ? 0u : LD_SYS_FD_STIFFNESS) | (s->ops.phi_dd ? 0u : LD_SYS_FD_PHI_DD);
+}
+
+int ld_sys_reserve_fd(const ld_system *s, unsigned what) {
+    if (!s || !s->fd) return LD_EINVAL;
+    size_t n = ld_sys_fd_doubles(s, what);
+    if (n <= s->fd->n) return LD_OK;
+    if (n > SIZE_MAX / sizeof(double)) return LD_ENOMEM;
+    double *p = calloc(n, sizeof(double));
+    if (!p) return LD_ENOMEM;
+    free(s->fd->buf);
+    s->fd->buf = p;
+    s->fd->n = n;
+    return LD_OK;
 }
 
 void ld_sys_retract(const ld_system *s, double *qn, const double *q, const double *xi) {
@@ -210,12 +254,15 @@ static int eval_residual(const ld_system *s, double t, const double *q, const do
     return LD_OK;
 }
 
-/* Work layout: q+ (nq) | e (k) | r+ (k) | r- (k) | v+ (k) | M (k×k) | B (m×k) | p+ (m) | p- (m). */
+/* Work layout: q+ (nq) | e (k) | r+ (k) | r- (k) | v+ (k) | p+ (m) | p- (m) in s->work; M (k×k)
+ * and B (m×k) in the dense scratch, only where `what` asks for them. */
 typedef struct fd_work {
     double *qp, *e, *rp, *rm, *M, *B, *pp, *pm, *vp;
 } fd_work;
 
-static int fd_split(const ld_system *s, fd_work *w) {
+/* Split the scratch; the dense part is reserved on first use (the integrators reserve it at
+ * creation, so that no step allocates). */
+static int fd_split(const ld_system *s, fd_work *w, unsigned what) {
     if (!s->work) return LD_EINVAL;
     size_t k = (size_t)s->k, m = (size_t)s->m, nq = (size_t)s->nq;
     double *p = s->work;
@@ -224,11 +271,16 @@ static int fd_split(const ld_system *s, fd_work *w) {
     w->rp = p, p += k;
     w->rm = p, p += k;
     w->vp = p, p += k;
-    w->M = p, p += k * k;
-    w->B = p, p += m * k;
     w->pp = p, p += m;
     w->pm = p, p += m;
-    return (size_t)(p - s->work) <= s->nwork ? LD_OK : LD_EINVAL;
+    if ((size_t)(p - s->work) > s->nwork) return LD_EINVAL;
+    w->M = w->B = NULL;
+    if (!what) return LD_OK;
+    int rc = ld_sys_reserve_fd(s, what);
+    if (rc) return rc;
+    w->M = s->fd->buf;
+    w->B = what & LD_SYS_FD_STIFFNESS ? w->M + k * k : s->fd->buf;
+    return LD_OK;
 }
 
 /* Columns J[:, j] = (f(q ∘ exp(h e_j)) − f(q ∘ exp(−h e_j)))/2h of a function f on the group
@@ -271,16 +323,18 @@ static int fd_phi(const ld_system *s, const double *qp, double *out, void *ctx) 
 
 int ld_sys_stiffness_fd(const ld_system *s, double t, const double *q, const double *v,
                         const double *a, const double *lambda, double *K) {
+    if (!s || !q || !v || !a || !K) return LD_EINVAL;
     fd_work w;
-    int rc = fd_split(s, &w);
+    int rc = fd_split(s, &w, LD_SYS_FD_STIFFNESS);
     if (rc) return rc;
     res_ctx c = {t, v, a, lambda, &w};
     return fd_group_columns(s, q, s->k, fd_residual, &c, &w, w.rp, w.rm, K);
 }
 
 int ld_sys_g_v_fd(const ld_system *s, double t, const double *q, const double *v, double *C) {
+    if (!s || !q || !v || !C) return LD_EINVAL;
     fd_work w;
-    int rc = fd_split(s, &w), k = s->k;
+    int rc = fd_split(s, &w, 0), k = s->k;
     if (rc) return rc;
     double h = fd_step(v, k);
     memcpy(w.vp, v, (size_t)k * sizeof(double));
@@ -299,8 +353,9 @@ int ld_sys_g_v_fd(const ld_system *s, double t, const double *q, const double *v
 }
 
 int ld_sys_phi_q_fd(const ld_system *s, double t, const double *q, double *B) {
+    if (!s || !q || (s->m > 0 && (!B || !s->ops.phi))) return LD_EINVAL;
     fd_work w;
-    int rc = fd_split(s, &w);
+    int rc = fd_split(s, &w, 0);
     if (rc) return rc;
     return fd_group_columns(s, q, s->m, fd_phi, &t, &w, w.pp, w.pm, B);
 }
@@ -309,8 +364,10 @@ int ld_sys_phi_q_fd(const ld_system *s, double t, const double *q, double *B) {
  * (first differences: a second difference of Φ would lose half the digits). Assumes a
  * constraint without explicit time dependence beyond what B carries. */
 int ld_sys_phi_dd_fd(const ld_system *s, double t, const double *q, const double *v, double *z) {
+    if (!s || !q || !v || (s->m > 0 && (!z || !s->ops.phi_q))) return LD_EINVAL;
+    if (s->m == 0) return LD_OK;
     fd_work w;
-    int rc = fd_split(s, &w), k = s->k, m = s->m;
+    int rc = fd_split(s, &w, LD_SYS_FD_PHI_DD), k = s->k, m = s->m;
     if (rc) return rc;
     double vmax = 0.0;
     for (int i = 0; i < k; ++i) vmax = fmax(vmax, fabs(v[i]));
@@ -333,52 +390,213 @@ int ld_sys_phi_dd_fd(const ld_system *s, double t, const double *q, const double
 
 int ld_sys_stiffness(const ld_system *s, double t, const double *q, const double *v,
                      const double *a, const double *lambda, double *K) {
+    if (!s || !q || !v || !a || !K) return LD_EINVAL;
     if (s->ops.stiffness) return s->ops.stiffness(s, t, q, v, a, lambda, K);
     return ld_sys_stiffness_fd(s, t, q, v, a, lambda, K);
 }
 
 int ld_sys_g_v(const ld_system *s, double t, const double *q, const double *v, double *C) {
+    if (!s || !q || !v || !C) return LD_EINVAL;
     if (s->ops.g_v) return s->ops.g_v(s, t, q, v, C);
     return ld_sys_g_v_fd(s, t, q, v, C);
 }
 
 int ld_sys_phi_dd(const ld_system *s, double t, const double *q, const double *v, double *z) {
+    if (!s || !q || !v || (s->m > 0 && !z)) return LD_EINVAL;
     if (s->ops.phi_dd) return s->ops.phi_dd(s, t, q, v, z);
     return ld_sys_phi_dd_fd(s, t, q, v, z);
 }
 
 /* ------------------------------------------------------------------ initial accelerations */
 
-int ld_sys_initial_accel(const ld_system *s, double t, const double *q, const double *v,
-                         double *vdot, double *lambda) {
-    int k = s->k, m = s->m, n = k + m, rc;
-    size_t N = (size_t)n;
-    double *A = calloc(N * N + N + (size_t)m * (size_t)k + (size_t)k * (size_t)k, sizeof(double));
-    if (!A) return LD_ENOMEM;
-    double *b = A + N * N, *B = b + N, *M = B + (size_t)m * (size_t)k;
-    ld_la *la = ld_la_create(LD_LA_DENSE, n);
-    rc = la ? s->ops.mass(s, q, M) : LD_ENOMEM;
-    if (!rc) rc = s->ops.force(s, t, q, v, b);
-    if (!rc && m > 0) rc = s->ops.phi_q(s, t, q, B);
-    if (!rc && m > 0) rc = ld_sys_phi_dd(s, t, q, v, b + k);
-    if (!rc) {
-        for (int i = 0; i < k; ++i) {
-            for (int j = 0; j < k; ++j)
-                A[(size_t)i * N + (size_t)j] = M[(size_t)i * (size_t)k + (size_t)j];
-            for (int j = 0; j < m; ++j) {
-                A[(size_t)i * N + (size_t)(k + j)] = B[(size_t)j * (size_t)k + (size_t)i];
-                A[(size_t)(k + j) * N + (size_t)i] = B[(size_t)j * (size_t)k + (size_t)i];
-            }
+/* Format an out-of-memory reason; returns LD_ENOMEM. */
+static int oom(char *msg, size_t cap, double bytes, const char *what) {
+    if (msg && cap) snprintf(msg, cap, "out of memory: %.0f bytes for %s", bytes, what);
+    return LD_ENOMEM;
+}
+
+/* Name the first non-finite entry of x (n values) as `what`; LD_EDOMAIN, or LD_OK. */
+static int finite_or(const double *x, size_t n, const char *what, char *msg, size_t cap) {
+    for (size_t i = 0; i < n; ++i)
+        if (!isfinite(x[i])) {
+            if (msg && cap) snprintf(msg, cap, "non-finite %s (entry %zu is %g)", what, i, x[i]);
+            return LD_EDOMAIN;
         }
-        for (int i = 0; i < n; ++i) b[i] = -b[i];
-        rc = ld_la_factor_dense(la, A);
-        if (!rc) rc = ld_la_solve(la, b);
-    }
-    if (!rc) {
-        memcpy(vdot, b, (size_t)k * sizeof(double));
-        if (m > 0) memcpy(lambda, b + k, (size_t)m * sizeof(double));
-    }
+    return LD_OK;
+}
+
+/* b = −[g; z] (k + m), checked finite. */
+static int saddle_rhs(const ld_system *s, double t, const double *q, const double *v, double *b,
+                      char *msg, size_t cap) {
+    size_t k = (size_t)s->k, m = (size_t)s->m;
+    int rc = s->ops.force(s, t, q, v, b);
+    if (!rc) rc = finite_or(b, k, "generalized force g(t, q, v)", msg, cap);
+    if (!rc && m > 0) rc = ld_sys_phi_dd(s, t, q, v, b + k);
+    if (!rc && m > 0) rc = finite_or(b + k, m, "constraint acceleration term z", msg, cap);
+    if (rc) return rc;
+    for (size_t i = 0; i < k + m; ++i) b[i] = -b[i];
+    return LD_OK;
+}
+
+/* Solve with a fresh solver of kind `kind`: A dense (NULL: the CSC p, ri, x), b in place. */
+static int saddle_solve(ld_la_kind kind, int n, const double *A, const int *p, const int *ri,
+                        const double *x, double *b, char *msg, size_t cap) {
+    ld_la *la = ld_la_create(kind, n);
+    if (!la)
+        return oom(msg, cap, kind == LD_LA_DENSE ? 8.0 * n * (double)n : 16.0 * n,
+                   "the solver of the initial accelerations");
+    int rc = A ? ld_la_factor_dense(la, A) : ld_la_factor_csc(la, p, ri, x);
+    if (!rc) rc = ld_la_solve(la, b);
     ld_la_free(la);
+    if (rc == LD_ESINGULAR && msg && cap)
+        snprintf(msg, cap, "singular matrix [M B'; B 0] of the initial accelerations");
+    if (rc == LD_ENOMEM) return oom(msg, cap, 0.0, "the factors of the initial accelerations");
+    return rc;
+}
+
+int ld_sys_has_sparse(const ld_system *s) {
+    if (!s || !s->ops.mass_blocks || !s->ops.phi_q_sparse || s->bnnz < 0) return 0;
+    if (s->m == 0 || s->bnnz == 0) return 1;
+    if (!s->brow || !s->bcol) return 0;
+    for (int e = 0; e < s->bnnz; ++e) {
+        int bad = s->brow[e] < 0 || s->brow[e] >= s->m || s->bcol[e] < 0 || s->bcol[e] >= s->k;
+        if (!bad && e > 0)
+            bad = s->brow[e] < s->brow[e - 1] ||
+                  (s->brow[e] == s->brow[e - 1] && s->bcol[e] <= s->bcol[e - 1]);
+        if (bad) return 0;
+    }
+    return 1;
+}
+
+size_t ld_sys_mass_block_entries(const ld_system *s) {
+    size_t n = 0;
+    for (int i = 0; s && i < s->nnodes; ++i) {
+        size_t d = (size_t)node_dim(&s->nodes[i]);
+        n += d * d;
+    }
+    return n;
+}
+
+/* The CSC pattern and values of [M Bᵀ; B 0] from the node blocks Mb and the values Bv of B in
+ * its pattern (rows ascending in every column: a node's block rows, then its B rows; a
+ * constraint column's entries in column order). p has k + m + 1 entries, next k + m. */
+static void saddle_csc(const ld_system *s, const double *Mb, const double *Bv, int *p, int *ri,
+                       double *x, int *next) {
+    int k = s->k, n = s->k + s->m;
+    memset(p, 0, ((size_t)n + 1) * sizeof(int));
+    for (int i = 0; i < s->nnodes; ++i)
+        for (int j = 0, d = node_dim(&s->nodes[i]); j < d; ++j) p[s->nodes[i].voff + j + 1] = d;
+    for (int e = 0; e < s->bnnz; ++e) p[s->bcol[e] + 1]++, p[k + s->brow[e] + 1]++;
+    for (int j = 0; j < n; ++j) p[j + 1] += p[j];
+    memcpy(next, p, (size_t)n * sizeof(int));
+    size_t off = 0;
+    for (int i = 0; i < s->nnodes; ++i) {
+        int o = s->nodes[i].voff, d = node_dim(&s->nodes[i]);
+        for (int b = 0; b < d; ++b)
+            for (int a = 0; a < d; ++a) {
+                ri[next[o + b]] = o + a;
+                x[next[o + b]++] = Mb[off + (size_t)(a * d + b)];
+            }
+        off += (size_t)(d * d);
+    }
+    for (int e = 0; e < s->bnnz; ++e) {
+        int c = s->bcol[e], r = k + s->brow[e];
+        ri[next[c]] = r, x[next[c]++] = Bv[e];
+        ri[next[r]] = c, x[next[r]++] = Bv[e];
+    }
+}
+
+/* The sparse path: node blocks of M, B in its pattern, KLU. Memory O(k + m + nnz). */
+static int initial_sparse(const ld_system *s, double t, const double *q, const double *v, double *b,
+                          char *msg, size_t cap) {
+    size_t k = (size_t)s->k, n = k + (size_t)s->m, nb = (size_t)s->bnnz;
+    size_t nmb = ld_sys_mass_block_entries(s), nnz = nmb + 2 * nb;
+    int *p = malloc((2 * n + 1 + nnz) * sizeof(int));
+    double *x = malloc((nnz + nmb + nb + 1) * sizeof(double));
+    if (!p || !x) {
+        free(p);
+        free(x);
+        return oom(msg, cap,
+                   (double)((2 * n + 1 + nnz) * sizeof(int)) +
+                       (double)((nnz + nmb + nb + 1) * sizeof(double)),
+                   "the sparse matrix of the initial accelerations");
+    }
+    double *Mb = x + nnz, *Bv = Mb + nmb;
+    int rc = s->ops.mass_blocks(s, q, Mb);
+    if (!rc) rc = finite_or(Mb, nmb, "mass matrix M(q)", msg, cap);
+    if (!rc && nb > 0) rc = s->ops.phi_q_sparse(s, t, q, Bv);
+    if (!rc) rc = finite_or(Bv, nb, "constraint Jacobian B(q)", msg, cap);
+    if (!rc) rc = saddle_rhs(s, t, q, v, b, msg, cap);
+    if (!rc) {
+        int *ri = p + 2 * n + 1; /* p: colptr (n + 1) | next (n) | rowind (nnz) */
+        saddle_csc(s, Mb, Bv, p, ri, x, p + n + 1);
+        rc = saddle_solve(LD_LA_KLU, (int)n, NULL, p, ri, x, b, msg, cap);
+    }
+    free(p);
+    free(x);
+    return rc;
+}
+
+/* The dense path: [M Bᵀ; B 0] as one (k + m)² array. */
+static int initial_dense(const ld_system *s, double t, const double *q, const double *v, double *b,
+                         char *msg, size_t cap) {
+    int k = s->k, m = s->m, n = k + m, rc;
+    size_t N = (size_t)n, K = (size_t)k;
+    double cnt = (double)N * (double)N + (double)m * (double)k + (double)k * (double)k;
+    double *A =
+        cnt * sizeof(double) < (double)SIZE_MAX ? calloc((size_t)cnt, sizeof(double)) : NULL;
+    if (!A) {
+        char what[96];
+        snprintf(what, sizeof what,
+                 "the dense matrix of the initial accelerations (k = %d, m = %d)", k, m);
+        return oom(msg, cap, 8.0 * cnt, what);
+    }
+    double *B = A + N * N, *M = B + (size_t)m * K;
+    rc = s->ops.mass(s, q, M);
+    if (!rc) rc = finite_or(M, K * K, "mass matrix M(q)", msg, cap);
+    if (!rc && m > 0) rc = s->ops.phi_q(s, t, q, B);
+    if (!rc) rc = finite_or(B, (size_t)m * K, "constraint Jacobian B(q)", msg, cap);
+    if (!rc) rc = saddle_rhs(s, t, q, v, b, msg, cap);
+    if (!rc) {
+        for (size_t i = 0; i < K; ++i) {
+            memcpy(A + i * N, M + i * K, K * sizeof(double));
+            for (size_t j = 0; j < (size_t)m; ++j)
+                A[i * N + K + j] = A[(K + j) * N + i] = B[j * K + i];
+        }
+        rc = saddle_solve(LD_LA_DENSE, n, A, NULL, NULL, NULL, b, msg, cap);
+    }
     free(A);
     return rc;
+}
+
+int ld_sys_initial_accel_msg(const ld_system *s, double t, const double *q, const double *v,
+                             double *vdot, double *lambda, char *msg, size_t cap) {
+    if (msg && cap) msg[0] = '\0';
+    if (!s || !q || !v || !vdot || (s->m > 0 && !lambda) || !s->ops.mass || !s->ops.force ||
+        (s->m > 0 && !s->ops.phi_q) || s->k < 1 || s->m < 0) {
+        if (msg && cap) snprintf(msg, cap, "invalid arguments to the initial accelerations");
+        return LD_EINVAL;
+    }
+    size_t k = (size_t)s->k, m = (size_t)s->m, n = k + m;
+    size_t nnz = ld_sys_mass_block_entries(s) + 2 * (size_t)(s->bnnz > 0 ? s->bnnz : 0);
+    int sparse = ld_sys_has_sparse(s) && ld_la_choose((int)n, nnz) == LD_LA_KLU;
+    double *b = malloc(n * sizeof(double));
+    if (!b) return oom(msg, cap, 8.0 * (double)n, "the initial accelerations");
+    int rc =
+        sparse ? initial_sparse(s, t, q, v, b, msg, cap) : initial_dense(s, t, q, v, b, msg, cap);
+    if (!rc) rc = finite_or(b, k, "initial acceleration", msg, cap);
+    if (!rc) rc = finite_or(b + k, m, "initial multiplier", msg, cap);
+    if (!rc) {
+        memcpy(vdot, b, k * sizeof(double));
+        if (m > 0) memcpy(lambda, b + k, m * sizeof(double));
+    } else if (rc > 0 && msg && cap && !msg[0]) {
+        snprintf(msg, cap, "the model refused the initial state (status %d)", rc);
+    }
+    free(b);
+    return rc;
+}
+
+int ld_sys_initial_accel(const ld_system *s, double t, const double *q, const double *v,
+                         double *vdot, double *lambda) {
+    return ld_sys_initial_accel_msg(s, t, q, v, vdot, lambda, NULL, 0);
 }

@@ -62,8 +62,8 @@ static int stage(ld_integ *it, double ts, double h, double c, double nu, double 
             it->vbar[j] += it->dx[j];
             double wgt = it->o.atol + it->o.rtol * fabs(ch * it->vbar[j]);
             sum += (ch * it->dx[j] / wgt) * (ch * it->dx[j] / wgt);
-            if (!isfinite(it->dx[j])) rc = LD_EDOMAIN;
         }
+        if (!rc) rc = ld_integ__correction_finite(it);
         err = sqrt(sum / (double)k);
         rc = ld_integ__newton_status(it, rc, err, h);
         if (rc) return rc;
@@ -133,8 +133,7 @@ static int new_acceleration(ld_integ *it, double t1, double h) {
     if (!rc) rc = ld_integ__factor(it);
     for (int j = 0; !rc && j < k; ++j) it->vdn[j] = -it->r[j];
     if (!rc) rc = ld_la_solve(it->la, it->vdn);
-    for (int j = 0; !rc && j < k; ++j)
-        if (!isfinite(it->vdn[j])) rc = LD_EDOMAIN;
+    if (!rc) rc = ld_integ__finite(it, it->vdn, (size_t)k, "non-finite acceleration");
     return ld_integ__newton_status(it, rc, 0.0, h);
 }
 
@@ -175,6 +174,7 @@ int ld_integ__tb3_step(ld_integ *it, double t1) {
     } else if (!rc) {
         rc = new_acceleration(it, t1, h);
     }
+    if (!rc) rc = ld_integ__newton_status(it, ld_integ__trial_finite(it), 0.0, h);
     if (rc) return rc;
     memcpy(it->q, it->qn, (size_t)s->nq * sizeof(double));
     memcpy(it->v, it->vn, (size_t)k * sizeof(double));
