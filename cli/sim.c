@@ -50,11 +50,12 @@ void sim_free(sim *S) {
 int sim_setup(sim *S) {
     const ld_model *m = S->m;
     int nb = m->nbodies;
-    char why[256];
-    if (ld_model_check_initial(m, why, sizeof why) != LD_OK)
-        return cli_error("%s: inconsistent initial state: %s", S->path, why);
-    int rc = ld_model_compile(m, S->form, &S->s, &S->q0, &S->v0);
-    if (rc) return cli_error("%s: cannot compile the model: %s", S->path, ld_strerror(rc));
+    char why[512];
+    int rc = ld_model_check_initial(m, why, sizeof why);
+    if (rc == LD_ENOMEM) return cli_error("%s: cannot compile the model: out of memory", S->path);
+    if (rc) return cli_error("%s: inconsistent initial state: %s", S->path, why);
+    rc = ld_model_compile_msg(m, S->form, &S->s, &S->q0, &S->v0, why, sizeof why);
+    if (rc) return cli_error("%s: cannot compile the model: %s", S->path, why);
     S->compiled = 1;
     S->phi = calloc((size_t)S->s.m + 1, sizeof(double));
     S->exact = calloc((size_t)nb, sizeof(int));
@@ -63,10 +64,15 @@ int sim_setup(sim *S) {
     S->bq = S->bx + 3 * nb;
     S->bw = S->bq + 4 * nb;
     S->bv = S->bw + 3 * nb;
-    for (int b = 0; b < nb; ++b) {
-        double q[4];
-        S->exact[b] = ld_model_exact_rotation(m, b, S->t0, q) == LD_OK;
-        S->any_exact |= S->exact[b];
+    for (int l = 0; l < m->nloads; ++l) { /* the bodies whose rotation the model prescribes */
+        const ld_load *ld = &m->loads[l];
+        if (ld->kind != LD_LOAD_EXACT_TORQUE || ld->exact == LD_EXACT_NONE) continue;
+        S->exact[ld->body] = 1;
+        S->any_exact = 1;
+    }
+    if (ld_model_check_exact(m, why, sizeof why) > 0) { /* the angle error would mislead */
+        snprintf(S->warning, sizeof S->warning, "%s: %.240s", S->path, why);
+        fprintf(stderr, "liedyn %s: warning: %s\n", S->cmd, S->warning);
     }
     const char *why_not = ld_integ_options_check(&S->s, &S->o);
     if (why_not)
@@ -75,6 +81,9 @@ int sim_setup(sim *S) {
     S->it = ld_integ_create(&S->s, &S->o, &rc);
     if (!S->it) return cli_error("%s: cannot create the integrator: %s", S->cmd, ld_strerror(rc));
     rc = ld_integ_init(S->it, S->t0, S->q0, S->v0);
+    if (rc && ld_model_diagnose(&S->s, S->t0, S->q0, why, sizeof why) == LD_ESINGULAR)
+        return cli_error("%s: no consistent initial accelerations at t = %.10g: %s", S->path, S->t0,
+                         why);
     if (rc)
         return cli_error("%s: no consistent initial accelerations at t = %.10g: %s", S->path, S->t0,
                          ld_strerror(rc));

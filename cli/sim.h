@@ -80,6 +80,7 @@ typedef struct sim {
     int status;  /* 0 or the status of the failing advance */
     int stopped; /* the run stopped early: the signal number, or -1 for --max-steps */
     char msg[320];
+    char warning[256]; /* "" or a warning about the run's meaning (printed on stderr too) */
     double t, cpu, e0, e1, phimax, angmax;
     int est;                   /* the method estimates its error: h, error_estimate columns */
     double row_h, row_err;     /* the last step's size and estimate (for the row) */

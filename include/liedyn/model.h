@@ -22,6 +22,11 @@ LD_BEGIN_DECLS
 
 #define LD_NAME_MAX 64
 
+/* Limits of a model file (ld_model_load, ld_model_parse): its size in bytes and the nesting
+ * depth of its lists and mappings. */
+#define LD_MODEL_MAX_BYTES ((size_t)64 << 20)
+#define LD_MODEL_MAX_DEPTH 64
+
 /* Formulations of a rigid body's configuration (docs/conventions.md, seed 003):
  *   so3xr3  R³×SO(3), (R, x), velocity (Ω, ẋ)            direct product
  *   se3     SE(3),    (R, x), velocity (Ω, Rᵀẋ)          semidirect product
@@ -90,6 +95,7 @@ typedef struct ld_load {
     double vec[3];
     ld_tfn fn;
     ld_exact_case exact; /* LD_LOAD_EXACT_TORQUE only */
+    int line;            /* line in the model file (messages; 0 if built in code) */
 } ld_load;
 
 typedef struct ld_body {
@@ -101,6 +107,7 @@ typedef struct ld_body {
     double omega[3];   /* body angular velocity */
     double v[3];       /* centre-of-mass velocity, spatial */
     int has_v;         /* 0: v was not given (a joint determines it, else 0) */
+    int line;          /* line in the model file (a rod's node: the rod's; 0 if built in code) */
 } ld_body;
 
 /* Joints between two bodies, or between a body and the ground (body1 = LD_GROUND). The
@@ -161,6 +168,7 @@ typedef struct ld_joint {
     int point_form;
     double p[3];
     double xg[3];
+    int line; /* line in the model file (messages; 0 if built in code) */
 } ld_joint;
 
 /* A Cosserat rod (docs/rod.md): n segments between n + 1 nodes, each node an ordinary body
@@ -186,6 +194,7 @@ typedef struct ld_rod {
     int kirchhoff;       /* 1: constraints Γ1 = Γ2 = 0 per segment */
     double rho_a;        /* mass per length ρA > 0 */
     double rho_i[3];     /* rotary inertia per length diag(ρI), body axes, > 0 */
+    int line;            /* line in the model file (messages; 0 if built in code) */
 } ld_rod;
 
 /* Fill the n + 1 node bodies of rod (nodes[0] … nodes[n]) for a straight unstressed rod from

@@ -185,7 +185,28 @@ int ld_sys_initial_accel_msg(const ld_system *s, double t, const double *q, cons
  * block with the defaults: compiling uses run.t_start only), so that a model built in code is
  * refused (LD_EINVAL) like a bad file; ld_model_check_initial gives the validator's message. */
 int ld_model_compile(const ld_model *m, ld_formulation f, ld_system *s, double **q0, double **v0);
+/* The same, with a one-line reason in msg (n bytes; may be NULL) when it fails: which joint is
+ * not closed, why the formulation cannot hold the model ("rods need a Lie-group formulation
+ * …"), or the status's ld_strerror text when there is nothing more to say. */
+int ld_model_compile_msg(const ld_model *m, ld_formulation f, ld_system *s, double **q0,
+                         double **v0, char *msg, size_t n);
 void ld_model_system_free(ld_system *s);
+/* Why no consistent initial accelerations exist at (t, q) for a system compiled by
+ * ld_model_compile (call it when ld_sys_initial_accel or an integrator's init fails):
+ *  - redundant or conflicting constraints: the rows of B(t, q), each scaled to unit length,
+ *    are linearly dependent (QR with column pivoting of Bᵀ, rank tolerance 1e-10 relative).
+ *    The message names the joints (rods, bodies) involved with their lines in the model file
+ *    and the dependent rows of the first joint whose rows depend on earlier ones, numbered
+ *    from 1 in the order of its equations (model.h), e.g. "joints 'a' (line 12) and 'b'
+ *    (line 17) constrain the same motion: constraint rows 1..3 of 'b' depend on the others
+ *    (the constraint Jacobian has rank 3 for 6 rows)";
+ *  - a mass matrix singular to working precision: the bodies' masses and principal moments
+ *    span more than 1e12; the message names the bodies at both ends.
+ * LD_ESINGULAR with the reason in msg (n bytes; may be NULL), LD_OK (msg empty) when neither
+ * is found, LD_ENOTSUPPORTED when B has more than 4·10⁶ entries in the columns it touches (not
+ * examined; msg says so), LD_EINVAL, LD_ENOMEM. Memory: O(m · columns touched); time: a few
+ * dense QR factorizations of that size, O(log m) of them. */
+int ld_model_diagnose(const ld_system *s, double t, const double *q, char *msg, size_t n);
 /* The initial state is consistent: every joint closed (to 1e-9 relative) and every given
  * velocity of a jointed body equal to the joint's (to 1e-6 relative); every Kirchhoff
  * constraint of the rods satisfied, in position (to 1e-9 relative to max(1, ds)) and velocity
@@ -207,6 +228,13 @@ int ld_model_joint_reaction(const ld_system *s, int joint, const double *q, cons
  * load): LD_OK and quat filled, or LD_ENOTSUPPORTED (also for a NULL m); quat must not be
  * NULL. */
 int ld_model_exact_rotation(const ld_model *m, int body, double t, double quat[4]);
+/* Do the bodies with a prescribed rotation (exact_torque loads) start on it at run.t_start:
+ * orientation within 1e-9 rad, angular velocity within 1e-9 relative? Returns the number of
+ * such loads whose body does not (0: all do; the angle error of a run then measures the
+ * integrator), with the first one described in msg (n bytes; may be NULL), e.g. "body 'body'
+ * (line 4) starts 2.14 rad away from the rotation that its exact_torque load (case ii)
+ * prescribes at t = 0, …"; LD_EINVAL for a bad model. */
+int ld_model_check_exact(const ld_model *m, char *msg, size_t n);
 
 LD_END_DECLS
 

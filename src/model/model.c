@@ -12,10 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "liedyn/integrator.h"
 #include "liedyn/liedyn.h"
 #include "liedyn/model.h"
 
 #include "../core/strf.h"
+#include "names.h"
 
 /* ------------------------------------------------------------------ names */
 
@@ -182,10 +184,13 @@ void ld_model_free(ld_model *m) {
 
 /* ------------------------------------------------------------------ validation */
 
-/* A check in progress: the model and where its first failure goes. */
+/* A check in progress: the model, where its first failure goes, and per item the first earlier
+ * item of the same name (−1 if none; NULL: compare with every earlier item instead). */
 typedef struct checker {
     const ld_model *m;
     ld_model_error *err; /* may be NULL */
+    int *body_dup, *joint_dup, *rod_dup;
+    int *owner; /* per body: the rod whose nodes include it, −1 (NULL: compare rod ranges) */
 } checker;
 
 /* Length of s within cap characters; cap when it is not terminated there. */
@@ -242,6 +247,15 @@ static int check_name(const checker *c, const char *key, const char *name, int a
         return invalid(c, key, "is not terminated within %d characters", LD_NAME_MAX);
     if (n == 0 && !allow_empty) return invalid(c, key, "must not be empty");
     return LD_OK;
+}
+
+/* The first of the items 0 … i − 1 at base (stride bytes apart, names at offset 0, all
+ * terminated) named like item i, or −1: the quadratic fallback of the name index. */
+static int first_same(const void *base, size_t stride, int i) {
+    const char *b = base, *name = b + (size_t)i * stride;
+    for (int j = 0; j < i; ++j)
+        if (strcmp(b + (size_t)j * stride, name) == 0) return j;
+    return -1;
 }
 
 /* Eigenvalues of the symmetric part of a 3×3 matrix, ascending (closed form; for messages). */
@@ -323,9 +337,8 @@ static int check_body(const checker *c, int i) {
     int rc;
     strf(key, sizeof key, "bodies[%d].name", i);
     if ((rc = check_name(c, key, b->name, 0))) return rc;
-    for (int j = 0; j < i; ++j)
-        if (strcmp(c->m->bodies[j].name, b->name) == 0)
-            return invalid(c, key, "duplicate body name '%s' (also bodies[%d])", b->name, j);
+    int j = c->body_dup ? c->body_dup[i] : first_same(c->m->bodies, sizeof *b, i);
+    if (j >= 0) return invalid(c, key, "duplicate body name '%s' (also bodies[%d])", b->name, j);
     strf(key, sizeof key, "bodies[%d].mass", i);
     if (!(isfinite(b->mass) && b->mass > 0.0))
         return invalid(c, key, "must be positive and finite, found %s", num(v, b->mass));
@@ -425,9 +438,9 @@ static int check_joint(const checker *c, int i) {
     int rc;
     strf(key, sizeof key, "joints[%d].name", i);
     if ((rc = check_name(c, key, jt->name, 1))) return rc;
-    for (int j = 0; jt->name[0] && j < i; ++j)
-        if (strcmp(c->m->joints[j].name, jt->name) == 0)
-            return invalid(c, key, "duplicate joint name '%s' (also joints[%d])", jt->name, j);
+    int dup = c->joint_dup ? c->joint_dup[i] : first_same(c->m->joints, sizeof *jt, i);
+    if (jt->name[0] && dup >= 0)
+        return invalid(c, key, "duplicate joint name '%s' (also joints[%d])", jt->name, dup);
     strf(key, sizeof key, "joints[%d].type", i);
     if ((unsigned)jt->kind >= LD_JOINT_KIND_COUNT)
         return invalid(c, key, "unknown joint kind %d", (int)jt->kind);
@@ -496,9 +509,8 @@ static int check_rod_data(const checker *c, int i) {
     int rc;
     strf(key, sizeof key, "rods[%d].name", i);
     if ((rc = check_name(c, key, rd->name, 0))) return rc;
-    for (int j = 0; j < i; ++j)
-        if (strcmp(c->m->rods[j].name, rd->name) == 0)
-            return invalid(c, key, "duplicate rod name '%s' (also rods[%d])", rd->name, j);
+    int dup = c->rod_dup ? c->rod_dup[i] : first_same(c->m->rods, sizeof *rd, i);
+    if (dup >= 0) return invalid(c, key, "duplicate rod name '%s' (also rods[%d])", rd->name, dup);
     strf(key, sizeof key, "rods[%d].segments", i);
     if (rd->n < 1) return invalid(c, key, "must be at least 1, found %d", rd->n);
     strf(key, sizeof key, "rods[%d].length", i);
@@ -532,6 +544,21 @@ static int close_rel(double a, double b) {
     return fabs(a - b) <= 1e-12 * fmax(fabs(a), fabs(b));
 }
 
+/* An earlier rod (index < i) sharing a node with rod i (whose range is valid), or −1; with the
+ * owner map the rod then claims its nodes (the rods are checked in order), otherwise the
+ * ranges are compared pairwise. */
+static int overlapping_rod(const checker *c, int i) {
+    const ld_rod *rd = &c->m->rods[i];
+    for (int j = 0; !c->owner && j < i; ++j) {
+        const ld_rod *o = &c->m->rods[j];
+        if (rd->body0 <= o->body0 + o->n && o->body0 <= rd->body0 + rd->n) return j;
+    }
+    for (int k = 0; c->owner && k <= rd->n; ++k)
+        if (c->owner[rd->body0 + k] >= 0) return c->owner[rd->body0 + k];
+    for (int k = 0; c->owner && k <= rd->n; ++k) c->owner[rd->body0 + k] = i;
+    return -1;
+}
+
 /* The rod's nodes: bodies of the model, no other rod's, carrying the lumped mass. */
 static int check_rod_nodes(const checker *c, int i) {
     const ld_rod *rd = &c->m->rods[i];
@@ -542,11 +569,9 @@ static int check_rod_nodes(const checker *c, int i) {
                        "the nodes bodies[%d] … bodies[%d] are out of range (the model "
                        "has %d bodies)",
                        rd->body0, rd->body0 + rd->n, c->m->nbodies);
-    for (int j = 0; j < i; ++j) {
-        const ld_rod *o = &c->m->rods[j];
-        if (rd->body0 <= o->body0 + o->n && o->body0 <= rd->body0 + rd->n)
-            return invalid(c, key, "the nodes overlap those of rods[%d] ('%s')", j, o->name);
-    }
+    int j = overlapping_rod(c, i);
+    if (j >= 0)
+        return invalid(c, key, "the nodes overlap those of rods[%d] ('%s')", j, c->m->rods[j].name);
     double ds = rd->length / rd->n;
     for (int k = 0; k <= rd->n; ++k) {
         const ld_body *nb = &c->m->bodies[rd->body0 + k];
@@ -566,6 +591,19 @@ static int check_rod_nodes(const checker *c, int i) {
     return LD_OK;
 }
 
+/* "genalpha, newmark, …": the integrators' names. */
+static const char *integrator_list(char *out, size_t cap) {
+    size_t n = 0;
+    out[0] = '\0';
+    for (int i = 0; i < LD_INTEG_COUNT; ++i) {
+        int w =
+            strf(out + n, cap - n, "%s%s", i ? ", " : "", ld_integ_method_name((ld_integ_method)i));
+        if (w < 0 || (size_t)w >= cap - n) break;
+        n += (size_t)w;
+    }
+    return out;
+}
+
 /* A positive finite number of the integrator block. */
 static int check_positive(const checker *c, const char *key, double v) {
     char b[32];
@@ -579,6 +617,11 @@ static int check_run(const checker *c) {
     char a[32], b[32];
     int rc;
     if ((rc = check_name(c, "integrator.name", r->integrator, 0))) return rc;
+    if (ld_integ_method_find(r->integrator) < 0) {
+        char list[256];
+        return invalid(c, "integrator.name", "unknown integrator '%s' (expected one of: %s)",
+                       r->integrator, integrator_list(list, sizeof list));
+    }
     if ((unsigned)r->formulation >= LD_FORM_COUNT)
         return invalid(c, "integrator.formulation", "unknown formulation %d", (int)r->formulation);
     if ((rc = check_positive(c, "integrator.dt", r->dt))) return rc;
@@ -627,20 +670,60 @@ static int check_counts(const checker *c) {
     return LD_OK;
 }
 
+/* Are the names of the n items at base (stride bytes apart) all terminated? */
+static int names_terminated(const void *base, size_t stride, int n) {
+    const char *b = base;
+    for (int i = 0; i < n; ++i)
+        if (bounded_len(b + (size_t)i * stride, LD_NAME_MAX) == LD_NAME_MAX) return 0;
+    return 1;
+}
+
+/* first[i]: the first earlier item of item i's name, from a sorted index (O(n log n)); NULL
+ * when a name is not terminated or memory is short (the checks then compare pairwise). */
+static int *first_dups(const void *base, size_t stride, int n) {
+    ld_name_index idx;
+    if (n < 2 || !names_terminated(base, stride, n)) return NULL;
+    int *first = malloc((size_t)n * sizeof *first);
+    if (!first || ld_names_build(&idx, base, stride, n) != LD_OK) {
+        free(first);
+        return NULL;
+    }
+    ld_names_first_dup(&idx, first);
+    ld_names_free(&idx);
+    return first;
+}
+
+/* The checks in their order (validate's body). */
+static int check_all(const checker *c) {
+    const ld_model *m = c->m;
+    int rc;
+    for (int i = 0; i < m->nrods; ++i) /* before the bodies: a bad ρA is the rod's fault */
+        if ((rc = check_rod_data(c, i)) || (rc = check_rod_nodes(c, i))) return rc;
+    for (int i = 0; i < m->nbodies; ++i)
+        if ((rc = check_body(c, i))) return rc;
+    for (int i = 0; i < m->njoints; ++i)
+        if ((rc = check_joint(c, i))) return rc;
+    for (int i = 0; i < m->nloads; ++i)
+        if ((rc = check_load(c, i))) return rc;
+    return check_run(c);
+}
+
 int ld_model_validate(const ld_model *m, ld_model_error *err) {
     if (!m) return LD_EINVAL;
-    const checker c = {m, err};
+    checker c = {m, err, NULL, NULL, NULL, NULL};
     int rc;
     if ((rc = check_name(&c, "name", m->name, 1))) return rc;
     if ((rc = check_finite(&c, "gravity", m->gravity, 3))) return rc;
     if ((rc = check_counts(&c))) return rc;
-    for (int i = 0; i < m->nrods; ++i) /* before the bodies: a bad ρA is the rod's fault */
-        if ((rc = check_rod_data(&c, i)) || (rc = check_rod_nodes(&c, i))) return rc;
-    for (int i = 0; i < m->nbodies; ++i)
-        if ((rc = check_body(&c, i))) return rc;
-    for (int i = 0; i < m->njoints; ++i)
-        if ((rc = check_joint(&c, i))) return rc;
-    for (int i = 0; i < m->nloads; ++i)
-        if ((rc = check_load(&c, i))) return rc;
-    return check_run(&c);
+    c.body_dup = first_dups(m->bodies, sizeof *m->bodies, m->nbodies);
+    c.joint_dup = first_dups(m->joints, sizeof *m->joints, m->njoints);
+    c.rod_dup = first_dups(m->rods, sizeof *m->rods, m->nrods);
+    if (m->nrods > 1 && (c.owner = malloc((size_t)m->nbodies * sizeof *c.owner)))
+        for (int i = 0; i < m->nbodies; ++i) c.owner[i] = -1;
+    rc = check_all(&c);
+    free(c.owner);
+    free(c.body_dup);
+    free(c.joint_dup);
+    free(c.rod_dup);
+    return rc;
 }

@@ -42,13 +42,13 @@ static void mulv(double r[3], const double A[9], const double v[3]) {
     ld_m3_mulv(r, A, v);
 }
 
-void ld_rb_loads_eval(const ld_model *m, int i, double t, ld_rb_loads *L) {
+void ld_rb_loads_eval(const rb_sys *rb, int i, double t, ld_rb_loads *L) {
+    const ld_model *m = rb->m;
     const ld_body *b = &m->bodies[i];
     memset(L, 0, sizeof *L);
     for (int j = 0; j < 3; ++j) L->fs[j] = b->mass * m->gravity[j];
-    for (int l = 0; l < m->nloads; ++l) {
-        const ld_load *ld = &m->loads[l];
-        if (ld->body != i) continue;
+    for (int e = rb->load_start[i]; e < rb->load_start[i + 1]; ++e) {
+        const ld_load *ld = &m->loads[rb->load_list[e]];
         if (ld->kind == LD_LOAD_EXACT_TORQUE) {
             double q[4], Om[3], Omd[3], JO[3], JOd[3], c[3];
             ld_exact_eval(ld->exact, t, q, Om, Omd);
@@ -97,7 +97,7 @@ static int rb_force(const ld_system *s, double t, const double *q, const double 
         const ld_body *b = &m->bodies[i];
         int o = s->nodes[i].voff;
         ld_rb_loads L;
-        ld_rb_loads_eval(m, i, t, &L);
+        ld_rb_loads_eval(RB(s), i, t, &L);
         if (RB(s)->euler) {
             ld_ep_body_force(b, q + s->nodes[i].qoff, v + o, &L, g + o);
             continue;
@@ -219,7 +219,7 @@ static int rb_stiffness(const ld_system *s, double t, const double *q, const dou
     memset(K, 0, k * k * sizeof(double));
     for (int i = 0; i < m->nbodies; ++i) {
         ld_rb_loads L;
-        ld_rb_loads_eval(m, i, t, &L);
+        ld_rb_loads_eval(RB(s), i, t, &L);
         if (RB(s)->euler) {
             int o = s->nodes[i].voff;
             ld_ep_body_stiffness(&m->bodies[i], q + s->nodes[i].qoff, v + o, a + o, &L, K, k,
@@ -362,6 +362,27 @@ static int build_pattern(ld_system *s) {
 
 /* ---------------------------------------------------------------- compiling */
 
+/* The loads by body (load_start, load_list: counting sort, in the order of the model), so
+ * that evaluating them costs O(bodies + loads), not O(bodies · loads). */
+static int index_loads(rb_sys *rb) {
+    const ld_model *m = rb->m;
+    rb->load_start = calloc((size_t)m->nbodies + 1, sizeof *rb->load_start);
+    rb->load_list = malloc((size_t)(m->nloads > 0 ? m->nloads : 1) * sizeof *rb->load_list);
+    if (!rb->load_start || !rb->load_list) return LD_ENOMEM;
+    for (int l = 0; l < m->nloads; ++l)
+        if (m->loads[l].body >= 0 && m->loads[l].body < m->nbodies)
+            rb->load_start[m->loads[l].body + 1]++;
+    for (int b = 0; b < m->nbodies; ++b) rb->load_start[b + 1] += rb->load_start[b];
+    int *fill = malloc((size_t)m->nbodies * sizeof *fill);
+    if (!fill) return LD_ENOMEM;
+    memcpy(fill, rb->load_start, (size_t)m->nbodies * sizeof *fill);
+    for (int l = 0; l < m->nloads; ++l)
+        if (m->loads[l].body >= 0 && m->loads[l].body < m->nbodies)
+            rb->load_list[fill[m->loads[l].body]++] = l;
+    free(fill);
+    return LD_OK;
+}
+
 static ld_node_kind node_kind(ld_formulation f) {
     switch (f) {
     case LD_FORM_SE3:
@@ -424,6 +445,20 @@ static double closure_error(const ld_system *s, const double *q, double t, doubl
             }
     }
     return worst / sc;
+}
+
+/* "joint J ('name') is not closed at the start (violation V; joints[J] at line L)", the line
+ * when the model was read from a file. */
+static void not_closed(const ld_model *m, int j, double err, char *msg, size_t n) {
+    const ld_joint *jt = &m->joints[j];
+    if (jt->line > 0)
+        snprintf(msg, n,
+                 "joint %d ('%s') is not closed at the start (violation %.3g; joints[%d] at "
+                 "line %d)",
+                 j, jt->name, err, j, jt->line);
+    else
+        snprintf(msg, n, "joint %d ('%s') is not closed at the start (violation %.3g)", j, jt->name,
+                 err);
 }
 
 /* The rods' nodes are bodies of the model, and the formulation is one of the Lie groups. */
@@ -506,7 +541,8 @@ static int compile(const ld_model *m, ld_formulation f, ld_system *s, double **q
                              .energy = rb_energy,
                              .mass_blocks = rb->euler ? NULL : rb_mass_blocks,
                              .phi_q_sparse = rb->euler ? NULL : rb_phi_q_sparse};
-    rc = ld_jsys_create(m, f, &rb->J, msg, n);
+    rc = index_loads(rb);
+    if (!rc) rc = ld_jsys_create(m, f, &rb->J, msg, n);
     if (!rc) {
         rb->njrows = ld_jsys_rows(rb->J);
         rb->nkrows = ld_rod_rows(m);
@@ -524,9 +560,7 @@ static int compile(const ld_model *m, ld_formulation f, ld_system *s, double **q
         double err = closure_error(s, q, m->run.t_start, s->work, &jbad);
         if (err > 1e-9) {
             rc = LD_EINVAL;
-            if (msg && jbad >= 0)
-                snprintf(msg, n, "joint %d ('%s') is not closed at the start (violation %.3g)",
-                         jbad, m->joints[jbad].name, err);
+            if (msg && jbad >= 0) not_closed(m, jbad, err, msg, n);
         }
     }
     if (!rc) rc = ld_jsys_initial_velocity(rb->J, s, m->run.t_start, q, v, msg, n);
@@ -544,6 +578,13 @@ static int compile(const ld_model *m, ld_formulation f, ld_system *s, double **q
 
 int ld_model_compile(const ld_model *m, ld_formulation f, ld_system *s, double **q0, double **v0) {
     return compile(m, f, s, q0, v0, NULL, 0);
+}
+
+int ld_model_compile_msg(const ld_model *m, ld_formulation f, ld_system *s, double **q0,
+                         double **v0, char *msg, size_t n) {
+    int rc = compile(m, f, s, q0, v0, msg, n);
+    if (rc != LD_OK && msg && n && !msg[0]) snprintf(msg, n, "%s", ld_strerror(rc));
+    return rc;
 }
 
 int ld_model_check_initial(const ld_model *m, char *msg, size_t n) {
@@ -571,7 +612,11 @@ void ld_model_system_free(ld_system *s) {
     free(s->bcol);
     s->brow = s->bcol = NULL;
     s->bnnz = 0;
-    if (s->user) ld_jsys_free(((rb_sys *)s->user)->J);
+    if (s->user) {
+        ld_jsys_free(((rb_sys *)s->user)->J);
+        free(((rb_sys *)s->user)->load_start);
+        free(((rb_sys *)s->user)->load_list);
+    }
     free(s->user);
     s->nodes = NULL;
     s->user = NULL;

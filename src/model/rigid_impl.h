@@ -36,6 +36,7 @@ typedef struct rb_sys {
     int nkrows; /* Kirchhoff rows of all rods */
     int jnnz;   /* entries of the joints' rows in the sparse pattern */
     ld_jsys *J;
+    int *load_start, *load_list; /* body i's loads: load_list[load_start[i] … load_start[i+1]) */
 } rb_sys;
 
 static inline const rb_sys *ld_rb(const ld_system *s) {
@@ -51,7 +52,7 @@ typedef struct ld_rb_loads {
     double tb[3], ts[3], fs[3], fb[3];
 } ld_rb_loads;
 
-void ld_rb_loads_eval(const ld_model *m, int i, double t, ld_rb_loads *L);
+void ld_rb_loads_eval(const rb_sys *rb, int i, double t, ld_rb_loads *L);
 
 /* ------------------------------------------------- euler formulation body terms (euler.c) */
 /* Seed 002 eq. 9 for one body with qb = (x, e), vb = (ẋ, ė), ab = (ẍ, ë): the 7×7 blocks

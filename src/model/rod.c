@@ -666,6 +666,7 @@ int ld_rod_place(const ld_rod *rod, const double from[3], const double to[3],
         }
         memcpy(b->q, q, sizeof q);
         b->has_v = 1;
+        b->line = rod->line;
     }
     return LD_OK;
 }

@@ -63,7 +63,7 @@ int ly_fail(reader *r, int line, const char *fmt, ...) {
 
 /* Failure of something without a key path: "(document)", "(syntax)", "(file)". */
 LD_PRINTF(4, 5)
-static int fail_key(reader *r, int line, const char *key, const char *fmt, ...) {
+int ly_fail_key(reader *r, int line, const char *key, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     int rc = vfail(r, line, key, fmt, ap);
@@ -272,8 +272,29 @@ static int is_decimal(const char *s, size_t n) {
     return i == n;
 }
 
+/* "!!str" for the tags of the YAML core schema, else the tag as the document holds it. */
+static const char *short_tag(char out[48], const yaml_node_t *n) {
+    static const char core[] = "tag:yaml.org,2002:";
+    const char *t = n->tag ? (const char *)n->tag : "?";
+    if (strncmp(t, core, sizeof core - 1) == 0)
+        strf(out, 48, "!!%s", t + sizeof core - 1);
+    else
+        strf(out, 48, "%s", t);
+    return out;
+}
+
+/* A scalar explicitly tagged as something other than a number (`!!str 15`) fails. */
+static int refuse_tagged(reader *r, const yaml_node_t *n, const char *what) {
+    char ex[48], tag[48];
+    if (n->type != YAML_SCALAR_NODE || !ly_is_tagged(r, n)) return LD_OK;
+    return ly_fail(r, ly_line_of(n), "expected %s, found '%s' tagged %s (not a number)", what,
+                   excerpt(ex, text_of(n), n->data.scalar.length), short_tag(tag, n));
+}
+
 static int read_number(reader *r, const yaml_node_t *n, double *out) {
     char d[80];
+    int rc = refuse_tagged(r, n, "a number");
+    if (rc) return rc;
     if (n->type != YAML_SCALAR_NODE || n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE ||
         !is_decimal(text_of(n), n->data.scalar.length))
         return ly_fail(r, ly_line_of(n), "expected a number, found %s", describe(d, n));
@@ -292,6 +313,8 @@ static int is_integer(const char *s, size_t n) {
 
 static int read_int(reader *r, const yaml_node_t *n, int *out) {
     char d[80];
+    int rc = refuse_tagged(r, n, "an integer");
+    if (rc) return rc;
     if (n->type != YAML_SCALAR_NODE || n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE ||
         !is_integer(text_of(n), n->data.scalar.length))
         return ly_fail(r, ly_line_of(n), "expected an integer, found %s", describe(d, n));
@@ -435,6 +458,18 @@ int ly_get_choice(reader *r, const yaml_node_t *map, const char *key, int requir
     return rc;
 }
 
+int ly_find_body(reader *r, const ld_model *m, const char *name) {
+    if (r->bodies.n != m->nbodies || r->bodies.base != (const char *)m->bodies) {
+        ld_names_free(&r->bodies);
+        if (ld_names_build(&r->bodies, m->bodies, sizeof *m->bodies, m->nbodies) != LD_OK) {
+            for (int k = 0; k < m->nbodies; ++k) /* short of memory: a linear search */
+                if (strcmp(m->bodies[k].name, name) == 0) return k;
+            return -1;
+        }
+    }
+    return ld_names_find(&r->bodies, name);
+}
+
 /* A body named by key: its index among the bodies read so far. */
 static int get_body(reader *r, const yaml_node_t *map, const ld_model *m, int *out) {
     field f;
@@ -443,9 +478,8 @@ static int get_body(reader *r, const yaml_node_t *map, const ld_model *m, int *o
     int rc = ly_lookup(r, map, "body", 1, &f);
     if (!rc) rc = ly_read_name(r, f.val, f.line, name, 0);
     if (!rc) {
-        int k = 0;
-        while (k < m->nbodies && strcmp(m->bodies[k].name, name) != 0) ++k;
-        if (k < m->nbodies)
+        int k = ly_find_body(r, m, name);
+        if (k >= 0)
             *out = k;
         else
             rc = ly_fail(r, f.line, "no body named '%s'", name);
@@ -508,6 +542,14 @@ static int read_body(reader *r, const yaml_node_t *n, ld_body *b) {
     if ((rc = ly_expect_map(r, n, ly_line_of(n), "a body"))) return rc;
     if ((rc = ly_check_keys(r, n, body_keys, NULL))) return rc;
     if ((rc = ly_get_name(r, n, "name", 1, 0, b->name))) return rc;
+    if (strcmp(b->name, "ground") == 0) {
+        size_t mark = ly_push_key(r, "name");
+        field f;
+        (void)ly_lookup(r, n, "name", 1, &f);
+        rc = ly_fail(r, f.line, "'ground' is reserved: joints use it for the fixed frame");
+        ly_pop(r, mark);
+        return rc;
+    }
     if ((rc = ly_get_number(r, n, "mass", 1, &b->mass))) return rc;
     if ((rc = get_inertia(r, n, b->inertia))) return rc;
     if ((rc = ly_get_vec(r, n, "position", 1, b->x, 3, NULL))) return rc;
@@ -567,7 +609,9 @@ static int read_bodies(reader *r, const yaml_node_t *root, ld_model *m) {
     if (!rc) m->nbodies = n;
     for (int i = 0; !rc && i < n; ++i) {
         size_t im = ly_push_index(r, i);
-        rc = read_body(r, ly_seq_item(r, f.val, i), &m->bodies[i]);
+        const yaml_node_t *item = ly_seq_item(r, f.val, i);
+        m->bodies[i].line = ly_line_of(item);
+        rc = read_body(r, item, &m->bodies[i]);
         ly_pop(r, im);
     }
     ly_pop(r, mark);
@@ -585,7 +629,9 @@ static int read_joints(reader *r, const yaml_node_t *root, ld_model *m) {
     if (!rc) m->njoints = n;
     for (int i = 0; !rc && i < n; ++i) {
         size_t im = ly_push_index(r, i);
-        rc = ly_read_joint(r, ly_seq_item(r, f.val, i), m, &m->joints[i]);
+        const yaml_node_t *item = ly_seq_item(r, f.val, i);
+        m->joints[i].line = ly_line_of(item);
+        rc = ly_read_joint(r, item, m, &m->joints[i]);
         ly_pop(r, im);
     }
     ly_pop(r, mark);
@@ -603,7 +649,9 @@ static int read_loads(reader *r, const yaml_node_t *root, ld_model *m) {
     if (!rc) m->nloads = n;
     for (int i = 0; !rc && i < n; ++i) {
         size_t im = ly_push_index(r, i);
-        rc = read_load(r, ly_seq_item(r, f.val, i), m, &m->loads[i]);
+        const yaml_node_t *item = ly_seq_item(r, f.val, i);
+        m->loads[i].line = ly_line_of(item);
+        rc = read_load(r, item, m, &m->loads[i]);
         ly_pop(r, im);
     }
     ly_pop(r, mark);
@@ -659,9 +707,9 @@ static int read_model(reader *r, const yaml_node_t *root, ld_model *m) {
     int rc;
     char d[80];
     if (root->type != YAML_MAPPING_NODE)
-        return fail_key(r, ly_line_of(root), "(document)",
-                        "the top level must be a mapping of keys such as 'bodies:', found %s",
-                        describe(d, root));
+        return ly_fail_key(r, ly_line_of(root), "(document)",
+                           "the top level must be a mapping of keys such as 'bodies:', found %s",
+                           describe(d, root));
     if ((rc = ly_check_keys(r, root, top_keys, NULL))) return rc;
     if ((rc = ly_get_name(r, root, "name", 0, 1, m->name))) return rc;
     if ((rc = get_text(r, root, "description"))) return rc;
@@ -720,7 +768,7 @@ static int validate_located(reader *r, const yaml_node_t *root, const ld_model *
     int w = strf(prefix, sizeof prefix, "%s:%d: %s: ", e.file, e.line, e.key);
     const char *reason = e.msg;
     if (w > 0 && strncmp(e.msg, prefix, (size_t)w) == 0) reason = e.msg + w;
-    return fail_key(r, line_of_key(r, root, e.key), e.key, "%s", reason);
+    return ly_fail_key(r, line_of_key(r, root, e.key), e.key, "%s", reason);
 }
 
 /* ------------------------------------------------------------------ documents */
@@ -733,42 +781,42 @@ static int line_at(const char *text, size_t len, size_t offset) {
 }
 
 /* libyaml's complaint as an error. */
-static int syntax_error(reader *r, const yaml_parser_t *p, const char *text, size_t len) {
+int ly_syntax_error(reader *r, const yaml_parser_t *p, const char *text, size_t len) {
     if (p->error == YAML_MEMORY_ERROR) {
-        fail_key(r, 0, "(syntax)", "out of memory");
+        ly_fail_key(r, 0, "(syntax)", "out of memory");
         return LD_ENOMEM;
     }
     const char *problem = p->problem ? p->problem : "unknown error";
     if (p->error == YAML_READER_ERROR)
-        return fail_key(r, line_at(text, len, p->problem_offset), "(syntax)", "invalid text: %s",
-                        problem);
+        return ly_fail_key(r, line_at(text, len, p->problem_offset), "(syntax)", "invalid text: %s",
+                           problem);
     int line = (int)p->problem_mark.line + 1;
     if (p->context)
-        return fail_key(r, line, "(syntax)", "%s (%s at line %d)", problem, p->context,
-                        (int)p->context_mark.line + 1);
-    return fail_key(r, line, "(syntax)", "%s", problem);
+        return ly_fail_key(r, line, "(syntax)", "%s (%s at line %d)", problem, p->context,
+                           (int)p->context_mark.line + 1);
+    return ly_fail_key(r, line, "(syntax)", "%s", problem);
 }
 
 /* Load the single document of the stream into doc (deleted by the caller on success only). */
 static int load_document(reader *r, yaml_parser_t *p, yaml_document_t *doc, const char *text,
                          size_t len) {
-    if (!yaml_parser_load(p, doc)) return syntax_error(r, p, text, len);
+    if (!yaml_parser_load(p, doc)) return ly_syntax_error(r, p, text, len);
     if (!yaml_document_get_root_node(doc)) {
         yaml_document_delete(doc);
-        return fail_key(r, 1, "(document)", "the model is empty (it needs at least 'bodies')");
+        return ly_fail_key(r, 1, "(document)", "the model is empty (it needs at least 'bodies')");
     }
     yaml_document_t extra;
     if (!yaml_parser_load(p, &extra)) {
         yaml_document_delete(doc);
-        return syntax_error(r, p, text, len);
+        return ly_syntax_error(r, p, text, len);
     }
     yaml_node_t *root2 = yaml_document_get_root_node(&extra);
     int line2 = root2 ? (int)extra.start_mark.line + 1 : 0;
     yaml_document_delete(&extra);
     if (root2) {
         yaml_document_delete(doc);
-        return fail_key(r, line2, "(document)",
-                        "a second YAML document starts here; a model file holds one");
+        return ly_fail_key(r, line2, "(document)",
+                           "a second YAML document starts here; a model file holds one");
     }
     return LD_OK;
 }
@@ -777,54 +825,74 @@ static void set_source(ld_model *m, const char *name) {
     copy_str(m->source, sizeof m->source, name);
 }
 
-int ld_model_parse(const char *text, size_t len, const char *name, ld_model *out,
-                   ld_model_error *err) {
-    ld_model_error scratch;
-    reader r = {NULL, name ? name : "<string>", &scratch, "", 0};
-    if (!out || (!text && len > 0)) {
-        fail_key(&r, 0, "(arguments)", "no text or no output model");
-        if (err) *err = scratch;
-        return LD_EINVAL;
-    }
-    if (!text) text = "";
+/* More than LD_MODEL_MAX_BYTES of text fails. */
+static int too_large(reader *r, size_t len) {
+    if (len <= LD_MODEL_MAX_BYTES) return LD_OK;
+    return ly_fail_key(r, 0, "(file)", "larger than %d MB (the limit of a model file)",
+                       (int)(LD_MODEL_MAX_BYTES >> 20));
+}
+
+/* After the pre-scan: load the document, read the model, validate it; *out written on success
+ * only. */
+static int parse_scanned(reader *r, const char *text, size_t len, ld_model *out) {
     yaml_parser_t parser;
     if (!yaml_parser_initialize(&parser)) {
-        fail_key(&r, 0, "(syntax)", "out of memory");
-        if (err) *err = scratch;
+        ly_fail_key(r, 0, "(syntax)", "out of memory");
         return LD_ENOMEM;
     }
     yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
     yaml_document_t doc;
     ld_model m;
     ld_model_init(&m);
-    set_source(&m, r.file);
-    int rc = load_document(&r, &parser, &doc, text, len);
+    set_source(&m, r->file);
+    int rc = load_document(r, &parser, &doc, text, len);
     if (rc == LD_OK) {
-        r.doc = &doc;
+        r->doc = &doc;
         const yaml_node_t *root = yaml_document_get_root_node(&doc);
-        rc = read_model(&r, root, &m);
-        if (rc == LD_OK) rc = validate_located(&r, root, &m);
+        rc = read_model(r, root, &m);
+        if (rc == LD_OK) rc = validate_located(r, root, &m);
         yaml_document_delete(&doc);
+        r->doc = NULL;
     }
     yaml_parser_delete(&parser);
     if (rc != LD_OK) {
         ld_model_free(&m);
-        if (err) *err = scratch;
         return rc;
     }
     *out = m;
     return LD_OK;
 }
 
-/* The whole file in a malloc'ed buffer. */
+int ld_model_parse(const char *text, size_t len, const char *name, ld_model *out,
+                   ld_model_error *err) {
+    ld_model_error scratch;
+    reader r = {.file = name ? name : "<string>", .err = &scratch};
+    if (!out || (!text && len > 0)) {
+        ly_fail_key(&r, 0, "(arguments)", "no text or no output model");
+        if (err) *err = scratch;
+        return LD_EINVAL;
+    }
+    if (!text) text = "";
+    int rc = too_large(&r, len);
+    if (rc == LD_OK) rc = ly_prescan(&r, text, len);
+    if (rc == LD_OK) rc = parse_scanned(&r, text, len, out);
+    free(r.tagged);
+    ld_names_free(&r.bodies);
+    if (rc != LD_OK && err) *err = scratch;
+    return rc;
+}
+
+/* The whole file in a malloc'ed buffer. Reading stops one byte past LD_MODEL_MAX_BYTES (the
+ * parser then refuses the text), so a huge file costs no more memory than that. */
 static int slurp(FILE *f, char **buf, size_t *len) {
     size_t cap = 1 << 14, n = 0;
     char *b = malloc(cap);
     if (!b) return LD_ENOMEM;
     for (;;) {
         n += fread(b + n, 1, cap - n, f);
-        if (n < cap) break;
-        char *nb = cap > SIZE_MAX / 2 ? NULL : realloc(b, cap *= 2);
+        if (n < cap || n > LD_MODEL_MAX_BYTES) break;
+        cap = 2 * cap > LD_MODEL_MAX_BYTES + 1 ? LD_MODEL_MAX_BYTES + 1 : 2 * cap;
+        char *nb = realloc(b, cap);
         if (!nb) {
             free(b);
             return LD_ENOMEM;
@@ -842,15 +910,15 @@ static int slurp(FILE *f, char **buf, size_t *len) {
 
 int ld_model_load(const char *path, ld_model *out, ld_model_error *err) {
     ld_model_error scratch;
-    reader r = {NULL, path ? path : "<null>", &scratch, "", 0};
+    reader r = {.file = path ? path : "<null>", .err = &scratch};
     if (!path || !out) {
-        fail_key(&r, 0, "(arguments)", "no path or no output model");
+        ly_fail_key(&r, 0, "(arguments)", "no path or no output model");
         if (err) *err = scratch;
         return LD_EINVAL;
     }
     FILE *f = fopen(path, "rb");
     if (!f) {
-        fail_key(&r, 0, "(file)", "cannot open: %s", strerror(errno));
+        ly_fail_key(&r, 0, "(file)", "cannot open: %s", strerror(errno));
         if (err) *err = scratch;
         return LD_EIO;
     }
@@ -861,8 +929,8 @@ int ld_model_load(const char *path, ld_model *out, ld_model_error *err) {
     int saved = errno;
     fclose(f);
     if (rc != LD_OK) {
-        fail_key(&r, 0, "(file)", "cannot read: %s",
-                 rc == LD_ENOMEM ? "out of memory" : strerror(saved));
+        ly_fail_key(&r, 0, "(file)", "cannot read: %s",
+                    rc == LD_ENOMEM ? "out of memory" : strerror(saved));
         if (err) *err = scratch;
         return rc;
     }

@@ -17,6 +17,7 @@
 #include "liedyn/model.h"
 
 #include "../core/strf.h"
+#include "names.h"
 
 typedef struct reader {
     yaml_document_t *doc;
@@ -24,6 +25,11 @@ typedef struct reader {
     ld_model_error *err; /* never NULL */
     char path[128];      /* key path of the item being read: "bodies[0].inertia" */
     size_t plen;
+    /* byte offsets of the scalars with an explicit tag other than !!int and !!float, ascending
+     * (ly_prescan); such a scalar is not a number whatever its text */
+    size_t *tagged;
+    size_t ntagged, tagcap;
+    ld_name_index bodies; /* names of the bodies read so far (ly_find_body) */
 } reader;
 
 /* A looked-up value: the node (NULL if absent) and the line of its key. */
@@ -35,6 +41,11 @@ typedef struct field {
 /* Failure of the item at the current path. */
 LD_PRINTF(3, 4)
 int ly_fail(reader *r, int line, const char *fmt, ...);
+/* Failure of something without a key path: key is "(document)", "(syntax)", "(file)". */
+LD_PRINTF(4, 5)
+int ly_fail_key(reader *r, int line, const char *key, const char *fmt, ...);
+/* libyaml's complaint (a failed parse of text[len]) as an error; LD_EINVAL or LD_ENOMEM. */
+int ly_syntax_error(reader *r, const yaml_parser_t *p, const char *text, size_t len);
 
 /* Append ".key" ("[i]") to the path; returns the length to restore with ly_pop. */
 size_t ly_push_key(reader *r, const char *key);
@@ -75,6 +86,18 @@ int ly_get_name(reader *r, const yaml_node_t *map, const char *key, int required
 /* One of the words of choices[] (NULL-terminated); *out = its index. */
 int ly_get_choice(reader *r, const yaml_node_t *map, const char *key, int required,
                   const char *const *choices, int *out);
+
+/* The index of the body called name among the bodies of m read so far, or −1 (a sorted index
+ * of the names, rebuilt when the bodies change; O(log n) per lookup). */
+int ly_find_body(reader *r, const ld_model *m, const char *name);
+
+/* yaml_scan.c: one linear pass of libyaml's event parser over text[len] before the document is
+ * loaded: refuses nesting deeper than LD_MODEL_MAX_DEPTH (libyaml's loader is quadratic in the
+ * depth) and records the explicitly tagged scalars in r->tagged. LD_OK, LD_EINVAL (syntax or
+ * depth; r->err filled in), LD_ENOMEM. */
+int ly_prescan(reader *r, const char *text, size_t len);
+/* Does scalar n carry an explicit tag other than !!int and !!float (ly_prescan)? */
+int ly_is_tagged(const reader *r, const yaml_node_t *n);
 
 /* yaml_joints.c: the time function under key "time" of map (constant 1 when absent), and one
  * joint (bodies already read). */

@@ -119,11 +119,10 @@ static int get_joint_body(reader *r, const yaml_node_t *map, const ld_model *m, 
     int rc = ly_lookup(r, map, key, required, &f);
     if (!rc && f.val) rc = ly_read_name(r, f.val, f.line, name, 0);
     if (!rc && f.val) {
-        int k = 0;
-        while (k < m->nbodies && strcmp(m->bodies[k].name, name) != 0) ++k;
+        int k = ly_find_body(r, m, name);
         if (allow_ground && strcmp(name, "ground") == 0)
             *out = LD_GROUND;
-        else if (k < m->nbodies)
+        else if (k >= 0)
             *out = k;
         else
             rc = ly_fail(r, f.line, "no body named '%s'", name);

@@ -6,6 +6,8 @@
  * ld_model_validate checks the section data (stiffness, damping, ρA, ρI).
  */
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -73,35 +75,71 @@ static int check_geometry(reader *r, const yaml_node_t *n, const double from[3],
     return rc;
 }
 
-/* Is name "rod[k]" with 0 ≤ k ≤ n? */
-static int is_node_name(const char *name, const ld_rod *rod) {
-    size_t len = strlen(rod->name);
-    if (strncmp(name, rod->name, len) != 0 || name[len] != '[') return 0;
-    char *end;
-    long k = strtol(name + len + 1, &end, 10);
-    if (end == name + len + 1 || strcmp(end, "]") != 0 || k < 0 || k > rod->n) return 0;
-    char want[LD_NAME_MAX + 16];
-    strf(want, sizeof want, "%s[%ld]", rod->name, k);
-    return strcmp(want, name) == 0;
+/* The node names of the rod fit in LD_NAME_MAX. */
+static int check_name_length(reader *r, const yaml_node_t *n, const ld_rod *rod) {
+    char last[LD_NAME_MAX + 16];
+    if (strf(last, sizeof last, "%s[%d]", rod->name, rod->n) < LD_NAME_MAX) return LD_OK;
+    size_t mark = ly_push_key(r, "name");
+    int rc = ly_fail(r, key_line(r, n, "name"),
+                     "is too long for the node names ('%s' has more than %d characters)", last,
+                     LD_NAME_MAX - 1);
+    ly_pop(r, mark);
+    return rc;
 }
 
-/* The rod's name: unique among the rods, its node names fit and are not taken. */
-static int check_names(reader *r, const yaml_node_t *n, const ld_model *m, int index) {
-    const ld_rod *rod = &m->rods[index];
-    char last[LD_NAME_MAX + 16];
-    int rc = LD_OK, line = key_line(r, n, "name");
-    size_t mark = ly_push_key(r, "name");
-    for (int j = 0; !rc && j < index; ++j)
-        if (strcmp(m->rods[j].name, rod->name) == 0)
-            rc = ly_fail(r, line, "duplicate rod name '%s' (also rods[%d])", rod->name, j);
-    if (!rc && strf(last, sizeof last, "%s[%d]", rod->name, rod->n) >= LD_NAME_MAX)
-        rc = ly_fail(r, line, "is too long for the node names ('%s' has more than %d characters)",
-                     last, LD_NAME_MAX - 1);
-    for (int b = 0; !rc && b < m->nbodies; ++b)
-        if (is_node_name(m->bodies[b].name, rod))
-            rc = ly_fail(r, line, "the node '%s' would have the name of bodies[%d]",
-                         m->bodies[b].name, b);
+/* first[i] of the n items at base (names.h); NULL when out of memory. */
+static int *first_dups(const void *base, size_t stride, int n) {
+    ld_name_index idx;
+    int *first = malloc((size_t)(n > 0 ? n : 1) * sizeof *first);
+    if (!first || ld_names_build(&idx, base, stride, n) != LD_OK) {
+        free(first);
+        return NULL;
+    }
+    ld_names_first_dup(&idx, first);
+    ld_names_free(&idx);
+    return first;
+}
+
+/* Failure at the name of rods[i] (item node n). */
+LD_PRINTF(4, 5)
+static int fail_rod_name(reader *r, const yaml_node_t *n, int i, const char *fmt, ...) {
+    char reason[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(reason, sizeof reason, fmt, ap);
+    va_end(ap);
+    size_t mark = ly_push_index(r, i), km = ly_push_key(r, "name");
+    int rc = ly_fail(r, key_line(r, n, "name"), "%s", reason);
+    ly_pop(r, km);
     ly_pop(r, mark);
+    return rc;
+}
+
+/* After all rods are read (their nodes appended after the nb0 bodies of the list): the rod
+ * names are unique and no node has the name of a body. Sorted indexes: O(n log n). */
+static int check_names(reader *r, const yaml_node_t *list, const ld_model *m, int nb0) {
+    int *rfirst = first_dups(m->rods, sizeof *m->rods, m->nrods), rc = LD_OK;
+    if (!rfirst) return ly_out_of_memory(r, ly_line_of(list));
+    for (int i = 0; !rc && i < m->nrods; ++i)
+        if (rfirst[i] >= 0)
+            rc = fail_rod_name(r, ly_seq_item(r, list, i), i,
+                               "duplicate rod name '%s' (also rods[%d])", m->rods[i].name,
+                               rfirst[i]);
+    free(rfirst);
+    if (rc || nb0 == 0) return rc;
+    int *bfirst = first_dups(m->bodies, sizeof *m->bodies, m->nbodies);
+    if (!bfirst) return ly_out_of_memory(r, ly_line_of(list));
+    for (int i = 0; !rc && i < m->nrods; ++i) {
+        const ld_rod *rod = &m->rods[i];
+        for (int k = 0; !rc && k <= rod->n; ++k) {
+            int b = bfirst[rod->body0 + k];
+            if (b >= 0)
+                rc = fail_rod_name(r, ly_seq_item(r, list, i), i,
+                                   "the node '%s' would have the name of bodies[%d]",
+                                   m->bodies[b].name, b);
+        }
+    }
+    free(bfirst);
     return rc;
 }
 
@@ -138,7 +176,8 @@ static int read_rod(reader *r, const yaml_node_t *n, ld_model *m, int index) {
     rod->kirchhoff = kirchhoff;
     const double *nrm = has_normal ? normal : NULL;
     if ((rc = check_geometry(r, n, from, to, nrm, &rod->length))) return rc;
-    if ((rc = check_names(r, n, m, index))) return rc;
+    if ((rc = check_name_length(r, n, rod))) return rc;
+    rod->line = ly_line_of(n);
     return add_nodes(r, n, m, rod, from, to, nrm);
 }
 
@@ -151,11 +190,13 @@ int ly_read_rods(reader *r, const yaml_node_t *root, ld_model *m) {
         !(m->rods = calloc((size_t)n, sizeof *m->rods)))
         rc = ly_out_of_memory(r, f.line);
     if (!rc) m->nrods = n;
+    const int nb0 = m->nbodies;
     for (int i = 0; !rc && i < n; ++i) {
         size_t im = ly_push_index(r, i);
         rc = read_rod(r, ly_seq_item(r, f.val, i), m, i);
         ly_pop(r, im);
     }
+    if (!rc && n > 0) rc = check_names(r, f.val, m, nb0);
     ly_pop(r, mark);
     return rc;
 }

@@ -1,0 +1,134 @@
+#!/bin/sh
+# liedyn run on bad and hostile models: exit code 2 and the exact one-line message naming the
+# file, the line, the item and the reason — deep nesting, a file over the size limit, repeated
+# names in a rod of 10^5 segments, redundant joints, a mass beyond double precision, a joint not
+# closed at the start, an unknown integrator, a body called ground, a number tagged as a
+# string, a rod in the euler formulation — and a warning (exit 0) for a model that does not
+# start on its exact solution.
+# usage: cli_errors.sh LIEDYN SOURCE_DIR WORK_DIR
+set -u
+LIEDYN=$1 SRC=$2 WORK=$3
+mkdir -p "$WORK"
+cd "$WORK" || exit 1
+fails=0
+fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
+
+# refused MESSAGE ARGS...: `liedyn run ARGS...` exits 2 with exactly "liedyn: MESSAGE" on stderr
+refused() {
+    want=$1
+    shift
+    "$LIEDYN" run "$@" >out.txt 2>err.txt
+    rc=$?
+    [ "$rc" -eq 2 ] || fail "'$*': exit $rc, expected 2 ($(cat err.txt))"
+    [ "$(cat err.txt)" = "liedyn: $want" ] || fail "'$*': stderr
+  got:  $(cat err.txt)
+  want: liedyn: $want"
+}
+
+# ---------------------------------------------------------------- limits of the reader
+
+awk 'BEGIN { s = "a: "; for (i = 0; i < 100000; ++i) s = s "["; for (i = 0; i < 100000; ++i) s = s "]"; print s }' >deep.yaml
+refused "deep.yaml:1: (document): nesting deeper than 64 levels (the limit of a model file)" deep.yaml
+
+# 65 MB of comments, generated here (never committed), removed after the check
+{ echo "# a large file"; yes "# padding padding padding padding padding padding padding padding" | head -c 68000000; } >big.yaml
+refused "big.yaml:0: (file): larger than 64 MB (the limit of a model file)" big.yaml
+rm -f big.yaml
+
+# a body named like a node in the middle of a rod of 10^5 segments
+cat >dup-rod.yaml <<'EOF'
+bodies:
+  - {name: 'rod[77777]', mass: 1, inertia: [1, 1, 1], position: [0, 0, 5]}
+rods:
+  - name: rod
+    segments: 100000
+    from: [0, 0, 0]
+    to: [10, 0, 0]
+    stiffness: [500, 500, 500, 1e4, 1e4, 1e4]
+    rho_a: 1
+    rho_i: [10, 10, 10]
+EOF
+refused "dup-rod.yaml:4: rods[0].name: the node 'rod[77777]' would have the name of bodies[0]" dup-rod.yaml
+
+# ---------------------------------------------------------------- the reader's refusals
+
+cat >ground.yaml <<'EOF'
+bodies:
+  - name: ground
+    mass: 1
+    inertia: [1, 1, 1]
+    position: [0, 0, 0]
+EOF
+refused "ground.yaml:2: bodies[0].name: 'ground' is reserved: joints use it for the fixed frame" ground.yaml
+
+sed 's/name: ground/name: top/; s/mass: 1/mass: !!str 15/' ground.yaml >str-mass.yaml
+refused "str-mass.yaml:3: bodies[0].mass: expected a number, found '15' tagged !!str (not a number)" str-mass.yaml
+
+cat >rk9.yaml <<'EOF'
+bodies:
+  - {name: a, mass: 1, inertia: [1, 1, 1], position: [0, 0, 0]}
+integrator:
+  dt: 0.01
+  name: rk9
+EOF
+refused "rk9.yaml:5: integrator.name: unknown integrator 'rk9' (expected one of: genalpha, newmark, tb3, tb3-paper, hht, hht-modified, hem1, hem2, hem3, hem4, hem5)" rk9.yaml
+
+# ---------------------------------------------------------------- compiling and starting
+
+# the heavy top with its centre of mass moved away from the pivot
+sed 's/position: \[0, 1, 0\]/position: [0, 2, 0]/' "$SRC/models/heavy-top.yaml" >open-joint.yaml
+line=$(grep -n "name: pivot" open-joint.yaml | cut -d: -f1)
+refused "open-joint.yaml: inconsistent initial state: joint 0 ('pivot') is not closed at the start (violation 0.5; joints[0] at line $line)" open-joint.yaml
+
+refused "$SRC/models/roll-up.yaml: cannot compile the model: rods need a Lie-group formulation (so3xr3, se3, s3xr3 or s3sdr3); the euler formulation does not support them" roll-up --formulation euler
+
+cat >two-spherical.yaml <<'EOF'
+bodies:
+  - {name: arm, mass: 1, inertia: [1, 2, 3], position: [0, 1, 0]}
+joints:
+  - {name: a, type: spherical, body1: ground, body2: arm, at: [0, 0, 0]}
+  - {name: b, type: spherical, body1: ground, body2: arm, at: [0, 0, 0]}
+EOF
+refused "two-spherical.yaml: no consistent initial accelerations at t = 0: joints 'a' (line 4) and 'b' (line 5) constrain the same motion: constraint rows 1..3 of 'b' depend on the others (the constraint Jacobian has rank 3 for 6 rows)" two-spherical.yaml
+
+cat >fixed-revolute.yaml <<'EOF'
+bodies:
+  - {name: arm, mass: 1, inertia: [1, 2, 3], position: [0, 1, 0]}
+joints:
+  - name: weld
+    type: fixed
+    body2: arm
+    at: [0, 0, 0]
+  - name: hinge
+    type: revolute
+    body2: arm
+    at: [0, 0, 0]
+    axis: [0, 0, 1]
+EOF
+refused "fixed-revolute.yaml: no consistent initial accelerations at t = 0: joints 'weld' (line 4) and 'hinge' (line 8) constrain the same motion: constraint rows 1..5 of 'hinge' depend on the others (the constraint Jacobian has rank 6 for 11 rows)" fixed-revolute.yaml
+# the same in Euler parameters (a dense Jacobian) and with a sparse solver
+refused "fixed-revolute.yaml: no consistent initial accelerations at t = 0: joints 'weld' (line 4) and 'hinge' (line 8) constrain the same motion: constraint rows 1..5 of 'hinge' depend on the others (the constraint Jacobian has rank 7 for 12 rows)" fixed-revolute.yaml --formulation euler
+refused "fixed-revolute.yaml: no consistent initial accelerations at t = 0: joints 'weld' (line 4) and 'hinge' (line 8) constrain the same motion: constraint rows 1..5 of 'hinge' depend on the others (the constraint Jacobian has rank 6 for 11 rows)" fixed-revolute.yaml --la klu
+
+sed 's/mass: 15\.0.*/mass: 1e300/' "$SRC/models/heavy-top.yaml" >heavy-mass.yaml
+line=$(grep -n "name: top" heavy-mass.yaml | cut -d: -f1)
+refused "heavy-mass.yaml: no consistent initial accelerations at t = 0: the mass matrix is singular to working precision: the masses and moments of inertia span a factor 4.27e+300, from 0.234375 (moment J11 of body 'top', line $line) to 1e+300 (mass of body 'top', line $line); keep them within a factor 1e12 of each other" heavy-mass.yaml
+
+# ---------------------------------------------------------------- a warning, not an error
+
+# torque-body-ii's exact torque, but the body starts at the identity (1 rad off ϑ(0))
+sed 's/orientation: .*/orientation: [1, 0, 0, 0]/' "$SRC/models/torque-body-ii.yaml" >off-start.yaml
+line=$(grep -n "name: body" off-start.yaml | cut -d: -f1)
+"$LIEDYN" run off-start.yaml --t-end 0.1 --quiet >out.txt 2>err.txt
+rc=$?
+[ "$rc" -eq 0 ] || fail "off-start.yaml: exit $rc ($(cat err.txt))"
+want="liedyn run: warning: off-start.yaml: body 'body' (line $line) starts 1 rad from the rotation [0.877582561890373, 0, 0, 0.479425538604203] that its exact_torque load (case ii) prescribes at t = 0; the angle errors will include this offset"
+[ "$(cat err.txt)" = "$want" ] || fail "off-start.yaml: stderr
+  got:  $(cat err.txt)
+  want: $want"
+# the shipped model starts on its exact solution: no warning
+"$LIEDYN" run torque-body-ii --t-end 0.1 --quiet >out.txt 2>err.txt || fail "torque-body-ii: $(cat err.txt)"
+[ -s err.txt ] && fail "torque-body-ii warns: $(cat err.txt)"
+
+[ "$fails" -eq 0 ] || { echo "$fails failure(s)" >&2; exit 1; }
+echo "cli_errors: all checks passed"

@@ -1,0 +1,248 @@
+/*
+ * The model reader on large and hostile input: the nesting and size limits, names found and
+ * repeated names detected in a rod of 10⁵ segments (sorted indexes, not pairwise scans), the
+ * source lines of the items, explicit YAML tags on numbers, the reserved name 'ground', and
+ * the integrator's name checked with its line.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "support.h"
+
+#include "liedyn/liedyn.h"
+#include "liedyn/model.h"
+
+/* Parsing text[len] fails with rc_want and the message msg_want exactly. */
+static void expect_msg(const char *text, size_t len, int rc_want, const char *msg_want) {
+    ld_model m;
+    ld_model_error e;
+    memset(&e, 0, sizeof e);
+    int rc = ld_model_parse(text, len, "t.yaml", &m, &e);
+    if (rc != rc_want || strcmp(e.msg, msg_want) != 0)
+        fail_msg("expected \"%s\" (rc %d), got \"%s\" (rc %d)", msg_want, rc_want, e.msg, rc);
+}
+
+static void parse_ok(const char *text, ld_model *m) {
+    ld_model_error e;
+    memset(&e, 0, sizeof e);
+    int rc = ld_model_parse(text, strlen(text), "t.yaml", m, &e);
+    if (rc != LD_OK) fail_msg("unexpected failure %d: %s", rc, e.msg);
+}
+
+/* "k: [[[…]]]" nested depth lists deep. */
+static char *nested(int depth) {
+    char *s = malloc((size_t)depth * 2 + 8);
+    assert_non_null(s);
+    strcpy(s, "k: ");
+    size_t n = 3;
+    for (int i = 0; i < depth; ++i) s[n++] = '[';
+    for (int i = 0; i < depth; ++i) s[n++] = ']';
+    s[n++] = '\n';
+    s[n] = '\0';
+    return s;
+}
+
+static void test_nesting_limit(void **state) {
+    (void)state;
+    /* 10⁵ levels: refused by the pre-scan at once (libyaml's loader would take minutes) */
+    char *deep = nested(100000);
+    expect_msg(deep, strlen(deep), LD_EINVAL,
+               "t.yaml:1: (document): nesting deeper than 64 levels (the limit of a model file)");
+    free(deep);
+    /* the top-level mapping and 63 lists are within the limit: the reader gets to the key */
+    char *ok = nested(LD_MODEL_MAX_DEPTH - 1);
+    expect_msg(ok, strlen(ok), LD_EINVAL,
+               "t.yaml:1: k: unknown key (expected one of: name, description, gravity, bodies, "
+               "rods, joints, loads, integrator)");
+    free(ok);
+    char *over = nested(LD_MODEL_MAX_DEPTH);
+    expect_msg(over, strlen(over), LD_EINVAL,
+               "t.yaml:1: (document): nesting deeper than 64 levels (the limit of a model file)");
+    free(over);
+    /* a syntax error found by the pre-scan keeps its message */
+    expect_msg("name: t\nbodies: [\n", 18, LD_EINVAL,
+               "t.yaml:3: (syntax): did not find expected node content (while parsing a flow node "
+               "at line 3)");
+}
+
+static void test_size_limit(void **state) {
+    (void)state;
+    size_t len = LD_MODEL_MAX_BYTES + 1;
+    char *big = malloc(len);
+    assert_non_null(big);
+    memset(big, '\n', len);
+    big[0] = '#';
+    expect_msg(big, len, LD_EINVAL,
+               "t.yaml:0: (file): larger than 64 MB (the limit of a model file)");
+    /* exactly at the limit: read (and found empty) */
+    expect_msg(big, len - 1, LD_EINVAL,
+               "t.yaml:1: (document): the model is empty (it needs at least 'bodies')");
+    free(big);
+}
+
+/* A rod of n segments (nodes rod[0] … rod[n]), a body called `extra` first, a joint on the
+ * last node and a load on node k. */
+static char *big_rod(int n, const char *extra, int k) {
+    char *s = malloc(2048);
+    assert_non_null(s);
+    snprintf(s, 2048,
+             "bodies:\n"
+             "  - {name: '%s', mass: 1, inertia: [1, 1, 1], position: [0, 0, 5]}\n"
+             "rods:\n"
+             "  - name: rod\n"
+             "    segments: %d\n"
+             "    from: [0, 0, 0]\n"
+             "    to: [10, 0, 0]\n"
+             "    stiffness: [500, 500, 500, 1e4, 1e4, 1e4]\n"
+             "    rho_a: 1\n"
+             "    rho_i: [10, 10, 10]\n"
+             "joints:\n"
+             "  - {name: clamp, type: fixed, body2: 'rod[%d]', at: [10, 0, 0]}\n"
+             "loads:\n"
+             "  - {body: 'rod[%d]', type: force, value: [0, 0, 1]}\n",
+             extra, n, n, k);
+    return s;
+}
+
+static void test_big_rod_names(void **state) {
+    (void)state;
+    const int n = 100000;
+    ld_model m;
+    char *text = big_rod(n, "tip", 77777);
+    parse_ok(text, &m);
+    assert_int_equal(m.nbodies, n + 2);
+    assert_int_equal(m.joints[0].body2, n + 1); /* rod[n] is the last body */
+    assert_int_equal(m.loads[0].body, 77778);
+    assert_string_equal(m.bodies[77778].name, "rod[77777]");
+    ld_model_free(&m);
+    free(text);
+    /* a body with the name of a node deep inside the rod is still found */
+    text = big_rod(n, "rod[77777]", 5);
+    expect_msg(text, strlen(text), LD_EINVAL,
+               "t.yaml:4: rods[0].name: the node 'rod[77777]' would have the name of bodies[0]");
+    free(text);
+    /* and a node name past the rod's end is an ordinary body name */
+    text = big_rod(n, "rod[100001]", 100000);
+    parse_ok(text, &m);
+    assert_int_equal(m.loads[0].body, n + 1);
+    ld_model_free(&m);
+    free(text);
+}
+
+static void test_duplicate_names_in_code(void **state) {
+    (void)state;
+    /* the sorted index reports the first repeated name and the first earlier holder */
+    ld_model m;
+    parse_ok("bodies:\n"
+             "  - {name: a, mass: 1, inertia: [1, 1, 1], position: [0, 0, 0]}\n"
+             "  - {name: b, mass: 1, inertia: [1, 1, 1], position: [0, 0, 0]}\n"
+             "  - {name: c, mass: 1, inertia: [1, 1, 1], position: [0, 0, 0]}\n"
+             "  - {name: d, mass: 1, inertia: [1, 1, 1], position: [0, 0, 0]}\n"
+             "joints:\n"
+             "  - {name: j, type: spherical, body2: a, at: [0, 0, 0]}\n"
+             "  - {name: k, type: spherical, body2: b, at: [0, 0, 0]}\n"
+             "  - {name: l, type: spherical, body2: c, at: [0, 0, 0]}\n",
+             &m);
+    ld_model_error e;
+    strcpy(m.bodies[3].name, "b");
+    strcpy(m.bodies[2].name, "b");
+    assert_int_equal(ld_model_validate(&m, &e), LD_EINVAL);
+    assert_string_equal(e.msg,
+                        "t.yaml:0: bodies[2].name: duplicate body name 'b' (also bodies[1])");
+    strcpy(m.bodies[2].name, "c");
+    assert_int_equal(ld_model_validate(&m, &e), LD_EINVAL);
+    assert_string_equal(e.msg,
+                        "t.yaml:0: bodies[3].name: duplicate body name 'b' (also bodies[1])");
+    strcpy(m.bodies[3].name, "d");
+    strcpy(m.joints[2].name, "j");
+    assert_int_equal(ld_model_validate(&m, &e), LD_EINVAL);
+    assert_string_equal(e.msg,
+                        "t.yaml:0: joints[2].name: duplicate joint name 'j' (also joints[0])");
+    strcpy(m.joints[2].name, "l");
+    assert_int_equal(ld_model_validate(&m, &e), LD_OK);
+    ld_model_free(&m);
+}
+
+static void test_source_lines(void **state) {
+    (void)state;
+    ld_model m;
+    parse_ok("bodies:\n"                                                         /* 1 */
+             "  - name: a\n"                                                     /* 2 */
+             "    mass: 1\n"                                                     /* 3 */
+             "    inertia: [1, 1, 1]\n"                                          /* 4 */
+             "    position: [0, 0, 0]\n"                                         /* 5 */
+             "rods:\n"                                                           /* 6 */
+             "  - {name: r, segments: 2, from: [0, 0, 0], to: [1, 0, 0],\n"      /* 7 */
+             "     stiffness: [1, 1, 1, 1, 1, 1], rho_a: 1, rho_i: [1, 1, 1]}\n" /* 8 */
+             "joints:\n"                                                         /* 9 */
+             "  - {type: spherical, body2: a, at: [0, 0, 0]}\n"                  /* 10 */
+             "loads:\n"                                                          /* 11 */
+             "\n"                                                                /* 12 */
+             "  - {body: 'r[1]', type: force, value: [1, 0, 0]}\n",              /* 13 */
+             &m);
+    assert_int_equal(m.bodies[0].line, 2);
+    assert_int_equal(m.rods[0].line, 7);
+    for (int i = 1; i <= 3; ++i) assert_int_equal(m.bodies[i].line, 7);
+    assert_int_equal(m.joints[0].line, 10);
+    assert_int_equal(m.loads[0].line, 13);
+    ld_model_free(&m);
+}
+
+#define BODY_WITH_MASS(v)                                                                          \
+    "bodies:\n"                                                                                    \
+    "  - name: a\n"                                                                                \
+    "    mass: " v "\n"                                                                            \
+    "    inertia: [1, 1, 1]\n"                                                                     \
+    "    position: [0, 0, 0]\n"
+
+static void test_tags_and_reserved_names(void **state) {
+    (void)state;
+    const char *s = BODY_WITH_MASS("!!str 15");
+    expect_msg(s, strlen(s), LD_EINVAL,
+               "t.yaml:3: bodies[0].mass: expected a number, found '15' tagged !!str (not a "
+               "number)");
+    s = BODY_WITH_MASS("!custom 15");
+    expect_msg(s, strlen(s), LD_EINVAL,
+               "t.yaml:3: bodies[0].mass: expected a number, found '15' tagged !custom (not a "
+               "number)");
+    s = "bodies:\n  - {name: a, mass: 1, inertia: [1, 1, 1], position: [0, 0, 0]}\n"
+        "integrator: {max_iter: !!str 5}\n";
+    expect_msg(s, strlen(s), LD_EINVAL,
+               "t.yaml:3: integrator.max_iter: expected an integer, found '5' tagged !!str (not "
+               "a number)");
+    ld_model m;
+    parse_ok(BODY_WITH_MASS("!!float 15"), &m);
+    assert_true(m.bodies[0].mass == 15.0);
+    ld_model_free(&m);
+    parse_ok(BODY_WITH_MASS("!!int 15"), &m);
+    ld_model_free(&m);
+    /* an anchor of a tagged string keeps its tag through an alias */
+    s = "name: &n !!str 7\nbodies:\n  - {name: a, mass: *n, inertia: [1, 1, 1], position: [0, 0, "
+        "0]}\n";
+    expect_msg(s, strlen(s), LD_EINVAL,
+               "t.yaml:1: bodies[0].mass: expected a number, found '7' tagged !!str (not a "
+               "number)");
+    s = "bodies:\n  - {name: ground, mass: 1, inertia: [1, 1, 1], position: [0, 0, 0]}\n";
+    expect_msg(s, strlen(s), LD_EINVAL,
+               "t.yaml:2: bodies[0].name: 'ground' is reserved: joints use it for the fixed "
+               "frame");
+}
+
+static void test_integrator_name(void **state) {
+    (void)state;
+    const char *s = "bodies:\n  - {name: a, mass: 1, inertia: [1, 1, 1], position: [0, 0, 0]}\n"
+                    "integrator:\n  dt: 0.01\n  name: rk9\n";
+    expect_msg(s, strlen(s), LD_EINVAL,
+               "t.yaml:5: integrator.name: unknown integrator 'rk9' (expected one of: genalpha, "
+               "newmark, tb3, tb3-paper, hht, hht-modified, hem1, hem2, hem3, hem4, hem5)");
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_nesting_limit),   cmocka_unit_test(test_size_limit),
+        cmocka_unit_test(test_big_rod_names),   cmocka_unit_test(test_duplicate_names_in_code),
+        cmocka_unit_test(test_source_lines),    cmocka_unit_test(test_tags_and_reserved_names),
+        cmocka_unit_test(test_integrator_name),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
