@@ -25,9 +25,10 @@ void *__wrap_realloc(void *p, size_t n);
 
 #define LIMIT ((size_t)256 << 20) /* largest single allocation allowed: 256 MiB */
 static size_t largest, requested;
+static int refuse_all; /* simulate an exhausted machine */
 
 static int admit(size_t n) {
-    if (n > LIMIT) return 0;
+    if (n > LIMIT || refuse_all) return 0;
     largest = n > largest ? n : largest;
     requested += n;
     return 1;
@@ -209,11 +210,52 @@ static void test_la_choose(void **state) {
     assert_int_equal(ld_la_kind_find("auto"), LD_LA_AUTO);
 }
 
+/* An allocation that fails inside a step (the KLU pattern of a Newton method is built at the
+ * first factorization) is reported as "out of memory: N bytes for WHAT", not as anything else. */
+static void test_oom_in_step(void **state) {
+    (void)state;
+    ld_body b[40];
+    ld_model m;
+    ld_model_init(&m);
+    for (int i = 0; i < 40; ++i) {
+        memset(&b[i], 0, sizeof b[i]);
+        snprintf(b[i].name, LD_NAME_MAX, "b%d", i);
+        b[i].mass = 1.0;
+        b[i].inertia[0] = 1.0, b[i].inertia[4] = 2.0, b[i].inertia[8] = 3.0;
+        b[i].x[0] = i;
+        b[i].q[0] = 1.0;
+        b[i].omega[1] = 1.0;
+    }
+    m.nbodies = 40;
+    m.bodies = b;
+    ld_system s;
+    double *q0, *v0;
+    assert_int_equal(ld_model_compile(&m, LD_FORM_SE3, &s, &q0, &v0), LD_OK);
+    ld_integ_options o;
+    ld_integ_options_init(&o);
+    o.la = LD_LA_KLU;
+    int st;
+    ld_integ *it = ld_integ_create(&s, &o, &st);
+    assert_non_null(it);
+    assert_int_equal(ld_integ_init(it, 0.0, q0, v0), LD_OK);
+    refuse_all = 1;
+    int rc = ld_integ_step(it, 1e-3);
+    refuse_all = 0;
+    const char *msg = ld_integ_message(it);
+    if (rc != LD_ENOMEM || !strstr(msg, "out of memory: ") || !strstr(msg, " bytes for "))
+        fail_msg("a failed allocation in a step gave %d, '%s'", rc, msg);
+    printf("%s\n", msg);
+    assert_int_equal(ld_integ_step(it, 1e-3), LD_OK); /* memory back: the step works */
+    ld_integ_free(it);
+    free(q0);
+    free(v0);
+    ld_model_system_free(&s);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_la_choose),
-        cmocka_unit_test(test_free_bodies),
-        cmocka_unit_test(test_long_rod),
+        cmocka_unit_test(test_oom_in_step),          cmocka_unit_test(test_la_choose),
+        cmocka_unit_test(test_free_bodies),          cmocka_unit_test(test_long_rod),
         cmocka_unit_test(test_initial_accel_sparse),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -492,10 +492,16 @@ int ld_integ__assemble(ld_integ *it, double t, double cm, double cc, double ck, 
 static int klu_pattern(ld_integ *it) {
     const ld_system *s = it->s;
     int n = it->n, nb = s->nnodes + it->m;
+    free(it->blk); /* what an earlier attempt that ran out of memory left */
+    free(it->rowind);
+    free(it->vals);
+    it->rowind = NULL, it->vals = NULL;
     it->blk = malloc((size_t)n * sizeof(int));
     unsigned char *keep = calloc((size_t)nb * (size_t)nb, 1);
     if (!it->blk || !keep) {
         free(keep);
+        it->oom_bytes = (double)nb * (double)nb + 4.0 * n;
+        it->oom_what = "the block pattern of the iteration matrix";
         return LD_ENOMEM;
     }
     for (int b = 0; b < s->nnodes; ++b) {
@@ -517,6 +523,10 @@ static int klu_pattern(ld_integ *it) {
     it->vals = malloc((nnz ? nnz : 1) * sizeof(double));
     if (!it->colptr || !it->rowind || !it->vals) {
         free(keep);
+        free(it->colptr); /* the pattern is built again at the next factorization */
+        it->colptr = NULL;
+        it->oom_bytes = (double)(((size_t)n + 1 + nnz) * sizeof(int) + nnz * sizeof(double));
+        it->oom_what = "the sparse pattern of the iteration matrix";
         return LD_ENOMEM;
     }
     int p = 0;
@@ -605,12 +615,36 @@ int ld_integ__newton(ld_integ *it, double t1, double h, ld_integ_newton_fn iter,
 
 /* ------------------------------------------------------------------ stepping */
 
+/* The message of a fatal status that no method explained: "out of memory: N bytes for WHAT"
+ * (the first KLU factorization allocates its factors: at least 12 bytes per entry of the
+ * pattern), or the status's text. */
+static void fatal_message(ld_integ *it, int rc, double h) {
+    char what[160];
+    if (rc != LD_ENOMEM) {
+        snprintf(it->msg, sizeof it->msg, "step h = %.3g at t = %.9g failed: %s", h, it->t,
+                 ld_strerror(rc));
+        return;
+    }
+    if (it->oom_what) {
+        snprintf(what, sizeof what, "%s", it->oom_what);
+    } else {
+        ld_la_stats ls;
+        ld_la_get_stats(it->la, &ls);
+        it->oom_bytes = 12.0 * (double)(ls.nnz ? ls.nnz : (size_t)it->n);
+        snprintf(what, sizeof what, "the LU factors of the %s matrix (n = %d)",
+                 ld_la_get_kind(it->la) == LD_LA_KLU ? "sparse" : "dense", it->n);
+    }
+    snprintf(it->msg, sizeof it->msg, "step h = %.3g at t = %.9g: out of memory: %.0f bytes for %s",
+             h, it->t, it->oom_bytes, what);
+}
+
 /* One step from t to exactly t1 > t with the chosen method. */
 static int step_to(ld_integ *it, double t1) {
     double h = t1 - it->t;
     if (!(h > 0.0) || !isfinite(h)) return LD_EINVAL;
     it->msg[0] = '\0';
     it->why = NULL;
+    it->oom_what = NULL;
     it->nhist = 0;
     it->last_err = NAN;
     int rc;
@@ -627,6 +661,7 @@ static int step_to(ld_integ *it, double t1) {
         it->last_h = h;
         it->t = t1;
     }
+    if (rc < 0 && !it->msg[0]) fatal_message(it, rc, h);
     return rc;
 }
 

@@ -44,8 +44,9 @@ struct ld_integ {
     int est_mu;         /* the lower order of the embedded pair (exponent 1/(μ+1) of eq. 22) */
     struct ld_hem *hem; /* half-explicit methods: their work (hem.c) */
     ld_integ_stats st;
-    const char *why;  /* the non-finite quantity of the current attempt (NULL: none), static */
-    double oom_bytes; /* the size of a failed allocation at creation (messages) */
+    const char *why;      /* the non-finite quantity of the current attempt (NULL: none), static */
+    double oom_bytes;     /* the size of a failed allocation (messages) */
+    const char *oom_what; /* and what it was for (NULL: the solver's factors), static */
     char msg[320];
 };
 
