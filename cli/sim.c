@@ -84,9 +84,11 @@ int sim_setup(sim *S) {
     if (rc && ld_model_diagnose(&S->s, S->t0, S->q0, why, sizeof why) == LD_ESINGULAR)
         return cli_error("%s: no consistent initial accelerations at t = %.10g: %s", S->path, S->t0,
                          why);
-    if (rc)
+    if (rc) {
+        const char *said = ld_integ_message(S->it);
         return cli_error("%s: no consistent initial accelerations at t = %.10g: %s", S->path, S->t0,
-                         ld_strerror(rc));
+                         said && said[0] ? said : ld_strerror(rc));
+    }
     return 0;
 }
 

@@ -88,6 +88,33 @@ static void test_redundant_joints(void **state) {
     ld_model_free(&m);
 }
 
+static void test_large_rod(void **state) {
+    (void)state;
+    /* 2000 Kirchhoff segments: B has 4012 rows on 12006 columns, more than the dense QR takes,
+     * so the joints' rows are examined alone */
+    ld_model m;
+    char msg[512];
+    parse("rods:\n"
+          "  - {name: r, segments: 2000, from: [0, 0, 0], to: [1, 0, 0], kirchhoff: true,\n"
+          "     stiffness: [1, 1, 1, 1, 1, 1], rho_a: 1, rho_i: [1, 1, 1]}\n"
+          "joints:\n"
+          "  - {name: clamp, type: fixed, body2: 'r[0]', at: [0, 0, 0]}\n"
+          "  - {name: ball, type: spherical, body2: 'r[0]', at: [0, 0, 0]}\n",
+          &m);
+    ld_system s;
+    double *q0 = NULL, *v0 = NULL;
+    assert_int_equal(ld_model_compile_msg(&m, LD_FORM_SE3, &s, &q0, &v0, msg, sizeof msg), LD_OK);
+    assert_true((double)s.m * s.k > 4e6);
+    assert_int_equal(ld_model_diagnose(&s, 0.0, q0, msg, sizeof msg), LD_ESINGULAR);
+    assert_string_equal(msg, "joints 'clamp' (line 5) and 'ball' (line 6) constrain the same "
+                             "motion: constraint rows 1..3 of 'ball' depend on the others (the "
+                             "joints' rows of the constraint Jacobian have rank 6 for 9)");
+    free(q0);
+    free(v0);
+    ld_model_system_free(&s);
+    ld_model_free(&m);
+}
+
 static void test_consistent_models_pass(void **state) {
     (void)state;
     ld_model m;
@@ -198,9 +225,9 @@ static void test_exact_start(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_redundant_joints), cmocka_unit_test(test_consistent_models_pass),
-        cmocka_unit_test(test_mass_scale),       cmocka_unit_test(test_compile_messages),
-        cmocka_unit_test(test_exact_start),
+        cmocka_unit_test(test_redundant_joints),       cmocka_unit_test(test_large_rod),
+        cmocka_unit_test(test_consistent_models_pass), cmocka_unit_test(test_mass_scale),
+        cmocka_unit_test(test_compile_messages),       cmocka_unit_test(test_exact_start),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

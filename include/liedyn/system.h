@@ -203,9 +203,10 @@ void ld_model_system_free(ld_system *s);
  *  - a mass matrix singular to working precision: the bodies' masses and principal moments
  *    span more than 1e12; the message names the bodies at both ends.
  * LD_ESINGULAR with the reason in msg (n bytes; may be NULL), LD_OK (msg empty) when neither
- * is found, LD_ENOTSUPPORTED when B has more than 4·10⁶ entries in the columns it touches (not
- * examined; msg says so), LD_EINVAL, LD_ENOMEM. Memory: O(m · columns touched); time: a few
- * dense QR factorizations of that size, O(log m) of them. */
+ * is found, LD_ENOTSUPPORTED when B has more than 4·10⁶ entries in the columns it touches and,
+ * with rods, so have the joints' rows alone, which are examined instead otherwise (not
+ * examined; msg says so), LD_EINVAL, LD_ENOMEM. Memory: O(rows · columns touched) ≤ 4·10⁶
+ * doubles; time: O(log m) dense QR factorizations of that size. */
 int ld_model_diagnose(const ld_system *s, double t, const double *q, char *msg, size_t n);
 /* The initial state is consistent: every joint closed (to 1e-9 relative) and every given
  * velocity of a jointed body equal to the joint's (to 1e-6 relative); every Kirchhoff

@@ -9,7 +9,8 @@
  * times the largest counts as zero. The first dependent row is the smallest prefix of the rows
  * that is rank deficient (a bisection over prefixes), the rows it depends on the support of the
  * least-squares combination of the rows before it (dgels). Memory: the columns touched times
- * the rows, refused above MAX_ENTRIES.
+ * the rows; above MAX_ENTRIES the joints' rows alone are examined (a rod's Kirchhoff rows are
+ * independent of each other), and if even they are too many, nothing is.
  */
 #include <lapacke.h>
 #include <math.h>
@@ -37,24 +38,36 @@ typedef struct bt {
 
 /* ------------------------------------------------------------------ building Bᵀ */
 
-/* From the sparse pattern of the Lie formulations. */
+/* Columns touched by the rows 0 … mr − 1 of the sparse pattern, numbered in col[] (−1:
+ * untouched); their count. The pattern is sorted by row. */
+static int touched_columns(const ld_system *s, int mr, int *col) {
+    int kc = 0;
+    for (int c = 0; c < s->k; ++c) col[c] = -1;
+    for (int e = 0; e < s->bnnz && s->brow[e] < mr; ++e)
+        if (col[s->bcol[e]] < 0) col[s->bcol[e]] = kc++;
+    return kc;
+}
+
+/* From the sparse pattern of the Lie formulations: all rows when they fit in MAX_ENTRIES, else
+ * the joints' rows alone (the rods' Kirchhoff rows, two per segment on its two nodes, do not
+ * depend on each other). */
 static int bt_sparse(const ld_system *s, double t, const double *q, bt *o, char *msg, size_t n) {
     int *col = malloc((size_t)(s->k > 0 ? s->k : 1) * sizeof *col);
     double *vals = malloc((size_t)(s->bnnz > 0 ? s->bnnz : 1) * sizeof *vals);
-    int rc = col && vals ? LD_OK : LD_ENOMEM, kc = 0;
-    for (int c = 0; !rc && c < s->k; ++c) col[c] = -1;
-    for (int e = 0; !rc && e < s->bnnz; ++e)
-        if (col[s->bcol[e]] < 0) col[s->bcol[e]] = kc++;
-    if (!rc && (double)kc * s->m > MAX_ENTRIES) {
-        strf(msg, n, "the constraints are too many to diagnose (%d rows on %d columns)", s->m, kc);
+    int rc = col && vals ? LD_OK : LD_ENOMEM, kc = 0, mr = s->m;
+    if (!rc) kc = touched_columns(s, mr, col);
+    if (!rc && (double)kc * mr > MAX_ENTRIES && ld_rb(s)->njrows < mr)
+        kc = touched_columns(s, mr = ld_rb(s)->njrows, col);
+    if (!rc && (double)kc * mr > MAX_ENTRIES) {
+        strf(msg, n, "the constraints are too many to diagnose (%d rows on %d columns)", mr, kc);
         rc = LD_ENOTSUPPORTED;
     }
     if (!rc) rc = s->ops.phi_q_sparse(s, t, q, vals) ? LD_ESINGULAR : LD_OK;
-    if (!rc && !(o->a = calloc((size_t)kc * (size_t)s->m, sizeof *o->a))) rc = LD_ENOMEM;
-    for (int e = 0; !rc && e < s->bnnz; ++e)
+    if (!rc && !(o->a = calloc((size_t)kc * (size_t)mr + 1, sizeof *o->a))) rc = LD_ENOMEM;
+    for (int e = 0; !rc && e < s->bnnz && s->brow[e] < mr; ++e)
         o->a[(size_t)s->brow[e] * (size_t)kc + (size_t)col[s->bcol[e]]] = vals[e];
     o->kc = kc;
-    o->m = s->m;
+    o->m = mr;
     free(col);
     free(vals);
     return rc;
@@ -224,7 +237,7 @@ typedef struct finding {
     int owner, nrows; /* the item whose rows depend on the others, and its row count */
     int dep[12];      /* its dependent rows (local) */
     int *others;      /* flags per owner: takes part in the dependency */
-    int rank;
+    int rank, mrows;  /* of the rows examined */
 } finding;
 
 /* Rows of an owner (joints: their count; Kirchhoff: 2 per segment; norms: 1), at most 12 are
@@ -269,8 +282,12 @@ static void report(const ld_system *s, const finding *f, char *msg, size_t n) {
         append(msg, n, &len, "constraint %s of %s depend%s on the others", rows,
                owner_label(m, f->owner, 0, lab, sizeof lab), rows[3] == 's' ? "" : "s");
     }
-    append(msg, n, &len, " (the constraint Jacobian has rank %d for %d rows)", f->rank,
-           ld_rb(s)->njrows + ld_rb(s)->nkrows + (ld_rb(s)->euler ? m->nbodies : 0));
+    if (f->mrows == s->m)
+        append(msg, n, &len, " (the constraint Jacobian has rank %d for %d rows)", f->rank,
+               f->mrows);
+    else
+        append(msg, n, &len, " (the joints' rows of the constraint Jacobian have rank %d for %d)",
+               f->rank, f->mrows);
 }
 
 /* Find the first dependent row, the dependent rows of its item and the items it depends on. */
@@ -294,6 +311,7 @@ static int find_redundancy(const ld_system *s, const bt *o, const rank_ws *ws, f
         if (fabs(x[j]) > COEF_TOL * big) f->others[row_owner(s, j, &local)] = 1;
     if (rc) return rc;
     f->rank = prefix_rank(o, o->m, ws->w, ws->jpvt, ws->tau);
+    f->mrows = o->m;
     return f->rank < 0 ? LD_ESINGULAR : LD_OK;
 }
 
