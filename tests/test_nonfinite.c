@@ -186,12 +186,42 @@ static void test_initial_accel_message(void **state) {
     ld_model_system_free(&s);
 }
 
+/* The explicit engine: a right-hand side that turns non-finite at t = 0.5 ends an adaptive
+ * run with LD_EDOMAIN there (the step collapses on non-finite attempts), a fixed-step run too,
+ * while a solution that merely blows up (finite values, the tolerance unreachable) keeps
+ * LD_ESINGULAR (test_erk). */
+static int rhs_nan_after_half(double t, const double *x, double *v, void *user) {
+    (void)x, (void)user;
+    v[0] = t < 0.5 ? 1.0 : (double)NAN;
+    return 0;
+}
+
+static void test_erk_nonfinite(void **state) {
+    (void)state;
+    ld_erk_space sp = {1, 1, rhs_nan_after_half, NULL, NULL, NULL, NULL, NULL};
+    ld_erk *e;
+    assert_int_equal(ld_erk_create(&e, &sp, ld_rk_table_find("dopri5")), LD_OK);
+    ld_erk_options o;
+    ld_erk_options_default(&o);
+    double x[1] = {0.0};
+    ld_erk_stats st;
+    assert_int_equal(ld_erk_integrate(e, &o, 0.0, 1.0, x, NULL, NULL, &st), LD_EDOMAIN);
+    assert_true(st.t <= 0.5 && st.t > 0.49);
+    assert_true(isfinite(x[0]));
+    o.adaptive = 0;
+    o.h0 = 0.1;
+    x[0] = 0.0;
+    assert_int_equal(ld_erk_integrate(e, &o, 0.0, 1.0, x, NULL, NULL, &st), LD_EDOMAIN);
+    assert_true(isfinite(x[0]) && st.t < 0.5);
+    ld_erk_free(e);
+}
+
 int main(void) {
     (void)tm_loaded; /* mbs_models.h: this program needs the heavy top only */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_huge_step_rejected),    cmocka_unit_test(test_unrepresentable_step),
         cmocka_unit_test(test_overflow_inputs),       cmocka_unit_test(test_overflow_during_run),
-        cmocka_unit_test(test_initial_accel_message),
+        cmocka_unit_test(test_initial_accel_message), cmocka_unit_test(test_erk_nonfinite),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -95,11 +95,13 @@ int ld_erk_step(ld_erk *e, double t, double h, double *x, double *err);
  *                    (max(hmin, 16 ε|t|)) or below the resolution of t without meeting the
  *                    tolerance, or (fixed steps, or the first evaluation) the rhs asked for a
  *                    smaller step (> 0), e.g. at a singular parametrization;
- *   LD_EDOMAIN       a non-finite initial state, or (fixed steps) a non-finite new state;
+ *   LD_EDOMAIN       a non-finite initial state, a non-finite new state (fixed steps), or
+ *                    (adaptive) the step collapsed as above while its last attempt gave a
+ *                    non-finite state or error estimate;
  *   LD_EINVAL        a NULL argument or bad options (negative or non-finite tolerances, step
  *                    sizes or step limit; rtol or atol 0 with adaptive = 1);
  *   the rhs's negative status, or the output callback's non-zero value.
- * With adaptive = 1 a non-finite attempt is rejected and retried smaller like any other. */
+ * With adaptive = 1 a non-finite attempt is first rejected and retried smaller like any other. */
 int ld_erk_integrate(ld_erk *e, const ld_erk_options *o, double t0, double t1, double *x,
                      ld_erk_output_fn out, void *out_user, ld_erk_stats *stats);
 

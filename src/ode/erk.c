@@ -235,23 +235,27 @@ static int run_adaptive(ld_erk *e, const ld_erk_options *o, double t0, double t1
         double hmin = fmax(o->hmin, 16.0 * DBL_EPSILON * fabs(t));
         h = fmax(hmin, fmin(hmax, h));     /* the smallest step wins over hmax */
         if (1.1 * h >= t1 - t) h = t1 - t; /* stretch or shorten the last step */
-        int nofailed = 1;
-        for (;;) { /* attempts until one is accepted */
+        int nofailed = 1, nonfinite = 0;   /* nonfinite: the last attempt's cause */
+        for (;;) {                         /* attempts until one is accepted */
             if (o->max_steps > 0 && st->steps + st->rejected >= o->max_steps)
                 return LD_ETOOMUCHWORK;
-            if (!(t + h > t)) return LD_ESINGULAR; /* the step no longer advances t */
+            if (!(t + h > t)) /* the step no longer advances t */
+                return nonfinite ? LD_EDOMAIN : LD_ESINGULAR;
             rc = attempt(e, t, h, x, have_f0);
             have_f0 = 1; /* F_0 = f(t, x) stays valid across retries */
             if (rc < 0) return rc;
             double en = INFINITY;
-            if (rc == 0 && all_finite(e->xnew, e->nx)) {
+            nonfinite = rc == 0 && !all_finite(e->xnew, e->nx);
+            if (rc == 0 && !nonfinite) {
                 get_scale(e, e->s0, x);
                 get_scale(e, e->s1, e->xnew);
                 en = weighted_norm(e, e->err, e->s0, e->s1, o->rtol, o->atol);
+                nonfinite = isnan(en);
             }
             if (en <= 1.0) break;
             st->rejected++;
-            if (h <= hmin) return LD_ESINGULAR; /* cannot meet the tolerance */
+            if (h <= hmin) /* cannot meet the tolerance */
+                return nonfinite ? LD_EDOMAIN : LD_ESINGULAR;
             if (nofailed && isfinite(en)) {
                 nofailed = 0;
                 h = fmax(hmin, h * fmax(shrink, 0.8 * pow(1.0 / en, pow_)));
