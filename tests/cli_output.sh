@@ -14,6 +14,15 @@ fails=0
 fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
 value() { sed -n "s/.*\"$1\": \([^,}]*\).*/\1/p" "$2"; }
 
+# wait_rows FILE N: wait (up to 60 s) until FILE has at least N lines: the run is stepping.
+wait_rows() {
+    for _ in $(seq 600); do
+        [ -f "$1" ] && [ "$(wc -l <"$1")" -ge "$2" ] && return 0
+        sleep 0.1
+    done
+    return 1
+}
+
 # whole_rows FILE: every line has the header's number of fields and the file ends with a
 # newline (no partial row).
 whole_rows() {
@@ -23,22 +32,25 @@ whole_rows() {
 }
 
 # ---- SIGKILL at arbitrary moments: the CSV holds whole rows (rows of ~9 KB: the crank drive)
-for delay in 0.3 0.45 0.6 0.8 1.1; do
+for delay in 0 0.15 0.3 0.5 0.8; do
+    rm -f "$WORK/kill.csv"
     "$LIEDYN" run crank-v8 --la klu --t-end 5 --quiet --out "$WORK/kill.csv" >/dev/null 2>&1 &
     pid=$!
+    wait_rows "$WORK/kill.csv" 2 || fail "SIGKILL: the run wrote no row"
     sleep "$delay"
     kill -KILL "$pid" 2>/dev/null
     wait "$pid" 2>/dev/null
     rows=$(($(wc -l <"$WORK/kill.csv") - 1))
     whole_rows "$WORK/kill.csv" || fail "SIGKILL after $delay s: partial row ($rows rows)"
 done
-[ "$rows" -ge 1 ] || fail "SIGKILL: no row written within 1.1 s"
+
 
 # ---- SIGKILL during VTK output: every file is whole, the series lists only whole files
 "$LIEDYN" run heavy-top --dt 1e-3 --t-end 1000 --output-every 5 --quiet --vtk "$WORK/vtk" \
     >/dev/null 2>&1 &
 pid=$!
-sleep 0.8
+for _ in $(seq 600); do [ -f "$WORK/vtk/heavy-top.vtk.series" ] && break; sleep 0.1; done
+sleep 0.3
 kill -KILL "$pid" 2>/dev/null
 wait "$pid" 2>/dev/null
 nvtk=$(ls "$WORK/vtk" | grep -c '^heavy-top_[0-9]*\.vtk$')
@@ -53,10 +65,11 @@ tail -n 2 "$WORK/vtk/heavy-top.vtk.series" | tr -d ' \n' | grep -q '^]}$' ||
 
 # ---- SIGTERM and SIGINT: the current row, the checkpoint, a message, exit 128 + N
 for sig in TERM INT; do
+    rm -f "$WORK/sig.csv"
     "$LIEDYN" run heavy-top --dt 1e-3 --t-end 1000 --quiet --out "$WORK/sig.csv" \
         --checkpoint "$WORK/sig.ck" 2>"$WORK/sig.err" >"$WORK/sig.out" &
     pid=$!
-    sleep 0.5
+    wait_rows "$WORK/sig.csv" 2 || fail "SIG$sig: the run wrote no row"
     kill -"$sig" "$pid"
     wait "$pid"
     rc=$?
