@@ -114,7 +114,8 @@ static void run_usage(FILE *f) {
                "  --project           hem1 … hem5: project onto the position constraints after\n"
                "                      every step\n"
                "  --max-iter N        Newton iterations per step\n"
-               "  --la dense|klu      linear solver\n"
+               "  --la dense|klu|auto linear solver (default auto: KLU from 32 unknowns on\n"
+               "                      sparse structure, else dense)\n"
                "  --output-every K    write every K-th step (and the first and the last)\n"
                "  --out FILE.csv      t, then per body x,y,z,qw,qx,qy,qz,wx,wy,wz,vx,vy,vz, then\n"
                "                      energy, constraint_residual[, BODY.angle_error]\n"
@@ -148,7 +149,7 @@ static void conv_usage(FILE *f) {
             "  --ref FILE.csv      reference: the row t = T of a CSV from 'liedyn run --out'\n"
             "                      (default: the exact rotation if the model has one, and a\n"
             "                      run at the smallest step / 16)\n"
-            "  --rho-inf R --alpha A --atol A --rtol R --max-iter N --la dense|klu --project\n"
+            "  --rho-inf R --alpha A --atol A --rtol R --max-iter N --la dense|klu|auto --project\n"
             "                      as for run\n"
             "  --json              print one JSON object\n"
             "exit status: 0 ok, 2 bad usage or input, 3 a run failed\n");
@@ -272,7 +273,8 @@ int parse_args(int argc, char **argv, int cmds, run_args *a) {
             break;
         case O_LA:
             a->la = ld_la_kind_find(v);
-            if (a->la < 0) return cli_error("%s: unknown linear solver '%s' (dense, klu)", cmd, v);
+            if (a->la < 0)
+                return cli_error("%s: unknown linear solver '%s' (dense, klu, auto)", cmd, v);
             break;
         case O_DT:
             rc = parse_num(cmd, o, v, 1, &a->dt);

@@ -150,7 +150,7 @@ static void print_json(const sim *S, const ld_model *m, const char *base) {
     json_str(base);
     printf(", \"integrator\": \"%s\", \"formulation\": \"%s\", \"la\": \"%s\", ",
            ld_integ_method_name(S->o.method), ld_formulation_name(S->form),
-           ld_la_kind_name(S->o.la));
+           ld_la_kind_name(ld_integ_la(S->it)));
     printf("\"dt\": ");
     json_num(S->dt);
     printf(", \"t_start\": ");
@@ -180,6 +180,10 @@ static void print_json(const sim *S, const ld_model *m, const char *base) {
         json_num(S->hmax);
         printf(", \"max_error_estimate\": ");
         json_num(S->errmax);
+    }
+    if (S->warning[0]) {
+        printf(", \"warning\": ");
+        json_str(S->warning);
     }
     printf(", \"status\": \"%s\"", run_status(S));
     json_outputs(S);

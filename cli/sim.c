@@ -46,6 +46,19 @@ void sim_free(sim *S) {
     S->exact = NULL;
 }
 
+/* A note on stderr when the dense solver was asked for on a system far above the size from
+ * which KLU is faster (LD_LA_CROSSOVER; the default would have chosen KLU). */
+static void dense_note(const sim *S) {
+    int n = S->s.k + S->s.m;
+    if (S->o.la != LD_LA_DENSE || n < 4 * LD_LA_CROSSOVER ||
+        ld_integ_la_auto(&S->s, &S->o) != LD_LA_KLU)
+        return;
+    fprintf(stderr,
+            "liedyn %s: note: the dense solver on %d unknowns; the sparse one (--la klu, the "
+            "default for this model) is faster from about %d\n",
+            S->cmd, n, LD_LA_CROSSOVER);
+}
+
 /* Compile, create and initialize. 0 or 2 (message printed; sim_free cleans up). */
 int sim_setup(sim *S) {
     const ld_model *m = S->m;
@@ -78,8 +91,11 @@ int sim_setup(sim *S) {
     if (why_not)
         return cli_error("%s: %s cannot run this model: %s", S->path,
                          ld_integ_method_name(S->o.method), why_not);
-    S->it = ld_integ_create(&S->s, &S->o, &rc);
-    if (!S->it) return cli_error("%s: cannot create the integrator: %s", S->cmd, ld_strerror(rc));
+    S->it = ld_integ_create_msg(&S->s, &S->o, &rc, why, sizeof why);
+    if (!S->it)
+        return cli_error("%s: cannot create the integrator: %s", S->path,
+                         why[0] ? why : ld_strerror(rc));
+    dense_note(S);
     rc = ld_integ_init(S->it, S->t0, S->q0, S->v0);
     if (rc && ld_model_diagnose(&S->s, S->t0, S->q0, why, sizeof why) == LD_ESINGULAR)
         return cli_error("%s: no consistent initial accelerations at t = %.10g: %s", S->path, S->t0,
@@ -456,7 +472,7 @@ void sim_init(sim *S, const ld_model *m, const char *path, const char *cmd, int 
     S->o.atol = m->run.atol;
     S->o.rtol = m->run.rtol;
     S->o.max_iter = m->run.max_iter;
-    if (la >= 0) S->o.la = (ld_la_kind)la;
+    S->o.la = la >= 0 ? (ld_la_kind)la : LD_LA_AUTO;
     S->o.project = project;
     S->o.adaptive = m->run.adaptive;
     if (S->o.adaptive) {

@@ -165,6 +165,18 @@ done
 awk -v o="$(array rot_order "$WORK/convref.json")" 'BEGIN { exit !(o > 1.7 && o < 2.3) }' ||
     fail "convergence --ref: order $(array rot_order "$WORK/convref.json")"
 
+# the linear solver: dense for small models, KLU by default for large ones; forcing dense
+# on a large one gives a note
+"$LIEDYN" run heavy-top --t-end 0.01 --json >"$WORK/la1.json" 2>"$WORK/la1.err"
+[ "$(value la "$WORK/la1.json")" = '"dense"' ] || fail "la: heavy top $(value la "$WORK/la1.json")"
+[ -s "$WORK/la1.err" ] && fail "la: heavy top printed '$(cat "$WORK/la1.err")'"
+"$LIEDYN" run crank-v8 --t-end 0.002 --json >"$WORK/la2.json" 2>"$WORK/la2.err"
+[ "$(value la "$WORK/la2.json")" = '"klu"' ] || fail "la: crank-v8 $(value la "$WORK/la2.json")"
+"$LIEDYN" run crank-v8 --t-end 0.002 --la dense --json >"$WORK/la3.json" 2>"$WORK/la3.err"
+[ "$(value la "$WORK/la3.json")" = '"dense"' ] || fail "la: forced dense $(value la "$WORK/la3.json")"
+grep -q "^liedyn run: note: the dense solver on 237 unknowns; the sparse one (--la klu" \
+    "$WORK/la3.err" || fail "la: no note for dense on the crank: '$(cat "$WORK/la3.err")'"
+
 # bad input: exit code 2 and one line on stderr naming the problem
 bad() {
     pattern=$1

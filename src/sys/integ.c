@@ -134,6 +134,10 @@ ld_la_kind ld_integ_la_auto(const ld_system *s, const ld_integ_options *o) {
     int structured = !o || ld_integ__is_hem(o->method);
     size_t nnz = structured ? saddle_nnz(s) : 0;
     if (!structured && ld_sys_has_sparse(s)) nnz = saddle_nnz(s) * 6; /* K couples neighbours */
+    /* No structure known (e.g. the euler formulation): many nodes still make a sparse matrix
+     * (each body is coupled to a few others; KLU is 48-82 times faster on the 17-body crank
+     * drive, docs/linalg.md), so from 4 × the crossover with 8 nodes or more take KLU. */
+    if (nnz == 0 && s->nnodes >= 8 && s->k + s->m >= 4 * LD_LA_CROSSOVER) return LD_LA_KLU;
     return ld_la_choose(s->k + s->m, nnz);
 }
 
