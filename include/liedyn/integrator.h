@@ -95,8 +95,45 @@ typedef enum ld_integ_method {
     LD_INTEG_COUNT
 } ld_integ_method;
 
+/* The methods are a table (src/sys/methods.c), one descriptor per method; the enum names the
+ * built-in entries by their place in it. */
 const char *ld_integ_method_name(ld_integ_method m);
 int ld_integ_method_find(const char *name); /* -1 if unknown */
+
+/* A parameter of a method: a double field of ld_integ_options (at `offset`), its key in the
+ * model file's integrator block and on the command line, its range, default and help text.
+ * The library's checks, ld_integ_options_init, the model reader, the CLI's --help and its
+ * JSON output all read these. */
+typedef struct ld_method_param {
+    const char *key;    /* model file key, e.g. "rho_inf" */
+    const char *option; /* command-line option, e.g. "--rho-inf" */
+    size_t offset;      /* offsetof(ld_integ_options, field) */
+    double lo, hi;      /* the closed range of valid values */
+    double def;         /* default */
+    const char *range;  /* the range as text, e.g. "[0, 1]" */
+    const char *help;   /* one line */
+} ld_method_param;
+
+/* What a method is: name, title with its source, orders, parameters and what it refuses. */
+typedef struct ld_method_info {
+    const char *name;   /* "genalpha" */
+    const char *title;  /* one line, with the source */
+    int order;          /* order of accuracy of q, v on smooth problems */
+    int order_estimate; /* order of the embedded solution of the estimate (0: none) */
+    int nparams;        /* method-specific parameters */
+    const ld_method_param *params;
+    int constraints;     /* 1: treats constrained systems (m > 0) */
+    int euler;           /* 1: treats the euler formulation (Euler-parameter nodes) */
+    const char *refuses; /* what it refuses and why, one line ("" if nothing) */
+} ld_method_info;
+
+/* The number of methods, the descriptor of method i (NULL out of range), the method of a
+ * name (-1 if unknown). */
+int ld_method_count(void);
+const ld_method_info *ld_method_get(int i);
+/* The parameter named key (model-file key, or option with its dashes) among all methods'
+ * parameters; NULL if none. *method (may be NULL) receives the first method that has it. */
+const ld_method_param *ld_method_param_find(const char *key, int *method);
 
 typedef struct ld_integ_options {
     ld_integ_method method;
@@ -116,6 +153,8 @@ typedef struct ld_integ_options {
     int project; /* hem1 … hem5: project onto Φ = 0 after every step (default 0) */
 } ld_integ_options;
 
+/* The value of parameter p in o. */
+double ld_method_param_value(const ld_integ_options *o, const ld_method_param *p);
 void ld_integ_options_init(ld_integ_options *o);
 /* NULL if the options suit the system, otherwise a one-line reason (static string) why
  * ld_integ_create would refuse them (e.g. tb3 on a constrained system). */
@@ -219,20 +258,20 @@ const double *ld_integ_newton_history(const ld_integ *it, int *n);
  * count. */
 const double *ld_integ_residual_history(const ld_integ *it, int *n);
 
-/* Checkpoints. ld_integ_save writes everything the next step depends on — t, q, v, v̇, the
- * auxiliary acceleration a, λ, the method's carried stage values and force history, the
- * step-size controller (next step, last step and estimate, cap, rejection flag) and the
- * statistics — plus the caller's own data (user, user_size bytes, e.g. an output grid
- * index) to path, atomically: a temporary file next to it, flushed to disk, then renamed, so
- * path always holds a whole checkpoint (the previous one if writing fails). ld_integ_load
- * reads it into an integrator created for the same system and options (ld_integ_init is not
- * needed before it); the run then continues bit for bit as the one that wrote it. The file
+/* Checkpoints. ld_integ_save writes everything the next step depends on — t, q, v, v̇, λ and
+ * the state the method carries from step to step (the auxiliary acceleration of genalpha,
+ * the force history of hht), the step-size controller (next step, last step and estimate, cap,
+ * rejection flag) and the statistics — plus the caller's own data (user, user_size bytes, e.g. an
+ * output grid index) to path, atomically: a temporary file next to it, flushed to disk, then
+ * renamed, so path always holds a whole checkpoint (the previous one if writing fails).
+ * ld_integ_load reads it into an integrator created for the same system and options (ld_integ_init
+ * is not needed before it); the run then continues bit for bit as the one that wrote it. The file
  * carries a format version, the method, the node layout, the caller's model tag (any 64-bit
  * value that identifies the model, e.g. a hash of its data) and a checksum; a mismatch or a
  * damaged file gives LD_EINVAL and leaves the integrator untouched. Host byte order and
  * doubles: a checkpoint moves between machines of one kind. msg (cap bytes, may be NULL)
  * receives "PATH: reason" on failure. LD_OK, LD_EINVAL, LD_EIO or LD_ENOMEM. */
-#define LD_CHECKPOINT_VERSION 1
+#define LD_CHECKPOINT_VERSION 2
 int ld_integ_save(const ld_integ *it, const char *path, uint64_t tag, const void *user,
                   size_t user_size, char *msg, size_t cap);
 int ld_integ_load(ld_integ *it, const char *path, uint64_t tag, void *user, size_t user_size,

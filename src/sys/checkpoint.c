@@ -7,7 +7,8 @@
  *            u32 method, i32 nq, k, m, nnodes, u64 fingerprint of the node layout,
  *            u64 the caller's model tag, u64 size of the caller's data
  *   scalars  t, h_next, last_h, last_err, h_cap; i32 after_reject; the statistics
- *   vectors  q (nq); v, v̇, a, fo, v1, a1, v2, a2 (k each); λ (m)
+ *   vectors  q (nq); v, v̇ (k each); λ (m); the method's own state (the first doubles of
+ *            its work space: genalpha's auxiliary acceleration, hht's force history)
  *   user     the caller's data
  *   u64      FNV-1a hash of everything before it
  */
@@ -98,15 +99,13 @@ typedef struct ck_scalars {
 /* The vectors of the state, in file order; sizes in doubles. */
 static int state_vectors(const ld_integ *it, double **v, size_t *n) {
     size_t k = (size_t)it->k;
-    double *list[10] = {it->q,  it->v,  it->vd, it->a,  it->fo,
-                        it->v1, it->a1, it->v2, it->a2, it->lam};
-    for (int i = 0; i < 10; ++i) {
+    double *list[5] = {it->q, it->v, it->vd, it->lam, it->ws};
+    size_t len[5] = {(size_t)it->s->nq, k, k, (size_t)it->m, it->nkeep};
+    for (int i = 0; i < 5; ++i) {
         v[i] = list[i];
-        n[i] = k;
+        n[i] = len[i];
     }
-    n[0] = (size_t)it->s->nq;
-    n[9] = (size_t)it->m;
-    return 10;
+    return 5;
 }
 
 static void scalars_of(const ld_integ *it, ck_scalars *c) {
@@ -135,8 +134,8 @@ static int write_all(const ld_integ *it, FILE *f, uint64_t tag, const void *user
     ck_scalars c;
     scalars_of(it, &c);
     put(&io, &c, sizeof c);
-    double *v[10];
-    size_t n[10];
+    double *v[5];
+    size_t n[5];
     int nv = state_vectors(it, v, n);
     for (int i = 0; i < nv; ++i) put(&io, v[i], n[i] * sizeof(double));
     put(&io, user, user_size);
@@ -270,8 +269,8 @@ int ld_integ_load(ld_integ *it, const char *path, uint64_t tag, void *user, size
     get(&io, &h, sizeof h);
     int rc = io.failed ? fail(msg, cap, LD_EINVAL, "%s: %s", path, "not a liedyn checkpoint")
                        : check_header(it, &h, tag, user_size, path, msg, cap);
-    double *v[10];
-    size_t n[10], total = 0;
+    double *v[5];
+    size_t n[5], total = 0;
     int nv = state_vectors(it, v, n);
     for (int i = 0; i < nv; ++i) total += n[i];
     double *buf = rc ? NULL : malloc(total * sizeof(double) + user_size + 1);

@@ -1,34 +1,54 @@
 /* Lie-group generalized-α and Newmark (integrator.h): the step of these methods; the common
  * part (creation, linear solves, halving) is in integ.c. */
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "integ_impl.h"
 #include "liedyn/liedyn.h"
 
-/* Coefficients of Algorithm 1 from ρ∞ (genalpha) or the Newmark constants. */
-static void coefficients(ld_integ *it) {
-    if (it->o.method == LD_INTEG_NEWMARK) {
-        it->am = it->af = 0.0;
-        it->beta = 0.25;
-        it->gamma = 0.5;
-        return;
+/* The method's own work space: the auxiliary acceleration a (carried from step to step), its
+ * trial value, the velocity increment Δq of the step, and the coefficients. */
+typedef struct ga {
+    double *a, *an, *dq;
+    double am, af, beta, gamma;
+} ga;
+
+static ga ga_of(const ld_integ *it) {
+    size_t k = (size_t)it->k;
+    ga g = {it->ws, it->ws + k, it->ws + 2 * k, 0.0, 0.0, 0.0, 0.0};
+    if (it->meth->variant) { /* Newmark */
+        g.beta = 0.25;
+        g.gamma = 0.5;
+        return g;
     }
-    double r = it->o.rho_inf;
-    it->am = (2.0 * r - 1.0) / (r + 1.0);
-    it->af = r / (r + 1.0);
-    it->gamma = 0.5 + it->af - it->am;
-    it->beta = 0.25 * (it->gamma + 0.5) * (it->gamma + 0.5);
+    double r = it->o.rho_inf; /* Algorithm 1 from ρ∞ */
+    g.am = (2.0 * r - 1.0) / (r + 1.0);
+    g.af = r / (r + 1.0);
+    g.gamma = 0.5 + g.af - g.am;
+    g.beta = 0.25 * (g.gamma + 0.5) * (g.gamma + 0.5);
+    return g;
+}
+
+static size_t ga_work(const ld_system *s, size_t *keep) {
+    *keep = (size_t)s->k;
+    return 3 * (size_t)s->k;
+}
+
+/* The auxiliary acceleration starts at v̇(0). */
+static int ga_init(ld_integ *it) {
+    memcpy(ga_of(it).a, it->vd, (size_t)it->k * sizeof(double));
+    return LD_OK;
 }
 
 /* Predictor of Algorithm 1: v̇ = 0, λ = 0, a, v, Δq from the old state. */
-static void predict(ld_integ *it, double h) {
+static void predict(ld_integ *it, const ga *g, double h) {
     int k = it->k;
     for (int i = 0; i < k; ++i) {
         it->vdn[i] = 0.0;
-        it->an[i] = (it->af * it->vd[i] - it->am * it->a[i]) / (1.0 - it->am);
-        it->vn[i] = it->v[i] + h * (1.0 - it->gamma) * it->a[i] + it->gamma * h * it->an[i];
-        it->dq[i] = it->v[i] + (0.5 - it->beta) * h * it->a[i] + it->beta * h * it->an[i];
+        g->an[i] = (g->af * it->vd[i] - g->am * g->a[i]) / (1.0 - g->am);
+        it->vn[i] = it->v[i] + h * (1.0 - g->gamma) * g->a[i] + g->gamma * h * g->an[i];
+        g->dq[i] = it->v[i] + (0.5 - g->beta) * h * g->a[i] + g->beta * h * g->an[i];
     }
     memset(it->lamn, 0, (size_t)it->m * sizeof(double));
 }
@@ -40,10 +60,11 @@ static void predict(ld_integ *it, double h) {
  * preconditioned D_L S_t D_R = [βh² (β'M + γ'C + K T), Bᵀ; B T, 0]. */
 static int newton_iteration(ld_integ *it, double t1, double h, double *err, int *at_roundoff) {
     int k = it->k, m = it->m;
-    double bh2 = it->beta * h * h;
-    double bp = (1.0 - it->am) / (bh2 * (1.0 - it->af)), gp = it->gamma / (h * it->beta);
+    ga g = ga_of(it);
+    double bh2 = g.beta * h * h;
+    double bp = (1.0 - g.am) / (bh2 * (1.0 - g.af)), gp = g.gamma / (h * g.beta);
     it->bh2 = bh2;
-    for (int i = 0; i < k; ++i) it->xi[i] = h * it->dq[i];
+    for (int i = 0; i < k; ++i) it->xi[i] = h * g.dq[i];
     ld_sys_retract(it->s, it->qn, it->q, it->xi);
     int rc = ld_integ__residual(it, t1);
     if (!rc) rc = ld_integ__assemble(it, t1, bh2 * bp, bh2 * gp, bh2, NULL);
@@ -51,40 +72,71 @@ static int newton_iteration(ld_integ *it, double t1, double h, double *err, int 
     rc = ld_integ__correction(it, at_roundoff);
     if (rc) return rc;
     for (int i = 0; i < k; ++i) {
-        it->dq[i] += it->dx[i] / h;
+        g.dq[i] += it->dx[i] / h;
         it->vn[i] += gp * it->dx[i];
         it->vdn[i] += bp * it->dx[i];
     }
     for (int i = 0; i < m; ++i) it->lamn[i] += it->dx[k + i];
-    for (int i = 0; i < k; ++i) it->xi[i] = h * it->dq[i];
+    for (int i = 0; i < k; ++i) it->xi[i] = h * g.dq[i];
     *err = ld_integ__correction_norm(it, it->xi);
     return ld_integ__correction_finite(it);
 }
 
 /* Accept the trial state: q from the final Δq, a updated, everything copied; a non-finite
  * value rejects the step instead (the state untouched). */
-static int commit(ld_integ *it, double h, int iters) {
+static int commit(ld_integ *it, const ga *g, double h, int iters) {
     int k = it->k;
-    for (int i = 0; i < k; ++i) it->xi[i] = h * it->dq[i];
+    for (int i = 0; i < k; ++i) it->xi[i] = h * g->dq[i];
     ld_sys_retract(it->s, it->qn, it->q, it->xi);
-    for (int i = 0; i < k; ++i) it->an[i] += it->vdn[i] * (1.0 - it->af) / (1.0 - it->am);
+    for (int i = 0; i < k; ++i) g->an[i] += it->vdn[i] * (1.0 - g->af) / (1.0 - g->am);
     int rc = ld_integ__trial_finite(it);
-    if (!rc) rc = ld_integ__finite(it, it->an, (size_t)k, "non-finite auxiliary acceleration");
+    if (!rc) rc = ld_integ__finite(it, g->an, (size_t)k, "non-finite auxiliary acceleration");
     if (rc) return ld_integ__newton_status(it, rc, 0.0, h);
-    memcpy(it->q, it->qn, (size_t)it->s->nq * sizeof(double));
-    memcpy(it->v, it->vn, (size_t)k * sizeof(double));
-    memcpy(it->vd, it->vdn, (size_t)k * sizeof(double));
-    memcpy(it->a, it->an, (size_t)k * sizeof(double));
-    memcpy(it->lam, it->lamn, (size_t)it->m * sizeof(double));
-    it->st.last_iterations = iters;
+    ld_integ__commit(it, iters);
+    memcpy(g->a, g->an, (size_t)k * sizeof(double));
     return LD_OK;
 }
 
-int ld_integ__genalpha_step(ld_integ *it, double t1) {
+static int ga_step(ld_integ *it, double t1) {
     double h = t1 - it->t;
-    coefficients(it);
-    predict(it, h);
+    ga g = ga_of(it);
+    predict(it, &g, h);
     int i = 0, rc = ld_integ__newton(it, t1, h, newton_iteration, &i);
     if (rc) return rc;
-    return commit(it, h, i);
+    return commit(it, &g, h, i);
 }
+
+static const ld_method_param ga_params[] = {
+    {"rho_inf", "--rho-inf", offsetof(ld_integ_options, rho_inf), 0.0, 1.0, 0.9, "[0, 1]",
+     "spectral radius at infinity rho_inf (1: no numerical damping)"},
+};
+
+const ld_method_impl ld_method_genalpha = {
+    .info = {.name = "genalpha",
+             .title = "Lie-group generalized-alpha (Bruls, Cardona & Arnold 2012; Kynema's "
+                      "Algorithm 1), index-3 constraints",
+             .order = 2,
+             .nparams = 1,
+             .params = ga_params,
+             .constraints = 1,
+             .euler = 1,
+             .refuses = ""},
+    .newton = 1,
+    .work = ga_work,
+    .init = ga_init,
+    .step = ga_step,
+};
+
+const ld_method_impl ld_method_newmark = {
+    .info = {.name = "newmark",
+             .title = "Simo-Vu-Quoc Newmark on the group (beta = 1/4, gamma = 1/2)",
+             .order = 2,
+             .constraints = 1,
+             .euler = 1,
+             .refuses = ""},
+    .variant = 1,
+    .newton = 1,
+    .work = ga_work,
+    .init = ga_init,
+    .step = ga_step,
+};

@@ -1,7 +1,7 @@
 /*
  * The half-explicit Runge–Kutta Lie-group methods hem1 … hem5 (integrator.h, docs/hem.md):
  * stage loop, the stage solves (dense, or sparse with a fixed pattern), the embedded error
- * estimate and the optional projection. Everything is sized in ld_integ__hem_create.
+ * estimate and the optional projection. Everything is sized in hem_create.
  */
 #include <float.h>
 #include <math.h>
@@ -108,18 +108,19 @@ static size_t carve(const ld_system *s, struct ld_hem *H, double *p) {
     return (size_t)(p - p0);
 }
 
-int ld_integ__hem_uses_sparse(const ld_system *s, const ld_integ_options *o) {
+/* The method runs on the sparse path: KLU with mass_blocks and phi_q_sparse, no k×k matrix. */
+static int hem_uses_sparse(const ld_system *s, const ld_integ_options *o) {
     return o->la == LD_LA_KLU && s->ops.mass_blocks && s->ops.phi_q_sparse &&
            (s->m == 0 || (s->bnnz >= 0 && (s->bnnz == 0 || (s->brow && s->bcol))));
 }
 
-int ld_integ__hem_create(ld_integ *it) {
+static int hem_create(ld_integ *it) {
     const ld_system *s = it->s;
     struct ld_hem *H = calloc(1, sizeof *H);
     if (!H) return LD_ENOMEM;
-    it->hem = H;
-    H->tb = ld_hem_table_of(it->o.method);
-    H->sparse = ld_integ__hem_uses_sparse(s, &it->o);
+    it->priv = H;
+    H->tb = ld_hem__table(it->meth->variant);
+    H->sparse = hem_uses_sparse(s, &it->o);
     H->blocks = H->sparse; /* the dense path keeps M dense (it->M) */
     size_t nw = carve(s, H, NULL);
     double *p = malloc(nw * sizeof(double));
@@ -152,8 +153,8 @@ int ld_integ__hem_create(ld_integ *it) {
     return sparse_pattern(s, H);
 }
 
-void ld_integ__hem_free(ld_integ *it) {
-    struct ld_hem *H = it->hem;
+static void hem_destroy(ld_integ *it) {
+    struct ld_hem *H = it->priv;
     if (!H) return;
     free(H->thd);
     free(H->mboff);
@@ -165,27 +166,30 @@ void ld_integ__hem_free(ld_integ *it) {
     free(H->posBt);
     free(H->posD);
     free(H);
-    it->hem = NULL;
+    it->priv = NULL;
 }
 
 /* ------------------------------------------------------------------ evaluations */
 
 static int eval_mass(ld_integ *it, const double *q) {
     const ld_system *s = it->s;
-    return it->hem->blocks ? s->ops.mass_blocks(s, q, it->hem->Mb) : s->ops.mass(s, q, it->M);
+    return ((struct ld_hem *)it->priv)->blocks
+               ? s->ops.mass_blocks(s, q, ((struct ld_hem *)it->priv)->Mb)
+               : s->ops.mass(s, q, it->M);
 }
 
 static int eval_B(ld_integ *it, double t, const double *q, double *B) {
     const ld_system *s = it->s;
     if (s->m == 0) return LD_OK;
-    return it->hem->sparse ? s->ops.phi_q_sparse(s, t, q, B) : s->ops.phi_q(s, t, q, B);
+    return ((struct ld_hem *)it->priv)->sparse ? s->ops.phi_q_sparse(s, t, q, B)
+                                               : s->ops.phi_q(s, t, q, B);
 }
 
 /* y = B x (m) for B in the form the method keeps it. */
 static void B_mul(const ld_integ *it, const double *B, const double *x, double *y) {
     const ld_system *s = it->s;
     memset(y, 0, (size_t)s->m * sizeof(double));
-    if (it->hem->sparse) {
+    if (((struct ld_hem *)it->priv)->sparse) {
         for (int e = 0; e < s->bnnz; ++e) y[s->brow[e]] += B[e] * x[s->bcol[e]];
         return;
     }
@@ -196,7 +200,7 @@ static void B_mul(const ld_integ *it, const double *B, const double *x, double *
 /* y −= Bᵀ l (k). */
 static void Bt_mul_sub(const ld_integ *it, const double *B, const double *l, double *y) {
     const ld_system *s = it->s;
-    if (it->hem->sparse) {
+    if (((struct ld_hem *)it->priv)->sparse) {
         for (int e = 0; e < s->bnnz; ++e) y[s->bcol[e]] -= B[e] * l[s->brow[e]];
         return;
     }
@@ -207,7 +211,7 @@ static void Bt_mul_sub(const ld_integ *it, const double *B, const double *l, dou
 /* Φ_t at (t, q) into phit: the system's, or a central difference in t. */
 static int eval_phi_t(ld_integ *it, double t, const double *q) {
     const ld_system *s = it->s;
-    struct ld_hem *H = it->hem;
+    struct ld_hem *H = it->priv;
     if (s->m == 0) return LD_OK;
     if (s->ops.phi_t) return s->ops.phi_t(s, t, q, H->phit);
     double dt = 1e-6 * (1.0 + fabs(t));
@@ -285,7 +289,7 @@ static int solve_small(int d, const double *A0, double *x) {
 /* x ← M⁻¹ x (k) with M as evaluated last. */
 static int mass_solve(ld_integ *it, double *x) {
     const ld_system *s = it->s;
-    struct ld_hem *H = it->hem;
+    struct ld_hem *H = it->priv;
     if (!H->blocks) {
         int rc = ld_la_factor_dense(H->lm, it->M);
         return rc ? rc : ld_la_solve(H->lm, x);
@@ -301,7 +305,7 @@ static int mass_solve(ld_integ *it, double *x) {
 /* Solve [M Biᵀ; Bn 0] x = rhs in place (rhs of k + m entries) with M, Bi, Bn as evaluated. */
 static int saddle_solve(ld_integ *it, const double *Bi, const double *Bn, double *rhs) {
     const ld_system *s = it->s;
-    struct ld_hem *H = it->hem;
+    struct ld_hem *H = it->priv;
     size_t k = (size_t)s->k, m = (size_t)s->m, n = k + m;
     it->st.factorizations++;
     if (H->sparse) {
@@ -334,7 +338,7 @@ static int saddle_solve(ld_integ *it, const double *Bi, const double *Bn, double
 /* The evaluations at Q_i finite: g, M and B(Q_i) (in H->Bi); else LD_EDOMAIN naming them. */
 static int inputs_finite(ld_integ *it) {
     const ld_system *s = it->s;
-    struct ld_hem *H = it->hem;
+    struct ld_hem *H = it->priv;
     size_t k = (size_t)s->k, m = (size_t)s->m, nb = H->sparse ? (size_t)s->bnnz : m * k;
     int rc = ld_integ__finite(it, H->g, k, "non-finite force g");
     if (!rc && H->blocks)
@@ -346,7 +350,7 @@ static int inputs_finite(ld_integ *it) {
 
 /* The results of stage i finite: V̇_i, Λ_i, V_{i+1}, Θ_{i+1}, Q_{i+1}. */
 static int results_finite(ld_integ *it, const double *vdd, const double *lam) {
-    struct ld_hem *H = it->hem;
+    struct ld_hem *H = it->priv;
     size_t k = (size_t)it->k;
     int rc = ld_integ__finite(it, vdd, k, "non-finite stage acceleration");
     if (!rc) rc = ld_integ__finite(it, lam, (size_t)it->m, "non-finite stage multipliers");
@@ -361,7 +365,7 @@ static int results_finite(ld_integ *it, const double *vdd, const double *lam) {
  * vi = V_{i+1}. *bi_ok says whether Bi holds B(Q_i). */
 static int stage(ld_integ *it, int i, double h, int *bi_ok) {
     const ld_system *s = it->s;
-    struct ld_hem *H = it->hem;
+    struct ld_hem *H = it->priv;
     const ld_hem_table *tb = H->tb;
     size_t k = (size_t)s->k, m = (size_t)s->m;
     const double *row = tb->A + (size_t)(i + 1) * (size_t)tb->sbar;
@@ -418,7 +422,7 @@ static int stage(ld_integ *it, int i, double h, int *bi_ok) {
 /* The embedded estimate (seed 003 eq. 21) over y = (Θ, V): the result against the embedded
  * weights, weights atol + rtol·|Θ| and atol + rtol·max(|v_n|, |v_{n+1}|). */
 static double estimate(const ld_integ *it, double h) {
-    const struct ld_hem *H = it->hem;
+    const struct ld_hem *H = it->priv;
     const ld_hem_table *tb = H->tb;
     size_t k = (size_t)it->k;
     double sum = 0.0, at = it->o.err_atol, rt = it->o.err_rtol;
@@ -439,7 +443,7 @@ static double estimate(const ld_integ *it, double h) {
 /* All stages of a step of size h; the result into qsol, vsol, lsol. */
 static int stages(ld_integ *it, double h) {
     const ld_system *s = it->s;
-    struct ld_hem *H = it->hem;
+    struct ld_hem *H = it->priv;
     const ld_hem_table *tb = H->tb;
     size_t k = (size_t)s->k, m = (size_t)s->m;
     memset(H->th, 0, k * sizeof(double));
@@ -470,7 +474,7 @@ static int stages(ld_integ *it, double h) {
  * reaches round-off; then the same with −(B v + Φ_t) for the velocity. */
 static int project(ld_integ *it, double t1) {
     const ld_system *s = it->s;
-    struct ld_hem *H = it->hem;
+    struct ld_hem *H = it->priv;
     size_t k = (size_t)s->k, m = (size_t)s->m;
     if (m == 0) return LD_OK;
     double prev = INFINITY, qmax = 0.0;
@@ -504,8 +508,8 @@ static int project(ld_integ *it, double t1) {
     return rc;
 }
 
-int ld_integ__hem_step(ld_integ *it, double t1) {
-    struct ld_hem *H = it->hem;
+static int hem_step(ld_integ *it, double t1) {
+    struct ld_hem *H = it->priv;
     const ld_hem_table *tb = H->tb;
     double h = t1 - it->t;
     int rc = stages(it, h);
@@ -536,9 +540,13 @@ int ld_integ__hem_step(ld_integ *it, double t1) {
     return LD_OK;
 }
 
-int ld_integ__hem_initial(ld_integ *it) {
+/* Consistent v̇, λ at the current state by the stage solver (sparse path; the dense path uses
+ * the system's ld_sys_initial_accel_msg). */
+static int hem_initial(ld_integ *it, char *why, size_t cap) {
     const ld_system *s = it->s;
-    struct ld_hem *H = it->hem;
+    if (!((struct ld_hem *)it->priv)->sparse)
+        return ld_sys_initial_accel_msg(s, it->t, it->q, it->v, it->vd, it->lam, why, cap);
+    struct ld_hem *H = it->priv;
     size_t k = (size_t)s->k, m = (size_t)s->m;
     int rc = eval_mass(it, it->q);
     if (!rc) rc = s->ops.force(s, it->t, it->q, it->v, H->rhs);
@@ -560,3 +568,32 @@ int ld_integ__hem_initial(ld_integ *it) {
     memcpy(it->lam, H->rhs + k, m * sizeof(double));
     return LD_OK;
 }
+
+const ld_hem_table *ld_hem_table_of(ld_integ_method m) {
+    const ld_method_impl *d = ld_integ__method((int)m);
+    return d && d->step == hem_step ? ld_hem__table(d->variant) : NULL;
+}
+
+#define HEM_REFUSES                                                                                \
+    "the half-explicit methods need a Lie-group formulation (the euler formulation's mass "        \
+    "matrix is singular)"
+
+/* The descriptor of the half-explicit method of table i, order p, estimate of order pe. */
+#define HEM_METHOD(i, nm, p, pe)                                                                   \
+    {                                                                                              \
+        .info = {.name = nm,                                                                       \
+                 .title = "half-explicit Runge-Kutta Lie-group method, index-2 constraints",       \
+                 .order = p,                                                                       \
+                 .order_estimate = pe,                                                             \
+                 .constraints = 1,                                                                 \
+                 .euler = 0,                                                                       \
+                 .refuses = HEM_REFUSES},                                                          \
+        .variant = i, .sparse_only = hem_uses_sparse, .create = hem_create,                        \
+        .destroy = hem_destroy, .initial = hem_initial, .step = hem_step                           \
+    }
+
+const ld_method_impl ld_method_hem1 = HEM_METHOD(0, "hem1", 1, 0);
+const ld_method_impl ld_method_hem2 = HEM_METHOD(1, "hem2", 2, 1);
+const ld_method_impl ld_method_hem3 = HEM_METHOD(2, "hem3", 3, 0);
+const ld_method_impl ld_method_hem4 = HEM_METHOD(3, "hem4", 4, 0);
+const ld_method_impl ld_method_hem5 = HEM_METHOD(4, "hem5", 5, 4);

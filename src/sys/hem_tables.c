@@ -13,6 +13,7 @@
 #include <math.h>
 #include <stddef.h>
 
+#include "integ_impl.h"
 #include "liedyn/integrator.h"
 
 #define SQ3 1.7320508075688772935
@@ -85,7 +86,6 @@ static const ld_hem_table tables[5] = {
      h5_A, h5_d, h5_bh},
 };
 
-const ld_hem_table *ld_hem_table_of(ld_integ_method m) {
-    if (m < LD_INTEG_HEM1 || m > LD_INTEG_HEM5) return NULL;
-    return &tables[m - LD_INTEG_HEM1];
+const ld_hem_table *ld_hem__table(int i) {
+    return i >= 0 && i < (int)(sizeof tables / sizeof tables[0]) ? &tables[i] : NULL;
 }

@@ -1,6 +1,7 @@
 /* The HHT α-method, classical and with the modified Newmark velocity of seed 002 on Euler
  * parameters (integrator.h). Unknowns v̇_{n+1} and λ_{n+1}; the common Newton pieces are in
  * integ.c. */
+#include <stddef.h>
 #include <string.h>
 
 #include "../model/ep.h"
@@ -8,23 +9,34 @@
 #include "liedyn/liedyn.h"
 
 static int modified(const ld_integ *it) {
-    return it->o.method == LD_INTEG_HHT_MODIFIED;
+    return it->meth->variant;
 }
 
-/* β = ¼(1 − α)², γ = ½ − α (seed 002 eq. 19). */
-static void coefficients(ld_integ *it) {
+/* The method's own work space: the force history fo = (g + Bᵀλ)_n of the last accepted state
+ * (carried from step to step), its copy while a step is tried, the acceleration at which the
+ * stiffness is taken; and β = ¼(1 − α)², γ = ½ − α (seed 002 eq. 19). */
+typedef struct hht {
+    double *fo, *fo_old, *acc;
+    double beta, gamma;
+} hht;
+
+static hht hht_of(const ld_integ *it) {
+    size_t k = (size_t)it->k;
     double a = it->o.alpha;
-    it->am = 0.0;
-    it->af = -a;
-    it->beta = 0.25 * (1.0 - a) * (1.0 - a);
-    it->gamma = 0.5 - a;
+    hht c = {it->ws, it->ws + k, it->ws + 2 * k, 0.25 * (1.0 - a) * (1.0 - a), 0.5 - a};
+    return c;
+}
+
+static size_t hht_work(const ld_system *s, size_t *keep) {
+    *keep = (size_t)s->k;
+    return 3 * (size_t)s->k;
 }
 
 /* w = L(e_n)(ė_n + h(1 − γ) ë_n) of eqs. 34 and 70 for the Euler parameters at offsets
  * (qo, vo) of the old state; fixed during the step. */
 static void old_w(const ld_integ *it, size_t qo, size_t vo, double h, double w[3]) {
-    double u[4];
-    for (size_t j = 0; j < 4; ++j) u[j] = it->v[vo + j] + h * (1.0 - it->gamma) * it->vd[vo + j];
+    double u[4], gamma = hht_of(it).gamma;
+    for (size_t j = 0; j < 4; ++j) u[j] = it->v[vo + j] + h * (1.0 - gamma) * it->vd[vo + j];
     ld_ep_Lmul(w, it->q + qo, u);
 }
 
@@ -32,7 +44,7 @@ static void old_w(const ld_integ *it, size_t qo, size_t vo, double h, double w[3
  * with w = L(e_n)(ė_n + h(1 − γ) ë_n) and e, ë those of t_{n+1}. */
 static void modified_velocity(const ld_integ *it, const ld_node *nd, double h) {
     const double *e = it->qn + nd->qoff + 3, *edd = it->vdn + nd->voff + 3;
-    double w[3], lw[4], hg = h * it->gamma;
+    double w[3], lw[4], hg = h * hht_of(it).gamma;
     old_w(it, (size_t)nd->qoff + 3, (size_t)nd->voff + 3, h, w);
     ld_ep_Ltmul(lw, e, w);
     double ee = e[0] * edd[0] + e[1] * edd[1] + e[2] * edd[2] + e[3] * edd[3];
@@ -43,7 +55,8 @@ static void modified_velocity(const ld_integ *it, const ld_node *nd, double h) {
  * eq. 34 on the Euler parameters of hht-modified). */
 static void kinematics(ld_integ *it, double h) {
     const ld_system *s = it->s;
-    double h2 = h * h, b = it->beta, g = it->gamma;
+    hht c = hht_of(it);
+    double h2 = h * h, b = c.beta, g = c.gamma;
     for (int i = 0; i < it->k; ++i) {
         it->xi[i] = h * it->v[i] + h2 * (0.5 - b) * it->vd[i] + h2 * b * it->vdn[i];
         it->vn[i] = it->v[i] + h * (1.0 - g) * it->vd[i] + h * g * it->vdn[i];
@@ -60,7 +73,8 @@ static void kinematics(ld_integ *it, double h) {
 static void modified_jacobian(ld_integ *it, double h) {
     const ld_system *s = it->s;
     size_t k = (size_t)it->k, n = (size_t)it->n;
-    double hb = h * h * it->beta, hg = h * it->gamma;
+    hht co = hht_of(it);
+    double hb = h * h * co.beta, hg = h * co.gamma;
     for (int nd = 0; nd < s->nnodes; ++nd) {
         if (s->nodes[nd].kind != LD_NODE_R3E4) continue;
         size_t o = (size_t)s->nodes[nd].voff + 3;
@@ -87,12 +101,13 @@ static void modified_jacobian(ld_integ *it, double h) {
 static void hht_residual(ld_integ *it) {
     size_t k = (size_t)it->k;
     double c = it->o.alpha / (1.0 + it->o.alpha);
+    const double *fo = hht_of(it).fo;
     if (c == 0.0) return;
     for (size_t i = 0; i < k; ++i) {
         double mv = 0.0;
         const double *Mi = it->M + i * k;
         for (size_t j = 0; j < k; ++j) mv += Mi[j] * it->vdn[j];
-        it->r[i] -= c * (mv + it->fo[i]);
+        it->r[i] -= c * (mv + fo[i]);
     }
 }
 
@@ -101,14 +116,15 @@ static void hht_residual(ld_integ *it) {
  * D_R = diag(I, I/(βh²)): [M/(1 + α) + βh² K T + C J₁, Bᵀ; B T, 0]. */
 static int newton_iteration(ld_integ *it, double t1, double h, double *err, int *at_roundoff) {
     int k = it->k, m = it->m;
-    double bh2 = it->beta * h * h, a1 = 1.0 + it->o.alpha;
+    hht c = hht_of(it);
+    double bh2 = c.beta * h * h, a1 = 1.0 + it->o.alpha;
     it->bh2 = bh2;
     kinematics(it, h);
     int rc = ld_integ__residual(it, t1);
     if (rc) return rc;
     hht_residual(it);
-    for (int i = 0; i < k; ++i) it->a2[i] = it->vdn[i] / a1; /* K at M v̇/(1 + α) */
-    rc = ld_integ__assemble(it, t1, 1.0 / a1, h * it->gamma, bh2, it->a2);
+    for (int i = 0; i < k; ++i) c.acc[i] = it->vdn[i] / a1; /* K at M v̇/(1 + α) */
+    rc = ld_integ__assemble(it, t1, 1.0 / a1, h * c.gamma, bh2, c.acc);
     if (rc) return rc;
     if (modified(it)) modified_jacobian(it, h);
     rc = ld_integ__correction(it, at_roundoff);
@@ -124,41 +140,77 @@ static int force_history(ld_integ *it, double t, const double *q, const double *
                          const double *lam) {
     const ld_system *s = it->s;
     size_t k = (size_t)it->k;
-    int rc = s->ops.force(s, t, q, v, it->fo);
+    double *fo = hht_of(it).fo;
+    int rc = s->ops.force(s, t, q, v, fo);
     if (!rc && it->m > 0) rc = s->ops.phi_q(s, t, q, it->B);
     if (rc) return rc;
     for (size_t c = 0; c < (size_t)it->m; ++c)
-        for (size_t i = 0; i < k; ++i) it->fo[i] += it->B[c * k + i] * lam[c];
+        for (size_t i = 0; i < k; ++i) fo[i] += it->B[c * k + i] * lam[c];
     return LD_OK;
 }
 
-int ld_integ__hht_init(ld_integ *it) {
-    return force_history(it, it->t, it->q, it->v, it->lam);
+static int hht_init(ld_integ *it) {
+    int rc = force_history(it, it->t, it->q, it->v, it->lam);
+    if (!rc) rc = ld_integ__finite(it, hht_of(it).fo, (size_t)it->k, "non-finite force history");
+    return rc;
 }
 
-int ld_integ__hht_step(ld_integ *it, double t1) {
+static int hht_step(ld_integ *it, double t1) {
     double h = t1 - it->t;
     size_t k = (size_t)it->k;
-    coefficients(it);
+    hht c = hht_of(it);
     memcpy(it->vdn, it->vd, k * sizeof(double)); /* predictor: constant acceleration */
     memcpy(it->lamn, it->lam, (size_t)it->m * sizeof(double));
     int i = 0, rc = ld_integ__newton(it, t1, h, newton_iteration, &i);
     if (rc) return rc;
     /* the state of the final v̇, and its force history (kept apart until it succeeds) */
     kinematics(it, h);
-    memcpy(it->a1, it->fo, k * sizeof(double));
+    memcpy(c.fo_old, c.fo, k * sizeof(double));
     rc = ld_integ__trial_finite(it);
     if (!rc) rc = force_history(it, t1, it->qn, it->vn, it->lamn);
-    if (!rc) rc = ld_integ__finite(it, it->fo, k, "non-finite force history g + B'λ");
+    if (!rc) rc = ld_integ__finite(it, c.fo, k, "non-finite force history g + B'λ");
     if (rc) {
-        memcpy(it->fo, it->a1, k * sizeof(double));
+        memcpy(c.fo, c.fo_old, k * sizeof(double));
         return ld_integ__newton_status(it, rc, 0.0, h);
     }
-    memcpy(it->q, it->qn, (size_t)it->s->nq * sizeof(double));
-    memcpy(it->v, it->vn, k * sizeof(double));
-    memcpy(it->vd, it->vdn, k * sizeof(double));
-    memcpy(it->a, it->vdn, k * sizeof(double));
-    memcpy(it->lam, it->lamn, (size_t)it->m * sizeof(double));
-    it->st.last_iterations = i;
+    ld_integ__commit(it, i);
     return LD_OK;
 }
+
+static const ld_method_param hht_params[] = {
+    {"alpha", "--alpha", offsetof(ld_integ_options, alpha), -1.0 / 3.0, 0.0, -0.1, "[-1/3, 0]",
+     "HHT damping parameter alpha (0: Newmark's trapezoidal rule; more negative: more damping)"},
+};
+
+const ld_method_impl ld_method_hht = {
+    .info = {.name = "hht",
+             .title = "Hilber-Hughes-Taylor alpha-method in the form of Negrut et al. (2005), "
+                      "index-3 constraints",
+             .order = 2,
+             .nparams = 1,
+             .params = hht_params,
+             .constraints = 1,
+             .euler = 1,
+             .refuses = ""},
+    .newton = 1,
+    .work = hht_work,
+    .init = hht_init,
+    .step = hht_step,
+};
+
+const ld_method_impl ld_method_hht_modified = {
+    .info = {.name = "hht-modified",
+             .title = "HHT with the modified Newmark velocity of the Euler parameters (Sherif, "
+                      "Nachbagauer & Steiner 2019); equal to hht on the Lie-group formulations",
+             .order = 2,
+             .nparams = 1,
+             .params = hht_params,
+             .constraints = 1,
+             .euler = 1,
+             .refuses = ""},
+    .variant = 1,
+    .newton = 1,
+    .work = hht_work,
+    .init = hht_init,
+    .step = hht_step,
+};

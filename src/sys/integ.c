@@ -11,46 +11,26 @@
 #include "integ_impl.h"
 #include "liedyn/liedyn.h"
 
-static const char *const method_names[LD_INTEG_COUNT] = {
-    "genalpha", "newmark", "tb3",  "tb3-paper", "hht", "hht-modified",
-    "hem1",     "hem2",    "hem3", "hem4",      "hem5"};
-
-int ld_integ__is_hem(ld_integ_method m) {
-    return m >= LD_INTEG_HEM1 && m <= LD_INTEG_HEM5;
-}
-
-static int is_tb3(ld_integ_method m) {
-    return m == LD_INTEG_TB3 || m == LD_INTEG_TB3_PAPER;
-}
-
-const char *ld_integ_method_name(ld_integ_method m) {
-    return (m >= 0 && m < LD_INTEG_COUNT) ? method_names[m] : "?";
-}
-
-int ld_integ_method_find(const char *name) {
-    for (int i = 0; name && i < LD_INTEG_COUNT; ++i)
-        if (strcmp(name, method_names[i]) == 0) return i;
-    return -1;
-}
-
-int ld_integ_method_has_estimate(ld_integ_method m) {
-    const ld_hem_table *t = ld_hem_table_of(m);
-    return is_tb3(m) || (t && t->bhat);
+/* The descriptor of the options' method (NULL if unknown). */
+static const ld_method_impl *method_of(const ld_integ_options *o) {
+    return o ? ld_integ__method((int)o->method) : NULL;
 }
 
 /* μ = min(p, p̂) of the embedded pair (0 without one). */
-static int estimate_order(ld_integ_method m) {
-    const ld_hem_table *t = ld_hem_table_of(m);
-    if (t && t->bhat) return t->order_embedded;
-    return is_tb3(m) ? 2 : 0;
+static int estimate_order(const ld_method_impl *d) {
+    int p = d->info.order, q = d->info.order_estimate;
+    return q > 0 ? (q < p ? q : p) : 0;
 }
 
 void ld_integ_options_init(ld_integ_options *o) {
     if (!o) return;
     memset(o, 0, sizeof *o);
     o->method = LD_INTEG_GENALPHA;
-    o->rho_inf = 0.9;
-    o->alpha = -0.1;
+    for (int i = 0; i < ld_method_count(); ++i) { /* the methods' parameters */
+        const ld_method_info *d = ld_method_get(i);
+        for (int j = 0; j < d->nparams; ++j)
+            memcpy((char *)o + d->params[j].offset, &d->params[j].def, sizeof(double));
+    }
     o->atol = 1e-10;
     o->rtol = 1e-8;
     o->max_iter = 20;
@@ -76,22 +56,38 @@ static int has_euler_nodes(const ld_system *s) {
 }
 
 /* The method cannot treat this kind of system at all (as opposed to bad option values). */
-static int unsupported(const ld_system *s, const ld_integ_options *o) {
-    return (is_tb3(o->method) && s->m > 0) || (ld_integ__is_hem(o->method) && has_euler_nodes(s));
+static int unsupported(const ld_system *s, const ld_method_impl *d) {
+    return (!d->info.constraints && s->m > 0) || (!d->info.euler && has_euler_nodes(s));
+}
+
+/* The first parameter of the method outside its range: a message (static per thread). */
+static const char *param_out_of_range(const ld_integ_options *o, const ld_method_info *d) {
+    static _Thread_local char buf[160];
+    for (int j = 0; j < d->nparams; ++j) {
+        const ld_method_param *p = &d->params[j];
+        double v = ld_method_param_value(o, p);
+        if (!(v >= p->lo && v <= p->hi)) {
+            snprintf(buf, sizeof buf, "%s must lie in %s (%s), found %g", p->key, p->range, d->name,
+                     v);
+            return buf;
+        }
+    }
+    return NULL;
 }
 
 const char *ld_integ_options_check(const ld_system *s, const ld_integ_options *o) {
     if (!o) return "no options";
-    if (!(o->method >= 0 && o->method < LD_INTEG_COUNT)) return "unknown integrator";
-    if (!(o->rho_inf >= 0.0 && o->rho_inf <= 1.0)) return "rho_inf must lie in [0, 1]";
-    if (!(o->alpha >= -1.0 / 3.0 && o->alpha <= 0.0)) return "alpha must lie in [-1/3, 0]";
+    const ld_method_impl *d = method_of(o);
+    if (!d) return "unknown integrator";
+    const char *bad = param_out_of_range(o, &d->info);
+    if (bad) return bad;
     if (!(o->atol > 0.0 && isfinite(o->atol) && o->rtol >= 0.0 && isfinite(o->rtol)))
         return "Newton tolerances must be finite, atol > 0 and rtol >= 0";
     if (o->max_iter < 1 || o->max_halvings < 0) return "max_iter must be >= 1, max_halvings >= 0";
     if (o->la != LD_LA_DENSE && o->la != LD_LA_KLU && o->la != LD_LA_AUTO)
         return "unknown linear solver";
     if (o->adaptive) {
-        if (!ld_integ_method_has_estimate(o->method))
+        if (d->info.order_estimate <= 0)
             return "step-size control needs an integrator with an error estimate (tb3, "
                    "tb3-paper, hem2, hem5)";
         if (!(o->err_atol > 0.0 && isfinite(o->err_atol) && o->err_rtol >= 0.0 &&
@@ -108,18 +104,14 @@ const char *ld_integ_options_check(const ld_system *s, const ld_integ_options *o
     if (s->k < 1 || s->m < 0 || !s->ops.mass || !s->ops.force ||
         (s->m > 0 && (!s->ops.phi || !s->ops.phi_q)))
         return "incomplete system (mass, force and, with constraints, phi and phi_q needed)";
-    if (is_tb3(o->method) && s->m > 0)
-        return "tb3 integrates unconstrained systems only; this system has constraints "
-               "(use genalpha, newmark or a hem method)";
-    if (ld_integ__is_hem(o->method) && has_euler_nodes(s))
-        return "the half-explicit methods need a Lie-group formulation (the euler "
-               "formulation's mass matrix is singular)";
+    if (unsupported(s, d)) return d->info.refuses;
     return NULL;
 }
 
 /* The method forms no k×k matrix: a half-explicit method on the sparse path. */
 static int sparse_only(const ld_system *s, const ld_integ_options *o) {
-    return ld_integ__is_hem(o->method) && ld_integ__hem_uses_sparse(s, o);
+    const ld_method_impl *d = method_of(o);
+    return d && d->sparse_only && d->sparse_only(s, o);
 }
 
 /* Entries of the saddle-point matrix [M Bᵀ; B 0] from the system's structure (0: unknown). */
@@ -131,7 +123,8 @@ static size_t saddle_nnz(const ld_system *s) {
 ld_la_kind ld_integ_la_auto(const ld_system *s, const ld_integ_options *o) {
     if (!s || s->k < 1 || s->m < 0) return LD_LA_DENSE;
     /* only the sparse half-explicit path can use the structure without a dense k×k */
-    int structured = !o || ld_integ__is_hem(o->method);
+    const ld_method_impl *d = method_of(o);
+    int structured = !d || !d->newton;
     size_t nnz = structured ? saddle_nnz(s) : 0;
     if (!structured && ld_sys_has_sparse(s)) nnz = saddle_nnz(s) * 6; /* K couples neighbours */
     /* No structure known (e.g. the euler formulation): many nodes still make a sparse matrix
@@ -145,7 +138,7 @@ ld_la_kind ld_integ_la_auto(const ld_system *s, const ld_integ_options *o) {
  * for the Newton methods, φ̈ at init for all. */
 static unsigned fd_needs(const ld_system *s, const ld_integ_options *o) {
     unsigned miss = ld_sys_fd_missing(s), need = LD_SYS_FD_PHI_DD;
-    if (!ld_integ__is_hem(o->method)) need |= LD_SYS_FD_STIFFNESS;
+    if (method_of(o)->newton) need |= LD_SYS_FD_STIFFNESS;
     return s->m > 0 ? miss & need : miss & need & LD_SYS_FD_STIFFNESS;
 }
 
@@ -155,7 +148,7 @@ static double dense_bytes(const ld_system *s, const ld_integ_options *o) {
     double k = s->k, m = s->m, n = k + m, d = 0.0;
     if (!sparse_only(s, o)) d += n * n + 4 * k * k + m * k;
     if (o->la == LD_LA_DENSE) d += n * n;
-    if (ld_integ__is_hem(o->method) && !sparse_only(s, o)) d += k * k;
+    if (!method_of(o)->newton && !sparse_only(s, o)) d += k * k;
     d += (double)ld_sys_fd_doubles(s, fd_needs(s, o));
     return 8.0 * d;
 }
@@ -179,12 +172,11 @@ static ld_integ *refuse_oom(int *status, char *msg, size_t cap, double bytes, co
 /* Carve the state, trial state and (dense paths) the matrices out of the block p. */
 static void carve(ld_integ *it, double *p, size_t dn) {
     size_t k = (size_t)it->k, m = (size_t)it->m, n = (size_t)it->n, nq = (size_t)it->s->nq;
-    double **vk[] = {&it->v,  &it->vd, &it->a,  &it->vn, &it->vdn,  &it->an,  &it->dq, &it->xi,
-                     &it->v1, &it->a1, &it->v2, &it->a2, &it->vbar, &it->est, &it->fo};
+    double **vk[] = {&it->v, &it->vd, &it->vn, &it->vdn, &it->xi};
     it->q = p, p += nq;
     it->qn = p, p += nq;
-    for (size_t i = 0; i < sizeof vk / sizeof vk[0]; ++i)
-        *vk[i] = p, p += vk[i] == &it->est ? 2 * k : k;
+    for (size_t i = 0; i < sizeof vk / sizeof vk[0]; ++i) *vk[i] = p, p += k;
+    it->ws = p, p += it->nws;
     it->lam = p, p += m;
     it->lamn = p, p += m;
     it->r = p, p += n;
@@ -204,8 +196,7 @@ static const char *refusal(const ld_system *s, const ld_integ_options *o, int *s
     *status = LD_EINVAL;
     if (!s) return "no system";
     const char *why = ld_integ_options_check(s, o);
-    if (why && o && o->method >= 0 && o->method < LD_INTEG_COUNT && unsupported(s, o))
-        *status = LD_ENOTSUPPORTED;
+    if (why && method_of(o) && unsupported(s, method_of(o))) *status = LD_ENOTSUPPORTED;
     return why;
 }
 
@@ -239,7 +230,9 @@ ld_integ *ld_integ_create_msg(const ld_system *s, const ld_integ_options *o, int
     it->n = s->k + s->m;
     size_t k = (size_t)it->k, m = (size_t)it->m, n = (size_t)it->n, nq = (size_t)s->nq;
     size_t dn = sparse_only(s, &op) ? 0 : 1; /* the sparse half-explicit path: no n×n, k×k */
-    size_t total = 2 * nq + 16 * k + 2 * m + n + n + dn * (n * n + 4 * k * k + m * k) +
+    it->meth = method_of(&op);
+    it->nws = it->meth->work ? it->meth->work(s, &it->nkeep) : 0;
+    size_t total = 2 * nq + 5 * k + it->nws + 2 * m + n + n + dn * (n * n + 4 * k * k + m * k) +
                    4 * (size_t)op.max_iter;
     double *p = calloc(total, sizeof(double));
     if (!p) {
@@ -249,7 +242,7 @@ ld_integ *ld_integ_create_msg(const ld_system *s, const ld_integ_options *o, int
     }
     carve(it, p, dn);
     it->last_err = NAN;
-    it->est_mu = estimate_order(op.method);
+    it->est_mu = estimate_order(it->meth);
     int rc = ld_sys_reserve_fd(s, fd_needs(s, &op));
     if (rc == LD_EINVAL && !fd_needs(s, &op)) rc = LD_OK; /* no scratch needed, none allocated */
     if (rc) {
@@ -270,8 +263,8 @@ ld_integ *ld_integ_create_msg(const ld_system *s, const ld_integ_options *o, int
             status, msg, cap, op.la == LD_LA_DENSE ? 8.0 * (double)n * (double)n : 8.0 * (double)n,
             op.la == LD_LA_DENSE ? "the dense LU factors" : "the sparse solver", s, NULL);
     }
-    if (ld_integ__is_hem(op.method)) {
-        rc = ld_integ__hem_create(it);
+    if (it->meth->create) {
+        rc = it->meth->create(it);
         double oom = it->oom_bytes;
         if (rc) {
             ld_integ_free(it);
@@ -296,7 +289,7 @@ ld_la_kind ld_integ_la(const ld_integ *it) {
 
 void ld_integ_free(ld_integ *it) {
     if (!it) return;
-    ld_integ__hem_free(it);
+    if (it->meth && it->meth->destroy) it->meth->destroy(it);
     ld_la_free(it->la);
     free(it->q); /* the one block */
     free(it->colptr);
@@ -349,15 +342,13 @@ int ld_integ_init(ld_integ *it, double t0, const double *q0, const double *v0) {
     const ld_system *s = it->s;
     char why[sizeof it->msg] = "";
     int rc = init_state(it, t0, q0, v0);
-    if (!rc && it->hem && ld_integ__hem_uses_sparse(s, &it->o))
-        rc = ld_integ__hem_initial(it);
+    if (!rc && it->meth->initial)
+        rc = it->meth->initial(it, why, sizeof why);
     else if (!rc)
         rc = ld_sys_initial_accel_msg(s, t0, it->q, it->v, it->vd, it->lam, why, sizeof why);
     if (rc) return init_failed(it, rc, why);
-    memcpy(it->a, it->vd, (size_t)it->k * sizeof(double));
-    if (it->o.method == LD_INTEG_HHT || it->o.method == LD_INTEG_HHT_MODIFIED) {
-        rc = ld_integ__hht_init(it);
-        if (!rc) rc = ld_integ__finite(it, it->fo, (size_t)it->k, "non-finite force history");
+    if (it->meth->init) {
+        rc = it->meth->init(it);
         if (rc) return init_failed(it, rc, NULL);
     }
     memset(&it->st, 0, sizeof it->st);
@@ -617,6 +608,15 @@ int ld_integ__newton(ld_integ *it, double t1, double h, ld_integ_newton_fn iter,
     return ld_integ__newton_end(it, err, floor, h);
 }
 
+void ld_integ__commit(ld_integ *it, int iters) {
+    size_t k = (size_t)it->k;
+    memcpy(it->q, it->qn, (size_t)it->s->nq * sizeof(double));
+    memcpy(it->v, it->vn, k * sizeof(double));
+    memcpy(it->vd, it->vdn, k * sizeof(double));
+    memcpy(it->lam, it->lamn, (size_t)it->m * sizeof(double));
+    it->st.last_iterations = iters;
+}
+
 /* ------------------------------------------------------------------ stepping */
 
 /* The message of a fatal status that no method explained: "out of memory: N bytes for WHAT"
@@ -651,15 +651,7 @@ static int step_to(ld_integ *it, double t1) {
     it->oom_what = NULL;
     it->nhist = 0;
     it->last_err = NAN;
-    int rc;
-    if (is_tb3(it->o.method))
-        rc = ld_integ__tb3_step(it, t1);
-    else if (ld_integ__is_hem(it->o.method))
-        rc = ld_integ__hem_step(it, t1);
-    else if (it->o.method == LD_INTEG_HHT || it->o.method == LD_INTEG_HHT_MODIFIED)
-        rc = ld_integ__hht_step(it, t1);
-    else
-        rc = ld_integ__genalpha_step(it, t1);
+    int rc = it->meth->step(it, t1);
     if (rc == LD_OK) {
         it->st.steps++;
         it->last_h = h;

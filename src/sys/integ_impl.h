@@ -10,27 +10,52 @@
 #include "liedyn/linalg.h"
 #include "liedyn/system.h"
 
+/* A method: its public description and its hooks. Each method defines one in its own file;
+ * the one list of methods is the table in methods.c. */
+typedef struct ld_method_impl {
+    ld_method_info info;
+    int variant; /* method-specific (newmark, tb3-paper, hht-modified, the hem table) */
+    int newton;  /* Newton iterations on an iteration matrix with the stiffness */
+    /* Doubles of private work space for system s; the first *keep of them are the method's
+     * state carried from step to step (checkpoints save them). NULL: none. */
+    size_t (*work)(const ld_system *s, size_t *keep);
+    /* The method forms no k×k matrix on this system with these options (optional). */
+    int (*sparse_only)(const ld_system *s, const ld_integ_options *o);
+    int (*create)(ld_integ *it);   /* optional: after the common work space */
+    void (*destroy)(ld_integ *it); /* optional */
+    /* v̇ and λ consistent with the state (optional; default ld_sys_initial_accel_msg); why
+     * (cap bytes) receives a reason on failure. */
+    int (*initial)(ld_integ *it, char *why, size_t cap);
+    int (*init)(ld_integ *it); /* optional: after q, v, v̇, λ of the initial state are set */
+    /* One step from it->t to exactly t1 > it->t: LD_OK (trial state committed, last_err set
+     * when the method estimates its error), LD_RETRY (rejected, state untouched, message
+     * set) or < 0. */
+    int (*step)(ld_integ *it, double t1);
+} ld_method_impl;
+
+/* The method of index i (0 ≤ i < ld_method_count()). */
+const ld_method_impl *ld_integ__method(int i);
+
 struct ld_integ {
     const ld_system *s;
     ld_integ_options o;
-    double am, af, beta, gamma; /* generalized-α / Newmark coefficients */
-    double bh2;                 /* scale of the dynamic rows of the residual (genalpha: βh²) */
+    const ld_method_impl *meth;
+    double bh2; /* scale of the dynamic rows of the residual (genalpha: βh²) */
     int k, m, n;
     ld_la *la;
     double t;
     /* state */
-    double *q, *v, *vd, *a, *lam;
+    double *q, *v, *vd, *lam;
     /* trial state */
-    double *qn, *vn, *vdn, *an, *lamn, *dq, *xi;
+    double *qn, *vn, *vdn, *lamn, *xi;
     /* residual, correction, matrices */
     double *r, *dx, *S, *M, *C, *K, *T, *B;
     double *hist, *rhist;
     int nhist;
-    /* three-stage scheme (tb3): stage velocities and accelerations, the unknown average
-     * velocity, and the error estimate in (θ, v) */
-    double *v1, *a1, *v2, *a2, *vbar, *est;
-    /* HHT: the constraint and applied forces (g + Bᵀλ) of the last accepted state */
-    double *fo;
+    /* the method's own: work space (nkeep doubles of state first) and object */
+    double *ws;
+    size_t nws, nkeep;
+    void *priv;
     int *colptr, *rowind; /* KLU: the fixed CSC pattern (first factorization) */
     double *vals;
     int *blk;      /* block index of every row/column (nodes, then constraint rows) */
@@ -41,8 +66,7 @@ struct ld_integ {
     double last_err; /* error estimate of the last step attempt (NaN: none) */
     double h_cap;    /* upper bound after a Newton failure (relaxes by 1.25 per step) */
     int after_reject;
-    int est_mu;         /* the lower order of the embedded pair (exponent 1/(μ+1) of eq. 22) */
-    struct ld_hem *hem; /* half-explicit methods: their work (hem.c) */
+    int est_mu; /* the lower order of the embedded pair (exponent 1/(μ+1) of eq. 22) */
     ld_integ_stats st;
     const char *why;      /* the non-finite quantity of the current attempt (NULL: none), static */
     double oom_bytes;     /* the size of a failed allocation (messages) */
@@ -50,25 +74,17 @@ struct ld_integ {
     char msg[320];
 };
 
-/* Step functions of the methods: one step from it->t to exactly t1 > it->t. LD_OK (state
- * advanced, last_err set when the method estimates its error), LD_RETRY (rejected, state
- * untouched, message set) or < 0. */
-int ld_integ__genalpha_step(ld_integ *it, double t1);
-int ld_integ__tb3_step(ld_integ *it, double t1);
-int ld_integ__hht_step(ld_integ *it, double t1);
-/* fo = g + Bᵀλ at the current state (it->q, it->v, it->lam; HHT's force history). */
-int ld_integ__hht_init(ld_integ *it);
+/* The methods, each defined in its own file. */
+extern const ld_method_impl ld_method_genalpha, ld_method_newmark, ld_method_tb3,
+    ld_method_tb3_paper, ld_method_hht, ld_method_hht_modified, ld_method_hem1, ld_method_hem2,
+    ld_method_hem3, ld_method_hem4, ld_method_hem5;
 
-/* Half-explicit methods (hem.c): the method uses the sparse path (KLU with mass_blocks and
- * phi_q_sparse; no k×k matrix); create/free its work; consistent v̇, λ at the current state
- * for the sparse path; one step. */
-int ld_integ__hem_uses_sparse(const ld_system *s, const ld_integ_options *o);
-int ld_integ__hem_create(ld_integ *it);
-void ld_integ__hem_free(ld_integ *it);
-int ld_integ__hem_initial(ld_integ *it);
-int ld_integ__hem_step(ld_integ *it, double t1);
-/* The method is one of hem1 … hem5. */
-int ld_integ__is_hem(ld_integ_method m);
+/* The half-explicit tables (hem_tables.c): table i of hem1 … hem5, NULL out of range. */
+const ld_hem_table *ld_hem__table(int i);
+
+/* Commit the trial state (qn, vn, vdn, lamn) as the new state; iters the Newton iterations
+ * of the step. */
+void ld_integ__commit(ld_integ *it, int iters);
 
 /* LD_OK if the n values of x are finite; else LD_EDOMAIN with it->why = what (a static string
  * naming the quantity, e.g. "non-finite residual"). */
