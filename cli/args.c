@@ -28,8 +28,6 @@ typedef enum opt_id {
     O_FORM,
     O_DT,
     O_TEND,
-    O_RHO,
-    O_ALPHA,
     O_ATOL,
     O_RTOL,
     O_MAXIT,
@@ -66,8 +64,6 @@ static const opt_def opt_defs[] = {
     {"--formulation", O_FORM, 1, CMD_BOTH},
     {"--dt", O_DT, 1, CMD_RUN},
     {"--t-end", O_TEND, 1, CMD_BOTH},
-    {"--rho-inf", O_RHO, 1, CMD_BOTH},
-    {"--alpha", O_ALPHA, 1, CMD_BOTH},
     {"--atol", O_ATOL, 1, CMD_BOTH},
     {"--rtol", O_RTOL, 1, CMD_BOTH},
     {"--max-iter", O_MAXIT, 1, CMD_BOTH},
@@ -93,18 +89,49 @@ static const opt_def opt_defs[] = {
     {"-h", O_HELP, 0, CMD_BOTH},
 };
 
+/* The integrators, one line each (name, order, estimate, title), from the method table. */
+static void methods_usage(FILE *f) {
+    fprintf(f, "integrators (--integrator M; order, and of the embedded estimate):\n");
+    for (int i = 0; i < ld_method_count(); ++i) {
+        const ld_method_info *d = ld_method_get(i);
+        char ord[16];
+        snprintf(ord, sizeof ord, d->order_estimate ? "%d(%d)" : "%d", d->order, d->order_estimate);
+        fprintf(f, "  %-13s %-5s %s\n", d->name, ord, d->title);
+    }
+}
+
+/* The methods' own parameters, one line each, from their descriptors. */
+static void params_usage(FILE *f) {
+    for (int i = 0; i < ld_method_count(); ++i) {
+        const ld_method_info *d = ld_method_get(i);
+        for (int j = 0; j < d->nparams; ++j) {
+            const ld_method_param *p = &d->params[j];
+            int m = -1;
+            if (ld_method_param_find(p->key, &m) != p || m != i) continue; /* listed already */
+            char opt[48];
+            snprintf(opt, sizeof opt, "%s X", p->option);
+            fprintf(f, "  %-19s %s; in %s, default %g (%s", opt, p->help, p->range, p->def,
+                    d->name);
+            for (int k = i + 1; k < ld_method_count(); ++k) {
+                const ld_method_info *e = ld_method_get(k);
+                for (int l = 0; l < e->nparams; ++l)
+                    if (e->params[l].offset == p->offset) fprintf(f, ", %s", e->name);
+            }
+            fprintf(f, ")\n");
+        }
+    }
+}
+
 static void run_usage(FILE *f) {
     fprintf(f, "usage: liedyn run MODEL [options]\n"
                "  MODEL               a YAML model file, or the name of a shipped model\n"
                "                      (models/NAME.yaml: heavy-top, free-top, torque-body-i, ...)\n"
-               "  --integrator M      genalpha, newmark, tb3, tb3-paper, hht, hht-modified,\n"
-               "                      hem1, hem2, hem3, hem4 or hem5 (default: the model's)\n"
+               "  --integrator M      one of the integrators below (default: the model's)\n"
                "  --formulation F     so3xr3 se3 s3xr3 s3sdr3 euler\n"
                "  --dt H              step size\n"
-               "  --t-end T           end time\n"
-               "  --rho-inf R         spectral radius at infinity in [0, 1] (genalpha)\n"
-               "  --alpha A           HHT damping parameter in [-1/3, 0] (hht, hht-modified)\n"
-               "  --atol A --rtol R   Newton stop (weighted norm of the corrections); with\n"
+               "  --t-end T           end time\n");
+    params_usage(f);
+    fprintf(f, "  --atol A --rtol R   Newton stop (weighted norm of the corrections); with\n"
                "                      --adaptive the local error tolerances (Newton then\n"
                "                      stops at 1/100 of them)\n"
                "  --adaptive          step-size control by the error estimate (tb3, tb3-paper,\n"
@@ -136,20 +163,21 @@ static void run_usage(FILE *f) {
                "checkpoint, and exit with 128 + the signal number.\n"
                "exit status: 0 ok, 2 bad usage or input, 3 the integration failed, 4 output\n"
                "could not be written, 5 stopped by --max-steps, 130/143 stopped by a signal\n");
+    methods_usage(f);
 }
 
 static void conv_usage(FILE *f) {
     fprintf(f,
             "usage: liedyn convergence MODEL --dt-list H1,H2,... [options]\n"
             "  --dt-list H1,H2,... step sizes (at least 2, distinct)\n"
-            "  --integrator M      genalpha, newmark, tb3, tb3-paper, hht, hht-modified,\n"
-            "                      hem1, hem2, hem3, hem4 or hem5 (default: the model's)\n"
+            "  --integrator M      an integrator of 'liedyn run --help' (default: the model's)\n"
             "  --formulation F     so3xr3 se3 s3xr3 s3sdr3 euler\n"
             "  --t-end T           time at which the errors are measured (default: the model's)\n"
             "  --ref FILE.csv      reference: the row t = T of a CSV from 'liedyn run --out'\n"
             "                      (default: the exact rotation if the model has one, and a\n"
             "                      run at the smallest step / 16)\n"
-            "  --rho-inf R --alpha A --atol A --rtol R --max-iter N --la dense|klu|auto --project\n"
+            "  --atol A --rtol R --max-iter N --la dense|klu|auto --project, and the\n"
+            "                      integrators' parameters (--rho-inf, --alpha, ...)\n"
             "                      as for run\n"
             "  --json              print one JSON object\n"
             "exit status: 0 ok, 2 bad usage or input, 3 a run failed\n");
@@ -234,12 +262,23 @@ static int parse_dt_list(const char *cmd, const char *s, run_args *a) {
     return 0;
 }
 
+/* The value of a method's parameter option, in its descriptor's range. 0 or 2. */
+static int parse_param(const char *cmd, const ld_method_param *p, const char *v, run_args *a) {
+    double x = 0.0;
+    if (parse_num(cmd, p->option, v, -1, &x)) return 2;
+    if (!(x >= p->lo && x <= p->hi))
+        return cli_error("%s: %s must be in %s, got '%s'", cmd, p->option, p->range, v);
+    if (ld_run_param_set(&a->params, p->key, x) != LD_OK)
+        return cli_error("%s: too many integrator parameters", cmd);
+    return 0;
+}
+
 /* Parse argv for command cmds (CMD_RUN or CMD_CONV). Returns 0, 1 (help printed) or 2. */
 int parse_args(int argc, char **argv, int cmds, run_args *a) {
     memset(a, 0, sizeof *a);
     a->cmd = cmds == CMD_RUN ? "run" : "convergence";
     a->integ = a->form = a->la = -1;
-    a->dt = a->t_end = a->rho_inf = a->alpha = a->atol = a->rtol = NAN;
+    a->dt = a->t_end = a->atol = a->rtol = NAN;
     a->fac = a->facmin = a->facmax = a->checkpoint_every = NAN;
     const char *cmd = a->cmd;
     char list[128];
@@ -248,6 +287,12 @@ int parse_args(int argc, char **argv, int cmds, run_args *a) {
         if (o[0] != '-' || o[1] == '\0') {
             if (a->model) return cli_error("%s: unexpected argument '%s' (one MODEL only)", cmd, o);
             a->model = o;
+            continue;
+        }
+        const ld_method_param *mp = ld_method_param_find(o, NULL);
+        if (mp && strcmp(o, mp->option) == 0) { /* a method's parameter */
+            if (i + 1 >= argc) return cli_error("%s: %s needs a value", cmd, o);
+            if (parse_param(cmd, mp, argv[++i], a)) return 2;
             continue;
         }
         const opt_def *d = NULL;
@@ -281,16 +326,6 @@ int parse_args(int argc, char **argv, int cmds, run_args *a) {
             break;
         case O_TEND:
             rc = parse_num(cmd, o, v, -1, &a->t_end);
-            break;
-        case O_RHO:
-            rc = parse_num(cmd, o, v, 0, &a->rho_inf);
-            if (!rc && a->rho_inf > 1.0)
-                return cli_error("%s: --rho-inf must be in [0, 1], got '%s'", cmd, v);
-            break;
-        case O_ALPHA:
-            rc = parse_num(cmd, o, v, -1, &a->alpha);
-            if (!rc && !(a->alpha >= -1.0 / 3.0 && a->alpha <= 0.0))
-                return cli_error("%s: --alpha must be in [-1/3, 0], got '%s'", cmd, v);
             break;
         case O_ATOL:
             rc = parse_num(cmd, o, v, 1, &a->atol);
@@ -458,8 +493,11 @@ int load_model(const run_args *a, char *path, size_t cap, ld_model *m, int *meth
     if (a->form >= 0) r->formulation = (ld_formulation)a->form;
     if (!isnan(a->dt)) r->dt = a->dt;
     if (!isnan(a->t_end)) r->t_end = a->t_end;
-    if (!isnan(a->rho_inf)) r->rho_inf = a->rho_inf;
-    if (!isnan(a->alpha)) r->alpha = a->alpha;
+    for (int i = 0; i < a->params.nparams; ++i)
+        if (ld_run_param_set(r, a->params.params[i].key, a->params.params[i].value) != LD_OK) {
+            ld_model_free(m);
+            return cli_error("%s: too many integrator parameters", cmd);
+        }
     if (a->adaptive) r->adaptive = 1;
     /* under step-size control --atol/--rtol are the local error tolerances */
     if (!isnan(a->atol)) *(r->adaptive ? &r->error_atol : &r->atol) = a->atol;
@@ -481,10 +519,6 @@ int load_model(const run_args *a, char *path, size_t cap, ld_model *m, int *meth
                        r->t_end, r->t_start);
     else if (!(r->dt > 0.0 && isfinite(r->dt)))
         rc = cli_error("%s: the step size must be positive, found %g", cmd, r->dt);
-    else if (!(r->rho_inf >= 0.0 && r->rho_inf <= 1.0))
-        rc = cli_error("%s: rho_inf must be in [0, 1], found %g", cmd, r->rho_inf);
-    else if (!(r->alpha >= -1.0 / 3.0 && r->alpha <= 0.0))
-        rc = cli_error("%s: alpha must be in [-1/3, 0], found %g", cmd, r->alpha);
     else if (r->adaptive && !ld_integ_method_has_estimate((ld_integ_method)*method))
         rc = cli_error("%s: step-size control%s needs an integrator with an error estimate "
                        "(%s), not %s",

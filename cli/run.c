@@ -157,13 +157,10 @@ static void print_json(const sim *S, const ld_model *m, const char *base) {
     json_num(S->t0);
     printf(", \"t_end\": ");
     json_num(S->t1);
-    if (S->o.method == LD_INTEG_GENALPHA) {
-        printf(", \"rho_inf\": ");
-        json_num(S->o.rho_inf);
-    }
-    if (S->o.method == LD_INTEG_HHT || S->o.method == LD_INTEG_HHT_MODIFIED) {
-        printf(", \"alpha\": ");
-        json_num(S->o.alpha);
+    const ld_method_info *d = ld_method_get((int)S->o.method);
+    for (int j = 0; d && j < d->nparams; ++j) { /* the method's own parameters */
+        printf(", \"%s\": ", d->params[j].key);
+        json_num(ld_method_param_value(&S->o, &d->params[j]));
     }
     if (ld_hem_table_of(S->o.method)) printf(", \"project\": %s", S->o.project ? "true" : "false");
     if (S->est) {

@@ -467,8 +467,10 @@ void sim_init(sim *S, const ld_model *m, const char *path, const char *cmd, int 
     S->form = m->run.formulation;
     ld_integ_options_init(&S->o);
     S->o.method = (ld_integ_method)method;
-    S->o.rho_inf = m->run.rho_inf;
-    S->o.alpha = m->run.alpha;
+    for (int i = 0; i < m->run.nparams; ++i) { /* the methods' parameters that were set */
+        const ld_method_param *p = ld_method_param_find(m->run.params[i].key, NULL);
+        if (p) memcpy((char *)&S->o + p->offset, &m->run.params[i].value, sizeof(double));
+    }
     S->o.atol = m->run.atol;
     S->o.rtol = m->run.rtol;
     S->o.max_iter = m->run.max_iter;

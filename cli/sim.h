@@ -27,11 +27,12 @@ typedef struct run_args {
     const char *cmd;   /* "run" or "convergence" (message prefix) */
     const char *model; /* the MODEL argument */
     int integ, form, la;
-    double dt, t_end, rho_inf, alpha, atol, rtol; /* NAN: the model's */
-    double fac, facmin, facmax;                   /* NAN: the model's */
-    int max_iter, every;                          /* 0: the model's */
-    int adaptive;                                 /* --adaptive given */
-    int project;                                  /* --project given */
+    double dt, t_end, atol, rtol; /* NAN: the model's */
+    ld_run_spec params;           /* the methods' parameters given (params, nparams only) */
+    double fac, facmin, facmax;   /* NAN: the model's */
+    int max_iter, every;          /* 0: the model's */
+    int adaptive;                 /* --adaptive given */
+    int project;                  /* --project given */
     const char *out, *vtk, *plot, *ref;
     const char *checkpoint, *restart; /* --checkpoint FILE, --restart FILE */
     double checkpoint_every;          /* NAN: only at the end and when stopped */

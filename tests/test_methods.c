@@ -36,8 +36,7 @@ void *__wrap_realloc(void *p, size_t n) {
     return __real_realloc(p, n);
 }
 
-typedef int (*force_fn)(const ld_system *s, double t, const double *q, const double *v,
-                        double *g);
+typedef int (*force_fn)(const ld_system *s, double t, const double *q, const double *v, double *g);
 
 /* A compiled model whose force can be made to ask for a smaller step (status > 0). */
 typedef struct fixture {
@@ -173,8 +172,8 @@ static void test_refusals(void **state) {
             o.method = (ld_integ_method)i;
             int st = 0;
             char msg[256];
-            ld_integ *it = ld_integ_create_msg(which == 0 ? &con.s : &eul.s, &o, &st, msg,
-                                               sizeof msg);
+            ld_integ *it =
+                ld_integ_create_msg(which == 0 ? &con.s : &eul.s, &o, &st, msg, sizeof msg);
             assert_null(it);
             assert_int_equal(st, LD_ENOTSUPPORTED);
             assert_string_equal(msg, d->refuses);

@@ -152,8 +152,9 @@ static void test_init_defaults(void **state) {
     assert_string_equal(m.run.integrator, "genalpha");
     assert_int_equal(m.run.formulation, LD_FORM_SO3XR3);
     assert_true(m.run.dt == 1e-3 && m.run.t_start == 0.0 && m.run.t_end == 1.0);
-    assert_true(m.run.rho_inf == 0.9 && m.run.atol == 1e-10 && m.run.rtol == 1e-8);
-    assert_true(m.run.alpha == -0.1);
+    assert_true(ld_run_param_get(&m.run, "rho_inf") == 0.9 && m.run.atol == 1e-10 &&
+                m.run.rtol == 1e-8);
+    assert_true(ld_run_param_get(&m.run, "alpha") == -0.1);
     assert_int_equal(m.run.max_iter, 20);
     assert_int_equal(m.run.output_every, 1);
     /* a model without bodies is not valid */
@@ -329,7 +330,8 @@ static void test_full_model(void **state) {
     assert_true(m.bodies[0].v[2] == 3.0);
     assert_string_equal(m.bodies[1].name, "b");
     assert_true(m.bodies[1].mass == 2.0 && m.bodies[1].inertia[8] == 2.0);
-    assert_true(m.run.alpha == -0.2 && m.run.rho_inf == 0.0);
+    assert_true(ld_run_param_get(&m.run, "alpha") == -0.2 &&
+                ld_run_param_get(&m.run, "rho_inf") == 0.0);
     assert_int_equal(m.njoints, 2);
     assert_string_equal(m.joints[0].name, "");
     assert_int_equal(m.joints[0].kind, LD_JOINT_SPHERICAL);
@@ -365,7 +367,8 @@ static void test_full_model(void **state) {
     assert_string_equal(m.run.integrator, "hht");
     assert_int_equal(m.run.formulation, LD_FORM_S3SDR3);
     assert_true(m.run.dt == 0.25 && m.run.t_start == 1.0 && m.run.t_end == 3.0);
-    assert_true(m.run.rho_inf == 0.0 && m.run.atol == 1e-12 && m.run.rtol == 1e-6);
+    assert_true(ld_run_param_get(&m.run, "rho_inf") == 0.0 && m.run.atol == 1e-12 &&
+                m.run.rtol == 1e-6);
     assert_int_equal(m.run.max_iter, 5);
     assert_int_equal(m.run.output_every, 10);
     ld_model_free(&m);
@@ -447,7 +450,7 @@ static void test_heavy_top(void **state) {
     assert_string_equal(m.run.integrator, "genalpha");
     assert_int_equal(m.run.formulation, LD_FORM_SO3XR3);
     assert_true(m.run.dt == 1e-3 && m.run.t_start == 0.0 && m.run.t_end == 2.0);
-    assert_true(m.run.rho_inf == 0.9);
+    assert_true(ld_run_param_get(&m.run, "rho_inf") == 0.9);
     ld_model_free(&m);
 }
 
@@ -679,14 +682,21 @@ static void test_validate_programmatic(void **state) {
     expect_invalid(&m, "<model>:0: integrator.t_end: must be finite and greater than t_start");
     m.run.dt = INFINITY;
     expect_invalid(&m, "<model>:0: integrator.dt: must be positive and finite, found inf");
-    m.run.rho_inf = NAN;
+    assert_int_equal(ld_run_param_set(&m.run, "rho_inf", NAN), LD_OK);
     expect_invalid(&m, "<model>:0: integrator.rho_inf: must be in [0, 1], found nan");
-    m.run.alpha = 0.1;
+    assert_int_equal(ld_run_param_set(&m.run, "alpha", 0.1), LD_OK);
     expect_invalid(&m, "<model>:0: integrator.alpha: must be in [-1/3, 0], found 0.1");
-    m.run.alpha = -0.34;
+    assert_int_equal(ld_run_param_set(&m.run, "alpha", 0.2), LD_OK);
+    assert_int_equal(ld_run_param_set(&m.run, "--alpha", -0.34), LD_OK); /* by its option */
+    assert_int_equal(m.run.nparams, 1);                                  /* replaced */
+    assert_true(ld_run_param_get(&m.run, "alpha") == -0.34);
     expect_invalid(&m, "<model>:0: integrator.alpha: must be in [-1/3, 0], found -0.34");
-    m.run.alpha = -1.0 / 3.0;
+    assert_int_equal(ld_run_param_set(&m.run, "alpha", -1.0 / 3.0), LD_OK);
     assert_int_equal(ld_model_validate(&m, &e), LD_OK);
+    assert_int_equal(ld_run_param_set(&m.run, "no-such-key", 1.0), LD_EINVAL);
+    assert_true(isnan(ld_run_param_get(&m.run, "no-such-key")));
+    strcpy(m.run.params[0].key, "beta_x"); /* a key no method has, e.g. from an older build */
+    expect_invalid(&m, "<model>:0: integrator.beta_x: no integrator has this parameter");
     m.njoints = 2;
     free(m.joints);
     m.joints = NULL;

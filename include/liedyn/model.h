@@ -208,15 +208,25 @@ typedef struct ld_rod {
 int ld_rod_place(const ld_rod *rod, const double from[3], const double to[3],
                  const double normal[3], ld_body *nodes);
 
+/* A method's parameter given in the integrator block or on the command line. */
+#define LD_RUN_MAX_PARAMS 8
+typedef struct ld_run_param {
+    char key[32]; /* the descriptor's key, e.g. "rho_inf" */
+    double value;
+} ld_run_param;
+
 /* The integrator block: defaults for the run, overridable on the command line. */
 typedef struct ld_run_spec {
-    char integrator[LD_NAME_MAX];  /* "genalpha" (default), "newmark", … */
-    ld_formulation formulation;    /* default so3xr3 */
-    double dt;                     /* > 0 */
-    double t_end;                  /* > t_start */
-    double t_start;                /* default 0 */
-    double rho_inf;                /* [0, 1], default 0.9 */
-    double alpha;                  /* HHT α, [−1/3, 0], default −0.1 */
+    char integrator[LD_NAME_MAX]; /* "genalpha" (default), "newmark", … */
+    ld_formulation formulation;   /* default so3xr3 */
+    double dt;                    /* > 0 */
+    double t_end;                 /* > t_start */
+    double t_start;               /* default 0 */
+    /* The methods' own parameters set in the block (the keys of their descriptors,
+     * ld_method_param: rho_inf, alpha, …), in file order; the others keep the descriptors'
+     * defaults. Read them with ld_run_param_get. */
+    int nparams;
+    ld_run_param params[LD_RUN_MAX_PARAMS];
     double atol, rtol;             /* Newton stop, defaults 1e-10, 1e-8 */
     int max_iter;                  /* Newton iterations per step, default 20 */
     int output_every;              /* write every k-th step, default 1 */
@@ -261,6 +271,13 @@ int ld_model_parse(const char *text, size_t len, const char *name, ld_model *out
 int ld_model_validate(const ld_model *m, ld_model_error *err);
 /* Defaults of every field (no bodies). */
 void ld_model_init(ld_model *m);
+/* The value of the method parameter key in the run block: the one set, else the default of
+ * its descriptor (integrator.h); NaN for a key no method has. */
+double ld_run_param_get(const ld_run_spec *r, const char *key);
+/* Set the method parameter key (replacing an earlier value): LD_OK, LD_EINVAL for a key no
+ * method has, LD_ENOMEM when LD_RUN_MAX_PARAMS are set already. The range is checked by
+ * ld_model_validate. */
+int ld_run_param_set(ld_run_spec *r, const char *key, double value);
 void ld_model_free(ld_model *m);
 
 LD_END_DECLS

@@ -151,8 +151,6 @@ void ld_model_init(ld_model *m) {
     m->run.dt = 1e-3;
     m->run.t_start = 0.0;
     m->run.t_end = 1.0;
-    m->run.rho_inf = 0.9;
-    m->run.alpha = -0.1;
     m->run.atol = 1e-10;
     m->run.rtol = 1e-8;
     m->run.max_iter = 20;
@@ -604,6 +602,46 @@ static const char *integrator_list(char *out, size_t cap) {
     return out;
 }
 
+/* The methods' parameters of the integrator block: known keys, in their descriptors' ranges. */
+static int check_params(const checker *c) {
+    const ld_run_spec *r = &c->m->run;
+    char a[32], key[64];
+    if (r->nparams < 0 || r->nparams > LD_RUN_MAX_PARAMS)
+        return invalid(c, "integrator", "%d method parameters (at most %d)", r->nparams,
+                       LD_RUN_MAX_PARAMS);
+    for (int i = 0; i < r->nparams; ++i) {
+        const ld_run_param *p = &r->params[i];
+        size_t n = bounded_len(p->key, sizeof p->key);
+        strf(key, sizeof key, "integrator.%.*s", (int)n, p->key);
+        const ld_method_param *d = n < sizeof p->key ? ld_method_param_find(p->key, NULL) : NULL;
+        if (!d) return invalid(c, key, "no integrator has this parameter");
+        if (!(p->value >= d->lo && p->value <= d->hi))
+            return invalid(c, key, "must be in %s, found %s", d->range, num(a, p->value));
+    }
+    return LD_OK;
+}
+
+double ld_run_param_get(const ld_run_spec *r, const char *key) {
+    const ld_method_param *d = ld_method_param_find(key, NULL);
+    if (!r || !d) return NAN;
+    for (int i = 0; i < r->nparams && i < LD_RUN_MAX_PARAMS; ++i)
+        if (strncmp(r->params[i].key, d->key, sizeof r->params[i].key) == 0)
+            return r->params[i].value;
+    return d->def;
+}
+
+int ld_run_param_set(ld_run_spec *r, const char *key, double value) {
+    const ld_method_param *d = ld_method_param_find(key, NULL);
+    if (!r || !d || strlen(d->key) >= sizeof r->params[0].key) return LD_EINVAL;
+    int i = 0;
+    while (i < r->nparams && strcmp(r->params[i].key, d->key) != 0) ++i;
+    if (i == LD_RUN_MAX_PARAMS) return LD_ENOMEM;
+    if (i == r->nparams) r->nparams++;
+    strcpy(r->params[i].key, d->key);
+    r->params[i].value = value;
+    return LD_OK;
+}
+
 /* A positive finite number of the integrator block. */
 static int check_positive(const checker *c, const char *key, double v) {
     char b[32];
@@ -631,10 +669,7 @@ static int check_run(const checker *c) {
         return invalid(c, "integrator.t_end",
                        "must be finite and greater than t_start (t_start = %s, t_end = %s)",
                        num(a, r->t_start), num(b, r->t_end));
-    if (!(r->rho_inf >= 0.0 && r->rho_inf <= 1.0))
-        return invalid(c, "integrator.rho_inf", "must be in [0, 1], found %s", num(a, r->rho_inf));
-    if (!(r->alpha >= -1.0 / 3.0 && r->alpha <= 0.0))
-        return invalid(c, "integrator.alpha", "must be in [-1/3, 0], found %s", num(a, r->alpha));
+    if ((rc = check_params(c))) return rc;
     if ((rc = check_positive(c, "integrator.atol", r->atol))) return rc;
     if ((rc = check_positive(c, "integrator.rtol", r->rtol))) return rc;
     if (r->max_iter < 1)

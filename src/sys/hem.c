@@ -579,10 +579,10 @@ const ld_hem_table *ld_hem_table_of(ld_integ_method m) {
     "matrix is singular)"
 
 /* The descriptor of the half-explicit method of table i, order p, estimate of order pe. */
-#define HEM_METHOD(i, nm, p, pe)                                                                   \
+#define HEM_METHOD(i, nm, p, pe, ttl)                                                              \
     {                                                                                              \
         .info = {.name = nm,                                                                       \
-                 .title = "half-explicit Runge-Kutta Lie-group method, index-2 constraints",       \
+                 .title = ttl,                                                                     \
                  .order = p,                                                                       \
                  .order_estimate = pe,                                                             \
                  .constraints = 1,                                                                 \
@@ -592,8 +592,13 @@ const ld_hem_table *ld_hem_table_of(ld_integ_method m) {
         .destroy = hem_destroy, .initial = hem_initial, .step = hem_step                           \
     }
 
-const ld_method_impl ld_method_hem1 = HEM_METHOD(0, "hem1", 1, 0);
-const ld_method_impl ld_method_hem2 = HEM_METHOD(1, "hem2", 2, 1);
-const ld_method_impl ld_method_hem3 = HEM_METHOD(2, "hem3", 3, 0);
-const ld_method_impl ld_method_hem4 = HEM_METHOD(3, "hem4", 4, 0);
-const ld_method_impl ld_method_hem5 = HEM_METHOD(4, "hem5", 5, 4);
+const ld_method_impl ld_method_hem1 =
+    HEM_METHOD(0, "hem1", 1, 0, "half-explicit Euler on the Lie group (Brasey & Hairer 1993)");
+const ld_method_impl ld_method_hem2 =
+    HEM_METHOD(1, "hem2", 2, 1, "half-explicit Heun, explicit first stage, embedded Euler");
+const ld_method_impl ld_method_hem3 =
+    HEM_METHOD(2, "hem3", 3, 0, "half-explicit order 3, explicit first stage (Murua 1997)");
+const ld_method_impl ld_method_hem4 =
+    HEM_METHOD(3, "hem4", 4, 0, "half-explicit order 4, one extra stage (Arnold 1998)");
+const ld_method_impl ld_method_hem5 = HEM_METHOD(
+    4, "hem5", 5, 4, "half-explicit Dormand-Prince 5(4) Lie-group method with one extra stage");

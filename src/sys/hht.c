@@ -200,8 +200,9 @@ const ld_method_impl ld_method_hht = {
 
 const ld_method_impl ld_method_hht_modified = {
     .info = {.name = "hht-modified",
-             .title = "HHT with the modified Newmark velocity of the Euler parameters (Sherif, "
-                      "Nachbagauer & Steiner 2019); equal to hht on the Lie-group formulations",
+             .title =
+                 "HHT with the modified Newmark velocity of the Euler parameters (Sherif, "
+                 "Nachbagauer, Steiner & Lauss 2019); equal to hht on the Lie-group formulations",
              .order = 2,
              .nparams = 1,
              .params = hht_params,

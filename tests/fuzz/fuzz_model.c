@@ -48,8 +48,8 @@ static void integ_options(const ld_model *m, ld_integ_method method, uint32_t h,
                           ld_integ_options *o) {
     ld_integ_options_init(o);
     o->method = method;
-    o->rho_inf = m->run.rho_inf;
-    o->alpha = m->run.alpha;
+    o->rho_inf = ld_run_param_get(&m->run, "rho_inf");
+    o->alpha = ld_run_param_get(&m->run, "alpha");
     o->atol = m->run.atol;
     o->rtol = m->run.rtol;
     o->max_iter = m->run.max_iter < MAX_NEWTON ? m->run.max_iter : MAX_NEWTON;
