@@ -192,8 +192,10 @@ static void print_json(const sim *S, const ld_model *m, const char *base) {
     }
     printf("\"t\": ");
     json_num(S->t);
-    printf(", \"steps\": %ld, \"newton_iterations\": %ld, \"rejected\": %ld, ", S->st.steps,
-           S->st.newton_iterations, S->st.rejected);
+    printf(", \"steps\": %ld, \"newton_iterations\": %ld, \"rejected\": %ld, "
+           "\"rejected_error_test\": %ld, \"rejected_solve\": %ld, ",
+           S->st.steps, S->st.newton_iterations, S->st.rejected, S->st.error_test_failures,
+           S->st.newton_failures);
     printf("\"cpu_s\": %.10g, \"energy\": ", S->cpu);
     json_num(S->e1);
     printf(", \"energy_initial\": ");
@@ -229,9 +231,16 @@ static void print_summary(const sim *S, const char *base, const run_args *a) {
     printf("%s: %s on %s, dt = %.6g, t = %.6g .. %.6g: %s at t = %.10g\n", base,
            ld_integ_method_name(S->o.method), ld_formulation_name(S->form), S->dt, S->t0, S->t1, st,
            S->t);
-    printf("  %ld steps, %.3g Newton iterations/step, %ld rejected, cpu %.3g s\n", S->st.steps,
-           S->st.steps > 0 ? (double)S->st.newton_iterations / (double)S->st.steps : 0.0,
-           S->st.rejected, S->cpu);
+    if (ld_method_get((int)S->o.method)->newton)
+        printf("  %ld steps, %.3g Newton iterations/step, ", S->st.steps,
+               S->st.steps > 0 ? (double)S->st.newton_iterations / (double)S->st.steps : 0.0);
+    else
+        printf("  %ld steps (no Newton iteration), ", S->st.steps);
+    printf("%ld rejected", S->st.rejected);
+    if (S->st.rejected)
+        printf(" (%ld by the error estimate, %ld in the solve)", S->st.error_test_failures,
+               S->st.newton_failures);
+    printf(", cpu %.3g s\n", S->cpu);
     if (S->est && S->st.steps > 0)
         printf("  %s steps h = %.3g .. %.3g, max error estimate %.3g%s\n",
                S->o.adaptive ? "controlled" : "fixed", S->hmin, S->hmax, S->errmax,

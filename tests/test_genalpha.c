@@ -206,7 +206,7 @@ static void test_restore_on_failure(void **state) {
     memcpy(vd, ld_integ_vdot(it), sizeof vd);
     memcpy(lam, ld_integ_lambda(it), sizeof lam);
     /* a huge step cannot converge in 3 iterations */
-    assert_int_equal(ld_integ_step(it, 0.5), LD_RETRY);
+    assert_int_equal(ld_integ_step(it, 0.5), LD_RETRY_NEWTON);
     assert_true(strstr(ld_integ_message(it), "did not converge") != NULL);
     assert_memory_equal(q, ld_integ_q(it), sizeof q);
     assert_memory_equal(v, ld_integ_v(it), sizeof v);
@@ -216,9 +216,11 @@ static void test_restore_on_failure(void **state) {
     ld_integ_stats sts;
     ld_integ_get_stats(it, &sts);
     assert_int_equal(sts.rejected, 1);
+    assert_int_equal(sts.newton_failures, 1);
+    assert_int_equal(sts.error_test_failures, 0);
     assert_int_equal(sts.steps, 1);
     /* advance halves: 0.5 → 0.016 after 5 halvings still fails; the state stays valid */
-    assert_int_equal(ld_integ_advance(it, 0.5), LD_RETRY);
+    assert_int_equal(ld_integ_advance(it, 0.5), LD_RETRY_NEWTON);
     assert_true(ld_integ_t(it) == t);
     assert_memory_equal(q, ld_integ_q(it), sizeof q);
     /* a moderate step converges after halving (0.016 needs more than 3 iterations) */

@@ -124,6 +124,7 @@ typedef struct ld_method_info {
     const ld_method_param *params;
     int constraints;     /* 1: treats constrained systems (m > 0) */
     int euler;           /* 1: treats the euler formulation (Euler-parameter nodes) */
+    int newton;          /* 1: Newton iterations on an implicit system in every step */
     const char *refuses; /* what it refuses and why, one line ("" if nothing) */
 } ld_method_info;
 
@@ -163,9 +164,12 @@ const char *ld_integ_options_check(const ld_system *s, const ld_integ_options *o
 int ld_integ_method_has_estimate(ld_integ_method m);
 
 typedef struct ld_integ_stats {
-    long steps;             /* accepted steps (sub-steps of a halved step count each) */
-    long rejected;          /* rejected step attempts */
-    long newton_iterations; /* over accepted and rejected attempts */
+    long steps;               /* accepted steps (sub-steps of a halved step count each) */
+    long rejected;            /* rejected step attempts, of which */
+    long error_test_failures; /* by the error estimate (LD_RETRY_ERROR_TEST) */
+    long newton_failures;     /* by the solve: Newton did not converge, a singular matrix or a
+                                 non-finite value (LD_RETRY_NEWTON, _SINGULAR, _NONFINITE) */
+    long newton_iterations;   /* over accepted and rejected attempts */
     long factorizations;
     int last_iterations; /* Newton iterations of the last accepted step */
     long roundoff_stops; /* steps accepted because the residual reached round-off level before
@@ -223,7 +227,9 @@ void ld_integ_free(ld_integ *it);
  * (entry 2 is inf)". */
 int ld_integ_init(ld_integ *it, double t0, const double *q0, const double *v0);
 
-/* One step of size h > 0. LD_OK, LD_RETRY (rejected; state unchanged) or < 0. */
+/* One step of size h > 0. LD_OK, > 0 (rejected, state unchanged; the status names the
+ * cause: LD_RETRY_ERROR_TEST, LD_RETRY_NEWTON, LD_RETRY_SINGULAR, LD_RETRY_NONFINITE, or
+ * LD_RETRY when a model callback asked for a smaller step) or < 0. */
 int ld_integ_step(ld_integ *it, double h);
 /* Advance by h, halving on rejection (up to max_halvings); sub-steps end exactly on t + h. */
 int ld_integ_advance(ld_integ *it, double h);

@@ -25,14 +25,19 @@ LD_BEGIN_DECLS
  */
 enum ld_status {
     LD_OK = 0,
-    LD_RETRY = 1,          /* recoverable failure: retry with other parameters */
-    LD_EDOMAIN = -1,       /* argument outside the function's domain (e.g. zero quaternion) */
-    LD_ESINGULAR = -2,     /* parametrization or matrix singular at this argument */
-    LD_ENOMEM = -3,        /* allocation failed */
-    LD_EINVAL = -4,        /* invalid argument or option */
-    LD_EIO = -5,           /* input/output error */
-    LD_ENOTSUPPORTED = -6, /* requested combination is not supported */
-    LD_ETOOMUCHWORK = -7   /* too much work: a step limit was reached */
+    LD_RETRY = 1,            /* recoverable failure: retry with other parameters (e.g. a model's
+                                callback asked for a smaller step) */
+    LD_RETRY_ERROR_TEST = 2, /* step rejected: its error estimate exceeded the tolerance */
+    LD_RETRY_NEWTON = 3,     /* step rejected: Newton did not converge in max_iter iterations */
+    LD_RETRY_SINGULAR = 4,   /* step rejected: singular iteration or stage matrix */
+    LD_RETRY_NONFINITE = 5,  /* step rejected: a non-finite value appeared */
+    LD_EDOMAIN = -1,         /* argument outside the function's domain (e.g. zero quaternion) */
+    LD_ESINGULAR = -2,       /* parametrization or matrix singular at this argument */
+    LD_ENOMEM = -3,          /* allocation failed */
+    LD_EINVAL = -4,          /* invalid argument or option */
+    LD_EIO = -5,             /* input/output error */
+    LD_ENOTSUPPORTED = -6,   /* requested combination is not supported */
+    LD_ETOOMUCHWORK = -7     /* too much work: a step limit was reached */
 };
 
 /* Human-readable, static description of a status code; never NULL. */

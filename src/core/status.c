@@ -10,6 +10,14 @@ const char *ld_strerror(int status) {
         return "success";
     case LD_RETRY:
         return "recoverable failure (retry with other parameters)";
+    case LD_RETRY_ERROR_TEST:
+        return "step rejected: error estimate above the tolerance";
+    case LD_RETRY_NEWTON:
+        return "step rejected: Newton did not converge";
+    case LD_RETRY_SINGULAR:
+        return "step rejected: singular matrix";
+    case LD_RETRY_NONFINITE:
+        return "step rejected: non-finite value";
     case LD_EDOMAIN:
         return "argument outside the function's domain";
     case LD_ESINGULAR:

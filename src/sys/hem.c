@@ -517,10 +517,11 @@ static int hem_step(ld_integ *it, double t1) {
     if (rc == LD_OK && it->o.adaptive && !(it->last_err <= 1.0)) {
         char why[64];
         snprintf(why, sizeof why, "error estimate %.3g above 1", it->last_err);
-        return ld_integ__reject(it, why, h);
+        return ld_integ__reject(it, LD_RETRY_ERROR_TEST, why, h);
     }
     if (rc == LD_OK && it->o.project) rc = project(it, t1);
-    if (rc == LD_ESINGULAR) return ld_integ__reject(it, "singular stage matrix", h);
+    if (rc == LD_ESINGULAR)
+        return ld_integ__reject(it, LD_RETRY_SINGULAR, "singular stage matrix", h);
     if (rc == LD_OK && it->o.project) {
         size_t k = (size_t)it->k;
         rc = ld_integ__finite(it, H->vsol, k, "non-finite projected velocity");
@@ -529,8 +530,9 @@ static int hem_step(ld_integ *it, double t1) {
                                   "non-finite projected configuration");
     }
     if (rc == LD_EDOMAIN)
-        return ld_integ__reject(it, it->why ? it->why : "non-finite stage value", h);
-    if (rc > 0) return ld_integ__reject(it, "the model asked for a smaller step", h);
+        return ld_integ__reject(it, LD_RETRY_NONFINITE,
+                                it->why ? it->why : "non-finite stage value", h);
+    if (rc > 0) return ld_integ__reject(it, LD_RETRY, "the model asked for a smaller step", h);
     if (rc) return rc;
     size_t k = (size_t)it->k;
     memcpy(it->q, H->qsol, (size_t)it->s->nq * sizeof(double));

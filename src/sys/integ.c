@@ -124,7 +124,7 @@ ld_la_kind ld_integ_la_auto(const ld_system *s, const ld_integ_options *o) {
     if (!s || s->k < 1 || s->m < 0) return LD_LA_DENSE;
     /* only the sparse half-explicit path can use the structure without a dense k×k */
     const ld_method_impl *d = method_of(o);
-    int structured = !d || !d->newton;
+    int structured = !d || !d->info.newton;
     size_t nnz = structured ? saddle_nnz(s) : 0;
     if (!structured && ld_sys_has_sparse(s)) nnz = saddle_nnz(s) * 6; /* K couples neighbours */
     /* No structure known (e.g. the euler formulation): many nodes still make a sparse matrix
@@ -138,7 +138,7 @@ ld_la_kind ld_integ_la_auto(const ld_system *s, const ld_integ_options *o) {
  * for the Newton methods, φ̈ at init for all. */
 static unsigned fd_needs(const ld_system *s, const ld_integ_options *o) {
     unsigned miss = ld_sys_fd_missing(s), need = LD_SYS_FD_PHI_DD;
-    if (method_of(o)->newton) need |= LD_SYS_FD_STIFFNESS;
+    if (method_of(o)->info.newton) need |= LD_SYS_FD_STIFFNESS;
     return s->m > 0 ? miss & need : miss & need & LD_SYS_FD_STIFFNESS;
 }
 
@@ -148,7 +148,7 @@ static double dense_bytes(const ld_system *s, const ld_integ_options *o) {
     double k = s->k, m = s->m, n = k + m, d = 0.0;
     if (!sparse_only(s, o)) d += n * n + 4 * k * k + m * k;
     if (o->la == LD_LA_DENSE) d += n * n;
-    if (!method_of(o)->newton && !sparse_only(s, o)) d += k * k;
+    if (!method_of(o)->info.newton && !sparse_only(s, o)) d += k * k;
     d += (double)ld_sys_fd_doubles(s, fd_needs(s, o));
     return 8.0 * d;
 }
@@ -549,17 +549,21 @@ int ld_integ__factor(ld_integ *it) {
     return ld_la_factor_csc(it->la, it->colptr, it->rowind, it->vals);
 }
 
-int ld_integ__reject(ld_integ *it, const char *why, double h) {
+int ld_integ__reject(ld_integ *it, int cause, const char *why, double h) {
     it->st.rejected++;
+    if (cause == LD_RETRY_ERROR_TEST) it->st.error_test_failures++;
+    if (cause >= LD_RETRY_NEWTON) it->st.newton_failures++;
     snprintf(it->msg, sizeof it->msg, "step h = %.3g at t = %.9g rejected: %s", h, it->t, why);
-    return LD_RETRY;
+    return cause;
 }
 
 int ld_integ__newton_status(ld_integ *it, int rc, double err, double h) {
-    if (rc == LD_ESINGULAR) return ld_integ__reject(it, "singular iteration matrix", h);
+    if (rc == LD_ESINGULAR)
+        return ld_integ__reject(it, LD_RETRY_SINGULAR, "singular iteration matrix", h);
     if (rc == LD_EDOMAIN || (rc == LD_OK && !isfinite(err)))
-        return ld_integ__reject(it, it->why ? it->why : "non-finite Newton correction", h);
-    if (rc > 0) return ld_integ__reject(it, "the model asked for a smaller step", h);
+        return ld_integ__reject(it, LD_RETRY_NONFINITE,
+                                it->why ? it->why : "non-finite Newton correction", h);
+    if (rc > 0) return ld_integ__reject(it, LD_RETRY, "the model asked for a smaller step", h);
     return rc;
 }
 
@@ -572,7 +576,7 @@ int ld_integ__newton_end(ld_integ *it, double err, int floor, double h) {
     char why[96];
     snprintf(why, sizeof why, "Newton did not converge in %d iterations (error norm %.3g)",
              it->o.max_iter, err);
-    return ld_integ__reject(it, why, h);
+    return ld_integ__reject(it, LD_RETRY_NEWTON, why, h);
 }
 
 int ld_integ__correction(ld_integ *it, int *at_roundoff) {
@@ -677,7 +681,7 @@ int ld_integ_step(ld_integ *it, double h) {
 static int advance_rec(ld_integ *it, double t1, int depth) {
     double t0 = it->t;
     int rc = step_to(it, t1);
-    if (rc != LD_RETRY || depth <= 0) return rc;
+    if (rc <= 0 || depth <= 0) return rc;
     double mid = t0 + 0.5 * (t1 - t0);
     if (!(mid > t0 && mid < t1)) return rc; /* below the resolution of t */
     rc = advance_rec(it, mid, depth - 1);

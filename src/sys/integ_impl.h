@@ -15,7 +15,6 @@
 typedef struct ld_method_impl {
     ld_method_info info;
     int variant; /* method-specific (newmark, tb3-paper, hht-modified, the hem table) */
-    int newton;  /* Newton iterations on an iteration matrix with the stiffness */
     /* Doubles of private work space for system s; the first *keep of them are the method's
      * state carried from step to step (checkpoints save them). NULL: none. */
     size_t (*work)(const ld_system *s, size_t *keep);
@@ -104,8 +103,9 @@ int ld_integ__assemble(ld_integ *it, double t, double cm, double cc, double ck, 
 double ld_integ__correction_norm(const ld_integ *it, const double *pos);
 /* Factor S with the chosen backend (the KLU pattern is fixed at the first call). */
 int ld_integ__factor(ld_integ *it);
-/* Count a rejection and format the message; returns LD_RETRY. */
-int ld_integ__reject(ld_integ *it, const char *why, double h);
+/* Count a rejection of the given cause (LD_RETRY, LD_RETRY_ERROR_TEST, LD_RETRY_NEWTON,
+ * LD_RETRY_SINGULAR, LD_RETRY_NONFINITE) and format the message; returns the cause. */
+int ld_integ__reject(ld_integ *it, int cause, const char *why, double h);
 /* Map the status of a Newton iteration to a rejection (rc > 0 or a numerical failure:
  * LD_ESINGULAR, LD_EDOMAIN with it->why naming the non-finite quantity, a non-finite err) or
  * pass a fatal status on; LD_OK stays LD_OK. */

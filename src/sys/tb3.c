@@ -138,7 +138,7 @@ static int explicit_stage(ld_integ *it, double h, int paper) {
     if (it->o.adaptive && !(it->last_err <= 1.0)) {
         char why[64];
         snprintf(why, sizeof why, "error estimate %.3g above 1", it->last_err);
-        return ld_integ__reject(it, why, h);
+        return ld_integ__reject(it, LD_RETRY_ERROR_TEST, why, h);
     }
     ld_sys_retract(s, it->qn, it->q, xi3);
     return LD_OK;
@@ -211,9 +211,9 @@ const ld_method_impl ld_method_tb3 = {
              .order_estimate = 2,
              .constraints = 0,
              .euler = 1,
+             .newton = 1,
              .refuses = "tb3 integrates unconstrained systems only; this system has constraints "
                         "(use genalpha, newmark or a hem method)"},
-    .newton = 1,
     .work = tb3_work,
     .step = tb3_step,
 };
@@ -226,10 +226,10 @@ const ld_method_impl ld_method_tb3_paper = {
              .order_estimate = 2,
              .constraints = 0,
              .euler = 1,
+             .newton = 1,
              .refuses = "tb3 integrates unconstrained systems only; this system has constraints "
                         "(use genalpha, newmark or a hem method)"},
     .variant = 1,
-    .newton = 1,
     .work = tb3_work,
     .step = tb3_step,
 };
