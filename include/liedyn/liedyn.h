@@ -50,6 +50,7 @@ LD_END_DECLS
 
 #include "liedyn/lie.h"
 #include "liedyn/rk.h"
+#include "liedyn/controller.h"
 #include "liedyn/erk.h"
 #include "liedyn/attitude.h"
 #include "liedyn/linalg.h"

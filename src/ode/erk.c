@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "liedyn/controller.h"
 #include "liedyn/erk.h"
 #include "liedyn/liedyn.h"
 
@@ -222,7 +223,9 @@ static int run_adaptive(ld_erk *e, const ld_erk_options *o, double t0, double t1
     const ld_rk_table *tb = e->tab;
     if (!tb->bhat || !(o->rtol > 0.0) || !(o->atol > 0.0)) return LD_EINVAL;
     double pow_ = 1.0 / (tb->order_embedded + 1);
-    double shrink = o->shrink_min > 0.0 && o->shrink_min < 1.0 ? o->shrink_min : 0.1;
+    ld_ctrl ctrl; /* MATLAB's rules */
+    ld_ctrl_init(&ctrl, LD_CTRL_MATLAB, tb->order_embedded);
+    ctrl.shrink_min = o->shrink_min > 0.0 && o->shrink_min < 1.0 ? o->shrink_min : 0.1;
     double span = t1 - t0;
     double hmax = o->hmax > 0.0 ? o->hmax : 0.1 * span;
     int rc = e->sp->rhs(t0, x, e->F, e->sp->user);
@@ -235,7 +238,7 @@ static int run_adaptive(ld_erk *e, const ld_erk_options *o, double t0, double t1
         double hmin = fmax(o->hmin, 16.0 * DBL_EPSILON * fabs(t));
         h = fmax(hmin, fmin(hmax, h));     /* the smallest step wins over hmax */
         if (1.1 * h >= t1 - t) h = t1 - t; /* stretch or shorten the last step */
-        int nofailed = 1, nonfinite = 0;   /* nonfinite: the last attempt's cause */
+        int nonfinite = 0;                 /* nonfinite: the last attempt's cause */
         for (;;) {                         /* attempts until one is accepted */
             if (o->max_steps > 0 && st->steps + st->rejected >= o->max_steps)
                 return LD_ETOOMUCHWORK;
@@ -256,13 +259,7 @@ static int run_adaptive(ld_erk *e, const ld_erk_options *o, double t0, double t1
             st->rejected++;
             if (h <= hmin) /* cannot meet the tolerance */
                 return nonfinite ? LD_EDOMAIN : LD_ESINGULAR;
-            if (nofailed && isfinite(en)) {
-                nofailed = 0;
-                h = fmax(hmin, h * fmax(shrink, 0.8 * pow(1.0 / en, pow_)));
-            } else {
-                nofailed = 0;
-                h = fmax(hmin, 0.5 * h);
-            }
+            h = fmax(hmin, ld_ctrl_rejected(&ctrl, h, en, 0));
             if (t + h > t1) h = t1 - t;
         }
         double hdone = h;
@@ -282,13 +279,8 @@ static int run_adaptive(ld_erk *e, const ld_erk_options *o, double t0, double t1
             rc = out(t, x, ou);
             if (rc != 0) return rc;
         }
-        if (nofailed) {
-            double en = weighted_norm(e, e->err, e->s0, e->s1, o->rtol, o->atol);
-            double tmp = 1.25 * pow(en, pow_);
-            h = tmp > 0.2 ? hdone / tmp : 5.0 * hdone;
-        } else {
-            h = hdone;
-        }
+        double en = weighted_norm(e, e->err, e->s0, e->s1, o->rtol, o->atol);
+        h = ld_ctrl_accepted(&ctrl, hdone, en, hdone);
     }
     return LD_OK;
 }

@@ -114,8 +114,8 @@ static void scalars_of(const ld_integ *it, ck_scalars *c) {
     c->h_next = it->h_next;
     c->last_h = it->last_h;
     c->last_err = it->last_err;
-    c->h_cap = it->h_cap;
-    c->after_reject = it->after_reject;
+    c->h_cap = it->ctrl.h_cap;
+    c->after_reject = it->ctrl.rejected;
     c->steps = it->st.steps;
     c->rejected = it->st.rejected;
     c->newton_iterations = it->st.newton_iterations;
@@ -232,8 +232,8 @@ static void apply_scalars(ld_integ *it, const ck_scalars *c) {
     it->h_next = c->h_next;
     it->last_h = c->last_h;
     it->last_err = c->last_err;
-    it->h_cap = c->h_cap;
-    it->after_reject = c->after_reject;
+    it->ctrl.h_cap = c->h_cap;
+    it->ctrl.rejected = c->after_reject;
     memset(&it->st, 0, sizeof it->st);
     it->st.steps = (long)c->steps;
     it->st.rejected = (long)c->rejected;

@@ -242,7 +242,10 @@ ld_integ *ld_integ_create_msg(const ld_system *s, const ld_integ_options *o, int
     }
     carve(it, p, dn);
     it->last_err = NAN;
-    it->est_mu = estimate_order(it->meth);
+    ld_ctrl_init(&it->ctrl, LD_CTRL_I, estimate_order(it->meth));
+    it->ctrl.fac = op.fac;
+    it->ctrl.facmin = op.facmin;
+    it->ctrl.facmax = op.facmax;
     int rc = ld_sys_reserve_fd(s, fd_needs(s, &op));
     if (rc == LD_EINVAL && !fd_needs(s, &op)) rc = LD_OK; /* no scratch needed, none allocated */
     if (rc) {
@@ -355,8 +358,8 @@ int ld_integ_init(ld_integ *it, double t0, const double *q0, const double *v0) {
     it->msg[0] = '\0';
     it->last_h = 0.0;
     it->last_err = NAN;
-    it->after_reject = 0;
-    it->h_cap = INFINITY;
+    it->ctrl.rejected = 0;
+    it->ctrl.h_cap = INFINITY;
     it->h_next = it->o.h_init > 0.0 ? it->o.h_init : initial_step(it);
     return LD_OK;
 }
@@ -704,12 +707,6 @@ int ld_integ_advance_to(ld_integ *it, double t1) {
     return LD_OK;
 }
 
-/* The step ratio of seed 003 eq. 22 for the estimate err (μ the lower order of the pair). */
-static double step_ratio(const ld_integ *it, double err, double facmax) {
-    double f = err > 0.0 ? it->o.fac * pow(err, -1.0 / (it->est_mu + 1.0)) : facmax;
-    return fmin(facmax, fmax(it->o.facmin, f));
-}
-
 /* Give up on a controlled step: the message says why (the attempts were counted already). */
 static int give_up(ld_integ *it, const char *why, double h) {
     char last[sizeof it->msg];
@@ -723,7 +720,7 @@ int ld_integ_step_adaptive(ld_integ *it, double t_max) {
     if (!it || !it->o.adaptive || !isfinite(t_max) || !(t_max > it->t)) return LD_EINVAL;
     for (int tries = 0;; ++tries) {
         double rest = t_max - it->t;
-        double hp = fmin(fmax(fmin(it->h_next, it->h_cap), it->o.h_min), it->o.h_max);
+        double hp = fmin(fmax(ld_ctrl_bound(&it->ctrl, it->h_next), it->o.h_min), it->o.h_max);
         /* land on t_max instead of leaving a sliver of less than 10 % of a step (but never
          * beyond h_max) */
         double t1 =
@@ -734,24 +731,12 @@ int ld_integ_step_adaptive(ld_integ *it, double t_max) {
         int rc = step_to(it, t1);
         if (rc < 0) return rc;
         if (rc == LD_OK) {
-            double fmx = it->after_reject ? 1.0 : it->o.facmax;
-            double ratio = step_ratio(it, it->last_err, fmx);
-            it->h_next = h * ratio;
-            /* a step cut short to land on t_max says nothing against the proposed one */
-            if (h < hp && ratio >= 1.0) it->h_next = fmax(it->h_next, hp);
-            it->after_reject = 0;
-            it->h_cap *= 1.25; /* a Newton failure's cap relaxes gradually */
+            it->h_next = ld_ctrl_accepted(&it->ctrl, h, it->last_err, hp);
             return LD_OK;
         }
-        /* rejected: by the error estimate (shrink by eq. 22) or by Newton (halve, and cap the
-         * following steps at that size so that they do not grow straight back into failure) */
-        if (isfinite(it->last_err) && it->last_err > 1.0) {
-            it->h_next = h * step_ratio(it, it->last_err, 1.0);
-        } else {
-            it->h_next = 0.5 * h;
-            it->h_cap = it->h_next;
-        }
-        it->after_reject = 1;
+        /* rejected: by the error estimate, or because the solve failed */
+        int solve_failed = !(isfinite(it->last_err) && it->last_err > 1.0);
+        it->h_next = ld_ctrl_rejected(&it->ctrl, h, it->last_err, solve_failed);
         if (it->h_next < it->o.h_min) return give_up(it, "step size below h_min", it->h_next);
     }
 }

@@ -6,6 +6,7 @@
 #ifndef LIEDYN_INTEG_IMPL_H
 #define LIEDYN_INTEG_IMPL_H
 
+#include "liedyn/controller.h"
 #include "liedyn/integrator.h"
 #include "liedyn/linalg.h"
 #include "liedyn/system.h"
@@ -63,9 +64,7 @@ struct ld_integ {
     double h_next;   /* the step to try next (adaptive) */
     double last_h;   /* size of the last accepted step */
     double last_err; /* error estimate of the last step attempt (NaN: none) */
-    double h_cap;    /* upper bound after a Newton failure (relaxes by 1.25 per step) */
-    int after_reject;
-    int est_mu; /* the lower order of the embedded pair (exponent 1/(μ+1) of eq. 22) */
+    ld_ctrl ctrl;    /* the controller (controller.h: LD_CTRL_I with the options' factors) */
     ld_integ_stats st;
     const char *why;      /* the non-finite quantity of the current attempt (NULL: none), static */
     double oom_bytes;     /* the size of a failed allocation (messages) */
