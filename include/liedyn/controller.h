@@ -7,10 +7,11 @@
  * failed solve). Two rules:
  *
  *   LD_CTRL_I       h_new = h · min(facmax, max(facmin, fac · err^(−1/(μ+1)))), μ the lower
- *                   order of the embedded pair (Hairer, Nørsett & Wanner, Sec. II.4; seed
- *                   003 eq. 22). facmax = 1 right after a rejection. A failed solve (Newton,
- *                   a singular matrix, a non-finite value) halves the step and caps the next
- *                   ones at that size; the cap relaxes by 1.25 per accepted step.
+ *                   order of the embedded pair (Hairer, Nørsett & Wanner, Solving Ordinary
+ *                   Differential Equations I, Sec. II.4). facmax = 1 right after a
+ *                   rejection. A failed solve (Newton, a singular matrix, a non-finite
+ *                   value) halves the step and caps the next ones at that size; the cap
+ *                   relaxes by 1.25 per accepted step.
  *   LD_CTRL_MATLAB  the rules of MATLAB's ode45/ode23: a first rejection shrinks by
  *                   max(shrink_min, 0.8 err^(−1/(μ+1))), further ones halve; after an
  *                   accepted step h / max(0.2, 1.25 err^(1/(μ+1))), unchanged if the step was
