@@ -17,7 +17,8 @@
  *   R3E4    R³×R⁴       7 / 7        (x, e), v = (ẋ, ė): Euler parameters e as plain
  *                                    coordinates (a vector space: q̇ = v, increments add);
  *                                    the model keeps |e| = 1 as a constraint
- * Increments compose on the right: q ∘ exp(ξ) node by node (docs/conventions.md).
+ * Increments compose on the right: q ∘ exp(ξ) node by node (docs/conventions.md). Inside the
+ * library the kinds are one table of descriptors (src/sys/nodes.c), one entry per kind.
  *
  * Matrices are dense row-major. The callbacks return 0, > 0 (recoverable: the integrator
  * rejects the step and retries smaller) or < 0 (fatal). Optional callbacks may be NULL; then
@@ -45,7 +46,8 @@ typedef enum ld_node_kind {
     LD_NODE_SE3,
     LD_NODE_S3XR3,
     LD_NODE_S3SDR3,
-    LD_NODE_R3E4
+    LD_NODE_R3E4,
+    LD_NODE_KIND_COUNT /* the number of kinds, not a kind */
 } ld_node_kind;
 
 typedef struct ld_node {
@@ -139,7 +141,7 @@ void ld_sys_tangent(const ld_system *s, double *T, const double *xi);
 /* r = [x, y] node by node: the Lie bracket of the algebra, in the convention of the
  * right-trivialized velocities (the matrix commutator of the hats). Rotation parts
  * x_ω × y_ω; the translations of SE3/S3SDR3 x_ω × y_u − y_ω × x_u; R³ of the direct
- * products, RN and R3: 0. r may not alias x or y. */
+ * products, RN, R3 and R3E4: 0. r may not alias x or y. */
 void ld_sys_bracket(const ld_system *s, double *r, const double *x, const double *y);
 /* Renormalize quaternions and Euler parameters / reorthogonalize rotations in q (for long
  * runs). */

@@ -1,5 +1,5 @@
 /* Product-group layout, retraction, tangent operator and the finite-difference fallbacks of
- * the system interface (system.h). */
+ * the system interface (system.h); what depends on a node's kind is in the table of nodes.c. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -9,46 +9,14 @@
 #include "liedyn/liedyn.h"
 #include "liedyn/linalg.h"
 #include "liedyn/system.h"
-#include "../lie/mat3.h"
-
-/* Storage and tangent size of a node; 0 for an invalid node. */
-static int node_sizes(const ld_node *nd, int *nq, int *nv) {
-    switch (nd->kind) {
-    case LD_NODE_RN:
-        if (nd->n < 1) return 0;
-        *nq = *nv = nd->n;
-        return 1;
-    case LD_NODE_R3:
-        *nq = *nv = 3;
-        return 1;
-    case LD_NODE_SO3XR3:
-    case LD_NODE_SE3:
-        *nq = 12, *nv = 6;
-        return 1;
-    case LD_NODE_S3XR3:
-    case LD_NODE_S3SDR3:
-        *nq = 7, *nv = 6;
-        return 1;
-    case LD_NODE_R3E4:
-        *nq = *nv = 7;
-        return 1;
-    }
-    return 0;
-}
-
-/* Tangent size of a valid node. */
-static int node_dim(const ld_node *nd) {
-    int nq = 0, nv = 0;
-    (void)node_sizes(nd, &nq, &nv);
-    return nv;
-}
+#include "nodes.h"
 
 int ld_sys_layout(ld_system *s) {
     if (!s || s->nnodes < 0 || (s->nnodes > 0 && !s->nodes) || s->m < 0) return LD_EINVAL;
     int nq = 0, nv = 0;
     for (int i = 0; i < s->nnodes; ++i) {
         int a, b;
-        if (!node_sizes(&s->nodes[i], &a, &b)) return LD_EINVAL;
+        if (ld_node_sizes(&s->nodes[i], &a, &b)) return LD_EINVAL;
         s->nodes[i].qoff = nq;
         s->nodes[i].voff = nv;
         nq += a;
@@ -122,33 +90,7 @@ int ld_sys_reserve_fd(const ld_system *s, unsigned what) {
 void ld_sys_retract(const ld_system *s, double *qn, const double *q, const double *xi) {
     for (int i = 0; i < s->nnodes; ++i) {
         const ld_node *nd = &s->nodes[i];
-        const double *a = q + nd->qoff, *u = xi + nd->voff;
-        double *r = qn + nd->qoff, e[12];
-        switch (nd->kind) {
-        case LD_NODE_RN:
-            for (int j = 0; j < nd->n; ++j) r[j] = a[j] + u[j];
-            break;
-        case LD_NODE_R3:
-        case LD_NODE_R3E4:
-            for (int j = 0; j < node_dim(nd); ++j) r[j] = a[j] + u[j];
-            break;
-        case LD_NODE_SO3XR3:
-            ld_so3xr3_exp(e, u);
-            ld_so3xr3_compose(r, a, e);
-            break;
-        case LD_NODE_SE3:
-            ld_se3_exp(e, u);
-            ld_se3_compose(r, a, e);
-            break;
-        case LD_NODE_S3XR3:
-            ld_s3xr3_exp(e, u);
-            ld_s3xr3_compose(r, a, e);
-            break;
-        case LD_NODE_S3SDR3:
-            ld_s3sdr3_exp(e, u);
-            ld_s3sdr3_compose(r, a, e);
-            break;
-        }
+        ld_node_retract(nd, qn + nd->qoff, q + nd->qoff, xi + nd->voff);
     }
 }
 
@@ -156,68 +98,20 @@ void ld_sys_tangent(const ld_system *s, double *T, const double *xi) {
     size_t k = (size_t)s->k;
     memset(T, 0, k * k * sizeof(double));
     for (int i = 0; i < s->nnodes; ++i) {
-        const ld_node *nd = &s->nodes[i];
-        int o = nd->voff, n = node_dim(nd);
-        double B[36];
-        switch (nd->kind) {
-        case LD_NODE_RN:
-        case LD_NODE_R3:
-        case LD_NODE_R3E4:
-            for (int j = 0; j < n; ++j) T[(size_t)(o + j) * k + (size_t)(o + j)] = 1.0;
-            continue;
-        case LD_NODE_SO3XR3:
-            ld_so3xr3_tangent(B, xi + o);
-            break;
-        case LD_NODE_SE3:
-            ld_se3_tangent(B, xi + o);
-            break;
-        case LD_NODE_S3XR3:
-            ld_s3xr3_tangent(B, xi + o);
-            break;
-        case LD_NODE_S3SDR3:
-            ld_s3sdr3_tangent(B, xi + o);
-            break;
-        }
-        for (int r = 0; r < 6; ++r)
-            for (int c = 0; c < 6; ++c) T[(size_t)(o + r) * k + (size_t)(o + c)] = B[6 * r + c];
+        size_t o = (size_t)s->nodes[i].voff;
+        ld_node_tangent(&s->nodes[i], T + o * k + o, k, xi + o);
     }
-}
-
-/* Nearest rotation matrix by one Newton step of the polar decomposition from the quaternion:
- * R ← R(quat(R)), exact for a slightly non-orthogonal R. */
-static void reortho(double R[9]) {
-    double q[4];
-    ld_quat_from_mat(q, R);
-    ld_quat_to_mat(R, q);
 }
 
 void ld_sys_bracket(const ld_system *s, double *r, const double *x, const double *y) {
     for (int i = 0; i < s->nnodes; ++i) {
-        const ld_node *nd = &s->nodes[i];
-        int o = nd->voff, n = node_dim(nd);
-        for (int j = 0; j < n; ++j) r[o + j] = 0.0;
-        if (n != 6) continue;
-        ld_v3_cross(r + o, x + o, y + o);
-        if (nd->kind == LD_NODE_SE3 || nd->kind == LD_NODE_S3SDR3) {
-            double a[3], b[3];
-            ld_v3_cross(a, x + o, y + o + 3);
-            ld_v3_cross(b, y + o, x + o + 3);
-            for (int j = 0; j < 3; ++j) r[o + 3 + j] = a[j] - b[j];
-        }
+        int o = s->nodes[i].voff;
+        ld_node_bracket(&s->nodes[i], r + o, x + o, y + o);
     }
 }
 
 void ld_sys_normalize(const ld_system *s, double *q) {
-    for (int i = 0; i < s->nnodes; ++i) {
-        const ld_node *nd = &s->nodes[i];
-        double *a = q + nd->qoff;
-        if (nd->kind == LD_NODE_SO3XR3 || nd->kind == LD_NODE_SE3)
-            reortho(a);
-        else if (nd->kind == LD_NODE_S3XR3 || nd->kind == LD_NODE_S3SDR3)
-            (void)ld_quat_normalize(a, a);
-        else if (nd->kind == LD_NODE_R3E4)
-            (void)ld_quat_normalize(a + 3, a + 3);
-    }
+    for (int i = 0; i < s->nnodes; ++i) ld_node_normalize(&s->nodes[i], q + s->nodes[i].qoff);
 }
 
 /* ------------------------------------------------------------------ finite differences */
@@ -471,7 +365,7 @@ int ld_sys_has_sparse(const ld_system *s) {
 size_t ld_sys_mass_block_entries(const ld_system *s) {
     size_t n = 0;
     for (int i = 0; s && i < s->nnodes; ++i) {
-        size_t d = (size_t)node_dim(&s->nodes[i]);
+        size_t d = (size_t)ld_node_nv(&s->nodes[i]);
         n += d * d;
     }
     return n;
@@ -485,13 +379,13 @@ static void saddle_csc(const ld_system *s, const double *Mb, const double *Bv, i
     int k = s->k, n = s->k + s->m;
     memset(p, 0, ((size_t)n + 1) * sizeof(int));
     for (int i = 0; i < s->nnodes; ++i)
-        for (int j = 0, d = node_dim(&s->nodes[i]); j < d; ++j) p[s->nodes[i].voff + j + 1] = d;
+        for (int j = 0, d = ld_node_nv(&s->nodes[i]); j < d; ++j) p[s->nodes[i].voff + j + 1] = d;
     for (int e = 0; e < s->bnnz; ++e) p[s->bcol[e] + 1]++, p[k + s->brow[e] + 1]++;
     for (int j = 0; j < n; ++j) p[j + 1] += p[j];
     memcpy(next, p, (size_t)n * sizeof(int));
     size_t off = 0;
     for (int i = 0; i < s->nnodes; ++i) {
-        int o = s->nodes[i].voff, d = node_dim(&s->nodes[i]);
+        int o = s->nodes[i].voff, d = ld_node_nv(&s->nodes[i]);
         for (int b = 0; b < d; ++b)
             for (int a = 0; a < d; ++a) {
                 ri[next[o + b]] = o + a;
