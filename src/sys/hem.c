@@ -11,6 +11,7 @@
 
 #include "integ_impl.h"
 #include "liedyn/liedyn.h"
+#include "nodes.h"
 
 struct ld_hem {
     const ld_hem_table *tb;
@@ -31,8 +32,7 @@ struct ld_hem {
 };
 
 static int node_dim(const ld_system *s, int nd) {
-    int end = nd + 1 < s->nnodes ? s->nodes[nd + 1].voff : s->k;
-    return end - s->nodes[nd].voff;
+    return ld_node_nv(&s->nodes[nd]);
 }
 
 /* ------------------------------------------------------------------ creation */
@@ -226,27 +226,15 @@ static void tangent_inv_apply(const ld_system *s, const double *th, const double
     for (int nd = 0; nd < s->nnodes; ++nd) {
         const ld_node *N = &s->nodes[nd];
         int o = N->voff, d = node_dim(s, nd);
-        double Ti[36];
-        switch (N->kind) {
-        case LD_NODE_SO3XR3:
-            ld_so3xr3_tangent_inv(Ti, th + o);
-            break;
-        case LD_NODE_SE3:
-            ld_se3_tangent_inv(Ti, th + o);
-            break;
-        case LD_NODE_S3XR3:
-            ld_s3xr3_tangent_inv(Ti, th + o);
-            break;
-        case LD_NODE_S3SDR3:
-            ld_s3sdr3_tangent_inv(Ti, th + o);
-            break;
-        default:
+        if (ld_node_kind_get(N->kind)->flat) {
             memcpy(out + o, v + o, (size_t)d * sizeof(double));
             continue;
         }
-        for (int r = 0; r < 6; ++r) {
+        double Ti[LD_NODE_GROUP_MAX_NV * LD_NODE_GROUP_MAX_NV];
+        ld_node_tangent_inv(N, Ti, (size_t)d, th + o);
+        for (int r = 0; r < d; ++r) {
             double acc = 0.0;
-            for (int c = 0; c < 6; ++c) acc += Ti[6 * r + c] * v[o + c];
+            for (int c = 0; c < d; ++c) acc += Ti[d * r + c] * v[o + c];
             out[o + r] = acc;
         }
     }

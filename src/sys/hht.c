@@ -4,9 +4,9 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "../model/ep.h"
 #include "integ_impl.h"
 #include "liedyn/liedyn.h"
+#include "nodes.h"
 
 static int modified(const ld_integ *it) {
     return it->meth->variant;
@@ -32,23 +32,28 @@ static size_t hht_work(const ld_system *s, size_t *keep) {
     return 3 * (size_t)s->k;
 }
 
+/* The Euler-parameter operations of node nd; NULL for a node without them. */
+static const ld_node_ep *node_ep(const ld_system *s, int nd) {
+    return ld_node_kind_get(s->nodes[nd].kind)->ep;
+}
+
 /* w = L(e_n)(ė_n + h(1 − γ) ë_n) of eqs. 34 and 70 for the Euler parameters at offsets
  * (qo, vo) of the old state; fixed during the step. */
-static void old_w(const ld_integ *it, size_t qo, size_t vo, double h, double w[3]) {
+static void old_w(const ld_integ *it, const ld_node_ep *ep, size_t qo, size_t vo, double h,
+                  double w[3]) {
     double u[4], gamma = hht_of(it).gamma;
     for (size_t j = 0; j < 4; ++j) u[j] = it->v[vo + j] + h * (1.0 - gamma) * it->vd[vo + j];
-    ld_ep_Lmul(w, it->q + qo, u);
+    ep->Lmul(w, it->q + qo, u);
 }
 
 /* The modified velocity of eq. 34 on one Euler-parameter node: ė = L(e)ᵀ w + hγ (ë − e (eᵀë))
  * with w = L(e_n)(ė_n + h(1 − γ) ë_n) and e, ë those of t_{n+1}. */
-static void modified_velocity(const ld_integ *it, const ld_node *nd, double h) {
-    const double *e = it->qn + nd->qoff + 3, *edd = it->vdn + nd->voff + 3;
-    double w[3], lw[4], hg = h * hht_of(it).gamma;
-    old_w(it, (size_t)nd->qoff + 3, (size_t)nd->voff + 3, h, w);
-    ld_ep_Ltmul(lw, e, w);
-    double ee = e[0] * edd[0] + e[1] * edd[1] + e[2] * edd[2] + e[3] * edd[3];
-    for (int j = 0; j < 4; ++j) it->vn[nd->voff + 3 + j] = lw[j] + hg * (edd[j] - e[j] * ee);
+static void modified_velocity(const ld_integ *it, const ld_node *nd, const ld_node_ep *ep,
+                              double h) {
+    size_t qo = (size_t)(nd->qoff + ep->off), vo = (size_t)(nd->voff + ep->off);
+    double w[3];
+    old_w(it, ep, qo, vo, h, w);
+    ep->modified_velocity(it->vn + vo, it->qn + qo, it->vdn + vo, w, h * hht_of(it).gamma);
 }
 
 /* Position increment, configuration and velocity of t_{n+1} from v̇_{n+1} (eqs. 59–60, and
@@ -64,7 +69,7 @@ static void kinematics(ld_integ *it, double h) {
     ld_sys_retract(s, it->qn, it->q, it->xi);
     if (!modified(it)) return;
     for (int i = 0; i < s->nnodes; ++i)
-        if (s->nodes[i].kind == LD_NODE_R3E4) modified_velocity(it, &s->nodes[i], h);
+        if (node_ep(s, i)) modified_velocity(it, &s->nodes[i], node_ep(s, i), h);
 }
 
 /* S += C (J₁ − hγ I) on the Euler-parameter columns: J₁ = ∂ė_{n+1}/∂ë_{n+1} of eq. 69,
@@ -76,17 +81,13 @@ static void modified_jacobian(ld_integ *it, double h) {
     hht co = hht_of(it);
     double hb = h * h * co.beta, hg = h * co.gamma;
     for (int nd = 0; nd < s->nnodes; ++nd) {
-        if (s->nodes[nd].kind != LD_NODE_R3E4) continue;
-        size_t o = (size_t)s->nodes[nd].voff + 3;
-        const double *e = it->qn + s->nodes[nd].qoff + 3, *edd = it->vdn + o;
-        double w[3], W[16], D[16];
-        old_w(it, (size_t)s->nodes[nd].qoff + 3, o, h, w);
-        ld_ep_what(W, w);
-        double ee = e[0] * edd[0] + e[1] * edd[1] + e[2] * edd[2] + e[3] * edd[3];
-        for (int r = 0; r < 4; ++r)
-            for (int c = 0; c < 4; ++c)
-                D[4 * r + c] = hb * W[4 * r + c] - hg * e[r] * e[c] -
-                               hg * hb * (e[r] * edd[c] + (r == c ? ee : 0.0));
+        const ld_node_ep *ep = node_ep(s, nd);
+        if (!ep) continue;
+        size_t o = (size_t)(s->nodes[nd].voff + ep->off),
+               qo = (size_t)(s->nodes[nd].qoff + ep->off);
+        double w[3], D[16];
+        old_w(it, ep, qo, o, h, w);
+        ep->modified_jacobian(D, it->qn + qo, it->vdn + o, w, hb, hg);
         for (size_t i = 0; i < k; ++i) {
             const double *Ci = it->C + i * k + o;
             double *Si = it->S + i * n + o;

@@ -10,6 +10,7 @@
 
 #include "integ_impl.h"
 #include "liedyn/liedyn.h"
+#include "nodes.h"
 
 /* The descriptor of the options' method (NULL if unknown). */
 static const ld_method_impl *method_of(const ld_integ_options *o) {
@@ -50,8 +51,10 @@ void ld_integ_options_init(ld_integ_options *o) {
 
 /* The system has Euler-parameter nodes (the euler formulation). */
 static int has_euler_nodes(const ld_system *s) {
-    for (int i = 0; i < s->nnodes; ++i)
-        if (s->nodes[i].kind == LD_NODE_R3E4) return 1;
+    for (int i = 0; i < s->nnodes; ++i) {
+        const ld_node_kind_info *d = ld_node_kind_get(s->nodes[i].kind);
+        if (d && d->ep) return 1;
+    }
     return 0;
 }
 
@@ -437,7 +440,7 @@ double ld_integ__correction_norm(const ld_integ *it, const double *pos) {
 static int node_block(const ld_system *s, int nd, int *flat) {
     const ld_node *n = &s->nodes[nd];
     int end = nd + 1 < s->nnodes ? s->nodes[nd + 1].voff : s->k;
-    *flat = n->kind == LD_NODE_RN || n->kind == LD_NODE_R3 || n->kind == LD_NODE_R3E4;
+    *flat = ld_node_kind_get(n->kind)->flat;
     return end - n->voff;
 }
 
