@@ -107,7 +107,7 @@ static void integrate_liedyn(const solver *s, double setting, meter *m, result *
     o.method = (ld_att_method)s->method;
     o.param = LD_PARAM_QUAT;
     if (s->adaptive) {
-        o.rtol = o.atol = setting;
+        o.error_rtol = o.error_atol = setting;
         o.dt = 0.0; /* automatic first step */
     } else {
         o.dt = setting;

@@ -176,7 +176,7 @@ static int erk_solve(double tol, double y[NY], result *r) {
     check_ld("ld_erk_create", ld_erk_create(&e, &sp, tab));
     ld_erk_options o;
     ld_erk_options_default(&o);
-    o.rtol = o.atol = tol;
+    o.error_rtol = o.error_atol = tol;
     ld_erk_stats st;
     memcpy(y, Y0, sizeof Y0);
     int rc = ld_erk_integrate(e, &o, 0.0, T_END, y, NULL, NULL, &st);

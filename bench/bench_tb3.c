@@ -139,7 +139,7 @@ static void track(result *r, double e) {
 /* ------------------------------------------------------------------ liedyn */
 
 /* One liedyn integration over [0, T_END] from compile to free. Fixed: n = ceil(T_END/setting)
- * steps of T_END/n. Adaptive: tb3 with err_atol = err_rtol = setting. measure: the rotation
+ * steps of T_END/n. Adaptive: tb3 with error_atol = error_rtol = setting. measure: the rotation
  * error after every step (otherwise not evaluated). */
 static void run_liedyn(const solver *s, double setting, int measure, result *r) {
     ld_system sys;
@@ -152,9 +152,9 @@ static void run_liedyn(const solver *s, double setting, int measure, result *r) 
     o.la = LD_LA_DENSE;
     if (s->kind == K_ADAPTIVE) {
         o.adaptive = 1;
-        o.err_atol = o.err_rtol = setting;
-        o.atol = 1e-2 * setting;
-        o.rtol = 1e-2 * setting;
+        o.error_atol = o.error_rtol = setting;
+        o.newton_atol = 1e-2 * setting;
+        o.newton_rtol = 1e-2 * setting;
         o.h_init = 0.01;
     }
     int st;
@@ -767,7 +767,7 @@ int main(void) {
     printf("#\n# section 2: work-precision. liedyn (so3xr3, dense): fixed steps h = 5 pi / n "
            "nearest below 0.1 * 2^-k, k = -2..%d (h = 0.4 ... 7.8e-4), default Newton tolerances; "
            "tb3-adaptive: "
-           "err_atol = err_rtol = tol (1e-3 ... 1e-9), Newton atol = rtol = 1e-2 tol, h_init = "
+           "error_atol = error_rtol = tol (1e-3 ... 1e-9), Newton atol = rtol = 1e-2 tol, h_init = "
            "0.01, ld_integ_step_adaptive to 5 pi. Peers: tol = 10^(-k/2), 1e-3 ... 1e-12.\n",
            FIXED_K);
     printf("# cpu_s: CPU time of one whole integration including set-up (model compile, "

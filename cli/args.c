@@ -500,8 +500,8 @@ int load_model(const run_args *a, char *path, size_t cap, ld_model *m, int *meth
         }
     if (a->adaptive) r->adaptive = 1;
     /* under step-size control --atol/--rtol are the local error tolerances */
-    if (!isnan(a->atol)) *(r->adaptive ? &r->error_atol : &r->atol) = a->atol;
-    if (!isnan(a->rtol)) *(r->adaptive ? &r->error_rtol : &r->rtol) = a->rtol;
+    if (!isnan(a->atol)) *(r->adaptive ? &r->error_atol : &r->newton_atol) = a->atol;
+    if (!isnan(a->rtol)) *(r->adaptive ? &r->error_rtol : &r->newton_rtol) = a->rtol;
     if (!isnan(a->fac)) r->fac = a->fac;
     if (!isnan(a->facmin)) r->facmin = a->facmin;
     if (!isnan(a->facmax)) r->facmax = a->facmax;

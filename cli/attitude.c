@@ -215,10 +215,10 @@ int cli_attitude(int argc, char **argv) {
     o.method = (ld_att_method)a.method;
     o.param = (ld_param)a.param;
     o.fixed = a.fixed;
-    o.rtol = a.rtol > 0 ? a.rtol : o.rtol;
-    o.atol = a.atol > 0 ? a.atol : o.atol;
-    o.hmin = a.hmin;
-    o.hmax = a.hmax;
+    o.error_rtol = a.rtol > 0 ? a.rtol : o.error_rtol;
+    o.error_atol = a.atol > 0 ? a.atol : o.error_atol;
+    o.h_min = a.hmin;
+    o.h_max = a.hmax;
     o.max_steps = a.max_steps;
     pb.frame = (ld_frame)a.frame;
     const ld_att_case *c = NULL;

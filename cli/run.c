@@ -167,9 +167,9 @@ static void print_json(const sim *S, const ld_model *m, const char *base) {
         printf(", \"adaptive\": %s", S->o.adaptive ? "true" : "false");
         if (S->o.adaptive) {
             printf(", \"error_atol\": ");
-            json_num(S->o.err_atol);
+            json_num(S->o.error_atol);
             printf(", \"error_rtol\": ");
-            json_num(S->o.err_rtol);
+            json_num(S->o.error_rtol);
         }
         printf(", \"h_smallest\": ");
         json_num(S->st.steps > 0 ? S->hmin : 0.0);

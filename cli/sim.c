@@ -471,22 +471,22 @@ void sim_init(sim *S, const ld_model *m, const char *path, const char *cmd, int 
         const ld_method_param *p = ld_method_param_find(m->run.params[i].key, NULL);
         if (p) memcpy((char *)&S->o + p->offset, &m->run.params[i].value, sizeof(double));
     }
-    S->o.atol = m->run.atol;
-    S->o.rtol = m->run.rtol;
+    S->o.newton_atol = m->run.newton_atol;
+    S->o.newton_rtol = m->run.newton_rtol;
     S->o.max_iter = m->run.max_iter;
     S->o.la = la >= 0 ? (ld_la_kind)la : LD_LA_AUTO;
     S->o.project = project;
     S->o.adaptive = m->run.adaptive;
     if (S->o.adaptive) {
-        S->o.err_atol = m->run.error_atol;
-        S->o.err_rtol = m->run.error_rtol;
+        S->o.error_atol = m->run.error_atol;
+        S->o.error_rtol = m->run.error_rtol;
         S->o.fac = m->run.fac;
         S->o.facmin = m->run.facmin;
         S->o.facmax = m->run.facmax;
         S->o.h_init = m->run.dt;
         /* Newton converges well below the error tolerance */
-        S->o.atol = fmin(S->o.atol, 1e-2 * S->o.err_atol);
-        S->o.rtol = fmin(S->o.rtol, 1e-2 * S->o.err_rtol);
+        S->o.newton_atol = fmin(S->o.newton_atol, 1e-2 * S->o.error_atol);
+        S->o.newton_rtol = fmin(S->o.newton_rtol, 1e-2 * S->o.error_rtol);
     }
     S->t0 = S->grid0 = m->run.t_start;
     S->t1 = m->run.t_end;

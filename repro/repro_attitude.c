@@ -82,7 +82,7 @@ static result run(const ld_att_case *c, const col *k, double t1, double dt, FILE
     o.method = k->m;
     o.param = k->p;
     o.dt = ld_att_method_is_adaptive(k->m) ? 0.0 : dt;
-    if (k->rtol > 0) o.rtol = k->rtol;
+    if (k->rtol > 0) o.error_rtol = k->rtol;
     sink_ctx s;
     memset(&s, 0, sizeof s);
     s.c = c;
@@ -132,8 +132,9 @@ static void table(const char *title, const ld_att_case *c, const col *cols, int 
         if (f) fclose(f);
     }
     printf("\n### %s — %s, t in [%g, %g]\n\n", title, c->name, c->t0, c->t1);
-    printf("Each cell: paper / liedyn. Counts: ode45 output points = 4·steps + 1 (MATLAB Refine 4), "
-           "steps otherwise. CPU: paper s (MATLAB 7.8, Core2 2.66 GHz) / liedyn ms.\n\n");
+    printf(
+        "Each cell: paper / liedyn. Counts: ode45 output points = 4·steps + 1 (MATLAB Refine 4), "
+        "steps otherwise. CPU: paper s (MATLAB 7.8, Core2 2.66 GHz) / liedyn ms.\n\n");
     printf("| row |");
     for (int i = 0; i < n; ++i) printf(" %s |", cols[i].label);
     printf("\n|---|");
@@ -163,8 +164,7 @@ static void table(const char *title, const ld_att_case *c, const col *cols, int 
     printf("\n| max geodesic error (rad) |");
     for (int i = 0; i < n; ++i) printf(" %.2e |", r[i].max_err);
     printf("\n| status |");
-    for (int i = 0; i < n; ++i)
-        printf(" %s |", r[i].status == 0 ? "ok" : ld_strerror(r[i].status));
+    for (int i = 0; i < n; ++i) printf(" %s |", r[i].status == 0 ? "ok" : ld_strerror(r[i].status));
     printf("\n");
 }
 
@@ -226,8 +226,9 @@ static void failures(const char *outdir) {
     printf("ode45 and rkmk45 with RelTol 1e-10, AbsTol 1e-6; fixed-step methods with the case's "
            "step (ex3: 2e-4 as in the paper; spin, lin3: 1e-3). 'first t with error > 0.1 rad' "
            "marks where a result becomes useless.\n\n");
-    printf("| case | method | status | t reached | steps | h min … h max | max error | first t with "
-           "error > 0.1 rad |\n|---|---|---|---|---|---|---|---|\n");
+    printf(
+        "| case | method | status | t reached | steps | h min … h max | max error | first t with "
+        "error > 0.1 rad |\n|---|---|---|---|---|---|---|---|\n");
     for (int ci = 0; ci < 3; ++ci) {
         const ld_att_case *c = ld_att_case_find(names[ci]);
         for (int i = 0; i < n; ++i) {
@@ -253,8 +254,8 @@ static void failures(const char *outdir) {
             else
                 snprintf(bad, sizeof bad, "%.4g", tbad);
             printf("| %s | %s | %s | %.7g | %ld | %.2g … %.2g | %.2e | %s |\n", c->name,
-                   cols[i].label, r.status == 0 ? "ok" : "**failed**", r.t_reached, r.steps,
-                   r.hmin, r.hmax, r.max_err, bad);
+                   cols[i].label, r.status == 0 ? "ok" : "**failed**", r.t_reached, r.steps, r.hmin,
+                   r.hmax, r.max_err, bad);
         }
     }
 }
@@ -268,8 +269,9 @@ static void gnuplot_script(const char *outdir) {
     fprintf(f, "set terminal png size 1000,600\nset logscale y\nset format y '%%.0e'\n"
                "set xlabel 't'\nset ylabel 'geodesic error (rad)'\nset key outside right\n");
     for (int i = 0; i < 3; ++i) {
-        fprintf(f, "set output '%s/error_%s.png'\nset title 'Zupan and Saje (2011) %s: rotation error "
-                   "vs time'\nplot",
+        fprintf(f,
+                "set output '%s/error_%s.png'\nset title 'Zupan and Saje (2011) %s: rotation error "
+                "vs time'\nplot",
                 outdir, cases[i], cases[i]);
         const char *ms[][2] = {{"ode45", "rotvec"}, {"ode45", "tanvec"}, {"ode45", "quat"},
                                {"mpr", "rotvec"},   {"mpr", "tanvec"},   {"mpr", "quat"},
@@ -281,8 +283,8 @@ static void gnuplot_script(const char *outdir) {
             FILE *t = fopen(d, "r");
             if (!t) continue;
             fclose(t);
-            fprintf(f, "%s '%s' using 1:2 with lines title '%s(%s)'", first ? "" : ",", d,
-                    ms[k][0], ms[k][1]);
+            fprintf(f, "%s '%s' using 1:2 with lines title '%s(%s)'", first ? "" : ",", d, ms[k][0],
+                    ms[k][1]);
             first = 0;
         }
         fprintf(f, "\n");

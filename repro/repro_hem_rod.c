@@ -72,8 +72,8 @@ static void rod_estimates(const ld_model *m, const rod_case *c, const char *outd
         n[j] = (long)(T / hj + 0.5);
         est[j] = calloc((size_t)n[j] + 1, sizeof(double));
         ld_integ_options o = rh_options(LD_INTEG_HEM5, LD_LA_KLU);
-        o.err_atol = 1e-8;
-        o.err_rtol = 1e-6;
+        o.error_atol = 1e-8;
+        o.error_rtol = 1e-6;
         rh_run r;
         char path[600];
         snprintf(path, sizeof path, "%s/r003-%s-est-%d.dat", outdir, c->tag, j);
@@ -115,8 +115,8 @@ static void rod_adaptive(const ld_model *m, const rod_case *c, const char *outdi
     const double T = rh_quick() ? 0.5 : 5.0;
     ld_integ_options o = rh_options(LD_INTEG_HEM5, LD_LA_KLU);
     o.adaptive = 1;
-    o.err_atol = 1e-8;
-    o.err_rtol = 1e-6;
+    o.error_atol = 1e-8;
+    o.error_rtol = 1e-6;
     o.h_init = 1e-4;
     rh_run r;
     char path[600];

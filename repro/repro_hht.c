@@ -97,8 +97,8 @@ static int run(const spec *p, series *o) {
     op.method = p->meth;
     op.alpha = p->alpha;
     op.la = p->la;
-    op.atol = 1e-10;
-    op.rtol = 1e-8;
+    op.newton_atol = 1e-10;
+    op.newton_rtol = 1e-8;
     ld_integ *it = ld_integ_create(&s, &op, &rc);
     if (it) rc = ld_integ_init(it, 0.0, q0, v0);
     if (!rc) {
@@ -172,7 +172,8 @@ static const char *mname(ld_integ_method m) {
 
 /* Eq. 28: the classical method's one-step deficit from ω' (M/I = r). */
 static double eq28(double a, double w, double h, double r) {
-    double c = (10 * a * a * a * a + 3 * a * a * a - 12 * a * a + 11 * a - 4) / (16 * (a - 1) * (a - 1));
+    double c =
+        (10 * a * a * a * a + 3 * a * a * a - 12 * a * a + 11 * a - 4) / (16 * (a - 1) * (a - 1));
     return 0.25 * a * w * w * w * h * h + r * c * w * w * h * h * h;
 }
 
@@ -195,8 +196,9 @@ static int spinning(const char *outdir) {
         for (int i = 0; i < 3; ++i) {
             double h = 1e-3 / (1 << i), d[2];
             for (int k = 0; k < 2; ++k) {
-                spec p = {&m, k ? LD_INTEG_HHT_MODIFIED : LD_INTEG_HHT, alphas[ia], h, h, 0, 1,
-                          LD_LA_DENSE};
+                spec p = {
+                    &m,         k ? LD_INTEG_HHT_MODIFIED : LD_INTEG_HHT, alphas[ia], h, h, 0, 1,
+                    LD_LA_DENSE};
                 series s;
                 run(&p, &s);
                 bad |= s.status;
@@ -271,18 +273,20 @@ static int heavy_top(const char *outdir) {
     /* e_ω on [0, 1] (Fig. 2): α = −0.2 against references with h = 1e-6, α = −0.2 (same
      * method) and α = −0.1 (the paper's reference) */
     const double hs[5] = {1e-3, 5e-4, 1e-4, 5e-5, 1e-5}, href = 1e-6;
-    printf("\nIntegrated error e_ω = Σᵢ ∫₀¹ |Ωᵢ − Ωᵢ,ref| dt of the body angular velocity (seed 002 "
-           "Fig. 2), α = −0.2, samples every 1e-3 s. Reference: the same method with h = %g, "
-           "α = −0.2 (columns *same α*), or α = −0.1 as in the paper (columns *paper ref.*).\n\n"
-           "| h | classical, same α | order | classical, paper ref. | modified, same α | order | "
-           "modified, paper ref. |\n|---|---|---|---|---|---|---|\n",
-           href);
+    printf(
+        "\nIntegrated error e_ω = Σᵢ ∫₀¹ |Ωᵢ − Ωᵢ,ref| dt of the body angular velocity (seed 002 "
+        "Fig. 2), α = −0.2, samples every 1e-3 s. Reference: the same method with h = %g, "
+        "α = −0.2 (columns *same α*), or α = −0.1 as in the paper (columns *paper ref.*).\n\n"
+        "| h | classical, same α | order | classical, paper ref. | modified, same α | order | "
+        "modified, paper ref. |\n|---|---|---|---|---|---|---|\n",
+        href);
     double E[2][5][2];
     for (int k = 0; k < 2; ++k) {
         ld_integ_method meth = k ? LD_INTEG_HHT_MODIFIED : LD_INTEG_HHT;
         series ref[2];
         for (int r = 0; r < 2; ++r) {
-            spec p = {&m, meth, r ? -0.1 : -0.2, href, 1.0, 0, (int)lround(1e-3 / href), LD_LA_DENSE};
+            spec p = {&m,  meth, r ? -0.1 : -0.2,          href,
+                      1.0, 0,    (int)lround(1e-3 / href), LD_LA_DENSE};
             run(&p, &ref[r]);
             bad |= ref[r].status;
         }
@@ -297,13 +301,17 @@ static int heavy_top(const char *outdir) {
         series_free(&ref[1]);
     }
     FILE *f = open_dat(outdir, "top-convergence");
-    if (f) fprintf(f, "# h eomega_classical eomega_classical_paperref eomega_modified eomega_modified_paperref\n");
+    if (f)
+        fprintf(f, "# h eomega_classical eomega_classical_paperref eomega_modified "
+                   "eomega_modified_paperref\n");
     for (int i = 0; i < 5; ++i) {
         double o0 = i ? log(E[0][i - 1][0] / E[0][i][0]) / log(hs[i - 1] / hs[i]) : (double)NAN;
         double o1 = i ? log(E[1][i - 1][0] / E[1][i][0]) / log(hs[i - 1] / hs[i]) : (double)NAN;
         printf("| %g | %.4e | %.2f | %.4e | %.4e | %.2f | %.4e |\n", hs[i], E[0][i][0], o0,
                E[0][i][1], E[1][i][0], o1, E[1][i][1]);
-        if (f) fprintf(f, "%g %.6e %.6e %.6e %.6e\n", hs[i], E[0][i][0], E[0][i][1], E[1][i][0], E[1][i][1]);
+        if (f)
+            fprintf(f, "%g %.6e %.6e %.6e %.6e\n", hs[i], E[0][i][0], E[0][i][1], E[1][i][0],
+                    E[1][i][1]);
     }
     if (f) fclose(f);
     printf("\n");
@@ -324,12 +332,13 @@ static int crank(const char *outdir, int quick) {
     if (load("crank-v8", &m)) return 1;
     int bad = 0, cb = find_body(&m, "crankshaft");
     const double T = quick ? 0.5 : m.run.t_end, h = 1e-4, a = -0.3;
-    printf("## 3. V8 crank drive (models/crank-v8.yaml, our own data)\n\n"
-           "%d bodies, %d joints, formulation euler. Crankshaft angular velocity about x (spatial), "
-           "α = %g, h = %g, t ∈ [0, %g] (seed 002 Fig. 8), KLU.\n\n"
-           "| method | ω(T) (rad/s) | steps | Newton it./step | CPU (s) | status |\n"
-           "|---|---|---|---|---|---|\n",
-           m.nbodies, m.njoints, a, h, T);
+    printf(
+        "## 3. V8 crank drive (models/crank-v8.yaml, our own data)\n\n"
+        "%d bodies, %d joints, formulation euler. Crankshaft angular velocity about x (spatial), "
+        "α = %g, h = %g, t ∈ [0, %g] (seed 002 Fig. 8), KLU.\n\n"
+        "| method | ω(T) (rad/s) | steps | Newton it./step | CPU (s) | status |\n"
+        "|---|---|---|---|---|---|\n",
+        m.nbodies, m.njoints, a, h, T);
     for (int k = 0; k < 2; ++k) {
         ld_integ_method meth = k ? LD_INTEG_HHT_MODIFIED : LD_INTEG_HHT;
         spec p = {&m, meth, a, h, T, cb, 100, LD_LA_KLU};
@@ -367,7 +376,8 @@ static int crank(const char *outdir, int quick) {
     FILE *f = open_dat(outdir, "crank-convergence");
     if (f) fprintf(f, "# h eomega_classical eomega_modified\n");
     for (int i = 0; i < 4; ++i) {
-        double o0 = i ? log2(E[0][i - 1] / E[0][i]) : (double)NAN, o1 = i ? log2(E[1][i - 1] / E[1][i]) : (double)NAN;
+        double o0 = i ? log2(E[0][i - 1] / E[0][i]) : (double)NAN,
+               o1 = i ? log2(E[1][i - 1] / E[1][i]) : (double)NAN;
         printf("| %g | %.4e | %.2f | %.4e | %.2f |\n", hs[i], E[0][i], o0, E[1][i], o1);
         if (f) fprintf(f, "%g %.6e %.6e\n", hs[i], E[0][i], E[1][i]);
     }
@@ -384,30 +394,31 @@ static void write_gnuplot(const char *outdir) {
     snprintf(path, sizeof path, "%s/plots-002.gp", outdir);
     FILE *f = fopen(path, "w");
     if (!f) return;
-    fprintf(f,
-            "set terminal pngcairo size 900,560\nset grid\nset key left top\n"
-            "cd '%s'\n"
-            "set output 'reproduction-002-spin.png'\nset xlabel 't (s)'\nset ylabel 'omega_x (rad/s)'\n"
-            "set title 'Spinning body, alpha = -0.3, h = 1e-3'\n"
-            "plot 'r002-spin-classical.dat' u 1:2 w l t 'classical HHT', "
-            "'r002-spin-modified.dat' u 1:2 w l t 'modified HHT', 5*x w l dt 2 t 'exact'\n"
-            "set output 'reproduction-002-top-energy.png'\nset ylabel 'energy (J)'\n"
-            "set title 'Heavy top, Euler parameters'\nset key left bottom\nset yrange [0:6000]\n"
-            "plot for [h in '0.001 0.0002'] for [m in 'classical modified'] for [a in '0.1 0.3'] "
-            "'r002-top-energy-h'.h.'-'.m.'-a'.a.'.dat' u 1:8 w l t m.' alpha = -'.a.', h = '.h\n"
-            "set autoscale y\n"
-            "set output 'reproduction-002-crank.png'\nset ylabel 'crankshaft omega_x (rad/s)'\n"
-            "set title 'V8 crank drive, alpha = -0.3, h = 1e-4'\nset key left top\n"
-            "plot 'r002-crank-classical.dat' u 1:5 w l t 'classical HHT', "
-            "'r002-crank-modified.dat' u 1:5 w l t 'modified HHT'\n"
-            "set output 'reproduction-002-convergence.png'\nset logscale xy\nset xlabel 'h (s)'\n"
-            "set ylabel 'e_omega'\nset title 'Integrated error of the angular velocity'\n"
-            "set key right bottom\n"
-            "plot 'r002-top-convergence.dat' u 1:2 w lp t 'top, classical', "
-            "'' u 1:4 w lp t 'top, modified', 'r002-crank-convergence.dat' u 1:2 w lp t 'crank, "
-            "classical', '' u 1:3 w lp t 'crank, modified', 0.5*x w l dt 2 t 'slope 1', "
-            "2e3*x**2 w l dt 3 t 'slope 2'\n",
-            outdir);
+    fprintf(
+        f,
+        "set terminal pngcairo size 900,560\nset grid\nset key left top\n"
+        "cd '%s'\n"
+        "set output 'reproduction-002-spin.png'\nset xlabel 't (s)'\nset ylabel 'omega_x (rad/s)'\n"
+        "set title 'Spinning body, alpha = -0.3, h = 1e-3'\n"
+        "plot 'r002-spin-classical.dat' u 1:2 w l t 'classical HHT', "
+        "'r002-spin-modified.dat' u 1:2 w l t 'modified HHT', 5*x w l dt 2 t 'exact'\n"
+        "set output 'reproduction-002-top-energy.png'\nset ylabel 'energy (J)'\n"
+        "set title 'Heavy top, Euler parameters'\nset key left bottom\nset yrange [0:6000]\n"
+        "plot for [h in '0.001 0.0002'] for [m in 'classical modified'] for [a in '0.1 0.3'] "
+        "'r002-top-energy-h'.h.'-'.m.'-a'.a.'.dat' u 1:8 w l t m.' alpha = -'.a.', h = '.h\n"
+        "set autoscale y\n"
+        "set output 'reproduction-002-crank.png'\nset ylabel 'crankshaft omega_x (rad/s)'\n"
+        "set title 'V8 crank drive, alpha = -0.3, h = 1e-4'\nset key left top\n"
+        "plot 'r002-crank-classical.dat' u 1:5 w l t 'classical HHT', "
+        "'r002-crank-modified.dat' u 1:5 w l t 'modified HHT'\n"
+        "set output 'reproduction-002-convergence.png'\nset logscale xy\nset xlabel 'h (s)'\n"
+        "set ylabel 'e_omega'\nset title 'Integrated error of the angular velocity'\n"
+        "set key right bottom\n"
+        "plot 'r002-top-convergence.dat' u 1:2 w lp t 'top, classical', "
+        "'' u 1:4 w lp t 'top, modified', 'r002-crank-convergence.dat' u 1:2 w lp t 'crank, "
+        "classical', '' u 1:3 w lp t 'crank, modified', 0.5*x w l dt 2 t 'slope 1', "
+        "2e3*x**2 w l dt 3 t 'slope 2'\n",
+        outdir);
     fclose(f);
 }
 

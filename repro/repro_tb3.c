@@ -167,15 +167,15 @@ static result run_fixed(const problem *p, ld_integ_method meth, double h, int sp
     return r;
 }
 
-/* tb3 with step-size control: err_atol = err_rtol = 1e-6, Newton atol = rtol = 1e-8,
+/* tb3 with step-size control: error_atol = error_rtol = 1e-6, Newton atol = rtol = 1e-8,
  * first step 0.01; one accepted step at a time up to 5π. */
 static result run_adaptive(const problem *p, FILE *dat) {
     ld_integ_options o;
     ld_integ_options_init(&o);
     o.method = LD_INTEG_TB3;
     o.adaptive = 1;
-    o.err_atol = o.err_rtol = 1e-6;
-    o.atol = o.rtol = 1e-8;
+    o.error_atol = o.error_rtol = 1e-6;
+    o.newton_atol = o.newton_rtol = 1e-8;
     o.h_init = 0.01;
     result r;
     ld_integ *it = start(p, &o, 0, &r);
@@ -418,13 +418,14 @@ int main(int argc, char **argv) {
                        order(a->max_geo, b->max_geo, 5.0), order(a->max_ang, b->max_ang, 5.0),
                        order(a->end_geo, b->end_geo, 5.0));
             }
-    printf("\n### tb3 with step-size control (body torque)\n\n"
-           "Local error tolerances err_atol = err_rtol = 1e-6, Newton atol = rtol = 1e-8, first "
-           "step 0.01. h min and h max leave out the first step (0.01, given) and the last (cut to "
-           "land on 5π).\n\n"
-           "| case | steps | rejected | Newton it./step | h min | h max | max geodesic (t) | "
-           "max angle (t) | geodesic at 5π | CPU ms |\n"
-           "|---|---|---|---|---|---|---|---|---|---|\n");
+    printf(
+        "\n### tb3 with step-size control (body torque)\n\n"
+        "Local error tolerances error_atol = error_rtol = 1e-6, Newton atol = rtol = 1e-8, first "
+        "step 0.01. h min and h max leave out the first step (0.01, given) and the last (cut to "
+        "land on 5π).\n\n"
+        "| case | steps | rejected | Newton it./step | h min | h max | max geodesic (t) | "
+        "max angle (t) | geodesic at 5π | CPU ms |\n"
+        "|---|---|---|---|---|---|---|---|---|---|\n");
     for (int c = 0; c < NCASE; ++c) {
         const result *x = &ra[c];
         printf("| (%s) | %ld | %ld | %.2f | %.3g | %.3g | %.3g (%.2f) | %.3g (%.2f) | %.3g | %.2f "

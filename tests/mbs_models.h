@@ -31,8 +31,8 @@ static void tm_base(ld_model *m) {
     strcpy(m->run.integrator, "genalpha");
     m->run.dt = 1e-3;
     m->run.t_end = 1.0;
-    m->run.atol = 1e-10;
-    m->run.rtol = 1e-8;
+    m->run.newton_atol = 1e-10;
+    m->run.newton_rtol = 1e-8;
     m->run.max_iter = 20;
     m->run.output_every = 1;
 }

@@ -245,7 +245,7 @@ static void test_attitude_options(void **state) {
     ld_attitude_options o;
     ld_attitude_stats st;
     ld_attitude_options_default(&o);
-    o.rtol = -1.0;
+    o.error_rtol = -1.0;
     assert_int_equal(ld_attitude_integrate(&pb, &o, NULL, NULL, &st), LD_EINVAL);
     ld_attitude_options_default(&o);
     o.max_steps = -1;
@@ -254,10 +254,10 @@ static void test_attitude_options(void **state) {
     o.dt = NAN;
     assert_int_equal(ld_attitude_integrate(&pb, &o, NULL, NULL, &st), LD_EINVAL);
     ld_attitude_options_default(&o);
-    o.atol = -1e-6;
+    o.error_atol = -1e-6;
     assert_int_equal(ld_attitude_integrate(&pb, &o, NULL, NULL, &st), LD_EINVAL);
     ld_attitude_options_default(&o);
-    o.hmin = -1.0;
+    o.h_min = -1.0;
     assert_int_equal(ld_attitude_integrate(&pb, &o, NULL, NULL, &st), LD_EINVAL);
     /* the step limit has its own status, on every kind of method */
     const ld_att_method meths[] = {LD_ATT_MPQ, LD_ATT_MAGNUS4, LD_ATT_RK4, LD_ATT_ODE45};
@@ -289,17 +289,17 @@ static void test_erk_options(void **state) {
     ld_erk_options o;
     double x[1] = {0.0};
     ld_erk_options_default(&o);
-    o.rtol = -1.0;
+    o.error_rtol = -1.0;
     assert_int_equal(ld_erk_integrate(e, &o, 0.0, 1.0, x, NULL, NULL, NULL), LD_EINVAL);
     ld_erk_options_default(&o);
     o.max_steps = -1;
     assert_int_equal(ld_erk_integrate(e, &o, 0.0, 1.0, x, NULL, NULL, NULL), LD_EINVAL);
     ld_erk_options_default(&o);
-    o.hmin = NAN;
+    o.h_min = NAN;
     assert_int_equal(ld_erk_integrate(e, &o, 0.0, 1.0, x, NULL, NULL, NULL), LD_EINVAL);
     ld_erk_options_default(&o);
     o.adaptive = 0;
-    o.h0 = 0.01;
+    o.h_init = 0.01;
     o.max_steps = 10;
     ld_erk_stats st;
     assert_int_equal(ld_erk_integrate(e, &o, 0.0, 1.0, x, NULL, NULL, &st), LD_ETOOMUCHWORK);

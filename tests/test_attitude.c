@@ -93,7 +93,7 @@ static int run_case(const char *cname, ld_att_method m, ld_param p, ld_frame fr,
     o.param = p;
     o.dt = dt;
     o.fixed = fixed;
-    if (rtol > 0) o.rtol = rtol;
+    if (rtol > 0) o.error_rtol = rtol;
     memset(es, 0, sizeof *es);
     es->c = c;
     return ld_attitude_integrate(&pb, &o, sink, es, st);

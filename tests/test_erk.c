@@ -25,7 +25,7 @@ static double err_tan(const ld_rk_table *tab, double t1, int n) {
     ld_erk_options o;
     ld_erk_options_default(&o);
     o.adaptive = 0;
-    o.h0 = t1 / n;
+    o.h_init = t1 / n;
     double x[2] = {1.0, 1.0};
     ld_erk_stats st;
     assert_int_equal(ld_erk_integrate(e, &o, 0.0, t1, x, NULL, NULL, &st), LD_OK);
@@ -92,7 +92,7 @@ static void run_so3(const ld_rk_table *t, int n, double q[4], int with_dexpinv) 
     ld_erk_options o;
     ld_erk_options_default(&o);
     o.adaptive = 0;
-    o.h0 = 2.0 / n;
+    o.h_init = 2.0 / n;
     double R[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
     assert_int_equal(ld_erk_integrate(e, &o, 0.0, 2.0, R, NULL, NULL, NULL), LD_OK);
     assert_true(orth_error(R) <= 256 * EPS);
@@ -130,8 +130,8 @@ static void test_fsal_and_stats(void **state) {
     assert_int_equal(ld_erk_create(&e, &sp, ld_rk_table_find("dopri5")), LD_OK);
     ld_erk_options o;
     ld_erk_options_default(&o);
-    o.rtol = 1e-8;
-    o.atol = 1e-10;
+    o.error_rtol = 1e-8;
+    o.error_atol = 1e-10;
     double x[2] = {1.0, 1.0};
     ld_erk_stats st;
     assert_int_equal(ld_erk_integrate(e, &o, 0.0, 1.0, x, NULL, NULL, &st), LD_OK);
@@ -185,12 +185,12 @@ static void test_step_collapse(void **state) {
     ld_erk_space sp2 = {2, 2, rhs_tan, NULL, NULL, NULL, NULL, NULL};
     assert_int_equal(ld_erk_create(&e, &sp2, ld_rk_table_find("dopri5")), LD_OK);
     ld_erk_options_default(&o);
-    o.hmax = 1e-9;
+    o.h_max = 1e-9;
     double y[2] = {1.0, 1.0};
     assert_int_equal(ld_erk_integrate(e, &o, 1.7e9, 1.7e9 + 1.0, y, NULL, NULL, &st), LD_ESINGULAR);
     assert_true(st.steps == 0);
     o.adaptive = 0;
-    o.h0 = 1e-9;
+    o.h_init = 1e-9;
     assert_int_equal(ld_erk_integrate(e, &o, 1.7e9, 1.7e9 + 1e-6, y, NULL, NULL, &st),
                      LD_ESINGULAR);
     o.adaptive = 1;
@@ -218,9 +218,9 @@ static void test_bad_input_and_stop(void **state) {
     /* rk4 has no embedded weights: adaptive use is refused */
     assert_int_equal(ld_erk_integrate(e, &o, 0.0, 1.0, x, NULL, NULL, NULL), LD_EINVAL);
     o.adaptive = 0;
-    o.h0 = 0.0;
+    o.h_init = 0.0;
     assert_int_equal(ld_erk_integrate(e, &o, 0.0, 1.0, x, NULL, NULL, NULL), LD_EINVAL);
-    o.h0 = 0.1;
+    o.h_init = 0.1;
     assert_int_equal(ld_erk_integrate(e, &o, 1.0, 1.0, x, NULL, NULL, NULL), LD_EINVAL);
     long n = 0;
     ld_erk_stats st;

@@ -141,8 +141,8 @@ static int zero_g_v(const ld_system *s, double t, const double *q, const double 
 static double newton_rate(ld_system *s, const double *q0, const double *v0) {
     ld_integ_options o;
     ld_integ_options_init(&o);
-    o.atol = 1e-12;
-    o.rtol = 1e-10;
+    o.newton_atol = 1e-12;
+    o.newton_rtol = 1e-10;
     o.max_iter = 30;
     int st;
     ld_integ *it = ld_integ_create(s, &o, &st);

@@ -237,8 +237,8 @@ static void test_adaptive(void **state) {
         ld_integ_options_init(&o);
         o.method = LD_INTEG_HEM5;
         o.adaptive = 1;
-        o.err_atol = k ? 1e-9 : 1e-6;
-        o.err_rtol = k ? 1e-7 : 1e-4;
+        o.error_atol = k ? 1e-9 : 1e-6;
+        o.error_rtol = k ? 1e-7 : 1e-4;
         o.h_init = 0.05;
         runner r;
         start_o(&r, &m, LD_FORM_S3SDR3, &o);

@@ -46,8 +46,8 @@ static void start(runner *r, const ld_model *m, ld_formulation f, ld_integ_metho
     ld_integ_options_init(&o);
     o.method = meth;
     o.alpha = alpha;
-    o.atol = tol;
-    o.rtol = tol;
+    o.newton_atol = tol;
+    o.newton_rtol = tol;
     o.max_iter = 30;
     int st;
     r->it = ld_integ_create(&r->s, &o, &st);
@@ -307,7 +307,7 @@ static void test_restore_on_failure(void **state) {
         o.method = (ld_integ_method)meth;
         o.alpha = -0.3;
         o.max_iter = 1;
-        o.atol = o.rtol = 1e-14;
+        o.newton_atol = o.newton_rtol = 1e-14;
         int st;
         ld_integ *one = ld_integ_create(&r.s, &o, &st);
         assert_non_null(one);

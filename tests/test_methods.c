@@ -84,8 +84,8 @@ static ld_integ *start(const fixture *f, int meth, ld_la_kind la, double h_init)
     o.method = (ld_integ_method)meth;
     o.la = la;
     o.h_init = h_init;
-    o.atol = 1e-12;
-    o.rtol = 1e-12;
+    o.newton_atol = 1e-12;
+    o.newton_rtol = 1e-12;
     int st = 0;
     char msg[256];
     ld_integ *it = ld_integ_create_msg(&f->s, &o, &st, msg, sizeof msg);

@@ -152,8 +152,8 @@ static void test_init_defaults(void **state) {
     assert_string_equal(m.run.integrator, "genalpha");
     assert_int_equal(m.run.formulation, LD_FORM_SO3XR3);
     assert_true(m.run.dt == 1e-3 && m.run.t_start == 0.0 && m.run.t_end == 1.0);
-    assert_true(ld_run_param_get(&m.run, "rho_inf") == 0.9 && m.run.atol == 1e-10 &&
-                m.run.rtol == 1e-8);
+    assert_true(ld_run_param_get(&m.run, "rho_inf") == 0.9 && m.run.newton_atol == 1e-10 &&
+                m.run.newton_rtol == 1e-8);
     assert_true(ld_run_param_get(&m.run, "alpha") == -0.1);
     assert_int_equal(m.run.max_iter, 20);
     assert_int_equal(m.run.output_every, 1);
@@ -317,8 +317,8 @@ static void test_full_model(void **state) {
         "  t_end: 3\n"
         "  rho_inf: 0\n"
         "  alpha: -0.2\n"
-        "  atol: 1e-12\n"
-        "  rtol: 1e-6\n"
+        "  newton_atol: 1e-12\n"
+        "  newton_rtol: 1e-6\n"
         "  max_iter: 5\n"
         "  output_every: 10\n";
     ld_model m;
@@ -367,8 +367,8 @@ static void test_full_model(void **state) {
     assert_string_equal(m.run.integrator, "hht");
     assert_int_equal(m.run.formulation, LD_FORM_S3SDR3);
     assert_true(m.run.dt == 0.25 && m.run.t_start == 1.0 && m.run.t_end == 3.0);
-    assert_true(ld_run_param_get(&m.run, "rho_inf") == 0.0 && m.run.atol == 1e-12 &&
-                m.run.rtol == 1e-6);
+    assert_true(ld_run_param_get(&m.run, "rho_inf") == 0.0 && m.run.newton_atol == 1e-12 &&
+                m.run.newton_rtol == 1e-6);
     assert_int_equal(m.run.max_iter, 5);
     assert_int_equal(m.run.output_every, 10);
     ld_model_free(&m);

@@ -275,8 +275,10 @@ static void test_physical_errors(void **state) {
     expect_error(HEAD "integrator:\n  alpha: -0.5\n", 8, "integrator.alpha",
                  "must be in [-1/3, 0], found -0.5");
     expect_error(HEAD "integrator:\n  alpha: 0.01\n", 8, "integrator.alpha", "[-1/3, 0]");
-    expect_error(HEAD "integrator:\n  atol: 0\n", 8, "integrator.atol", "must be positive");
-    expect_error(HEAD "integrator:\n  rtol: -1e-8\n", 8, "integrator.rtol", "must be positive");
+    expect_error(HEAD "integrator:\n  newton_atol: 0\n", 8, "integrator.newton_atol",
+                 "must be positive");
+    expect_error(HEAD "integrator:\n  newton_rtol: -1e-8\n", 8, "integrator.newton_rtol",
+                 "must be positive");
     expect_error(HEAD "integrator:\n  max_iter: 0\n", 8, "integrator.max_iter",
                  "must be at least 1, found 0");
     expect_error(HEAD "integrator:\n  output_every: -2\n", 8, "integrator.output_every",

@@ -211,7 +211,7 @@ static void test_erk_nonfinite(void **state) {
     assert_true(st.t <= 0.5 && st.t > 0.49);
     assert_true(isfinite(x[0]));
     o.adaptive = 0;
-    o.h0 = 0.1;
+    o.h_init = 0.1;
     x[0] = 0.0;
     assert_int_equal(ld_erk_integrate(e, &o, 0.0, 1.0, x, NULL, NULL, &st), LD_EDOMAIN);
     assert_true(isfinite(x[0]) && st.t < 0.5);

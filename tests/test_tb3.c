@@ -107,12 +107,12 @@ static void release(ld_system *s, double *q0, double *v0) {
     free(v0);
 }
 
-/* tb3 under step-size control with err_atol = err_rtol = tol and first step h_init. */
+/* tb3 under step-size control with error_atol = error_rtol = tol and first step h_init. */
 static void adaptive_options(ld_integ_options *o, double tol, double h_init) {
     ld_integ_options_init(o);
     o->method = LD_INTEG_TB3;
     o->adaptive = 1;
-    o->err_atol = o->err_rtol = tol;
+    o->error_atol = o->error_rtol = tol;
     o->h_init = h_init;
 }
 
@@ -217,8 +217,8 @@ static void test_order_translation(void **state) {
         ld_integ_options o;
         ld_integ_options_init(&o);
         o.method = LD_INTEG_TB3;
-        o.atol = 1e-14;
-        o.rtol = 1e-12;
+        o.newton_atol = 1e-14;
+        o.newton_rtol = 1e-12;
         const double T = 1.0, h0 = 0.05;
         run_out ref, r[3];
         run(&m, (ld_formulation)f, &o, h0 / 64, T, &ref);
@@ -250,8 +250,8 @@ static double newton_rate(const ld_system *s, const double *q0, const double *v0
     ld_integ_options o;
     ld_integ_options_init(&o);
     o.method = LD_INTEG_TB3;
-    o.atol = 1e-15;
-    o.rtol = 0.0;
+    o.newton_atol = 1e-15;
+    o.newton_rtol = 0.0;
     ld_integ *it = start(s, &o, q0, v0);
     double slowest = 1e9;
     for (int step = 0; step < 5; ++step) {
@@ -402,8 +402,8 @@ static void test_newton_history_bound(void **state) {
     ld_integ_options_init(&o);
     o.method = LD_INTEG_TB3;
     o.max_iter = 2; /* a linear stage: the exact correction, then one of round-off size */
-    o.atol = 1e-14;
-    o.rtol = 0.0;
+    o.newton_atol = 1e-14;
+    o.newton_rtol = 0.0;
     const double q0 = 1.0, v0 = 0.0;
     ld_integ *it = start(&s, &o, &q0, &v0);
     int most = 0;
@@ -469,7 +469,7 @@ static void test_adaptive_tolerance(void **state) {
     for (int i = 0; i < 3; ++i) {
         ld_integ_options o;
         adaptive_options(&o, tols[i], 0.0); /* first step guessed */
-        o.atol = o.rtol = 1e-2 * tols[i];
+        o.newton_atol = o.newton_rtol = 1e-2 * tols[i];
         run(&m, LD_FORM_S3XR3, &o, 1.0, T, &r[i]);
         print_message("tol %.0e: max error %.3e, %ld steps, %ld rejected\n", tols[i], r[i].maxerr,
                       r[i].steps, r[i].rejected);

@@ -84,13 +84,14 @@ typedef struct ld_attitude_options {
     ld_param param; /* storage/ODE parametrization for mpr, rk4, ode23, ode45 */
     double dt;      /* fixed step; for adaptive methods the first step (0 = automatic) */
     int fixed;      /* adaptive methods only: 1 = run at the fixed step dt, no control */
-    double rtol, atol, hmax, hmin; /* adaptive control, see ld_erk_options (0 = default) */
-    long max_steps;                /* 0 = unlimited */
+    double error_rtol, error_atol, h_max, h_min; /* adaptive control, see ld_erk_options
+                                                    (0 = default) */
+    long max_steps;                              /* 0 = unlimited */
 } ld_attitude_options;
 
-/* Defaults: mpq, quaternion, dt 0.01, rtol 1e-3, atol 1e-6. Values: dt ≥ 0, rtol ≥ 0,
- * atol ≥ 0, hmin ≥ 0 finite, hmax ≥ 0, max_steps ≥ 0 (0 = the default / unlimited); anything
- * else (negative, NaN) makes ld_attitude_integrate return LD_EINVAL. */
+/* Defaults: mpq, quaternion, dt 0.01, error_rtol 1e-3, error_atol 1e-6. Values: dt ≥ 0,
+ * error_rtol ≥ 0, error_atol ≥ 0, h_min ≥ 0 finite, h_max ≥ 0, max_steps ≥ 0 (0 = the default /
+ * unlimited); anything else (negative, NaN) makes ld_attitude_integrate return LD_EINVAL. */
 void ld_attitude_options_default(ld_attitude_options *o);
 
 /* One output point: the time, the rotation as a quaternion (unit up to the method's drift;

@@ -45,18 +45,19 @@ typedef struct ld_erk_space {
 } ld_erk_space;
 
 typedef struct ld_erk_options {
-    int adaptive;      /* 1: control the step with the embedded weights; 0: fixed step h0 */
-    double h0;         /* fixed step; with adaptive: first step, 0 = automatic choice */
-    double rtol;       /* relative tolerance (MATLAB RelTol), default 1e-3 */
-    double atol;       /* absolute tolerance (MATLAB AbsTol), default 1e-6 */
-    double hmax;       /* largest step, 0 = |t1 − t0|/10 (as MATLAB) */
-    double hmin;       /* smallest step; the run fails below max(hmin, 16 ε |t|) */
+    int adaptive;      /* 1: control the step with the embedded weights; 0: fixed step h_init */
+    double h_init;     /* fixed step; with adaptive: first step, 0 = automatic choice */
+    double error_rtol; /* relative local error tolerance (MATLAB RelTol), default 1e-3 */
+    double error_atol; /* absolute local error tolerance (MATLAB AbsTol), default 1e-6 */
+    double h_max;      /* largest step, 0 = |t1 − t0|/10 (as MATLAB) */
+    double h_min;      /* smallest step; the run fails below max(h_min, 16 ε |t|) */
     long max_steps;    /* accepted + rejected steps before giving up, 0 = unlimited */
     double shrink_min; /* after a first rejection h shrinks by at most this factor: 0.1 as in
                           MATLAB's ode45 (default), 0.5 as in its ode23 */
 } ld_erk_options;
 
-/* Defaults: adaptive, rtol 1e-3, atol 1e-6, automatic h0/hmax, hmin 0, no step limit,
+/* Defaults: adaptive, error_rtol 1e-3, error_atol 1e-6, automatic h_init/h_max, h_min 0, no
+ * step limit,
  * shrink_min 0.1. NULL: nothing happens. */
 void ld_erk_options_default(ld_erk_options *o);
 
@@ -92,14 +93,14 @@ int ld_erk_step(ld_erk *e, double t, double h, double *x, double *err);
  *   LD_OK;
  *   LD_ETOOMUCHWORK  max_steps step attempts were made before t1;
  *   LD_ESINGULAR     the step size collapsed: the step fell below the smallest allowed step
- *                    (max(hmin, 16 ε|t|)) or below the resolution of t without meeting the
+ *                    (max(h_min, 16 ε|t|)) or below the resolution of t without meeting the
  *                    tolerance, or (fixed steps, or the first evaluation) the rhs asked for a
  *                    smaller step (> 0), e.g. at a singular parametrization;
  *   LD_EDOMAIN       a non-finite initial state, a non-finite new state (fixed steps), or
  *                    (adaptive) the step collapsed as above while its last attempt gave a
  *                    non-finite state or error estimate;
  *   LD_EINVAL        a NULL argument or bad options (negative or non-finite tolerances, step
- *                    sizes or step limit; rtol or atol 0 with adaptive = 1);
+ *                    sizes or step limit; error_rtol or error_atol 0 with adaptive = 1);
  *   the rhs's negative status, or the output callback's non-zero value.
  * With adaptive = 1 a non-finite attempt is first rejected and retried smaller like any other. */
 int ld_erk_integrate(ld_erk *e, const ld_erk_options *o, double t0, double t1, double *x,

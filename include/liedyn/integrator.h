@@ -6,7 +6,8 @@
  *             ρ∞ → α_m = (2ρ∞ − 1)/(ρ∞ + 1), α_f = ρ∞/(ρ∞ + 1), γ = ½ + α_f − α_m,
  *             β = ¼(γ + ½)²; index-3 constraints; the iteration matrix preconditioned by
  *             D_L = diag(βh² I, I), D_R = diag(I, I/(βh²)); Newton stopped by the weighted
- *             error norm of the corrections (atol, rtol; Arnold & Hante 2017), or when
+ *             error norm of the corrections (newton_atol, newton_rtol; Arnold & Hante 2017),
+ *             or when
  *             the residual has reached round-off level (counted in roundoff_stops).
  *   newmark   Simo–Vu-Quoc Newmark on the group: the same code with α_m = α_f = 0,
  *             β = ¼, γ = ½.
@@ -50,7 +51,7 @@
  *
  * Step-size control (adaptive = 1; tb3, tb3-paper, hem2 and hem5, which carry an embedded
  * estimate): the difference of the two results in y = (θ, v), θ the local coordinate of the
- * step, measured as in seed 003 eq. 21 with err_atol, err_rtol; accepted if ≤ 1; the next step
+ * step, measured as in seed 003 eq. 21 with error_atol, error_rtol; accepted if ≤ 1; the next step
  * h·min(facmax, max(facmin, fac·err^(−1/(μ+1)))) with μ the lower of the two orders (eq. 22;
  * tb3 μ = 2, hem2 μ = 1, hem5 μ = 4; facmax = 1 right after a rejection). A rejected attempt
  * leaves the state untouched.
@@ -138,19 +139,19 @@ const ld_method_param *ld_method_param_find(const char *key, int *method);
 
 typedef struct ld_integ_options {
     ld_integ_method method;
-    double rho_inf;    /* [0, 1]; genalpha only (default 0.9) */
-    double alpha;      /* [−1/3, 0]; hht and hht-modified only (default −0.1) */
-    double atol, rtol; /* Newton stop (defaults 1e-10, 1e-8) */
-    int max_iter;      /* Newton iterations per step (default 20) */
-    int max_halvings;  /* step halvings in ld_integ_advance (default 10) */
-    ld_la_kind la;     /* linear solver (default dense; LD_LA_AUTO: ld_integ_la_auto) */
+    double rho_inf;                  /* [0, 1]; genalpha only (default 0.9) */
+    double alpha;                    /* [−1/3, 0]; hht and hht-modified only (default −0.1) */
+    double newton_atol, newton_rtol; /* Newton stop (defaults 1e-10, 1e-8) */
+    int max_iter;                    /* Newton iterations per step (default 20) */
+    int max_halvings;                /* step halvings in ld_integ_advance (default 10) */
+    ld_la_kind la; /* linear solver (default dense; LD_LA_AUTO: ld_integ_la_auto) */
     /* step-size control (methods with an error estimate only) */
-    int adaptive;               /* 0: the caller's steps (default); 1: controlled steps */
-    double err_atol, err_rtol;  /* local error tolerances (defaults 1e-6, 1e-4) */
-    double fac, facmin, facmax; /* safety factor and step-ratio bounds (0.8, 0.2, 5) */
-    double h_init;              /* first step; 0: a guess from the initial state (default) */
-    double h_min, h_max;        /* bounds of the step (defaults 1e-12, +inf) */
-    int max_rejects;            /* consecutive rejections before giving up (default 30) */
+    int adaptive;                  /* 0: the caller's steps (default); 1: controlled steps */
+    double error_atol, error_rtol; /* local error tolerances (defaults 1e-6, 1e-4) */
+    double fac, facmin, facmax;    /* safety factor and step-ratio bounds (0.8, 0.2, 5) */
+    double h_init;                 /* first step; 0: a guess from the initial state (default) */
+    double h_min, h_max;           /* bounds of the step (defaults 1e-12, +inf) */
+    int max_rejects;               /* consecutive rejections before giving up (default 30) */
     int project; /* hem1 … hem5: project onto Φ = 0 after every step (default 0) */
 } ld_integ_options;
 

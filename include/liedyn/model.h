@@ -227,7 +227,7 @@ typedef struct ld_run_spec {
      * defaults. Read them with ld_run_param_get. */
     int nparams;
     ld_run_param params[LD_RUN_MAX_PARAMS];
-    double atol, rtol;             /* Newton stop, defaults 1e-10, 1e-8 */
+    double newton_atol, newton_rtol; /* Newton stop, defaults 1e-10, 1e-8 */
     int max_iter;                  /* Newton iterations per step, default 20 */
     int output_every;              /* write every k-th step, default 1 */
     int adaptive;                  /* step-size control (tb3, tb3-paper), default 0 */

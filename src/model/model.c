@@ -151,8 +151,8 @@ void ld_model_init(ld_model *m) {
     m->run.dt = 1e-3;
     m->run.t_start = 0.0;
     m->run.t_end = 1.0;
-    m->run.atol = 1e-10;
-    m->run.rtol = 1e-8;
+    m->run.newton_atol = 1e-10;
+    m->run.newton_rtol = 1e-8;
     m->run.max_iter = 20;
     m->run.output_every = 1;
     m->run.adaptive = 0;
@@ -670,8 +670,8 @@ static int check_run(const checker *c) {
                        "must be finite and greater than t_start (t_start = %s, t_end = %s)",
                        num(a, r->t_start), num(b, r->t_end));
     if ((rc = check_params(c))) return rc;
-    if ((rc = check_positive(c, "integrator.atol", r->atol))) return rc;
-    if ((rc = check_positive(c, "integrator.rtol", r->rtol))) return rc;
+    if ((rc = check_positive(c, "integrator.newton_atol", r->newton_atol))) return rc;
+    if ((rc = check_positive(c, "integrator.newton_rtol", r->newton_rtol))) return rc;
     if (r->max_iter < 1)
         return invalid(c, "integrator.max_iter", "must be at least 1, found %d", r->max_iter);
     if (r->output_every < 1)

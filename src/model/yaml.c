@@ -660,10 +660,10 @@ static int read_loads(reader *r, const yaml_node_t *root, ld_model *m) {
 
 /* ------------------------------------------------------------------ integrator, model */
 
-static const char *const run_keys[] = {"name",         "formulation", "dt",         "t_start",
-                                       "t_end",        "atol",        "rtol",       "max_iter",
-                                       "output_every", "adaptive",    "error_atol", "error_rtol",
-                                       "fac",          "facmin",      "facmax",     NULL};
+static const char *const run_keys[] = {"name",         "formulation", "dt",          "t_start",
+                                       "t_end",        "newton_atol", "newton_rtol", "max_iter",
+                                       "output_every", "adaptive",    "error_atol",  "error_rtol",
+                                       "fac",          "facmin",      "facmax",      NULL};
 
 /* The keys of the integrator block: run_keys and every method's parameters, NULL-terminated
  * in keys (cap entries). */
@@ -716,8 +716,8 @@ static int read_run(reader *r, const yaml_node_t *root, ld_run_spec *s) {
     if ((rc = ly_get_number(r, n, "t_start", 0, &s->t_start))) goto done;
     if ((rc = ly_get_number(r, n, "t_end", 0, &s->t_end))) goto done;
     if ((rc = read_params(r, n, keys, s))) goto done;
-    if ((rc = ly_get_number(r, n, "atol", 0, &s->atol))) goto done;
-    if ((rc = ly_get_number(r, n, "rtol", 0, &s->rtol))) goto done;
+    if ((rc = ly_get_number(r, n, "newton_atol", 0, &s->newton_atol))) goto done;
+    if ((rc = ly_get_number(r, n, "newton_rtol", 0, &s->newton_rtol))) goto done;
     if ((rc = ly_get_int(r, n, "max_iter", 0, &s->max_iter))) goto done;
     if ((rc = ly_get_int(r, n, "output_every", 0, &s->output_every))) goto done;
     if ((rc = ly_get_choice(r, n, "adaptive", 0, bools, &s->adaptive))) goto done;

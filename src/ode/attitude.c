@@ -48,8 +48,8 @@ void ld_attitude_options_default(ld_attitude_options *o) {
     o->method = LD_ATT_MPQ;
     o->param = LD_PARAM_QUAT;
     o->dt = 0.01;
-    o->rtol = 1e-3;
-    o->atol = 1e-6;
+    o->error_rtol = 1e-3;
+    o->error_atol = 1e-6;
 }
 
 /* ------------------------------------------------------------------ parametrizations */
@@ -485,11 +485,11 @@ static int run_rk(att_run *r, const ld_attitude_options *o, double *x, ld_attitu
     ld_erk_options eo;
     ld_erk_options_default(&eo);
     eo.adaptive = ld_att_method_is_adaptive(r->method) && !o->fixed;
-    eo.h0 = o->dt;
-    if (o->rtol > 0.0) eo.rtol = o->rtol;
-    if (o->atol > 0.0) eo.atol = o->atol;
-    eo.hmax = o->hmax;
-    eo.hmin = o->hmin;
+    eo.h_init = o->dt;
+    if (o->error_rtol > 0.0) eo.error_rtol = o->error_rtol;
+    if (o->error_atol > 0.0) eo.error_atol = o->error_atol;
+    eo.h_max = o->h_max;
+    eo.h_min = o->h_min;
     eo.max_steps = o->max_steps;
     if (r->method == LD_ATT_ODE23) eo.shrink_min = 0.5;
     if (!eo.adaptive && !(o->dt > 0.0)) {
@@ -514,9 +514,9 @@ static int run_rk(att_run *r, const ld_attitude_options *o, double *x, ld_attitu
  * negative step limit (0 stands for the default). */
 static int options_valid(const ld_attitude_options *o) {
     return (unsigned)o->method < LD_ATT_METHOD_COUNT && (unsigned)o->param <= 2 && o->dt >= 0.0 &&
-           isfinite(o->dt) && o->rtol >= 0.0 && isfinite(o->rtol) && o->atol >= 0.0 &&
-           isfinite(o->atol) && o->hmax >= 0.0 && o->hmin >= 0.0 && isfinite(o->hmin) &&
-           o->max_steps >= 0;
+           isfinite(o->dt) && o->error_rtol >= 0.0 && isfinite(o->error_rtol) &&
+           o->error_atol >= 0.0 && isfinite(o->error_atol) && o->h_max >= 0.0 && o->h_min >= 0.0 &&
+           isfinite(o->h_min) && o->max_steps >= 0;
 }
 
 int ld_attitude_integrate(const ld_attitude_problem *pb, const ld_attitude_options *o,

@@ -30,8 +30,8 @@ void ld_erk_options_default(ld_erk_options *o) {
     if (!o) return;
     memset(o, 0, sizeof *o);
     o->adaptive = 1;
-    o->rtol = 1e-3;
-    o->atol = 1e-6;
+    o->error_rtol = 1e-3;
+    o->error_atol = 1e-6;
     o->shrink_min = 0.1;
 }
 
@@ -182,12 +182,12 @@ static void note_step(ld_erk_stats *st, double h) {
 static int run_fixed(ld_erk *e, const ld_erk_options *o, double t0, double t1, double *x,
                      ld_erk_output_fn out, void *ou, ld_erk_stats *st) {
     double span = t1 - t0;
-    double nf = ceil(span / o->h0 * (1.0 - 1e-12));
+    double nf = ceil(span / o->h_init * (1.0 - 1e-12));
     if (!(nf >= 1.0) || nf > 1e15) return LD_EINVAL;
     long n = (long)nf;
     for (long k = 0; k < n; ++k) {
-        double t = t0 + (double)k * o->h0;
-        double tn = (k == n - 1) ? t1 : t0 + (double)(k + 1) * o->h0;
+        double t = t0 + (double)k * o->h_init;
+        double tn = (k == n - 1) ? t1 : t0 + (double)(k + 1) * o->h_init;
         if (o->max_steps > 0 && st->steps >= o->max_steps) return LD_ETOOMUCHWORK;
         if (!(tn > t)) return LD_ESINGULAR; /* h0 below the resolution of t */
         int rc = attempt(e, t, tn - t, x, 0);
@@ -210,9 +210,9 @@ static double initial_step(ld_erk *e, const ld_erk_options *o, const double *x, 
                            double hmax, double pow_) {
     double h = fmin(hmax, span);
     get_scale(e, e->s0, x);
-    double thr = o->atol / o->rtol, rh = 0.0;
+    double thr = o->error_atol / o->error_rtol, rh = 0.0;
     for (int i = 0; i < e->nv; ++i) rh = fmax(rh, fabs(e->F[i]) / fmax(e->s0[i], thr));
-    rh /= 0.8 * pow(o->rtol, pow_);
+    rh /= 0.8 * pow(o->error_rtol, pow_);
     if (h * rh > 1.0) h = 1.0 / rh;
     return h;
 }
@@ -221,21 +221,21 @@ static double initial_step(ld_erk *e, const ld_erk_options *o, const double *x, 
 static int run_adaptive(ld_erk *e, const ld_erk_options *o, double t0, double t1, double *x,
                         ld_erk_output_fn out, void *ou, ld_erk_stats *st) {
     const ld_rk_table *tb = e->tab;
-    if (!tb->bhat || !(o->rtol > 0.0) || !(o->atol > 0.0)) return LD_EINVAL;
+    if (!tb->bhat || !(o->error_rtol > 0.0) || !(o->error_atol > 0.0)) return LD_EINVAL;
     double pow_ = 1.0 / (tb->order_embedded + 1);
     ld_ctrl ctrl; /* MATLAB's rules */
     ld_ctrl_init(&ctrl, LD_CTRL_MATLAB, tb->order_embedded);
     ctrl.shrink_min = o->shrink_min > 0.0 && o->shrink_min < 1.0 ? o->shrink_min : 0.1;
     double span = t1 - t0;
-    double hmax = o->hmax > 0.0 ? o->hmax : 0.1 * span;
+    double hmax = o->h_max > 0.0 ? o->h_max : 0.1 * span;
     int rc = e->sp->rhs(t0, x, e->F, e->sp->user);
     e->fevals++;
     if (rc != 0) return rc > 0 ? LD_ESINGULAR : rc;
-    double h = o->h0 > 0.0 ? fmin(o->h0, hmax) : initial_step(e, o, x, span, hmax, pow_);
+    double h = o->h_init > 0.0 ? fmin(o->h_init, hmax) : initial_step(e, o, x, span, hmax, pow_);
     double t = t0;
     int have_f0 = 1;
     while (t < t1) {
-        double hmin = fmax(o->hmin, 16.0 * DBL_EPSILON * fabs(t));
+        double hmin = fmax(o->h_min, 16.0 * DBL_EPSILON * fabs(t));
         h = fmax(hmin, fmin(hmax, h));     /* the smallest step wins over hmax */
         if (1.1 * h >= t1 - t) h = t1 - t; /* stretch or shorten the last step */
         int nonfinite = 0;                 /* nonfinite: the last attempt's cause */
@@ -252,7 +252,7 @@ static int run_adaptive(ld_erk *e, const ld_erk_options *o, double t0, double t1
             if (rc == 0 && !nonfinite) {
                 get_scale(e, e->s0, x);
                 get_scale(e, e->s1, e->xnew);
-                en = weighted_norm(e, e->err, e->s0, e->s1, o->rtol, o->atol);
+                en = weighted_norm(e, e->err, e->s0, e->s1, o->error_rtol, o->error_atol);
                 nonfinite = isnan(en);
             }
             if (en <= 1.0) break;
@@ -279,7 +279,7 @@ static int run_adaptive(ld_erk *e, const ld_erk_options *o, double t0, double t1
             rc = out(t, x, ou);
             if (rc != 0) return rc;
         }
-        double en = weighted_norm(e, e->err, e->s0, e->s1, o->rtol, o->atol);
+        double en = weighted_norm(e, e->err, e->s0, e->s1, o->error_rtol, o->error_atol);
         h = ld_ctrl_accepted(&ctrl, hdone, en, hdone);
     }
     return LD_OK;
@@ -288,9 +288,9 @@ static int run_adaptive(ld_erk *e, const ld_erk_options *o, double t0, double t1
 /* Option values that no run can use: negative or non-finite tolerances, step bounds or step
  * limit (0 stands for the default everywhere). */
 static int options_valid(const ld_erk_options *o) {
-    return o->rtol >= 0.0 && isfinite(o->rtol) && o->atol >= 0.0 && isfinite(o->atol) &&
-           o->h0 >= 0.0 && isfinite(o->h0) && o->hmax >= 0.0 && o->hmin >= 0.0 &&
-           isfinite(o->hmin) && o->max_steps >= 0;
+    return o->error_rtol >= 0.0 && isfinite(o->error_rtol) && o->error_atol >= 0.0 &&
+           isfinite(o->error_atol) && o->h_init >= 0.0 && isfinite(o->h_init) && o->h_max >= 0.0 &&
+           o->h_min >= 0.0 && isfinite(o->h_min) && o->max_steps >= 0;
 }
 
 int ld_erk_integrate(ld_erk *e, const ld_erk_options *o, double t0, double t1, double *x,
@@ -306,7 +306,7 @@ int ld_erk_integrate(ld_erk *e, const ld_erk_options *o, double t0, double t1, d
     if (o->adaptive) {
         rc = run_adaptive(e, o, t0, t1, x, out, out_user, st);
     } else {
-        if (!(o->h0 > 0.0)) return LD_EINVAL;
+        if (!(o->h_init > 0.0)) return LD_EINVAL;
         rc = run_fixed(e, o, t0, t1, x, out, out_user, st);
     }
     st->fevals = e->fevals;

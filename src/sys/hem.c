@@ -413,7 +413,7 @@ static double estimate(const ld_integ *it, double h) {
     const struct ld_hem *H = it->priv;
     const ld_hem_table *tb = H->tb;
     size_t k = (size_t)it->k;
-    double sum = 0.0, at = it->o.err_atol, rt = it->o.err_rtol;
+    double sum = 0.0, at = it->o.error_atol, rt = it->o.error_rtol;
     for (size_t j = 0; j < k; ++j) {
         double a = 0.0, b = 0.0;
         for (int l = 0; l < tb->sbar; ++l) {

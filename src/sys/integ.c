@@ -32,14 +32,14 @@ void ld_integ_options_init(ld_integ_options *o) {
         for (int j = 0; j < d->nparams; ++j)
             memcpy((char *)o + d->params[j].offset, &d->params[j].def, sizeof(double));
     }
-    o->atol = 1e-10;
-    o->rtol = 1e-8;
+    o->newton_atol = 1e-10;
+    o->newton_rtol = 1e-8;
     o->max_iter = 20;
     o->max_halvings = 10;
     o->la = LD_LA_DENSE;
     o->adaptive = 0;
-    o->err_atol = 1e-6;
-    o->err_rtol = 1e-4;
+    o->error_atol = 1e-6;
+    o->error_rtol = 1e-4;
     o->fac = 0.8;
     o->facmin = 0.2;
     o->facmax = 5.0;
@@ -84,7 +84,8 @@ const char *ld_integ_options_check(const ld_system *s, const ld_integ_options *o
     if (!d) return "unknown integrator";
     const char *bad = param_out_of_range(o, &d->info);
     if (bad) return bad;
-    if (!(o->atol > 0.0 && isfinite(o->atol) && o->rtol >= 0.0 && isfinite(o->rtol)))
+    if (!(o->newton_atol > 0.0 && isfinite(o->newton_atol) && o->newton_rtol >= 0.0 &&
+          isfinite(o->newton_rtol)))
         return "Newton tolerances must be finite, atol > 0 and rtol >= 0";
     if (o->max_iter < 1 || o->max_halvings < 0) return "max_iter must be >= 1, max_halvings >= 0";
     if (o->la != LD_LA_DENSE && o->la != LD_LA_KLU && o->la != LD_LA_AUTO)
@@ -93,8 +94,8 @@ const char *ld_integ_options_check(const ld_system *s, const ld_integ_options *o
         if (d->info.order_estimate <= 0)
             return "step-size control needs an integrator with an error estimate (tb3, "
                    "tb3-paper, hem2, hem5)";
-        if (!(o->err_atol > 0.0 && isfinite(o->err_atol) && o->err_rtol >= 0.0 &&
-              isfinite(o->err_rtol)))
+        if (!(o->error_atol > 0.0 && isfinite(o->error_atol) && o->error_rtol >= 0.0 &&
+              isfinite(o->error_rtol)))
             return "error tolerances must be finite, atol > 0 and rtol >= 0";
         if (!(o->fac > 0.0 && o->fac <= 1.0 && o->facmin > 0.0 && o->facmin < 1.0 &&
               o->facmax > 1.0 && isfinite(o->facmax)))
@@ -310,7 +311,7 @@ void ld_integ_free(ld_integ *it) {
 static double initial_step(const ld_integ *it) {
     double d0 = 0.0, d1 = 0.0;
     for (int i = 0; i < it->k; ++i) {
-        double sc = it->o.err_atol + it->o.err_rtol * fabs(it->v[i]);
+        double sc = it->o.error_atol + it->o.error_rtol * fabs(it->v[i]);
         d0 += (it->v[i] / sc) * (it->v[i] / sc);
         d1 += (it->vd[i] / sc) * (it->vd[i] / sc);
     }
@@ -426,11 +427,11 @@ double ld_integ__residual_rms(const ld_integ *it) {
 double ld_integ__correction_norm(const ld_integ *it, const double *pos) {
     double sum = 0.0;
     for (int i = 0; i < it->k; ++i) {
-        double w = it->o.atol + it->o.rtol * fabs(pos[i]);
+        double w = it->o.newton_atol + it->o.newton_rtol * fabs(pos[i]);
         sum += (it->dx[i] / w) * (it->dx[i] / w);
     }
     for (int i = 0; i < it->m; ++i) {
-        double w = it->o.atol + it->o.rtol * fabs(it->lamn[i]);
+        double w = it->o.newton_atol + it->o.newton_rtol * fabs(it->lamn[i]);
         sum += (it->dx[it->k + i] / w) * (it->dx[it->k + i] / w);
     }
     return sqrt(sum / (double)it->n);

@@ -74,7 +74,7 @@ static int stage_iteration(ld_integ *it, double ts, double h, double *err, int *
     double sum = 0.0;
     for (int j = 0; !rc && j < k; ++j) {
         b.vbar[j] += it->dx[j];
-        double wgt = it->o.atol + it->o.rtol * fabs(ch * b.vbar[j]);
+        double wgt = it->o.newton_atol + it->o.newton_rtol * fabs(ch * b.vbar[j]);
         sum += (ch * it->dx[j] / wgt) * (ch * it->dx[j] / wgt);
     }
     if (!rc) rc = ld_integ__correction_finite(it);
@@ -106,7 +106,7 @@ static int stage(ld_integ *it, double ts, double h, double c, double nu, double 
 static double estimate_norm(const ld_integ *it, const double *est, const double *xi,
                             const double *vnew) {
     int k = it->k;
-    double sum = 0.0, at = it->o.err_atol, rt = it->o.err_rtol;
+    double sum = 0.0, at = it->o.error_atol, rt = it->o.error_rtol;
     for (int j = 0; j < k; ++j) {
         double wq = at + rt * fabs(xi[j]);
         double wv = at + rt * fmax(fabs(it->v[j]), fabs(vnew[j]));
