@@ -228,11 +228,11 @@ typedef struct ld_run_spec {
     int nparams;
     ld_run_param params[LD_RUN_MAX_PARAMS];
     double newton_atol, newton_rtol; /* Newton stop, defaults 1e-10, 1e-8 */
-    int max_iter;                  /* Newton iterations per step, default 20 */
-    int output_every;              /* write every k-th step, default 1 */
-    int adaptive;                  /* step-size control (tb3, tb3-paper), default 0 */
-    double error_atol, error_rtol; /* its local error tolerances, defaults 1e-6, 1e-4 */
-    double fac, facmin, facmax;    /* its safety factor and step-ratio bounds, 0.8, 0.2, 5 */
+    int max_iter;                    /* Newton iterations per step, default 20 */
+    int output_every;                /* write every k-th step, default 1 */
+    int adaptive;                    /* step-size control (tb3, tb3-paper), default 0 */
+    double error_atol, error_rtol;   /* its local error tolerances, defaults 1e-6, 1e-4 */
+    double fac, facmin, facmax;      /* its safety factor and step-ratio bounds, 0.8, 0.2, 5 */
 } ld_run_spec;
 
 typedef struct ld_model {
