@@ -7,7 +7,8 @@
  * relies on and aborts when one is broken:
  *   - a refused model comes with a NUL-terminated one-line message;
  *   - an accepted model passes ld_model_validate (ld_model_parse validates);
- *   - a step that returns LD_OK leaves a finite state (integrator.h, failure contract).
+ *   - a step that returns LD_OK leaves a finite state, a rejected one (status > 0) leaves the
+ *     state untouched (integrator.h, failure contract).
  * Work per input is capped (bodies, equations, steps, Newton iterations) so that every input
  * runs in milliseconds.
  *
@@ -79,19 +80,28 @@ static void inspect(const ld_model *m, const ld_system *s, const ld_integ *it) {
     contract(ld_integ_message(it) != NULL, "ld_integ_message is never NULL");
 }
 
-/* Up to MAX_STEPS steps (fixed h = dt, halved after a rejection, or controlled). */
-static void step_some(const ld_model *m, const ld_system *s, ld_integ *it, int adaptive) {
+/* One step: fixed size h, or controlled up to t_max. */
+static int step_once(ld_integ *it, int adaptive, double h, double t_max) {
+    if (adaptive) return t_max > ld_integ_t(it) ? ld_integ_step_adaptive(it, t_max) : LD_EINVAL;
+    return ld_integ_step(it, h);
+}
+
+/* Up to MAX_STEPS steps (fixed h = dt, halved after a rejection, or controlled). save holds
+ * nq + k doubles: the state before each step, which a rejected step must leave untouched. */
+static void step_some(const ld_model *m, const ld_system *s, ld_integ *it, int adaptive,
+                      double *save) {
     double h = m->run.dt, t_max = m->run.t_start + MAX_STEPS * m->run.dt;
+    size_t nq = (size_t)s->nq, k = (size_t)s->k;
     for (int i = 0; i < MAX_STEPS; ++i) {
-        int rc;
-        if (adaptive) {
-            if (!(t_max > ld_integ_t(it))) break;
-            rc = ld_integ_step_adaptive(it, t_max);
-        } else {
-            rc = ld_integ_step(it, h);
-        }
+        double t = ld_integ_t(it);
+        memcpy(save, ld_integ_q(it), nq * sizeof *save);
+        memcpy(save + nq, ld_integ_v(it), k * sizeof *save);
+        int rc = step_once(it, adaptive, h, t_max);
         if (rc < 0) break;
-        if (rc == LD_RETRY) {
+        if (rc > 0) { /* rejected: the state is exactly as before */
+            contract(ld_integ_t(it) == t && !memcmp(save, ld_integ_q(it), nq * sizeof *save) &&
+                         !memcmp(save + nq, ld_integ_v(it), k * sizeof *save),
+                     "a rejected step leaves the state untouched");
             h *= 0.5;
             continue;
         }
@@ -113,7 +123,10 @@ static void integrate(const ld_model *m, const ld_system *s, const double *q0, c
         contract(rc < 0, "ld_integ_create reports why it failed");
         return;
     }
-    if (ld_integ_init(it, m->run.t_start, q0, v0) == LD_OK) step_some(m, s, it, o.adaptive);
+    double *save = malloc(((size_t)s->nq + (size_t)s->k) * sizeof *save);
+    if (save && ld_integ_init(it, m->run.t_start, q0, v0) == LD_OK)
+        step_some(m, s, it, o.adaptive, save);
+    free(save);
     ld_integ_free(it);
 }
 
