@@ -208,6 +208,56 @@ typedef struct ld_rod {
 int ld_rod_place(const ld_rod *rod, const double from[3], const double to[3],
                  const double normal[3], ld_body *nodes);
 
+/* ---- force elements (docs/elements.md) ------------------------------------------------
+ * An element acts between body1 (a body or LD_GROUND) and body2 (a body, ≠ body1) and adds
+ * to the generalized force g of M v̇ + g + Bᵀλ = 0 (g = ∂V/∂q for its elastic part, as
+ * gravity's −m g). Its type is an entry of the element registry (src/model/elements.c),
+ * found by name:
+ *   spring-damper             along the line between a point of each body: stiffness k,
+ *                             damping c on the rate of length, free length l0, preload f0,
+ *                             or a force–length curve instead of k (l − l0)
+ *   rotational-spring-damper  on the relative rotation vector θ of the bodies' frames (θ = 0
+ *                             at the start): torque k θ + c θ̇, or about one axis only
+ *   bushing                   6×6 stiffness and damping on e = (θ, r): the relative rotation
+ *                             vector and the relative position in body1's bushing frame
+ *   user-force                a program's callback (ld_model_add_user_force)
+ * par holds the type's parameters in the layout that docs/elements.md gives per type (points
+ * and axes spatial, at the initial configuration, like the joints' `at` and `axis`). */
+
+/* What a user force sees of a body: its centre of mass x (spatial), rotation R (body →
+ * spatial, row-major), body angular velocity Ω and centre-of-mass velocity ẋ (spatial). The
+ * ground is x = 0, R = I, at rest. */
+typedef struct ld_body_motion {
+    double x[3], R[9], omega[3], xdot[3];
+} ld_body_motion;
+
+/* A user force: the force (spatial) and the torque (spatial, about the centre of mass) that act
+ * on body1 (w[0..2] force, w[3..5] torque; ignored for the ground) and on body2 (w[6..11]) at
+ * time t. Status 0, > 0 (the integrator retries a smaller step) or < 0 (fatal). */
+typedef int (*ld_user_force_fn)(double t, const ld_body_motion b[2], double w[12], void *user);
+/* Its optional tangents (12×12 row-major): Wq = ∂w/∂(δθ1, δx1, δθ2, δx2) with the bodies moved
+ * as R exp(δθ), x + δx, and Wv = ∂w/∂(Ω1, ẋ1, Ω2, ẋ2), each at fixed other arguments. */
+typedef int (*ld_user_force_tangent_fn)(double t, const ld_body_motion b[2], double Wq[144],
+                                        double Wv[144], void *user);
+
+typedef struct ld_element {
+    char name[LD_NAME_MAX]; /* optional; unique among the elements when given */
+    int type;               /* index in the element registry (ld_element_type_find) */
+    int body1, body2;       /* body1: a body or LD_GROUND; body2: a body, ≠ body1 */
+    int npar;
+    double *par;                      /* the type's parameters (docs/elements.md), owned */
+    ld_user_force_fn fn;              /* user-force: the force */
+    ld_user_force_tangent_fn tangent; /* user-force: its tangent, NULL: differences */
+    void *user;                       /* user-force: passed to fn and tangent */
+    int line;                         /* line in the model file (0 if built in code) */
+} ld_element;
+
+/* The element types of the registry: their number, the name of type i ("" out of range), the
+ * index of a name (−1 if unknown). */
+int ld_element_type_count(void);
+const char *ld_element_type_name(int type);
+int ld_element_type_find(const char *name);
+
 /* A method's parameter given in the integrator block or on the command line. */
 #define LD_RUN_MAX_PARAMS 8
 typedef struct ld_run_param {
@@ -246,6 +296,8 @@ typedef struct ld_model {
     int nrods;    /* Cosserat rods, their nodes among the bodies */
     ld_rod *rods; /* nrods, owned by the model */
     ld_run_spec run;
+    int nelements;        /* force elements (docs/elements.md) */
+    ld_element *elements; /* nelements, owned by the model (malloc'ed; NULL when none) */
 } ld_model;
 
 /* Error report of the loader: file, line (1-based, 0 if unknown), the key or item at fault
@@ -279,6 +331,12 @@ double ld_run_param_get(const ld_run_spec *r, const char *key);
  * ld_model_validate. */
 int ld_run_param_set(ld_run_spec *r, const char *key, double value);
 void ld_model_free(ld_model *m);
+/* Append a user force between body1 (a body or LD_GROUND) and body2 (a body) to m's elements
+ * (m->elements must be NULL or the library's array). tangent may be NULL: the library then
+ * differentiates fn by central differences on the group. LD_OK, LD_EINVAL (NULL m or fn, bad
+ * bodies, a name too long), LD_ENOMEM. */
+int ld_model_add_user_force(ld_model *m, const char *name, int body1, int body2,
+                            ld_user_force_fn fn, ld_user_force_tangent_fn tangent, void *user);
 
 LD_END_DECLS
 

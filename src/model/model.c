@@ -17,6 +17,7 @@
 #include "liedyn/model.h"
 
 #include "../core/strf.h"
+#include "elements.h"
 #include "names.h"
 
 /* ------------------------------------------------------------------ names */
@@ -177,6 +178,7 @@ void ld_model_free(ld_model *m) {
     free(m->joints);
     free(m->loads);
     free(m->rods);
+    ld_el_free_all(m); /* force elements (elements.c) */
     ld_model_init(m);
 }
 
@@ -740,6 +742,10 @@ static int check_all(const checker *c) {
         if ((rc = check_joint(c, i))) return rc;
     for (int i = 0; i < m->nloads; ++i)
         if ((rc = check_load(c, i))) return rc;
+    { /* force elements: the registry's checks (elements.c) */
+        char key[96], why[256];
+        if (ld_el_check_all(m, key, sizeof key, why, sizeof why)) return invalid(c, key, "%s", why);
+    }
     return check_run(c);
 }
 

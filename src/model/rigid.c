@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "../lie/mat3.h"
+#include "elements.h"
 #include "ep.h"
 #include "exact.h"
 #include "liedyn/liedyn.h"
@@ -120,7 +121,7 @@ static int rb_force(const ld_system *s, double t, const double *q, const double 
         }
     }
     if (m->nrods > 0) ld_rod_add_force(s, q, v, g);
-    return LD_OK;
+    return ld_el_add_force(s, t, q, v, g); /* force elements (elements.c) */
 }
 
 /* The joints' rows, the rods' Kirchhoff rows, then (euler) the unit norms ½(eᵀe − 1). */
@@ -179,7 +180,7 @@ static int rb_g_v(const ld_system *s, double t, const double *q, const double *v
             }
     }
     if (m->nrods > 0) ld_rod_add_g_v(s, q, v, C);
-    return LD_OK;
+    return ld_el_add_g_v(s, t, q, v, C); /* force elements (elements.c) */
 }
 
 /* Adds hat(w) to the 3×3 block (r0, c0) of the k×k matrix K, scaled by sc. */
@@ -229,8 +230,9 @@ static int rb_stiffness(const ld_system *s, double t, const double *q, const dou
         }
     }
     if (m->nrods > 0) ld_rod_add_stiffness(s, q, v, lambda, K);
-    if (!lambda) return LD_OK;
-    int rc = ld_jsys_add_stiffness(RB(s)->J, s, t, q, lambda, K);
+    int rc = ld_el_add_stiffness(s, t, q, v, K); /* force elements (elements.c) */
+    if (rc || !lambda) return rc;
+    rc = ld_jsys_add_stiffness(RB(s)->J, s, t, q, lambda, K);
     for (int i = 0; !rc && RB(s)->euler && i < s->nnodes; ++i) { /* e λ_i */
         size_t o = (size_t)s->nodes[i].voff + 3;
         for (size_t r = 0; r < 4; ++r) K[(o + r) * k + o + r] += lambda[RB(s)->njrows + i];
@@ -271,7 +273,6 @@ static void body_velocity(const ld_system *s, const double *q, const double *v, 
 }
 
 static int rb_energy(const ld_system *s, double t, const double *q, const double *v, double *e) {
-    (void)t;
     const ld_model *m = RB(s)->m;
     double sum = 0.0;
     for (int i = 0; i < m->nbodies; ++i) {
@@ -284,7 +285,7 @@ static int rb_energy(const ld_system *s, double t, const double *q, const double
         sum += 0.5 * ld_v3_dot(Om, JO) + 0.5 * b->mass * ld_v3_dot(xd, xd) -
                b->mass * ld_v3_dot(m->gravity, x);
     }
-    *e = sum + (m->nrods > 0 ? ld_rod_energy(s, q) : 0.0);
+    *e = sum + (m->nrods > 0 ? ld_rod_energy(s, q) : 0.0) + ld_el_energy(s, t, q); /* elements */
     return LD_OK;
 }
 

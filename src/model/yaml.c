@@ -27,6 +27,7 @@
 #include "liedyn/model.h"
 
 #include "../core/strf.h"
+#include "elements.h"
 #include "yaml_impl.h"
 
 /* ------------------------------------------------------------------ errors */
@@ -731,8 +732,8 @@ done:
     return rc;
 }
 
-static const char *const top_keys[] = {"name",   "description", "gravity",    "bodies", "rods",
-                                       "joints", "loads",       "integrator", NULL};
+static const char *const top_keys[] = {"name",   "description", "gravity",    "bodies",   "rods",
+                                       "joints", "loads",       "integrator", "elements", NULL};
 
 static int read_model(reader *r, const yaml_node_t *root, ld_model *m) {
     int rc;
@@ -749,6 +750,7 @@ static int read_model(reader *r, const yaml_node_t *root, ld_model *m) {
     if ((rc = ly_read_rods(r, root, m))) return rc;
     if ((rc = read_joints(r, root, m))) return rc;
     if ((rc = read_loads(r, root, m))) return rc;
+    if ((rc = ly_read_elements(r, root, m))) return rc; /* yaml_elements.c */
     return read_run(r, root, &m->run);
 }
 
