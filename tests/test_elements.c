@@ -4,7 +4,7 @@
  * and ∂g/∂v against central differences on the group, the force against the gradient of the
  * energy (g = ∂V/∂q at rest) and a non-negative dissipated power; then exact solutions: a mass
  * on a spring-damper (the damped oscillator in closed form) at the orders of genalpha and hem5,
- * and an undamped spring's energy.
+ * an undamped spring's energy, and a hinge's torsional spring at the frequency √(k/J).
  * The YAML form of the elements is in test_elements_yaml.c.
  */
 #include <math.h>
@@ -62,6 +62,29 @@ static void em_init(em *w) {
 static double sd_lin[10] = {0.5, 0.1, 1.2, 1.1, 0.3, 0.2, 50.0, 3.0, 0.9, 2.0};
 static double sd_curve[18] = {0.5,  0.1, 1.2,   1.1, 0.3, 0.2, 0.0,  1.5, 0.9,
                               -1.0, 0.5, -10.0, 1.0, 0.0, 1.5, 30.0, 2.5, 50.0};
+
+/* rotational-spring-damper: k, c, axis (unit; zero: every direction) */
+static double rs_iso[5] = {20.0, 2.0, 0.0, 0.0, 0.0};
+static double rs_axis[5] = {20.0, 1.5, 0.43643578047198476, 0.87287156094396952,
+                            -0.21821789023599238};
+/* bushing: at, orientation, K, C (filled by fill_bushings) */
+static double bu_diag[79], bu_full[79];
+
+static void fill_bushings(void) {
+    const double at[3] = {0.6, 0.2, 0.8}, q[4] = {0.5, 0.5, -0.5, 0.5};
+    const double kd[6] = {30, 40, 50, 200, 300, 400}, cd[6] = {1, 2, 3, 4, 5, 6};
+    memset(bu_diag, 0, sizeof bu_diag);
+    memcpy(bu_diag, at, sizeof at);
+    memcpy(bu_diag + 3, q, sizeof q);
+    for (int i = 0; i < 6; ++i) bu_diag[7 + 7 * i] = kd[i], bu_diag[43 + 7 * i] = cd[i];
+    memcpy(bu_full, bu_diag, sizeof bu_full);
+    for (int i = 0; i < 6; ++i)
+        for (int j = 0; j < i; ++j) {
+            double kk = 5.0 + i - 2.0 * j, cc = 0.3 * (i + j) - 0.5;
+            bu_full[7 + 6 * i + j] = bu_full[7 + 6 * j + i] = kk;
+            bu_full[43 + 6 * i + j] = bu_full[43 + 6 * j + i] = cc;
+        }
+}
 
 /* A user force: f2 = −K (x2 − x1) − c (ẋ2 − ẋ1), f1 = −f2; τ2 = κ (R2 b) × s − μ R2 Ω2. */
 static const double UF_K = 7.0, UF_C = 0.6, UF_KAP = 3.0, UF_MU = 0.4;
@@ -131,6 +154,10 @@ typedef struct el_case {
 static const el_case cases[] = {
     {"spring-damper", "linear, preload", sd_lin, 10, 1, NULL},
     {"spring-damper", "curve", sd_curve, 18, 1, NULL},
+    {"rotational-spring-damper", "every direction", rs_iso, 5, 1, NULL},
+    {"rotational-spring-damper", "hinge axis", rs_axis, 5, 1, NULL},
+    {"bushing", "diagonal", bu_diag, 79, 1, NULL},
+    {"bushing", "full matrices", bu_full, 79, 1, NULL},
     {"user-force", "analytic tangent", NULL, 0, 0, uf_tangent},
     {"user-force", "differences", NULL, 0, 0, NULL},
 };
@@ -263,6 +290,7 @@ static errs check_case(const em *w, ld_formulation f, uint64_t seed) {
 
 static void test_tangents(void **state) {
     (void)state;
+    fill_bushings();
     const int pairs[3][2] = {{0, 1}, {LD_GROUND, 1}, {1, 0}};
     for (size_t c = 0; c < NCASES; ++c) {
         errs big = {0, 0, 0, 0};
@@ -409,12 +437,62 @@ static void test_spring_energy(void **state) {
     }
 }
 
+/* A body (J_zz = 2) on a hinge about z with a rotational spring-damper about the hinge's axis
+ * (and, with axis 0, in every direction: the hinge leaves only θ = φ e_z): J φ̈ + c φ̇ + k φ = 0,
+ * φ(0) = 0, φ̇(0) = ω0, so φ(t) = (ω0/ω_d) e^(−ζΩt) sin(ω_d t) with Ω = √(k/J). */
+static void test_torsional_pendulum(void **state) {
+    (void)state;
+    const double J[9] = {0.5, 0, 0, 0, 0.5, 0, 0, 0, 2.0}, x[3] = {0, 0, 0}, q[4] = {1, 0, 0, 0};
+    const double k = 8.0, c = 0.4, w0 = 1.0, t1 = 2.0, h = 1e-3;
+    double par[2][5] = {{k, c, 0, 0, 1}, {k, c, 0, 0, 0}};
+    double W = sqrt(k / J[8]), z = c / (2.0 * sqrt(k * J[8])), wd = W * sqrt(1 - z * z);
+    for (int v = 0; v < 2; ++v)
+        for (int f = 0; f < LD_FORM_COUNT; ++f) {
+            em w;
+            memset(&w, 0, sizeof w);
+            ld_model_init(&w.m);
+            w.m.bodies = w.b, w.m.elements = w.e, w.m.joints = w.j;
+            body(&w.b[0], "disc", 3.0, J, x, q);
+            w.b[0].omega[2] = w0;
+            w.m.nbodies = 1;
+            ld_joint *jt = &w.j[w.m.njoints++];
+            jt->kind = LD_JOINT_REVOLUTE, jt->body1 = LD_GROUND, jt->body2 = 0, jt->axis[2] = 1.0;
+            const el_case cs = {"rotational-spring-damper", "hinge", par[v], 5, 1, NULL};
+            add_case(&w, &cs, LD_GROUND, 0);
+            ld_system s;
+            double *q0, *v0, xb[3], qb[4], om[3], xd[3], emax = 0.0;
+            assert_int_equal(ld_model_compile(&w.m, (ld_formulation)f, &s, &q0, &v0), LD_OK);
+            ld_integ_options o;
+            ld_integ_options_init(&o);
+            int st = 0;
+            ld_integ *it = ld_integ_create(&s, &o, &st);
+            assert_non_null(it);
+            assert_int_equal(ld_integ_init(it, 0.0, q0, v0), LD_OK);
+            for (long i = 1; i <= lround(t1 / h); ++i) {
+                assert_int_equal(ld_integ_step(it, h), LD_OK);
+                assert_int_equal(
+                    ld_model_body_state(&s, 0, ld_integ_q(it), ld_integ_v(it), xb, qb, om, xd),
+                    LD_OK);
+                double t = (double)i * h, phi = 2.0 * atan2(qb[3], qb[0]);
+                emax = fmax(emax, fabs(phi - w0 / wd * exp(-z * W * t) * sin(wd * t)));
+            }
+            print_message("torsional pendulum (%s), %-7s genalpha h = 1e-3: max angle error "
+                          "%.2e rad (amplitude %.2f)\n",
+                          v ? "every direction" : "hinge axis",
+                          ld_formulation_name((ld_formulation)f), emax, w0 / wd);
+            assert_true(emax < 2e-6);
+            ld_integ_free(it);
+            free(q0);
+            free(v0);
+            ld_model_system_free(&s);
+        }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_registry),
-        cmocka_unit_test(test_tangents),
-        cmocka_unit_test(test_oscillator_orders),
-        cmocka_unit_test(test_spring_energy),
+        cmocka_unit_test(test_registry),           cmocka_unit_test(test_tangents),
+        cmocka_unit_test(test_oscillator_orders),  cmocka_unit_test(test_spring_energy),
+        cmocka_unit_test(test_torsional_pendulum),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

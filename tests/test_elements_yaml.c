@@ -77,8 +77,7 @@ static void test_errors(void **state) {
     expect_error(TWO "  - {type: user-force, body2: b}\n", 5, "elements[0].type",
                  "expected one of");
     expect_error(TWO "  - {type: spring-damper, body2: b, axis: [1, 0, 0]}\n", 5,
-                 "elements[0].axis",
-                 "unknown key (expected one of: name, type, body1, body2, at1, at2,");
+                 "elements[0].axis", "key not allowed for type 'spring-damper'");
     expect_error(TWO "  - {type: spring-damper, body2: c}\n", 5, "elements[0].body2",
                  "no body named 'c'");
     expect_error(TWO "  - {type: spring-damper}\n", 5, "elements[0].body2",
@@ -112,6 +111,52 @@ static void test_errors(void **state) {
                  6, "elements[1].name", "duplicate element name 'x' (also elements[0])");
     expect_error(TWO "  - 5\n", 5, "elements[0]", "expected an element");
     expect_error(TWO "  {a: 1}\n", 4, "elements", "expected a list of elements");
+}
+
+static void test_rotational_and_bushing(void **state) {
+    (void)state;
+    ld_model m;
+    parse_ok(TWO "  - {type: rotational-spring-damper, body2: a, k: 3, c: 0.5, axis: [0, 0, 2]}\n"
+                 "  - {type: rotational-spring-damper, body1: a, body2: b, k: 1}\n"
+                 "  - type: bushing\n"
+                 "    body1: a\n"
+                 "    body2: b\n"
+                 "    at: [0.5, 0, 0]\n"
+                 "    orientation: [2, 0, 0, 0]\n"
+                 "    stiffness: [1, 2, 3, 4, 5, 6]\n"
+                 "  - {type: bushing, body2: b, damping: [1, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0,\n"
+                 "     0, 0, 1, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1]}\n",
+             &m);
+    assert_int_equal(m.nelements, 4);
+    const double *p = m.elements[0].par;
+    assert_int_equal(m.elements[0].npar, 5);
+    assert_true(p[0] == 3.0 && p[1] == 0.5 && p[2] == 0.0 && p[3] == 0.0 && p[4] == 1.0);
+    p = m.elements[1].par;
+    assert_true(p[0] == 1.0 && p[1] == 0.0 && p[2] == 0.0 && p[3] == 0.0 && p[4] == 0.0);
+    p = m.elements[2].par;
+    assert_int_equal(m.elements[2].npar, 79);
+    assert_true(p[0] == 0.5 && p[3] == 1.0 && p[4] == 0.0);
+    for (int i = 0; i < 6; ++i) assert_true(p[7 + 7 * i] == i + 1.0 && p[43 + 7 * i] == 0.0);
+    p = m.elements[3].par;
+    assert_true(p[0] == 1.0 && p[1] == 0.0); /* at: body2's centre */
+    for (int i = 0; i < 6; ++i) assert_true(p[43 + 7 * i] == 1.0 && p[7 + 7 * i] == 0.0);
+    ld_model_free(&m);
+    expect_error(TWO "  - {type: rotational-spring-damper, body2: b, axis: [0, 0, 0]}\n", 5,
+                 "elements[0].axis", "must be non-zero");
+    expect_error(TWO "  - {type: rotational-spring-damper, body2: b, at1: [0, 0, 0]}\n", 5,
+                 "elements[0].at1", "key not allowed for type 'rotational-spring-damper'");
+    expect_error(TWO "  - {type: rotational-spring-damper, body2: b, k: -3}\n", 5, "elements[0].k",
+                 "must be finite and >= 0, found -3");
+    expect_error(TWO "  - {type: bushing, body2: b, stiffness: [1, 2, 3]}\n", 5,
+                 "elements[0].stiffness", "expected 6 (the diagonal) or 36");
+    expect_error(TWO "  - {type: bushing, body2: b, damping: [1, 2, 3, 4, 5, -6]}\n", 5,
+                 "elements[0].damping", "its diagonal must be >= 0");
+    expect_error(TWO "  - {type: bushing, body2: b, stiffness: [1, 2, 0, 0, 0, 0, 0, 1, 0, 0, 0, "
+                     "0,\n     0, 0, 1, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, "
+                     "0, 1]}\n",
+                 5, "elements[0].stiffness", "must be symmetric");
+    expect_error(TWO "  - {type: bushing, body2: b, orientation: [0, 0, 0, 0]}\n", 5,
+                 "elements[0].orientation", "must be non-zero");
 }
 
 /* A model built in code with a user force; the validator's messages. */
@@ -150,6 +195,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_spring_damper),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_rotational_and_bushing),
         cmocka_unit_test(test_user_force_api),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -31,6 +31,8 @@
 
 static const ld_el_type *const registry[] = {
     &ld_el_spring_damper,
+    &ld_el_rotational,
+    &ld_el_bushing,
     &ld_el_user_force,
 };
 #define NTYPES ((int)(sizeof registry / sizeof *registry))

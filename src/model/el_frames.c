@@ -1,0 +1,152 @@
+/*
+ * The relative frame of two bodies as a strain (elements.h), for the rotational spring-damper
+ * and the bushing. Frames A = R1 C1 (origin x1 + R1 p1) and B = R2 C2 (origin x2 + R2 p2);
+ * e = (θ, r), θ = log(AᵀB), r = Aᵀ d, d = x2 + R2 p2 − x1 − R1 p1. Moving the bodies as
+ * R exp(δθ), x + δx (exp(ε) exp(θ) = exp(θ + T⁻ᵀ(θ) ε), exp(θ) exp(ε) = exp(θ + T⁻¹(θ) ε)):
+ *   θ rows  J = [−T⁻ᵀ C1ᵀ, 0, T⁻¹ C2ᵀ, 0]
+ *   r rows  J = [C1ᵀ hat(p1) + hat(r) C1ᵀ, −Aᵀ, −Aᵀ R2 hat(p2), Aᵀ]
+ * and the second derivative H(π, u) = d/dε [J(pose ∘ επ) u], with dθ = J_θ π, dr = J_r π:
+ *   θ rows  −D⁻ᵀ(θ; C1ᵀu1)[dθ] + D⁻¹(θ; C2ᵀu2)[dθ]      (D⁻¹, D⁻ᵀ: derivatives of T⁻¹ w, T⁻ᵀ w)
+ *   r rows  −hat(C1ᵀu1) dr − hat(C1ᵀπ1) Aᵀ(ux2 − ux1 − R2 hat(p2) u2) − Aᵀ R2 hat(π2) hat(p2) u2.
+ * T⁻¹(ψ) w = w + ½ ψ × w + γ ψ × (ψ × w), γ(φ) = (1 − (φ/2) cot(φ/2))/φ², so
+ *   D⁻¹(ψ; w)[δ] = ½ δ × w + γ (δ × (ψ × w) + ψ × (δ × w)) + (γ'/φ)(ψ·δ) ψ × (ψ × w),
+ * and T⁻ᵀ(ψ) = T⁻¹(−ψ). γ'/φ by its Bernoulli series below φ = 1, else in closed form.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "../lie/fn.h"
+#include "../lie/mat3.h"
+#include "elements.h"
+#include "liedyn/lie.h"
+
+/* γ'(φ)/φ = Σ_{n≥2} |B_2n| (2n − 2) φ^(2n−4) / (2n)!, the first 12 terms (exact to round-off
+ * for φ < 1; the next term is below 1e-20 there). */
+static double gamma1(double phi) {
+    static const double c[12] = {
+        2.7777777777777779e-03, 1.3227513227513228e-04, 4.9603174603174603e-06,
+        1.670140559029448e-07,  5.2841901386874934e-09, 1.6059043836821613e-10,
+        4.7455524148516162e-12, 1.3737699290044552e-13, 3.914763657404511e-15,
+        1.1018005656720459e-16, 3.0699822308787551e-18, 8.4832968951107215e-20};
+    if (phi < 1.0) {
+        double p2 = phi * phi, acc = 0.0;
+        for (int i = 11; i >= 0; --i) acc = acc * p2 + c[i];
+        return acc;
+    }
+    double x = 0.5 * phi, s = sin(x), ct = cos(x) / s;
+    double h = 1.0 - x * ct, hp = 0.5 * (-ct + x / (s * s));
+    return (hp * phi - 2.0 * h) / (phi * phi * phi * phi);
+}
+
+void ld_el_dtinv(const double psi[3], const double w[3], const double d[3], double out[3]) {
+    double phi = ld_v3_norm(psi), pw[3], ppw[3], dw[3], a[3], b[3];
+    ld_fn f;
+    ld_fn_eval(&f, phi, 4);
+    double g = ld_fn_tinv(&f), g1 = gamma1(phi), pd = ld_v3_dot(psi, d);
+    ld_v3_cross(pw, psi, w);
+    ld_v3_cross(ppw, psi, pw);
+    ld_v3_cross(dw, d, w);
+    ld_v3_cross(a, d, pw);
+    ld_v3_cross(b, psi, dw);
+    for (int i = 0; i < 3; ++i) out[i] = 0.5 * dw[i] + g * (a[i] + b[i]) + g1 * pd * ppw[i];
+}
+
+/* r = A v (3×3 A) and r = Aᵀ v. */
+static void mv(double r[3], const double A[9], const double v[3]) {
+    ld_m3_mulv(r, A, v);
+}
+static void tmv(double r[3], const double A[9], const double v[3]) {
+    ld_m3_tmulv(r, A, v);
+}
+
+/* J π of the θ rows and of the r rows. */
+static void jac_mul(const ld_el_frames *f, int n, const double u[12], double th[3], double r[3]) {
+    double a[3], b[3], c[3];
+    tmv(a, f->C1, u);
+    tmv(b, f->C2, u + 6);
+    mv(c, f->Tit, a);
+    mv(th, f->Ti, b);
+    for (int i = 0; i < 3; ++i) th[i] -= c[i];
+    if (n == 3) return;
+    double w[3], pu[3], Rp[3];
+    ld_v3_cross(pu, f->p1, u); /* C1ᵀ hat(p1) u1 = C1ᵀ (p1 × u1) */
+    tmv(r, f->C1, pu);
+    ld_v3_cross(c, f->r, a); /* hat(r) C1ᵀ u1 */
+    ld_v3_cross(w, f->p2, u + 6);
+    mv(Rp, f->R2, w); /* R2 hat(p2) u2 */
+    for (int i = 0; i < 3; ++i) w[i] = u[9 + i] - u[3 + i] - Rp[i];
+    tmv(b, f->A, w);
+    for (int i = 0; i < 3; ++i) r[i] += c[i] + b[i];
+}
+
+static void frames_hess(const void *kin, const double pi[12], const double u[12], double out[6]) {
+    const ld_el_frames *f = kin;
+    int n = 6;
+    double dth[3], dr[3], a[3], b[3], c1[3], c2[3];
+    jac_mul(f, n, pi, dth, dr);
+    tmv(a, f->C1, u);
+    tmv(b, f->C2, u + 6);
+    double mth[3] = {-f->th[0], -f->th[1], -f->th[2]};
+    ld_el_dtinv(mth, a, dth, c1); /* D⁻ᵀ(θ; a)[δ] = −D⁻¹(−θ; a)[δ] */
+    ld_el_dtinv(f->th, b, dth, c2);
+    for (int i = 0; i < 3; ++i) out[i] = c1[i] + c2[i];
+    /* r rows */
+    double w[3], Rp[3], s[3], t1[3], t2[3], pc[3];
+    ld_v3_cross(t1, a, dr); /* hat(C1ᵀu1) dr */
+    ld_v3_cross(w, f->p2, u + 6);
+    mv(Rp, f->R2, w);
+    for (int i = 0; i < 3; ++i) w[i] = u[9 + i] - u[3 + i] - Rp[i];
+    tmv(s, f->A, w);
+    tmv(pc, f->C1, pi);
+    ld_v3_cross(t2, pc, s); /* hat(C1ᵀπ1) Aᵀ(…) */
+    double hp[3], hh[3], Rh[3];
+    ld_v3_cross(hp, f->p2, u + 6);
+    ld_v3_cross(hh, pi + 6, hp);
+    mv(Rh, f->R2, hh);
+    tmv(s, f->A, Rh); /* Aᵀ R2 hat(π2) hat(p2) u2 */
+    for (int i = 0; i < 3; ++i) out[3 + i] = -t1[i] - t2[i] - s[i];
+}
+
+static void frames_hess3(const void *kin, const double pi[12], const double u[12], double out[6]) {
+    double o6[6];
+    frames_hess(kin, pi, u, o6);
+    memcpy(out, o6, 3 * sizeof(double));
+}
+
+void ld_el_frames_eval(const ld_el_ctx *c, const double C1[9], const double C2[9],
+                       const double p1[3], const double p2[3], int n, ld_el_frames *f,
+                       ld_el_strain *s) {
+    double B[9], Rr[9], d[3], P[3];
+    memcpy(f->R1, c->R[0], sizeof f->R1);
+    memcpy(f->R2, c->R[1], sizeof f->R2);
+    memcpy(f->C1, C1, sizeof f->C1);
+    memcpy(f->C2, C2, sizeof f->C2);
+    memcpy(f->p1, p1, sizeof f->p1);
+    memcpy(f->p2, p2, sizeof f->p2);
+    ld_m3_mul(f->A, f->R1, C1);
+    ld_m3_mul(B, f->R2, C2);
+    double At[9];
+    ld_m3_transpose(At, f->A);
+    ld_m3_mul(Rr, At, B);
+    ld_so3_log(f->th, Rr);
+    mv(P, f->R2, p2);
+    mv(d, f->R1, p1);
+    for (int i = 0; i < 3; ++i) d[i] = c->x[1][i] + P[i] - c->x[0][i] - d[i];
+    tmv(f->r, f->A, d);
+    ld_so3_tangent_inv(f->Ti, f->th);
+    ld_so3_tangent_inv_t(f->Tit, f->th);
+    s->n = n;
+    s->kin = f;
+    s->hess = n == 3 ? frames_hess3 : frames_hess;
+    memcpy(s->e, f->th, sizeof f->th);
+    memcpy(s->e + 3, f->r, sizeof f->r);
+    for (int j = 0; j < 12; ++j) { /* J column by column */
+        double u[12] = {0}, th[3], r[3];
+        u[j] = 1.0;
+        jac_mul(f, n, u, th, r);
+        for (int i = 0; i < 3; ++i) {
+            s->J[12 * i + j] = th[i];
+            if (n == 6) s->J[12 * (3 + i) + j] = r[i];
+        }
+    }
+}
