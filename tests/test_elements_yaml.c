@@ -4,12 +4,15 @@
  * REASON) for the elements' keys.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "support.h"
 
+#include "liedyn/integrator.h"
 #include "liedyn/liedyn.h"
 #include "liedyn/model.h"
+#include "liedyn/system.h"
 
 #define TWO                                                                                        \
     "bodies:\n"                                                                                    \
@@ -191,12 +194,58 @@ static void test_user_force_api(void **state) {
     ld_model_free(&m);
 }
 
+/* The shipped models with elements read, compile and start; the N-four-bar's joints are not
+ * redundant; the damped double pendulum loses energy at every step. */
+static void test_shipped_models(void **state) {
+    (void)state;
+    const char *names[] = {"mass-spring", "double-pendulum-damped", "n-four-bar"};
+    for (int i = 0; i < 3; ++i) {
+        char path[512], msg[512];
+        snprintf(path, sizeof path, "%s/models/%s.yaml", LD_SOURCE_DIR, names[i]);
+        ld_model m;
+        ld_model_error e;
+        if (ld_model_load(path, &m, &e) != LD_OK) fail_msg("%s", e.msg);
+        assert_true(m.nelements >= 1 || i == 2);
+        ld_system s;
+        double *q0, *v0;
+        if (ld_model_compile_msg(&m, LD_FORM_SO3XR3, &s, &q0, &v0, msg, sizeof msg))
+            fail_msg("%s: %s", names[i], msg);
+        double *a = calloc((size_t)s.k + (size_t)s.m, sizeof(double));
+        assert_non_null(a);
+        assert_int_equal(ld_model_diagnose(&s, 0.0, q0, msg, sizeof msg), LD_OK);
+        assert_int_equal(ld_sys_initial_accel(&s, 0.0, q0, v0, a, a + s.k), LD_OK);
+        if (i == 1) {
+            ld_integ_options o;
+            ld_integ_options_init(&o);
+            int st = 0;
+            ld_integ *it = ld_integ_create(&s, &o, &st);
+            assert_non_null(it);
+            assert_int_equal(ld_integ_init(it, 0.0, q0, v0), LD_OK);
+            double e0, e1, start;
+            assert_int_equal(s.ops.energy(&s, 0.0, q0, v0, &e0), LD_OK);
+            start = e0;
+            for (int n = 0; n < 500; ++n) {
+                assert_int_equal(ld_integ_step(it, 2e-3), LD_OK);
+                assert_int_equal(s.ops.energy(&s, 0.0, ld_integ_q(it), ld_integ_v(it), &e1), LD_OK);
+                assert_true(e1 < e0 + 1e-9);
+                e0 = e1;
+            }
+            if (!(e1 < start - 0.01)) fail_msg("energy %.17g after 1 s from %.17g", e1, start);
+            ld_integ_free(it);
+        }
+        free(a);
+        free(q0);
+        free(v0);
+        ld_model_system_free(&s);
+        ld_model_free(&m);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_spring_damper),
-        cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_rotational_and_bushing),
-        cmocka_unit_test(test_user_force_api),
+        cmocka_unit_test(test_spring_damper),          cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_rotational_and_bushing), cmocka_unit_test(test_user_force_api),
+        cmocka_unit_test(test_shipped_models),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
