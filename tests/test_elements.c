@@ -438,6 +438,25 @@ static void test_spring_energy(void **state) {
     }
 }
 
+/* A spring whose points meet has no direction: the force asks for a smaller step. */
+static void test_spring_zero_length(void **state) {
+    (void)state;
+    em w;
+    osc_model(&w, 0.8);
+    ld_system s;
+    double *q0, *v0, g[6], K[36];
+    assert_int_equal(ld_model_compile(&w.m, LD_FORM_SO3XR3, &s, &q0, &v0), LD_OK);
+    q0[9] = 0.0; /* the mass's centre on the ground point */
+    assert_int_equal(s.ops.force(&s, 0.0, q0, v0, g), LD_RETRY);
+    assert_int_equal(s.ops.g_v(&s, 0.0, q0, v0, K), LD_RETRY);
+    assert_int_equal(s.ops.stiffness(&s, 0.0, q0, v0, v0, NULL, K), LD_RETRY);
+    q0[9] = 1e-300; /* tiny but not zero: a direction */
+    assert_int_equal(s.ops.force(&s, 0.0, q0, v0, g), LD_OK);
+    free(q0);
+    free(v0);
+    ld_model_system_free(&s);
+}
+
 /* The oscillator's spring and damper as a user force on the mass (body2; body1 the ground):
  * f = −k (x − l0) − c ẋ along x, with and without its tangent; a status > 0 from the callback
  * rejects the step and leaves the state as it was. */
@@ -567,6 +586,7 @@ int main(void) {
         cmocka_unit_test(test_registry),           cmocka_unit_test(test_tangents),
         cmocka_unit_test(test_oscillator_orders),  cmocka_unit_test(test_spring_energy),
         cmocka_unit_test(test_torsional_pendulum), cmocka_unit_test(test_user_force_oscillator),
+        cmocka_unit_test(test_spring_zero_length),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

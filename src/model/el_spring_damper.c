@@ -77,7 +77,8 @@ static void spring_hess(const void *kin, const double pi[12], const double u[12]
     out[0] = acc;
 }
 
-/* The strain l of the element at c. LD_EDOMAIN when the points meet (no direction). */
+/* The strain l of the element at c. LD_RETRY when the points meet or the length is not finite
+ * (no direction: a smaller step of the integrator may avoid the configuration). */
 static int spring_strain(const ld_el_ctx *c, spring_kin *k, ld_el_strain *s) {
     const double *par = c->el->par;
     double P[2][3];
@@ -89,7 +90,7 @@ static int spring_strain(const ld_el_ctx *c, spring_kin *k, ld_el_strain *s) {
     ld_m3_mulv(P[1], k->R2, k->p2);
     for (int i = 0; i < 3; ++i) k->d[i] = c->x[1][i] + P[1][i] - c->x[0][i] - P[0][i];
     k->l = ld_v3_norm(k->d);
-    if (!(k->l > 0.0) || !isfinite(k->l)) return LD_EDOMAIN;
+    if (!(k->l > 0.0) || !isfinite(k->l)) return LD_RETRY;
     for (int i = 0; i < 3; ++i) k->n[i] = k->d[i] / k->l;
     s->n = 1;
     s->e[0] = k->l;
