@@ -70,6 +70,12 @@ uint64_t model_tag(const ld_model *m, int formulation) {
         fnv(&h, m->loads[l].vec, sizeof m->loads[l].vec);
     }
     for (int r = 0; r < m->nrods; ++r) fnv(&h, &m->rods[r].n, sizeof m->rods[r].n);
+    for (int e = 0; e < m->nelements; ++e) {
+        const ld_element *el = &m->elements[e];
+        int d[4] = {el->type, el->body1, el->body2, el->npar};
+        fnv(&h, d, sizeof d);
+        if (el->npar > 0) fnv(&h, el->par, (size_t)el->npar * sizeof(double));
+    }
     return h;
 }
 

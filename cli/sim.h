@@ -119,7 +119,7 @@ int sim_run(sim *S);
 int sim_restart(sim *S, const char *path);
 /* Write a checkpoint of the current state to S->ck_path. 0, or 4 (S->io_msg set). */
 int sim_checkpoint(sim *S);
-/* A 64-bit tag of the model's bodies, joints, loads and rods (the identity checked when a
+/* A 64-bit tag of the model's bodies, joints, loads, rods and elements (the identity checked when a
  * checkpoint is read). */
 uint64_t model_tag(const ld_model *m, int formulation);
 /* Set by SIGINT/SIGTERM: the signal number (the run stops after the current step). */
