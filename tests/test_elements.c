@@ -530,6 +530,76 @@ static void test_user_force_oscillator(void **state) {
     }
 }
 
+/* A coupling that switches on at t = 0.05: f = −k (x₂ − x₁ − 1) along x between two free
+ * bodies, with its exact tangent (zero before the switch, so the first iteration matrix has
+ * no coupling block). */
+#define SW_T 0.05
+static int switch_force(double t, const ld_body_motion b[2], double w[12], void *user) {
+    (void)user;
+    double k = t >= SW_T ? 50.0 : 0.0, f = -k * (b[1].x[0] - b[0].x[0] - 1.0);
+    memset(w, 0, 12 * sizeof(double));
+    w[0] = -f, w[6] = f;
+    return LD_OK;
+}
+
+static int switch_tangent(double t, const ld_body_motion b[2], double Wq[144], double Wv[144],
+                          void *user) {
+    (void)b, (void)user;
+    double k = t >= SW_T ? 50.0 : 0.0;
+    memset(Wq, 0, 144 * sizeof(double));
+    memset(Wv, 0, 144 * sizeof(double));
+    Wq[12 * 0 + 3] = -k, Wq[12 * 0 + 9] = k; /* ∂w₁/∂(δx₁, δx₂) */
+    Wq[12 * 6 + 3] = k, Wq[12 * 6 + 9] = -k;
+    return LD_OK;
+}
+
+/* The sparse iteration matrix keeps the blocks of force-coupled bodies even where the tangent
+ * vanishes when its pattern is fixed (ld_system.pair): KLU then follows the dense solver's
+ * Newton iterations exactly. */
+static void test_sparse_pattern_keeps_element_couplings(void **state) {
+    (void)state;
+    const double J[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, q[4] = {1, 0, 0, 0};
+    const double x1[3] = {0, 0, 0}, x2[3] = {1.2, 0, 0};
+    ld_body b[2];
+    body(&b[0], "a", 1.0, J, x1, q);
+    body(&b[1], "b", 2.0, J, x2, q);
+    b[0].has_v = b[1].has_v = 1;
+    ld_model m;
+    ld_model_init(&m);
+    m.bodies = b;
+    m.nbodies = 2;
+    assert_int_equal(
+        ld_model_add_user_force(&m, "switch", 0, 1, switch_force, switch_tangent, NULL), LD_OK);
+    ld_system s;
+    double *q0, *v0;
+    assert_int_equal(ld_model_compile(&m, LD_FORM_SO3XR3, &s, &q0, &v0), LD_OK);
+    assert_int_equal(s.npairs, 1);
+    long iters[2];
+    double xb[2];
+    for (int la = 0; la < 2; ++la) {
+        ld_integ_options o;
+        ld_integ_options_init(&o);
+        o.la = la ? LD_LA_KLU : LD_LA_DENSE;
+        ld_integ *it = ld_integ_create(&s, &o, NULL);
+        assert_non_null(it);
+        assert_int_equal(ld_integ_init(it, 0.0, q0, v0), LD_OK);
+        for (int i = 1; i <= 50; ++i) assert_int_equal(ld_integ_advance_to(it, 0.004 * i), LD_OK);
+        ld_integ_stats st;
+        ld_integ_get_stats(it, &st);
+        iters[la] = st.newton_iterations;
+        xb[la] = ld_integ_q(it)[s.nodes[1].qoff + 9];
+        ld_integ_free(it);
+    }
+    assert_int_equal(iters[0], iters[1]);
+    assert_true(fabs(xb[0] - xb[1]) < 1e-12);
+    assert_true(xb[0] < 1.2 - 1e-3); /* the spring acted */
+    free(q0);
+    free(v0);
+    ld_model_system_free(&s);
+    m.bodies = NULL, m.nbodies = 0;
+    ld_model_free(&m);
+}
+
 /* A body (J_zz = 2) on a hinge about z with a rotational spring-damper about the hinge's axis
  * (and, with axis 0, in every direction: the hinge leaves only θ = φ e_z): J φ̈ + c φ̇ + k φ = 0,
  * φ(0) = 0, φ̇(0) = ω0, so φ(t) = (ω0/ω_d) e^(−ζΩt) sin(ω_d t) with Ω = √(k/J). */
@@ -583,9 +653,13 @@ static void test_torsional_pendulum(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_registry),           cmocka_unit_test(test_tangents),
-        cmocka_unit_test(test_oscillator_orders),  cmocka_unit_test(test_spring_energy),
-        cmocka_unit_test(test_torsional_pendulum), cmocka_unit_test(test_user_force_oscillator),
+        cmocka_unit_test(test_registry),
+        cmocka_unit_test(test_tangents),
+        cmocka_unit_test(test_oscillator_orders),
+        cmocka_unit_test(test_spring_energy),
+        cmocka_unit_test(test_torsional_pendulum),
+        cmocka_unit_test(test_user_force_oscillator),
+        cmocka_unit_test(test_sparse_pattern_keeps_element_couplings),
         cmocka_unit_test(test_spring_zero_length),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

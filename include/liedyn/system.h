@@ -102,6 +102,11 @@ struct ld_system {
      * entry that can be nonzero for some q is in the pattern. */
     int bnnz;
     int *brow, *bcol;
+    /* Pairs of nodes coupled by forces (force elements): node pair[2i] and pair[2i+1]. Sparse
+     * iteration matrices keep their blocks even where a tangent happens to vanish when the
+     * pattern is fixed. Owned by whoever built the system; npairs 0 and pair NULL: none. */
+    int npairs;
+    int *pair;
     double *work; /* vector scratch for the finite-difference fallbacks (ld_sys_alloc_work) */
     size_t nwork;
     struct ld_sys_fd *fd; /* their dense scratch (k×k, m×k), only once reserved (below) */

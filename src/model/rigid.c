@@ -505,6 +505,22 @@ static int validate_content(const ld_model *m, char *msg, size_t n) {
 
 /* Compile, with a one-line reason in msg when the model's initial state is inconsistent or the
  * formulation cannot hold it. */
+/* The pairs of bodies that force elements couple (ld_system.pair). LD_OK or LD_ENOMEM. */
+static int element_pairs(ld_system *s, const ld_model *m) {
+    int n = 0;
+    for (int e = 0; e < m->nelements; ++e) n += m->elements[e].body1 >= 0;
+    if (n == 0) return LD_OK;
+    s->pair = malloc(2 * (size_t)n * sizeof(int));
+    if (!s->pair) return LD_ENOMEM;
+    for (int e = 0; e < m->nelements; ++e) {
+        if (m->elements[e].body1 < 0) continue;
+        s->pair[2 * s->npairs] = m->elements[e].body1;
+        s->pair[2 * s->npairs + 1] = m->elements[e].body2;
+        s->npairs++;
+    }
+    return LD_OK;
+}
+
 static int compile(const ld_model *m, ld_formulation f, ld_system *s, double **q0, double **v0,
                    char *msg, size_t n) {
     if (msg && n) msg[0] = '\0';
@@ -551,6 +567,7 @@ static int compile(const ld_model *m, ld_formulation f, ld_system *s, double **q
         rc = ld_sys_layout(s);
     }
     if (!rc && !rb->euler) rc = build_pattern(s);
+    if (!rc) rc = element_pairs(s, m);
     if (!rc) rc = ld_sys_alloc_work(s);
     double *q = rc ? NULL : calloc((size_t)s->nq, sizeof(double));
     double *v = rc ? NULL : calloc((size_t)s->k, sizeof(double));
@@ -611,8 +628,9 @@ void ld_model_system_free(ld_system *s) {
     free(s->nodes);
     free(s->brow);
     free(s->bcol);
-    s->brow = s->bcol = NULL;
-    s->bnnz = 0;
+    free(s->pair);
+    s->brow = s->bcol = s->pair = NULL;
+    s->bnnz = s->npairs = 0;
     if (s->user) {
         ld_jsys_free(((rb_sys *)s->user)->J);
         free(((rb_sys *)s->user)->load_start);

@@ -512,6 +512,11 @@ static int klu_pattern(ld_integ *it) {
         keep[(size_t)b * (size_t)nb + (size_t)b] = 1;
     }
     for (int c = 0; c < it->m; ++c) it->blk[it->k + c] = s->nnodes + c;
+    for (int p = 0; p < s->npairs; ++p) { /* force-coupled nodes, whatever their tangents now */
+        size_t a = (size_t)s->pair[2 * p], b = (size_t)s->pair[2 * p + 1];
+        if (a >= (size_t)s->nnodes || b >= (size_t)s->nnodes) continue;
+        keep[a * (size_t)nb + b] = keep[b * (size_t)nb + a] = 1;
+    }
     for (size_t i = 0; i < (size_t)n; ++i)
         for (size_t j = 0; j < (size_t)n; ++j)
             if (it->S[i * (size_t)n + j] != 0.0)
