@@ -202,6 +202,10 @@ static void print_json(const sim *S, const ld_model *m, const char *base) {
     json_num(S->e0);
     printf(", \"constraint_residual\": ");
     json_num(S->phimax);
+    char row[LD_NAME_MAX + 96] = "";
+    if (S->phimax > 0.0) (void)ld_model_row_name(&S->s, S->phirow, row, sizeof row);
+    printf(", \"constraint_residual_row\": ");
+    json_str(row);
     if (S->any_exact) {
         printf(", \"max_angle_error\": ");
         json_num(S->angmax);
@@ -249,6 +253,9 @@ static void print_summary(const sim *S, const char *base, const run_args *a) {
     printf("  energy %.10g -> %.10g (drift %.3e", S->e0, S->e1, de);
     if (S->e0 != 0.0 && isfinite(S->e0)) printf(", relative %.3e", de / fabs(S->e0));
     printf(")\n  max |Phi| %.3e", S->phimax);
+    char row[LD_NAME_MAX + 96];
+    if (S->phimax > 0.0 && ld_model_row_name(&S->s, S->phirow, row, sizeof row) == LD_OK)
+        printf(" (%s, at t = %.6g)", row, S->phit);
     if (S->any_exact) printf(", max angle error %.3e rad", S->angmax);
     printf("\n");
     if (a->out) printf("  csv: %s (%ld rows)\n", a->out, S->csv ? S->csv->rows : 0L);

@@ -114,16 +114,22 @@ double state_energy(const sim *S, double t, const double *q, const double *v) {
     return e;
 }
 
-/* max |Φ(t, q)|; 0 without constraints, NaN if Φ cannot be evaluated. */
-double state_phi(const sim *S, double t, const double *q) {
-    if (S->s.m == 0) return 0.0;
-    if (!S->s.ops.phi || S->s.ops.phi(&S->s, t, q, S->phi) != LD_OK) return NAN;
+/* max |Φ(t, q)|; 0 without constraints, NaN if Φ cannot be evaluated. *row (may be NULL)
+ * receives the row of the largest entry (-1: none). */
+static double phi_max(const sim *S, double t, const double *q, int *row) {
+    int r = -1;
     double mx = 0.0;
-    for (int i = 0; i < S->s.m; ++i) {
-        if (isnan(S->phi[i])) return NAN;
-        mx = fmax(mx, fabs(S->phi[i]));
+    if (S->s.m > 0 && (!S->s.ops.phi || S->s.ops.phi(&S->s, t, q, S->phi) != LD_OK)) mx = NAN;
+    for (int i = 0; i < S->s.m && !isnan(mx); ++i) {
+        if (isnan(S->phi[i])) mx = NAN;
+        if (fabs(S->phi[i]) > mx) mx = fabs(S->phi[i]), r = i;
     }
+    if (row) *row = r;
     return mx;
+}
+
+double state_phi(const sim *S, double t, const double *q) {
+    return phi_max(S, t, q, NULL);
 }
 
 /* Geodesic error of body b's rotation against its exact one (the model prescribes it). */
@@ -135,7 +141,12 @@ static double angle_error(const sim *S, int b, double t, const double quat[4]) {
 
 /* Update the running maxima with the state at t (every step). */
 static void sim_measure(sim *S, double t, const double *q, const double *v) {
-    double ph = state_phi(S, t, q);
+    int row = -1;
+    double ph = phi_max(S, t, q, &row);
+    if (ph > S->phimax && row >= 0) { /* where the largest violation so far is */
+        S->phirow = row;
+        S->phit = t;
+    }
     S->phimax = (isnan(ph) || isnan(S->phimax)) ? (double)NAN : fmax(S->phimax, ph);
     for (int b = 0; S->any_exact && b < S->m->nbodies; ++b) {
         if (!S->exact[b]) continue;
@@ -410,6 +421,7 @@ int sim_run(sim *S) {
     if (nsteps < 1) nsteps = 1;
     if (!S->restarted) {
         S->phimax = S->angmax = 0.0;
+        S->phirow = -1;
         S->hmin = INFINITY;
         S->hmax = S->errmax = 0.0;
         S->row_h = 0.0;

@@ -83,6 +83,8 @@ typedef struct sim {
     char msg[320];
     char warning[256]; /* "" or a warning about the run's meaning (printed on stderr too) */
     double t, cpu, e0, e1, phimax, angmax;
+    int phirow;                /* the constraint row of phimax (-1: none) */
+    double phit;               /* and the time it was reached */
     int est;                   /* the method estimates its error: h, error_estimate columns */
     double row_h, row_err;     /* the last step's size and estimate (for the row) */
     double hmin, hmax, errmax; /* over the accepted steps */

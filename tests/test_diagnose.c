@@ -223,11 +223,68 @@ static void test_exact_start(void **state) {
     ld_model_free(&m);
 }
 
+/* Every constraint row has an owner with a name: the joints' rows, a rod's Kirchhoff rows,
+ * the unit norms of the euler formulation, in order; rows out of range are refused. */
+static void test_row_names(void **state) {
+    (void)state;
+    static const char text[] =
+        ARM "  - {name: hinge, type: revolute, body2: arm, at: [0, 0, 0], axis: [0, 0, 1]}\n"
+            "rods:\n"
+            "  - {name: r, segments: 2, from: [0, 3, 0], to: [2, 3, 0], kirchhoff: true,\n"
+            "     stiffness: [1, 1, 1, 10, 10, 10], rho_a: 1, rho_i: [1, 1, 1]}\n";
+    ld_model m;
+    parse(text, &m);
+    for (int f = 0; f < 2; ++f) {
+        ld_formulation form = f ? LD_FORM_EULER : LD_FORM_S3SDR3;
+        ld_system s;
+        double *q0 = NULL, *v0 = NULL;
+        char buf[160];
+        int rc = ld_model_compile_msg(&m, form, &s, &q0, &v0, buf, sizeof buf);
+        if (f && rc) { /* rods need a Lie-group formulation: the joint alone */
+            ld_model j;
+            parse(ARM "  - {name: hinge, type: revolute, body2: arm, at: [0, 0, 0], axis: [0, 0, "
+                      "1]}\n",
+                  &j);
+            assert_int_equal(ld_model_compile(&j, form, &s, &q0, &v0), LD_OK);
+            assert_int_equal(s.m, 6); /* 5 hinge rows and the unit norm */
+            assert_int_equal(ld_model_row_name(&s, 4, buf, sizeof buf), LD_OK);
+            assert_string_equal(buf, "joint 'hinge' (line 7), row 5 of 5");
+            assert_int_equal(ld_model_row_name(&s, 5, buf, sizeof buf), LD_OK);
+            assert_string_equal(buf, "body 'arm' (line 2), unit norm of the Euler parameters");
+            ld_model_system_free(&s);
+            ld_model_free(&j);
+            free(q0);
+            free(v0);
+            continue;
+        }
+        assert_int_equal(rc, LD_OK);
+        assert_int_equal(s.m, 5 + 4); /* hinge, then 2 Kirchhoff rows per segment */
+        assert_int_equal(ld_model_row_name(&s, 0, buf, sizeof buf), LD_OK);
+        assert_string_equal(buf, "joint 'hinge' (line 7), row 1 of 5");
+        assert_int_equal(ld_model_row_name(&s, 5, buf, sizeof buf), LD_OK);
+        assert_string_equal(buf, "rod 'r' (line 9), Kirchhoff row 1 of 4");
+        assert_int_equal(ld_model_row_name(&s, 8, buf, sizeof buf), LD_OK);
+        assert_string_equal(buf, "rod 'r' (line 9), Kirchhoff row 4 of 4");
+        assert_int_equal(ld_model_row_name(&s, 9, buf, sizeof buf), LD_EINVAL);
+        assert_string_equal(buf, "");
+        assert_int_equal(ld_model_row_name(&s, -1, buf, sizeof buf), LD_EINVAL);
+        assert_int_equal(ld_model_row_name(NULL, 0, buf, sizeof buf), LD_EINVAL);
+        ld_model_system_free(&s);
+        free(q0);
+        free(v0);
+    }
+    ld_model_free(&m);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_redundant_joints),       cmocka_unit_test(test_large_rod),
-        cmocka_unit_test(test_consistent_models_pass), cmocka_unit_test(test_mass_scale),
-        cmocka_unit_test(test_compile_messages),       cmocka_unit_test(test_exact_start),
+        cmocka_unit_test(test_redundant_joints),
+        cmocka_unit_test(test_large_rod),
+        cmocka_unit_test(test_consistent_models_pass),
+        cmocka_unit_test(test_mass_scale),
+        cmocka_unit_test(test_compile_messages),
+        cmocka_unit_test(test_exact_start),
+        cmocka_unit_test(test_row_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

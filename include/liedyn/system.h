@@ -215,6 +215,11 @@ void ld_model_system_free(ld_system *s);
  * examined; msg says so), LD_EINVAL, LD_ENOMEM. Memory: O(rows · columns touched) ≤ 4·10⁶
  * doubles; time: O(log m) dense QR factorizations of that size. */
 int ld_model_diagnose(const ld_system *s, double t, const double *q, char *msg, size_t n);
+/* The owner of constraint row `row` (0-based) of a compiled model, as text: "joint 'pivot'
+ * (line 21), row 2 of 3", "rod 'r' (line 4), Kirchhoff row 7 of 16", "body 'top' (line 9),
+ * unit norm of the Euler parameters". LD_OK, or LD_EINVAL (no compiled model, row out of
+ * range; buf then ""). */
+int ld_model_row_name(const ld_system *s, int row, char *buf, size_t cap);
 /* The initial state is consistent: every joint closed (to 1e-9 relative) and every given
  * velocity of a jointed body equal to the joint's (to 1e-6 relative); every Kirchhoff
  * constraint of the rods satisfied, in position (to 1e-9 relative to max(1, ds)) and velocity
