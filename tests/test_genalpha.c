@@ -10,27 +10,7 @@
 #include "liedyn/liedyn.h"
 #include "mbs_models.h"
 
-/* Allocation counter: the test is linked with --wrap=malloc,calloc,realloc, so every
- * allocation made by the library's (statically linked) code passes through here. */
-void *__real_malloc(size_t n);
-void *__real_calloc(size_t n, size_t sz);
-void *__real_realloc(void *p, size_t n);
-void *__wrap_malloc(size_t n);
-void *__wrap_calloc(size_t n, size_t sz);
-void *__wrap_realloc(void *p, size_t n);
-static long n_alloc;
-void *__wrap_malloc(size_t n) {
-    n_alloc++;
-    return __real_malloc(n);
-}
-void *__wrap_calloc(size_t n, size_t sz) {
-    n_alloc++;
-    return __real_calloc(n, sz);
-}
-void *__wrap_realloc(void *p, size_t n) {
-    n_alloc++;
-    return __real_realloc(p, n);
-}
+#include "alloc_count.h"
 
 typedef struct run_result {
     double x[3], q[4];

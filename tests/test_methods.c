@@ -15,26 +15,7 @@
 #include "liedyn/liedyn.h"
 #include "mbs_models.h"
 
-/* Allocation counter (linked with --wrap=malloc,calloc,realloc). */
-void *__real_malloc(size_t n);
-void *__real_calloc(size_t n, size_t sz);
-void *__real_realloc(void *p, size_t n);
-void *__wrap_malloc(size_t n);
-void *__wrap_calloc(size_t n, size_t sz);
-void *__wrap_realloc(void *p, size_t n);
-static long n_alloc;
-void *__wrap_malloc(size_t n) {
-    n_alloc++;
-    return __real_malloc(n);
-}
-void *__wrap_calloc(size_t n, size_t sz) {
-    n_alloc++;
-    return __real_calloc(n, sz);
-}
-void *__wrap_realloc(void *p, size_t n) {
-    n_alloc++;
-    return __real_realloc(p, n);
-}
+#include "alloc_count.h"
 
 typedef int (*force_fn)(const ld_system *s, double t, const double *q, const double *v, double *g);
 

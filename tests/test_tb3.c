@@ -20,24 +20,7 @@
 /* ------------------------------------------------------------------ allocation counter */
 
 static long n_alloc;
-void *__real_malloc(size_t n);
-void *__real_calloc(size_t n, size_t s);
-void *__real_realloc(void *p, size_t n);
-void *__wrap_malloc(size_t n);
-void *__wrap_calloc(size_t n, size_t s);
-void *__wrap_realloc(void *p, size_t n);
-void *__wrap_malloc(size_t n) {
-    n_alloc++;
-    return __real_malloc(n);
-}
-void *__wrap_calloc(size_t n, size_t s) {
-    n_alloc++;
-    return __real_calloc(n, s);
-}
-void *__wrap_realloc(void *p, size_t n) {
-    n_alloc++;
-    return __real_realloc(p, n);
-}
+#include "alloc_count.h"
 
 static const double TAU = 2.0 - 1.41421356237309504880, W = 1.41421356237309504880 / 4.0;
 

@@ -203,33 +203,31 @@ static int tb3_step(ld_integ *it, double t1) {
     return LD_OK;
 }
 
-const ld_method_impl ld_method_tb3 = {
-    .info = {.name = "tb3",
-             .title = "three-stage TR-BDF2 quaternion scheme of Zupan & Zupan in its third-order "
-                      "form (Magnus correction 1/12)",
-             .order = 3,
-             .order_estimate = 2,
-             .constraints = 0,
-             .euler = 1,
-             .newton = 1,
-             .refuses = "tb3 integrates unconstrained systems only; this system has constraints "
-                        "(use genalpha, newmark or a hem method)"},
-    .work = tb3_work,
-    .step = tb3_step,
-};
+#define TB3_REFUSES                                                                                \
+    "tb3 integrates unconstrained systems only; this system has constraints (use genalpha, "       \
+    "newmark or a hem method)"
 
-const ld_method_impl ld_method_tb3_paper = {
-    .info = {.name = "tb3-paper",
-             .title = "the TR-BDF2 quaternion scheme as printed (correction 1/48 on the half "
-                      "angle, stage-2 velocities kept): second order",
-             .order = 2,
-             .order_estimate = 2,
-             .constraints = 0,
-             .euler = 1,
-             .newton = 1,
-             .refuses = "tb3 integrates unconstrained systems only; this system has constraints "
-                        "(use genalpha, newmark or a hem method)"},
-    .variant = 1,
-    .work = tb3_work,
-    .step = tb3_step,
-};
+/* The descriptor of the scheme: variant 0 the third-order form, 1 the scheme as printed. */
+#define TB3_METHOD(nm, ttl, p, v)                                                                  \
+    {                                                                                              \
+        .info = {.name = nm,                                                                       \
+                 .title = ttl,                                                                     \
+                 .order = p,                                                                       \
+                 .order_estimate = 2,                                                              \
+                 .constraints = 0,                                                                 \
+                 .euler = 1,                                                                       \
+                 .newton = 1,                                                                      \
+                 .refuses = TB3_REFUSES},                                                          \
+        .variant = v, .work = tb3_work, .step = tb3_step                                           \
+    }
+
+const ld_method_impl ld_method_tb3 =
+    TB3_METHOD("tb3",
+               "three-stage TR-BDF2 quaternion scheme of Zupan & Zupan in its third-order form "
+               "(Magnus correction 1/12)",
+               3, 0);
+const ld_method_impl ld_method_tb3_paper =
+    TB3_METHOD("tb3-paper",
+               "the TR-BDF2 quaternion scheme as printed (correction 1/48 on the half angle, "
+               "stage-2 velocities kept): second order",
+               2, 1);
