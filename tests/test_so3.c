@@ -189,6 +189,29 @@ static void test_switch_continuity(void **state) {
         }
 }
 
+/* Rotation vectors whose squared length overflows (|ψ| up to 1e300): a rotation matrix and a
+ * unit quaternion of the same rotation (about the axis, by |ψ| mod 2π), not NaN. */
+static void test_huge_rotation_vectors(void **state) {
+    (void)state;
+    const double cases[][3] = {{1e155, 5e154, 1.0}, {0.0, 0.0, 1e300}, {-3e200, 2e200, 1e200}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
+        double R[9], q[4], Rq[9];
+        ld_so3_exp(R, cases[c]);
+        ld_quat_from_rotvec(q, cases[c]);
+        for (int i = 0; i < 9; ++i) assert_true(isfinite(R[i]));
+        assert_true(fabs(ld_quat_norm(q) - 1.0) < 1e-15);
+        assert_true(orth_error(R) < 1e-14);
+        ld_quat_to_mat(Rq, q);
+        assert_true(maxabs_diff(R, Rq, 9) < 1e-12);
+        /* the axis is ψ's direction: R u = u */
+        double x = fmax(fabs(cases[c][0]), fmax(fabs(cases[c][1]), fabs(cases[c][2]))), u[3], Ru[3];
+        for (int i = 0; i < 3; ++i) u[i] = cases[c][i] / x;
+        for (int i = 0; i < 3; ++i)
+            Ru[i] = R[3 * i] * u[0] + R[3 * i + 1] * u[1] + R[3 * i + 2] * u[2];
+        assert_true(maxabs_diff(Ru, u, 3) < 1e-14);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hat_vee),
@@ -198,6 +221,7 @@ int main(void) {
         cmocka_unit_test(test_tangent_fd),
         cmocka_unit_test(test_tangent_inverse),
         cmocka_unit_test(test_switch_continuity),
+        cmocka_unit_test(test_huge_rotation_vectors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

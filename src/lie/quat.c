@@ -125,7 +125,7 @@ void ld_quat_from_mat(double q[4], const double R[9]) {
 }
 
 void ld_quat_from_rotvec(double q[4], const double psi[3]) {
-    double x = sqrt(ld_v3_dot(psi, psi));
+    double x = ld_v3_norm(psi); /* |ψ|² may overflow beyond 1e154 */
     double f = ld_fn_half_sinc(x);
     q[0] = cos(0.5 * x);
     q[1] = f * psi[0];

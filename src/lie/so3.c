@@ -28,8 +28,14 @@ void ld_so3_vee(double v[3], const double M[9]) {
 }
 
 void ld_so3_exp(double R[9], const double psi[3]) {
+    double x = ld_v3_norm(psi);
+    if (x > 1e150) { /* hat(ψ)² would overflow: Rodrigues on the unit axis */
+        double u[3] = {psi[0] / x, psi[1] / x, psi[2] / x};
+        ld_m3_rodrigues(R, u, sin(x), 1.0 - cos(x));
+        return;
+    }
     ld_fn f;
-    ld_fn_eval(&f, sqrt(ld_v3_dot(psi, psi)), 2);
+    ld_fn_eval(&f, x, 2);
     ld_m3_rodrigues(R, psi, f.a, f.b);
 }
 
