@@ -308,7 +308,7 @@ int parse_args(int argc, char **argv, int cmds, run_args *a) {
         switch (d->id) {
         case O_INTEG:
             a->integ = ld_integ_method_find(v);
-            name_list(list, sizeof list, LD_INTEG_COUNT, integ_name_i);
+            name_list(list, sizeof list, ld_method_count(), integ_name_i);
             if (a->integ < 0) return cli_error("%s: unknown integrator '%s' (%s)", cmd, v, list);
             break;
         case O_FORM:
@@ -468,7 +468,7 @@ static int resolve_model(const char *cmd, const char *name, char *path, size_t c
 static const char *estimating_methods(char *buf, size_t cap) {
     size_t len = 0;
     buf[0] = '\0';
-    for (int i = 0; i < LD_INTEG_COUNT && len < cap; ++i) {
+    for (int i = 0; i < ld_method_count() && len < cap; ++i) {
         if (!ld_integ_method_has_estimate((ld_integ_method)i)) continue;
         int w = snprintf(buf + len, cap - len, "%s%s", len ? ", " : "", integ_name_i(i));
         if (w < 0) break;
@@ -508,7 +508,7 @@ int load_model(const run_args *a, char *path, size_t cap, ld_model *m, int *meth
     if (a->max_iter > 0) r->max_iter = a->max_iter;
     if (a->every > 0) r->output_every = a->every;
     char list[128];
-    name_list(list, sizeof list, LD_INTEG_COUNT, integ_name_i);
+    name_list(list, sizeof list, ld_method_count(), integ_name_i);
     *method = a->integ >= 0 ? a->integ : ld_integ_method_find(r->integrator);
     rc = 0;
     if (*method < 0)

@@ -127,7 +127,7 @@ static void check_restart(ld_integ_method meth, int adaptive, int which, ld_form
 
 static void test_every_method_restarts_bit_for_bit(void **state) {
     (void)state;
-    for (int m = 0; m < LD_INTEG_COUNT; ++m) {
+    for (int m = 0; m < ld_method_count(); ++m) {
         print_message("  %s\n", ld_integ_method_name((ld_integ_method)m));
         check_restart((ld_integ_method)m, 0, 1, LD_FORM_SO3XR3);
         if (ld_integ_method_has_estimate((ld_integ_method)m))

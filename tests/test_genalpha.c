@@ -322,11 +322,68 @@ static void test_no_allocation_in_step(void **state) {
             }
 }
 
+/* The Newmark family (newmark-beta): at β = 1/4, γ = 1/2 (its defaults) it is newmark bit for
+ * bit; γ = 0.6 with β = ¼(γ + ½)² damps (first order: the error falls by about 2 when h
+ * halves); its parameters live in the generic slots of the options, set by key through the
+ * descriptors. */
+static double family_run(int meth, double gamma, double h, double *q_out, int nq) {
+    double beta = 0.25 * (gamma + 0.5) * (gamma + 0.5); /* stable for every h */
+    ld_model m;
+    tm_heavy_top(&m, 0.1);
+    ld_system s;
+    double *q0, *v0;
+    assert_int_equal(ld_model_compile(&m, LD_FORM_SO3XR3, &s, &q0, &v0), LD_OK);
+    ld_integ_options o;
+    ld_integ_options_init(&o);
+    o.method = (ld_integ_method)meth;
+    int pm = -1;
+    const ld_method_param *g = ld_method_param_find("gamma", &pm);
+    assert_non_null(g);
+    memcpy((char *)&o + g->offset, &gamma, sizeof gamma);
+    const ld_method_param *b = ld_method_param_find("--beta", NULL);
+    assert_non_null(b);
+    memcpy((char *)&o + b->offset, &beta, sizeof beta);
+    ld_integ *it = ld_integ_create(&s, &o, NULL);
+    assert_non_null(it);
+    assert_int_equal(ld_integ_init(it, 0.0, q0, v0), LD_OK);
+    int n = (int)lround(0.2 / h);
+    for (int i = 1; i <= n; ++i) assert_int_equal(ld_integ_advance_to(it, i * h), LD_OK);
+    memcpy(q_out, ld_integ_q(it), (size_t)nq * sizeof(double));
+    double t = ld_integ_t(it);
+    ld_integ_free(it);
+    free(q0);
+    free(v0);
+    ld_model_system_free(&s);
+    return t;
+}
+
+static void test_newmark_family(void **state) {
+    (void)state;
+    int nb = ld_integ_method_find("newmark-beta");
+    assert_true(nb >= 0);
+    double a[12], b[12], c[12], d[12];
+    family_run(LD_INTEG_NEWMARK, 0.5, 1e-3, a, 12);
+    family_run(nb, 0.5, 1e-3, b, 12);
+    assert_memory_equal(a, b, sizeof a);
+    family_run(nb, 0.6, 1e-3, c, 12);
+    family_run(nb, 0.6, 5e-4, d, 12);
+    double e1 = 0.0, e2 = 0.0;
+    family_run(nb, 0.6, 2.5e-4, b, 12);
+    for (int i = 0; i < 12; ++i) {
+        e1 += (c[i] - d[i]) * (c[i] - d[i]);
+        e2 += (d[i] - b[i]) * (d[i] - b[i]);
+    }
+    double p = 0.5 * log2(e1 / e2);
+    print_message("  newmark-beta, gamma 0.6: observed order %.2f\n", p);
+    assert_true(p > 0.8 && p < 1.2);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_order_two),        cmocka_unit_test(test_formulations_same_motion),
         cmocka_unit_test(test_newton_quadratic), cmocka_unit_test(test_restore_on_failure),
         cmocka_unit_test(test_energy),           cmocka_unit_test(test_no_allocation_in_step),
+        cmocka_unit_test(test_newmark_family),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

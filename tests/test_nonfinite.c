@@ -74,7 +74,7 @@ static void expect_same(const run *r, const snap *a, const char *what) {
  * message that names the non-finite quantity, and a normal step still works afterwards. */
 static void test_huge_step_rejected(void **state) {
     (void)state;
-    for (int meth = 0; meth < LD_INTEG_COUNT; ++meth) {
+    for (int meth = 0; meth < ld_method_count(); ++meth) {
         ld_model m;
         model_for(&m, (ld_integ_method)meth);
         run r;
@@ -132,7 +132,7 @@ static void expect_init_fails(ld_model *m, ld_integ_method meth, const char *wha
 
 static void test_overflow_inputs(void **state) {
     (void)state;
-    for (int meth = 0; meth < LD_INTEG_COUNT; ++meth) {
+    for (int meth = 0; meth < ld_method_count(); ++meth) {
         ld_model m;
         model_for(&m, (ld_integ_method)meth);
         m.gravity[2] = -1e308; /* finite, but m g overflows */
@@ -147,7 +147,7 @@ static void test_overflow_inputs(void **state) {
 /* Gravity 1e300 is finite at the start; a step that overflows later is rejected. */
 static void test_overflow_during_run(void **state) {
     (void)state;
-    for (int meth = 0; meth < LD_INTEG_COUNT; ++meth) {
+    for (int meth = 0; meth < ld_method_count(); ++meth) {
         ld_model m;
         model_for(&m, (ld_integ_method)meth);
         m.gravity[2] = -1e300;

@@ -105,6 +105,8 @@ int ld_integ_method_find(const char *name); /* -1 if unknown */
  * model file's integrator block and on the command line, its range, default and help text.
  * The library's checks, ld_integ_options_init, the model reader, the CLI's --help and its
  * JSON output all read these. */
+#define LD_METHOD_MAX_PARAMS 4 /* parameters a method without named fields can have */
+
 typedef struct ld_method_param {
     const char *key;    /* model file key, e.g. "rho_inf" */
     const char *option; /* command-line option, e.g. "--rho-inf" */
@@ -153,6 +155,10 @@ typedef struct ld_integ_options {
     double h_min, h_max;           /* bounds of the step (defaults 1e-12, +inf) */
     int max_rejects;               /* consecutive rejections before giving up (default 30) */
     int project; /* hem1 … hem5: project onto Φ = 0 after every step (default 0) */
+    /* Parameters of methods without a named field above: a descriptor points its parameter j
+     * at param[j] (offsetof(ld_integ_options, param) + j·sizeof(double)); set them by key with
+     * the descriptors (ld_method_param_find, ld_method_param_value). */
+    double param[LD_METHOD_MAX_PARAMS];
 } ld_integ_options;
 
 /* The value of parameter p in o. */

@@ -595,7 +595,7 @@ static int check_rod_nodes(const checker *c, int i) {
 static const char *integrator_list(char *out, size_t cap) {
     size_t n = 0;
     out[0] = '\0';
-    for (int i = 0; i < LD_INTEG_COUNT; ++i) {
+    for (int i = 0; i < ld_method_count(); ++i) {
         int w =
             strf(out + n, cap - n, "%s%s", i ? ", " : "", ld_integ_method_name((ld_integ_method)i));
         if (w < 0 || (size_t)w >= cap - n) break;

@@ -17,9 +17,14 @@ typedef struct ga {
 static ga ga_of(const ld_integ *it) {
     size_t k = (size_t)it->k;
     ga g = {it->ws, it->ws + k, it->ws + 2 * k, 0.0, 0.0, 0.0, 0.0};
-    if (it->meth->variant) { /* Newmark */
+    if (it->meth->variant == 1) { /* Newmark */
         g.beta = 0.25;
         g.gamma = 0.5;
+        return g;
+    }
+    if (it->meth->variant == 2) { /* the Newmark family: β and γ from the options */
+        g.beta = ld_method_param_value(&it->o, &it->meth->info.params[0]);
+        g.gamma = ld_method_param_value(&it->o, &it->meth->info.params[1]);
         return g;
     }
     double r = it->o.rho_inf; /* Algorithm 1 from ρ∞ */
@@ -122,6 +127,32 @@ const ld_method_impl ld_method_genalpha = {
              .euler = 1,
              .newton = 1,
              .refuses = ""},
+    .work = ga_work,
+    .init = ga_init,
+    .step = ga_step,
+};
+
+/* The Newmark family on the group with the user's β and γ (γ > ½ damps high frequencies and
+ * makes the method first order; β ≥ ¼(γ + ½)² keeps it unconditionally stable). */
+static const ld_method_param nb_params[] = {
+    {"beta", "--beta", offsetof(ld_integ_options, param), 0.0, 0.5, 0.25, "[0, 1/2]",
+     "Newmark beta (1/4: average acceleration; 1/6: linear acceleration)"},
+    {"gamma", "--gamma", offsetof(ld_integ_options, param) + sizeof(double), 0.5, 1.0, 0.5,
+     "[1/2, 1]", "Newmark gamma (1/2: second order, no numerical damping)"},
+};
+
+const ld_method_impl ld_method_newmark_beta = {
+    .info = {.name = "newmark-beta",
+             .title = "the Newmark family on the group with chosen beta and gamma (Newmark 1959; "
+                      "Simo & Vu-Quoc's Lie-group form); second order at gamma = 1/2",
+             .order = 2,
+             .nparams = 2,
+             .params = nb_params,
+             .constraints = 1,
+             .euler = 1,
+             .newton = 1,
+             .refuses = ""},
+    .variant = 2,
     .work = ga_work,
     .init = ga_init,
     .step = ga_step,

@@ -72,11 +72,6 @@ struct ld_integ {
     char msg[320];
 };
 
-/* The methods, each defined in its own file. */
-extern const ld_method_impl ld_method_genalpha, ld_method_newmark, ld_method_tb3,
-    ld_method_tb3_paper, ld_method_hht, ld_method_hht_modified, ld_method_hem1, ld_method_hem2,
-    ld_method_hem3, ld_method_hem4, ld_method_hem5;
-
 /* The half-explicit tables (hem_tables.c): table i of hem1 … hem5, NULL out of range. */
 const ld_hem_table *ld_hem__table(int i);
 

@@ -8,10 +8,15 @@
 #include "integ_impl.h"
 #include "liedyn/liedyn.h"
 
+/* The methods, each defined in its own file. */
+extern const ld_method_impl ld_method_genalpha, ld_method_newmark, ld_method_tb3,
+    ld_method_tb3_paper, ld_method_hht, ld_method_hht_modified, ld_method_hem1, ld_method_hem2,
+    ld_method_hem3, ld_method_hem4, ld_method_hem5, ld_method_newmark_beta;
+
 static const ld_method_impl *const methods[] = {
     &ld_method_genalpha, &ld_method_newmark,      &ld_method_tb3,  &ld_method_tb3_paper,
     &ld_method_hht,      &ld_method_hht_modified, &ld_method_hem1, &ld_method_hem2,
-    &ld_method_hem3,     &ld_method_hem4,         &ld_method_hem5,
+    &ld_method_hem3,     &ld_method_hem4,         &ld_method_hem5, &ld_method_newmark_beta,
 };
 
 #define NMETHODS ((int)(sizeof methods / sizeof methods[0]))

@@ -137,7 +137,7 @@ static void run_model(const ld_model *m, uint32_t h) {
     if (method < 0) method = LD_INTEG_GENALPHA;
     if (h & 1) {
         form = (ld_formulation)((h >> 1) % LD_FORM_COUNT);
-        method = (int)((h >> 4) % LD_INTEG_COUNT);
+        method = (int)((h >> 4) % (uint32_t)ld_method_count());
     }
     char why[256];
     (void)ld_model_check_initial(m, why, sizeof why);
