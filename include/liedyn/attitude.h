@@ -123,8 +123,10 @@ typedef struct ld_attitude_stats {
  * status is returned:
  *   LD_ETOOMUCHWORK  max_steps steps (adaptive: step attempts) were taken before t1;
  *   LD_ESINGULAR     a singular parametrization (tangential vector at π, rotation vector
- *                    where T⁻¹ blows up), or the step size collapsed: the adaptive step fell
- *                    below the smallest allowed step, or a fixed step below the resolution of t;
+ *                    where T⁻¹ blows up) refused by the right-hand side;
+ *   LD_ESTEPSIZE     the step size collapsed: the adaptive step fell below the smallest
+ *                    allowed step (near a singular parametrization the tolerance cannot be
+ *                    met), or a fixed step below the resolution of t;
  *   LD_EDOMAIN       a non-finite state;
  *   LD_EINVAL        NULL pb or o, no omega, t1 ≤ t0, a zero or non-finite q0, invalid options
  *                    (see ld_attitude_options_default), or dt = 0 for a fixed-step method;

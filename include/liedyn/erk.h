@@ -92,10 +92,12 @@ int ld_erk_step(ld_erk *e, double t, double h, double *x, double *err);
  * last accepted state on failure; stats->t tells where; stats may be NULL). Returns
  *   LD_OK;
  *   LD_ETOOMUCHWORK  max_steps step attempts were made before t1;
- *   LD_ESINGULAR     the step size collapsed: the step fell below the smallest allowed step
+ *   LD_ESTEPSIZE     the step size collapsed: the step fell below the smallest allowed step
  *                    (max(h_min, 16 ε|t|)) or below the resolution of t without meeting the
- *                    tolerance, or (fixed steps, or the first evaluation) the rhs asked for a
- *                    smaller step (> 0), e.g. at a singular parametrization;
+ *                    tolerance (fixed steps: h_init below the resolution of t);
+ *   LD_ESINGULAR     the rhs refused the state (status > 0), e.g. at a singular
+ *                    parametrization: with fixed steps or at the first evaluation, or in an
+ *                    attempt of the step whose size then collapsed;
  *   LD_EDOMAIN       a non-finite initial state, a non-finite new state (fixed steps), or
  *                    (adaptive) the step collapsed as above while its last attempt gave a
  *                    non-finite state or error estimate;

@@ -37,7 +37,9 @@ enum ld_status {
     LD_EINVAL = -4,          /* invalid argument or option */
     LD_EIO = -5,             /* input/output error */
     LD_ENOTSUPPORTED = -6,   /* requested combination is not supported */
-    LD_ETOOMUCHWORK = -7     /* too much work: a step limit was reached */
+    LD_ETOOMUCHWORK = -7,    /* too much work: a step limit was reached */
+    LD_ESTEPSIZE = -8        /* the step fell below its minimum or the resolution of t (the
+                                error tolerance cannot be met there) */
 };
 
 /* Human-readable, static description of a status code; never NULL. */

@@ -32,6 +32,8 @@ const char *ld_strerror(int status) {
         return "not supported";
     case LD_ETOOMUCHWORK:
         return "too much work: step limit reached";
+    case LD_ESTEPSIZE:
+        return "step size below its minimum: the tolerance cannot be met";
     default:
         return status > 0 ? "recoverable failure" : "unknown error";
     }

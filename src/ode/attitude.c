@@ -277,7 +277,7 @@ static int run_midpoint(att_run *r, const ld_attitude_options *o, double *x,
         double t = pb->t0 + (double)k * o->dt;
         double tn = (k == n - 1) ? pb->t1 : pb->t0 + (double)(k + 1) * o->dt;
         if (o->max_steps > 0 && st->steps >= o->max_steps) return LD_ETOOMUCHWORK;
-        if (!(tn > t)) return LD_ESINGULAR; /* dt below the resolution of t */
+        if (!(tn > t)) return LD_ESTEPSIZE; /* dt below the resolution of t */
         rc = omega_at(r, tn, w1);
         if (rc) return rc;
         for (int i = 0; i < 3; ++i) wm[i] = 0.5 * (w0[i] + w1[i]);
@@ -407,7 +407,7 @@ static int run_magnus(att_run *r, const ld_attitude_options *o, double *x, ld_at
         double t = pb->t0 + (double)k * o->dt;
         double tn = (k == n - 1) ? pb->t1 : pb->t0 + (double)(k + 1) * o->dt, h = tn - t;
         if (o->max_steps > 0 && st->steps >= o->max_steps) return LD_ETOOMUCHWORK;
-        if (!(tn > t)) return LD_ESINGULAR; /* dt below the resolution of t */
+        if (!(tn > t)) return LD_ESTEPSIZE; /* dt below the resolution of t */
         double a[4][3], Om[3], e[4], qn[4];
         for (int i = 0; i < ns; ++i) {
             int rc = omega_at(r, t + c[i] * h, a[i]);

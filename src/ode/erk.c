@@ -189,7 +189,7 @@ static int run_fixed(ld_erk *e, const ld_erk_options *o, double t0, double t1, d
         double t = t0 + (double)k * o->h_init;
         double tn = (k == n - 1) ? t1 : t0 + (double)(k + 1) * o->h_init;
         if (o->max_steps > 0 && st->steps >= o->max_steps) return LD_ETOOMUCHWORK;
-        if (!(tn > t)) return LD_ESINGULAR; /* h0 below the resolution of t */
+        if (!(tn > t)) return LD_ESTEPSIZE; /* h_init below the resolution of t */
         int rc = attempt(e, t, tn - t, x, 0);
         if (rc != 0) return rc > 0 ? LD_ESINGULAR : rc;
         if (!all_finite(e->xnew, e->nx)) return LD_EDOMAIN;
@@ -217,6 +217,13 @@ static double initial_step(ld_erk *e, const ld_erk_options *o, const double *x, 
     return h;
 }
 
+/* The status of a run whose step collapsed: a non-finite value in the last attempt
+ * (LD_EDOMAIN), else a right-hand side that refused a state in some attempt of this step, e.g.
+ * a parametrization at its singularity (LD_ESINGULAR), else the error test (LD_ESTEPSIZE). */
+static int collapse_status(int cause) {
+    return cause == 1 ? LD_EDOMAIN : cause == 2 ? LD_ESINGULAR : LD_ESTEPSIZE;
+}
+
 /* Adaptive run with the MATLAB ode45/ode23 controller. */
 static int run_adaptive(ld_erk *e, const ld_erk_options *o, double t0, double t1, double *x,
                         ld_erk_output_fn out, void *ou, ld_erk_stats *st) {
@@ -238,27 +245,28 @@ static int run_adaptive(ld_erk *e, const ld_erk_options *o, double t0, double t1
         double hmin = fmax(o->h_min, 16.0 * DBL_EPSILON * fabs(t));
         h = fmax(hmin, fmin(hmax, h));     /* the smallest step wins over hmax */
         if (1.1 * h >= t1 - t) h = t1 - t; /* stretch or shorten the last step */
-        int nonfinite = 0;                 /* nonfinite: the last attempt's cause */
-        for (;;) {                         /* attempts until one is accepted */
+        int cause = 0; /* 1: the last attempt was non-finite; 2: the rhs refused one */
+        for (;;) {     /* attempts until one is accepted */
             if (o->max_steps > 0 && st->steps + st->rejected >= o->max_steps)
                 return LD_ETOOMUCHWORK;
             if (!(t + h > t)) /* the step no longer advances t */
-                return nonfinite ? LD_EDOMAIN : LD_ESINGULAR;
+                return collapse_status(cause);
             rc = attempt(e, t, h, x, have_f0);
             have_f0 = 1; /* F_0 = f(t, x) stays valid across retries */
             if (rc < 0) return rc;
             double en = INFINITY;
-            nonfinite = rc == 0 && !all_finite(e->xnew, e->nx);
+            int nonfinite = rc == 0 && !all_finite(e->xnew, e->nx);
             if (rc == 0 && !nonfinite) {
                 get_scale(e, e->s0, x);
                 get_scale(e, e->s1, e->xnew);
                 en = weighted_norm(e, e->err, e->s0, e->s1, o->error_rtol, o->error_atol);
                 nonfinite = isnan(en);
             }
+            cause = nonfinite ? 1 : (rc > 0 || cause == 2) ? 2 : 0;
             if (en <= 1.0) break;
             st->rejected++;
             if (h <= hmin) /* cannot meet the tolerance */
-                return nonfinite ? LD_EDOMAIN : LD_ESINGULAR;
+                return collapse_status(cause);
             h = fmax(hmin, ld_ctrl_rejected(&ctrl, h, en, 0));
             if (t + h > t1) h = t1 - t;
         }
