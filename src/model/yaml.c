@@ -471,24 +471,6 @@ int ly_find_body(reader *r, const ld_model *m, const char *name) {
     return ld_names_find(&r->bodies, name);
 }
 
-/* A body named by key: its index among the bodies read so far. */
-static int get_body(reader *r, const yaml_node_t *map, const ld_model *m, int *out) {
-    field f;
-    char name[LD_NAME_MAX];
-    size_t mark = ly_push_key(r, "body");
-    int rc = ly_lookup(r, map, "body", 1, &f);
-    if (!rc) rc = ly_read_name(r, f.val, f.line, name, 0);
-    if (!rc) {
-        int k = ly_find_body(r, m, name);
-        if (k >= 0)
-            *out = k;
-        else
-            rc = ly_fail(r, f.line, "no body named '%s'", name);
-    }
-    ly_pop(r, mark);
-    return rc;
-}
-
 /* ------------------------------------------------------------------ bodies */
 
 /* 3 principal moments, 6 = [Ixx, Iyy, Izz, Ixy, Iyz, Ixz], or 9 row-major. */
@@ -559,40 +541,6 @@ static int read_body(reader *r, const yaml_node_t *n, ld_body *b) {
     return ly_get_vec(r, n, "velocity", 0, b->v, 3, &b->has_v);
 }
 
-/* ------------------------------------------------------------------ loads */
-
-static const char *const load_keys[] = {"body", "type", "frame", "value", "time", "case", NULL};
-static const char *const load_types[] = {"force", "torque", "exact_torque", NULL}; /* kind */
-static const char *const vector_load_keys[] = {"body", "type", "frame", "value", "time", NULL};
-static const char *const exact_load_keys[] = {"body", "type", "case", "frame", NULL};
-static const char *const frames[] = {"spatial", "body", NULL}; /* ld_frame_kind */
-static const char *const exact_cases[] = {"i", "ii", NULL};    /* ld_exact_case − 1 */
-
-static int read_load(reader *r, const yaml_node_t *n, const ld_model *m, ld_load *l) {
-    int rc, type = 0, frame = 0, ecase = 0;
-    if ((rc = ly_expect_map(r, n, ly_line_of(n), "a load"))) return rc;
-    if ((rc = ly_check_keys(r, n, load_keys, NULL))) return rc;
-    if ((rc = ly_get_choice(r, n, "type", 1, load_types, &type))) return rc;
-    l->kind = (ld_load_kind)type;
-    const int exact = l->kind == LD_LOAD_EXACT_TORQUE;
-    char why[64];
-    strf(why, sizeof why, "for type '%s'", load_types[type]);
-    if ((rc = ly_check_keys(r, n, exact ? exact_load_keys : vector_load_keys, why))) return rc;
-    if ((rc = get_body(r, n, m, &l->body))) return rc;
-    if (exact) {
-        if ((rc = ly_get_choice(r, n, "case", 1, exact_cases, &ecase))) return rc;
-        l->exact = ecase == 0 ? LD_EXACT_I : LD_EXACT_II;
-        frame = 1; /* body unless given */
-        if ((rc = ly_get_choice(r, n, "frame", 0, frames, &frame))) return rc;
-        l->frame = frame == 1 ? LD_IN_BODY : LD_IN_SPATIAL;
-        return LD_OK;
-    }
-    if ((rc = ly_get_choice(r, n, "frame", 0, frames, &frame))) return rc;
-    l->frame = frame == 1 ? LD_IN_BODY : LD_IN_SPATIAL;
-    if ((rc = ly_get_vec(r, n, "value", 1, l->vec, 3, NULL))) return rc;
-    return ly_read_time(r, n, &l->fn);
-}
-
 /* ------------------------------------------------------------------ lists of items */
 
 /* The lists of bodies, joints and loads: allocated, the count set right away, each item read
@@ -639,98 +587,7 @@ static int read_joints(reader *r, const yaml_node_t *root, ld_model *m) {
     return rc;
 }
 
-static int read_loads(reader *r, const yaml_node_t *root, ld_model *m) {
-    field f;
-    size_t mark = ly_push_key(r, "loads");
-    int rc = ly_lookup(r, root, "loads", 0, &f), n = 0;
-    if (!rc && f.val) rc = ly_expect_seq(r, f.val, f.line, "loads");
-    if (!rc && f.val && (n = ly_seq_len(f.val)) > 0 &&
-        !(m->loads = calloc((size_t)n, sizeof *m->loads)))
-        rc = ly_out_of_memory(r, f.line);
-    if (!rc) m->nloads = n;
-    for (int i = 0; !rc && i < n; ++i) {
-        size_t im = ly_push_index(r, i);
-        const yaml_node_t *item = ly_seq_item(r, f.val, i);
-        m->loads[i].line = ly_line_of(item);
-        rc = read_load(r, item, m, &m->loads[i]);
-        ly_pop(r, im);
-    }
-    ly_pop(r, mark);
-    return rc;
-}
-
 /* ------------------------------------------------------------------ integrator, model */
-
-static const char *const run_keys[] = {"name",         "formulation", "dt",          "t_start",
-                                       "t_end",        "newton_atol", "newton_rtol", "max_iter",
-                                       "output_every", "adaptive",    "error_atol",  "error_rtol",
-                                       "fac",          "facmin",      "facmax",      NULL};
-
-/* The keys of the integrator block: run_keys and every method's parameters, NULL-terminated
- * in keys (cap entries). */
-static void integrator_keys(const char **keys, int cap) {
-    int n = 0;
-    for (; run_keys[n] && n < cap - 1; ++n) keys[n] = run_keys[n];
-    for (int i = 0; i < ld_method_count(); ++i) {
-        const ld_method_info *d = ld_method_get(i);
-        for (int j = 0; j < d->nparams && n < cap - 1; ++j) {
-            int dup = 0;
-            for (int k = 0; k < n; ++k) dup |= strcmp(keys[k], d->params[j].key) == 0;
-            if (!dup) keys[n++] = d->params[j].key;
-        }
-    }
-    keys[n] = NULL;
-}
-
-/* The methods' parameters present in the block, into s->params. */
-static int read_params(reader *r, const yaml_node_t *n, const char *const *keys, ld_run_spec *s) {
-    for (int i = 0; keys[i]; ++i) {
-        if (!ld_method_param_find(keys[i], NULL)) continue;
-        field f;
-        double v = 0.0;
-        int rc = ly_lookup(r, n, keys[i], 0, &f);
-        if (!rc && f.val) rc = ly_get_number(r, n, keys[i], 1, &v);
-        if (!rc && f.val) rc = ld_run_param_set(s, keys[i], v);
-        if (rc) return rc;
-    }
-    return LD_OK;
-}
-static const char *const bools[] = {"false", "true", NULL};
-
-static int read_run(reader *r, const yaml_node_t *root, ld_run_spec *s) {
-    field f;
-    const char *forms[LD_FORM_COUNT + 1] = {NULL};
-    int form = (int)s->formulation;
-    for (int i = 0; i < LD_FORM_COUNT; ++i) forms[i] = ld_formulation_name((ld_formulation)i);
-    size_t mark = ly_push_key(r, "integrator");
-    int rc = ly_lookup(r, root, "integrator", 0, &f);
-    if (rc || !f.val) goto done;
-    const yaml_node_t *n = f.val;
-    if ((rc = ly_expect_map(r, n, f.line, "the integrator block"))) goto done;
-    const char *keys[64];
-    integrator_keys(keys, 64);
-    if ((rc = ly_check_keys(r, n, keys, NULL))) goto done;
-    if ((rc = ly_get_name(r, n, "name", 0, 0, s->integrator))) goto done;
-    if ((rc = ly_get_choice(r, n, "formulation", 0, forms, &form))) goto done;
-    s->formulation = (ld_formulation)form;
-    if ((rc = ly_get_number(r, n, "dt", 0, &s->dt))) goto done;
-    if ((rc = ly_get_number(r, n, "t_start", 0, &s->t_start))) goto done;
-    if ((rc = ly_get_number(r, n, "t_end", 0, &s->t_end))) goto done;
-    if ((rc = read_params(r, n, keys, s))) goto done;
-    if ((rc = ly_get_number(r, n, "newton_atol", 0, &s->newton_atol))) goto done;
-    if ((rc = ly_get_number(r, n, "newton_rtol", 0, &s->newton_rtol))) goto done;
-    if ((rc = ly_get_int(r, n, "max_iter", 0, &s->max_iter))) goto done;
-    if ((rc = ly_get_int(r, n, "output_every", 0, &s->output_every))) goto done;
-    if ((rc = ly_get_choice(r, n, "adaptive", 0, bools, &s->adaptive))) goto done;
-    if ((rc = ly_get_number(r, n, "error_atol", 0, &s->error_atol))) goto done;
-    if ((rc = ly_get_number(r, n, "error_rtol", 0, &s->error_rtol))) goto done;
-    if ((rc = ly_get_number(r, n, "fac", 0, &s->fac))) goto done;
-    if ((rc = ly_get_number(r, n, "facmin", 0, &s->facmin))) goto done;
-    rc = ly_get_number(r, n, "facmax", 0, &s->facmax);
-done:
-    ly_pop(r, mark);
-    return rc;
-}
 
 static const char *const top_keys[] = {"name",   "description", "gravity",    "bodies",   "rods",
                                        "joints", "loads",       "integrator", "elements", NULL};
@@ -749,9 +606,9 @@ static int read_model(reader *r, const yaml_node_t *root, ld_model *m) {
     if ((rc = read_bodies(r, root, m))) return rc;
     if ((rc = ly_read_rods(r, root, m))) return rc;
     if ((rc = read_joints(r, root, m))) return rc;
-    if ((rc = read_loads(r, root, m))) return rc;
+    if ((rc = ly_read_loads(r, root, m))) return rc;
     if ((rc = ly_read_elements(r, root, m))) return rc; /* yaml_elements.c */
-    return read_run(r, root, &m->run);
+    return ly_read_run(r, root, &m->run);
 }
 
 /* ------------------------------------------------------------------ physical checks */

@@ -107,4 +107,10 @@ int ly_read_joint(reader *r, const yaml_node_t *n, const ld_model *m, ld_joint *
  * bodies (read before the joints and loads, which may name the nodes). */
 int ly_read_rods(reader *r, const yaml_node_t *root, ld_model *m);
 
+/* The integrator block (yaml_run.c) of the document root into s. */
+int ly_read_run(reader *r, const yaml_node_t *root, ld_run_spec *s);
+
+/* The loads list (yaml_loads.c) of the document root into m (bodies read before). */
+int ly_read_loads(reader *r, const yaml_node_t *root, ld_model *m);
+
 #endif
