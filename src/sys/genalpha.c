@@ -116,21 +116,30 @@ static const ld_method_param ga_params[] = {
      "spectral radius at infinity rho_inf (1: no numerical damping)"},
 };
 
-const ld_method_impl ld_method_genalpha = {
-    .info = {.name = "genalpha",
-             .title = "Lie-group generalized-alpha (Bruls, Cardona & Arnold 2012; Kynema's "
-                      "Algorithm 1), index-3 constraints",
-             .order = 2,
-             .nparams = 1,
-             .params = ga_params,
-             .constraints = 1,
-             .euler = 1,
-             .newton = 1,
-             .refuses = ""},
-    .work = ga_work,
-    .init = ga_init,
-    .step = ga_step,
-};
+/* A second-order method of this file: name, title, parameters, variant (0 generalized-α,
+ * 1 Newmark, 2 the Newmark family). */
+#define GA_METHOD(nm, ttl, np, pars, v)                                                            \
+    {                                                                                              \
+        .info = {.name = nm,                                                                       \
+                 .title = ttl,                                                                     \
+                 .order = 2,                                                                       \
+                 .nparams = np,                                                                    \
+                 .params = pars,                                                                   \
+                 .constraints = 1,                                                                 \
+                 .euler = 1,                                                                       \
+                 .newton = 1,                                                                      \
+                 .refuses = ""},                                                                   \
+        .variant = v, .work = ga_work, .init = ga_init, .step = ga_step                            \
+    }
+
+const ld_method_impl ld_method_genalpha =
+    GA_METHOD("genalpha",
+              "Lie-group generalized-alpha (Bruls, Cardona & Arnold 2012; Kynema's Algorithm 1), "
+              "index-3 constraints",
+              1, ga_params, 0);
+
+const ld_method_impl ld_method_newmark =
+    GA_METHOD("newmark", "Simo-Vu-Quoc Newmark on the group (beta = 1/4, gamma = 1/2)", 0, NULL, 1);
 
 /* The Newmark family on the group with the user's β and γ (γ > ½ damps high frequencies and
  * makes the method first order; β ≥ ¼(γ + ½)² keeps it unconditionally stable). */
@@ -141,33 +150,8 @@ static const ld_method_param nb_params[] = {
      "[1/2, 1]", "Newmark gamma (1/2: second order, no numerical damping)"},
 };
 
-const ld_method_impl ld_method_newmark_beta = {
-    .info = {.name = "newmark-beta",
-             .title = "the Newmark family on the group with chosen beta and gamma (Newmark 1959; "
-                      "Simo & Vu-Quoc's Lie-group form); second order at gamma = 1/2",
-             .order = 2,
-             .nparams = 2,
-             .params = nb_params,
-             .constraints = 1,
-             .euler = 1,
-             .newton = 1,
-             .refuses = ""},
-    .variant = 2,
-    .work = ga_work,
-    .init = ga_init,
-    .step = ga_step,
-};
-
-const ld_method_impl ld_method_newmark = {
-    .info = {.name = "newmark",
-             .title = "Simo-Vu-Quoc Newmark on the group (beta = 1/4, gamma = 1/2)",
-             .order = 2,
-             .constraints = 1,
-             .euler = 1,
-             .newton = 1,
-             .refuses = ""},
-    .variant = 1,
-    .work = ga_work,
-    .init = ga_init,
-    .step = ga_step,
-};
+const ld_method_impl ld_method_newmark_beta =
+    GA_METHOD("newmark-beta",
+              "the Newmark family on the group with chosen beta and gamma (Newmark 1959; Simo & "
+              "Vu-Quoc's Lie-group form); second order at gamma = 1/2",
+              2, nb_params, 2);
