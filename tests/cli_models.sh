@@ -1,0 +1,33 @@
+#!/bin/bash
+# Every shipped model runs with every integrator of the table in every formulation, for three
+# small steps — or is refused with the integrator's or the compiler's stated reason (exit 2,
+# "cannot run this model: …" / "cannot compile the model: …"). Any other outcome fails.
+# usage: cli_models.sh LIEDYN SOURCE_DIR
+set -u
+LIEDYN=$1 SRC=$2
+fails=0 ran=0 refused=0
+fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
+
+# the integrators, from the table as `liedyn run --help` lists them
+methods=$("$LIEDYN" run --help | sed -n '/^integrators/,$p' | awk 'NR > 1 { print $1 }')
+[ -n "$methods" ] || { echo "FAIL: no integrator listed by run --help" >&2; exit 1; }
+
+for model in "$SRC"/models/*.yaml; do
+    for meth in $methods; do
+        for form in so3xr3 se3 s3xr3 s3sdr3 euler; do
+            err=$("$LIEDYN" run "$model" --integrator "$meth" --formulation "$form" --dt 1e-4 \
+                --t-end 3e-4 --quiet 2>&1 >/dev/null)
+            rc=$?
+            if [ "$rc" -eq 0 ]; then
+                ran=$((ran + 1))
+            elif [ "$rc" -eq 2 ] && echo "$err" | grep -Eq "cannot (run|compile) the model: .+|cannot run this model: .+"; then
+                refused=$((refused + 1))
+            else
+                fail "$(basename "$model") $meth $form: exit $rc: $err"
+            fi
+        done
+    done
+done
+echo "cli_models: $ran runs, $refused refusals with their reason"
+[ "$ran" -gt 100 ] || fail "only $ran runs"
+[ "$fails" -eq 0 ]
