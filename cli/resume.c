@@ -32,9 +32,9 @@ void sim_catch_signals(void) {
 
 /* The run's counters in a checkpoint (fixed layout). */
 typedef struct run_blob {
-    double t0, dt, t1;
+    double t0, dt; /* the output grid t0 + n dt */
     int64_t n;
-    double phimax, angmax, hmin, hmax, errmax, e0, cpu, row_h, row_err;
+    sim_totals tot;
 } run_blob;
 
 static void fnv(uint64_t *h, const void *p, size_t n) {
@@ -84,17 +84,8 @@ int sim_checkpoint(sim *S) {
     memset(&b, 0, sizeof b);
     b.t0 = S->grid0;
     b.dt = S->dt;
-    b.t1 = S->t1;
     b.n = S->n;
-    b.phimax = S->phimax;
-    b.angmax = S->angmax;
-    b.hmin = S->hmin;
-    b.hmax = S->hmax;
-    b.errmax = S->errmax;
-    b.e0 = S->e0;
-    b.cpu = S->cpu;
-    b.row_h = S->row_h;
-    b.row_err = S->row_err;
+    b.tot = S->tot;
     char msg[PATH_CAP + 128];
     if (ld_integ_save(S->it, S->ck_path, S->tag, &b, sizeof b, msg, sizeof msg) != LD_OK) {
         io_fail_msg(S, msg);
@@ -121,14 +112,6 @@ int sim_restart(sim *S, const char *path) {
         S->n = 0;
     }
     S->restarted = 1;
-    S->phimax = b.phimax;
-    S->angmax = b.angmax;
-    S->hmin = b.hmin;
-    S->hmax = b.hmax;
-    S->errmax = b.errmax;
-    S->e0 = b.e0;
-    S->cpu = b.cpu;
-    S->row_h = b.row_h;
-    S->row_err = b.row_err;
+    S->tot = b.tot;
     return 0;
 }

@@ -172,11 +172,11 @@ static void print_json(const sim *S, const ld_model *m, const char *base) {
             json_num(S->o.error_rtol);
         }
         printf(", \"h_smallest\": ");
-        json_num(S->st.steps > 0 ? S->hmin : 0.0);
+        json_num(S->st.steps > 0 ? S->tot.hmin : 0.0);
         printf(", \"h_largest\": ");
-        json_num(S->hmax);
+        json_num(S->tot.hmax);
         printf(", \"max_error_estimate\": ");
-        json_num(S->errmax);
+        json_num(S->tot.errmax);
     }
     if (S->warning[0]) {
         printf(", \"warning\": ");
@@ -196,19 +196,19 @@ static void print_json(const sim *S, const ld_model *m, const char *base) {
            "\"rejected_error_test\": %ld, \"rejected_solve\": %ld, ",
            S->st.steps, S->st.newton_iterations, S->st.rejected, S->st.error_test_failures,
            S->st.newton_failures);
-    printf("\"cpu_s\": %.10g, \"energy\": ", S->cpu);
+    printf("\"cpu_s\": %.10g, \"energy\": ", S->tot.cpu);
     json_num(S->e1);
     printf(", \"energy_initial\": ");
-    json_num(S->e0);
+    json_num(S->tot.e0);
     printf(", \"constraint_residual\": ");
-    json_num(S->phimax);
+    json_num(S->tot.phimax);
     char row[LD_NAME_MAX + 96] = "";
-    if (S->phimax > 0.0) (void)ld_model_row_name(&S->s, S->phirow, row, sizeof row);
+    if (S->tot.phimax > 0.0) (void)ld_model_row_name(&S->s, S->tot.phirow, row, sizeof row);
     printf(", \"constraint_residual_row\": ");
     json_str(row);
     if (S->any_exact) {
         printf(", \"max_angle_error\": ");
-        json_num(S->angmax);
+        json_num(S->tot.angmax);
     }
     printf(", \"bodies\": [");
     for (int b = 0; b < nb; ++b) {
@@ -244,19 +244,19 @@ static void print_summary(const sim *S, const char *base, const run_args *a) {
     if (S->st.rejected)
         printf(" (%ld by the error estimate, %ld in the solve)", S->st.error_test_failures,
                S->st.newton_failures);
-    printf(", cpu %.3g s\n", S->cpu);
+    printf(", cpu %.3g s\n", S->tot.cpu);
     if (S->est && S->st.steps > 0)
         printf("  %s steps h = %.3g .. %.3g, max error estimate %.3g%s\n",
-               S->o.adaptive ? "controlled" : "fixed", S->hmin, S->hmax, S->errmax,
+               S->o.adaptive ? "controlled" : "fixed", S->tot.hmin, S->tot.hmax, S->tot.errmax,
                S->o.adaptive ? " (tolerance 1)" : "");
-    double de = S->e1 - S->e0;
-    printf("  energy %.10g -> %.10g (drift %.3e", S->e0, S->e1, de);
-    if (S->e0 != 0.0 && isfinite(S->e0)) printf(", relative %.3e", de / fabs(S->e0));
-    printf(")\n  max |Phi| %.3e", S->phimax);
+    double de = S->e1 - S->tot.e0;
+    printf("  energy %.10g -> %.10g (drift %.3e", S->tot.e0, S->e1, de);
+    if (S->tot.e0 != 0.0 && isfinite(S->tot.e0)) printf(", relative %.3e", de / fabs(S->tot.e0));
+    printf(")\n  max |Phi| %.3e", S->tot.phimax);
     char row[LD_NAME_MAX + 96];
-    if (S->phimax > 0.0 && ld_model_row_name(&S->s, S->phirow, row, sizeof row) == LD_OK)
-        printf(" (%s, at t = %.6g)", row, S->phit);
-    if (S->any_exact) printf(", max angle error %.3e rad", S->angmax);
+    if (S->tot.phimax > 0.0 && ld_model_row_name(&S->s, S->tot.phirow, row, sizeof row) == LD_OK)
+        printf(" (%s, at t = %.6g)", row, S->tot.phit);
+    if (S->any_exact) printf(", max angle error %.3e rad", S->tot.angmax);
     printf("\n");
     if (a->out) printf("  csv: %s (%ld rows)\n", a->out, S->csv ? S->csv->rows : 0L);
     if (a->vtk)

@@ -143,17 +143,17 @@ static double angle_error(const sim *S, int b, double t, const double quat[4]) {
 static void sim_measure(sim *S, double t, const double *q, const double *v) {
     int row = -1;
     double ph = phi_max(S, t, q, &row);
-    if (ph > S->phimax && row >= 0) { /* where the largest violation so far is */
-        S->phirow = row;
-        S->phit = t;
+    if (ph > S->tot.phimax && row >= 0) { /* where the largest violation so far is */
+        S->tot.phirow = row;
+        S->tot.phit = t;
     }
-    S->phimax = (isnan(ph) || isnan(S->phimax)) ? (double)NAN : fmax(S->phimax, ph);
+    S->tot.phimax = (isnan(ph) || isnan(S->tot.phimax)) ? (double)NAN : fmax(S->tot.phimax, ph);
     for (int b = 0; S->any_exact && b < S->m->nbodies; ++b) {
         if (!S->exact[b]) continue;
         double x[3], qq[4], w[3], xd[3];
         ld_model_body_state(&S->s, b, q, v, x, qq, w, xd);
         double e = angle_error(S, b, t, qq);
-        S->angmax = (isnan(e) || isnan(S->angmax)) ? (double)NAN : fmax(S->angmax, e);
+        S->tot.angmax = (isnan(e) || isnan(S->tot.angmax)) ? (double)NAN : fmax(S->tot.angmax, e);
     }
 }
 
@@ -332,7 +332,7 @@ static void write_row(sim *S, double t, const double *q, const double *v) {
             ld_model_body_state(&S->s, b, q, v, x, qq, w, xd);
             rowfile_printf(f, ",%.17g", angle_error(S, b, t, qq));
         }
-        if (S->est) rowfile_printf(f, ",%.17g,%.17g", S->row_h, S->row_err);
+        if (S->est) rowfile_printf(f, ",%.17g,%.17g", S->tot.row_h, S->tot.row_err);
         for (int j = 0; j < S->m->njoints; ++j) {
             double jf[3] = {NAN, NAN, NAN}, jt[3] = {NAN, NAN, NAN};
             (void)ld_model_joint_reaction(&S->s, j, q, ld_integ_lambda(S->it), jf, jt);
@@ -381,11 +381,11 @@ static void sim_failed(sim *S, int rc, double t, const double *q, const double *
 /* After an accepted step: the step statistics, running maxima, the output row and the
  * periodic checkpoint. */
 static void sim_accepted(sim *S, double t, const double *q, const double *v) {
-    S->row_h = ld_integ_last_h(S->it);
-    S->row_err = ld_integ_last_error(S->it);
-    S->hmin = fmin(S->hmin, S->row_h);
-    S->hmax = fmax(S->hmax, S->row_h);
-    S->errmax = fmax(S->errmax, S->row_err);
+    S->tot.row_h = ld_integ_last_h(S->it);
+    S->tot.row_err = ld_integ_last_error(S->it);
+    S->tot.hmin = fmin(S->tot.hmin, S->tot.row_h);
+    S->tot.hmax = fmax(S->tot.hmax, S->tot.row_h);
+    S->tot.errmax = fmax(S->tot.errmax, S->tot.row_err);
     sim_measure(S, t, q, v);
     if (S->n % S->every == 0 || t >= S->t1) write_row(S, t, q, v);
     if (S->ck_path && isfinite(S->ck_every) && t >= S->ck_next && t < S->t1) {
@@ -420,13 +420,13 @@ int sim_run(sim *S) {
     long nsteps = (long)ceil((S->t1 - S->grid0) / S->dt - 1e-9);
     if (nsteps < 1) nsteps = 1;
     if (!S->restarted) {
-        S->phimax = S->angmax = 0.0;
-        S->phirow = -1;
-        S->hmin = INFINITY;
-        S->hmax = S->errmax = 0.0;
-        S->row_h = 0.0;
-        S->row_err = NAN;
-        S->e0 = state_energy(S, S->t0, q, v);
+        S->tot.phimax = S->tot.angmax = 0.0;
+        S->tot.phirow = -1;
+        S->tot.hmin = INFINITY;
+        S->tot.hmax = S->tot.errmax = 0.0;
+        S->tot.row_h = 0.0;
+        S->tot.row_err = NAN;
+        S->tot.e0 = state_energy(S, S->t0, q, v);
     }
     double tc = ld_integ_t(it);
     if (S->ck_path && isfinite(S->ck_every))
@@ -443,7 +443,7 @@ int sim_run(sim *S) {
         }
         double c0 = cpu_seconds();
         int rc = sim_advance(S, S->n + 1, nsteps);
-        S->cpu += cpu_seconds() - c0;
+        S->tot.cpu += cpu_seconds() - c0;
         q = ld_integ_q(it);
         v = ld_integ_v(it);
         double t = ld_integ_t(it);

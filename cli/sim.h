@@ -42,6 +42,17 @@ typedef struct run_args {
     double dts[MAX_DT_LIST];
 } run_args;
 
+/* What a run accumulates over its steps; a checkpoint carries it, so a restarted run reports
+ * over the whole run. */
+typedef struct sim_totals {
+    double cpu, e0;            /* CPU seconds in the steps, the initial energy */
+    double phimax, angmax;     /* max |Φ| and max angle error */
+    double phit;               /* the time of phimax */
+    double row_h, row_err;     /* the last step's size and estimate (for the row) */
+    double hmin, hmax, errmax; /* over the accepted steps */
+    int32_t phirow, pad;       /* the constraint row of phimax (-1: none) */
+} sim_totals;
+
 typedef struct sim {
     /* configuration */
     const ld_model *m;
@@ -82,12 +93,9 @@ typedef struct sim {
     int stopped; /* the run stopped early: the signal number, or -1 for --max-steps */
     char msg[320];
     char warning[256]; /* "" or a warning about the run's meaning (printed on stderr too) */
-    double t, cpu, e0, e1, phimax, angmax;
-    int phirow;                /* the constraint row of phimax (-1: none) */
-    double phit;               /* and the time it was reached */
-    int est;                   /* the method estimates its error: h, error_estimate columns */
-    double row_h, row_err;     /* the last step's size and estimate (for the row) */
-    double hmin, hmax, errmax; /* over the accepted steps */
+    double t, e1;
+    sim_totals tot; /* over the whole run (carried by checkpoints) */
+    int est;        /* the method estimates its error: h, error_estimate columns */
     int any_exact, io_error;
     char io_msg[PATH_CAP + 128];
     ld_integ_stats st;

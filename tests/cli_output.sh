@@ -146,7 +146,7 @@ restart_case() {
     "$LIEDYN" run "$model" "$@" --restart "$WORK/$name.ck" --json --out "$WORK/$name-rest.csv" \
         >"$WORK/$name-rest.json" 2>"$WORK/$name-rest.err" ||
         fail "$name: restart failed: $(cat "$WORK/$name-rest.err")"
-    for key in t steps rejected newton_iterations energy; do
+    for key in t steps rejected newton_iterations energy constraint_residual constraint_residual_row; do
         [ "$(value $key "$WORK/$name-full.json")" = "$(value $key "$WORK/$name-rest.json")" ] ||
             fail "$name: $key $(value $key "$WORK/$name-full.json") vs $(value $key "$WORK/$name-rest.json")"
     done
