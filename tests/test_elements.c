@@ -14,6 +14,7 @@
 
 #include "support.h"
 
+#include "../src/model/elem.h"
 #include "../src/model/elements.h"
 #include "liedyn/integrator.h"
 #include "liedyn/liedyn.h"
@@ -228,7 +229,9 @@ static double energy_at(const ld_system *s, const double *q, const double *d, do
                         double *qs, double *xi) {
     for (int i = 0; i < s->k; ++i) xi[i] = eps * d[i];
     ld_sys_retract(s, qs, q, xi);
-    return ld_el_energy(s, 0.7, qs);
+    double e = NAN;
+    (void)ld_elems_energy_of(s, &ld_ek_force, 0.7, qs, NULL, &e);
+    return e;
 }
 
 /* Tangents, gradient and power of the model's one element in formulation f. */
@@ -260,7 +263,7 @@ static errs check_case(const em *w, ld_formulation f, uint64_t seed) {
     assert_int_equal(ld_sys_g_v_fd(&s, t, q, v, KF), LD_OK);
     r.kv = rel_diff(KA, KF, k * k);
     /* at rest the element's force is the gradient of its energy */
-    assert_int_equal(ld_el_add_force(&s, t, q, zero, g), LD_OK);
+    assert_int_equal(ld_elems_add_force_of(&s, &ld_ek_force, t, q, zero, g), LD_OK);
     const double h = 1e-5;
     double gmax = 0.0, scale = 1.0;
     for (size_t j = 0; j < k; ++j) {
@@ -274,8 +277,9 @@ static errs check_case(const em *w, ld_formulation f, uint64_t seed) {
     /* power: vᵀ g(q, v) ≥ dV/dt (the dissipation is ≥ 0) */
     memset(g, 0, k * sizeof(double));
     memset(a, 0, k * sizeof(double));
-    assert_int_equal(ld_el_add_force(&s, t, q, v, g), LD_OK);
-    assert_int_equal(ld_el_add_force(&s, t, q, zero, a), LD_OK); /* a: the elastic part */
+    assert_int_equal(ld_elems_add_force_of(&s, &ld_ek_force, t, q, v, g), LD_OK);
+    assert_int_equal(ld_elems_add_force_of(&s, &ld_ek_force, t, q, zero, a),
+                     LD_OK); /* a: the elastic part */
     double pw = 0.0, pel = 0.0, dVdt;
     for (size_t j = 0; j < k; ++j) pw += v[j] * (g[j] - a[j]), pel += v[j] * a[j];
     dVdt = (energy_at(&s, q, v, h, qs, xi) - energy_at(&s, q, v, -h, qs, xi)) / (2 * h);

@@ -260,22 +260,7 @@ static int owner_rows(const ld_system *s, int who, int *row0) {
 }
 
 int ld_model_row_name(const ld_system *s, int row, char *buf, size_t cap) {
-    if (!buf || cap == 0) return LD_EINVAL;
-    buf[0] = '\0';
-    if (!s || !s->user || row < 0 || row >= s->m) return LD_EINVAL;
-    const ld_model *m = ld_rb(s)->m;
-    int local = 0, who = row_owner(s, row, &local), r0 = 0;
-    int nr = owner_rows(s, who, &r0);
-    char lab[LD_NAME_MAX + 48];
-    const char *what = who < m->njoints ? "joint" : who < m->njoints + m->nrods ? "rod" : "body";
-    owner_label(m, who, 1, lab, sizeof lab);
-    if (who < m->njoints)
-        strf(buf, cap, "%s %s, row %d of %d", what, lab, local + 1, nr);
-    else if (who < m->njoints + m->nrods)
-        strf(buf, cap, "%s %s, Kirchhoff row %d of %d", what, lab, local + 1, nr);
-    else
-        strf(buf, cap, "%s %s, unit norm of the Euler parameters", what, lab);
-    return LD_OK;
+    return ld_elems_row_name(s, row, buf, cap);
 }
 
 /* The message of a finding. */

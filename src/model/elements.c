@@ -114,8 +114,10 @@ static void body_euler(const ld_system *s, const double *q, const double *v, elb
     }
 }
 
-/* Body `body`'s canonical pose, velocity (v may be NULL: at rest) and maps P, Q. */
-static void body_maps(const ld_system *s, const double *q, const double *v, int body, elbody *b) {
+/* Body `body`'s canonical pose, velocity (v may be NULL: at rest; the body's entries at voff)
+ * and maps P, Q. */
+static void body_maps(const ld_system *s, const double *q, const double *v, int body, size_t voff,
+                      elbody *b) {
     const rb_sys *rb = ld_rb(s);
     memset(b, 0, sizeof *b);
     b->body = body;
@@ -123,7 +125,7 @@ static void body_maps(const ld_system *s, const double *q, const double *v, int 
         b->R[0] = b->R[4] = b->R[8] = 1.0;
         return;
     }
-    b->voff = (size_t)s->nodes[body].voff;
+    b->voff = voff;
     if (rb->euler) {
         body_euler(s, q, v, b);
         return;
@@ -165,34 +167,50 @@ static void make_ctx(const ld_system *s, const ld_element *el, double t, const e
     }
 }
 
-/* Evaluate element el at (t, q, v) (v may be NULL: at rest). */
-static int eval_el(const ld_system *s, const ld_element *el, double t, const double *q,
-                   const double *v, unsigned want, elbody b[2], ld_el_out *o) {
+/* Evaluate the element of instance c at (t, q, v) (v may be NULL: at rest), its bodies' entries
+ * at their local offsets. */
+static int eval_el(const ld_elem_ctx *c, unsigned want, elbody b[2], ld_el_out *o) {
+    const ld_element *el = &ld_rb(c->s)->m->elements[c->e->item];
     const ld_el_type *ty = ld_el_type_get(el->type);
-    ld_el_ctx c;
-    body_maps(s, q, v, el->body1, &b[0]);
-    body_maps(s, q, v, el->body2, &b[1]);
-    make_ctx(s, el, t, b, &c);
+    size_t off1 = el->body1 >= 0 ? (size_t)c->e->off[0] : 0;
+    size_t off2 = (size_t)c->e->off[el->body1 >= 0 ? 1 : 0];
+    ld_el_ctx ec;
+    body_maps(c->s, c->q, c->v, el->body1, off1, &b[0]);
+    body_maps(c->s, c->q, c->v, el->body2, off2, &b[1]);
+    make_ctx(c->s, el, c->t, b, &ec);
     memset(o, 0, sizeof *o);
-    return ty ? ty->eval(&c, want, o) : LD_EINVAL;
+    return ty ? ty->eval(&ec, want, o) : LD_EINVAL;
 }
 
-/* ---------------------------------------------------------------- the loops */
+/* ---------------------------------------------------------------- the element kind */
 
-int ld_el_add_force(const ld_system *s, double t, const double *q, const double *v, double *g) {
-    const ld_model *m = ld_rb(s)->m;
-    for (int e = 0; e < m->nelements; ++e) {
-        elbody b[2];
-        ld_el_out o;
-        int rc = eval_el(s, &m->elements[e], t, q, v, LD_EL_FORCE, b, &o);
-        if (rc) return rc;
-        for (int i = 0; i < 2; ++i)
-            for (int j = 0; j < b[i].nv; ++j) {
-                double acc = 0.0;
-                for (int r = 0; r < 6; ++r) acc += b[i].P[b[i].nv * r + j] * o.F[6 * i + r];
-                g[b[i].voff + (size_t)j] += acc;
-            }
+/* One instance per force element (elem.h), on body1 (unless the ground) and body2. */
+static int fel_instances(const ld_model *m, ld_formulation f, ld_elem *out) {
+    (void)f;
+    for (int i = 0; out && i < m->nelements; ++i) {
+        const ld_element *el = &m->elements[i];
+        ld_elem *e = &out[i];
+        e->item = i;
+        e->nn = 0;
+        if (el->body1 >= 0) e->node[e->nn++] = el->body1;
+        e->node[e->nn++] = el->body2;
+        e->nrows = 0;
     }
+    return m->nelements;
+}
+
+/* g += Pᵀ F. */
+static int fel_force(const ld_elem_ctx *c, double *g) {
+    elbody b[2];
+    ld_el_out o;
+    int rc = eval_el(c, LD_EL_FORCE, b, &o);
+    if (rc) return rc;
+    for (int i = 0; i < 2; ++i)
+        for (int j = 0; j < b[i].nv; ++j) {
+            double acc = 0.0;
+            for (int r = 0; r < 6; ++r) acc += b[i].P[b[i].nv * r + j] * o.F[6 * i + r];
+            g[b[i].voff + (size_t)j] += acc;
+        }
     return LD_OK;
 }
 
@@ -220,21 +238,18 @@ static void block_times(const double *X, const double *Y, int i, int c, const el
         }
 }
 
-int ld_el_add_g_v(const ld_system *s, double t, const double *q, const double *v, double *C) {
-    const ld_model *m = ld_rb(s)->m;
-    size_t k = (size_t)s->k;
-    for (int e = 0; e < m->nelements; ++e) {
-        elbody b[2];
-        ld_el_out o;
-        int rc = eval_el(s, &m->elements[e], t, q, v, LD_EL_GV, b, &o);
-        if (rc) return rc;
-        for (int i = 0; i < 2; ++i)
-            for (int c = 0; c < 2; ++c) {
-                double A[42];
-                block_times(o.Kv, NULL, i, c, &b[c], A);
-                add_pt(&b[i], &b[c], A, C, k);
-            }
-    }
+/* C += Pᵀ Kv P. */
+static int fel_g_v(const ld_elem_ctx *c, double *C) {
+    elbody b[2];
+    ld_el_out o;
+    int rc = eval_el(c, LD_EL_GV, b, &o);
+    if (rc) return rc;
+    for (int i = 0; i < 2; ++i)
+        for (int j = 0; j < 2; ++j) {
+            double A[42];
+            block_times(o.Kv, NULL, i, j, &b[j], A);
+            add_pt(&b[i], &b[j], A, C, (size_t)c->e->nl);
+        }
     return LD_OK;
 }
 
@@ -263,37 +278,40 @@ static void add_n(const ld_system *s, const elbody *b, const double F[6], double
         for (size_t j = 0; j < 3; ++j) K[(o + 3 + r) * k + o + j] += H[3 * r + j];
 }
 
-int ld_el_add_stiffness(const ld_system *s, double t, const double *q, const double *v, double *K) {
-    const ld_model *m = ld_rb(s)->m;
-    size_t k = (size_t)s->k;
-    for (int e = 0; e < m->nelements; ++e) {
-        elbody b[2];
-        ld_el_out o;
-        int rc = eval_el(s, &m->elements[e], t, q, v, LD_EL_FORCE | LD_EL_GQ | LD_EL_GV, b, &o);
-        if (rc) return rc;
-        for (int i = 0; i < 2; ++i) {
-            for (int c = 0; c < 2; ++c) {
-                double A[42];
-                block_times(o.Kq, o.Kv, i, c, &b[c], A);
-                add_pt(&b[i], &b[c], A, K, k);
-            }
-            add_n(s, &b[i], o.F + 6 * i, K, k);
+/* K += Pᵀ (Kq P + Kv Q) + N. */
+static int fel_stiffness(const ld_elem_ctx *c, double *K) {
+    elbody b[2];
+    ld_el_out o;
+    size_t k = (size_t)c->e->nl;
+    int rc = eval_el(c, LD_EL_FORCE | LD_EL_GQ | LD_EL_GV, b, &o);
+    if (rc) return rc;
+    for (int i = 0; i < 2; ++i) {
+        for (int j = 0; j < 2; ++j) {
+            double A[42];
+            block_times(o.Kq, o.Kv, i, j, &b[j], A);
+            add_pt(&b[i], &b[j], A, K, k);
         }
+        add_n(c->s, &b[i], o.F + 6 * i, K, k);
     }
     return LD_OK;
 }
 
-double ld_el_energy(const ld_system *s, double t, const double *q) {
-    const ld_model *m = ld_rb(s)->m;
-    double sum = 0.0;
-    for (int e = 0; e < m->nelements; ++e) {
-        elbody b[2];
-        ld_el_out o;
-        if (eval_el(s, &m->elements[e], t, q, NULL, LD_EL_ENERGY, b, &o)) return NAN;
-        sum += o.V;
-    }
-    return sum;
+/* The potential energy (NaN when the element fails). */
+static int fel_energy(const ld_elem_ctx *c, double *V) {
+    elbody b[2];
+    ld_el_out o;
+    ld_elem_ctx at_rest = *c;
+    at_rest.v = NULL;
+    *V = eval_el(&at_rest, LD_EL_ENERGY, b, &o) ? (double)NAN : o.V;
+    return LD_OK;
 }
+
+const ld_ekind ld_ek_force = {.name = "element",
+                              .instances = fel_instances,
+                              .force = fel_force,
+                              .g_v = fel_g_v,
+                              .stiffness = fel_stiffness,
+                              .energy = fel_energy};
 
 /* ---------------------------------------------------------------- checks, release */
 

@@ -68,14 +68,6 @@ typedef struct ld_el_type {
 const ld_el_type *ld_el_type_get(int type); /* NULL out of range */
 extern const ld_el_type ld_el_spring_damper, ld_el_rotational, ld_el_bushing, ld_el_user_force;
 
-/* ---------------------------------------------------------------- the compiled system's use */
-/* Over all elements of the model of s (rigid.c; Lie and euler formulations): g += their
- * forces; C += ∂g/∂v; K += ∂g/∂q along the group; their potential energy. */
-int ld_el_add_force(const ld_system *s, double t, const double *q, const double *v, double *g);
-int ld_el_add_g_v(const ld_system *s, double t, const double *q, const double *v, double *C);
-int ld_el_add_stiffness(const ld_system *s, double t, const double *q, const double *v, double *K);
-double ld_el_energy(const ld_system *s, double t, const double *q);
-
 /* The elements of m are sound (generic checks, then the type's): LD_OK, or LD_EINVAL with the
  * key ("elements[2].k") and the reason (model.c formats the message). */
 int ld_el_check_all(const ld_model *m, char *key, size_t nk, char *why, size_t nw);

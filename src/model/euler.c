@@ -5,7 +5,9 @@
  * is linear in e: L(e) y = −L(y) e and L(e)ᵀ w = ŵ e (ld_ep_what). */
 #include <string.h>
 
+#include "../core/strf.h"
 #include "../lie/mat3.h"
+#include "elem.h"
 #include "ep.h"
 #include "rigid_impl.h"
 
@@ -149,3 +151,63 @@ void ld_ep_body_stiffness(const ld_body *b, const double *qb, const double *vb, 
     ld_ep_drot(X, e, L->fb);
     add_block(K, k, o, o + 3, X, 3, 4, -1.0);
 }
+
+/* ---------------------------------------------------------------- the unit-norm element */
+
+/* One instance per body in the euler formulation: the row ½(eᵀe − 1) on the body's node. */
+static int norm_instances(const ld_model *m, ld_formulation f, ld_elem *out) {
+    if (f != LD_FORM_EULER) return 0;
+    for (int i = 0; out && i < m->nbodies; ++i) {
+        out[i].item = i;
+        out[i].nn = 1;
+        out[i].node[0] = i;
+        out[i].nrows = 1;
+    }
+    return m->nbodies;
+}
+
+static const double *norm_e(const ld_elem_ctx *c) {
+    return c->q + c->s->nodes[c->e->node[0]].qoff + 3;
+}
+
+static int norm_phi(const ld_elem_ctx *c, double *phi) {
+    const double *e = norm_e(c);
+    phi[0] = 0.5 * (e[0] * e[0] + e[1] * e[1] + e[2] * e[2] + e[3] * e[3] - 1.0);
+    return 0;
+}
+
+/* B = eᵀ on the parameters' columns. */
+static int norm_phi_q(const ld_elem_ctx *c, double *B) {
+    memcpy(B + 3, norm_e(c), 4 * sizeof(double));
+    return 0;
+}
+
+/* d²/dt² ½ eᵀe = eᵀë + ėᵀė. */
+static int norm_phi_dd(const ld_elem_ctx *c, double *z) {
+    const double *ed = c->v + 3;
+    z[0] = ed[0] * ed[0] + ed[1] * ed[1] + ed[2] * ed[2] + ed[3] * ed[3];
+    return 0;
+}
+
+/* ∂/∂e [e λ] = λ I. */
+static int norm_stiffness(const ld_elem_ctx *c, double *K) {
+    if (!c->lam) return 0;
+    for (int r = 0; r < 4; ++r) K[7 * (3 + r) + 3 + r] += c->lam[0];
+    return 0;
+}
+
+static void norm_row_name(const ld_model *m, const ld_elem *e, int r, char *buf, size_t cap) {
+    (void)r;
+    const ld_body *b = &m->bodies[e->item];
+    char lab[LD_NAME_MAX + 32];
+    ld_elems_label(lab, sizeof lab, "bodies", b->name, e->item, b->line);
+    strf(buf, cap, "body %s, unit norm of the Euler parameters", lab);
+}
+
+const ld_ekind ld_ek_unit_norm = {.name = "unit-norm",
+                                  .instances = norm_instances,
+                                  .stiffness = norm_stiffness,
+                                  .phi = norm_phi,
+                                  .phi_q = norm_phi_q,
+                                  .phi_dd = norm_phi_dd,
+                                  .row_name = norm_row_name};

@@ -28,7 +28,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/strf.h"
 #include "../lie/mat3.h"
+#include "elem.h"
 #include "ep.h"
 #include "liedyn/liedyn.h"
 #include "rigid_impl.h"
@@ -204,12 +206,13 @@ static void vsum_set(vsum *e, const bq *q0, double s0, const bq *q1, double s1) 
 /* ---------------------------------------------------------------- one joint */
 
 /* What to evaluate (NULL: not wanted). Rows of phi, phit, z, B and lam are the joint's own,
- * from 0; K and v are global. */
+ * from 0; K (k×k) and v are global or local, as voff says. */
 typedef struct jout {
     double *phi, *phit, *z, *B, *K;
     const double *v, *lam;
     size_t ldb, k;
     size_t col[2];    /* B's first columns of body1 and body2 */
+    size_t voff[2];   /* their first entries in v and K */
     int angle_from_q; /* rotation driver: θ from the configuration instead of value f(t) */
 } jout;
 
@@ -322,8 +325,8 @@ static void joint_eval(const jnt *jt, const ld_system *s, double t, const double
     }
     bq_eval(s, q, jt->b1, 1, jt->p1, &P1);
     bq_eval(s, q, jt->b2, 1, jt->p2, &P2);
-    P1.bcol = o->col[0];
-    P2.bcol = o->col[1];
+    P1.bcol = o->col[0], P1.voff = o->voff[0];
+    P2.bcol = o->col[1], P2.voff = o->voff[1];
     vsum_set(&d, &P2, 1.0, &P1, -1.0);
     for (int n = 0; n < jt->nterm; ++n) {
         const jterm *tm = &jt->term[n];
@@ -334,11 +337,11 @@ static void joint_eval(const jnt *jt, const ld_system *s, double t, const double
         bq r1, r2;
         vsum f, g;
         bq_eval(s, q, jt->b1, 0, tm->a, &r1);
-        r1.bcol = o->col[0];
+        r1.bcol = o->col[0], r1.voff = o->voff[0];
         vsum_set(&f, &r1, 1.0, NULL, 0.0);
         if (tm->kind == T_VV) {
             bq_eval(s, q, jt->b2, 0, tm->b, &r2);
-            r2.bcol = o->col[1];
+            r2.bcol = o->col[1], r2.voff = o->voff[1];
             vsum_set(&g, &r2, 1.0, NULL, 0.0);
             dot_term(s, &f, &g, tm->row, c[tm->coef], o);
         } else {
@@ -359,8 +362,8 @@ static jout global_out(const jnt *jt, const ld_system *s) {
     jout o;
     memset(&o, 0, sizeof o);
     o.ldb = o.k = (size_t)s->k;
-    o.col[0] = jt->b1 >= 0 ? (size_t)s->nodes[jt->b1].voff : 0;
-    o.col[1] = (size_t)s->nodes[jt->b2].voff;
+    o.col[0] = o.voff[0] = jt->b1 >= 0 ? (size_t)s->nodes[jt->b1].voff : 0;
+    o.col[1] = o.voff[1] = (size_t)s->nodes[jt->b2].voff;
     return o;
 }
 
@@ -765,3 +768,92 @@ int ld_jsys_initial_velocity(const ld_jsys *J, const ld_system *s, double t, con
     free(cols);
     return rc ? LD_EINVAL : LD_OK;
 }
+
+/* ---------------------------------------------------------------- the joint element */
+
+/* A joint's instance (elem.h): its bodies (body1 unless the ground, then body2) and rows. */
+static int jel_instances(const ld_model *m, ld_formulation f, ld_elem *out) {
+    (void)f;
+    for (int j = 0; out && j < m->njoints; ++j) {
+        const ld_joint *jd = &m->joints[j];
+        ld_elem *e = &out[j];
+        e->item = j;
+        e->nn = 0;
+        if (jd->body1 >= 0) e->node[e->nn++] = jd->body1;
+        e->node[e->nn++] = jd->body2;
+        e->nrows = ld_joint_kind_rows(jd->kind);
+    }
+    return m->njoints;
+}
+
+/* The joint of an instance and its output in the instance's local arrays. */
+static const jnt *jel_joint(const ld_elem_ctx *c, jout *o) {
+    const jnt *jt = &ld_rb(c->s)->J->j[c->e->item];
+    memset(o, 0, sizeof *o);
+    o->ldb = o->k = (size_t)c->e->nl;
+    int slot = 0;
+    if (jt->b1 >= 0) o->col[0] = o->voff[0] = (size_t)c->e->off[slot++];
+    o->col[1] = o->voff[1] = (size_t)c->e->off[slot];
+    o->v = c->v;
+    return jt;
+}
+
+static int jel_phi(const ld_elem_ctx *c, double *phi) {
+    jout o;
+    const jnt *jt = jel_joint(c, &o);
+    o.phi = phi;
+    joint_eval(jt, c->s, c->t, c->q, &o);
+    return LD_OK;
+}
+
+static int jel_phi_q(const ld_elem_ctx *c, double *Bl) {
+    jout o;
+    const jnt *jt = jel_joint(c, &o);
+    o.B = Bl;
+    joint_eval(jt, c->s, c->t, c->q, &o);
+    return LD_OK;
+}
+
+static int jel_phi_t(const ld_elem_ctx *c, double *phit) {
+    jout o;
+    const jnt *jt = jel_joint(c, &o);
+    if (!jt->rot_driver && !jt->trans_driver) return LD_OK;
+    o.phit = phit;
+    joint_eval(jt, c->s, c->t, c->q, &o);
+    return LD_OK;
+}
+
+static int jel_phi_dd(const ld_elem_ctx *c, double *z) {
+    jout o;
+    const jnt *jt = jel_joint(c, &o);
+    o.z = z;
+    joint_eval(jt, c->s, c->t, c->q, &o);
+    return LD_OK;
+}
+
+/* ∂/∂q [B_jᵀ λ_j]: only with multipliers. */
+static int jel_stiffness(const ld_elem_ctx *c, double *K) {
+    if (!c->lam) return LD_OK;
+    jout o;
+    const jnt *jt = jel_joint(c, &o);
+    o.K = K;
+    o.lam = c->lam;
+    joint_eval(jt, c->s, c->t, c->q, &o);
+    return LD_OK;
+}
+
+static void jel_row_name(const ld_model *m, const ld_elem *e, int r, char *buf, size_t cap) {
+    const ld_joint *jd = &m->joints[e->item];
+    char lab[LD_NAME_MAX + 32];
+    ld_elems_label(lab, sizeof lab, "joints", jd->name, e->item, jd->line);
+    strf(buf, cap, "joint %s, row %d of %d", lab, r + 1, e->nrows);
+}
+
+const ld_ekind ld_ek_joint = {.name = "joint",
+                              .instances = jel_instances,
+                              .stiffness = jel_stiffness,
+                              .phi = jel_phi,
+                              .phi_q = jel_phi_q,
+                              .phi_t = jel_phi_t,
+                              .phi_dd = jel_phi_dd,
+                              .row_name = jel_row_name};

@@ -1,19 +1,17 @@
-/* Rigid bodies with gravity, loads, joints (joints.c) and Cosserat rods (rod.c: their nodes are
- * bodies), compiled into a system (system.h) in one of five formulations. On the groups, per
- * body, with v = (Ω, U):
- *   direct (so3xr3, s3xr3):      U = ẋ,    J Ω̇ + Ω × JΩ = τ,   m U̇ = f
- *   semidirect (se3, s3sdr3):    U = Rᵀẋ,  J Ω̇ + Ω × JΩ = τ,   m (U̇ + Ω × U) = Rᵀ f
- * τ the body-frame torque, f the spatial force; the euler formulation's body terms are in
- * euler.c. Every tangent matrix of the bodies and joints is analytic, the rods' are partly local
- * differences (rod.c); the tests compare them all with differences on the group. The Lie
- * formulations also give M by blocks and B in a sparse pattern built at compile time. */
+/* The compiler of the rigid-body models: a model (bodies, joints, Cosserat rods whose nodes are
+ * bodies, force elements, loads, gravity) into a system (system.h) in one of five formulations.
+ * One node per body; everything that acts on the nodes is an element instance (elem.h: bodies,
+ * joints, rod segments, force elements, unit norms), and the system's operations are the loops
+ * of elem.c over them. Here: the node kinds, the initial state and its checks, and the
+ * accessors of a compiled system (body state, joint reactions, exact rotations). The Lie
+ * formulations also give M by blocks and B in a sparse pattern built from the elements. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../lie/mat3.h"
-#include "elements.h"
+#include "elem.h"
 #include "ep.h"
 #include "exact.h"
 #include "liedyn/liedyn.h"
@@ -38,223 +36,9 @@ void ld_rb_pose(const ld_system *s, const double *q, int i, double R[9], const d
     }
 }
 
-/* r = A v for 3×3 A; r = Aᵀ v. */
-static void mulv(double r[3], const double A[9], const double v[3]) {
-    ld_m3_mulv(r, A, v);
-}
-
-void ld_rb_loads_eval(const rb_sys *rb, int i, double t, ld_rb_loads *L) {
-    const ld_model *m = rb->m;
-    const ld_body *b = &m->bodies[i];
-    memset(L, 0, sizeof *L);
-    for (int j = 0; j < 3; ++j) L->fs[j] = b->mass * m->gravity[j];
-    for (int e = rb->load_start[i]; e < rb->load_start[i + 1]; ++e) {
-        const ld_load *ld = &m->loads[rb->load_list[e]];
-        if (ld->kind == LD_LOAD_EXACT_TORQUE) {
-            double q[4], Om[3], Omd[3], JO[3], JOd[3], c[3];
-            ld_exact_eval(ld->exact, t, q, Om, Omd);
-            mulv(JO, b->inertia, Om);
-            mulv(JOd, b->inertia, Omd);
-            ld_v3_cross(c, Om, JO);
-            for (int j = 0; j < 3; ++j) c[j] += JOd[j];
-            if (ld->frame == LD_IN_SPATIAL) { /* M = R_exact τ, a rotation-dependent load */
-                ld_quat_rotate(JO, q, c);
-                for (int j = 0; j < 3; ++j) L->ts[j] += JO[j];
-            } else {
-                for (int j = 0; j < 3; ++j) L->tb[j] += c[j];
-            }
-            continue;
-        }
-        double f = ld_tfn_eval(&ld->fn, t), *dst;
-        if (ld->kind == LD_LOAD_TORQUE)
-            dst = ld->frame == LD_IN_BODY ? L->tb : L->ts;
-        else
-            dst = ld->frame == LD_IN_BODY ? L->fb : L->fs;
-        for (int j = 0; j < 3; ++j) dst[j] += f * ld->vec[j];
-    }
-}
-
-static int rb_mass(const ld_system *s, const double *q, double *M) {
-    const ld_model *m = RB(s)->m;
-    size_t k = (size_t)s->k;
-    memset(M, 0, k * k * sizeof(double));
-    for (int i = 0; i < m->nbodies; ++i) {
-        size_t o = (size_t)s->nodes[i].voff;
-        if (RB(s)->euler) {
-            ld_ep_body_mass(&m->bodies[i], q + s->nodes[i].qoff, M, k, o);
-            continue;
-        }
-        for (size_t r = 0; r < 3; ++r) {
-            for (size_t c = 0; c < 3; ++c) M[(o + r) * k + o + c] = m->bodies[i].inertia[3 * r + c];
-            M[(o + 3 + r) * k + o + 3 + r] = m->bodies[i].mass;
-        }
-    }
-    return LD_OK;
-}
-
-static int rb_force(const ld_system *s, double t, const double *q, const double *v, double *g) {
-    const ld_model *m = RB(s)->m;
-    for (int i = 0; i < m->nbodies; ++i) {
-        const ld_body *b = &m->bodies[i];
-        int o = s->nodes[i].voff;
-        ld_rb_loads L;
-        ld_rb_loads_eval(RB(s), i, t, &L);
-        if (RB(s)->euler) {
-            ld_ep_body_force(b, q + s->nodes[i].qoff, v + o, &L, g + o);
-            continue;
-        }
-        const double *Om = v + o, *U = v + o + 3, *x;
-        double R[9], JO[3], c[3], tau[3], f[3], tmp[3];
-        ld_rb_pose(s, q, i, R, &x);
-        mulv(JO, b->inertia, Om);
-        ld_v3_cross(c, Om, JO);
-        ld_m3_tmulv(tmp, R, L.ts);
-        for (int j = 0; j < 3; ++j) tau[j] = L.tb[j] + tmp[j];
-        for (int j = 0; j < 3; ++j) g[o + j] = c[j] - tau[j];
-        if (RB(s)->semi) { /* m Ω × U − Rᵀ f_s − f_b */
-            ld_m3_tmulv(f, R, L.fs);
-            ld_v3_cross(c, Om, U);
-            for (int j = 0; j < 3; ++j) g[o + 3 + j] = b->mass * c[j] - f[j] - L.fb[j];
-        } else { /* −f_s − R f_b */
-            mulv(f, R, L.fb);
-            for (int j = 0; j < 3; ++j) g[o + 3 + j] = -L.fs[j] - f[j];
-        }
-    }
-    if (m->nrods > 0) ld_rod_add_force(s, q, v, g);
-    return ld_el_add_force(s, t, q, v, g); /* force elements (elements.c) */
-}
-
-/* The joints' rows, the rods' Kirchhoff rows, then (euler) the unit norms ½(eᵀe − 1). */
-static int rb_phi(const ld_system *s, double t, const double *q, double *Phi) {
-    int rc = ld_jsys_phi(RB(s)->J, s, t, q, Phi);
-    if (!rc && RB(s)->nkrows > 0) ld_rod_phi(s, q, Phi);
-    if (rc || !RB(s)->euler) return rc;
-    for (int i = 0; i < s->nnodes; ++i) {
-        const double *e = q + s->nodes[i].qoff + 3;
-        Phi[RB(s)->njrows + i] =
-            0.5 * (e[0] * e[0] + e[1] * e[1] + e[2] * e[2] + e[3] * e[3] - 1.0);
-    }
-    return LD_OK;
-}
-
-static int rb_phi_q(const ld_system *s, double t, const double *q, double *B) {
-    size_t k = (size_t)s->k;
-    memset(B, 0, (size_t)s->m * k * sizeof(double));
-    int rc = ld_jsys_phi_q(RB(s)->J, s, t, q, B);
-    if (!rc && RB(s)->nkrows > 0) ld_rod_phi_q(s, q, B);
-    if (rc || !RB(s)->euler) return rc;
-    for (int i = 0; i < s->nnodes; ++i) {
-        double *row = B + (size_t)(RB(s)->njrows + i) * k + s->nodes[i].voff + 3;
-        memcpy(row, q + s->nodes[i].qoff + 3, 4 * sizeof(double));
-    }
-    return LD_OK;
-}
-
-/* ∂g/∂v: rotation block hat(Ω) J − hat(JΩ); semidirect translation: m Ω × U. */
-static int rb_g_v(const ld_system *s, double t, const double *q, const double *v, double *C) {
-    (void)t;
-    const ld_model *m = RB(s)->m;
-    size_t k = (size_t)s->k;
-    memset(C, 0, k * k * sizeof(double));
-    for (int i = 0; i < m->nbodies; ++i) {
-        const ld_body *b = &m->bodies[i];
-        size_t o = (size_t)s->nodes[i].voff;
-        if (RB(s)->euler) {
-            ld_ep_body_g_v(b, q + s->nodes[i].qoff, v + o, C, k, o);
-            continue;
-        }
-        const double *Om = v + o, *U = v + o + 3;
-        double JO[3], H[9], HJ[9], HJO[9], HU[9];
-        mulv(JO, b->inertia, Om);
-        ld_so3_hat(H, Om);
-        ld_m3_mul(HJ, H, b->inertia);
-        ld_so3_hat(HJO, JO);
-        ld_so3_hat(HU, U);
-        for (size_t r = 0; r < 3; ++r)
-            for (size_t c = 0; c < 3; ++c) {
-                C[(o + r) * k + o + c] = HJ[3 * r + c] - HJO[3 * r + c];
-                if (RB(s)->semi) {
-                    C[(o + 3 + r) * k + o + c] = -b->mass * HU[3 * r + c];
-                    C[(o + 3 + r) * k + o + 3 + c] = b->mass * H[3 * r + c];
-                }
-            }
-    }
-    if (m->nrods > 0) ld_rod_add_g_v(s, q, v, C);
-    return ld_el_add_g_v(s, t, q, v, C); /* force elements (elements.c) */
-}
-
-/* Adds hat(w) to the 3×3 block (r0, c0) of the k×k matrix K, scaled by sc. */
-static void add_hat(double *K, size_t k, size_t r0, size_t c0, const double w[3], double sc) {
-    double H[9];
-    ld_so3_hat(H, w);
-    for (size_t r = 0; r < 3; ++r)
-        for (size_t c = 0; c < 3; ++c) K[(r0 + r) * k + c0 + c] += sc * H[3 * r + c];
-}
-
-/* The loads' part of K on the groups: only R enters, with ∂(Rᵀw)/∂θ = hat(Rᵀw) and
- * ∂(R w)/∂θ = −R hat(w). */
-static void lie_load_stiffness(const ld_system *s, const double *q, int i, const ld_rb_loads *L,
-                               double *K) {
-    size_t k = (size_t)s->k, o = (size_t)s->nodes[i].voff;
+void ld_rb_body_velocity(const ld_system *s, const double *q, const double *vi, int i, double Om[3],
+                         double xd[3]) {
     const double *x;
-    double R[9], w[3], Rw[9], P[9];
-    ld_rb_pose(s, q, i, R, &x);
-    ld_m3_tmulv(w, R, L->ts); /* −Rᵀ ts in the rotation rows */
-    add_hat(K, k, o, o, w, -1.0);
-    if (RB(s)->semi) { /* −Rᵀ f_s in the translation rows */
-        ld_m3_tmulv(w, R, L->fs);
-        add_hat(K, k, o + 3, o, w, -1.0);
-    } else { /* −R f_b: derivative +R hat(f_b) */
-        ld_so3_hat(P, L->fb);
-        ld_m3_mul(Rw, R, P);
-        for (size_t r = 0; r < 3; ++r)
-            for (size_t c = 0; c < 3; ++c) K[(o + 3 + r) * k + o + c] += Rw[3 * r + c];
-    }
-}
-
-/* K = ∂/∂q [M a + g + Bᵀλ] along the group. */
-static int rb_stiffness(const ld_system *s, double t, const double *q, const double *v,
-                        const double *a, const double *lambda, double *K) {
-    const ld_model *m = RB(s)->m;
-    size_t k = (size_t)s->k;
-    memset(K, 0, k * k * sizeof(double));
-    for (int i = 0; i < m->nbodies; ++i) {
-        ld_rb_loads L;
-        ld_rb_loads_eval(RB(s), i, t, &L);
-        if (RB(s)->euler) {
-            int o = s->nodes[i].voff;
-            ld_ep_body_stiffness(&m->bodies[i], q + s->nodes[i].qoff, v + o, a + o, &L, K, k,
-                                 (size_t)o);
-        } else {
-            lie_load_stiffness(s, q, i, &L, K);
-        }
-    }
-    if (m->nrods > 0) ld_rod_add_stiffness(s, q, v, lambda, K);
-    int rc = ld_el_add_stiffness(s, t, q, v, K); /* force elements (elements.c) */
-    if (rc || !lambda) return rc;
-    rc = ld_jsys_add_stiffness(RB(s)->J, s, t, q, lambda, K);
-    for (int i = 0; !rc && RB(s)->euler && i < s->nnodes; ++i) { /* e λ_i */
-        size_t o = (size_t)s->nodes[i].voff + 3;
-        for (size_t r = 0; r < 4; ++r) K[(o + r) * k + o + r] += lambda[RB(s)->njrows + i];
-    }
-    return rc;
-}
-
-static int rb_phi_dd(const ld_system *s, double t, const double *q, const double *v, double *z) {
-    int rc = ld_jsys_phi_dd(RB(s)->J, s, t, q, v, z);
-    if (!rc && RB(s)->nkrows > 0) ld_rod_phi_dd(s, q, v, z);
-    if (rc || !RB(s)->euler) return rc;
-    for (int i = 0; i < s->nnodes; ++i) { /* d²/dt² ½ eᵀe = eᵀë + ėᵀė */
-        const double *ed = v + s->nodes[i].voff + 3;
-        z[RB(s)->njrows + i] = ed[0] * ed[0] + ed[1] * ed[1] + ed[2] * ed[2] + ed[3] * ed[3];
-    }
-    return LD_OK;
-}
-
-/* Body angular velocity Ω and centre-of-mass velocity ẋ (spatial) of body i. */
-static void body_velocity(const ld_system *s, const double *q, const double *v, int i, double Om[3],
-                          double xd[3]) {
-    const double *vi = v + s->nodes[i].voff, *x;
     if (RB(s)->euler) {
         double e[4];
         if (ld_quat_normalize(e, q + s->nodes[i].qoff + 3)) memset(e, 0, sizeof e);
@@ -267,98 +51,9 @@ static void body_velocity(const ld_system *s, const double *q, const double *v, 
     memcpy(Om, vi, 3 * sizeof(double));
     ld_rb_pose(s, q, i, R, &x);
     if (RB(s)->semi)
-        mulv(xd, R, vi + 3);
+        ld_m3_mulv(xd, R, vi + 3);
     else
         memcpy(xd, vi + 3, 3 * sizeof(double));
-}
-
-static int rb_energy(const ld_system *s, double t, const double *q, const double *v, double *e) {
-    const ld_model *m = RB(s)->m;
-    double sum = 0.0;
-    for (int i = 0; i < m->nbodies; ++i) {
-        const ld_body *b = &m->bodies[i];
-        const double *x;
-        double R[9], JO[3], Om[3], xd[3];
-        ld_rb_pose(s, q, i, R, &x);
-        body_velocity(s, q, v, i, Om, xd);
-        mulv(JO, b->inertia, Om);
-        sum += 0.5 * ld_v3_dot(Om, JO) + 0.5 * b->mass * ld_v3_dot(xd, xd) -
-               b->mass * ld_v3_dot(m->gravity, x);
-    }
-    *e = sum + (m->nrods > 0 ? ld_rod_energy(s, q) : 0.0) + ld_el_energy(s, t, q); /* elements */
-    return LD_OK;
-}
-
-/* ---------------------------------------------------------------- sparse structure */
-
-/* M by blocks (Lie formulations): per body [[J, 0], [0, m I]]. */
-static int rb_mass_blocks(const ld_system *s, const double *q, double *Mb) {
-    (void)q;
-    const ld_model *m = RB(s)->m;
-    for (int i = 0; i < m->nbodies; ++i) {
-        double *B = Mb + 36 * i;
-        memset(B, 0, 36 * sizeof(double));
-        for (int r = 0; r < 3; ++r) {
-            for (int c = 0; c < 3; ++c) B[6 * r + c] = m->bodies[i].inertia[3 * r + c];
-            B[6 * (3 + r) + 3 + r] = m->bodies[i].mass;
-        }
-    }
-    return LD_OK;
-}
-
-/* The bodies of joint j in column order: first[] and their count (1 for the ground). */
-static int joint_columns(const ld_system *s, int j, int first[2], int local[2]) {
-    int b1, b2;
-    ld_jsys_bodies(RB(s)->J, j, &b1, &b2);
-    if (b1 < 0) {
-        first[0] = s->nodes[b2].voff, local[0] = 6;
-        return 1;
-    }
-    int swap = b2 < b1;
-    first[swap] = s->nodes[b1].voff, local[swap] = 0;
-    first[!swap] = s->nodes[b2].voff, local[!swap] = 6;
-    return 2;
-}
-
-/* B's values in the pattern: the joints' rows from their local evaluation, then the rods'. */
-static int rb_phi_q_sparse(const ld_system *s, double t, const double *q, double *vals) {
-    const rb_sys *rb = RB(s);
-    double Bl[6 * 12];
-    size_t e = 0;
-    for (int j = 0; j < rb->m->njoints; ++j) {
-        int first[2], local[2], nb = joint_columns(s, j, first, local);
-        int nr = ld_jsys_phi_q_local(rb->J, s, t, q, j, Bl);
-        for (int r = 0; r < nr; ++r)
-            for (int b = 0; b < nb; ++b, e += 6)
-                memcpy(vals + e, Bl + 12 * r + local[b], 6 * sizeof(double));
-    }
-    if (rb->nkrows > 0) ld_rod_phi_q_sparse(s, q, rb->jnnz, vals);
-    return LD_OK;
-}
-
-/* The pattern of B (Lie formulations), allocated into s->brow, s->bcol. */
-static int build_pattern(ld_system *s) {
-    rb_sys *rb = s->user;
-    int nnz = 0, e = 0, r0, first[2], local[2];
-    for (int j = 0; j < rb->m->njoints; ++j)
-        nnz += 6 * ld_jsys_joint_rows(rb->J, j, &r0) * joint_columns(s, j, first, local);
-    rb->jnnz = nnz;
-    nnz += 12 * rb->nkrows;
-    s->brow = malloc((size_t)(nnz > 0 ? nnz : 1) * sizeof(int));
-    s->bcol = malloc((size_t)(nnz > 0 ? nnz : 1) * sizeof(int));
-    if (!s->brow || !s->bcol) return LD_ENOMEM;
-    for (int j = 0; j < rb->m->njoints; ++j) {
-        int nr = ld_jsys_joint_rows(rb->J, j, &r0), nb = joint_columns(s, j, first, local);
-        for (int r = 0; r < nr; ++r)
-            for (int b = 0; b < nb; ++b)
-                for (int c = 0; c < 6; ++c, ++e) {
-                    s->brow[e] = r0 + r;
-                    s->bcol[e] = first[b] + c;
-                }
-    }
-    if (rb->nkrows > 0) ld_rod_pattern(s, rb->jnnz, s->brow, s->bcol);
-    s->bnnz = nnz;
-    return LD_OK;
 }
 
 /* ---------------------------------------------------------------- compiling */
@@ -505,22 +200,6 @@ static int validate_content(const ld_model *m, char *msg, size_t n) {
 
 /* Compile, with a one-line reason in msg when the model's initial state is inconsistent or the
  * formulation cannot hold it. */
-/* The pairs of bodies that force elements couple (ld_system.pair). LD_OK or LD_ENOMEM. */
-static int element_pairs(ld_system *s, const ld_model *m) {
-    int n = 0;
-    for (int e = 0; e < m->nelements; ++e) n += m->elements[e].body1 >= 0;
-    if (n == 0) return LD_OK;
-    s->pair = malloc(2 * (size_t)n * sizeof(int));
-    if (!s->pair) return LD_ENOMEM;
-    for (int e = 0; e < m->nelements; ++e) {
-        if (m->elements[e].body1 < 0) continue;
-        s->pair[2 * s->npairs] = m->elements[e].body1;
-        s->pair[2 * s->npairs + 1] = m->elements[e].body2;
-        s->npairs++;
-    }
-    return LD_OK;
-}
-
 static int compile(const ld_model *m, ld_formulation f, ld_system *s, double **q0, double **v0,
                    char *msg, size_t n) {
     if (msg && n) msg[0] = '\0';
@@ -548,26 +227,26 @@ static int compile(const ld_model *m, ld_formulation f, ld_system *s, double **q
     s->nnodes = m->nbodies;
     s->nodes = nodes;
     s->user = rb;
-    s->ops = (ld_system_ops){.mass = rb_mass,
-                             .force = rb_force,
-                             .phi = rb_phi,
-                             .phi_q = rb_phi_q,
-                             .g_v = rb_g_v,
-                             .stiffness = rb_stiffness,
-                             .phi_dd = rb_phi_dd,
-                             .energy = rb_energy,
-                             .mass_blocks = rb->euler ? NULL : rb_mass_blocks,
-                             .phi_q_sparse = rb->euler ? NULL : rb_phi_q_sparse};
+    s->ops = (ld_system_ops){.mass = ld_elems_mass,
+                             .force = ld_elems_force,
+                             .phi = ld_elems_phi,
+                             .phi_q = ld_elems_phi_q,
+                             .g_v = ld_elems_g_v,
+                             .stiffness = ld_elems_stiffness,
+                             .phi_dd = ld_elems_phi_dd,
+                             .energy = ld_elems_energy,
+                             .mass_blocks = rb->euler ? NULL : ld_elems_mass_blocks,
+                             .phi_q_sparse = rb->euler ? NULL : ld_elems_phi_q_sparse};
     rc = index_loads(rb);
     if (!rc) rc = ld_jsys_create(m, f, &rb->J, msg, n);
     if (!rc) {
         rb->njrows = ld_jsys_rows(rb->J);
         rb->nkrows = ld_rod_rows(m);
-        s->m = rb->njrows + rb->nkrows + (rb->euler ? m->nbodies : 0);
         rc = ld_sys_layout(s);
     }
-    if (!rc && !rb->euler) rc = build_pattern(s);
-    if (!rc) rc = element_pairs(s, m);
+    if (!rc) rc = ld_elems_build(s, &rb->E, &s->m);
+    if (!rc && s->m != rb->njrows + rb->nkrows + (rb->euler ? m->nbodies : 0)) rc = LD_EINVAL;
+    if (!rc && !rb->euler) rc = ld_elems_pattern(s);
     if (!rc) rc = ld_sys_alloc_work(s);
     double *q = rc ? NULL : calloc((size_t)s->nq, sizeof(double));
     double *v = rc ? NULL : calloc((size_t)s->k, sizeof(double));
@@ -633,6 +312,7 @@ void ld_model_system_free(ld_system *s) {
     s->bnnz = s->npairs = 0;
     if (s->user) {
         ld_jsys_free(((rb_sys *)s->user)->J);
+        ld_elems_free(&((rb_sys *)s->user)->E);
         free(((rb_sys *)s->user)->load_start);
         free(((rb_sys *)s->user)->load_list);
     }
@@ -655,7 +335,7 @@ int ld_model_body_state(const ld_system *s, int body, const double *q, const dou
         ld_quat_from_mat(quat, R);
     }
     memcpy(x, xp, 3 * sizeof(double));
-    body_velocity(s, q, v, body, omega, xdot);
+    ld_rb_body_velocity(s, q, v + s->nodes[body].voff, body, omega, xdot);
     return LD_OK;
 }
 

@@ -21,6 +21,7 @@
 
 #include <stddef.h>
 
+#include "elem.h"
 #include "liedyn/model.h"
 #include "liedyn/system.h"
 
@@ -37,6 +38,7 @@ typedef struct rb_sys {
     int jnnz;   /* entries of the joints' rows in the sparse pattern */
     ld_jsys *J;
     int *load_start, *load_list; /* body i's loads: load_list[load_start[i] … load_start[i+1]) */
+    ld_elems E;                  /* the element instances (elem.h) */
 } rb_sys;
 
 static inline const rb_sys *ld_rb(const ld_system *s) {
@@ -45,6 +47,11 @@ static inline const rb_sys *ld_rb(const ld_system *s) {
 
 /* Rotation matrix and position of body i in the state q (any formulation). */
 void ld_rb_pose(const ld_system *s, const double *q, int i, double R[9], const double **x);
+
+/* Body angular velocity Ω and centre-of-mass velocity ẋ (spatial) of body i, from its velocity
+ * vi (the node's slice of v). */
+void ld_rb_body_velocity(const ld_system *s, const double *q, const double *vi, int i, double Om[3],
+                         double xd[3]);
 
 /* Loads on a body at time t: body-frame torque tb, spatial torque ts, spatial force fs (with
  * gravity), body-frame force fb; the body feels τ = tb + Rᵀ ts and f = fs + R fb. */
@@ -112,24 +119,6 @@ int ld_jsys_reaction(const ld_jsys *J, const ld_system *s, int j, const double *
 
 /* Kirchhoff rows of all rods of m. */
 int ld_rod_rows(const ld_model *m);
-/* g += the segments' elastic and viscous forces (k). */
-void ld_rod_add_force(const ld_system *s, const double *q, const double *v, double *g);
-/* C += ∂g/∂v of the viscous forces (k×k). */
-void ld_rod_add_g_v(const ld_system *s, const double *q, const double *v, double *C);
-/* K += ∂/∂q [rod forces + B_rodᵀ λ_rod] along the group (k×k); lambda: all multipliers (may be
- * NULL). */
-void ld_rod_add_stiffness(const ld_system *s, const double *q, const double *v,
-                          const double *lambda, double *K);
-/* The Kirchhoff rows of Φ, of B (row stride k; only the nodes' columns are written) and of z. */
-void ld_rod_phi(const ld_system *s, const double *q, double *Phi);
-void ld_rod_phi_q(const ld_system *s, const double *q, double *B);
-void ld_rod_phi_dd(const ld_system *s, const double *q, const double *v, double *z);
-/* Strain energy of all rods. */
-double ld_rod_energy(const ld_system *s, const double *q);
-/* The rods' entries of the sparse pattern (24 per Kirchhoff segment, from entry e0), and their
- * values at q. */
-void ld_rod_pattern(const ld_system *s, int e0, int *brow, int *bcol);
-void ld_rod_phi_q_sparse(const ld_system *s, const double *q, int e0, double *vals);
 /* The Kirchhoff rows hold at (q, v) of the start; LD_EINVAL with a reason naming the rod and
  * segment otherwise. */
 int ld_rod_check_initial(const ld_system *s, const double *q, const double *v, char *msg, size_t n);

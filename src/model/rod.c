@@ -374,11 +374,6 @@ static int visit_force(const ld_system *s, const seg_ref *sr, void *ctx) {
     return LD_OK;
 }
 
-void ld_rod_add_force(const ld_system *s, const double *q, const double *v, double *g) {
-    vec_ctx c = {v, NULL, g, 0.0, (size_t)s->k};
-    (void)for_segments(s, q, visit_force, &c);
-}
-
 /* sum += ½ ds (w − w0)ᵀ C (w − w0). */
 static int visit_energy(const ld_system *s, const seg_ref *sr, void *ctx) {
     vec_ctx *c = ctx;
@@ -389,12 +384,6 @@ static int visit_energy(const ld_system *s, const seg_ref *sr, void *ctx) {
         c->sum += 0.5 * sr->ds * sr->rod->stiffness[i] * e * e;
     }
     return LD_OK;
-}
-
-double ld_rod_energy(const ld_system *s, const double *q) {
-    vec_ctx c = {NULL, NULL, NULL, 0.0, 0};
-    (void)for_segments(s, q, visit_energy, &c);
-    return c.sum;
 }
 
 /* C_ab += Wᵀ D W/ds (nothing without damping). */
@@ -414,11 +403,6 @@ static int visit_g_v(const ld_system *s, const seg_ref *sr, void *ctx) {
         }
     add_local(c->out, c->k, sr, L);
     return LD_OK;
-}
-
-void ld_rod_add_g_v(const ld_system *s, const double *q, const double *v, double *C) {
-    vec_ctx c = {v, NULL, C, 0.0, (size_t)s->k};
-    (void)for_segments(s, q, visit_g_v, &c);
 }
 
 /* u: the segment's velocities in semidirect coordinates (U = Rᵀ ẋ in the direct products). */
@@ -461,12 +445,6 @@ static int visit_stiffness(const ld_system *s, const seg_ref *sr, void *ctx) {
     return LD_OK;
 }
 
-void ld_rod_add_stiffness(const ld_system *s, const double *q, const double *v,
-                          const double *lambda, double *K) {
-    vec_ctx c = {v, lambda, K, 0.0, (size_t)s->k};
-    (void)for_segments(s, q, visit_stiffness, &c);
-}
-
 /* ---------------------------------------------------------------- Kirchhoff rows */
 
 /* Φ rows of the segment: ξ₄, ξ₅. */
@@ -478,11 +456,6 @@ static int visit_phi(const ld_system *s, const seg_ref *sr, void *ctx) {
     c->out[sr->row] = sg.xi[3];
     c->out[sr->row + 1] = sg.xi[4];
     return LD_OK;
-}
-
-void ld_rod_phi(const ld_system *s, const double *q, double *Phi) {
-    vec_ctx c = {NULL, NULL, Phi, 0.0, 0};
-    (void)for_segments(s, q, visit_phi, &c);
 }
 
 /* B rows of the segment: rows 4, 5 of W on the nodes' columns. */
@@ -497,11 +470,6 @@ static int visit_phi_q(const ld_system *s, const seg_ref *sr, void *ctx) {
         memcpy(row + sr->ob, sg.W + 12 * (3 + r) + 6, 6 * sizeof(double));
     }
     return LD_OK;
-}
-
-void ld_rod_phi_q(const ld_system *s, const double *q, double *B) {
-    vec_ctx c = {NULL, NULL, B, 0.0, (size_t)s->k};
-    (void)for_segments(s, q, visit_phi_q, &c);
 }
 
 /* z = d/dτ [B(q(τ)) v] at τ = 0 along q(τ) = q ∘ exp(τ v) (nodes a and b only). */
@@ -530,49 +498,6 @@ static int visit_phi_dd(const ld_system *s, const seg_ref *sr, void *ctx) {
     }
     for (int r = 0; r < 2; ++r) c->out[sr->row + r] = acc[r] / (12.0 * h);
     return LD_OK;
-}
-
-void ld_rod_phi_dd(const ld_system *s, const double *q, const double *v, double *z) {
-    vec_ctx c = {v, NULL, z, 0.0, 0};
-    (void)for_segments(s, q, visit_phi_dd, &c);
-}
-
-/* ---------------------------------------------------------------- sparse pattern */
-
-typedef struct pat_ctx {
-    int *brow, *bcol; /* NULL: values only */
-    double *vals;
-    int e0; /* first entry of the rods */
-} pat_ctx;
-
-/* Entries of the segment's two rows: 12 each (node a's columns, then node b's), at
- * e0 + 12 (row − first rod row). */
-static int visit_pattern(const ld_system *s, const seg_ref *sr, void *ctx) {
-    if (sr->row < 0) return LD_OK;
-    pat_ctx *c = ctx;
-    size_t e = (size_t)c->e0 + 12 * (size_t)(sr->row - ld_rb(s)->njrows);
-    if (c->brow) {
-        for (int r = 0; r < 2; ++r)
-            for (int j = 0; j < 12; ++j, ++e) {
-                c->brow[e] = sr->row + r;
-                c->bcol[e] = (int)(j < 6 ? sr->oa : sr->ob) + j % 6;
-            }
-        return LD_OK;
-    }
-    seg sg;
-    seg_eval(ld_rb(s), sr->ga, sr->gb, &sg);
-    memcpy(c->vals + e, sg.W + 36, 24 * sizeof(double)); /* rows 4 and 5 of W */
-    return LD_OK;
-}
-
-void ld_rod_pattern(const ld_system *s, int e0, int *brow, int *bcol) {
-    pat_ctx c = {brow, bcol, NULL, e0};
-    (void)for_segments(s, NULL, visit_pattern, &c);
-}
-
-void ld_rod_phi_q_sparse(const ld_system *s, const double *q, int e0, double *vals) {
-    pat_ctx c = {NULL, NULL, vals, e0};
-    (void)for_segments(s, q, visit_pattern, &c);
 }
 
 /* ---------------------------------------------------------------- initial state */
@@ -615,6 +540,107 @@ int ld_rod_check_initial(const ld_system *s, const double *q, const double *v, c
     init_ctx c = {v, msg, n};
     return for_segments(s, q, visit_initial, &c);
 }
+
+/* ---------------------------------------------------------------- the segment element */
+
+/* One instance per segment (elem.h) on its two nodes; two rows with Kirchhoff constraints. */
+static int sel_instances(const ld_model *m, ld_formulation f, ld_elem *out) {
+    (void)f;
+    int n = 0;
+    for (int r = 0; r < m->nrods; ++r)
+        for (int k = 0; k < m->rods[r].n; ++k, ++n) {
+            if (!out) continue;
+            ld_elem *e = &out[n];
+            e->item = r;
+            e->sub = k;
+            e->nn = 2;
+            e->node[0] = m->rods[r].body0 + k;
+            e->node[1] = m->rods[r].body0 + k + 1;
+            e->nrows = m->rods[r].kirchhoff ? 2 : 0;
+        }
+    return n;
+}
+
+/* The segment of an instance in its local arrays (nodes at 0 and 6, rows from 0), and the
+ * visitors' context writing to out. */
+static seg_ref sel_ref(const ld_elem_ctx *c, double *out, vec_ctx *vc) {
+    const ld_model *m = ld_rb(c->s)->m;
+    const ld_rod *rod = &m->rods[c->e->item];
+    seg_ref sr = {.rod = rod,
+                  .rod_index = c->e->item,
+                  .k = c->e->sub,
+                  .row = rod->kirchhoff ? 0 : -1,
+                  .ds = rod->length / rod->n,
+                  .ga = c->q + c->s->nodes[c->e->node[0]].qoff,
+                  .gb = c->q + c->s->nodes[c->e->node[1]].qoff,
+                  .oa = 0,
+                  .ob = 6};
+    *vc = (vec_ctx){c->v, c->lam, out, 0.0, 12};
+    return sr;
+}
+
+static int sel_force(const ld_elem_ctx *c, double *g) {
+    vec_ctx vc;
+    seg_ref sr = sel_ref(c, g, &vc);
+    return visit_force(c->s, &sr, &vc);
+}
+
+static int sel_g_v(const ld_elem_ctx *c, double *C) {
+    vec_ctx vc;
+    seg_ref sr = sel_ref(c, C, &vc);
+    return visit_g_v(c->s, &sr, &vc);
+}
+
+static int sel_stiffness(const ld_elem_ctx *c, double *K) {
+    vec_ctx vc;
+    seg_ref sr = sel_ref(c, K, &vc);
+    return visit_stiffness(c->s, &sr, &vc);
+}
+
+static int sel_energy(const ld_elem_ctx *c, double *V) {
+    vec_ctx vc;
+    seg_ref sr = sel_ref(c, NULL, &vc);
+    int rc = visit_energy(c->s, &sr, &vc);
+    *V = vc.sum;
+    return rc;
+}
+
+static int sel_phi(const ld_elem_ctx *c, double *phi) {
+    vec_ctx vc;
+    seg_ref sr = sel_ref(c, phi, &vc);
+    return visit_phi(c->s, &sr, &vc);
+}
+
+static int sel_phi_q(const ld_elem_ctx *c, double *Bl) {
+    vec_ctx vc;
+    seg_ref sr = sel_ref(c, Bl, &vc);
+    return visit_phi_q(c->s, &sr, &vc);
+}
+
+static int sel_phi_dd(const ld_elem_ctx *c, double *z) {
+    vec_ctx vc;
+    seg_ref sr = sel_ref(c, z, &vc);
+    return visit_phi_dd(c->s, &sr, &vc);
+}
+
+/* "rod 'r' (line 4), Kirchhoff row 7 of 16": rows counted over the whole rod. */
+static void sel_row_name(const ld_model *m, const ld_elem *e, int r, char *buf, size_t cap) {
+    const ld_rod *rod = &m->rods[e->item];
+    char lab[LD_NAME_MAX + 32];
+    ld_elems_label(lab, sizeof lab, "rods", rod->name, e->item, rod->line);
+    strf(buf, cap, "rod %s, Kirchhoff row %d of %d", lab, 2 * e->sub + r + 1, 2 * rod->n);
+}
+
+const ld_ekind ld_ek_rod = {.name = "rod",
+                            .instances = sel_instances,
+                            .force = sel_force,
+                            .g_v = sel_g_v,
+                            .stiffness = sel_stiffness,
+                            .energy = sel_energy,
+                            .phi = sel_phi,
+                            .phi_q = sel_phi_q,
+                            .phi_dd = sel_phi_dd,
+                            .row_name = sel_row_name};
 
 /* ---------------------------------------------------------------- placement */
 

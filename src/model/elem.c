@@ -1,0 +1,432 @@
+/*
+ * The element interface of the compiled models (elem.h): the table of kinds, the instances of
+ * a system, and the one scatter of their local blocks into the global vectors, the dense
+ * matrices and the sparse pattern of B. The loops evaluate the instances in table order, so
+ * that sums come out as the kinds' own code would add them; nothing is allocated after
+ * ld_elems_build.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/strf.h"
+#include "elem.h"
+#include "liedyn/liedyn.h"
+#include "rigid_impl.h"
+
+/* The table of kinds: one line per kind, in the order of evaluation and of the rows. */
+static const ld_ekind *const kinds[] = {&ld_ek_body, &ld_ek_joint, &ld_ek_rod, &ld_ek_force,
+                                        &ld_ek_unit_norm};
+enum { NKINDS = (int)(sizeof kinds / sizeof kinds[0]) };
+
+static const ld_elems *EL(const ld_system *s) {
+    return &ld_rb(s)->E;
+}
+
+/* Velocity entries of node i. */
+static int node_nv(const ld_system *s, int i) {
+    return (i + 1 < s->nnodes ? s->nodes[i + 1].voff : s->k) - s->nodes[i].voff;
+}
+
+/* ---------------------------------------------------------------- building */
+
+/* The instances of every kind, their local offsets and rows. */
+static int fill(const ld_system *s, ld_elems *E, int *rows) {
+    const rb_sys *rb = ld_rb(s);
+    int n = 0, r = 0, maxrows = 0;
+    for (int k = 0; k < NKINDS; ++k) n += kinds[k]->instances(rb->m, rb->f, NULL);
+    E->e = calloc((size_t)(n > 0 ? n : 1), sizeof *E->e);
+    if (!E->e) return LD_ENOMEM;
+    E->n = n;
+    E->maxnl = 1;
+    for (int k = 0, i = 0; k < NKINDS; ++k) {
+        int c = kinds[k]->instances(rb->m, rb->f, E->e + i);
+        for (int j = i; j < i + c; ++j) {
+            ld_elem *e = &E->e[j];
+            e->kind = kinds[k];
+            e->nl = 0;
+            for (int a = 0; a < e->nn; ++a) {
+                e->off[a] = e->nl;
+                e->nl += node_nv(s, e->node[a]);
+            }
+            e->row0 = r;
+            r += e->nrows;
+            if (e->nl > E->maxnl) E->maxnl = e->nl;
+            if (e->nrows > maxrows) maxrows = e->nrows;
+        }
+        i += c;
+    }
+    size_t nl = (size_t)E->maxnl, mr = (size_t)maxrows;
+    E->maxrows = maxrows;
+    E->nbuf = 3 * nl + mr + (nl * nl > mr * nl ? nl * nl : mr * nl);
+    *rows = r;
+    return LD_OK;
+}
+
+int ld_elems_build(const ld_system *s, ld_elems *E, int *rows) {
+    memset(E, 0, sizeof *E);
+    int rc = fill(s, E, rows);
+    if (!rc) {
+        E->buf = malloc(E->nbuf * sizeof *E->buf);
+        E->row_owner = malloc((size_t)(*rows > 0 ? *rows : 1) * sizeof *E->row_owner);
+        if (!E->buf || !E->row_owner) rc = LD_ENOMEM;
+    }
+    for (int i = 0; !rc && i < E->n; ++i)
+        for (int r = 0; r < E->e[i].nrows; ++r) E->row_owner[E->e[i].row0 + r] = i;
+    if (rc) ld_elems_free(E);
+    return rc;
+}
+
+void ld_elems_free(ld_elems *E) {
+    if (!E) return;
+    free(E->e);
+    free(E->row_owner);
+    free(E->buf);
+    memset(E, 0, sizeof *E);
+}
+
+/* ---------------------------------------------------------------- gather and scatter */
+
+/* The scratch of one evaluation: local v, a, λ, a vector and a matrix block. */
+typedef struct scratch {
+    double *v, *a, *lam, *vec, *blk;
+} scratch;
+
+static scratch scratch_of(const ld_elems *E) {
+    size_t nl = (size_t)E->maxnl;
+    scratch w;
+    w.v = E->buf;
+    w.a = w.v + nl;
+    w.vec = w.a + nl;
+    w.lam = w.vec + nl;
+    w.blk = w.lam + (size_t)E->maxrows;
+    return w;
+}
+
+/* xl = the instance's entries of the global vector x (velocity layout). */
+static void gather(const ld_system *s, const ld_elem *e, const double *x, double *xl) {
+    for (int a = 0; a < e->nn; ++a)
+        memcpy(xl + e->off[a], x + s->nodes[e->node[a]].voff,
+               (size_t)node_nv(s, e->node[a]) * sizeof(double));
+}
+
+/* x += the local vector xl. */
+static void scatter_vec(const ld_system *s, const ld_elem *e, const double *xl, double *x) {
+    for (int a = 0; a < e->nn; ++a) {
+        double *dst = x + s->nodes[e->node[a]].voff;
+        const double *src = xl + e->off[a];
+        for (int j = 0, nv = node_nv(s, e->node[a]); j < nv; ++j) dst[j] += src[j];
+    }
+}
+
+/* A (k×k) += the local nl×nl matrix Al. */
+static void scatter_mat(const ld_system *s, const ld_elem *e, const double *Al, double *A) {
+    size_t k = (size_t)s->k, nl = (size_t)e->nl;
+    for (int a = 0; a < e->nn; ++a) {
+        size_t ra = (size_t)s->nodes[e->node[a]].voff, na = (size_t)node_nv(s, e->node[a]);
+        for (int b = 0; b < e->nn; ++b) {
+            size_t cb = (size_t)s->nodes[e->node[b]].voff, nb = (size_t)node_nv(s, e->node[b]);
+            for (size_t r = 0; r < na; ++r) {
+                const double *src = Al + ((size_t)e->off[a] + r) * nl + (size_t)e->off[b];
+                double *dst = A + (ra + r) * k + cb;
+                for (size_t c = 0; c < nb; ++c) dst[c] += src[c];
+            }
+        }
+    }
+}
+
+/* The context of instance e, with v, a and λ gathered where given. */
+static ld_elem_ctx context(const ld_system *s, const ld_elem *e, double t, const double *q,
+                           const double *v, const double *a, const double *lambda, scratch *w) {
+    ld_elem_ctx c = {s, e, t, q, NULL, NULL, NULL};
+    if (v) {
+        gather(s, e, v, w->v);
+        c.v = w->v;
+    }
+    if (a) {
+        gather(s, e, a, w->a);
+        c.a = w->a;
+    }
+    if (lambda && e->nrows > 0) {
+        memcpy(w->lam, lambda + e->row0, (size_t)e->nrows * sizeof(double));
+        c.lam = w->lam;
+    }
+    return c;
+}
+
+/* ---------------------------------------------------------------- the operations */
+
+/* The hooks that fill one local array, by operation. */
+typedef int (*hook_fn)(const ld_elem_ctx *c, double *out);
+enum { OP_MASS, OP_G_V, OP_STIFFNESS, OP_PHI, OP_PHI_T, OP_PHI_DD };
+
+static hook_fn hook(const ld_ekind *k, int op) {
+    switch (op) {
+    case OP_MASS:
+        return k->mass;
+    case OP_G_V:
+        return k->g_v;
+    case OP_STIFFNESS:
+        return k->stiffness;
+    case OP_PHI:
+        return k->phi;
+    case OP_PHI_T:
+        return k->phi_t;
+    default:
+        return k->phi_dd;
+    }
+}
+
+/* A = Σ the local matrices of operation op (k×k). */
+static int sum_mat(const ld_system *s, int op, double t, const double *q, const double *v,
+                   const double *a, const double *lambda, double *A) {
+    const ld_elems *E = EL(s);
+    scratch w = scratch_of(E);
+    memset(A, 0, (size_t)s->k * (size_t)s->k * sizeof(double));
+    for (int i = 0; i < E->n; ++i) {
+        const ld_elem *e = &E->e[i];
+        hook_fn h = hook(e->kind, op);
+        if (!h) continue;
+        ld_elem_ctx c = context(s, e, t, q, v, a, lambda, &w);
+        memset(w.blk, 0, (size_t)e->nl * (size_t)e->nl * sizeof(double));
+        int rc = h(&c, w.blk);
+        if (rc) return rc;
+        scatter_mat(s, e, w.blk, A);
+    }
+    return LD_OK;
+}
+
+int ld_elems_mass(const ld_system *s, const double *q, double *M) {
+    return sum_mat(s, OP_MASS, 0.0, q, NULL, NULL, NULL, M);
+}
+
+int ld_elems_g_v(const ld_system *s, double t, const double *q, const double *v, double *C) {
+    return sum_mat(s, OP_G_V, t, q, v, NULL, NULL, C);
+}
+
+int ld_elems_stiffness(const ld_system *s, double t, const double *q, const double *v,
+                       const double *a, const double *lambda, double *K) {
+    return sum_mat(s, OP_STIFFNESS, t, q, v, a, lambda, K);
+}
+
+/* M by node blocks (Σ nv² entries): the single-node instances' mass blocks. */
+int ld_elems_mass_blocks(const ld_system *s, const double *q, double *Mb) {
+    const ld_elems *E = EL(s);
+    scratch w = scratch_of(E);
+    size_t o = 0;
+    memset(Mb, 0, ld_sys_mass_block_entries(s) * sizeof(double));
+    for (int i = 0, node = 0; i < E->n; ++i) {
+        const ld_elem *e = &E->e[i];
+        if (!e->kind->mass) continue;
+        if (e->nn != 1) return LD_ENOTSUPPORTED;
+        for (; node < e->node[0]; ++node) o += (size_t)node_nv(s, node) * (size_t)node_nv(s, node);
+        ld_elem_ctx c = context(s, e, 0.0, q, NULL, NULL, NULL, &w);
+        size_t nl2 = (size_t)e->nl * (size_t)e->nl;
+        memset(w.blk, 0, nl2 * sizeof(double));
+        int rc = e->kind->mass(&c, w.blk);
+        if (rc) return rc;
+        for (size_t j = 0; j < nl2; ++j) Mb[o + j] += w.blk[j];
+    }
+    return LD_OK;
+}
+
+int ld_elems_add_force_of(const ld_system *s, const ld_ekind *kind, double t, const double *q,
+                          const double *v, double *g) {
+    const ld_elems *E = EL(s);
+    scratch w = scratch_of(E);
+    for (int i = 0; i < E->n; ++i) {
+        const ld_elem *e = &E->e[i];
+        if (!e->kind->force || (kind && e->kind != kind)) continue;
+        ld_elem_ctx c = context(s, e, t, q, v, NULL, NULL, &w);
+        memset(w.vec, 0, (size_t)e->nl * sizeof(double));
+        int rc = e->kind->force(&c, w.vec);
+        if (rc) return rc;
+        scatter_vec(s, e, w.vec, g);
+    }
+    return LD_OK;
+}
+
+int ld_elems_force(const ld_system *s, double t, const double *q, const double *v, double *g) {
+    memset(g, 0, (size_t)s->k * sizeof(double));
+    return ld_elems_add_force_of(s, NULL, t, q, v, g);
+}
+
+/* The energy, summed kind by kind and then over the kinds. */
+int ld_elems_energy_of(const ld_system *s, const ld_ekind *kind, double t, const double *q,
+                       const double *v, double *en) {
+    const ld_elems *E = EL(s);
+    scratch w = scratch_of(E);
+    double total = 0.0, part = 0.0;
+    for (int i = 0; i < E->n; ++i) {
+        const ld_elem *e = &E->e[i];
+        if (e->kind->energy && (!kind || e->kind == kind)) {
+            ld_elem_ctx c = context(s, e, t, q, v, NULL, NULL, &w);
+            double V = 0.0;
+            int rc = e->kind->energy(&c, &V);
+            if (rc) return rc;
+            part += V;
+        }
+        if (i + 1 == E->n || E->e[i + 1].kind != e->kind) {
+            total += part;
+            part = 0.0;
+        }
+    }
+    *en = total;
+    return LD_OK;
+}
+
+int ld_elems_energy(const ld_system *s, double t, const double *q, const double *v, double *en) {
+    return ld_elems_energy_of(s, NULL, t, q, v, en);
+}
+
+/* out (m) = the instances' rows of operation op (v: velocities for z). */
+static int rows_of(const ld_system *s, int op, double t, const double *q, const double *v,
+                   double *out) {
+    const ld_elems *E = EL(s);
+    scratch w = scratch_of(E);
+    memset(out, 0, (size_t)s->m * sizeof(double));
+    for (int i = 0; i < E->n; ++i) {
+        const ld_elem *e = &E->e[i];
+        hook_fn h = hook(e->kind, op);
+        if (!h || e->nrows == 0) continue;
+        ld_elem_ctx c = context(s, e, t, q, v, NULL, NULL, &w);
+        int rc = h(&c, out + e->row0);
+        if (rc) return rc;
+    }
+    return LD_OK;
+}
+
+int ld_elems_phi(const ld_system *s, double t, const double *q, double *Phi) {
+    return rows_of(s, OP_PHI, t, q, NULL, Phi);
+}
+
+int ld_elems_phi_t(const ld_system *s, double t, const double *q, double *Phit) {
+    return rows_of(s, OP_PHI_T, t, q, NULL, Phit);
+}
+
+int ld_elems_phi_dd(const ld_system *s, double t, const double *q, const double *v, double *z) {
+    return rows_of(s, OP_PHI_DD, t, q, v, z);
+}
+
+/* B (m×k): every instance's rows on its nodes' columns. */
+int ld_elems_phi_q(const ld_system *s, double t, const double *q, double *B) {
+    const ld_elems *E = EL(s);
+    scratch w = scratch_of(E);
+    size_t k = (size_t)s->k;
+    memset(B, 0, (size_t)s->m * k * sizeof(double));
+    for (int i = 0; i < E->n; ++i) {
+        const ld_elem *e = &E->e[i];
+        if (!e->kind->phi_q || e->nrows == 0) continue;
+        ld_elem_ctx c = context(s, e, t, q, NULL, NULL, NULL, &w);
+        size_t nl = (size_t)e->nl;
+        memset(w.blk, 0, (size_t)e->nrows * nl * sizeof(double));
+        int rc = e->kind->phi_q(&c, w.blk);
+        if (rc) return rc;
+        for (int r = 0; r < e->nrows; ++r)
+            for (int a = 0; a < e->nn; ++a) {
+                size_t nv = (size_t)node_nv(s, e->node[a]);
+                double *dst = B + ((size_t)e->row0 + (size_t)r) * k + s->nodes[e->node[a]].voff;
+                memcpy(dst, w.blk + (size_t)r * nl + (size_t)e->off[a], nv * sizeof(double));
+            }
+    }
+    return LD_OK;
+}
+
+/* ---------------------------------------------------------------- sparse structure */
+
+/* The instance's node slots in column order (at most LD_ELEM_MAX_NODES). */
+static void column_order(const ld_system *s, const ld_elem *e, int *ord) {
+    for (int a = 0; a < e->nn; ++a) ord[a] = a;
+    for (int a = 1; a < e->nn; ++a)
+        for (int b = a;
+             b > 0 && s->nodes[e->node[ord[b]]].voff < s->nodes[e->node[ord[b - 1]]].voff; --b) {
+            int tmp = ord[b];
+            ord[b] = ord[b - 1];
+            ord[b - 1] = tmp;
+        }
+}
+
+int ld_elems_pattern(ld_system *s) {
+    const ld_elems *E = EL(s);
+    size_t nnz = 0;
+    int npairs = 0;
+    for (int i = 0; i < E->n; ++i) {
+        nnz += (size_t)E->e[i].nrows * (size_t)E->e[i].nl;
+        npairs += E->e[i].nn * (E->e[i].nn - 1) / 2;
+    }
+    s->brow = malloc((nnz > 0 ? nnz : 1) * sizeof(int));
+    s->bcol = malloc((nnz > 0 ? nnz : 1) * sizeof(int));
+    s->pair = npairs > 0 ? malloc(2 * (size_t)npairs * sizeof(int)) : NULL;
+    if (!s->brow || !s->bcol || (npairs > 0 && !s->pair)) return LD_ENOMEM;
+    size_t p = 0;
+    for (int i = 0; i < E->n; ++i) {
+        const ld_elem *e = &E->e[i];
+        int ord[LD_ELEM_MAX_NODES];
+        column_order(s, e, ord);
+        for (int r = 0; r < e->nrows; ++r)
+            for (int a = 0; a < e->nn; ++a)
+                for (int c = 0, nv = node_nv(s, e->node[ord[a]]); c < nv; ++c, ++p) {
+                    s->brow[p] = e->row0 + r;
+                    s->bcol[p] = s->nodes[e->node[ord[a]]].voff + c;
+                }
+        for (int a = 0; a < e->nn; ++a)
+            for (int b = a + 1; b < e->nn; ++b) {
+                s->pair[2 * s->npairs] = e->node[a];
+                s->pair[2 * s->npairs + 1] = e->node[b];
+                s->npairs++;
+            }
+    }
+    s->bnnz = (int)nnz;
+    return LD_OK;
+}
+
+int ld_elems_phi_q_sparse(const ld_system *s, double t, const double *q, double *vals) {
+    const ld_elems *E = EL(s);
+    scratch w = scratch_of(E);
+    size_t p = 0;
+    for (int i = 0; i < E->n; ++i) {
+        const ld_elem *e = &E->e[i];
+        if (e->nrows == 0) continue;
+        size_t nl = (size_t)e->nl;
+        memset(w.blk, 0, (size_t)e->nrows * nl * sizeof(double));
+        if (e->kind->phi_q) {
+            ld_elem_ctx c = context(s, e, t, q, NULL, NULL, NULL, &w);
+            int rc = e->kind->phi_q(&c, w.blk);
+            if (rc) return rc;
+        }
+        int ord[LD_ELEM_MAX_NODES];
+        column_order(s, e, ord);
+        for (int r = 0; r < e->nrows; ++r)
+            for (int a = 0; a < e->nn; ++a) {
+                size_t nv = (size_t)node_nv(s, e->node[ord[a]]);
+                memcpy(vals + p, w.blk + (size_t)r * nl + (size_t)e->off[ord[a]],
+                       nv * sizeof(double));
+                p += nv;
+            }
+    }
+    return LD_OK;
+}
+
+/* ---------------------------------------------------------------- rows by owner */
+
+void ld_elems_label(char *buf, size_t cap, const char *list, const char *name, int idx, int line) {
+    int w = name && name[0] ? strf(buf, cap, "'%s'", name) : strf(buf, cap, "%s[%d]", list, idx);
+    if (line > 0 && w >= 0 && (size_t)w < cap) strf(buf + w, cap - (size_t)w, " (line %d)", line);
+}
+
+const ld_elem *ld_elems_row_owner(const ld_system *s, int row) {
+    if (!s || !s->user || row < 0 || row >= s->m) return NULL;
+    const ld_elems *E = EL(s);
+    return &E->e[E->row_owner[row]];
+}
+
+int ld_elems_row_name(const ld_system *s, int row, char *buf, size_t cap) {
+    if (!buf || cap == 0) return LD_EINVAL;
+    buf[0] = '\0';
+    const ld_elem *e = ld_elems_row_owner(s, row);
+    if (!e) return LD_EINVAL;
+    if (e->kind->row_name)
+        e->kind->row_name(ld_rb(s)->m, e, row - e->row0, buf, cap);
+    else
+        strf(buf, cap, "%s %d, row %d of %d", e->kind->name, e->item, row - e->row0 + 1, e->nrows);
+    return LD_OK;
+}

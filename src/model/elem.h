@@ -1,0 +1,130 @@
+/*
+ * Internal to src/model: one interface for everything that acts on the nodes of a compiled
+ * model (elem.c, docs/architecture.md "Elements").
+ *
+ * An element kind is a descriptor (ld_ekind): how many instances a model has, which nodes each
+ * touches and how many constraint rows it adds, and hooks that evaluate one instance in LOCAL
+ * arrays — its nodes' velocity blocks one after the other in the order of ld_elem.node (nl
+ * entries in all), its own constraint rows from 0. The compiled system (rigid.c) loops over
+ * the instances and scatters the local blocks into the global vectors, the dense matrices or
+ * the sparse pattern (one scatter, elem.c); it never switches over kinds. The kinds, in the
+ * order of the table in elem.c:
+ *   body        a rigid body (or a rod's node): inertia, gravity and the body's loads
+ *   joint       a joint's constraint rows (joints.c)
+ *   rod         one segment of a Cosserat rod: elastic and viscous forces, Kirchhoff rows (rod.c)
+ *   force       one force element of the registry (elements.c)
+ *   unit-norm   the unit norm ½(eᵀe − 1) of a body's Euler parameters (euler formulation)
+ * Rows are given out in table order, so the joints' rows come first, then the Kirchhoff rows,
+ * then the unit norms (model.h); evaluation sums in table order.
+ *
+ * A new kind: one file with its descriptor, one line in the table of elem.c. Every hook is
+ * optional (NULL: no contribution) except instances. Hooks add to their outputs, which
+ * the caller zeroes; they return 0, > 0 (the integrator retries a smaller step) or < 0.
+ */
+#ifndef LIEDYN_SRC_MODEL_ELEM_H
+#define LIEDYN_SRC_MODEL_ELEM_H
+
+#include <stddef.h>
+
+#include "liedyn/model.h"
+#include "liedyn/system.h"
+
+#define LD_ELEM_MAX_NODES 2 /* nodes one instance touches */
+
+typedef struct ld_ekind ld_ekind;
+
+/* One instance: its kind, the model item it comes from, its nodes and rows. */
+typedef struct ld_elem {
+    const ld_ekind *kind;
+    int item;                    /* index in the model's list of the kind (body, joint, …) */
+    int sub;                     /* within the item (a rod's segment), else 0 */
+    int nn;                      /* nodes touched (the ground is no node) */
+    int node[LD_ELEM_MAX_NODES]; /* node indices, in the kind's order */
+    int off[LD_ELEM_MAX_NODES];  /* their first local entry */
+    int nl;                      /* local dimension: Σ nv of the nodes */
+    int row0, nrows;             /* its constraint rows in Φ */
+} ld_elem;
+
+/* What a hook sees: the system (global q; the model through ld_rb(s)), the instance, the time,
+ * and the local velocity, acceleration and multipliers (NULL when the operation has none). */
+typedef struct ld_elem_ctx {
+    const ld_system *s;
+    const ld_elem *e;
+    double t;
+    const double *q;   /* global configuration */
+    const double *v;   /* local velocity (nl) */
+    const double *a;   /* local acceleration (nl) */
+    const double *lam; /* the instance's multipliers (nrows) */
+} ld_elem_ctx;
+
+struct ld_ekind {
+    const char *name; /* "body", "joint", … */
+    /* The instances of the kind in model m compiled in formulation f: their number; with out
+     * not NULL also their item, sub, nn, node[] and nrows (the caller sets the rest). */
+    int (*instances)(const ld_model *m, ld_formulation f, ld_elem *out);
+    /* Local blocks, added: M (nl×nl), g (nl), ∂g/∂v (nl×nl), ∂/∂q [M a + g + Bᵀλ] along the
+     * group at fixed a, v, λ (nl×nl; lam NULL: without the constraint part), energy. */
+    int (*mass)(const ld_elem_ctx *c, double *Ml);
+    int (*force)(const ld_elem_ctx *c, double *gl);
+    int (*g_v)(const ld_elem_ctx *c, double *Cl);
+    int (*stiffness)(const ld_elem_ctx *c, double *Kl);
+    int (*energy)(const ld_elem_ctx *c, double *V);
+    /* The instance's rows: Φ, B (nrows × nl), ∂Φ/∂t, z of Φ̈ = B v̇ + z. */
+    int (*phi)(const ld_elem_ctx *c, double *phi);
+    int (*phi_q)(const ld_elem_ctx *c, double *Bl);
+    int (*phi_t)(const ld_elem_ctx *c, double *phit);
+    int (*phi_dd)(const ld_elem_ctx *c, double *z);
+    /* The owner of local row r as text: "joint 'pivot' (line 21), row 2 of 3". */
+    void (*row_name)(const ld_model *m, const ld_elem *e, int r, char *buf, size_t cap);
+};
+
+/* The kinds (their files). */
+extern const ld_ekind ld_ek_body, ld_ek_joint, ld_ek_rod, ld_ek_force, ld_ek_unit_norm;
+
+/* The compiled instances of a system and their scratch (rb_sys.E). */
+typedef struct ld_elems {
+    int n;
+    ld_elem *e;
+    int *row_owner; /* m: the instance that owns each row */
+    int maxnl;      /* largest local dimension */
+    int maxrows;    /* most rows of one instance */
+    double *buf;    /* scratch: local v, a, λ and the blocks (sized at build) */
+    size_t nbuf;
+} ld_elems;
+
+/* Build the instances of the compiled system s (nodes laid out, s->user an rb_sys) and give
+ * out their rows from 0; *rows receives their number. LD_OK or LD_ENOMEM. */
+int ld_elems_build(const ld_system *s, ld_elems *E, int *rows);
+void ld_elems_free(ld_elems *E);
+
+/* The system operations over all instances (the ld_system_ops of rigid.c). Each zeroes its
+ * output and adds every instance's local blocks. */
+int ld_elems_mass(const ld_system *s, const double *q, double *M);
+int ld_elems_mass_blocks(const ld_system *s, const double *q, double *Mb);
+int ld_elems_force(const ld_system *s, double t, const double *q, const double *v, double *g);
+int ld_elems_g_v(const ld_system *s, double t, const double *q, const double *v, double *C);
+int ld_elems_stiffness(const ld_system *s, double t, const double *q, const double *v,
+                       const double *a, const double *lambda, double *K);
+int ld_elems_energy(const ld_system *s, double t, const double *q, const double *v, double *e);
+/* The same restricted to the instances of one kind (NULL: all); the force is added to g. */
+int ld_elems_add_force_of(const ld_system *s, const ld_ekind *kind, double t, const double *q,
+                          const double *v, double *g);
+int ld_elems_energy_of(const ld_system *s, const ld_ekind *kind, double t, const double *q,
+                       const double *v, double *e);
+int ld_elems_phi(const ld_system *s, double t, const double *q, double *Phi);
+int ld_elems_phi_q(const ld_system *s, double t, const double *q, double *B);
+int ld_elems_phi_t(const ld_system *s, double t, const double *q, double *Phit);
+int ld_elems_phi_dd(const ld_system *s, double t, const double *q, const double *v, double *z);
+/* The sparse pattern of B from the instances (rows × their nodes' columns, by row, then
+ * column; allocated into s->brow, s->bcol, s->bnnz) and its values; the node pairs that
+ * multi-node instances couple (s->pair, s->npairs). */
+int ld_elems_pattern(ld_system *s);
+int ld_elems_phi_q_sparse(const ld_system *s, double t, const double *q, double *vals);
+/* "'name' (line L)", or "list[idx]" for an item without a name, the line only when > 0. */
+void ld_elems_label(char *buf, size_t cap, const char *list, const char *name, int idx, int line);
+/* The owner of row `row` as text (ld_model_row_name). LD_OK or LD_EINVAL. */
+int ld_elems_row_name(const ld_system *s, int row, char *buf, size_t cap);
+/* The instance that owns row `row` (NULL out of range). */
+const ld_elem *ld_elems_row_owner(const ld_system *s, int row);
+
+#endif
