@@ -18,6 +18,14 @@ static const ld_ekind *const kinds[] = {&ld_ek_body, &ld_ek_joint, &ld_ek_rod, &
                                         &ld_ek_unit_norm};
 enum { NKINDS = (int)(sizeof kinds / sizeof kinds[0]) };
 
+int ld_ekind_count(void) {
+    return NKINDS;
+}
+
+const ld_ekind *ld_ekind_get(int i) {
+    return i >= 0 && i < NKINDS ? kinds[i] : NULL;
+}
+
 static const ld_elems *EL(const ld_system *s) {
     return &ld_rb(s)->E;
 }

@@ -81,6 +81,10 @@ struct ld_ekind {
 /* The kinds (their files). */
 extern const ld_ekind ld_ek_body, ld_ek_joint, ld_ek_rod, ld_ek_force, ld_ek_unit_norm;
 
+/* The table of kinds: their number and kind i (NULL out of range). */
+int ld_ekind_count(void);
+const ld_ekind *ld_ekind_get(int i);
+
 /* The compiled instances of a system and their scratch (rb_sys.E). */
 typedef struct ld_elems {
     int n;

@@ -1,0 +1,253 @@
+/*
+ * The element interface of the compiled models (src/model/elem.h), on every shipped model in
+ * every formulation that holds it: the instances of each kind of the table match the model's
+ * items, every constraint row has exactly one owner whose name the row's text carries, the
+ * forces and energies of the kinds add up to the system's, the sparse pattern built from the
+ * elements holds every non-zero of the dense B with the same values, and the mass blocks are
+ * the diagonal blocks of M.
+ */
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mbs_models.h"
+#include "support.h"
+
+#include "../src/model/elem.h"
+#include "../src/model/rigid_impl.h"
+#include "liedyn/liedyn.h"
+#include "liedyn/model.h"
+#include "liedyn/system.h"
+
+#define MAX_MODELS 64
+
+/* The shipped models' file names, sorted. */
+static int shipped(char names[][64]) {
+    DIR *d = opendir(LD_SOURCE_DIR "/models");
+    assert_non_null(d);
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d)) && n < MAX_MODELS;) {
+        size_t l = strlen(e->d_name);
+        if (l > 5 && l < 64 && strcmp(e->d_name + l - 5, ".yaml") == 0)
+            snprintf(names[n++], 64, "%s", e->d_name);
+    }
+    closedir(d);
+    qsort(names, (size_t)n, 64, (int (*)(const void *, const void *))strcmp);
+    return n;
+}
+
+/* Instances the model should have of kind k. */
+static int expected(const ld_model *m, ld_formulation f, const ld_ekind *k) {
+    if (k == &ld_ek_body) return m->nbodies;
+    if (k == &ld_ek_joint) return m->njoints;
+    if (k == &ld_ek_force) return m->nelements;
+    if (k == &ld_ek_unit_norm) return f == LD_FORM_EULER ? m->nbodies : 0;
+    int n = 0;
+    for (int r = 0; r < m->nrods; ++r) n += m->rods[r].n;
+    return n;
+}
+
+/* The name of the model item that owns instance e ("" when it has none). */
+static const char *item_name(const ld_model *m, const ld_elem *e) {
+    if (e->kind == &ld_ek_joint) return m->joints[e->item].name;
+    if (e->kind == &ld_ek_rod) return m->rods[e->item].name;
+    if (e->kind == &ld_ek_force) return m->elements[e->item].name;
+    return m->bodies[e->item].name;
+}
+
+static void check_instances(const ld_system *s, const ld_model *m, ld_formulation f,
+                            const char *file) {
+    const ld_elems *E = &ld_rb(s)->E;
+    for (int k = 0; k < ld_ekind_count(); ++k) {
+        const ld_ekind *kind = ld_ekind_get(k);
+        assert_non_null(kind);
+        assert_non_null(kind->instances);
+        assert_true(kind->name && kind->name[0]);
+        int n = 0;
+        for (int i = 0; i < E->n; ++i) n += E->e[i].kind == kind;
+        if (n != expected(m, f, kind))
+            fail_msg("%s (%s): %d instances of %s, want %d", file, ld_formulation_name(f), n,
+                     kind->name, expected(m, f, kind));
+    }
+    assert_null(ld_ekind_get(ld_ekind_count()));
+    int rows = 0;
+    for (int i = 0; i < E->n; ++i) {
+        const ld_elem *e = &E->e[i];
+        assert_true(e->nn >= 1 && e->nn <= LD_ELEM_MAX_NODES);
+        assert_int_equal(e->row0, rows); /* rows given out in table order */
+        rows += e->nrows;
+        for (int a = 0; a < e->nn; ++a) assert_true(e->node[a] >= 0 && e->node[a] < s->nnodes);
+    }
+    assert_int_equal(rows, s->m);
+}
+
+static void check_rows(const ld_system *s, const ld_model *m, const char *file) {
+    char buf[256];
+    for (int r = 0; r < s->m; ++r) {
+        const ld_elem *e = ld_elems_row_owner(s, r);
+        assert_non_null(e);
+        assert_true(r >= e->row0 && r < e->row0 + e->nrows);
+        assert_int_equal(ld_model_row_name(s, r, buf, sizeof buf), LD_OK);
+        const char *name = item_name(m, e);
+        if (!strstr(buf, e->kind == &ld_ek_unit_norm ? "body" : e->kind->name) ||
+            (name[0] && !strstr(buf, name)))
+            fail_msg("%s: row %d is named '%s' (owner %s '%s')", file, r, buf, e->kind->name, name);
+    }
+    assert_null(ld_elems_row_owner(s, s->m));
+    assert_null(ld_elems_row_owner(s, -1));
+    assert_int_equal(ld_model_row_name(s, s->m, buf, sizeof buf), LD_EINVAL);
+}
+
+/* Σ over the kinds of their forces and energies = the system's. */
+static void check_partition(const ld_system *s, const double *q, const double *v, double *g,
+                            double *gk) {
+    size_t k = (size_t)s->k;
+    double e = 0.0, ek = 0.0;
+    assert_int_equal(s->ops.force(s, 0.3, q, v, g), LD_OK);
+    memset(gk, 0, k * sizeof(double));
+    for (int i = 0; i < ld_ekind_count(); ++i) {
+        double part = 0.0;
+        assert_int_equal(ld_elems_add_force_of(s, ld_ekind_get(i), 0.3, q, v, gk), LD_OK);
+        assert_int_equal(ld_elems_energy_of(s, ld_ekind_get(i), 0.3, q, v, &part), LD_OK);
+        ek += part;
+    }
+    assert_int_equal(s->ops.energy(s, 0.3, q, v, &e), LD_OK);
+    double scale = 1.0 + maxabs(g, (int)k);
+    assert_true(maxabs_diff(g, gk, (int)k) <= 1e-13 * scale);
+    assert_true(fabs(e - ek) <= 1e-12 * (1.0 + fabs(e)));
+}
+
+/* The pattern from the elements against the dense B; the mass blocks against M. */
+static void check_sparse(const ld_system *s, const double *q, const char *file) {
+    size_t k = (size_t)s->k, m = (size_t)s->m;
+    double *B = calloc(m * k + 1, sizeof *B), *vals = calloc((size_t)s->bnnz + 1, sizeof *vals);
+    double *M = calloc(k * k, sizeof *M), *Mb = calloc(ld_sys_mass_block_entries(s), sizeof *Mb);
+    unsigned char *seen = calloc(m * k + 1, 1);
+    assert_true(B && vals && M && Mb && seen);
+    assert_int_equal(s->ops.phi_q(s, 0.3, q, B), LD_OK);
+    assert_int_equal(s->ops.phi_q_sparse(s, 0.3, q, vals), LD_OK);
+    for (int p = 0; p < s->bnnz; ++p) {
+        size_t at = (size_t)s->brow[p] * k + (size_t)s->bcol[p];
+        if (p > 0) /* sorted by row, then column, no duplicates */
+            assert_true(s->brow[p] > s->brow[p - 1] ||
+                        (s->brow[p] == s->brow[p - 1] && s->bcol[p] > s->bcol[p - 1]));
+        if (vals[p] != B[at]) fail_msg("%s: B entry %d differs", file, p);
+        seen[at] = 1;
+    }
+    for (size_t i = 0; i < m * k; ++i)
+        if (B[i] != 0.0 && !seen[i])
+            fail_msg("%s: B(%zu, %zu) = %g is outside the pattern", file, i / k, i % k, B[i]);
+    assert_int_equal(s->ops.mass(s, q, M), LD_OK);
+    assert_int_equal(s->ops.mass_blocks(s, q, Mb), LD_OK);
+    for (int n = 0, o = 0; n < s->nnodes; ++n, o += 36)
+        for (int r = 0; r < 6; ++r)
+            for (int c = 0; c < 6; ++c)
+                assert_true(
+                    Mb[o + 6 * r + c] ==
+                    M[(size_t)(s->nodes[n].voff + r) * k + (size_t)s->nodes[n].voff + (size_t)c]);
+    free(B);
+    free(vals);
+    free(M);
+    free(Mb);
+    free(seen);
+}
+
+static void check_model(const char *file) {
+    char path[4608], msg[512];
+    snprintf(path, sizeof path, "%s/models/%s", LD_SOURCE_DIR, file);
+    ld_model m;
+    ld_model_error err;
+    if (ld_model_load(path, &m, &err) != LD_OK) fail_msg("%s", err.msg);
+    int compiled = 0;
+    for (int f = 0; f < LD_FORM_COUNT; ++f) {
+        ld_system s;
+        double *q0, *v0;
+        int rc = ld_model_compile_msg(&m, (ld_formulation)f, &s, &q0, &v0, msg, sizeof msg);
+        if (rc == LD_ENOTSUPPORTED) continue; /* rods in the euler formulation */
+        if (rc) fail_msg("%s (%s): %s", file, ld_formulation_name((ld_formulation)f), msg);
+        compiled++;
+        check_instances(&s, &m, (ld_formulation)f, file);
+        check_rows(&s, &m, file);
+        double *g = calloc(2 * (size_t)s.k, sizeof *g), *v = calloc((size_t)s.k, sizeof *v);
+        assert_true(g && v);
+        rng r = rng_seed(17u + (unsigned)f);
+        for (int i = 0; i < s.k; ++i) v[i] = v0[i] + rng_range(&r, -0.5, 0.5);
+        check_partition(&s, q0, v, g, g + s.k);
+        if (s.ops.phi_q_sparse) check_sparse(&s, q0, file);
+        free(g);
+        free(v);
+        free(q0);
+        free(v0);
+        ld_model_system_free(&s);
+    }
+    assert_true(compiled >= 4);
+    ld_model_free(&m);
+}
+
+static void test_shipped_models(void **state) {
+    (void)state;
+    char names[MAX_MODELS][64];
+    int n = shipped(names);
+    assert_true(n >= 13);
+    for (int i = 0; i < n; ++i) check_model(names[i]);
+}
+
+/* The heavy top built in code: one body, one joint of three rows, owned and named. */
+static void test_heavy_top_rows(void **state) {
+    (void)state;
+    ld_model m;
+    ld_system s;
+    double *q0, *v0;
+    char buf[128];
+    tm_heavy_top(&m, 1.0);
+    assert_int_equal(ld_model_compile(&m, LD_FORM_SE3, &s, &q0, &v0), LD_OK);
+    assert_int_equal(s.m, 3);
+    assert_int_equal(ld_model_row_name(&s, 2, buf, sizeof buf), LD_OK);
+    assert_string_equal(buf, "joint 'pivot', row 3 of 3");
+    free(q0);
+    free(v0);
+    ld_model_system_free(&s);
+}
+
+/* A joint whose body1 comes after its body2 in the node order: its rows' columns in the
+ * pattern follow the nodes' order, not the joint's, in every Lie formulation. */
+static void test_reversed_joint(void **state) {
+    (void)state;
+    ld_model m;
+    ld_joint two[2];
+    tm_loaded(&m);
+    two[0] = tm_joints[0];
+    memset(&two[1], 0, sizeof two[1]);
+    snprintf(two[1].name, sizeof two[1].name, "reversed");
+    two[1].kind = LD_JOINT_REVOLUTE;
+    two[1].body1 = 1, two[1].body2 = 0;
+    two[1].at[0] = 0.5, two[1].at[1] = 0.4, two[1].at[2] = 1.9;
+    two[1].axis[0] = 0.6, two[1].axis[2] = 0.8;
+    m.joints = two;
+    m.njoints = 2;
+    for (int i = 0; i < 2; ++i) tm_bodies[i].has_v = 0, memset(tm_bodies[i].omega, 0, 24);
+    for (int f = 0; f < LD_FORM_EULER; ++f) {
+        ld_system s;
+        double *q0, *v0;
+        char msg[512];
+        if (ld_model_compile_msg(&m, (ld_formulation)f, &s, &q0, &v0, msg, sizeof msg))
+            fail_msg("%s", msg);
+        assert_int_equal(s.m, 8);
+        check_rows(&s, &m, "reversed");
+        check_sparse(&s, q0, "reversed");
+        free(q0);
+        free(v0);
+        ld_model_system_free(&s);
+    }
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_shipped_models),
+        cmocka_unit_test(test_reversed_joint),
+        cmocka_unit_test(test_heavy_top_rows),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
