@@ -1,5 +1,6 @@
 /*
- * Internal to src/model: the compiled rigid-body system (rigid.c) and its joints (joints.c).
+ * Internal to src/model: the compiled rigid-body system (rigid.c), its element instances
+ * (elem.h: bodies, joints, rod segments, force elements, unit norms) and the joints (joints.c).
  *
  * Storage per body (node i = body i, offsets s->nodes[i].qoff / voff):
  *   so3xr3, se3     q = (R row-major 9, x 3),  v = (Ω, U)
@@ -12,9 +13,9 @@
  * rods' Kirchhoff rows (rod.c: rods in order, segments in order, Γ₁ then Γ₂), then, in the
  * euler formulation (which has no rods), one unit-norm row ½(eᵀe − 1) per body.
  *
- * Sparse pattern of B (Lie formulations): a joint's rows cover all 6 columns of its bodies
- * (body2 only for the ground), a segment's two rows the 12 columns of its nodes; entries by
- * row, then column. The rods' entries follow the joints' (jnnz of them).
+ * Sparse pattern of B (Lie formulations, elem.c): each instance's rows cover all columns of its
+ * nodes (a joint's: body2 only for the ground; a segment's: the 12 of its nodes); entries by
+ * row, then column.
  */
 #ifndef LIEDYN_SRC_MODEL_RIGID_IMPL_H
 #define LIEDYN_SRC_MODEL_RIGID_IMPL_H
@@ -35,7 +36,6 @@ typedef struct rb_sys {
     int euler;  /* the euler formulation */
     int njrows; /* rows of all joints */
     int nkrows; /* Kirchhoff rows of all rods */
-    int jnnz;   /* entries of the joints' rows in the sparse pattern */
     ld_jsys *J;
     int *load_start, *load_list; /* body i's loads: load_list[load_start[i] … load_start[i+1]) */
     ld_elems E;                  /* the element instances (elem.h) */
