@@ -4,7 +4,8 @@
  * items, every constraint row has exactly one owner whose name the row's text carries, the
  * forces and energies of the kinds add up to the system's, the sparse pattern built from the
  * elements holds every non-zero of the dense B with the same values, and the mass blocks are
- * the diagonal blocks of M.
+ * the diagonal blocks of M; the tangent blocks are the dense cm M + cc C + ck K T in a block
+ * pattern that holds all of it.
  */
 #include <dirent.h>
 #include <math.h>
@@ -154,6 +155,53 @@ static void check_sparse(const ld_system *s, const double *q, const char *file) 
     free(seen);
 }
 
+/* The tangent blocks against the dense cm M + cc C + ck K T at a random state. */
+static void check_blocks(const ld_system *s, const double *q0, const double *v, const char *file) {
+    size_t k = (size_t)s->k, m = (size_t)s->m, nb = s->blk_off[s->nblk];
+    assert_true(ld_sys_has_blocks(s));
+    double *D = calloc(5 * k * k + k + m + 2 * nb + ld_sys_mass_block_entries(s) + 1, sizeof *D);
+    assert_non_null(D);
+    double *M = D + k * k, *C = M + k * k, *K = C + k * k, *T = K + k * k, *a = T + k * k;
+    double *lam = a + k, *vals = lam + m, *seen = vals + nb, *Tb = seen + nb;
+    rng r = rng_seed(5);
+    for (size_t i = 0; i < k; ++i) a[i] = rng_range(&r, -2, 2), D[i] = rng_range(&r, -0.3, 0.3);
+    for (size_t i = 0; i < m; ++i) lam[i] = rng_range(&r, -3, 3);
+    ld_sys_tangent(s, T, D); /* T(ξ) for a random ξ, then its node blocks */
+    for (int n = 0, o = 0; n < s->nnodes; ++n)
+        for (int i = 0; i < 6; ++i)
+            for (int j = 0; j < 6; ++j, ++o)
+                Tb[o] = T[(size_t)(s->nodes[n].voff + i) * k + (size_t)(s->nodes[n].voff + j)];
+    const double cm = 0.7, cc = -1.3, ck = 2.1;
+    assert_int_equal(s->ops.mass(s, q0, M), LD_OK);
+    assert_int_equal(s->ops.g_v(s, 0.3, q0, v, C), LD_OK);
+    assert_int_equal(s->ops.stiffness(s, 0.3, q0, v, a, lam, K), LD_OK);
+    assert_int_equal(
+        s->ops.tangent_blocks(s, 0.3, q0, v, a, lam, cm, cc, ck, Tb, vals), LD_OK);
+    double big = 1.0, err = 0.0;
+    for (size_t i = 0; i < k; ++i)
+        for (size_t j = 0; j < k; ++j) {
+            double kt = 0.0;
+            for (size_t l = 0; l < k; ++l) kt += K[i * k + l] * T[l * k + j];
+            D[i * k + j] = cm * M[i * k + j] + cc * C[i * k + j] + ck * kt;
+            big = fmax(big, fabs(D[i * k + j]));
+        }
+    for (int b = 0; b < s->nblk; ++b) {
+        size_t r0 = (size_t)s->nodes[s->blk_row[b]].voff, c0 = (size_t)s->nodes[s->blk_col[b]].voff;
+        for (size_t i = 0; i < 6; ++i)
+            for (size_t j = 0; j < 6; ++j) {
+                size_t at = (r0 + i) * k + c0 + j;
+                err = fmax(err, fabs(vals[s->blk_off[b] + 6 * i + j] - D[at]));
+                D[at] = 0.0; /* covered */
+            }
+    }
+    if (err > 1e-12 * big) fail_msg("%s: tangent blocks differ by %g (of %g)", file, err, big);
+    for (size_t i = 0; i < k * k; ++i)
+        if (fabs(D[i]) > 1e-12 * big)
+            fail_msg("%s: tangent entry (%zu, %zu) = %g outside the block pattern", file, i / k,
+                     i % k, D[i]);
+    free(D);
+}
+
 static void check_model(const char *file) {
     char path[4608], msg[512];
     snprintf(path, sizeof path, "%s/models/%s", LD_SOURCE_DIR, file);
@@ -176,6 +224,8 @@ static void check_model(const char *file) {
         for (int i = 0; i < s.k; ++i) v[i] = v0[i] + rng_range(&r, -0.5, 0.5);
         check_partition(&s, q0, v, g, g + s.k);
         if (s.ops.phi_q_sparse) check_sparse(&s, q0, file);
+        if (s.ops.tangent_blocks && s.k <= 600) check_blocks(&s, q0, v, file);
+        assert_int_equal(ld_sys_has_blocks(&s), f != LD_FORM_EULER);
         free(g);
         free(v);
         free(q0);

@@ -89,6 +89,14 @@ typedef struct ld_system_ops {
     /* Optional: ∂Φ/∂t (m), for the velocity constraint B v + Φ_t = 0 of the index-2
      * formulation; when absent the half-explicit methods take a central difference in t. */
     int (*phi_t)(const ld_system *s, double t, const double *q, double *Phit);
+    /* Optional, with mass_blocks and phi_q_sparse (the Newton methods then assemble their
+     * iteration matrix for the sparse solver without any k×k array): the values, in the block
+     * pattern s->nblk/blk_row/blk_col/blk_off, of cm M + cc ∂g/∂v + ck K T, with K the
+     * stiffness at (a, λ) as in ops.stiffness and T = T(ξ) given by its node blocks Tb (the
+     * layout of mass_blocks: each node's nv×nv block, row-major, in node order). */
+    int (*tangent_blocks)(const ld_system *s, double t, const double *q, const double *v,
+                          const double *a, const double *lambda, double cm, double cc, double ck,
+                          const double *Tb, double *vals);
 } ld_system_ops;
 
 struct ld_system {
@@ -107,6 +115,13 @@ struct ld_system {
      * pattern is fixed. Owned by whoever built the system; npairs 0 and pair NULL: none. */
     int npairs;
     int *pair;
+    /* Block pattern of the tangents for ops.tangent_blocks: block b couples the rows of node
+     * blk_row[b] with the columns of node blk_col[b] (sorted by column, then row; no
+     * duplicates; every diagonal block present), its values (nv_row × nv_col, row-major) at
+     * blk_off[b] … blk_off[b + 1] − 1. Owned by whoever built the system; nblk 0: none. */
+    int nblk;
+    int *blk_row, *blk_col;
+    size_t *blk_off;
     double *work; /* vector scratch for the finite-difference fallbacks (ld_sys_alloc_work) */
     size_t nwork;
     struct ld_sys_fd *fd; /* their dense scratch (k×k, m×k), only once reserved (below) */
@@ -138,6 +153,10 @@ int ld_sys_reserve_fd(const ld_system *s, unsigned what);
 int ld_sys_has_sparse(const ld_system *s);
 /* Σ nv² over the nodes: the entries of the mass blocks (0 for NULL). */
 size_t ld_sys_mass_block_entries(const ld_system *s);
+/* The system provides tangent_blocks with a valid block pattern (nodes in range, sorted by
+ * column then row, no duplicates, every diagonal block, offsets consistent) besides the sparse
+ * structure of ld_sys_has_sparse: the Newton methods' structured sparse path applies. */
+int ld_sys_has_blocks(const ld_system *s);
 
 /* qn = q ∘ exp(ξ) node by node (qn may not alias q). */
 void ld_sys_retract(const ld_system *s, double *qn, const double *q, const double *xi);

@@ -65,7 +65,7 @@ static int fill(const ld_system *s, ld_elems *E, int *rows) {
     }
     size_t nl = (size_t)E->maxnl, mr = (size_t)maxrows;
     E->maxrows = maxrows;
-    E->nbuf = 3 * nl + mr + (nl * nl > mr * nl ? nl * nl : mr * nl);
+    E->nbuf = 3 * nl + mr + (nl * nl > mr * nl ? nl * nl : mr * nl) + nl * nl;
     *rows = r;
     return LD_OK;
 }
@@ -86,6 +86,8 @@ int ld_elems_build(const ld_system *s, ld_elems *E, int *rows) {
 
 void ld_elems_free(ld_elems *E) {
     if (!E) return;
+    free(E->bix);
+    free(E->mboff);
     free(E->e);
     free(E->row_owner);
     free(E->buf);
@@ -94,9 +96,9 @@ void ld_elems_free(ld_elems *E) {
 
 /* ---------------------------------------------------------------- gather and scatter */
 
-/* The scratch of one evaluation: local v, a, λ, a vector and a matrix block. */
+/* The scratch of one evaluation: local v, a, λ, a vector and two matrix blocks. */
 typedef struct scratch {
-    double *v, *a, *lam, *vec, *blk;
+    double *v, *a, *lam, *vec, *blk, *blk2;
 } scratch;
 
 static scratch scratch_of(const ld_elems *E) {
@@ -107,6 +109,7 @@ static scratch scratch_of(const ld_elems *E) {
     w.vec = w.a + nl;
     w.lam = w.vec + nl;
     w.blk = w.lam + (size_t)E->maxrows;
+    w.blk2 = E->buf + E->nbuf - nl * nl;
     return w;
 }
 
@@ -353,6 +356,8 @@ static void column_order(const ld_system *s, const ld_elem *e, int *ord) {
         }
 }
 
+static int block_pattern(ld_system *s, ld_elems *E);
+
 int ld_elems_pattern(ld_system *s) {
     const ld_elems *E = EL(s);
     size_t nnz = 0;
@@ -384,7 +389,7 @@ int ld_elems_pattern(ld_system *s) {
             }
     }
     s->bnnz = (int)nnz;
-    return LD_OK;
+    return block_pattern(s, &((rb_sys *)s->user)->E);
 }
 
 int ld_elems_phi_q_sparse(const ld_system *s, double t, const double *q, double *vals) {
@@ -409,6 +414,149 @@ int ld_elems_phi_q_sparse(const ld_system *s, double t, const double *q, double 
                 memcpy(vals + p, w.blk + (size_t)r * nl + (size_t)e->off[ord[a]],
                        nv * sizeof(double));
                 p += nv;
+            }
+    }
+    return LD_OK;
+}
+
+/* ---------------------------------------------------------------- tangent blocks */
+
+static int has_matrix(const ld_ekind *k) {
+    return k->mass || k->g_v || k->stiffness;
+}
+
+static int cmp_pair(const void *a, const void *b) {
+    const int *x = a, *y = b; /* (column, row) */
+    return x[0] != y[0] ? (x[0] > y[0]) - (x[0] < y[0]) : (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+/* Index of block (row r, column c) in the sorted pattern (−1: absent). */
+static int find_block(const ld_system *s, int r, int c) {
+    int lo = 0, hi = s->nblk - 1;
+    while (lo <= hi) {
+        int mid = lo + (hi - lo) / 2, d = s->blk_col[mid] != c ? s->blk_col[mid] - c
+                                                                : s->blk_row[mid] - r;
+        if (d == 0) return mid;
+        if (d < 0)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
+    }
+    return -1;
+}
+
+/* The node blocks that the instances' matrices touch (and every diagonal block), sorted by
+ * column then row, their offsets, each instance's block indices and the nodes' mass-block
+ * offsets. */
+static int block_pattern(ld_system *s, ld_elems *E) {
+    size_t npair = (size_t)s->nnodes, nbix = 0;
+    for (int i = 0; i < E->n; ++i) {
+        E->e[i].bix = (int)nbix;
+        nbix += (size_t)E->e[i].nn * (size_t)E->e[i].nn;
+        if (has_matrix(E->e[i].kind)) npair += (size_t)E->e[i].nn * (size_t)E->e[i].nn;
+    }
+    int *pr = malloc(2 * npair * sizeof *pr);
+    E->bix = malloc((nbix > 0 ? nbix : 1) * sizeof *E->bix);
+    E->mboff = malloc(((size_t)s->nnodes + 1) * sizeof *E->mboff);
+    if (!pr || !E->bix || !E->mboff) {
+        free(pr);
+        return LD_ENOMEM;
+    }
+    size_t p = 0;
+    for (int n = 0; n < s->nnodes; ++n, ++p) pr[2 * p] = pr[2 * p + 1] = n;
+    for (int i = 0; i < E->n; ++i)
+        for (int a = 0; has_matrix(E->e[i].kind) && a < E->e[i].nn; ++a)
+            for (int b = 0; b < E->e[i].nn; ++b, ++p)
+                pr[2 * p] = E->e[i].node[b], pr[2 * p + 1] = E->e[i].node[a];
+    qsort(pr, npair, 2 * sizeof *pr, cmp_pair);
+    size_t nb = 0;
+    for (size_t q = 0; q < npair; ++q)
+        if (nb == 0 || cmp_pair(pr + 2 * q, pr + 2 * (nb - 1)) != 0) {
+            pr[2 * nb] = pr[2 * q], pr[2 * nb + 1] = pr[2 * q + 1];
+            ++nb;
+        }
+    s->blk_row = malloc(nb * sizeof(int));
+    s->blk_col = malloc(nb * sizeof(int));
+    s->blk_off = malloc((nb + 1) * sizeof(size_t));
+    if (!s->blk_row || !s->blk_col || !s->blk_off) {
+        free(pr);
+        return LD_ENOMEM;
+    }
+    s->nblk = (int)nb;
+    s->blk_off[0] = 0;
+    for (size_t b = 0; b < nb; ++b) {
+        s->blk_col[b] = pr[2 * b], s->blk_row[b] = pr[2 * b + 1];
+        s->blk_off[b + 1] = s->blk_off[b] + (size_t)node_nv(s, s->blk_row[b]) *
+                                                (size_t)node_nv(s, s->blk_col[b]);
+    }
+    free(pr);
+    E->mboff[0] = 0;
+    for (int n = 0; n < s->nnodes; ++n)
+        E->mboff[n + 1] = E->mboff[n] + (size_t)node_nv(s, n) * (size_t)node_nv(s, n);
+    for (int i = 0; i < E->n; ++i) {
+        const ld_elem *e = &E->e[i];
+        for (int a = 0; a < e->nn; ++a)
+            for (int b = 0; b < e->nn; ++b)
+                E->bix[e->bix + a * e->nn + b] = find_block(s, e->node[a], e->node[b]);
+    }
+    return LD_OK;
+}
+
+/* L += sc · A over the instance's nl×nl entries. */
+static void axpy(double *L, const double *A, double sc, size_t n) {
+    for (size_t j = 0; j < n; ++j) L[j] += sc * A[j];
+}
+
+/* L += sc · K T with T block diagonal by the instance's nodes (their blocks in Tb). */
+static void add_kt(const ld_system *s, const ld_elems *E, const ld_elem *e, const double *K,
+                   const double *Tb, double sc, double *L) {
+    size_t nl = (size_t)e->nl;
+    for (int b = 0; b < e->nn; ++b) {
+        const double *T = Tb + E->mboff[e->node[b]];
+        size_t nv = (size_t)node_nv(s, e->node[b]), c0 = (size_t)e->off[b];
+        for (size_t r = 0; r < nl; ++r)
+            for (size_t c = 0; c < nv; ++c) {
+                double acc = 0.0;
+                for (size_t l = 0; l < nv; ++l) acc += K[r * nl + c0 + l] * T[l * nv + c];
+                L[r * nl + c0 + c] += sc * acc;
+            }
+    }
+}
+
+int ld_elems_tangent_blocks(const ld_system *s, double t, const double *q, const double *v,
+                            const double *a, const double *lambda, double cm, double cc,
+                            double ck, const double *Tb, double *vals) {
+    const ld_elems *E = EL(s);
+    scratch w = scratch_of(E);
+    memset(vals, 0, s->blk_off[s->nblk] * sizeof(double));
+    for (int i = 0; i < E->n; ++i) {
+        const ld_elem *e = &E->e[i];
+        const ld_ekind *k = e->kind;
+        if (!has_matrix(k)) continue;
+        size_t nl = (size_t)e->nl, nl2 = nl * nl;
+        ld_elem_ctx c = context(s, e, t, q, v, a, lambda, &w);
+        memset(w.blk2, 0, nl2 * sizeof(double));
+        hook_fn parts[3] = {k->mass, k->g_v, k->stiffness};
+        double sc[3] = {cm, cc, ck};
+        for (int h = 0; h < 3; ++h) {
+            if (!parts[h] || sc[h] == 0.0) continue;
+            memset(w.blk, 0, nl2 * sizeof(double));
+            int rc = parts[h](&c, w.blk);
+            if (rc) return rc;
+            if (h < 2)
+                axpy(w.blk2, w.blk, sc[h], nl2);
+            else
+                add_kt(s, E, e, w.blk, Tb, sc[h], w.blk2);
+        }
+        for (int x = 0; x < e->nn; ++x)
+            for (int y = 0; y < e->nn; ++y) {
+                int b = E->bix[e->bix + x * e->nn + y];
+                size_t nx = (size_t)node_nv(s, e->node[x]), ny = (size_t)node_nv(s, e->node[y]);
+                double *dst = vals + s->blk_off[b];
+                for (size_t r = 0; r < nx; ++r)
+                    for (size_t cl = 0; cl < ny; ++cl)
+                        dst[r * ny + cl] +=
+                            w.blk2[((size_t)e->off[x] + r) * nl + (size_t)e->off[y] + cl];
             }
     }
     return LD_OK;

@@ -236,7 +236,8 @@ static int compile(const ld_model *m, ld_formulation f, ld_system *s, double **q
                              .phi_dd = ld_elems_phi_dd,
                              .energy = ld_elems_energy,
                              .mass_blocks = rb->euler ? NULL : ld_elems_mass_blocks,
-                             .phi_q_sparse = rb->euler ? NULL : ld_elems_phi_q_sparse};
+                             .phi_q_sparse = rb->euler ? NULL : ld_elems_phi_q_sparse,
+                             .tangent_blocks = rb->euler ? NULL : ld_elems_tangent_blocks};
     rc = index_loads(rb);
     if (!rc) rc = ld_jsys_create(m, f, &rb->J, msg, n);
     if (!rc) {
@@ -308,8 +309,12 @@ void ld_model_system_free(ld_system *s) {
     free(s->brow);
     free(s->bcol);
     free(s->pair);
-    s->brow = s->bcol = s->pair = NULL;
-    s->bnnz = s->npairs = 0;
+    free(s->blk_row);
+    free(s->blk_col);
+    free(s->blk_off);
+    s->brow = s->bcol = s->pair = s->blk_row = s->blk_col = NULL;
+    s->blk_off = NULL;
+    s->bnnz = s->npairs = s->nblk = 0;
     if (s->user) {
         ld_jsys_free(((rb_sys *)s->user)->J);
         ld_elems_free(&((rb_sys *)s->user)->E);

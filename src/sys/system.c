@@ -362,6 +362,22 @@ int ld_sys_has_sparse(const ld_system *s) {
     return 1;
 }
 
+int ld_sys_has_blocks(const ld_system *s) {
+    if (!ld_sys_has_sparse(s) || !s->ops.tangent_blocks || s->nblk < s->nnodes) return 0;
+    if (!s->blk_row || !s->blk_col || !s->blk_off || s->blk_off[0] != 0) return 0;
+    int diag = 0;
+    for (int b = 0; b < s->nblk; ++b) {
+        int r = s->blk_row[b], c = s->blk_col[b];
+        if (r < 0 || r >= s->nnodes || c < 0 || c >= s->nnodes) return 0;
+        if (b > 0 && (c < s->blk_col[b - 1] || (c == s->blk_col[b - 1] && r <= s->blk_row[b - 1])))
+            return 0;
+        size_t want = (size_t)ld_node_nv(&s->nodes[r]) * (size_t)ld_node_nv(&s->nodes[c]);
+        if (s->blk_off[b + 1] != s->blk_off[b] + want) return 0;
+        diag += r == c;
+    }
+    return diag == s->nnodes;
+}
+
 size_t ld_sys_mass_block_entries(const ld_system *s) {
     size_t n = 0;
     for (int i = 0; s && i < s->nnodes; ++i) {
