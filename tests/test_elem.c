@@ -18,6 +18,8 @@
 
 #include "../src/model/elem.h"
 #include "../src/model/rigid_impl.h"
+#include "../src/sys/integ_impl.h"
+#include "liedyn/integrator.h"
 #include "liedyn/liedyn.h"
 #include "liedyn/model.h"
 #include "liedyn/system.h"
@@ -175,8 +177,7 @@ static void check_blocks(const ld_system *s, const double *q0, const double *v, 
     assert_int_equal(s->ops.mass(s, q0, M), LD_OK);
     assert_int_equal(s->ops.g_v(s, 0.3, q0, v, C), LD_OK);
     assert_int_equal(s->ops.stiffness(s, 0.3, q0, v, a, lam, K), LD_OK);
-    assert_int_equal(
-        s->ops.tangent_blocks(s, 0.3, q0, v, a, lam, cm, cc, ck, Tb, vals), LD_OK);
+    assert_int_equal(s->ops.tangent_blocks(s, 0.3, q0, v, a, lam, cm, cc, ck, Tb, vals), LD_OK);
     double big = 1.0, err = 0.0;
     for (size_t i = 0; i < k; ++i)
         for (size_t j = 0; j < k; ++j) {
@@ -293,11 +294,134 @@ static void test_reversed_joint(void **state) {
     }
 }
 
+/* n steps of method i with solver la from the start; the final q into q (nq). The structured
+ * sparse path is taken exactly when la is KLU. */
+static int run_steps(const ld_system *s, const double *q0, const double *v0, int i, ld_la_kind la,
+                     double h, int n, double *q) {
+    ld_integ_options o;
+    ld_integ_options_init(&o);
+    o.method = (ld_integ_method)i;
+    o.la = la;
+    if (ld_integ_options_check(s, &o)) return 1; /* refused: not for this model */
+    int rc;
+    char msg[320];
+    ld_integ *it = ld_integ_create_msg(s, &o, &rc, msg, sizeof msg);
+    if (!it) fail_msg("%s: %s", ld_method_get(i)->name, msg);
+    assert_int_equal(it->blocks, la == LD_LA_KLU);
+    rc = ld_integ_init(it, 0.0, q0, v0);
+    for (int j = 0; !rc && j < n; ++j) rc = ld_integ_step(it, h);
+    if (rc) fail_msg("%s: %s", ld_method_get(i)->name, ld_integ_message(it));
+    memcpy(q, ld_integ_q(it), (size_t)s->nq * sizeof(double));
+    ld_integ_free(it);
+    return 0;
+}
+
+/* Every Newton method gives the same motion on the dense path and on the structured sparse
+ * path (to the Newton tolerance), on models with joints, dampers, springs and a rod. */
+static void test_newton_paths(void **state) {
+    (void)state;
+    static const char *const files[] = {"double-pendulum-damped.yaml", "flying-spaghetti.yaml",
+                                        "mass-spring.yaml", "heavy-top.yaml"};
+    for (size_t f = 0; f < sizeof files / sizeof files[0]; ++f) {
+        char path[4608];
+        snprintf(path, sizeof path, "%s/models/%s", LD_SOURCE_DIR, files[f]);
+        ld_model m;
+        ld_model_error err;
+        if (ld_model_load(path, &m, &err) != LD_OK) fail_msg("%s", err.msg);
+        ld_system s;
+        double *q0, *v0;
+        assert_int_equal(ld_model_compile(&m, LD_FORM_SE3, &s, &q0, &v0), LD_OK);
+        double *qd = calloc(2 * (size_t)s.nq, sizeof *qd), *qs = qd + s.nq;
+        assert_non_null(qd);
+        int ran = 0;
+        for (int i = 0; i < ld_method_count(); ++i) {
+            if (!ld_method_get(i)->newton) continue;
+            if (run_steps(&s, q0, v0, i, LD_LA_DENSE, 1e-3, 20, qd)) continue;
+            assert_int_equal(run_steps(&s, q0, v0, i, LD_LA_KLU, 1e-3, 20, qs), 0);
+            double d = maxabs_diff(qd, qs, s.nq);
+            if (d > 1e-8)
+                fail_msg("%s, %s: the paths differ by %g", files[f], ld_method_get(i)->name, d);
+            ran++;
+        }
+        assert_true(ran >= 4);
+        free(qd);
+        free(q0);
+        free(v0);
+        ld_model_system_free(&s);
+        ld_model_free(&m);
+    }
+}
+
+/* Sets the trial state of it at random (the same for the same seed) and assembles its residual
+ * and iteration matrix. */
+static void assemble_at(ld_integ *it, const double *q0) {
+    rng r = rng_seed(99);
+    int k = it->k;
+    for (int i = 0; i < k; ++i) {
+        it->xi[i] = rng_range(&r, -0.2, 0.2);
+        it->vn[i] = rng_range(&r, -1.0, 1.0);
+        it->vdn[i] = rng_range(&r, -3.0, 3.0);
+    }
+    for (int i = 0; i < it->m; ++i) it->lamn[i] = rng_range(&r, -5.0, 5.0);
+    ld_sys_retract(it->s, it->qn, q0, it->xi);
+    it->bh2 = 0.3;
+    assert_int_equal(ld_integ__residual(it, 0.2), LD_OK);
+    assert_int_equal(ld_integ__assemble(it, 0.2, 1.7, 0.4, 0.3, NULL), LD_OK);
+}
+
+/* The structured path's residual and iteration matrix are the dense path's, entry by entry,
+ * and its pattern holds every non-zero of the dense matrix. */
+static void test_iteration_matrix(void **state) {
+    (void)state;
+    static const char *const files[] = {"double-pendulum-damped.yaml", "flying-spaghetti.yaml",
+                                        "crank-v8.yaml"};
+    for (size_t f = 0; f < sizeof files / sizeof files[0]; ++f) {
+        char path[4608];
+        snprintf(path, sizeof path, "%s/models/%s", LD_SOURCE_DIR, files[f]);
+        ld_model m;
+        ld_model_error err;
+        if (ld_model_load(path, &m, &err) != LD_OK) fail_msg("%s", err.msg);
+        ld_system s;
+        double *q0, *v0;
+        assert_int_equal(ld_model_compile(&m, LD_FORM_S3SDR3, &s, &q0, &v0), LD_OK);
+        ld_integ_options o;
+        ld_integ_options_init(&o);
+        int rc;
+        ld_integ *d = ld_integ_create(&s, &o, &rc);
+        o.la = LD_LA_KLU;
+        ld_integ *b = ld_integ_create(&s, &o, &rc);
+        assert_true(d && b && b->blocks && !d->blocks);
+        assemble_at(d, q0);
+        assemble_at(b, q0);
+        size_t n = (size_t)d->n;
+        double big = 1.0, dr = 0.0, ds = 0.0;
+        for (size_t i = 0; i < n; ++i) dr = fmax(dr, fabs(d->r[i] - b->r[i]) / (1 + fabs(d->r[i])));
+        for (size_t j = 0; j < n; ++j)
+            for (int p = b->colptr[j]; p < b->colptr[j + 1]; ++p) {
+                double *x = &d->S[(size_t)b->rowind[p] * n + j];
+                big = fmax(big, fabs(*x));
+                ds = fmax(ds, fabs(*x - b->vals[p]));
+                *x = 0.0;
+            }
+        for (size_t i = 0; i < n * n; ++i)
+            if (d->S[i] != 0.0)
+                fail_msg("%s: S(%zu, %zu) outside the pattern", files[f], i / n, i % n);
+        if (dr > 1e-12 || ds > 1e-12 * big)
+            fail_msg("%s: residuals differ by %g, matrices by %g (of %g)", files[f], dr, ds, big);
+        ld_integ_free(d);
+        ld_integ_free(b);
+        free(q0);
+        free(v0);
+        ld_model_system_free(&s);
+        ld_model_free(&m);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_shipped_models),
-        cmocka_unit_test(test_reversed_joint),
-        cmocka_unit_test(test_heavy_top_rows),
+        cmocka_unit_test(test_shipped_models),   cmocka_unit_test(test_reversed_joint),
+        cmocka_unit_test(test_heavy_top_rows),   cmocka_unit_test(test_newton_paths),
+        cmocka_unit_test(test_iteration_matrix),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,7 +1,8 @@
 /*
  * Memory in proportion to the model: a 10,000-body model (free bodies, no joints) and a
- * 10,000-segment Kirchhoff rod built in code compile, initialize and take steps of hem5 with
- * KLU without any k×k or (k + m)² array; the Newton methods, which form dense matrices, are
+ * 10,000-segment Kirchhoff rod built in code compile, initialize and take steps of hem5 and of
+ * genalpha with KLU without any k×k or (k + m)² array (genalpha on the structured sparse path
+ * of the Newton methods); with the dense solver genalpha would form dense matrices and is
  * refused with "out of memory: N bytes for …" instead of being attempted. The test is linked
  * with --wrap=malloc,calloc,realloc: the wrappers record the largest request and the bytes
  * requested by the library, and refuse any single request above LIMIT (so that a quadratic
@@ -124,15 +125,28 @@ static void run_hem5(const ld_model *m, ld_la_kind la, double h, int steps, cons
            "in all, peak RSS %.0f MB\n",
            what, s.k, s.m, largest, bound, requested, peak_rss_mb());
     if (largest > bound) fail_msg("%s: an allocation of %zu bytes is not O(k + m)", what, largest);
-    /* the Newton methods would form dense k×k matrices: refused with the reason */
+    /* the Newton methods take the structured sparse path with KLU: no k×k either */
+    ld_integ_free(it);
+    largest = requested = 0;
     o.method = LD_INTEG_GENALPHA;
+    o.la = LD_LA_KLU;
+    it = ld_integ_create_msg(&s, &o, &rc, msg, sizeof msg);
+    if (!it) fail_msg("%s: genalpha/klu: create: %s", what, msg);
+    rc = ld_integ_init(it, 0.0, q0, v0);
+    for (int i = 0; !rc && i < 2; ++i) rc = ld_integ_step(it, h);
+    if (rc) fail_msg("%s: genalpha/klu: %s", what, ld_integ_message(it));
+    printf("  genalpha/klu: largest allocation %zu bytes, %zu bytes requested, peak RSS %.0f MB\n",
+           largest, requested, peak_rss_mb());
+    if (largest > bound) fail_msg("%s: genalpha: an allocation of %zu bytes", what, largest);
+    /* with the dense solver they would form dense k×k matrices: refused with the reason */
+    o.la = LD_LA_DENSE;
     ld_integ *bad = ld_integ_create_msg(&s, &o, &rc, msg, sizeof msg);
     assert_null(bad);
     assert_int_equal(rc, LD_ENOMEM);
     if (strncmp(msg, "out of memory: ", 15) != 0 || !strstr(msg, "bytes for ") ||
         !strstr(msg, "(k = "))
-        fail_msg("%s: genalpha refused with '%s'", what, msg);
-    printf("  genalpha: %s\n", msg);
+        fail_msg("%s: genalpha/dense refused with '%s'", what, msg);
+    printf("  genalpha/dense: %s\n", msg);
     ld_integ_free(it);
     free(q0);
     free(v0);

@@ -434,8 +434,8 @@ static int cmp_pair(const void *a, const void *b) {
 static int find_block(const ld_system *s, int r, int c) {
     int lo = 0, hi = s->nblk - 1;
     while (lo <= hi) {
-        int mid = lo + (hi - lo) / 2, d = s->blk_col[mid] != c ? s->blk_col[mid] - c
-                                                                : s->blk_row[mid] - r;
+        int mid = lo + (hi - lo) / 2,
+            d = s->blk_col[mid] != c ? s->blk_col[mid] - c : s->blk_row[mid] - r;
         if (d == 0) return mid;
         if (d < 0)
             lo = mid + 1;
@@ -486,8 +486,8 @@ static int block_pattern(ld_system *s, ld_elems *E) {
     s->blk_off[0] = 0;
     for (size_t b = 0; b < nb; ++b) {
         s->blk_col[b] = pr[2 * b], s->blk_row[b] = pr[2 * b + 1];
-        s->blk_off[b + 1] = s->blk_off[b] + (size_t)node_nv(s, s->blk_row[b]) *
-                                                (size_t)node_nv(s, s->blk_col[b]);
+        s->blk_off[b + 1] =
+            s->blk_off[b] + (size_t)node_nv(s, s->blk_row[b]) * (size_t)node_nv(s, s->blk_col[b]);
     }
     free(pr);
     E->mboff[0] = 0;
@@ -524,8 +524,8 @@ static void add_kt(const ld_system *s, const ld_elems *E, const ld_elem *e, cons
 }
 
 int ld_elems_tangent_blocks(const ld_system *s, double t, const double *q, const double *v,
-                            const double *a, const double *lambda, double cm, double cc,
-                            double ck, const double *Tb, double *vals) {
+                            const double *a, const double *lambda, double cm, double cc, double ck,
+                            const double *Tb, double *vals) {
     const ld_elems *E = EL(s);
     scratch w = scratch_of(E);
     memset(vals, 0, s->blk_off[s->nblk] * sizeof(double));

@@ -95,8 +95,8 @@ typedef struct ld_elems {
     int maxrows;    /* most rows of one instance */
     double *buf;    /* scratch: local v, a, λ and the blocks (sized at build) */
     size_t nbuf;
-    int *bix;       /* per instance (from ld_elem.bix), node slots (a, b): its tangent block */
-    size_t *mboff;  /* nnodes + 1: each node's block offset in the mass-block layout */
+    int *bix;      /* per instance (from ld_elem.bix), node slots (a, b): its tangent block */
+    size_t *mboff; /* nnodes + 1: each node's block offset in the mass-block layout */
 } ld_elems;
 
 /* Build the instances of the compiled system s (nodes laid out, s->user an rb_sys) and give
@@ -128,8 +128,8 @@ int ld_elems_phi_dd(const ld_system *s, double t, const double *q, const double 
 int ld_elems_pattern(ld_system *s);
 /* ld_system_ops.tangent_blocks in the block pattern that ld_elems_pattern built (s->nblk …). */
 int ld_elems_tangent_blocks(const ld_system *s, double t, const double *q, const double *v,
-                            const double *a, const double *lambda, double cm, double cc,
-                            double ck, const double *Tb, double *vals);
+                            const double *a, const double *lambda, double cm, double cc, double ck,
+                            const double *Tb, double *vals);
 int ld_elems_phi_q_sparse(const ld_system *s, double t, const double *q, double *vals);
 /* "'name' (line L)", or "list[idx]" for an item without a name, the line only when > 0. */
 void ld_elems_label(char *buf, size_t cap, const char *list, const char *name, int idx, int line);

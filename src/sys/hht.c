@@ -103,13 +103,11 @@ static void hht_residual(ld_integ *it) {
     size_t k = (size_t)it->k;
     double c = it->o.alpha / (1.0 + it->o.alpha);
     const double *fo = hht_of(it).fo;
+    double *mv = hht_of(it).acc; /* scratch here: set again before the assembly */
     if (c == 0.0) return;
-    for (size_t i = 0; i < k; ++i) {
-        double mv = 0.0;
-        const double *Mi = it->M + i * k;
-        for (size_t j = 0; j < k; ++j) mv += Mi[j] * it->vdn[j];
-        it->r[i] -= c * (mv + fo[i]);
-    }
+    memset(mv, 0, k * sizeof(double));
+    ld_integ__mass_times(it, it->vdn, mv, NULL);
+    for (size_t i = 0; i < k; ++i) it->r[i] -= c * (mv[i] + fo[i]);
 }
 
 /* One Newton iteration on (v̇_{n+1}, λ_{n+1}); *err the correction norm, *at_roundoff as in
@@ -140,14 +138,10 @@ static int newton_iteration(ld_integ *it, double t1, double h, double *err, int 
 static int force_history(ld_integ *it, double t, const double *q, const double *v,
                          const double *lam) {
     const ld_system *s = it->s;
-    size_t k = (size_t)it->k;
     double *fo = hht_of(it).fo;
     int rc = s->ops.force(s, t, q, v, fo);
-    if (!rc && it->m > 0) rc = s->ops.phi_q(s, t, q, it->B);
-    if (rc) return rc;
-    for (size_t c = 0; c < (size_t)it->m; ++c)
-        for (size_t i = 0; i < k; ++i) fo[i] += it->B[c * k + i] * lam[c];
-    return LD_OK;
+    if (!rc) rc = ld_integ__add_bt_lambda(it, t, q, lam, fo);
+    return rc;
 }
 
 static int hht_init(ld_integ *it) {

@@ -118,6 +118,13 @@ static int sparse_only(const ld_system *s, const ld_integ_options *o) {
     return d && d->sparse_only && d->sparse_only(s, o);
 }
 
+/* A Newton method with the sparse solver on a system with tangent blocks: the structured path
+ * (integ_blocks.c), no k×k matrix. */
+static int uses_blocks(const ld_system *s, const ld_integ_options *o) {
+    const ld_method_impl *d = method_of(o);
+    return d && d->info.newton && o->la == LD_LA_KLU && ld_sys_has_blocks(s);
+}
+
 /* Entries of the saddle-point matrix [M Bᵀ; B 0] from the system's structure (0: unknown). */
 static size_t saddle_nnz(const ld_system *s) {
     if (!ld_sys_has_sparse(s)) return 0;
@@ -131,6 +138,8 @@ ld_la_kind ld_integ_la_auto(const ld_system *s, const ld_integ_options *o) {
     int structured = !d || !d->info.newton;
     size_t nnz = structured ? saddle_nnz(s) : 0;
     if (!structured && ld_sys_has_sparse(s)) nnz = saddle_nnz(s) * 6; /* K couples neighbours */
+    if (!structured && ld_sys_has_blocks(s)) /* the iteration matrix's own pattern */
+        nnz = s->blk_off[s->nblk] + 2 * (size_t)s->bnnz;
     /* No structure known (e.g. the euler formulation): many nodes still make a sparse matrix
      * (each body is coupled to a few others; KLU is 48-82 times faster on the 17-body crank
      * drive, docs/linalg.md), so from 4 × the crossover with 8 nodes or more take KLU. */
@@ -150,7 +159,7 @@ static unsigned fd_needs(const ld_system *s, const ld_integ_options *o) {
  * dense LU (n×n), the hem dense mass solve (k×k) and the finite-difference scratch. */
 static double dense_bytes(const ld_system *s, const ld_integ_options *o) {
     double k = s->k, m = s->m, n = k + m, d = 0.0;
-    if (!sparse_only(s, o)) d += n * n + 4 * k * k + m * k;
+    if (!sparse_only(s, o) && !uses_blocks(s, o)) d += n * n + 4 * k * k + m * k;
     if (o->la == LD_LA_DENSE) d += n * n;
     if (!method_of(o)->info.newton && !sparse_only(s, o)) d += k * k;
     d += (double)ld_sys_fd_doubles(s, fd_needs(s, o));
@@ -218,10 +227,10 @@ ld_integ *ld_integ_create_msg(const ld_system *s, const ld_integ_options *o, int
     if (op.la == LD_LA_AUTO) op.la = ld_integ_la_auto(s, o);
     double dense = dense_bytes(s, &op);
     if (dense > physical_memory()) {
-        char hint[160];
+        char hint[200];
         snprintf(hint, sizeof hint,
-                 ", more than the machine's %.0f bytes (hem1 ... hem5 with the KLU solver form no "
-                 "k x k matrix)",
+                 ", more than the machine's %.0f bytes (with the KLU solver hem1 ... hem5, and "
+                 "the Newton methods on the Lie-group formulations, form no k x k matrix)",
                  physical_memory());
         return refuse_oom(status, msg, cap, dense, "the dense matrices of the method", s, hint);
     }
@@ -233,7 +242,8 @@ ld_integ *ld_integ_create_msg(const ld_system *s, const ld_integ_options *o, int
     it->m = s->m;
     it->n = s->k + s->m;
     size_t k = (size_t)it->k, m = (size_t)it->m, n = (size_t)it->n, nq = (size_t)s->nq;
-    size_t dn = sparse_only(s, &op) ? 0 : 1; /* the sparse half-explicit path: no n×n, k×k */
+    /* the sparse half-explicit path and the structured Newton path: no n×n, k×k */
+    size_t dn = sparse_only(s, &op) || uses_blocks(s, &op) ? 0 : 1;
     it->meth = method_of(&op);
     it->nws = it->meth->work ? it->meth->work(s, &it->nkeep) : 0;
     size_t total = 2 * nq + 5 * k + it->nws + 2 * m + n + n + dn * (n * n + 4 * k * k + m * k) +
@@ -270,6 +280,11 @@ ld_integ *ld_integ_create_msg(const ld_system *s, const ld_integ_options *o, int
             status, msg, cap, op.la == LD_LA_DENSE ? 8.0 * (double)n * (double)n : 8.0 * (double)n,
             op.la == LD_LA_DENSE ? "the dense LU factors" : "the sparse solver", s, NULL);
     }
+    if (uses_blocks(s, &op) && ld_integ__blocks_create(it)) {
+        double oom = it->oom_bytes;
+        ld_integ_free(it);
+        return refuse_oom(status, msg, cap, oom, "the sparse iteration matrix", s, NULL);
+    }
     if (it->meth->create) {
         rc = it->meth->create(it);
         double oom = it->oom_bytes;
@@ -299,6 +314,7 @@ void ld_integ_free(ld_integ *it) {
     if (it->meth && it->meth->destroy) it->meth->destroy(it);
     ld_la_free(it->la);
     free(it->q); /* the one block */
+    ld_integ__blocks_free(it);
     free(it->colptr);
     free(it->rowind);
     free(it->vals);
@@ -371,6 +387,7 @@ int ld_integ_init(ld_integ *it, double t0, const double *q0, const double *v0) {
 /* ------------------------------------------------------------------ Newton pieces */
 
 int ld_integ__residual(ld_integ *it, double t) {
+    if (it->blocks) return ld_integ__blocks_residual(it, t);
     const ld_system *s = it->s;
     int k = it->k, m = it->m, rc = s->ops.mass(s, it->qn, it->M);
     if (!rc) rc = s->ops.force(s, t, it->qn, it->vn, it->r);
@@ -437,6 +454,47 @@ double ld_integ__correction_norm(const ld_integ *it, const double *pos) {
     return sqrt(sum / (double)it->n);
 }
 
+void ld_integ__mass_times(const ld_integ *it, const double *x, double *y, double *mag) {
+    if (it->blocks) {
+        ld_integ__blocks_mass_times(it, x, y, mag);
+        return;
+    }
+    size_t k = (size_t)it->k;
+    for (size_t i = 0; i < k; ++i) {
+        double acc = 0.0, mg = 0.0;
+        const double *Mi = it->M + i * k;
+        for (size_t j = 0; j < k; ++j) {
+            acc += Mi[j] * x[j];
+            mg += fabs(Mi[j] * x[j]);
+        }
+        y[i] += acc;
+        if (mag) mag[i] += mg;
+    }
+}
+
+int ld_integ__add_bt_lambda(ld_integ *it, double t, const double *q, const double *lam, double *y) {
+    const ld_system *s = it->s;
+    if (it->m == 0) return LD_OK;
+    if (it->blocks) {
+        int rc = s->ops.phi_q_sparse(s, t, q, it->Bv);
+        if (!rc) ld_integ__blocks_bt_times(it, lam, y, NULL);
+        return rc;
+    }
+    size_t k = (size_t)it->k;
+    int rc = s->ops.phi_q(s, t, q, it->B);
+    for (size_t c = 0; !rc && c < (size_t)it->m; ++c)
+        for (size_t i = 0; i < k; ++i) y[i] += it->B[c * k + i] * lam[c];
+    return rc;
+}
+
+void ld_integ__assemble_mass(ld_integ *it) {
+    if (it->blocks) {
+        ld_integ__blocks_mass_only(it);
+        return;
+    }
+    memcpy(it->S, it->M, (size_t)it->k * (size_t)it->k * sizeof(double));
+}
+
 /* Tangent size of node nd and whether its T(ξ) is the identity (vector-space nodes). */
 static int node_block(const ld_system *s, int nd, int *flat) {
     const ld_node *n = &s->nodes[nd];
@@ -447,6 +505,7 @@ static int node_block(const ld_system *s, int nd, int *flat) {
 
 /* T is block diagonal by node, so K T and B T cost O(k² d) with d the largest node. */
 int ld_integ__assemble(ld_integ *it, double t, double cm, double cc, double ck, const double *a_k) {
+    if (it->blocks) return ld_integ__blocks_assemble(it, t, cm, cc, ck, a_k);
     const ld_system *s = it->s;
     int k = it->k, m = it->m, n = it->n;
     int rc = ld_sys_g_v(s, t, it->qn, it->vn, it->C);
@@ -550,6 +609,7 @@ static int klu_pattern(ld_integ *it) {
 int ld_integ__factor(ld_integ *it) {
     it->st.factorizations++;
     if (it->o.la == LD_LA_DENSE) return ld_la_factor_dense(it->la, it->S);
+    if (it->blocks) return ld_la_factor_csc(it->la, it->colptr, it->rowind, it->vals);
     if (!it->colptr) {
         int rc = klu_pattern(it);
         if (rc) return rc;

@@ -58,7 +58,15 @@ struct ld_integ {
     void *priv;
     int *colptr, *rowind; /* KLU: the fixed CSC pattern (first factorization) */
     double *vals;
-    int *blk;      /* block index of every row/column (nodes, then constraint rows) */
+    int *blk; /* block index of every row/column (nodes, then constraint rows) */
+    /* the structured sparse path (integ_blocks.c): no k×k array */
+    int blocks;                      /* 1 on this path */
+    int *map_t, *map_bt, *map_b;     /* pattern index of each tangent-block, B T and Bᵀ entry */
+    int *col_node;                   /* node of each velocity column */
+    size_t *mb_off;                  /* node block offsets of the mass-block layout */
+    double *bw;                      /* one block: the next five */
+    double *Mb, *Tb, *Bv, *BTv, *tv; /* mass blocks, T blocks, B, B T, tangent-block values */
+    double *rk, *mk;                 /* k each: products and their magnitudes (residual) */
     double rscale; /* round-off scale of the preconditioned residual (RMS of the term sizes) */
     /* step-size control */
     double h_next;   /* the step to try next (adaptive) */
@@ -124,5 +132,22 @@ typedef int (*ld_integ_newton_fn)(ld_integ *it, double t1, double h, double *err
 int ld_integ__newton(ld_integ *it, double t1, double h, ld_integ_newton_fn iter, int *iters);
 /* RMS of the residual scaled by bh2 in its first k rows (the preconditioned residual). */
 double ld_integ__residual_rms(const ld_integ *it);
+/* y += M x with M of the last residual (mag, may be NULL: += |M_ij x_j|), on either path. */
+void ld_integ__mass_times(const ld_integ *it, const double *x, double *y, double *mag);
+/* y += Bᵀ λ with B evaluated at (t, q) (into it->B or it->Bv): LD_OK or the model's status. */
+int ld_integ__add_bt_lambda(ld_integ *it, double t, const double *q, const double *lam, double *y);
+/* S = [M 0; 0 0] with M of the last residual, on either path (tb3's new acceleration). */
+void ld_integ__assemble_mass(ld_integ *it);
+
+/* The structured sparse path (integ_blocks.c; it->blocks): the pattern and its maps,
+ * allocated once (LD_ENOMEM with it->oom_bytes); products and assembly on it. */
+int ld_integ__blocks_create(ld_integ *it);
+int ld_integ__blocks_residual(ld_integ *it, double t);
+void ld_integ__blocks_free(ld_integ *it);
+void ld_integ__blocks_mass_times(const ld_integ *it, const double *x, double *y, double *mag);
+void ld_integ__blocks_bt_times(const ld_integ *it, const double *lam, double *y, double *mag);
+int ld_integ__blocks_assemble(ld_integ *it, double t, double cm, double cc, double ck,
+                              const double *a_k);
+void ld_integ__blocks_mass_only(ld_integ *it);
 
 #endif

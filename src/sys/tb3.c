@@ -151,7 +151,7 @@ static int new_acceleration(ld_integ *it, double t1, double h) {
     memset(it->vdn, 0, (size_t)k * sizeof(double));
     it->bh2 = 1.0;
     int rc = ld_integ__residual(it, t1);
-    memcpy(it->S, it->M, (size_t)k * (size_t)k * sizeof(double));
+    ld_integ__assemble_mass(it);
     if (!rc) rc = ld_integ__factor(it);
     for (int j = 0; !rc && j < k; ++j) it->vdn[j] = -it->r[j];
     if (!rc) rc = ld_la_solve(it->la, it->vdn);

@@ -1,0 +1,218 @@
+/*
+ * The structured sparse path of the Newton methods (integ_impl.h): with a system that gives its
+ * tangents by node blocks (ld_sys_has_blocks) and the KLU solver, the iteration matrix
+ *   S = [cm M + cc C + ck K T, Bᵀ; B T, 0]
+ * is assembled straight into a compressed-column pattern fixed at creation — the tangent blocks,
+ * B T (the pattern of B: each row covers whole node columns, and T is block diagonal by node)
+ * and Bᵀ — and refactored numerically only. The residual takes M v̇ from the mass blocks and Bᵀλ
+ * from the values of B in its pattern. Memory: O(k + m + entries of the pattern); no k×k array.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "integ_impl.h"
+#include "liedyn/liedyn.h"
+#include "nodes.h"
+
+/* Velocity entries of node i. */
+static int nv_of(const ld_system *s, int i) {
+    return ld_node_nv(&s->nodes[i]);
+}
+
+/* ---------------------------------------------------------------- the pattern */
+
+/* Column counts of S: the tangent blocks' columns, B T's entries (column bcol) and Bᵀ's
+ * (column k + brow). */
+static void count_columns(const ld_system *s, int *cp) {
+    int k = s->k;
+    memset(cp, 0, ((size_t)k + (size_t)s->m + 1) * sizeof(int));
+    for (int b = 0; b < s->nblk; ++b) {
+        const ld_node *c = &s->nodes[s->blk_col[b]];
+        for (int j = 0, nc = nv_of(s, s->blk_col[b]); j < nc; ++j)
+            cp[c->voff + j + 1] += nv_of(s, s->blk_row[b]);
+    }
+    for (int e = 0; e < s->bnnz; ++e) cp[s->bcol[e] + 1]++, cp[k + s->brow[e] + 1]++;
+    for (int j = 0; j < k + s->m; ++j) cp[j + 1] += cp[j];
+}
+
+/* Fill the row indices and the maps, column by column in row order: a node column holds its
+ * tangent blocks (sorted by row node), then B T's rows k + c (ascending c); a constraint column
+ * c holds Bᵀ's rows (ascending, the order of B's row c). next: n scratch. */
+static void fill_pattern(ld_integ *it, int *next) {
+    const ld_system *s = it->s;
+    int k = s->k;
+    memcpy(next, it->colptr, (size_t)it->n * sizeof(int));
+    for (int b = 0; b < s->nblk; ++b) {
+        const ld_node *r = &s->nodes[s->blk_row[b]], *c = &s->nodes[s->blk_col[b]];
+        int nr = nv_of(s, s->blk_row[b]), nc = nv_of(s, s->blk_col[b]);
+        for (int j = 0; j < nc; ++j)
+            for (int i = 0; i < nr; ++i) {
+                int p = next[c->voff + j]++;
+                it->rowind[p] = r->voff + i;
+                it->map_t[s->blk_off[b] + (size_t)(i * nc + j)] = p;
+            }
+    }
+    for (int e = 0; e < s->bnnz; ++e) {
+        int p = next[s->bcol[e]]++;
+        it->rowind[p] = k + s->brow[e];
+        it->map_bt[e] = p;
+        p = next[k + s->brow[e]]++;
+        it->rowind[p] = s->bcol[e];
+        it->map_b[e] = p;
+    }
+}
+
+void ld_integ__blocks_free(ld_integ *it) {
+    free(it->map_t);
+    free(it->bw);
+    free(it->mb_off);
+    it->map_t = it->map_bt = it->map_b = it->col_node = NULL;
+    it->bw = NULL;
+    it->mb_off = NULL;
+}
+
+int ld_integ__blocks_create(ld_integ *it) {
+    const ld_system *s = it->s;
+    size_t n = (size_t)it->n, nt = s->blk_off[s->nblk], nb = (size_t)s->bnnz;
+    size_t nmb = ld_sys_mass_block_entries(s), nnz = nt + 2 * nb;
+    it->colptr = malloc((2 * n + 1) * sizeof(int));
+    it->rowind = malloc((nnz > 0 ? nnz : 1) * sizeof(int));
+    it->vals = malloc((nnz > 0 ? nnz : 1) * sizeof(double));
+    it->map_t = malloc((nt + 2 * nb + (size_t)s->k + 1) * sizeof(int));
+    it->bw = malloc((2 * nmb + 2 * nb + nt + 2 * (size_t)s->k + 1) * sizeof(double));
+    it->mb_off = malloc(((size_t)s->nnodes + 1) * sizeof(size_t));
+    if (!it->colptr || !it->rowind || !it->vals || !it->map_t || !it->bw || !it->mb_off) {
+        it->oom_bytes = (double)((2 * n + 1 + 2 * nnz + 1) * sizeof(int)) +
+                        (double)((nnz + 2 * nmb + 2 * nb + nt + 1) * sizeof(double));
+        return LD_ENOMEM;
+    }
+    it->map_bt = it->map_t + nt;
+    it->map_b = it->map_bt + nb;
+    it->col_node = it->map_b + nb;
+    it->mb_off[0] = 0;
+    for (int nd = 0; nd < s->nnodes; ++nd) {
+        int d = nv_of(s, nd);
+        it->mb_off[nd + 1] = it->mb_off[nd] + (size_t)d * (size_t)d;
+        for (int j = 0; j < d; ++j) it->col_node[s->nodes[nd].voff + j] = nd;
+    }
+    it->Mb = it->bw;
+    it->Tb = it->Mb + nmb;
+    it->Bv = it->Tb + nmb;
+    it->BTv = it->Bv + nb;
+    it->tv = it->BTv + nb;
+    it->rk = it->tv + nt;
+    it->mk = it->rk + s->k;
+    count_columns(s, it->colptr);
+    fill_pattern(it, it->colptr + n + 1);
+    it->blocks = 1;
+    return LD_OK;
+}
+
+/* ---------------------------------------------------------------- products */
+
+/* y += M x from the mass blocks; mag (may be NULL) += |M_ij x_j| per row. */
+void ld_integ__blocks_mass_times(const ld_integ *it, const double *x, double *y, double *mag) {
+    const ld_system *s = it->s;
+    const double *B = it->Mb;
+    for (int nd = 0; nd < s->nnodes; ++nd) {
+        int d = nv_of(s, nd), o = s->nodes[nd].voff;
+        for (int i = 0; i < d; ++i, B += d) {
+            double acc = 0.0, mg = 0.0;
+            for (int j = 0; j < d; ++j) {
+                double p = B[j] * x[o + j];
+                acc += p;
+                mg += fabs(p);
+            }
+            y[o + i] += acc;
+            if (mag) mag[o + i] += mg;
+        }
+    }
+}
+
+/* y += Bᵀ λ from B's values; mag (may be NULL) += |B_ci λ_c|. */
+void ld_integ__blocks_bt_times(const ld_integ *it, const double *lam, double *y, double *mag) {
+    const ld_system *s = it->s;
+    for (int e = 0; e < s->bnnz; ++e) {
+        double p = it->Bv[e] * lam[s->brow[e]];
+        y[s->bcol[e]] += p;
+        if (mag) mag[s->bcol[e]] += fabs(p);
+    }
+}
+
+/* r = [M v̇ + g + Bᵀλ; Φ] at the trial state on this path; rscale as on the dense path. */
+int ld_integ__blocks_residual(ld_integ *it, double t) {
+    const ld_system *s = it->s;
+    int k = it->k, m = it->m, rc = s->ops.mass_blocks(s, it->qn, it->Mb);
+    if (!rc) rc = s->ops.force(s, t, it->qn, it->vn, it->r);
+    if (!rc && m > 0) rc = s->ops.phi_q_sparse(s, t, it->qn, it->Bv);
+    if (!rc && m > 0) rc = s->ops.phi(s, t, it->qn, it->r + k);
+    if (rc) return rc;
+    memset(it->rk, 0, 2 * (size_t)k * sizeof(double));
+    ld_integ__blocks_mass_times(it, it->vdn, it->rk, it->mk);
+    ld_integ__blocks_bt_times(it, it->lamn, it->rk, it->mk);
+    double h2 = it->bh2 * it->bh2, sc = 0.0, qmax = 0.0;
+    for (int i = 0; i < k; ++i) {
+        double mag = fabs(it->r[i]) + it->mk[i];
+        it->r[i] += it->rk[i];
+        sc += h2 * mag * mag;
+    }
+    for (int i = 0; i < s->nq; ++i) qmax = fmax(qmax, fabs(it->qn[i]));
+    sc += (double)m * (1.0 + qmax) * (1.0 + qmax);
+    it->rscale = sqrt(sc / (double)it->n);
+    return ld_integ__finite(it, it->r, (size_t)it->n, "non-finite residual");
+}
+
+/* ---------------------------------------------------------------- assembly */
+
+/* BTv = B T: each run of entries of one row on one node times the node's T block. */
+static void b_times_t(ld_integ *it) {
+    const ld_system *s = it->s;
+    int nb = s->bnnz;
+    for (int e = 0; e < nb;) {
+        int row = s->brow[e], nd = it->col_node[s->bcol[e]], d = nv_of(s, nd);
+        const double *T = it->Tb + it->mb_off[nd];
+        int c0 = s->nodes[nd].voff;
+        int len = 0;
+        while (e + len < nb && s->brow[e + len] == row && s->bcol[e + len] < c0 + d) ++len;
+        for (int j = 0; j < len; ++j) {
+            int cj = s->bcol[e + j] - c0;
+            double acc = 0.0;
+            for (int l = 0; l < len; ++l) acc += it->Bv[e + l] * T[(s->bcol[e + l] - c0) * d + cj];
+            it->BTv[e + j] = acc;
+        }
+        e += len;
+    }
+}
+
+int ld_integ__blocks_assemble(ld_integ *it, double t, double cm, double cc, double ck,
+                              const double *a_k) {
+    const ld_system *s = it->s;
+    for (int nd = 0; nd < s->nnodes; ++nd) {
+        const ld_node *n = &s->nodes[nd];
+        ld_node_tangent(n, it->Tb + it->mb_off[nd], (size_t)nv_of(s, nd), it->xi + n->voff);
+    }
+    int rc = s->ops.tangent_blocks(s, t, it->qn, it->vn, a_k ? a_k : it->vdn, it->lamn, cm, cc, ck,
+                                   it->Tb, it->tv);
+    if (rc) return rc;
+    b_times_t(it);
+    size_t nt = s->blk_off[s->nblk];
+    for (size_t i = 0; i < nt; ++i) it->vals[it->map_t[i]] = it->tv[i];
+    for (int e = 0; e < s->bnnz; ++e) {
+        it->vals[it->map_bt[e]] = it->BTv[e];
+        it->vals[it->map_b[e]] = it->Bv[e];
+    }
+    return ld_integ__finite(it, it->vals, nt + 2 * (size_t)s->bnnz, "non-finite iteration matrix");
+}
+
+/* The matrix [M 0; 0 0] in the pattern (M from the last residual's mass blocks). */
+void ld_integ__blocks_mass_only(ld_integ *it) {
+    const ld_system *s = it->s;
+    memset(it->vals, 0, (s->blk_off[s->nblk] + 2 * (size_t)s->bnnz) * sizeof(double));
+    for (int b = 0; b < s->nblk; ++b) {
+        if (s->blk_row[b] != s->blk_col[b]) continue;
+        const double *Mb = it->Mb + it->mb_off[s->blk_row[b]];
+        for (size_t i = 0; i < s->blk_off[b + 1] - s->blk_off[b]; ++i)
+            it->vals[it->map_t[s->blk_off[b] + i]] = Mb[i];
+    }
+}
