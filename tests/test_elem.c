@@ -26,6 +26,10 @@
 
 #define MAX_MODELS 64
 
+static int cmp_name(const void *a, const void *b) {
+    return strcmp((const char *)a, (const char *)b);
+}
+
 /* The shipped models' file names, sorted. */
 static int shipped(char names[][64]) {
     DIR *d = opendir(LD_SOURCE_DIR "/models");
@@ -34,10 +38,10 @@ static int shipped(char names[][64]) {
     for (struct dirent *e; (e = readdir(d)) && n < MAX_MODELS;) {
         size_t l = strlen(e->d_name);
         if (l > 5 && l < 64 && strcmp(e->d_name + l - 5, ".yaml") == 0)
-            snprintf(names[n++], 64, "%s", e->d_name);
+            memcpy(names[n++], e->d_name, l + 1);
     }
     closedir(d);
-    qsort(names, (size_t)n, 64, (int (*)(const void *, const void *))strcmp);
+    qsort(names, (size_t)n, 64, cmp_name);
     return n;
 }
 
