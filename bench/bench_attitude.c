@@ -20,13 +20,12 @@
 #define BENCH_NAME "bench_attitude"
 #include "bench_common.h"
 
-#define T_START     0.0
-#define T_END       100.0
-#define TARGET_ERR  1e-6
-#define SPEED_DT    1e-3
-#define SPEED_REPS  5
-#define WP_REPS     3
-#define MIN_TIMED_S 0.02 /* a timed run repeats the integration until it lasts this long */
+#define T_START 0.0
+static double T_END = 100.0; /* shortened by the smoke run (bench_quick) */
+#define TARGET_ERR 1e-6
+#define SPEED_DT   1e-3
+static int SPEED_REPS = 5, WP_REPS = 3; /* 1 in the smoke run */
+static double MIN_TIMED_S = 0.02; /* a timed run repeats the integration until it lasts this long */
 #define MAX_SOLVERS 16
 
 static const ld_att_case *CASE;
@@ -213,7 +212,7 @@ static void integrate(const solver *s, double setting, meter *m, result *r) {
 /* ------------------------------------------------------------------ section 1: ns per step */
 
 static double omega_floor_ns(void) {
-    const long n = 1000000;
+    const long n = bench_quick() ? 1000 : 1000000;
     double best = INFINITY;
     for (int rep = 0; rep < SPEED_REPS; ++rep) {
         double acc = 0.0, w[3];
@@ -287,7 +286,7 @@ static void wp_point(solver *s, double setting, result *r, double *cpu_s) {
 /* Tolerances 10^(-k/4), k = 16 ... 48: four per decade, so the best setting that meets a target
  * error is found to within a factor 1.8 in tolerance for every solver alike. */
 static void sweep_adaptive(solver *s) {
-    for (int k = 16; k <= 48; ++k) {
+    for (int k = 16; k <= 48; k += bench_quick() ? 16 : 1) {
         result r;
         double cpu;
         wp_point(s, pow(10.0, -0.25 * (double)k), &r, &cpu);
@@ -297,7 +296,7 @@ static void sweep_adaptive(solver *s) {
 /* dt = 0.5 · 2^(-k/4) down to 1e-4 (the last one clamped to 1e-4), stopping early once the
  * error is below 1e-3 and a smaller step no longer improves it by 10 % (round-off floor). */
 static void sweep_fixed(solver *s) {
-    const double dt_min = 1e-4;
+    const double dt_min = bench_quick() ? 0.1 : 1e-4;
     double dt = 0.5, best_err = INFINITY;
     for (;;) {
         result r;
@@ -343,6 +342,7 @@ static void add_liedyn(const char *method, const char *label) {
 }
 
 int main(void) {
+    if (bench_quick()) T_END = 1.0, SPEED_REPS = WP_REPS = 1, MIN_TIMED_S = 0.0;
     CASE = ld_att_case_find("ex1");
     if (!CASE) die("ld_att_case_find", "case ex1 not found");
     ld_att_case_quat(CASE, T_START, Q0);

@@ -34,6 +34,13 @@
 #include <sundials/sundials_context.h>
 #endif
 
+/* BENCH_QUICK=1 (the smoke runs of make test): every study on a few points, once, in seconds;
+ * the numbers then mean nothing, the run only shows that the program still works. */
+static inline int bench_quick(void) {
+    const char *q = getenv("BENCH_QUICK");
+    return q && q[0] && q[0] != '0';
+}
+
 /* Print "BENCH_NAME: what: why" and exit: a benchmark cannot go on without the piece. */
 static _Noreturn void die(const char *what, const char *why) {
     fprintf(stderr, "%s: %s: %s\n", BENCH_NAME, what, why);

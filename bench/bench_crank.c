@@ -6,7 +6,8 @@
  * 220–237-unknown factorization dominates); the best of two repetitions.
  * Formulations: euler (Euler parameters, 119 coordinates, 118 constraints) for hht,
  * hht-modified and genalpha; s3xr3 (unit quaternions on S³×R³, 102 velocities, 101
- * constraints) for hht and genalpha. CSV on stdout.
+ * constraints) for hht and genalpha. CSV on stdout. BENCH_QUICK=1: 5 and 10 steps (the smoke
+ * run of make test).
  */
 #define BENCH_NAME      "bench_crank"
 #define _POSIX_C_SOURCE 200809L
@@ -75,7 +76,7 @@ int main(void) {
            "dense_over_klu\n");
     for (int c = 0; c < 5; ++c) {
         result r[2];
-        const int n[2] = {100, 1000};
+        const int n[2] = {bench_quick() ? 5 : 100, bench_quick() ? 10 : 1000};
         for (int la = 0; la < 2; ++la)
             r[la] = run(&m, cfg[c].f, cfg[c].meth, (ld_la_kind)la, n[la]);
         for (int la = 0; la < 2; ++la)

@@ -85,7 +85,8 @@ static const char *const NAMES[] = {"quat_mul",     "so3_exp",        "so3_log",
                                     "quat_from_mat"};
 
 int main(int argc, char **argv) {
-    long n = argc > 1 ? atol(argv[1]) : 2000000;
+    const char *quick = getenv("BENCH_QUICK"); /* the smoke run of make test */
+    long n = argc > 1 ? atol(argv[1]) : quick && quick[0] && quick[0] != '0' ? 1000 : 2000000;
     fill_inputs();
     printf("function,ns_per_call,calls\n");
     for (int k = 0; k < (int)(sizeof NAMES / sizeof NAMES[0]); ++k) {

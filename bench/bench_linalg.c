@@ -28,9 +28,9 @@
 #include "liedyn/liedyn.h"
 #include "liedyn/linalg.h"
 
-#define REPS      5
-#define MIN_SEC   2e-2
-#define DENSE_MAX 2000
+static int REPS = 5;          /* 1 in the smoke run of make test (BENCH_QUICK=1) */
+static double MIN_SEC = 2e-2; /* 0 there */
+static int DENSE_MAX = 2000;  /* 200 there */
 
 static volatile double sink;
 
@@ -159,6 +159,7 @@ static void section_dense(void) {
     uint64_t seed = 0x9e3779b97f4a7c15ULL;
     for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; ++k) {
         int n = sizes[k];
+        if (n > DENSE_MAX) break;
         size_t nn = (size_t)n * (size_t)n;
         double *A = xmalloc(nn * sizeof *A), *lu = xmalloc(nn * sizeof *lu);
         double *b = xmalloc((size_t)n * sizeof *b), *x = xmalloc((size_t)n * sizeof *x);
@@ -269,6 +270,7 @@ static void section_sparse(void) {
     printf("section,bodies,n,nnz,klu_first_us,klu_ns,klu_ns_per_unknown,dense_ns\n");
     uint64_t seed = 0x5851f42d4c957f2dULL;
     for (size_t k = 0; k < sizeof bodies / sizeof bodies[0]; ++k) {
+        if (DENSE_MAX < 2000 && bodies[k] > 40) break; /* the smoke run */
         csc m = chain_matrix(bodies[k], &seed);
         int n = m.n;
         double *b = xmalloc((size_t)n * sizeof *b), *x = xmalloc((size_t)n * sizeof *x);
@@ -295,6 +297,8 @@ static void section_sparse(void) {
 }
 
 int main(void) {
+    const char *quick = getenv("BENCH_QUICK");
+    if (quick && quick[0] && quick[0] != '0') REPS = 1, MIN_SEC = 0.0, DENSE_MAX = 200;
     printf("# bench_linalg (liedyn %s): factorization + solve, ld_la backends\n", ld_version());
     printf("# dense backend: plain C for n <= 12, LAPACKE dgetrf/dgetrs above; KLU %d.%d.%d\n",
            KLU_MAIN_VERSION, KLU_SUB_VERSION, KLU_SUBSUB_VERSION);
