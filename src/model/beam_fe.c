@@ -1,0 +1,406 @@
+/*
+ * The geometrically exact beam element (beam_fe.h): interpolation on Gauss–Lobatto–Legendre
+ * nodes, Gauss quadrature, and the elastic energy, force and stiffness with analytic
+ * derivatives.
+ *
+ * At a quadrature point the strain depends on z = (p, b, a) = (p, p_ξ, x_ξ) ∈ R¹¹. With
+ * p = (w, v), n = p·p, ψ = 1/(n J):
+ *   Γ = ψ S,  S = R_u(p)ᵀ a = (w² − v·v) a + 2 v (v·a) − 2 w (v × a)   (R_u = n R(p/|p|))
+ *   K = 2 ψ c,  c = vec(p̄ ⊗ b) = w b_v − b_w v − v × b_v.
+ * Dε (6 × 11) and the Hessian contracted with a stress σ = (μ, ν), H = Σ σ_k ∂²ε_k/∂z², are
+ * written out below (S and c are quadratic and bilinear; ψ carries the normalization). z is
+ * linear in the nodes' raw coordinates (q_i, x_i), so the element's raw gradient and Hessian
+ * are sums of N_i, N_i' times those of z; the canonical ones follow with G_i = ∂q_i/∂δθ_i =
+ * ½ [−vᵀ; w I + hat(v)] and, on the diagonal, the derivative of G_iᵀ along δθ_i.
+ */
+#include "beam_fe.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "../lie/mat3.h"
+#include "liedyn/liedyn.h"
+
+#define LD_BEAM_PI 3.14159265358979323846
+
+/* ---------------------------------------------------------------- quadrature and basis */
+
+int ld_beam_gll(int p, double *xi) {
+    if (p < 1 || p > LD_BEAM_MAX_ORDER) return LD_EINVAL;
+    if (p == 1) {
+        xi[0] = -1.0, xi[1] = 1.0;
+        return LD_OK;
+    }
+    /* Newton on x P_p(x) − P_{p−1}(x) = 0 from the Chebyshev–Gauss–Lobatto points; the ends
+     * are fixed points of the iteration. */
+    for (int i = 0; i <= p; ++i) {
+        double x = -cos(LD_BEAM_PI * i / p);
+        for (int it = 0; it < 100; ++it) {
+            double P0 = 1.0, P1 = x;
+            for (int k = 2; k <= p; ++k) {
+                double P2 = ((2.0 * k - 1.0) * x * P1 - (k - 1.0) * P0) / k;
+                P0 = P1, P1 = P2;
+            }
+            double dx = (x * P1 - P0) / ((p + 1.0) * P1);
+            x -= dx;
+            if (fabs(dx) <= 1e-16) break;
+        }
+        xi[i] = x;
+    }
+    xi[0] = -1.0, xi[p] = 1.0;
+    for (int i = 0; i < (p + 1) / 2; ++i) { /* exact symmetry */
+        double m = 0.5 * (xi[p - i] - xi[i]);
+        xi[i] = -m, xi[p - i] = m;
+    }
+    if (p % 2 == 0) xi[p / 2] = 0.0;
+    return LD_OK;
+}
+
+int ld_beam_gauss(int n, double *xi, double *w) {
+    if (n < 1 || n > LD_BEAM_MAX_QP) return LD_EINVAL;
+    for (int i = 0; i < n; ++i) {
+        double x = -cos(LD_BEAM_PI * (i + 0.75) / (n + 0.5)), dP = 1.0;
+        for (int it = 0; it < 100; ++it) {
+            double P0 = 1.0, P1 = x;
+            for (int k = 2; k <= n; ++k) {
+                double P2 = ((2.0 * k - 1.0) * x * P1 - (k - 1.0) * P0) / k;
+                P0 = P1, P1 = P2;
+            }
+            if (n == 1) P0 = 1.0, P1 = x;
+            dP = n * (x * P1 - P0) / (x * x - 1.0);
+            double dx = P1 / dP;
+            x -= dx;
+            if (fabs(dx) <= 1e-16) break;
+        }
+        xi[i] = x;
+        w[i] = 2.0 / ((1.0 - x * x) * dP * dP);
+    }
+    for (int i = 0; i < n / 2; ++i) {
+        double m = 0.5 * (xi[n - 1 - i] - xi[i]), ww = 0.5 * (w[i] + w[n - 1 - i]);
+        xi[i] = -m, xi[n - 1 - i] = m;
+        w[i] = w[n - 1 - i] = ww;
+    }
+    if (n % 2 == 1) xi[n / 2] = 0.0;
+    return LD_OK;
+}
+
+void ld_beam_lagrange(int nn, const double *nodes, double xi, double *N, double *dN) {
+    for (int i = 0; i < nn; ++i) {
+        double num = 1.0, d = 0.0;
+        for (int j = 0; j < nn; ++j)
+            if (j != i) num *= (xi - nodes[j]) / (nodes[i] - nodes[j]);
+        for (int k = 0; k < nn; ++k) {
+            if (k == i) continue;
+            double t = 1.0 / (nodes[i] - nodes[k]);
+            for (int j = 0; j < nn; ++j)
+                if (j != i && j != k) t *= (xi - nodes[j]) / (nodes[i] - nodes[j]);
+            d += t;
+        }
+        N[i] = num;
+        dN[i] = d;
+    }
+}
+
+/* ---------------------------------------------------------------- one quadrature point */
+
+enum { ZP = 0, ZB = 4, ZA = 8, NZ = 11 };
+
+/* z = (p, b, a) at quadrature point g from the nodes (quaternions already in one hemisphere). */
+static void field(const ld_beam_fe *e, int g, const double *q, const double *x, double z[NZ]) {
+    memset(z, 0, NZ * sizeof(double));
+    for (int i = 0; i < e->nn; ++i) {
+        for (int k = 0; k < 4; ++k) {
+            z[ZP + k] += e->N[g][i] * q[4 * i + k];
+            z[ZB + k] += e->dN[g][i] * q[4 * i + k];
+        }
+        for (int k = 0; k < 3; ++k) z[ZA + k] += e->dN[g][i] * x[3 * i + k];
+    }
+}
+
+/* The strain ε(z) and, when D is not NULL, its Jacobian Dε (6 × 11, row-major). */
+static void strain(const double z[NZ], double J, double eps[6], double *D) {
+    const double w = z[0], *v = z + 1, bw = z[ZB], *bv = z + ZB + 1, *a = z + ZA;
+    double n = w * w + ld_v3_dot(v, v), psi = 1.0 / (n * J), va = ld_v3_dot(v, a), vv = n - w * w;
+    double vxa[3], vxb[3], S[3], c[3];
+    ld_v3_cross(vxa, v, a);
+    ld_v3_cross(vxb, v, bv);
+    for (int k = 0; k < 3; ++k) {
+        S[k] = (w * w - vv) * a[k] + 2.0 * v[k] * va - 2.0 * w * vxa[k];
+        c[k] = w * bv[k] - bw * v[k] - vxb[k];
+        eps[k] = psi * S[k];
+        eps[3 + k] = 2.0 * psi * c[k];
+    }
+    if (!D) return;
+    memset(D, 0, 6 * NZ * sizeof(double));
+    double Ha[9], Hv[9], Hb[9];
+    ld_so3_hat(Ha, a);
+    ld_so3_hat(Hv, v);
+    ld_so3_hat(Hb, bv);
+    for (int r = 0; r < 3; ++r) {
+        double *G = D + NZ * r, *K = D + NZ * (3 + r);
+        /* Γ: ψ ∂S/∂p − Γ 2pᵀ/n, ψ R_uᵀ */
+        G[ZP] = psi * (2.0 * w * a[r] - 2.0 * vxa[r]) - eps[r] * 2.0 * w / n;
+        for (int j = 0; j < 3; ++j) {
+            double dS = -2.0 * a[r] * v[j] + 2.0 * v[r] * a[j] + 2.0 * w * Ha[3 * r + j] +
+                        (r == j ? 2.0 * va : 0.0);
+            G[ZP + 1 + j] = psi * dS - eps[r] * 2.0 * v[j] / n;
+            G[ZA + j] =
+                psi * ((r == j ? w * w - vv : 0.0) + 2.0 * v[r] * v[j] - 2.0 * w * Hv[3 * r + j]);
+        }
+        /* K: 2ψ F(b) − K 2pᵀ/n, 2ψ E(p) */
+        K[ZP] = 2.0 * psi * bv[r] - eps[3 + r] * 2.0 * w / n;
+        K[ZB] = -2.0 * psi * v[r];
+        for (int j = 0; j < 3; ++j) {
+            K[ZP + 1 + j] =
+                2.0 * psi * ((r == j ? -bw : 0.0) + Hb[3 * r + j]) - eps[3 + r] * 2.0 * v[j] / n;
+            K[ZB + 1 + j] = 2.0 * psi * ((r == j ? w : 0.0) - Hv[3 * r + j]);
+        }
+    }
+}
+
+/* H (11 × 11, added) += Σ_k σ_k ∂²ε_k/∂z² at z, σ = (μ, ν). */
+static void strain_hessian(const double z[NZ], double J, const double sig[6], double *H) {
+    const double w = z[0], *v = z + 1, bw = z[ZB], *bv = z + ZB + 1, *a = z + ZA;
+    const double *mu = sig, *nu = sig + 3;
+    double n = w * w + ld_v3_dot(v, v), psi = 1.0 / (n * J), vv = n - w * w;
+    double ma = ld_v3_dot(mu, a), mv = ld_v3_dot(mu, v), va = ld_v3_dot(v, a);
+    double vxa[3], axm[3], mxv[3], bxn[3], nxv[3], vxb[3];
+    ld_v3_cross(vxa, v, a);
+    ld_v3_cross(axm, a, mu);
+    ld_v3_cross(mxv, mu, v);
+    ld_v3_cross(bxn, bv, nu);
+    ld_v3_cross(nxv, nu, v);
+    ld_v3_cross(vxb, v, bv);
+    /* φ = μᵀS and χ = ν·c with their derivatives; ψ_p = −2ψ p/n, ψ_pp = −2ψ/n I + 8ψ ppᵀ/n² */
+    double phi = (w * w - vv) * ma + 2.0 * mv * va - 2.0 * w * ld_v3_dot(mu, vxa);
+    double chi = w * ld_v3_dot(nu, bv) - bw * ld_v3_dot(nu, v) - ld_v3_dot(nu, vxb);
+    double phi_p[4], phi_a[3], chi_p[4], chi_b[4], psi_p[4];
+    phi_p[0] = 2.0 * w * ma - 2.0 * ld_v3_dot(mu, vxa);
+    chi_p[0] = ld_v3_dot(nu, bv);
+    chi_b[0] = -ld_v3_dot(nu, v);
+    for (int k = 0; k < 3; ++k) {
+        phi_p[1 + k] = -2.0 * ma * v[k] + 2.0 * mu[k] * va + 2.0 * mv * a[k] - 2.0 * w * axm[k];
+        phi_a[k] = (w * w - vv) * mu[k] + 2.0 * v[k] * mv - 2.0 * w * mxv[k];
+        chi_p[1 + k] = -bw * nu[k] - bxn[k];
+        chi_b[1 + k] = w * nu[k] - nxv[k];
+    }
+    const double p4[4] = {w, v[0], v[1], v[2]};
+    for (int k = 0; k < 4; ++k) psi_p[k] = -2.0 * psi * p4[k] / n;
+    /* combined f = φψ + 2χψ: pp block */
+    double phi_pp[16] = {0}, Hm[9], Hn[9];
+    phi_pp[0] = 2.0 * ma;
+    for (int k = 0; k < 3; ++k) phi_pp[1 + k] = phi_pp[4 * (1 + k)] = -2.0 * axm[k];
+    for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c)
+            phi_pp[4 * (1 + r) + 1 + c] =
+                (r == c ? -2.0 * ma : 0.0) + 2.0 * (mu[r] * a[c] + a[r] * mu[c]);
+    double f = phi + 2.0 * chi;
+    for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 4; ++c) {
+            double fp_r = phi_p[r] + 2.0 * chi_p[r], fp_c = phi_p[c] + 2.0 * chi_p[c];
+            double psi_pp = (r == c ? -2.0 * psi / n : 0.0) + 8.0 * psi * p4[r] * p4[c] / (n * n);
+            H[NZ * (ZP + r) + ZP + c] +=
+                psi * phi_pp[4 * r + c] + fp_r * psi_p[c] + psi_p[r] * fp_c + f * psi_pp;
+        }
+    /* pa block: ψ φ_pa + ψ_p φ_aᵀ */
+    ld_so3_hat(Hm, mu);
+    ld_so3_hat(Hn, nu);
+    for (int c = 0; c < 3; ++c) {
+        double pa[4];
+        pa[0] = 2.0 * w * mu[c] - 2.0 * mxv[c];
+        for (int r = 0; r < 3; ++r)
+            pa[1 + r] = -2.0 * v[r] * mu[c] + (r == c ? 2.0 * mv : 0.0) + 2.0 * mu[r] * v[c] +
+                        2.0 * w * Hm[3 * r + c];
+        for (int r = 0; r < 4; ++r) {
+            double h = psi * pa[r] + psi_p[r] * phi_a[c];
+            H[NZ * (ZP + r) + ZA + c] += h;
+            H[NZ * (ZA + c) + ZP + r] += h;
+        }
+    }
+    /* pb block: 2(ψ χ_pb + ψ_p χ_bᵀ) */
+    for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 4; ++c) {
+            double pb = 0.0;
+            if (r == 0 && c > 0) pb = nu[c - 1];
+            if (r > 0 && c == 0) pb = -nu[r - 1];
+            if (r > 0 && c > 0) pb = Hn[3 * (r - 1) + c - 1];
+            double h = 2.0 * (psi * pb + psi_p[r] * chi_b[c]);
+            H[NZ * (ZP + r) + ZB + c] += h;
+            H[NZ * (ZB + c) + ZP + r] += h;
+        }
+}
+
+/* ---------------------------------------------------------------- set-up */
+
+/* The nodes' quaternions signed along the element: each in the hemisphere of its predecessor
+ * (neighbouring nodes are less than a half turn apart, so the choice is continuous in q). */
+static void align(int nn, const double *q, double *qa) {
+    memcpy(qa, q, 4 * sizeof(double));
+    for (int i = 1; i < nn; ++i) {
+        double s = 0.0;
+        for (int k = 0; k < 4; ++k) s += q[4 * i + k] * qa[4 * (i - 1) + k];
+        for (int k = 0; k < 4; ++k) qa[4 * i + k] = s < 0.0 ? -q[4 * i + k] : q[4 * i + k];
+    }
+}
+
+int ld_beam_fe_init(ld_beam_fe *e, int p, int nq, const double *q0, const double *x0,
+                    const double *C, int uniform) {
+    if (p < 1 || p > LD_BEAM_MAX_ORDER || nq < 1 || nq > p + 2 || nq > LD_BEAM_MAX_QP)
+        return LD_EINVAL;
+    memset(e, 0, sizeof *e);
+    e->p = p, e->nn = p + 1, e->nq = nq;
+    double xg[LD_BEAM_MAX_QP], wg[LD_BEAM_MAX_QP], qa[4 * LD_BEAM_MAX_NODES], z[NZ];
+    (void)ld_beam_gll(p, e->xi_node);
+    (void)ld_beam_gauss(nq, xg, wg);
+    align(e->nn, q0, qa);
+    for (int g = 0; g < nq; ++g) {
+        ld_beam_lagrange(e->nn, e->xi_node, xg[g], e->N[g], e->dN[g]);
+        field(e, g, qa, x0, z);
+        double J = sqrt(ld_v3_dot(z + ZA, z + ZA)), pn = ld_v3_dot(z + 1, z + 1) + z[0] * z[0];
+        if (!(J > 0.0) || !(pn > 0.0)) return LD_EINVAL;
+        e->J[g] = J;
+        e->w[g] = wg[g] * J;
+        strain(z, J, e->eps0[g], NULL);
+        memcpy(e->C[g], uniform ? C : C + 36 * g, 36 * sizeof(double));
+    }
+    return LD_OK;
+}
+
+/* ---------------------------------------------------------------- the elastic terms */
+
+/* G = ∂q/∂δθ (4 × 3) for q ∘ exp(δθ). */
+static void qgrad(const double *q, double G[12]) {
+    double Hv[9];
+    ld_so3_hat(Hv, q + 1);
+    for (int j = 0; j < 3; ++j) {
+        G[j] = -0.5 * q[1 + j];
+        for (int r = 0; r < 3; ++r)
+            G[3 * (1 + r) + j] = 0.5 * ((r == j ? q[0] : 0.0) + Hv[3 * r + j]);
+    }
+}
+
+/* ∂(G(q ∘ exp δθ)ᵀ g)/∂δθ for a raw gradient g (4): ¼ [(−g_w I + hat(g_v))(w I + hat(v)) −
+ * g_v vᵀ]. */
+static void gdiag(const double *q, const double *g, double Nq[9]) {
+    double A[9], B[9];
+    ld_so3_hat(A, g + 1);
+    ld_so3_hat(B, q + 1);
+    for (int k = 0; k < 3; ++k) A[4 * k] -= g[0], B[4 * k] += q[0];
+    ld_m3_mul(Nq, A, B);
+    for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c) Nq[3 * r + c] = 0.25 * (Nq[3 * r + c] - g[1 + r] * q[1 + c]);
+}
+
+void ld_beam_fe_elastic(const ld_beam_fe *e, const double *q, const double *x, unsigned want,
+                        double *F, double *K, double *V) {
+    enum { RAW = 7 * LD_BEAM_MAX_NODES };
+    int nn = e->nn, nr = 7 * nn;
+    double qa[4 * LD_BEAM_MAX_NODES], gr[RAW], Hr[RAW * RAW], energy = 0.0;
+    int stiff = (want & LD_BEAM_STIFF) != 0, grad = (want & (LD_BEAM_FORCE | LD_BEAM_STIFF)) != 0;
+    align(nn, q, qa);
+    memset(gr, 0, sizeof gr);
+    if (stiff) memset(Hr, 0, (size_t)nr * (size_t)nr * sizeof(double));
+    for (int g = 0; g < e->nq; ++g) {
+        double z[NZ], eps[6], D[6 * NZ], sig[6], gz[NZ], Hz[NZ * NZ];
+        field(e, g, qa, x, z);
+        strain(z, e->J[g], eps, grad ? D : NULL);
+        for (int k = 0; k < 6; ++k) eps[k] -= e->eps0[g][k];
+        for (int r = 0; r < 6; ++r) {
+            sig[r] = 0.0;
+            for (int c = 0; c < 6; ++c) sig[r] += e->C[g][6 * r + c] * eps[c];
+        }
+        energy += 0.5 * e->w[g] *
+                  (sig[0] * eps[0] + sig[1] * eps[1] + sig[2] * eps[2] + sig[3] * eps[3] +
+                   sig[4] * eps[4] + sig[5] * eps[5]);
+        if (!grad) continue;
+        for (int c = 0; c < NZ; ++c) {
+            gz[c] = 0.0;
+            for (int r = 0; r < 6; ++r) gz[c] += D[NZ * r + c] * sig[r];
+            gz[c] *= e->w[g];
+        }
+        if (stiff) {
+            double CD[6 * NZ], ws[6];
+            for (int k = 0; k < 6; ++k) ws[k] = e->w[g] * sig[k];
+            memset(Hz, 0, sizeof Hz);
+            strain_hessian(z, e->J[g], ws, Hz);
+            for (int r = 0; r < 6; ++r)
+                for (int c = 0; c < NZ; ++c) {
+                    CD[NZ * r + c] = 0.0;
+                    for (int l = 0; l < 6; ++l)
+                        CD[NZ * r + c] += e->C[g][6 * r + l] * D[NZ * l + c];
+                }
+            for (int r = 0; r < NZ; ++r)
+                for (int c = 0; c < NZ; ++c) {
+                    double acc = 0.0;
+                    for (int l = 0; l < 6; ++l) acc += D[NZ * l + r] * CD[NZ * l + c];
+                    Hz[NZ * r + c] += e->w[g] * acc;
+                }
+        }
+        /* z = Σ (N_i q_i, N_i' q_i, N_i' x_i): the raw nodal sums */
+        for (int i = 0; i < nn; ++i) {
+            double Ni = e->N[g][i], Di = e->dN[g][i];
+            for (int k = 0; k < 4; ++k) gr[7 * i + k] += Ni * gz[ZP + k] + Di * gz[ZB + k];
+            for (int k = 0; k < 3; ++k) gr[7 * i + 4 + k] += Di * gz[ZA + k];
+            if (!stiff) continue;
+            for (int j = 0; j < nn; ++j) {
+                double Nj = e->N[g][j], Dj = e->dN[g][j];
+                double *B = Hr + (size_t)(7 * i) * (size_t)nr + (size_t)(7 * j);
+                for (int r = 0; r < 4; ++r) {
+                    const double *hp = Hz + NZ * (ZP + r), *hb = Hz + NZ * (ZB + r);
+                    for (int c = 0; c < 4; ++c)
+                        B[(size_t)nr * (size_t)r + (size_t)c] +=
+                            Ni * (Nj * hp[ZP + c] + Dj * hp[ZB + c]) +
+                            Di * (Nj * hb[ZP + c] + Dj * hb[ZB + c]);
+                    for (int c = 0; c < 3; ++c)
+                        B[(size_t)nr * (size_t)r + 4 + (size_t)c] +=
+                            Dj * (Ni * hp[ZA + c] + Di * hb[ZA + c]);
+                }
+                for (int r = 0; r < 3; ++r) {
+                    const double *ha = Hz + NZ * (ZA + r);
+                    for (int c = 0; c < 4; ++c)
+                        B[(size_t)nr * (size_t)(4 + r) + (size_t)c] +=
+                            Di * (Nj * ha[ZP + c] + Dj * ha[ZB + c]);
+                    for (int c = 0; c < 3; ++c)
+                        B[(size_t)nr * (size_t)(4 + r) + 4 + (size_t)c] += Di * Dj * ha[ZA + c];
+                }
+            }
+        }
+    }
+    if (want & LD_BEAM_ENERGY) *V = energy;
+    if (!grad) return;
+    /* canonical: T_i = diag(G_i, I) per node; K_ij = T_iᵀ Hr_ij T_j (+ the G derivative) */
+    double G[LD_BEAM_MAX_NODES][12];
+    for (int i = 0; i < nn; ++i) qgrad(qa + 4 * i, G[i]);
+    if (want & LD_BEAM_FORCE)
+        for (int i = 0; i < nn; ++i) {
+            for (int c = 0; c < 3; ++c) {
+                F[6 * i + c] = 0.0;
+                for (int k = 0; k < 4; ++k) F[6 * i + c] += G[i][3 * k + c] * gr[7 * i + k];
+                F[6 * i + 3 + c] = gr[7 * i + 4 + c];
+            }
+        }
+    if (!stiff) return;
+    size_t nc = 6 * (size_t)nn;
+    for (int i = 0; i < nn; ++i)
+        for (int j = 0; j < nn; ++j) {
+            const double *B = Hr + (size_t)(7 * i) * (size_t)nr + (size_t)(7 * j);
+            double *O = K + (size_t)(6 * i) * nc + (size_t)(6 * j);
+            for (int r = 0; r < 6; ++r)
+                for (int c = 0; c < 6; ++c) {
+                    double acc = 0.0;
+                    for (int k = 0; k < (r < 3 ? 4 : 1); ++k)
+                        for (int l = 0; l < (c < 3 ? 4 : 1); ++l) {
+                            double tr = r < 3 ? G[i][3 * k + r] : 1.0,
+                                   tc = c < 3 ? G[j][3 * l + c] : 1.0;
+                            int br = r < 3 ? k : 4 + (r - 3), bc = c < 3 ? l : 4 + (c - 3);
+                            acc += tr * B[(size_t)nr * (size_t)br + (size_t)bc] * tc;
+                        }
+                    O[nc * (size_t)r + (size_t)c] = acc;
+                }
+            if (i != j) continue;
+            double Nq[9];
+            gdiag(qa + 4 * i, gr + 7 * i, Nq);
+            for (int r = 0; r < 3; ++r)
+                for (int c = 0; c < 3; ++c) O[nc * (size_t)r + (size_t)c] += Nq[3 * r + c];
+        }
+}

@@ -1,0 +1,65 @@
+/*
+ * Internal to src/model: the geometrically exact beam finite element (Simo–Reissner / GEBT) of
+ * order p = 1 … 8 (beam_fe.c, docs/beam.md): p + 1 nodes at the Gauss–Lobatto–Legendre points
+ * of ξ ∈ [−1, 1], Gauss quadrature, material strains from the interpolated quaternion.
+ *
+ * A node is a pose (quaternion q_i, body → spatial, and position x_i). At a quadrature point,
+ *   p = Σ N_i q_i,  p_ξ = Σ N_i' q_i,  x_ξ = Σ N_i' x_i   (N_i Lagrange polynomials on the nodes)
+ *   R = R(p / |p|),  Γ = Rᵀ x_ξ / J,  K = 2 vec(p̄ ⊗ p_ξ) / (|p|² J)
+ * with J = ds/dξ of the reference centreline; the strain is ε = (Γ − Γ₀, K − K₀), Γ₀, K₀ those
+ * of the reference configuration (stress-free: initial curvature and twist included), and the
+ * elastic energy Σ_g w_g J_g ½ εᵀ C ε with C the 6×6 sectional stiffness in the material frame
+ * (the beam axis is material e1: C = diag(EA, GA₂, GA₃, GJ, EI₂, EI₃) for a simple section).
+ * Interpolating quaternions linearly is objective (a rigid motion multiplies every q_i by the
+ * same unit quaternion); each node's quaternion is signed to the hemisphere of the previous
+ * node's, so neighbouring nodes must stay less than a half turn apart.
+ *
+ * Canonical coordinates, as the force elements' (elements.h): node i moves as
+ * R_i exp(δθ_i), x_i + δx_i; its generalized force is (∂V/∂δθ_i, ∂V/∂δx_i), and the stiffness
+ * the derivative of that force along the same motions (6 per node, rotation first).
+ */
+#ifndef LIEDYN_SRC_MODEL_BEAM_FE_H
+#define LIEDYN_SRC_MODEL_BEAM_FE_H
+
+#define LD_BEAM_MAX_ORDER 8
+#define LD_BEAM_MAX_NODES (LD_BEAM_MAX_ORDER + 1)
+#define LD_BEAM_MAX_QP    (LD_BEAM_MAX_ORDER + 2)
+
+/* The n Gauss–Lobatto–Legendre points of [−1, 1] for n = p + 1 ≥ 2, ascending (the roots of
+ * (1 − ξ²) P_p'(ξ)); LD_OK or LD_EINVAL (p outside 1 … 8). */
+int ld_beam_gll(int p, double *xi);
+/* The n-point Gauss–Legendre rule on [−1, 1] (1 ≤ n ≤ LD_BEAM_MAX_QP): points ascending and
+ * weights; LD_OK or LD_EINVAL. */
+int ld_beam_gauss(int n, double *xi, double *w);
+/* The Lagrange polynomials on the nn nodes and their derivatives at ξ. */
+void ld_beam_lagrange(int nn, const double *nodes, double xi, double *N, double *dN);
+
+/* One element: its interpolation at the quadrature points and its reference strains. */
+typedef struct ld_beam_fe {
+    int p, nn, nq;
+    double xi_node[LD_BEAM_MAX_NODES];
+    double N[LD_BEAM_MAX_QP][LD_BEAM_MAX_NODES], dN[LD_BEAM_MAX_QP][LD_BEAM_MAX_NODES];
+    double w[LD_BEAM_MAX_QP];       /* quadrature weight times J */
+    double J[LD_BEAM_MAX_QP];       /* ds/dξ of the reference centreline */
+    double eps0[LD_BEAM_MAX_QP][6]; /* reference strains (Γ₀, K₀) */
+    double C[LD_BEAM_MAX_QP][36];   /* sectional stiffness, material frame, row-major */
+} ld_beam_fe;
+
+/* Set up an element of order p (1 … 8) with nq quadrature points (1 … p + 2; p + 1 is full
+ * Gauss integration, p the reduced one) from the reference poses of its p + 1 nodes (q0: 4
+ * each, x0: 3 each) and the sectional stiffness at every quadrature point (C: nq × 36, or one
+ * 36 for all when uniform is set). LD_OK, or LD_EINVAL (bad order or count, a degenerate
+ * reference: J ≤ 0 somewhere, or a zero quaternion). */
+int ld_beam_fe_init(ld_beam_fe *e, int p, int nq, const double *q0, const double *x0,
+                    const double *C, int uniform);
+
+#define LD_BEAM_FORCE  1u
+#define LD_BEAM_STIFF  2u
+#define LD_BEAM_ENERGY 4u
+
+/* The elastic terms at the nodes' poses (q: 4 per node, x: 3 per node) as wanted: F (6 nn), K
+ * (6 nn × 6 nn, row-major) and V, each overwritten (the others untouched). */
+void ld_beam_fe_elastic(const ld_beam_fe *e, const double *q, const double *x, unsigned want,
+                        double *F, double *K, double *V);
+
+#endif
