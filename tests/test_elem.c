@@ -51,6 +51,11 @@ static int expected(const ld_model *m, ld_formulation f, const ld_ekind *k) {
     if (k == &ld_ek_joint) return m->njoints;
     if (k == &ld_ek_force) return m->nelements;
     if (k == &ld_ek_unit_norm) return f == LD_FORM_EULER ? m->nbodies : 0;
+    if (k == &ld_ek_beam) {
+        int n = 0;
+        for (int b = 0; b < m->nbeams; ++b) n += m->beams[b].nelem;
+        return n;
+    }
     int n = 0;
     for (int r = 0; r < m->nrods; ++r) n += m->rods[r].n;
     return n;
@@ -61,6 +66,7 @@ static const char *item_name(const ld_model *m, const ld_elem *e) {
     if (e->kind == &ld_ek_joint) return m->joints[e->item].name;
     if (e->kind == &ld_ek_rod) return m->rods[e->item].name;
     if (e->kind == &ld_ek_force) return m->elements[e->item].name;
+    if (e->kind == &ld_ek_beam) return m->beams[e->item].name;
     return m->bodies[e->item].name;
 }
 

@@ -56,6 +56,17 @@ int ld_beam_gll(int p, double *xi) {
     return LD_OK;
 }
 
+void ld_beam_gll_weights(int p, const double *xi, double *w) {
+    for (int i = 0; i <= p; ++i) {
+        double x = xi[i], P0 = 1.0, P1 = x;
+        for (int k = 2; k <= p; ++k) {
+            double P2 = ((2.0 * k - 1.0) * x * P1 - (k - 1.0) * P0) / k;
+            P0 = P1, P1 = P2;
+        }
+        w[i] = 2.0 / (p * (p + 1.0) * P1 * P1);
+    }
+}
+
 int ld_beam_gauss(int n, double *xi, double *w) {
     if (n < 1 || n > LD_BEAM_MAX_QP) return LD_EINVAL;
     for (int i = 0; i < n; ++i) {

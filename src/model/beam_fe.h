@@ -28,6 +28,8 @@
 /* The n Gauss–Lobatto–Legendre points of [−1, 1] for n = p + 1 ≥ 2, ascending (the roots of
  * (1 − ξ²) P_p'(ξ)); LD_OK or LD_EINVAL (p outside 1 … 8). */
 int ld_beam_gll(int p, double *xi);
+/* The weights of the Gauss–Lobatto–Legendre rule on those points: 2/(p(p + 1) P_p(ξ_i)²). */
+void ld_beam_gll_weights(int p, const double *xi, double *w);
 /* The n-point Gauss–Legendre rule on [−1, 1] (1 ≤ n ≤ LD_BEAM_MAX_QP): points ascending and
  * weights; LD_OK or LD_EINVAL. */
 int ld_beam_gauss(int n, double *xi, double *w);

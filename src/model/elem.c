@@ -14,8 +14,8 @@
 #include "rigid_impl.h"
 
 /* The table of kinds: one line per kind, in the order of evaluation and of the rows. */
-static const ld_ekind *const kinds[] = {&ld_ek_body, &ld_ek_joint, &ld_ek_rod, &ld_ek_force,
-                                        &ld_ek_unit_norm};
+static const ld_ekind *const kinds[] = {&ld_ek_body,  &ld_ek_joint,     &ld_ek_rod,
+                                        &ld_ek_force, &ld_ek_unit_norm, &ld_ek_beam};
 enum { NKINDS = (int)(sizeof kinds / sizeof kinds[0]) };
 
 int ld_ekind_count(void) {
@@ -28,6 +28,12 @@ const ld_ekind *ld_ekind_get(int i) {
 
 static const ld_elems *EL(const ld_system *s) {
     return &ld_rb(s)->E;
+}
+
+const void *ld_elems_data(const ld_system *s, const ld_ekind *k) {
+    for (int i = 0; i < NKINDS; ++i)
+        if (kinds[i] == k) return EL(s)->data[i];
+    return NULL;
 }
 
 /* Velocity entries of node i. */
@@ -70,9 +76,11 @@ static int fill(const ld_system *s, ld_elems *E, int *rows) {
     return LD_OK;
 }
 
-int ld_elems_build(const ld_system *s, ld_elems *E, int *rows) {
+int ld_elems_build(const ld_system *s, ld_elems *E, int *rows, char *msg, size_t n) {
     memset(E, 0, sizeof *E);
-    int rc = fill(s, E, rows);
+    int rc = NKINDS <= LD_EKIND_MAX ? fill(s, E, rows) : LD_EINVAL;
+    for (int k = 0; !rc && k < NKINDS; ++k)
+        if (kinds[k]->prepare) rc = kinds[k]->prepare(s, &E->data[k], msg, n);
     if (!rc) {
         E->buf = malloc(E->nbuf * sizeof *E->buf);
         E->row_owner = malloc((size_t)(*rows > 0 ? *rows : 1) * sizeof *E->row_owner);
@@ -86,6 +94,8 @@ int ld_elems_build(const ld_system *s, ld_elems *E, int *rows) {
 
 void ld_elems_free(ld_elems *E) {
     if (!E) return;
+    for (int k = 0; k < NKINDS; ++k)
+        if (E->data[k] && kinds[k]->release) kinds[k]->release(E->data[k]);
     free(E->bix);
     free(E->mboff);
     free(E->e);

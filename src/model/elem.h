@@ -29,7 +29,8 @@
 #include "liedyn/model.h"
 #include "liedyn/system.h"
 
-#define LD_ELEM_MAX_NODES 2 /* nodes one instance touches */
+#define LD_ELEM_MAX_NODES 9 /* nodes one instance touches (a beam element of order 8) */
+#define LD_EKIND_MAX      8 /* kinds in the table */
 
 typedef struct ld_ekind ld_ekind;
 
@@ -77,10 +78,15 @@ struct ld_ekind {
     int (*phi_dd)(const ld_elem_ctx *c, double *z);
     /* The owner of local row r as text: "joint 'pivot' (line 21), row 2 of 3". */
     void (*row_name)(const ld_model *m, const ld_elem *e, int r, char *buf, size_t cap);
+    /* Optional: the kind's own data for the compiled system s, made once after its instances
+     * (e.g. the beam elements' reference strains; ld_elems_data returns it), and its release.
+     * LD_OK, LD_ENOMEM or LD_EINVAL with a reason in msg (n bytes). */
+    int (*prepare)(const ld_system *s, void **data, char *msg, size_t n);
+    void (*release)(void *data);
 };
 
 /* The kinds (their files). */
-extern const ld_ekind ld_ek_body, ld_ek_joint, ld_ek_rod, ld_ek_force, ld_ek_unit_norm;
+extern const ld_ekind ld_ek_body, ld_ek_joint, ld_ek_rod, ld_ek_force, ld_ek_unit_norm, ld_ek_beam;
 
 /* The table of kinds: their number and kind i (NULL out of range). */
 int ld_ekind_count(void);
@@ -97,11 +103,15 @@ typedef struct ld_elems {
     size_t nbuf;
     int *bix;      /* per instance (from ld_elem.bix), node slots (a, b): its tangent block */
     size_t *mboff; /* nnodes + 1: each node's block offset in the mass-block layout */
+    void *data[LD_EKIND_MAX]; /* the kinds\' own data (prepare), by their place in the table */
 } ld_elems;
 
-/* Build the instances of the compiled system s (nodes laid out, s->user an rb_sys) and give
- * out their rows from 0; *rows receives their number. LD_OK or LD_ENOMEM. */
-int ld_elems_build(const ld_system *s, ld_elems *E, int *rows);
+/* Build the instances of the compiled system s (nodes laid out, s->user an rb_sys), give out
+ * their rows from 0 (*rows receives their number) and prepare the kinds' data. LD_OK,
+ * LD_ENOMEM, or a kind's LD_EINVAL with its reason in msg (n bytes; may be NULL). */
+int ld_elems_build(const ld_system *s, ld_elems *E, int *rows, char *msg, size_t n);
+/* The data that kind k prepared for s (NULL if none). */
+const void *ld_elems_data(const ld_system *s, const ld_ekind *k);
 void ld_elems_free(ld_elems *E);
 
 /* The system operations over all instances (the ld_system_ops of rigid.c). Each zeroes its

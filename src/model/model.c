@@ -18,6 +18,7 @@
 
 #include "../core/strf.h"
 #include "elements.h"
+#include "rigid_impl.h"
 #include "names.h"
 
 /* ------------------------------------------------------------------ names */
@@ -179,6 +180,7 @@ void ld_model_free(ld_model *m) {
     free(m->loads);
     free(m->rods);
     ld_el_free_all(m); /* force elements (elements.c) */
+    ld_beam_free_all(m);
     ld_model_init(m);
 }
 
@@ -745,6 +747,15 @@ static int check_all(const checker *c) {
     { /* force elements: the registry's checks (elements.c) */
         char key[96], why[256];
         if (ld_el_check_all(m, key, sizeof key, why, sizeof why)) return invalid(c, key, "%s", why);
+    }
+    if (m->nbeams < 0 || (m->nbeams > 0 && !m->beams))
+        return invalid(c, "beams", "count %d does not match the array", m->nbeams);
+    for (int i = 0; i < m->nbeams; ++i) { /* beams (beam.c) */
+        char key[64], why[256], path[96];
+        if (ld_beam_check(m, i, key, sizeof key, why, sizeof why)) {
+            strf(path, sizeof path, "beams[%d].%s", i, key);
+            return invalid(c, path, "%s", why);
+        }
     }
     return check_run(c);
 }

@@ -160,6 +160,13 @@ static void not_closed(const ld_model *m, int j, double err, char *msg, size_t n
 /* The rods' nodes are bodies of the model, and the formulation is one of the Lie groups. */
 static int check_rods(const ld_model *m, ld_formulation f, char *msg, size_t n) {
     if (m->nrods < 0 || (m->nrods > 0 && !m->rods)) return LD_EINVAL;
+    if (m->nbeams > 0 && f == LD_FORM_EULER) {
+        if (msg)
+            snprintf(msg, n,
+                     "beams need a Lie-group formulation (so3xr3, se3, s3xr3 or s3sdr3); the "
+                     "euler formulation does not support them");
+        return LD_ENOTSUPPORTED;
+    }
     if (m->nrods > 0 && f == LD_FORM_EULER) {
         if (msg)
             snprintf(msg, n,
@@ -245,7 +252,7 @@ static int compile(const ld_model *m, ld_formulation f, ld_system *s, double **q
         rb->nkrows = ld_rod_rows(m);
         rc = ld_sys_layout(s);
     }
-    if (!rc) rc = ld_elems_build(s, &rb->E, &s->m);
+    if (!rc) rc = ld_elems_build(s, &rb->E, &s->m, msg, n);
     if (!rc && s->m != rb->njrows + rb->nkrows + (rb->euler ? m->nbodies : 0)) rc = LD_EINVAL;
     if (!rc && !rb->euler) rc = ld_elems_pattern(s);
     if (!rc) rc = ld_sys_alloc_work(s);

@@ -123,4 +123,11 @@ int ld_rod_rows(const ld_model *m);
  * segment otherwise. */
 int ld_rod_check_initial(const ld_system *s, const double *q, const double *v, char *msg, size_t n);
 
+/* ---------------------------------------------------------------- beams (beam.c) */
+/* Release the beams' arrays and the array (ld_model_free). */
+void ld_beam_free_all(ld_model *m);
+/* Beam i of m is sound: LD_OK, or LD_EINVAL with the failing key ("stiffness") and the reason
+ * (model.c formats the message). */
+int ld_beam_check(const ld_model *m, int i, char *key, size_t nk, char *why, size_t nw);
+
 #endif

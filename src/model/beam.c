@@ -1,0 +1,331 @@
+/*
+ * Beams in the models (model.h, docs/beam.md): placing a beam's nodes, and the beam element kind
+ * of the compiled systems (elem.h) — one instance per finite element, on the element's free
+ * nodes, with the elastic force, stiffness and energy of beam_fe.c mapped to the formulation.
+ *
+ * The kernel works in canonical coordinates (per node δθ in the material frame, δx spatial).
+ * The direct products (so3xr3, s3xr3) perturb x in the spatial frame: the same coordinates.
+ * The semidirect ones (se3, s3sdr3) move x by R δu: with P = diag(I, R) per node the force is
+ * Pᵀ F and the stiffness Pᵀ K P + N, N = ∂(Rᵀ F_x)/∂δθ = hat(Rᵀ F_x) in the translation rows
+ * (as for the force elements, elements.c). The inertia is the nodes' (lumped on the
+ * Gauss–Lobatto–Legendre points, the bodies' element); a clamped node keeps its reference pose.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/strf.h"
+#include "../lie/mat3.h"
+#include "beam_fe.h"
+#include "elem.h"
+#include "liedyn/liedyn.h"
+#include "rigid_impl.h"
+
+/* ---------------------------------------------------------------- placement */
+
+/* e1 along the axis, e2 along normal ⊥ e1: the material frame R = [e1 e2 e3] as a quaternion. */
+static int frame(const double d[3], const double normal[3], double q[4]) {
+    double e1[3], e2[3], e3[3], R[9], len = ld_v3_norm(d);
+    if (!(len > 0.0) || !isfinite(len)) return LD_EINVAL;
+    for (int i = 0; i < 3; ++i) e1[i] = d[i] / len;
+    double pn = ld_v3_dot(normal, e1);
+    for (int i = 0; i < 3; ++i) e2[i] = normal[i] - pn * e1[i];
+    double n2 = ld_v3_norm(e2);
+    if (!(n2 > 1e-9 * fmax(1.0, ld_v3_norm(normal)))) return LD_EINVAL;
+    for (int i = 0; i < 3; ++i) e2[i] /= n2;
+    ld_v3_cross(e3, e1, e2);
+    for (int i = 0; i < 3; ++i) R[3 * i] = e1[i], R[3 * i + 1] = e2[i], R[3 * i + 2] = e3[i];
+    ld_quat_from_mat(q, R);
+    return LD_OK;
+}
+
+/* ρJ symmetric positive definite (leading minors). */
+static int spd3(const double J[9]) {
+    double d1 = J[0], d2 = J[0] * J[4] - J[1] * J[3];
+    double d3 = J[0] * (J[4] * J[8] - J[5] * J[7]) - J[1] * (J[3] * J[8] - J[5] * J[6]) +
+                J[2] * (J[3] * J[7] - J[4] * J[6]);
+    return d1 > 0.0 && d2 > 0.0 && d3 > 0.0 && J[1] == J[3] && J[2] == J[6] && J[5] == J[7];
+}
+
+int ld_beam_place(ld_model *m, ld_beam *b) {
+    if (!m || !b || b->order < 1 || b->order > LD_BEAM_ORDER_MAX || b->nelem < 1 ||
+        !(b->rho_a > 0.0) || !spd3(b->rho_j) || b->nelem > 1000000)
+        return LD_EINVAL;
+    int p = b->order, nn = b->nelem * p + 1, nfree = nn - (b->clamp[0] != 0) - (b->clamp[1] != 0);
+    double d[3], q[4], xi[LD_BEAM_MAX_NODES], wg[LD_BEAM_MAX_NODES];
+    for (int i = 0; i < 3; ++i) d[i] = b->to[i] - b->from[i];
+    if (frame(d, b->normal, q)) return LD_EINVAL;
+    char name[LD_NAME_MAX + 16];
+    if (strf(name, sizeof name, "%.*s[%d]", LD_NAME_MAX, b->name, nn - 1) >= LD_NAME_MAX)
+        return LD_EINVAL;
+    double L = ld_v3_norm(d), Le = L / b->nelem;
+    int *nb = malloc((size_t)nn * sizeof *nb);
+    double *q0 = malloc(4 * (size_t)nn * sizeof *q0), *x0 = malloc(3 * (size_t)nn * sizeof *x0);
+    double *w = calloc((size_t)nn, sizeof *w);
+    ld_body *bodies = realloc(m->bodies, ((size_t)m->nbodies + (size_t)nfree) * sizeof *bodies);
+    if (bodies) m->bodies = bodies;
+    if (!nb || !q0 || !x0 || !w || !bodies) {
+        free(nb), free(q0), free(x0), free(w);
+        return LD_ENOMEM;
+    }
+    ld_beam_gll(p, xi);
+    ld_beam_gll_weights(p, xi, wg);
+    for (int e = 0; e < b->nelem; ++e)
+        for (int j = 0; j <= p; ++j) {
+            int k = e * p + j;
+            double s = (e + 0.5 * (xi[j] + 1.0)) / b->nelem;
+            for (int i = 0; i < 3; ++i) x0[3 * k + i] = b->from[i] + s * d[i];
+            memcpy(q0 + 4 * k, q, sizeof q);
+            w[k] += 0.5 * Le * wg[j];
+        }
+    for (int k = 0; k < nn; ++k) {
+        if ((k == 0 && b->clamp[0]) || (k == nn - 1 && b->clamp[1])) {
+            nb[k] = LD_GROUND;
+            continue;
+        }
+        ld_body *bd = &m->bodies[m->nbodies];
+        memset(bd, 0, sizeof *bd);
+        strf(bd->name, sizeof bd->name, "%s[%d]", b->name, k);
+        bd->mass = b->rho_a * w[k];
+        for (int i = 0; i < 9; ++i) bd->inertia[i] = b->rho_j[i] * w[k];
+        memcpy(bd->x, x0 + 3 * k, sizeof bd->x);
+        memcpy(bd->q, q, sizeof bd->q);
+        bd->has_v = 1;
+        bd->line = b->line;
+        nb[k] = m->nbodies++;
+    }
+    free(w);
+    b->nnodes = nn;
+    b->node_body = nb;
+    b->q0 = q0;
+    b->x0 = x0;
+    return LD_OK;
+}
+
+int ld_model_add_beam(ld_model *m, ld_beam *b) {
+    if (!m || !b) return LD_EINVAL;
+    ld_beam *a = realloc(m->beams, ((size_t)m->nbeams + 1) * sizeof *a);
+    if (!a) return LD_ENOMEM;
+    m->beams = a;
+    a[m->nbeams++] = *b;
+    b->node_body = NULL, b->q0 = b->x0 = NULL;
+    return LD_OK;
+}
+
+void ld_beam_free_all(ld_model *m) {
+    for (int i = 0; m->beams && i < m->nbeams; ++i) {
+        free(m->beams[i].node_body);
+        free(m->beams[i].q0);
+        free(m->beams[i].x0);
+    }
+    free(m->beams);
+    m->beams = NULL;
+    m->nbeams = 0;
+}
+
+int ld_beam_check(const ld_model *m, int i, char *key, size_t nk, char *why, size_t nw) {
+    const ld_beam *b = &m->beams[i];
+    const char *k = NULL, *w = NULL;
+    double Cs[36];
+    memcpy(Cs, b->C, sizeof Cs);
+    int spd = 1; /* C symmetric positive definite: Cholesky */
+    for (int r = 0; r < 6 && spd; ++r)
+        for (int c = 0; c < 6; ++c)
+            if (b->C[6 * r + c] != b->C[6 * c + r] || !isfinite(b->C[6 * r + c])) spd = 0;
+    for (int j = 0; spd && j < 6; ++j) {
+        double dj = Cs[7 * j];
+        for (int l = 0; l < j; ++l) dj -= Cs[6 * j + l] * Cs[6 * j + l];
+        if (!(dj > 0.0)) {
+            spd = 0;
+            break;
+        }
+        Cs[7 * j] = sqrt(dj);
+        for (int r = j + 1; r < 6; ++r) {
+            double v = Cs[6 * r + j];
+            for (int l = 0; l < j; ++l) v -= Cs[6 * r + l] * Cs[6 * j + l];
+            Cs[6 * r + j] = v / Cs[7 * j];
+        }
+    }
+    if (b->order < 1 || b->order > LD_BEAM_ORDER_MAX)
+        k = "order", w = "must be 1 … 8";
+    else if (b->nelem < 1)
+        k = "elements", w = "must be at least 1";
+    else if (!spd)
+        k = "stiffness", w = "the 6x6 section stiffness must be symmetric positive definite";
+    else if (!(b->rho_a > 0.0) || !isfinite(b->rho_a))
+        k = "rho_a", w = "must be positive";
+    else if (!spd3(b->rho_j))
+        k = "rho_j", w = "must be symmetric positive definite";
+    else if (b->nnodes != b->nelem * b->order + 1 || !b->node_body || !b->q0 || !b->x0)
+        k = "nodes", w = "not placed (ld_beam_place)";
+    for (int n = 0; !k && n < b->nnodes; ++n)
+        if (b->node_body[n] < LD_GROUND || b->node_body[n] >= m->nbodies)
+            k = "nodes", w = "a node's body is not one of the model's bodies";
+    if (!k) return LD_OK;
+    strf(key, nk, "%s", k);
+    strf(why, nw, "%s", w);
+    return LD_EINVAL;
+}
+
+/* ---------------------------------------------------------------- the element kind */
+
+/* The prepared elements: one ld_beam_fe per finite element of every beam, in order. */
+typedef struct beam_data {
+    int n;
+    ld_beam_fe *fe;
+} beam_data;
+
+/* Free node slots of element e of beam b: their count; slot[] the local node numbers. */
+static int free_slots(const ld_beam *b, int e, int *slot) {
+    int n = 0;
+    for (int j = 0; j <= b->order; ++j)
+        if (b->node_body[e * b->order + j] >= 0) slot[n++] = j;
+    return n;
+}
+
+static int bel_instances(const ld_model *m, ld_formulation f, ld_elem *out) {
+    (void)f;
+    int n = 0;
+    for (int i = 0; i < m->nbeams; ++i) {
+        const ld_beam *b = &m->beams[i];
+        for (int e = 0; e < b->nelem; ++e, ++n) {
+            if (!out) continue;
+            int slot[LD_BEAM_MAX_NODES], ns = free_slots(b, e, slot);
+            out[n].item = i, out[n].sub = e, out[n].nn = ns, out[n].nrows = 0;
+            for (int a = 0; a < ns; ++a) out[n].node[a] = b->node_body[e * b->order + slot[a]];
+        }
+    }
+    return n;
+}
+
+static int bel_prepare(const ld_system *s, void **data, char *msg, size_t n) {
+    const ld_model *m = ld_rb(s)->m;
+    if (m->nbeams == 0) return LD_OK;
+    int total = 0;
+    for (int i = 0; i < m->nbeams; ++i) total += m->beams[i].nelem;
+    beam_data *d = calloc(1, sizeof *d);
+    ld_beam_fe *fe = malloc((size_t)total * sizeof *fe);
+    if (!d || !fe) {
+        free(d), free(fe);
+        return LD_ENOMEM;
+    }
+    d->n = total, d->fe = fe;
+    *data = d;
+    for (int i = 0, k = 0; i < m->nbeams; ++i) {
+        const ld_beam *b = &m->beams[i];
+        for (int e = 0; e < b->nelem; ++e, ++k) {
+            int p = b->order, o = e * p;
+            if (ld_beam_fe_init(&fe[k], p, b->reduced ? p : p + 1, b->q0 + 4 * o, b->x0 + 3 * o,
+                                b->C, 1)) {
+                if (msg)
+                    strf(msg, n, "beam %d ('%s'): element %d has a degenerate reference", i,
+                         b->name, e);
+                return LD_EINVAL;
+            }
+        }
+    }
+    return LD_OK;
+}
+
+static void bel_release(void *data) {
+    beam_data *d = data;
+    if (d) free(d->fe);
+    free(d);
+}
+
+/* The element of an instance and its nodes' poses (clamped: the reference), R per node. */
+static const ld_beam_fe *bel_poses(const ld_elem_ctx *c, double *q, double *x, double R[][9]) {
+    const ld_model *m = ld_rb(c->s)->m;
+    const ld_beam *b = &m->beams[c->e->item];
+    const beam_data *d = ld_elems_data(c->s, &ld_ek_beam);
+    int k = c->e->sub;
+    for (int i = 0; i < c->e->item; ++i) k += m->beams[i].nelem;
+    for (int j = 0; j <= b->order; ++j) {
+        int g = c->e->sub * b->order + j, body = b->node_body[g];
+        if (body < 0) {
+            memcpy(q + 4 * j, b->q0 + 4 * g, 4 * sizeof(double));
+            memcpy(x + 3 * j, b->x0 + 3 * g, 3 * sizeof(double));
+            ld_quat_to_mat(R[j], q + 4 * j);
+            continue;
+        }
+        const double *xp;
+        ld_rb_pose(c->s, c->q, body, R[j], &xp);
+        ld_quat_from_mat(q + 4 * j, R[j]);
+        memcpy(x + 3 * j, xp, 3 * sizeof(double));
+    }
+    return &d->fe[k];
+}
+
+/* Evaluate and map to the instance's local arrays (free slots, formulation's coordinates). */
+static int bel_eval(const ld_elem_ctx *c, unsigned want, double *g, double *K, double *V) {
+    enum { M = 6 * LD_BEAM_MAX_NODES };
+    double q[4 * LD_BEAM_MAX_NODES], x[3 * LD_BEAM_MAX_NODES], R[LD_BEAM_MAX_NODES][9];
+    double F[M];
+    static _Thread_local double Kc[M * M];
+    const ld_model *m = ld_rb(c->s)->m;
+    const ld_beam *b = &m->beams[c->e->item];
+    const ld_beam_fe *fe = bel_poses(c, q, x, R);
+    ld_beam_fe_elastic(fe, q, x, want, F, Kc, V);
+    if (!(want & (LD_BEAM_FORCE | LD_BEAM_STIFF))) return LD_OK;
+    int slot[LD_BEAM_MAX_NODES], ns = free_slots(b, c->e->sub, slot), semi = ld_rb(c->s)->semi;
+    size_t nc = 6 * (size_t)(b->order + 1), nl = (size_t)c->e->nl;
+    for (int a = 0; a < ns; ++a) {
+        const double *Fa = F + 6 * slot[a], *Ra = R[slot[a]];
+        double Fx[3];
+        if (semi)
+            ld_m3_tmulv(Fx, Ra, Fa + 3);
+        else
+            memcpy(Fx, Fa + 3, sizeof Fx);
+        if ((want & LD_BEAM_FORCE) && g)
+            for (int i = 0; i < 3; ++i) g[6 * a + i] += Fa[i], g[6 * a + 3 + i] += Fx[i];
+        if (!(want & LD_BEAM_STIFF)) continue;
+        for (int bb = 0; bb < ns; ++bb) {
+            const double *Rb = R[slot[bb]];
+            for (int r = 0; r < 6; ++r)
+                for (int cc = 0; cc < 6; ++cc) {
+                    /* Pᵀ K P: the translation rows by R_aᵀ, columns by R_b */
+                    double acc = 0.0;
+                    for (int i = 0; i < (r < 3 || !semi ? 1 : 3); ++i)
+                        for (int j = 0; j < (cc < 3 || !semi ? 1 : 3); ++j) {
+                            int rr = r < 3 || !semi ? r : 3 + i, cj = cc < 3 || !semi ? cc : 3 + j;
+                            double wr = r < 3 || !semi ? 1.0 : Ra[3 * i + (r - 3)];
+                            double wc = cc < 3 || !semi ? 1.0 : Rb[3 * j + (cc - 3)];
+                            acc += wr *
+                                   Kc[nc * (6 * (size_t)slot[a] + (size_t)rr) +
+                                      6 * (size_t)slot[bb] + (size_t)cj] *
+                                   wc;
+                        }
+                    K[nl * (6 * (size_t)a + (size_t)r) + 6 * (size_t)bb + (size_t)cc] += acc;
+                }
+        }
+        if (semi) { /* N = hat(Rᵀ F_x) in the translation rows, rotation columns */
+            double H[9];
+            ld_so3_hat(H, Fx);
+            for (int r = 0; r < 3; ++r)
+                for (int cc = 0; cc < 3; ++cc)
+                    K[nl * (6 * (size_t)a + 3 + (size_t)r) + 6 * (size_t)a + (size_t)cc] +=
+                        H[3 * r + cc];
+        }
+    }
+    return LD_OK;
+}
+
+static int bel_force(const ld_elem_ctx *c, double *g) {
+    return bel_eval(c, LD_BEAM_FORCE, g, NULL, NULL);
+}
+
+static int bel_stiffness(const ld_elem_ctx *c, double *K) {
+    return bel_eval(c, LD_BEAM_FORCE | LD_BEAM_STIFF, NULL, K, NULL);
+}
+
+static int bel_energy(const ld_elem_ctx *c, double *V) {
+    return bel_eval(c, LD_BEAM_ENERGY, NULL, NULL, V);
+}
+
+const ld_ekind ld_ek_beam = {.name = "beam",
+                             .instances = bel_instances,
+                             .force = bel_force,
+                             .stiffness = bel_stiffness,
+                             .energy = bel_energy,
+                             .prepare = bel_prepare,
+                             .release = bel_release};

@@ -1,0 +1,188 @@
+/*
+ * Beams in the models (model.h, src/model/beam.c): placing a beam (nodes at the
+ * Gauss–Lobatto–Legendre points, lumped masses, clamped ends eliminated), the beam element
+ * kind's force, stiffness and energy in every Lie-group formulation against differences on the
+ * group, the refusal of the euler formulation, and the first bending frequency of a slender
+ * clamped cantilever in free vibration against Euler–Bernoulli theory, ω₁ = 1.8751² √(EI/(ρA L⁴)),
+ * with generalized-α on the sparse path.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "support.h"
+
+#include "liedyn/integrator.h"
+#include "liedyn/liedyn.h"
+#include "liedyn/model.h"
+#include "liedyn/system.h"
+
+/* A cantilever along x, clamped at x = 0: nel elements of order p, section diag(EA, GA, GA, GJ,
+ * EI, EI), ρA, ρJ; gravity g along −z. */
+static void cantilever(ld_model *m, int nel, int p, double L, const double sec[6], double rho_a,
+                       double rho_j, double g) {
+    ld_model_init(m);
+    strcpy(m->name, "cantilever");
+    m->gravity[2] = -g;
+    ld_beam b;
+    memset(&b, 0, sizeof b);
+    strcpy(b.name, "beam");
+    b.order = p, b.nelem = nel;
+    b.to[0] = L;
+    b.normal[1] = 1.0;
+    for (int k = 0; k < 6; ++k) b.C[7 * k] = sec[k];
+    b.rho_a = rho_a;
+    b.rho_j[0] = 2.0 * rho_j, b.rho_j[4] = b.rho_j[8] = rho_j;
+    b.clamp[0] = 1;
+    assert_int_equal(ld_beam_place(m, &b), LD_OK);
+    assert_int_equal(ld_model_add_beam(m, &b), LD_OK);
+    assert_int_equal(m->nbodies, nel * p);
+}
+
+static void test_place(void **state) {
+    (void)state;
+    ld_model m;
+    const double sec[6] = {1e4, 5e3, 5e3, 10, 20, 30};
+    cantilever(&m, 3, 4, 6.0, sec, 2.0, 0.01, 0.0);
+    const ld_beam *b = &m.beams[0];
+    assert_int_equal(b->nnodes, 13);
+    assert_int_equal(b->node_body[0], LD_GROUND);
+    double mass = 0.0;
+    for (int i = 0; i < m.nbodies; ++i) mass += m.bodies[i].mass;
+    /* the lumped masses add up to ρA L less the clamped node's share */
+    assert_true(mass < 12.0 && mass > 11.5);
+    assert_string_equal(m.bodies[0].name, "beam[1]");
+    assert_true(fabs(m.bodies[m.nbodies - 1].x[0] - 6.0) < 1e-15);
+    ld_model_error err;
+    assert_int_equal(ld_model_validate(&m, &err), LD_OK);
+    m.beams[0].C[1] = 5.0; /* not symmetric */
+    assert_int_equal(ld_model_validate(&m, &err), LD_EINVAL);
+    assert_non_null(strstr(err.msg, "beams[0].stiffness"));
+    ld_model_free(&m);
+    ld_beam bad;
+    memset(&bad, 0, sizeof bad);
+    bad.order = 9, bad.nelem = 1, bad.to[0] = 1, bad.normal[1] = 1, bad.rho_a = 1;
+    bad.rho_j[0] = bad.rho_j[4] = bad.rho_j[8] = 1;
+    ld_model_init(&m);
+    assert_int_equal(ld_beam_place(&m, &bad), LD_EINVAL);
+    bad.order = 2, bad.normal[0] = 1, bad.normal[1] = 0; /* parallel to the axis */
+    assert_int_equal(ld_beam_place(&m, &bad), LD_EINVAL);
+    ld_model_free(&m);
+}
+
+/* Force = gradient of the energy and stiffness = derivative of the force along the group, at a
+ * deformed state, in the four Lie-group formulations; euler refused. */
+static void test_tangents(void **state) {
+    (void)state;
+    ld_model m;
+    const double sec[6] = {1e3, 4e2, 3e2, 10, 20, 30};
+    cantilever(&m, 2, 3, 2.0, sec, 1.0, 0.01, 9.81);
+    for (int f = 0; f < LD_FORM_COUNT; ++f) {
+        ld_system s;
+        double *q0, *v0;
+        char msg[256];
+        int rc = ld_model_compile_msg(&m, (ld_formulation)f, &s, &q0, &v0, msg, sizeof msg);
+        if (f == LD_FORM_EULER) {
+            assert_int_equal(rc, LD_ENOTSUPPORTED);
+            assert_non_null(strstr(msg, "beams need a Lie-group formulation"));
+            continue;
+        }
+        if (rc) fail_msg("%s", msg);
+        size_t k = (size_t)s.k;
+        double *buf = calloc(2 * k * k + 6 * k + 2 * (size_t)s.nq, sizeof *buf);
+        assert_non_null(buf);
+        double *KA = buf, *KF = KA + k * k, *q = KF + k * k, *qs = q + s.nq, *v = qs + s.nq;
+        double *a = v + k, *xi = a + k, *g = xi + k, *d = g + k;
+        rng r = rng_seed(7u + (unsigned)f);
+        for (size_t i = 0; i < k; ++i)
+            xi[i] = rng_range(&r, -0.2, 0.2), a[i] = rng_range(&r, -1, 1);
+        ld_sys_retract(&s, q, q0, xi);
+        assert_int_equal(s.ops.stiffness(&s, 0.0, q, v, a, NULL, KA), LD_OK);
+        assert_int_equal(ld_sys_stiffness_fd(&s, 0.0, q, v, a, NULL, KF), LD_OK);
+        double ek = 0.0, sk = 1.0;
+        for (size_t i = 0; i < k * k; ++i)
+            ek = fmax(ek, fabs(KA[i] - KF[i])), sk = fmax(sk, fabs(KA[i]));
+        /* at rest, g = dV/dq along the group */
+        assert_int_equal(s.ops.force(&s, 0.0, q, v, g), LD_OK);
+        double eg = 0.0, sg = 1.0;
+        for (size_t j = 0; j < k; ++j) {
+            double ep, em, h = 1e-6;
+            memset(d, 0, k * sizeof *d);
+            d[j] = h;
+            ld_sys_retract(&s, qs, q, d);
+            assert_int_equal(s.ops.energy(&s, 0.0, qs, v, &ep), LD_OK);
+            d[j] = -h;
+            ld_sys_retract(&s, qs, q, d);
+            assert_int_equal(s.ops.energy(&s, 0.0, qs, v, &em), LD_OK);
+            eg = fmax(eg, fabs((ep - em) / (2 * h) - g[j]));
+            sg = fmax(sg, fabs(g[j]));
+        }
+        printf("%s: stiffness error %.2e of %.2e, force error %.2e of %.2e\n",
+               ld_formulation_name((ld_formulation)f), ek, sk, eg, sg);
+        assert_true(ek <= 1e-6 * sk && eg <= 1e-6 * sg);
+        free(buf);
+        free(q0);
+        free(v0);
+        ld_model_system_free(&s);
+    }
+    ld_model_free(&m);
+}
+
+/* Free vibration about the static deflection after a step tip load: the time between upward
+ * crossings of the static deflection, averaged over eight periods, is the first bending
+ * period. */
+static void test_first_frequency(void **state) {
+    (void)state;
+    const double L = 1.0, EI = 1.0, rho_a = 1.0, P = 1e-4;
+    const double sec[6] = {1e5, 1e5, 1e5, 1.0, EI, EI};
+    ld_model m;
+    cantilever(&m, 4, 4, L, sec, rho_a, 1e-6, 0.0);
+    ld_load ld;
+    memset(&ld, 0, sizeof ld);
+    ld.kind = LD_LOAD_FORCE, ld.body = m.nbodies - 1, ld.frame = LD_IN_SPATIAL, ld.vec[1] = P;
+    m.loads = &ld, m.nloads = 1;
+    ld_system s;
+    double *q0, *v0;
+    assert_int_equal(ld_model_compile(&m, LD_FORM_SO3XR3, &s, &q0, &v0), LD_OK);
+    ld_integ_options o;
+    ld_integ_options_init(&o);
+    o.method = LD_INTEG_GENALPHA, o.rho_inf = 1.0, o.la = LD_LA_KLU;
+    int rc;
+    ld_integ *it = ld_integ_create(&s, &o, &rc);
+    assert_non_null(it);
+    assert_int_equal(ld_integ_init(it, 0.0, q0, v0), LD_OK);
+    const double h = 2e-3, omega = 1.8751040687 * 1.8751040687 * sqrt(EI / (rho_a * L * L * L * L));
+    /* upward crossings of the static deflection P L³/(3 EI) + P L/(G A), interpolated */
+    const double ys = P * L * L * L / (3.0 * EI) + P * L / sec[1];
+    enum { NP = 8 }; /* periods averaged: the higher modes shift single crossings */
+    double prev = -ys, tmax[NP + 1] = {0}, x[3], qq[4], om[3], xd[3];
+    int nmax = 0;
+    for (int i = 1; i <= 10000 && nmax <= NP; ++i) {
+        assert_int_equal(ld_integ_step(it, h), LD_OK);
+        ld_model_body_state(&s, s.nnodes - 1, ld_integ_q(it), ld_integ_v(it), x, qq, om, xd);
+        double y = x[1] - ys;
+        if (prev < 0.0 && y >= 0.0) tmax[nmax++] = (i - 1) * h + h * (-prev) / (y - prev);
+        prev = y;
+    }
+    assert_int_equal(nmax, NP + 1);
+    double T = (tmax[NP] - tmax[0]) / NP, Tex = 2.0 * PI / omega;
+    printf("first bending period %.5f s, Euler-Bernoulli %.5f s (relative %.2e)\n", T, Tex,
+           T / Tex - 1.0);
+    assert_true(fabs(T / Tex - 1.0) < 1e-3); /* 2.7e-4 measured */
+    ld_integ_free(it);
+    free(q0);
+    free(v0);
+    ld_model_system_free(&s);
+    m.loads = NULL, m.nloads = 0;
+    ld_model_free(&m);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_place),
+        cmocka_unit_test(test_tangents),
+        cmocka_unit_test(test_first_frequency),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
