@@ -178,11 +178,68 @@ static void test_first_frequency(void **state) {
     ld_model_free(&m);
 }
 
+/* The YAML block beams: a good beam compiles; each bad one is refused at its line and key. */
+static void test_yaml(void **state) {
+    (void)state;
+    static const char *const good =
+        "name: b\n"
+        "beams:\n"
+        "  - name: leg\n"
+        "    order: 2\n"
+        "    elements: 3\n"
+        "    from: [0, 0, 0]\n"
+        "    to: [0, 3, 0]\n"
+        "    section: {EA: 1e4, GA2: 1e4, GA3: 1e4, GJ: 10, EI2: 10, EI3: 10}\n"
+        "    rho_a: 1\n"
+        "    rho_j: [2, 1, 1]\n"
+        "    clamp: start\n"
+        "loads:\n"
+        "  - {body: 'leg[6]', type: force, frame: spatial, value: [0, 0, 1]}\n";
+    ld_model m;
+    ld_model_error err;
+    if (ld_model_parse(good, strlen(good), "b.yaml", &m, &err)) fail_msg("%s", err.msg);
+    assert_int_equal(m.nbeams, 1);
+    assert_int_equal(m.nbodies, 6);
+    assert_int_equal(m.beams[0].line, 3);
+    ld_system s;
+    double *q0, *v0;
+    assert_int_equal(ld_model_compile(&m, LD_FORM_SE3, &s, &q0, &v0), LD_OK);
+    free(q0);
+    free(v0);
+    ld_model_system_free(&s);
+    ld_model_free(&m);
+    static const struct {
+        const char *from, *to, *msg;
+    } bad[] = {
+        {"order: 2", "order: 9", "b.yaml:4: beams[0].order: must be 1"},
+        {"    section: {EA: 1e4, GA2: 1e4, GA3: 1e4, GJ: 10, EI2: 10, EI3: 10}\n", "",
+         "beams[0].section: is required"},
+        {"GJ: 10,", "", "beams[0].section.GJ"},
+        {"rho_j: [2, 1, 1]", "rho_j: [2, 1]", "beams[0].rho_j: must hold 3 (the diagonal) or 9"},
+        {"to: [0, 3, 0]", "to: [0, 0, 0]", "beams[0].to: must differ from 'from'"},
+        {"clamp: start", "clamp: middle", "beams[0].clamp"},
+        {"'leg[6]'", "'leg[7]'", "leg[7]"},
+        {"EI3: 10}", "EI3: -10}", "beams[0].stiffness: the 6x6 section stiffness must be"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+        char text[2048];
+        const char *at = strstr(good, bad[i].from);
+        assert_non_null(at);
+        snprintf(text, sizeof text, "%.*s%s%s", (int)(at - good), good, bad[i].to,
+                 at + strlen(bad[i].from));
+        int rc = ld_model_parse(text, strlen(text), "b.yaml", &m, &err);
+        if (rc == LD_OK) rc = ld_model_validate(&m, &err), ld_model_free(&m);
+        if (rc != LD_EINVAL || !strstr(err.msg, bad[i].msg))
+            fail_msg("case %zu: rc %d, message '%s', want '%s'", i, rc, err.msg, bad[i].msg);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_place),
         cmocka_unit_test(test_tangents),
         cmocka_unit_test(test_first_frequency),
+        cmocka_unit_test(test_yaml),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

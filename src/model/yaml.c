@@ -544,13 +544,14 @@ static int read_body(reader *r, const yaml_node_t *n, ld_body *b) {
 /* ------------------------------------------------------------------ lists of items */
 
 /* The lists of bodies, joints and loads: allocated, the count set right away, each item read
- * with its index on the path. Bodies come first (required unless there are rods), then the
- * rods (yaml_rods.c): joints and loads name them. */
+ * with its index on the path. Bodies come first (required unless there are rods or beams),
+ * then the rods (yaml_rods.c) and the beams (yaml_beams.c): joints and loads name their nodes. */
 static int read_bodies(reader *r, const yaml_node_t *root, ld_model *m) {
-    field f;
+    field f, fb;
     int rc = ly_lookup(r, root, "rods", 0, &f), n = 0;
+    if (!rc) rc = ly_lookup(r, root, "beams", 0, &fb);
     size_t mark = ly_push_key(r, "bodies");
-    if (!rc) rc = ly_lookup(r, root, "bodies", !f.val, &f);
+    if (!rc) rc = ly_lookup(r, root, "bodies", !f.val && !fb.val, &f);
     if (!rc && f.val) rc = ly_expect_seq(r, f.val, f.line, "bodies");
     if (!rc && f.val && (n = ly_seq_len(f.val)) > 0 &&
         !(m->bodies = calloc((size_t)n, sizeof *m->bodies)))
@@ -589,8 +590,9 @@ static int read_joints(reader *r, const yaml_node_t *root, ld_model *m) {
 
 /* ------------------------------------------------------------------ integrator, model */
 
-static const char *const top_keys[] = {"name",   "description", "gravity",    "bodies",   "rods",
-                                       "joints", "loads",       "integrator", "elements", NULL};
+static const char *const top_keys[] = {"name",       "description", "gravity", "bodies",
+                                       "rods",       "beams",       "joints",  "loads",
+                                       "integrator", "elements",    NULL};
 
 static int read_model(reader *r, const yaml_node_t *root, ld_model *m) {
     int rc;
@@ -605,6 +607,7 @@ static int read_model(reader *r, const yaml_node_t *root, ld_model *m) {
     if ((rc = ly_get_vec(r, root, "gravity", 0, m->gravity, 3, NULL))) return rc;
     if ((rc = read_bodies(r, root, m))) return rc;
     if ((rc = ly_read_rods(r, root, m))) return rc;
+    if ((rc = ly_read_beams(r, root, m))) return rc; /* yaml_beams.c */
     if ((rc = read_joints(r, root, m))) return rc;
     if ((rc = ly_read_loads(r, root, m))) return rc;
     if ((rc = ly_read_elements(r, root, m))) return rc; /* yaml_elements.c */

@@ -106,6 +106,8 @@ int ly_read_joint(reader *r, const yaml_node_t *n, const ld_model *m, ld_joint *
 /* yaml_rods.c: the list under key "rods" of root (optional), each rod's nodes appended to the
  * bodies (read before the joints and loads, which may name the nodes). */
 int ly_read_rods(reader *r, const yaml_node_t *root, ld_model *m);
+/* The block `beams:` (yaml_beams.c), after the rods: their free nodes become bodies. */
+int ly_read_beams(reader *r, const yaml_node_t *root, ld_model *m);
 
 /* The integrator block (yaml_run.c) of the document root into s. */
 int ly_read_run(reader *r, const yaml_node_t *root, ld_run_spec *s);

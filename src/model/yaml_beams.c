@@ -1,0 +1,147 @@
+/*
+ * The YAML model reader, continued (yaml.c): beams (docs/model-format.md, "Beams"). Each beam's
+ * free nodes are appended to the model's bodies (ld_beam_place) as soon as the beam is read, so
+ * that the joints and loads, read next, can name them ("leg[4]"). The section is either the
+ * shorthand `section: {EA, GA2, GA3, GJ, EI2, EI3}` or the full 6×6 `stiffness` (36 numbers,
+ * row-major); ld_model_validate checks it (symmetric positive definite).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../lie/mat3.h"
+#include "liedyn/liedyn.h"
+#include "liedyn/model.h"
+#include "yaml_impl.h"
+
+static const char *const beam_keys[] = {"name",   "order",      "elements",  "from",  "to",
+                                        "normal", "section",    "stiffness", "rho_a", "rho_j",
+                                        "clamp",  "quadrature", NULL};
+static const char *const section_keys[] = {"EA", "GA2", "GA3", "GJ", "EI2", "EI3", NULL};
+static const char *const clamps[] = {"none", "start", "end", "both", NULL};
+static const char *const quadratures[] = {"full", "reduced", NULL};
+
+/* Line of key in map (the map's line when the key is absent). */
+static int key_line(reader *r, const yaml_node_t *map, const char *key) {
+    field f;
+    (void)ly_lookup(r, map, key, 0, &f);
+    return f.line;
+}
+
+/* A failure at key of map. */
+static int fail_at(reader *r, const yaml_node_t *map, const char *key, const char *why) {
+    size_t mark = ly_push_key(r, key);
+    int rc = ly_fail(r, key_line(r, map, key), "%s", why);
+    ly_pop(r, mark);
+    return rc;
+}
+
+/* The section: the shorthand mapping or the full matrix, exactly one of them. */
+static int read_section(reader *r, const yaml_node_t *n, ld_beam *b) {
+    field f;
+    int rc = ly_lookup(r, n, "section", 0, &f), has_full = 0;
+    double full[36];
+    if (rc) return rc;
+    if ((rc = ly_get_vec(r, n, "stiffness", 0, full, 36, &has_full))) return rc;
+    if (!f.val && !has_full)
+        return fail_at(r, n, "section",
+                       "is required: {EA, GA2, GA3, GJ, EI2, EI3}, or the 6x6 'stiffness'");
+    if (f.val && has_full)
+        return fail_at(r, n, "stiffness", "and 'section' exclude each other: give one");
+    if (has_full) {
+        memcpy(b->C, full, sizeof full);
+        return LD_OK;
+    }
+    size_t mark = ly_push_key(r, "section");
+    rc = ly_expect_map(r, f.val, f.line, "a section {EA, GA2, GA3, GJ, EI2, EI3}");
+    if (!rc) rc = ly_check_keys(r, f.val, section_keys, NULL);
+    for (int k = 0; !rc && k < 6; ++k)
+        rc = ly_get_number(r, f.val, section_keys[k], 1, &b->C[7 * k]);
+    ly_pop(r, mark);
+    return rc;
+}
+
+static int read_beam(reader *r, const yaml_node_t *n, ld_model *m, ld_beam *b) {
+    int rc, has_normal = 0, clamp = 0, quad = 0, nj = 0;
+    double rho_j[9] = {0};
+    memset(b, 0, sizeof *b);
+    b->order = 4;
+    b->nelem = 1;
+    if ((rc = ly_expect_map(r, n, ly_line_of(n), "a beam"))) return rc;
+    if ((rc = ly_check_keys(r, n, beam_keys, NULL))) return rc;
+    if ((rc = ly_get_name(r, n, "name", 1, 0, b->name))) return rc;
+    if ((rc = ly_get_int(r, n, "order", 0, &b->order))) return rc;
+    if (b->order < 1 || b->order > LD_BEAM_ORDER_MAX)
+        return fail_at(r, n, "order", "must be 1 … 8 (the element's polynomial order)");
+    if ((rc = ly_get_int(r, n, "elements", 0, &b->nelem))) return rc;
+    if (b->nelem < 1 || b->nelem > 100000) return fail_at(r, n, "elements", "must be 1 … 100000");
+    if ((rc = ly_get_vec(r, n, "from", 1, b->from, 3, NULL))) return rc;
+    if ((rc = ly_get_vec(r, n, "to", 1, b->to, 3, NULL))) return rc;
+    if ((rc = ly_get_vec(r, n, "normal", 0, b->normal, 3, &has_normal))) return rc;
+    if ((rc = read_section(r, n, b))) return rc;
+    if ((rc = ly_get_number(r, n, "rho_a", 1, &b->rho_a))) return rc;
+    { /* rho_j: 3 (diagonal) or 9 numbers */
+        field f;
+        double *v = NULL;
+        if ((rc = ly_lookup(r, n, "rho_j", 1, &f))) return rc;
+        size_t mark = ly_push_key(r, "rho_j");
+        rc = ly_read_list(r, f, &v, &nj);
+        if (!rc && nj != 3 && nj != 9)
+            rc = ly_fail(r, f.line, "must hold 3 (the diagonal) or 9 numbers, found %d", nj);
+        if (!rc && nj == 3) rho_j[0] = v[0], rho_j[4] = v[1], rho_j[8] = v[2];
+        if (!rc && nj == 9) memcpy(rho_j, v, sizeof rho_j);
+        free(v);
+        ly_pop(r, mark);
+        if (rc) return rc;
+        memcpy(b->rho_j, rho_j, sizeof rho_j);
+    }
+    if ((rc = ly_get_choice(r, n, "clamp", 0, clamps, &clamp))) return rc;
+    if ((rc = ly_get_choice(r, n, "quadrature", 0, quadratures, &quad))) return rc;
+    b->clamp[0] = clamp == 1 || clamp == 3;
+    b->clamp[1] = clamp == 2 || clamp == 3;
+    b->reduced = quad == 1;
+    double d[3];
+    for (int i = 0; i < 3; ++i) d[i] = b->to[i] - b->from[i];
+    double len = ld_v3_norm(d);
+    if (!(len > 0.0) || !isfinite(len))
+        return fail_at(r, n, "to", "must differ from 'from' by a finite distance");
+    if (!has_normal) { /* the spatial axis least aligned with the centreline */
+        int k = 0;
+        for (int i = 1; i < 3; ++i)
+            if (fabs(d[i]) < fabs(d[k])) k = i;
+        b->normal[k] = 1.0;
+    }
+    double pe = ld_v3_dot(b->normal, d) / len, pn = ld_v3_norm(b->normal);
+    if (!(pn > 0.0) || !(sqrt(fmax(0.0, pn * pn - pe * pe)) > 1e-9 * pn))
+        return fail_at(r, n, "normal", "must be a direction not parallel to the centreline");
+    if (!(b->rho_a > 0.0)) return fail_at(r, n, "rho_a", "must be positive");
+    b->line = ly_line_of(n);
+    rc = ld_beam_place(m, b);
+    if (rc == LD_ENOMEM) return ly_out_of_memory(r, ly_line_of(n));
+    if (rc)
+        return fail_at(r, n, "rho_j",
+                       "cannot place the beam: rho_j must be symmetric positive definite and the "
+                       "node names must fit");
+    return LD_OK;
+}
+
+int ly_read_beams(reader *r, const yaml_node_t *root, ld_model *m) {
+    field f;
+    size_t mark = ly_push_key(r, "beams");
+    int rc = ly_lookup(r, root, "beams", 0, &f), n = 0;
+    if (!rc && f.val) rc = ly_expect_seq(r, f.val, f.line, "beams");
+    if (!rc && f.val) n = ly_seq_len(f.val);
+    for (int i = 0; !rc && i < n; ++i) {
+        size_t im = ly_push_index(r, i);
+        ld_beam b;
+        rc = read_beam(r, ly_seq_item(r, f.val, i), m, &b);
+        if (!rc && ld_model_add_beam(m, &b)) rc = ly_out_of_memory(r, f.line);
+        if (rc) {
+            free(b.node_body), free(b.q0), free(b.x0);
+        }
+        ly_pop(r, im);
+    }
+    ly_pop(r, mark);
+    return rc;
+}
