@@ -28,8 +28,8 @@ static void cantilever(ld_model *m, int nel, int p, double L, const double sec[6
     ld_beam b;
     memset(&b, 0, sizeof b);
     strcpy(b.name, "beam");
-    b.order = p, b.nelem = nel;
-    b.to[0] = L;
+    b.order = p, b.nelem = nel, b.npoints = 2;
+    b.points[3] = L;
     b.normal[1] = 1.0;
     for (int k = 0; k < 6; ++k) b.C[7 * k] = sec[k];
     b.rho_a = rho_a;
@@ -62,7 +62,8 @@ static void test_place(void **state) {
     ld_model_free(&m);
     ld_beam bad;
     memset(&bad, 0, sizeof bad);
-    bad.order = 9, bad.nelem = 1, bad.to[0] = 1, bad.normal[1] = 1, bad.rho_a = 1;
+    bad.order = 9, bad.nelem = 1, bad.npoints = 2, bad.points[3] = 1, bad.normal[1] = 1;
+    bad.rho_a = 1;
     bad.rho_j[0] = bad.rho_j[4] = bad.rho_j[8] = 1;
     ld_model_init(&m);
     assert_int_equal(ld_beam_place(&m, &bad), LD_EINVAL);
@@ -71,18 +72,36 @@ static void test_place(void **state) {
     ld_model_free(&m);
 }
 
-/* Force = gradient of the energy and stiffness = derivative of the force along the group, at a
- * deformed state, in the four Lie-group formulations; euler refused. */
-static void test_tangents(void **state) {
-    (void)state;
-    ld_model m;
+/* An L-shaped beam: a polyline with a corner (a shared node), clamped at its start. */
+static void ell(ld_model *m, int p) {
+    ld_model_init(m);
+    strcpy(m->name, "ell");
+    m->gravity[2] = -9.81;
+    ld_beam b;
+    memset(&b, 0, sizeof b);
+    strcpy(b.name, "ell");
+    b.order = p, b.nelem = 2, b.npoints = 3;
+    const double pts[9] = {0, 0, 0, 0, 2, 0, 1.5, 2, 0.3};
+    memcpy(b.points, pts, sizeof pts);
+    b.normal[2] = 1.0;
     const double sec[6] = {1e3, 4e2, 3e2, 10, 20, 30};
-    cantilever(&m, 2, 3, 2.0, sec, 1.0, 0.01, 9.81);
+    for (int k = 0; k < 6; ++k) b.C[7 * k] = sec[k];
+    b.rho_a = 1.0;
+    b.rho_j[0] = 0.02, b.rho_j[4] = b.rho_j[8] = 0.01;
+    b.clamp[0] = 1;
+    assert_int_equal(ld_beam_place(m, &b), LD_OK);
+    assert_int_equal(ld_model_add_beam(m, &b), LD_OK);
+}
+
+/* Force = gradient of the energy and stiffness = derivative of the force along the group, at a
+ * deformed state, in the four Lie-group formulations; euler refused. A straight cantilever and an
+ * L-shaped beam (the corner node turned into each segment's frame). */
+static void check_tangents(ld_model *m) {
     for (int f = 0; f < LD_FORM_COUNT; ++f) {
         ld_system s;
         double *q0, *v0;
         char msg[256];
-        int rc = ld_model_compile_msg(&m, (ld_formulation)f, &s, &q0, &v0, msg, sizeof msg);
+        int rc = ld_model_compile_msg(m, (ld_formulation)f, &s, &q0, &v0, msg, sizeof msg);
         if (f == LD_FORM_EULER) {
             assert_int_equal(rc, LD_ENOTSUPPORTED);
             assert_non_null(strstr(msg, "beams need a Lie-group formulation"));
@@ -126,7 +145,30 @@ static void test_tangents(void **state) {
         free(v0);
         ld_model_system_free(&s);
     }
-    ld_model_free(&m);
+    ld_model_free(m);
+}
+
+static void test_tangents(void **state) {
+    (void)state;
+    ld_model m;
+    const double sec[6] = {1e3, 4e2, 3e2, 10, 20, 30};
+    cantilever(&m, 2, 3, 2.0, sec, 1.0, 0.01, 9.81);
+    check_tangents(&m);
+    ell(&m, 3);
+    /* the reference is stress-free, the corner included */
+    ld_system s;
+    double *q0, *v0, *g;
+    assert_int_equal(ld_model_compile(&m, LD_FORM_SO3XR3, &s, &q0, &v0), LD_OK);
+    g = calloc((size_t)s.k, sizeof *g);
+    m.gravity[2] = 0.0;
+    assert_int_equal(s.ops.force(&s, 0.0, q0, v0, g), LD_OK);
+    assert_true(maxabs(g, s.k) < 1e-9);
+    m.gravity[2] = -9.81;
+    free(g);
+    free(q0);
+    free(v0);
+    ld_model_system_free(&s);
+    check_tangents(&m);
 }
 
 /* Free vibration about the static deflection after a step tip load: the time between upward
@@ -216,7 +258,7 @@ static void test_yaml(void **state) {
          "beams[0].section: is required"},
         {"GJ: 10,", "", "beams[0].section.GJ"},
         {"rho_j: [2, 1, 1]", "rho_j: [2, 1]", "beams[0].rho_j: must hold 3 (the diagonal) or 9"},
-        {"to: [0, 3, 0]", "to: [0, 0, 0]", "beams[0].to: must differ from 'from'"},
+        {"to: [0, 3, 0]", "to: [0, 0, 0]", "beams[0].to: consecutive points must be"},
         {"clamp: start", "clamp: middle", "beams[0].clamp"},
         {"'leg[6]'", "'leg[7]'", "leg[7]"},
         {"EI3: 10}", "EI3: -10}", "beams[0].stiffness: the 6x6 section stiffness must be"},

@@ -208,35 +208,46 @@ typedef struct ld_rod {
 int ld_rod_place(const ld_rod *rod, const double from[3], const double to[3],
                  const double normal[3], ld_body *nodes);
 
-/* A geometrically exact beam (docs/beam.md): nelem finite elements of order p = 1 … 8 along a
- * straight reference centreline, n = nelem·p + 1 nodes at the Gauss–Lobatto–Legendre points of
- * each element (neighbouring elements share a node). A free node is an ordinary body of the
- * model (node_body[k]), carrying the beam's inertia lumped by the same quadrature: mass
- * w_k ρA and inertia w_k ρJ (material frame), w_k the node's length share — so that loads,
- * joints, gravity and the output treat the nodes as bodies. A clamped node (node_body[k] =
- * LD_GROUND) is no unknown at all: it keeps its reference pose (its degrees of freedom are
- * eliminated, so that methods without constraints run clamped beams). The material frame of
- * every node has e1 along the centreline (the beam axis) and e2 along `normal` projected ⊥ e1.
- * The section is uniform: the 6×6 stiffness C in the material frame on the strains
- * (Γ₁ − 1, Γ₂, Γ₃, K₁, K₂, K₃) — diag(EA, GA₂, GA₃, GJ, EI₂, EI₃) for a simple section — ρA
- * and the 3×3 ρJ about the centroid on the axis. Beams need a Lie-group formulation. */
-#define LD_BEAM_ORDER_MAX 8
+/* A geometrically exact beam (docs/beam.md): finite elements of order p = 1 … 8 along a
+ * reference centreline given as a polyline of npoints points (2 for a straight beam), nelem
+ * elements per segment, the nodes at the Gauss–Lobatto–Legendre points of each element
+ * (neighbouring elements share a node; a corner of the polyline is a shared node: a rigid
+ * joint of the two segments). A free node is an ordinary body of the model (node_body[k]),
+ * carrying the beam's inertia lumped by the same quadrature: mass w_k ρA and inertia w_k ρJ
+ * (material frame), w_k the node's length share — so that loads, joints, gravity and the output
+ * treat the nodes as bodies. A clamped node (node_body[k] = LD_GROUND) is no unknown at all: it
+ * keeps its reference pose (its degrees of freedom are eliminated, so that methods without
+ * constraints run clamped beams). The material frame of a segment has e1 along the segment
+ * (the beam axis) and e2 along `normal` projected ⊥ e1; a corner node takes the frame of the
+ * segment before it, and the elements after it see it turned into their own. The section is
+ * uniform: the 6×6 stiffness C in the material frame on the strains (Γ₁ − 1, Γ₂, Γ₃, K₁, K₂,
+ * K₃) — diag(EA, GA₂, GA₃, GJ, EI₂, EI₃) for a simple section — ρA and the 3×3 ρJ about the
+ * centroid on the axis. Beams need a Lie-group formulation. */
+#define LD_BEAM_ORDER_MAX  8
+#define LD_BEAM_POINTS_MAX 32
 typedef struct ld_beam {
     char name[LD_NAME_MAX]; /* the free nodes are named "name[k]" by ld_beam_place */
     int order;              /* p, 1 … LD_BEAM_ORDER_MAX */
-    int nelem;              /* ≥ 1 */
+    int nelem;              /* elements per segment, ≥ 1 */
     int reduced;            /* 1: p Gauss points per element (reduced), 0: p + 1 (full) */
-    double from[3], to[3];  /* the reference centreline: node 0 at from, node n − 1 at to */
-    double normal[3];       /* material e2 ⊥ the axis (any vector not parallel to it) */
-    double C[36];           /* sectional stiffness, row-major, symmetric positive definite */
-    double rho_a;           /* mass per length, > 0 */
-    double rho_j[9];        /* rotary inertia per length (material frame), positive definite */
-    int clamp[2];           /* 1: node 0 (clamp[0]) / node n − 1 (clamp[1]) clamped */
-    int nnodes;             /* nelem·order + 1 (ld_beam_place) */
-    int *node_body;         /* nnodes: the node's body, or LD_GROUND when clamped (owned) */
-    double *q0, *x0;        /* nnodes × 4, × 3: the reference poses (owned) */
-    int line;               /* line in the model file (messages; 0 if built in code) */
+    int npoints;            /* 2 … LD_BEAM_POINTS_MAX */
+    double points[3 * LD_BEAM_POINTS_MAX]; /* the reference centreline, consecutive ≠ */
+    double normal[3]; /* material e2 ⊥ each segment (not parallel to any of them) */
+    double C[36];     /* sectional stiffness, row-major, symmetric positive definite */
+    double rho_a;     /* mass per length, > 0 */
+    double rho_j[9];  /* rotary inertia per length (material frame), positive definite */
+    int clamp[2];     /* 1: node 0 (clamp[0]) / the last node (clamp[1]) clamped */
+    int nnodes;       /* ld_beam_place: (npoints − 1)·nelem·order + 1 */
+    int *node_body;   /* nnodes: the node's body, or LD_GROUND when clamped (owned) */
+    double *q0, *x0;  /* nnodes × 4, × 3: the nodes' reference poses (owned) */
+    double *qe0;      /* elements × (order + 1) × 4: each element's reference frame at
+                       * its nodes (differs from q0 at corners; owned) */
+    int line;         /* line in the model file (messages; 0 if built in code) */
 } ld_beam;
+/* The beam's elements: (npoints − 1) · nelem. */
+static inline int ld_beam_elements(const ld_beam *b) {
+    return (b->npoints - 1) * b->nelem;
+}
 
 /* ---- force elements (docs/elements.md) ------------------------------------------------
  * An element acts between body1 (a body or LD_GROUND) and body2 (a body, ≠ body1) and adds
@@ -372,9 +383,10 @@ int ld_model_add_user_force(ld_model *m, const char *name, int body1, int body2,
 
 /* Place beam b: fill nnodes, the reference poses and node_body, and append its free nodes to
  * m's bodies (names "name[k]", lumped masses and inertias, at rest; m->bodies must be NULL or
- * the library's array; it is reallocated). Its order, nelem, reduced, from, to, normal, rho_a,
- * rho_j and clamp must be set. LD_OK, LD_EINVAL (order outside 1 … 8, nelem < 1, from = to,
- * normal parallel to the axis, a name too long, non-positive ρA or ρJ), LD_ENOMEM. */
+ * the library's array; it is reallocated). Its order, nelem, reduced, npoints, points, normal,
+ * rho_a, rho_j and clamp must be set. LD_OK, LD_EINVAL (order outside 1 … 8, nelem < 1, fewer
+ * than 2 or more than LD_BEAM_POINTS_MAX points, two consecutive points equal, normal parallel
+ * to a segment, a name too long, non-positive ρA or ρJ), LD_ENOMEM. */
 int ld_beam_place(ld_model *m, ld_beam *b);
 /* Append a copy of beam b (with ld_beam_place done on m) to m->beams (NULL or the library's
  * array); the model then owns b's arrays (b's own pointers are cleared). LD_OK or LD_ENOMEM. */

@@ -47,58 +47,102 @@ static int spd3(const double J[9]) {
     return d1 > 0.0 && d2 > 0.0 && d3 > 0.0 && J[1] == J[3] && J[2] == J[6] && J[5] == J[7];
 }
 
-int ld_beam_place(ld_model *m, ld_beam *b) {
-    if (!m || !b || b->order < 1 || b->order > LD_BEAM_ORDER_MAX || b->nelem < 1 ||
-        !(b->rho_a > 0.0) || !spd3(b->rho_j) || b->nelem > 1000000)
-        return LD_EINVAL;
-    int p = b->order, nn = b->nelem * p + 1, nfree = nn - (b->clamp[0] != 0) - (b->clamp[1] != 0);
-    double d[3], q[4], xi[LD_BEAM_MAX_NODES], wg[LD_BEAM_MAX_NODES];
-    for (int i = 0; i < 3; ++i) d[i] = b->to[i] - b->from[i];
-    if (frame(d, b->normal, q)) return LD_EINVAL;
-    char name[LD_NAME_MAX + 16];
-    if (strf(name, sizeof name, "%.*s[%d]", LD_NAME_MAX, b->name, nn - 1) >= LD_NAME_MAX)
-        return LD_EINVAL;
-    double L = ld_v3_norm(d), Le = L / b->nelem;
-    int *nb = malloc((size_t)nn * sizeof *nb);
-    double *q0 = malloc(4 * (size_t)nn * sizeof *q0), *x0 = malloc(3 * (size_t)nn * sizeof *x0);
-    double *w = calloc((size_t)nn, sizeof *w);
-    ld_body *bodies = realloc(m->bodies, ((size_t)m->nbodies + (size_t)nfree) * sizeof *bodies);
-    if (bodies) m->bodies = bodies;
-    if (!nb || !q0 || !x0 || !w || !bodies) {
-        free(nb), free(q0), free(x0), free(w);
-        return LD_ENOMEM;
+/* The reference frames of the segments (qs: 4 per segment); LD_EINVAL for a degenerate one. */
+static int segment_frames(const ld_beam *b, double *qs) {
+    for (int sg = 0; sg + 1 < b->npoints; ++sg) {
+        double d[3];
+        for (int i = 0; i < 3; ++i) d[i] = b->points[3 * (sg + 1) + i] - b->points[3 * sg + i];
+        if (frame(d, b->normal, qs + 4 * sg)) return LD_EINVAL;
     }
-    ld_beam_gll(p, xi);
-    ld_beam_gll_weights(p, xi, wg);
-    for (int e = 0; e < b->nelem; ++e)
-        for (int j = 0; j <= p; ++j) {
-            int k = e * p + j;
-            double s = (e + 0.5 * (xi[j] + 1.0)) / b->nelem;
-            for (int i = 0; i < 3; ++i) x0[3 * k + i] = b->from[i] + s * d[i];
-            memcpy(q0 + 4 * k, q, sizeof q);
-            w[k] += 0.5 * Le * wg[j];
-        }
-    for (int k = 0; k < nn; ++k) {
-        if ((k == 0 && b->clamp[0]) || (k == nn - 1 && b->clamp[1])) {
-            nb[k] = LD_GROUND;
+    return LD_OK;
+}
+
+/* The length of one element of beam b's element e. */
+static double seg_len(const ld_beam *b, int e) {
+    const double *A = b->points + 3 * (e / b->nelem), *B = A + 3;
+    double d[3] = {B[0] - A[0], B[1] - A[1], B[2] - A[2]};
+    return ld_v3_norm(d) / b->nelem;
+}
+
+/* Append the free nodes as bodies (lumped masses w ρA, inertias J: 9 per node), at rest. */
+static void add_bodies(ld_model *m, ld_beam *b, const double *w, const double *J) {
+    for (int k = 0; k < b->nnodes; ++k) {
+        if ((k == 0 && b->clamp[0]) || (k == b->nnodes - 1 && b->clamp[1])) {
+            b->node_body[k] = LD_GROUND;
             continue;
         }
         ld_body *bd = &m->bodies[m->nbodies];
         memset(bd, 0, sizeof *bd);
         strf(bd->name, sizeof bd->name, "%s[%d]", b->name, k);
         bd->mass = b->rho_a * w[k];
-        for (int i = 0; i < 9; ++i) bd->inertia[i] = b->rho_j[i] * w[k];
-        memcpy(bd->x, x0 + 3 * k, sizeof bd->x);
-        memcpy(bd->q, q, sizeof bd->q);
+        memcpy(bd->inertia, J + 9 * k, sizeof bd->inertia);
+        memcpy(bd->x, b->x0 + 3 * k, sizeof bd->x);
+        memcpy(bd->q, b->q0 + 4 * k, sizeof bd->q);
         bd->has_v = 1;
         bd->line = b->line;
-        nb[k] = m->nbodies++;
+        b->node_body[k] = m->nbodies++;
     }
-    free(w);
+}
+
+int ld_beam_place(ld_model *m, ld_beam *b) {
+    if (!m || !b || b->order < 1 || b->order > LD_BEAM_ORDER_MAX || b->nelem < 1 ||
+        b->npoints < 2 || b->npoints > LD_BEAM_POINTS_MAX || !(b->rho_a > 0.0) || !spd3(b->rho_j) ||
+        b->nelem > 1000000)
+        return LD_EINVAL;
+    int p = b->order, ne = ld_beam_elements(b), nn = ne * p + 1;
+    int nfree = nn - (b->clamp[0] != 0) - (b->clamp[1] != 0);
+    double qs[4 * LD_BEAM_POINTS_MAX], xi[LD_BEAM_MAX_NODES], wg[LD_BEAM_MAX_NODES];
+    if (segment_frames(b, qs)) return LD_EINVAL;
+    char name[LD_NAME_MAX + 16];
+    if (strf(name, sizeof name, "%.*s[%d]", LD_NAME_MAX, b->name, nn - 1) >= LD_NAME_MAX)
+        return LD_EINVAL;
+    int *nb = malloc((size_t)nn * sizeof *nb);
+    double *q0 = malloc(4 * (size_t)nn * sizeof *q0), *x0 = malloc(3 * (size_t)nn * sizeof *x0);
+    double *qe0 = malloc(4 * (size_t)ne * (size_t)(p + 1) * sizeof *qe0);
+    double *w = calloc(10 * (size_t)nn, sizeof *w), *J = w + nn;
+    ld_body *bodies = realloc(m->bodies, ((size_t)m->nbodies + (size_t)nfree) * sizeof *bodies);
+    if (bodies) m->bodies = bodies;
+    if (!nb || !q0 || !x0 || !qe0 || !w || !bodies) {
+        free(nb), free(q0), free(x0), free(qe0), free(w);
+        return LD_ENOMEM;
+    }
+    ld_beam_gll(p, xi);
+    ld_beam_gll_weights(p, xi, wg);
+    for (int e = 0; e < ne; ++e) {
+        int sg = e / b->nelem, es = e % b->nelem;
+        const double *A = b->points + 3 * sg, *B = A + 3;
+        double Le = 0.0;
+        for (int i = 0; i < 3; ++i) Le += (B[i] - A[i]) * (B[i] - A[i]);
+        Le = sqrt(Le) / b->nelem;
+        for (int j = 0; j <= p; ++j) {
+            int k = e * p + j;
+            double t = (es + 0.5 * (xi[j] + 1.0)) / b->nelem;
+            for (int i = 0; i < 3; ++i) x0[3 * k + i] = A[i] + t * (B[i] - A[i]);
+            memcpy(qe0 + 4 * ((size_t)e * (size_t)(p + 1) + (size_t)j), qs + 4 * sg,
+                   4 * sizeof(double));
+            if (!(j == 0 && e > 0)) memcpy(q0 + 4 * k, qs + 4 * sg, 4 * sizeof(double));
+            w[k] += 0.5 * Le * wg[j];
+        }
+    }
+    for (int e = 0; e < ne; ++e) /* each element's share of ρJ, turned into the node's frame */
+        for (int j = 0; j <= p; ++j) {
+            int k = e * p + j;
+            double ci[4], c[4], Rc[9], Rt[9], T[9], Jn[9];
+            ld_quat_conj(ci, q0 + 4 * k);
+            ld_quat_mul(c, ci, qe0 + 4 * ((size_t)e * (size_t)(p + 1) + (size_t)j));
+            ld_quat_to_mat(Rc, c);
+            ld_m3_transpose(Rt, Rc);
+            ld_m3_mul(T, Rc, b->rho_j);
+            ld_m3_mul(Jn, T, Rt);
+            for (int i = 0; i < 9; ++i) J[9 * k + i] += 0.5 * seg_len(b, e) * wg[j] * Jn[i];
+        }
     b->nnodes = nn;
     b->node_body = nb;
     b->q0 = q0;
     b->x0 = x0;
+    b->qe0 = qe0;
+    add_bodies(m, b, w, J);
+    free(w);
     return LD_OK;
 }
 
@@ -108,7 +152,7 @@ int ld_model_add_beam(ld_model *m, ld_beam *b) {
     if (!a) return LD_ENOMEM;
     m->beams = a;
     a[m->nbeams++] = *b;
-    b->node_body = NULL, b->q0 = b->x0 = NULL;
+    b->node_body = NULL, b->q0 = b->x0 = b->qe0 = NULL;
     return LD_OK;
 }
 
@@ -117,6 +161,7 @@ void ld_beam_free_all(ld_model *m) {
         free(m->beams[i].node_body);
         free(m->beams[i].q0);
         free(m->beams[i].x0);
+        free(m->beams[i].qe0);
     }
     free(m->beams);
     m->beams = NULL;
@@ -156,7 +201,9 @@ int ld_beam_check(const ld_model *m, int i, char *key, size_t nk, char *why, siz
         k = "rho_a", w = "must be positive";
     else if (!spd3(b->rho_j))
         k = "rho_j", w = "must be symmetric positive definite";
-    else if (b->nnodes != b->nelem * b->order + 1 || !b->node_body || !b->q0 || !b->x0)
+    else if (b->npoints < 2 || b->npoints > LD_BEAM_POINTS_MAX ||
+             b->nnodes != ld_beam_elements(b) * b->order + 1 || !b->node_body || !b->q0 || !b->x0 ||
+             !b->qe0)
         k = "nodes", w = "not placed (ld_beam_place)";
     for (int n = 0; !k && n < b->nnodes; ++n)
         if (b->node_body[n] < LD_GROUND || b->node_body[n] >= m->nbodies)
@@ -188,7 +235,7 @@ static int bel_instances(const ld_model *m, ld_formulation f, ld_elem *out) {
     int n = 0;
     for (int i = 0; i < m->nbeams; ++i) {
         const ld_beam *b = &m->beams[i];
-        for (int e = 0; e < b->nelem; ++e, ++n) {
+        for (int e = 0; e < ld_beam_elements(b); ++e, ++n) {
             if (!out) continue;
             int slot[LD_BEAM_MAX_NODES], ns = free_slots(b, e, slot);
             out[n].item = i, out[n].sub = e, out[n].nn = ns, out[n].nrows = 0;
@@ -202,7 +249,7 @@ static int bel_prepare(const ld_system *s, void **data, char *msg, size_t n) {
     const ld_model *m = ld_rb(s)->m;
     if (m->nbeams == 0) return LD_OK;
     int total = 0;
-    for (int i = 0; i < m->nbeams; ++i) total += m->beams[i].nelem;
+    for (int i = 0; i < m->nbeams; ++i) total += ld_beam_elements(&m->beams[i]);
     beam_data *d = calloc(1, sizeof *d);
     ld_beam_fe *fe = malloc((size_t)total * sizeof *fe);
     if (!d || !fe) {
@@ -213,10 +260,10 @@ static int bel_prepare(const ld_system *s, void **data, char *msg, size_t n) {
     *data = d;
     for (int i = 0, k = 0; i < m->nbeams; ++i) {
         const ld_beam *b = &m->beams[i];
-        for (int e = 0; e < b->nelem; ++e, ++k) {
+        for (int e = 0; e < ld_beam_elements(b); ++e, ++k) {
             int p = b->order, o = e * p;
-            if (ld_beam_fe_init(&fe[k], p, b->reduced ? p : p + 1, b->q0 + 4 * o, b->x0 + 3 * o,
-                                b->C, 1)) {
+            const double *qe = b->qe0 + 4 * (size_t)e * (size_t)(p + 1);
+            if (ld_beam_fe_init(&fe[k], p, b->reduced ? p : p + 1, qe, b->x0 + 3 * o, b->C, 1)) {
                 if (msg)
                     strf(msg, n, "beam %d ('%s'): element %d has a degenerate reference", i,
                          b->name, e);
@@ -233,40 +280,74 @@ static void bel_release(void *data) {
     free(d);
 }
 
-/* The element of an instance and its nodes' poses (clamped: the reference), R per node. */
-static const ld_beam_fe *bel_poses(const ld_elem_ctx *c, double *q, double *x, double R[][9]) {
+/* The element of an instance and its nodes' poses in the element's frames (clamped: the
+ * reference): q_node ∘ c with c = q0⁻¹ ∘ qe0 the node's turn into the element's frame (the
+ * identity but at corners); Rc[j] the rotation of c, R[j] the node's own rotation. */
+static const ld_beam_fe *bel_poses(const ld_elem_ctx *c, double *q, double *x, double R[][9],
+                                   double Rc[][9]) {
     const ld_model *m = ld_rb(c->s)->m;
     const ld_beam *b = &m->beams[c->e->item];
     const beam_data *d = ld_elems_data(c->s, &ld_ek_beam);
     int k = c->e->sub;
-    for (int i = 0; i < c->e->item; ++i) k += m->beams[i].nelem;
+    for (int i = 0; i < c->e->item; ++i) k += ld_beam_elements(&m->beams[i]);
     for (int j = 0; j <= b->order; ++j) {
         int g = c->e->sub * b->order + j, body = b->node_body[g];
+        const double *qe = b->qe0 + 4 * ((size_t)c->e->sub * (size_t)(b->order + 1) + (size_t)j);
+        double qn[4], ci[4], cq[4];
+        ld_quat_conj(ci, b->q0 + 4 * g);
+        ld_quat_mul(cq, ci, qe);
+        ld_quat_to_mat(Rc[j], cq);
         if (body < 0) {
-            memcpy(q + 4 * j, b->q0 + 4 * g, 4 * sizeof(double));
+            memcpy(q + 4 * j, qe, 4 * sizeof(double));
             memcpy(x + 3 * j, b->x0 + 3 * g, 3 * sizeof(double));
-            ld_quat_to_mat(R[j], q + 4 * j);
+            ld_quat_to_mat(R[j], b->q0 + 4 * g);
             continue;
         }
         const double *xp;
         ld_rb_pose(c->s, c->q, body, R[j], &xp);
-        ld_quat_from_mat(q + 4 * j, R[j]);
+        ld_quat_from_mat(qn, R[j]);
+        ld_quat_mul(q + 4 * j, qn, cq);
         memcpy(x + 3 * j, xp, 3 * sizeof(double));
     }
     return &d->fe[k];
+}
+
+/* The canonical force and stiffness (K may be NULL) of the element turned from its frames into
+ * the nodes' (δθ_element = Rcᵀ δθ_node): rotation entries times Rc. */
+static void turn(int nn, double Rc[][9], double *F, double *K) {
+    size_t nc = 6 * (size_t)nn;
+    for (int a = 0; a < nn; ++a) {
+        double t[3];
+        ld_m3_mulv(t, Rc[a], F + 6 * a);
+        memcpy(F + 6 * a, t, sizeof t);
+        for (size_t col = 0; K && col < nc; ++col) { /* rows: Rc K */
+            double v[3];
+            for (int i = 0; i < 3; ++i) v[i] = K[nc * (6 * (size_t)a + (size_t)i) + col];
+            ld_m3_mulv(t, Rc[a], v);
+            for (int i = 0; i < 3; ++i) K[nc * (6 * (size_t)a + (size_t)i) + col] = t[i];
+        }
+    }
+    for (int b = 0; K && b < nn; ++b) /* columns: K Rcᵀ */
+        for (size_t row = 0; row < nc; ++row) {
+            double *r = K + nc * row + 6 * (size_t)b, t[3];
+            ld_m3_mulv(t, Rc[b], r);
+            memcpy(r, t, sizeof t);
+        }
 }
 
 /* Evaluate and map to the instance's local arrays (free slots, formulation's coordinates). */
 static int bel_eval(const ld_elem_ctx *c, unsigned want, double *g, double *K, double *V) {
     enum { M = 6 * LD_BEAM_MAX_NODES };
     double q[4 * LD_BEAM_MAX_NODES], x[3 * LD_BEAM_MAX_NODES], R[LD_BEAM_MAX_NODES][9];
-    double F[M];
+    double Rc[LD_BEAM_MAX_NODES][9], F[M];
     static _Thread_local double Kc[M * M];
     const ld_model *m = ld_rb(c->s)->m;
     const ld_beam *b = &m->beams[c->e->item];
-    const ld_beam_fe *fe = bel_poses(c, q, x, R);
-    ld_beam_fe_elastic(fe, q, x, want, F, Kc, V);
-    if (!(want & (LD_BEAM_FORCE | LD_BEAM_STIFF))) return LD_OK;
+    const ld_beam_fe *fe = bel_poses(c, q, x, R, Rc);
+    int forces = (want & (LD_BEAM_FORCE | LD_BEAM_STIFF)) != 0;
+    ld_beam_fe_elastic(fe, q, x, forces ? want | LD_BEAM_FORCE : want, F, Kc, V);
+    if (!forces) return LD_OK;
+    turn(b->order + 1, Rc, F, (want & LD_BEAM_STIFF) ? Kc : NULL);
     int slot[LD_BEAM_MAX_NODES], ns = free_slots(b, c->e->sub, slot), semi = ld_rb(c->s)->semi;
     size_t nc = 6 * (size_t)(b->order + 1), nl = (size_t)c->e->nl;
     for (int a = 0; a < ns; ++a) {

@@ -15,9 +15,9 @@
 #include "liedyn/model.h"
 #include "yaml_impl.h"
 
-static const char *const beam_keys[] = {"name",   "order",      "elements",  "from",  "to",
-                                        "normal", "section",    "stiffness", "rho_a", "rho_j",
-                                        "clamp",  "quadrature", NULL};
+static const char *const beam_keys[] = {"name",   "order",  "elements",   "from",      "to",
+                                        "points", "normal", "section",    "stiffness", "rho_a",
+                                        "rho_j",  "clamp",  "quadrature", NULL};
 static const char *const section_keys[] = {"EA", "GA2", "GA3", "GJ", "EI2", "EI3", NULL};
 static const char *const clamps[] = {"none", "start", "end", "both", NULL};
 static const char *const quadratures[] = {"full", "reduced", NULL};
@@ -62,6 +62,53 @@ static int read_section(reader *r, const yaml_node_t *n, ld_beam *b) {
     return rc;
 }
 
+/* The centreline: from and to (a straight beam), or points (a polyline of 2 … 32 points),
+ * consecutive points a finite distance apart. */
+static int read_centreline(reader *r, const yaml_node_t *n, ld_beam *b) {
+    field f;
+    int rc = ly_lookup(r, n, "points", 0, &f), np = 0;
+    if (rc) return rc;
+    if (!f.val) {
+        b->npoints = 2;
+        if ((rc = ly_get_vec(r, n, "from", 1, b->points, 3, NULL))) return rc;
+        if ((rc = ly_get_vec(r, n, "to", 1, b->points + 3, 3, NULL))) return rc;
+    } else {
+        field g;
+        if ((rc = ly_lookup(r, n, "from", 0, &g))) return rc;
+        if (g.val) return fail_at(r, n, "from", "and 'points' exclude each other: give one");
+        size_t mark = ly_push_key(r, "points");
+        rc = ly_expect_seq(r, f.val, f.line, "a list of points [x, y, z]");
+        if (!rc) np = ly_seq_len(f.val);
+        if (!rc && (np < 2 || np > LD_BEAM_POINTS_MAX))
+            rc = ly_fail(r, f.line, "must hold 2 … %d points, found %d", LD_BEAM_POINTS_MAX, np);
+        for (int i = 0; !rc && i < np; ++i) {
+            double *v = NULL;
+            int cnt = 0;
+            yaml_node_t *it = ly_seq_item(r, f.val, i);
+            field pf = {it, ly_line_of(it)};
+            size_t im = ly_push_index(r, i);
+            rc = ly_read_list(r, pf, &v, &cnt);
+            if (!rc && cnt != 3)
+                rc = ly_fail(r, pf.line, "must be [x, y, z], found %d numbers", cnt);
+            if (!rc) memcpy(b->points + 3 * i, v, 3 * sizeof(double));
+            free(v);
+            ly_pop(r, im);
+        }
+        ly_pop(r, mark);
+        if (rc) return rc;
+        b->npoints = np;
+    }
+    for (int sg = 0; sg + 1 < b->npoints; ++sg) {
+        double d[3];
+        for (int i = 0; i < 3; ++i) d[i] = b->points[3 * (sg + 1) + i] - b->points[3 * sg + i];
+        double len = ld_v3_norm(d);
+        if (!(len > 0.0) || !isfinite(len))
+            return fail_at(r, n, f.val ? "points" : "to",
+                           "consecutive points must be a finite, non-zero distance apart");
+    }
+    return LD_OK;
+}
+
 static int read_beam(reader *r, const yaml_node_t *n, ld_model *m, ld_beam *b) {
     int rc, has_normal = 0, clamp = 0, quad = 0, nj = 0;
     double rho_j[9] = {0};
@@ -76,8 +123,7 @@ static int read_beam(reader *r, const yaml_node_t *n, ld_model *m, ld_beam *b) {
         return fail_at(r, n, "order", "must be 1 … 8 (the element's polynomial order)");
     if ((rc = ly_get_int(r, n, "elements", 0, &b->nelem))) return rc;
     if (b->nelem < 1 || b->nelem > 100000) return fail_at(r, n, "elements", "must be 1 … 100000");
-    if ((rc = ly_get_vec(r, n, "from", 1, b->from, 3, NULL))) return rc;
-    if ((rc = ly_get_vec(r, n, "to", 1, b->to, 3, NULL))) return rc;
+    if ((rc = read_centreline(r, n, b))) return rc;
     if ((rc = ly_get_vec(r, n, "normal", 0, b->normal, 3, &has_normal))) return rc;
     if ((rc = read_section(r, n, b))) return rc;
     if ((rc = ly_get_number(r, n, "rho_a", 1, &b->rho_a))) return rc;
@@ -101,20 +147,21 @@ static int read_beam(reader *r, const yaml_node_t *n, ld_model *m, ld_beam *b) {
     b->clamp[0] = clamp == 1 || clamp == 3;
     b->clamp[1] = clamp == 2 || clamp == 3;
     b->reduced = quad == 1;
-    double d[3];
-    for (int i = 0; i < 3; ++i) d[i] = b->to[i] - b->from[i];
-    double len = ld_v3_norm(d);
-    if (!(len > 0.0) || !isfinite(len))
-        return fail_at(r, n, "to", "must differ from 'from' by a finite distance");
-    if (!has_normal) { /* the spatial axis least aligned with the centreline */
+    if (!has_normal) { /* the spatial axis least aligned with the first segment */
+        double d[3];
+        for (int i = 0; i < 3; ++i) d[i] = b->points[3 + i] - b->points[i];
         int k = 0;
         for (int i = 1; i < 3; ++i)
             if (fabs(d[i]) < fabs(d[k])) k = i;
         b->normal[k] = 1.0;
     }
-    double pe = ld_v3_dot(b->normal, d) / len, pn = ld_v3_norm(b->normal);
-    if (!(pn > 0.0) || !(sqrt(fmax(0.0, pn * pn - pe * pe)) > 1e-9 * pn))
-        return fail_at(r, n, "normal", "must be a direction not parallel to the centreline");
+    for (int sg = 0; sg + 1 < b->npoints; ++sg) {
+        double d[3];
+        for (int i = 0; i < 3; ++i) d[i] = b->points[3 * (sg + 1) + i] - b->points[3 * sg + i];
+        double len = ld_v3_norm(d), pe = ld_v3_dot(b->normal, d) / len, pn = ld_v3_norm(b->normal);
+        if (!(pn > 0.0) || !(sqrt(fmax(0.0, pn * pn - pe * pe)) > 1e-9 * pn))
+            return fail_at(r, n, "normal", "must be a direction not parallel to any segment");
+    }
     if (!(b->rho_a > 0.0)) return fail_at(r, n, "rho_a", "must be positive");
     b->line = ly_line_of(n);
     rc = ld_beam_place(m, b);
@@ -138,7 +185,7 @@ int ly_read_beams(reader *r, const yaml_node_t *root, ld_model *m) {
         rc = read_beam(r, ly_seq_item(r, f.val, i), m, &b);
         if (!rc && ld_model_add_beam(m, &b)) rc = ly_out_of_memory(r, f.line);
         if (rc) {
-            free(b.node_body), free(b.q0), free(b.x0);
+            free(b.node_body), free(b.q0), free(b.x0), free(b.qe0);
         }
         ly_pop(r, im);
     }
