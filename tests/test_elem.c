@@ -53,7 +53,7 @@ static int expected(const ld_model *m, ld_formulation f, const ld_ekind *k) {
     if (k == &ld_ek_unit_norm) return f == LD_FORM_EULER ? m->nbodies : 0;
     if (k == &ld_ek_beam) {
         int n = 0;
-        for (int b = 0; b < m->nbeams; ++b) n += m->beams[b].nelem;
+        for (int b = 0; b < m->nbeams; ++b) n += ld_beam_elements(&m->beams[b]);
         return n;
     }
     int n = 0;
