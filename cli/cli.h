@@ -19,5 +19,8 @@ int cli_attitude(int argc, char **argv);
  * failed, 4 output could not be written, 5 stopped by --max-steps, 128 + N stopped by signal N. */
 int cli_run(int argc, char **argv);
 int cli_convergence(int argc, char **argv);
+/* liedyn static MODEL ARGS... (cli/static.c): 0 ok, 2 bad usage or input, 3 no equilibrium,
+ * 4 output could not be written. */
+int cli_static(int argc, char **argv);
 
 #endif /* LIEDYN_CLI_H */

@@ -66,6 +66,7 @@ static void usage(FILE *f) {
                "  attitude     integrate orientation from angular velocity (attitude --help)\n"
                "  run          integrate a multibody model, e.g. 'run heavy-top' (run --help)\n"
                "  convergence  observed order of an integrator on a model (convergence --help)\n"
+               "  static       static equilibrium of a model under its loads (static --help)\n"
                "  version      print the library version\n");
 }
 
@@ -79,6 +80,7 @@ static int dispatch(int argc, char **argv) {
     if (strcmp(argv[1], "attitude") == 0) return cli_attitude(argc - 2, argv + 2);
     if (strcmp(argv[1], "run") == 0) return cli_run(argc - 2, argv + 2);
     if (strcmp(argv[1], "convergence") == 0) return cli_convergence(argc - 2, argv + 2);
+    if (strcmp(argv[1], "static") == 0) return cli_static(argc - 2, argv + 2);
     if (strcmp(argv[1], "version") == 0 || strcmp(argv[1], "--version") == 0) {
         printf("liedyn %s\n", ld_version());
         return 0;

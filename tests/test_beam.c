@@ -16,6 +16,7 @@
 #include "liedyn/integrator.h"
 #include "liedyn/liedyn.h"
 #include "liedyn/model.h"
+#include "liedyn/statics.h"
 #include "liedyn/system.h"
 
 /* A cantilever along x, clamped at x = 0: nel elements of order p, section diag(EA, GA, GA, GJ,
@@ -276,12 +277,92 @@ static void test_yaml(void **state) {
     }
 }
 
+/* Statics: the shipped roll-up returns its tip to the clamp; the small-load tip deflection; a
+ * free beam (a mechanism: singular stiffness) is refused with the reason, its state kept. */
+static void test_statics(void **state) {
+    (void)state;
+    char path[4608], msg[512];
+    snprintf(path, sizeof path, "%s/models/beam-roll-up.yaml", LD_SOURCE_DIR);
+    ld_model m;
+    ld_model_error err;
+    if (ld_model_load(path, &m, &err)) fail_msg("%s", err.msg);
+    ld_static_options o;
+    ld_static_options_init(&o);
+    ld_static_stats st;
+    for (int f = 0; f < LD_FORM_EULER; ++f) {
+        ld_system s;
+        double *q0, *v0, x[3], qq[4], om[3], xd[3];
+        assert_int_equal(ld_model_compile(&m, (ld_formulation)f, &s, &q0, &v0), LD_OK);
+        int rc = ld_static_solve(&s, 0.0, q0, NULL, &o, &st, msg, sizeof msg);
+        if (rc) fail_msg("%s", msg);
+        ld_model_body_state(&s, m.nbodies - 1, q0, v0, x, qq, om, xd);
+        double tip = sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]);
+        ld_model_body_state(&s, 7, q0, v0, x, qq, om, xd); /* beam[8], the middle */
+        printf("roll-up (%s): |tip| %.3e, middle (%.3e, %.9f), %d steps, %ld Newton iterations\n",
+               ld_formulation_name((ld_formulation)f), tip, x[0], x[1], st.steps, st.iterations);
+        assert_true(tip < 1e-6 && fabs(x[1] - 10.0 / PI) < 1e-5 && st.steps == 10);
+        free(q0);
+        free(v0);
+        ld_model_system_free(&s);
+    }
+    ld_model_free(&m);
+    /* small load: P L³/(3 EI) + P L/(G A) */
+    const double sec[6] = {1e4, 2e3, 2e3, 10, 20, 30}, P = 1e-3, L = 2.0;
+    cantilever(&m, 2, 4, L, sec, 1.0, 0.01, 0.0);
+    ld_load ld;
+    memset(&ld, 0, sizeof ld);
+    ld.kind = LD_LOAD_FORCE, ld.body = m.nbodies - 1, ld.frame = LD_IN_SPATIAL, ld.vec[1] = P;
+    m.loads = &ld, m.nloads = 1;
+    ld_system s;
+    double *q0, *v0, x[3], qq[4], om[3], xd[3];
+    assert_int_equal(ld_model_compile(&m, LD_FORM_SE3, &s, &q0, &v0), LD_OK);
+    assert_int_equal(ld_static_solve(&s, 0.0, q0, NULL, &o, &st, msg, sizeof msg), LD_OK);
+    ld_model_body_state(&s, m.nbodies - 1, q0, v0, x, qq, om, xd);
+    double exact = P * L * L * L / (3.0 * sec[5]) + P * L / sec[1];
+    printf("small load: tip %.10e, linear theory %.10e\n", x[1], exact);
+    assert_true(fabs(x[1] / exact - 1.0) < 1e-5);
+    free(q0);
+    free(v0);
+    ld_model_system_free(&s);
+    /* a free beam: no equilibrium (rigid-body modes) */
+    m.loads = NULL, m.nloads = 0;
+    ld_model_free(&m);
+    ld_model mf;
+    ld_model_init(&mf);
+    ld_beam b;
+    memset(&b, 0, sizeof b);
+    strcpy(b.name, "free");
+    b.order = 2, b.nelem = 2, b.npoints = 2, b.points[3] = 1.0, b.normal[1] = 1.0;
+    for (int k = 0; k < 6; ++k) b.C[7 * k] = sec[k];
+    b.rho_a = 1.0, b.rho_j[0] = b.rho_j[4] = b.rho_j[8] = 0.01;
+    assert_int_equal(ld_beam_place(&mf, &b), LD_OK);
+    assert_int_equal(ld_model_add_beam(&mf, &b), LD_OK);
+    ld.body = 0;
+    mf.loads = &ld, mf.nloads = 1;
+    assert_int_equal(ld_model_compile(&mf, LD_FORM_SO3XR3, &s, &q0, &v0), LD_OK);
+    double *qs = malloc((size_t)s.nq * sizeof *qs);
+    memcpy(qs, q0, (size_t)s.nq * sizeof *qs);
+    o.max_cuts = 3;
+    int rc = ld_static_solve(&s, 0.0, q0, NULL, &o, &st, msg, sizeof msg);
+    printf("free beam: %s (%s)\n", ld_strerror(rc), msg);
+    assert_true(rc < 0 && strstr(msg, "load fraction"));
+    assert_memory_equal(qs, q0, (size_t)s.nq * sizeof *qs); /* the last equilibrium: the start */
+    free(qs);
+    free(q0);
+    free(v0);
+    ld_model_system_free(&s);
+    mf.loads = NULL, mf.nloads = 0;
+    ld_model_free(&mf);
+    ld_static_options bad = o;
+    bad.steps = 0;
+    assert_int_equal(ld_static_solve(&s, 0.0, NULL, NULL, &bad, NULL, NULL, 0), LD_EINVAL);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_place),
-        cmocka_unit_test(test_tangents),
-        cmocka_unit_test(test_first_frequency),
-        cmocka_unit_test(test_yaml),
+        cmocka_unit_test(test_place),           cmocka_unit_test(test_tangents),
+        cmocka_unit_test(test_first_frequency), cmocka_unit_test(test_yaml),
+        cmocka_unit_test(test_statics),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

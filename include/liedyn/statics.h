@@ -1,0 +1,52 @@
+/*
+ * liedyn/statics.h — static equilibrium of a constrained system (system.h):
+ *
+ *   g(t, q, 0) + Bᵀ(q) λ = 0,   Φ(t, q) = 0,
+ *
+ * at rest at a fixed time t, by Newton's method on the group (q ← q ∘ exp(Δq)) with the
+ * iteration matrix [K, Bᵀ; B, 0], K = ∂/∂q [g + Bᵀλ] the system's stiffness at v = 0, a = 0.
+ * The loads are stepped in by a homotopy of the residual: step s of n solves
+ *   g(t, q, 0) + Bᵀλ = (1 − s/n) g(t, q_start, 0),
+ * so the start (where g holds the applied loads against a stress-free configuration) solves the
+ * first problem and the last is the equilibrium; a step whose Newton iteration fails is halved
+ * (up to max_cuts times) from the last converged state. The linear solves are dense
+ * ((k + m)² doubles).
+ */
+#ifndef LIEDYN_STATICS_H
+#define LIEDYN_STATICS_H
+
+#include <stddef.h>
+
+#include "liedyn/export.h"
+#include "liedyn/system.h"
+
+LD_BEGIN_DECLS
+
+typedef struct ld_static_options {
+    int steps;    /* load steps (≥ 1), default 10 */
+    int max_iter; /* Newton iterations per step, default 25 */
+    int max_cuts; /* halvings of a failed step, default 12 */
+    double tol;   /* stop when |r|∞ ≤ tol · (1 + |g(t, q_start, 0)|∞), default 1e-10 */
+} ld_static_options;
+
+typedef struct ld_static_stats {
+    int steps;       /* load steps taken (cut steps counted as the smaller ones) */
+    int cuts;        /* halvings */
+    long iterations; /* Newton iterations in all */
+    double residual; /* |r|∞ of the last iterate */
+} ld_static_stats;
+
+void ld_static_options_init(ld_static_options *o);
+
+/* Solve for the equilibrium from q (nq, in: the start, out: the equilibrium) and λ (m, out; may
+ * be NULL when m = 0). LD_OK; LD_EINVAL (bad arguments or options; msg says which);
+ * LD_ENOMEM; LD_ESINGULAR (a singular iteration matrix even at the smallest step); LD_EDOMAIN
+ * (Newton did not converge at the smallest step, or a non-finite value); a callback's status.
+ * On failure q and λ hold the last converged state and msg (cap bytes, may be NULL) says at
+ * which load fraction it stopped. st may be NULL. */
+int ld_static_solve(const ld_system *s, double t, double *q, double *lambda,
+                    const ld_static_options *o, ld_static_stats *st, char *msg, size_t cap);
+
+LD_END_DECLS
+
+#endif

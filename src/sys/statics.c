@@ -1,0 +1,177 @@
+/*
+ * Static equilibrium by Newton's method with load stepping (statics.h). Work space sized once:
+ * O((k + m)²) for the dense iteration matrix.
+ */
+#include "liedyn/statics.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "liedyn/liedyn.h"
+#include "liedyn/linalg.h"
+
+void ld_static_options_init(ld_static_options *o) {
+    if (!o) return;
+    o->steps = 10;
+    o->max_iter = 25;
+    o->max_cuts = 12;
+    o->tol = 1e-10;
+}
+
+typedef struct work {
+    const ld_system *s;
+    double t;
+    int k, m, n;
+    double *zero, *g0, *r, *dx, *S, *K, *B, *qs, *ls, *qn;
+    ld_la *la;
+} work;
+
+static double maxabs(const double *x, int n) {
+    double a = 0.0;
+    for (int i = 0; i < n; ++i) a = fmax(a, fabs(x[i]));
+    return a;
+}
+
+/* r = [g(t, q, 0) + Bᵀλ − (1 − f) g0; Φ(t, q)] and B at q. */
+static int residual(work *w, const double *q, const double *lam, double f) {
+    const ld_system *s = w->s;
+    int rc = s->ops.force(s, w->t, q, w->zero, w->r);
+    if (!rc && w->m > 0) rc = s->ops.phi_q(s, w->t, q, w->B);
+    if (!rc && w->m > 0) rc = s->ops.phi(s, w->t, q, w->r + w->k);
+    if (rc) return rc;
+    for (int i = 0; i < w->k; ++i) {
+        double acc = w->r[i] - (1.0 - f) * w->g0[i];
+        for (int c = 0; c < w->m; ++c) acc += w->B[(size_t)c * (size_t)w->k + (size_t)i] * lam[c];
+        w->r[i] = acc;
+    }
+    for (int i = 0; i < w->n; ++i)
+        if (!isfinite(w->r[i])) return LD_EDOMAIN;
+    return LD_OK;
+}
+
+/* S = [K, Bᵀ; B, 0] at (q, λ) (B from the last residual). */
+static int matrix(work *w, const double *q, const double *lam) {
+    size_t k = (size_t)w->k, n = (size_t)w->n;
+    int rc = ld_sys_stiffness(w->s, w->t, q, w->zero, w->zero, lam, w->K);
+    if (rc) return rc;
+    memset(w->S, 0, n * n * sizeof(double));
+    for (size_t i = 0; i < k; ++i) memcpy(w->S + i * n, w->K + i * k, k * sizeof(double));
+    for (size_t c = 0; c < (size_t)w->m; ++c)
+        for (size_t i = 0; i < k; ++i) {
+            double b = w->B[c * k + i];
+            w->S[(k + c) * n + i] = b;
+            w->S[i * n + k + c] = b;
+        }
+    for (size_t i = 0; i < n * n; ++i)
+        if (!isfinite(w->S[i])) return LD_EDOMAIN;
+    return LD_OK;
+}
+
+/* Newton at load fraction f from (q, λ): LD_OK when the residual reaches tol, else a failure
+ * (> 0: not converged). */
+static int newton(work *w, double *q, double *lam, double f, double tol, int max_iter, long *iters,
+                  double *res) {
+    for (int it = 0;; ++it) {
+        int rc = residual(w, q, lam, f);
+        if (rc) return rc;
+        *res = maxabs(w->r, w->n);
+        if (*res <= tol) return LD_OK;
+        if (it >= max_iter) return 1;
+        if ((rc = matrix(w, q, lam))) return rc;
+        ++*iters;
+        for (int i = 0; i < w->n; ++i) w->dx[i] = -w->r[i];
+        rc = ld_la_factor_dense(w->la, w->S);
+        if (!rc) rc = ld_la_solve(w->la, w->dx);
+        if (rc) return rc;
+        if (!isfinite(maxabs(w->dx, w->n))) return LD_EDOMAIN;
+        ld_sys_retract(w->s, w->qn, q, w->dx);
+        memcpy(q, w->qn, (size_t)w->s->nq * sizeof(double));
+        for (int c = 0; c < w->m; ++c) lam[c] += w->dx[w->k + c];
+    }
+}
+
+static void free_work(work *w) {
+    free(w->zero);
+    ld_la_free(w->la);
+}
+
+static int make_work(work *w, const ld_system *s, double t) {
+    memset(w, 0, sizeof *w);
+    w->s = s, w->t = t, w->k = s->k, w->m = s->m, w->n = s->k + s->m;
+    size_t k = (size_t)w->k, m = (size_t)w->m, n = (size_t)w->n, nq = (size_t)s->nq;
+    size_t total = 2 * k + 2 * n + n * n + k * k + m * k + 2 * nq + m + 1;
+    w->zero = calloc(total, sizeof(double));
+    w->la = ld_la_create(LD_LA_DENSE, w->n);
+    if (!w->zero || !w->la) {
+        free_work(w);
+        return LD_ENOMEM;
+    }
+    double *p = w->zero + k;
+    w->g0 = p, p += k;
+    w->r = p, p += n;
+    w->dx = p, p += n;
+    w->S = p, p += n * n;
+    w->K = p, p += k * k;
+    w->B = p, p += m * k;
+    w->qs = p, p += nq;
+    w->qn = p, p += nq;
+    w->ls = p;
+    return LD_OK;
+}
+
+int ld_static_solve(const ld_system *s, double t, double *q, double *lambda,
+                    const ld_static_options *o, ld_static_stats *st, char *msg, size_t cap) {
+    ld_static_stats dummy;
+    if (!st) st = &dummy;
+    memset(st, 0, sizeof *st);
+    if (msg && cap) msg[0] = '\0';
+    if (!s || !q || (s->m > 0 && !lambda) || !o || !s->ops.force || s->k < 1 || !isfinite(t) ||
+        (s->m > 0 && (!s->ops.phi || !s->ops.phi_q))) {
+        if (msg) snprintf(msg, cap, "statics: missing system, state or options");
+        return LD_EINVAL;
+    }
+    if (o->steps < 1 || o->max_iter < 1 || o->max_cuts < 0 || !(o->tol > 0.0)) {
+        if (msg) snprintf(msg, cap, "statics: steps, max_iter must be ≥ 1 and tol > 0");
+        return LD_EINVAL;
+    }
+    work w;
+    int rc = make_work(&w, s, t);
+    if (rc) {
+        if (msg)
+            snprintf(msg, cap, "statics: out of memory for the dense matrix (n = %d)", s->k + s->m);
+        return rc;
+    }
+    if (s->m > 0) memset(lambda, 0, (size_t)s->m * sizeof(double));
+    rc = s->ops.force(s, t, q, w.zero, w.g0);
+    double tol = o->tol * (1.0 + maxabs(w.g0, w.k)), f = 0.0, df = 1.0 / o->steps;
+    while (!rc && f < 1.0) {
+        double fn = 1.0 - (f + df) < 1e-12 ? 1.0 : f + df;
+        memcpy(w.qs, q, (size_t)s->nq * sizeof(double));
+        if (s->m > 0) memcpy(w.ls, lambda, (size_t)s->m * sizeof(double));
+        int nr = newton(&w, q, lambda, fn, tol, o->max_iter, &st->iterations, &st->residual);
+        if (nr == LD_OK) {
+            f = fn;
+            st->steps++;
+            df = fmin(1.0 / o->steps, 2.0 * df); /* grow back after a cut */
+            continue;
+        }
+        memcpy(q, w.qs, (size_t)s->nq * sizeof(double)); /* back to the last equilibrium */
+        if (s->m > 0) memcpy(lambda, w.ls, (size_t)s->m * sizeof(double));
+        if (nr < 0 && nr != LD_ESINGULAR && nr != LD_EDOMAIN)
+            rc = nr; /* fatal */
+        else if (++st->cuts > o->max_cuts)
+            rc = nr > 0 ? LD_EDOMAIN : nr;
+        else
+            df *= 0.5;
+        if (rc && msg)
+            snprintf(msg, cap,
+                     "statics: %s at load fraction %.6g after %d halvings (residual %.3g); the "
+                     "state is the equilibrium at %.6g",
+                     nr > 0 ? "Newton did not converge" : ld_strerror(nr), fn, st->cuts - 1,
+                     st->residual, f);
+    }
+    free_work(&w);
+    return rc;
+}
