@@ -52,6 +52,7 @@ bench: build
 	$(BUILD)/release/bench/bench_tb3 | tee $(BUILD)/bench/tb3.csv
 	$(BUILD)/release/bench/bench_crank | tee $(BUILD)/bench/crank.csv
 	$(BUILD)/release/bench/bench_rod | tee $(BUILD)/bench/rod.csv
+	$(BUILD)/release/bench/bench_beam | tee $(BUILD)/bench/beam.csv
 
 # Reproduce the seed papers' studies: Markdown report and PNG plots in build/repro/.
 repro: build
