@@ -199,15 +199,32 @@ static void vtk_vectors(FILE *f, const char *name, const double *v, int n) {
         fprintf(f, "%.17g %.17g %.17g\n", v[3 * i], v[3 * i + 1], v[3 * i + 2]);
 }
 
-/* The centrelines of the rods: one polyline through the node bodies of each rod. */
+/* The centrelines of the rods and beams: one polyline through the node bodies of each (a
+ * beam's clamped nodes are no bodies: its line starts at the first free node). */
 static void vtk_rod_lines(FILE *f, const ld_model *m) {
-    if (m->nrods < 1) return;
-    int size = 0;
+    int lines = m->nrods, size = 0;
     for (int r = 0; r < m->nrods; ++r) size += m->rods[r].n + 2;
-    fprintf(f, "LINES %d %d\n", m->nrods, size);
+    for (int b = 0; b < m->nbeams; ++b) {
+        int nf = 0;
+        for (int k = 0; k < m->beams[b].nnodes; ++k) nf += m->beams[b].node_body[k] >= 0;
+        if (nf < 2) continue;
+        lines++, size += nf + 1;
+    }
+    if (lines < 1) return;
+    fprintf(f, "LINES %d %d\n", lines, size);
     for (int r = 0; r < m->nrods; ++r) {
         fprintf(f, "%d", m->rods[r].n + 1);
         for (int i = 0; i <= m->rods[r].n; ++i) fprintf(f, " %d", m->rods[r].body0 + i);
+        fputc('\n', f);
+    }
+    for (int b = 0; b < m->nbeams; ++b) {
+        const ld_beam *bm = &m->beams[b];
+        int nf = 0;
+        for (int k = 0; k < bm->nnodes; ++k) nf += bm->node_body[k] >= 0;
+        if (nf < 2) continue;
+        fprintf(f, "%d", nf);
+        for (int k = 0; k < bm->nnodes; ++k)
+            if (bm->node_body[k] >= 0) fprintf(f, " %d", bm->node_body[k]);
         fputc('\n', f);
     }
 }
@@ -257,8 +274,8 @@ static int series_add(sim *S, double t) {
     return 0;
 }
 
-/* One legacy-VTK POLYDATA file: a vertex per body at its centre of mass (rods: a polyline
- * through their nodes), the body axes and the velocity as point vectors; listed in the
+/* One legacy-VTK POLYDATA file: a vertex per body at its centre of mass (rods and beams: a
+ * polyline through their nodes), the body axes and the velocity as point vectors; listed in the
  * .vtk.series file. Written to a temporary name and renamed, so a file is whole or absent. */
 static void write_vtk(sim *S, double t, const double *q, const double *v) {
     int nb = S->m->nbodies;
