@@ -130,5 +130,26 @@ want="liedyn run: warning: off-start.yaml: body 'body' (line $line) starts 1 rad
 "$LIEDYN" run torque-body-ii --t-end 0.1 --quiet >out.txt 2>err.txt || fail "torque-body-ii: $(cat err.txt)"
 [ -s err.txt ] && fail "torque-body-ii warns: $(cat err.txt)"
 
+# ---------------------------------------------------------------- liedyn static
+
+# static_exit CODE MESSAGE-PART ARGS...: `liedyn static ARGS...` exits CODE, stderr holds the part
+static_exit() {
+    code=$1 part=$2
+    shift 2
+    "$LIEDYN" static "$@" >out.txt 2>err.txt
+    rc=$?
+    [ "$rc" -eq "$code" ] || fail "static $*: exit $rc, expected $code ($(cat err.txt))"
+    grep -qF -- "$part" err.txt || fail "static $*: stderr '$(cat err.txt)' lacks '$part'"
+}
+static_exit 2 "liedyn: static: no model given" --steps 3
+static_exit 2 "liedyn: static: --steps must be 1 ... 1000000, found '0'" beam-roll-up --steps 0
+static_exit 2 "liedyn: static: unknown option '--dt'" beam-roll-up --dt 0.1
+static_exit 2 "beams need a Lie-group formulation" beam-roll-up --formulation euler
+# a free beam under a force is a mechanism: no equilibrium, exit 3 with the load fraction
+sed 's/    clamp: start//' "$SRC/models/beam-roll-up.yaml" | sed 's/type: torque/type: force/' >free-beam.yaml
+static_exit 3 "at load fraction" free-beam.yaml --steps 2
+"$LIEDYN" static beam-roll-up --steps 1 --json >out.txt 2>err.txt || fail "static beam-roll-up: $(cat err.txt)"
+grep -q '"status": "ok"' out.txt || fail "static beam-roll-up --json: $(cat out.txt)"
+
 [ "$fails" -eq 0 ] || { echo "$fails failure(s)" >&2; exit 1; }
 echo "cli_errors: all checks passed"
