@@ -129,7 +129,7 @@ static const ld_formulation forms[4] = {LD_FORM_SO3XR3, LD_FORM_SE3, LD_FORM_S3X
 static void top_orders(const ld_model *m, const char *outdir) {
     const double T = 0.5;
     const int nh = rh_quick() ? 3 : 5;
-    const long n0 = 500, nref = rh_quick() ? 16000 : 64000;
+    const long n0 = 500, nref = rh_quick() ? 4000 : 64000;
     printf("## Heavy top: orders of hem1 … hem5\n\n"
            "Fast top, t ∈ [0, %g], steps h = %g … %g; errors at T against hem5 with h = %.3g: "
            "configuration max(geodesic angle, |Δx|), multipliers max|Δλ|/max|λ| (hem2: against "
@@ -177,7 +177,7 @@ static void top_orders(const ld_model *m, const char *outdir) {
 
 /* max |Φ| over [0, T] sampled every 10 steps, one .dat per formulation and projection. */
 static void top_drift(const ld_model *m, const char *outdir) {
-    const double T = rh_quick() ? 1.0 : 10.0, h = 1e-3;
+    const double T = rh_quick() ? 0.2 : 10.0, h = 1e-3;
     const long n = (long)(T / h + 0.5);
     printf("## Heavy top: drift-off of the position constraint\n\n"
            "hem5 with h = %g on t ∈ [0, %g]; the index-2 formulation keeps B v = 0 only, so Φ may "

@@ -22,7 +22,7 @@ static const rod_case cases[2] = {{"roll-up", "rollup"}, {"flying-spaghetti", "s
 static int rod_orders(const ld_model *m, const rod_case *c, const char *outdir) {
     const double T = 1.0;
     const int nh = rh_quick() ? 2 : 4;
-    const long nstart[5] = {500, 500, 250, 125, 125}, nref = rh_quick() ? 4000 : 64000;
+    const long nstart[5] = {500, 500, 250, 125, 125}, nref = rh_quick() ? 2000 : 64000;
     rh_result ref;
     ld_integ_options o5 = rh_options(LD_INTEG_HEM5, LD_LA_KLU);
     if (rh_fixed(m, LD_FORM_S3SDR3, &o5, T, nref, &ref)) return 1;
@@ -63,7 +63,7 @@ static int rod_orders(const ld_model *m, const rod_case *c, const char *outdir) 
 /* hem5 at fixed steps h/2, h, 2h on [0, T]: the estimate of every step (Atol 1e-8, Rtol 1e-6)
  * into one .dat per step; the median ratio of the estimates of h and h/2 at common times. */
 static void rod_estimates(const ld_model *m, const rod_case *c, const char *outdir) {
-    const double T = rh_quick() ? 0.5 : 5.0, h = 2e-3;
+    const double T = rh_quick() ? 0.1 : 5.0, h = 2e-3;
     double med[2] = {NAN, NAN};
     double *est[3] = {NULL, NULL, NULL};
     long n[3];
@@ -112,7 +112,7 @@ static void rod_estimates(const ld_model *m, const rod_case *c, const char *outd
 
 /* The adaptive hem5 run on [0, 5] with Atol 1e-8, Rtol 1e-6: history (t, h, err). */
 static void rod_adaptive(const ld_model *m, const rod_case *c, const char *outdir) {
-    const double T = rh_quick() ? 0.5 : 5.0;
+    const double T = rh_quick() ? 0.1 : 5.0;
     ld_integ_options o = rh_options(LD_INTEG_HEM5, LD_LA_KLU);
     o.adaptive = 1;
     o.error_atol = 1e-8;
@@ -146,7 +146,7 @@ static void rod_adaptive(const ld_model *m, const rod_case *c, const char *outdi
 /* genalpha (index 3, KLU) and hem2 … hem5 on [0, T]: configuration error against CPU time. */
 static void rod_families(const ld_model *m, const rod_case *c, const char *outdir) {
     const double T = 1.0;
-    const long nref = rh_quick() ? 4000 : 64000;
+    const long nref = rh_quick() ? 2000 : 64000;
     rh_result ref;
     ld_integ_options o5 = rh_options(LD_INTEG_HEM5, LD_LA_KLU);
     if (rh_fixed(m, LD_FORM_S3SDR3, &o5, T, nref, &ref)) return;

@@ -32,6 +32,8 @@ static double cpu_now(void) {
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+static int QUICK; /* REPRO_QUICK=1: the smoke run of make test, shortened runs */
+
 static int load(const char *name, ld_model *m) {
     char path[512];
     ld_model_error err;
@@ -216,7 +218,7 @@ static int spinning(const char *outdir) {
         }
     /* the long run */
     m.bodies[0].omega[0] = 0.0;
-    const double T = m.run.t_end, h = m.run.dt, a = -0.3;
+    const double T = QUICK ? 0.1 * m.run.t_end : m.run.t_end, h = m.run.dt, a = -0.3;
     series s[2];
     for (int k = 0; k < 2; ++k) {
         spec p = {&m, k ? LD_INTEG_HHT_MODIFIED : LD_INTEG_HHT, a, h, T, 0, 100, LD_LA_DENSE};
@@ -253,7 +255,8 @@ static int heavy_top(const char *outdir) {
             for (int ia = 0; ia < 3; ++ia) {
                 ld_integ_method meth = k ? LD_INTEG_HHT_MODIFIED : LD_INTEG_HHT;
                 double h = hh[ih];
-                spec p = {&m, meth, alphas[ia], h, 2.0, 0, (int)lround(1e-2 / h), LD_LA_DENSE};
+                spec p = {&m, meth, alphas[ia], h, QUICK ? 0.1 : 2.0, 0, (int)lround(1e-2 / h),
+                          LD_LA_DENSE};
                 series s;
                 run(&p, &s);
                 char tag[64];
@@ -272,7 +275,8 @@ static int heavy_top(const char *outdir) {
             }
     /* e_ω on [0, 1] (Fig. 2): α = −0.2 against references with h = 1e-6, α = −0.2 (same
      * method) and α = −0.1 (the paper's reference) */
-    const double hs[5] = {1e-3, 5e-4, 1e-4, 5e-5, 1e-5}, href = 1e-6;
+    const double hs[5] = {1e-3, 5e-4, 1e-4, 5e-5, QUICK ? 2e-5 : 1e-5}, href = QUICK ? 1e-5 : 1e-6;
+    const double Te = QUICK ? 0.05 : 1.0;
     printf(
         "\nIntegrated error e_ω = Σᵢ ∫₀¹ |Ωᵢ − Ωᵢ,ref| dt of the body angular velocity (seed 002 "
         "Fig. 2), α = −0.2, samples every 1e-3 s. Reference: the same method with h = %g, "
@@ -285,13 +289,12 @@ static int heavy_top(const char *outdir) {
         ld_integ_method meth = k ? LD_INTEG_HHT_MODIFIED : LD_INTEG_HHT;
         series ref[2];
         for (int r = 0; r < 2; ++r) {
-            spec p = {&m,  meth, r ? -0.1 : -0.2,          href,
-                      1.0, 0,    (int)lround(1e-3 / href), LD_LA_DENSE};
+            spec p = {&m, meth, r ? -0.1 : -0.2, href, Te, 0, (int)lround(1e-3 / href), LD_LA_DENSE};
             run(&p, &ref[r]);
             bad |= ref[r].status;
         }
         for (int i = 0; i < 5; ++i) {
-            spec p = {&m, meth, -0.2, hs[i], 1.0, 0, (int)lround(1e-3 / hs[i]), LD_LA_DENSE};
+            spec p = {&m, meth, -0.2, hs[i], Te, 0, (int)lround(1e-3 / hs[i]), LD_LA_DENSE};
             series s;
             run(&p, &s);
             for (int r = 0; r < 2; ++r) E[k][i][r] = e_omega(&s, &ref[r], -1);
@@ -331,7 +334,7 @@ static int crank(const char *outdir, int quick) {
     ld_model m;
     if (load("crank-v8", &m)) return 1;
     int bad = 0, cb = find_body(&m, "crankshaft");
-    const double T = quick ? 0.5 : m.run.t_end, h = 1e-4, a = -0.3;
+    const double T = quick ? 0.05 : m.run.t_end, h = 1e-4, a = -0.3;
     printf(
         "## 3. V8 crank drive (models/crank-v8.yaml, our own data)\n\n"
         "%d bodies, %d joints, formulation euler. Crankshaft angular velocity about x (spatial), "
@@ -426,6 +429,7 @@ int main(int argc, char **argv) {
     const char *outdir = argc > 1 ? argv[1] : ".";
     const char *q = getenv("REPRO_QUICK");
     int quick = q && q[0] == '1';
+    QUICK = quick;
     printf("# Modified HHT for Euler parameters (seed 002) — reproduced by liedyn %s\n\n",
            ld_version());
     int bad = spinning(outdir);
