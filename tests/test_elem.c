@@ -132,6 +132,24 @@ static void check_partition(const ld_system *s, const double *q, const double *v
     assert_true(fabs(e - ek) <= 1e-12 * (1.0 + fabs(e)));
 }
 
+/* ∂Φ/∂t against a central difference of Φ in t (drivers; zero for the scleronomic rows). */
+static void check_phi_t(const ld_system *s, const double *q, const char *file) {
+    if (s->m == 0) return;
+    size_t m = (size_t)s->m;
+    double *p = calloc(3 * m, sizeof *p), *pp = p + m, *pm = pp + m, t = 0.37, h = 1e-5;
+    assert_non_null(p);
+    assert_non_null(s->ops.phi_t);
+    assert_int_equal(s->ops.phi_t(s, t, q, p), LD_OK);
+    assert_int_equal(s->ops.phi(s, t + h, q, pp), LD_OK);
+    assert_int_equal(s->ops.phi(s, t - h, q, pm), LD_OK);
+    for (size_t i = 0; i < m; ++i) {
+        double fd = (pp[i] - pm[i]) / (2 * h);
+        if (fabs(fd - p[i]) > 1e-6 * (1.0 + fabs(fd)))
+            fail_msg("%s: phi_t row %zu: %g, differences %g", file, i, p[i], fd);
+    }
+    free(p);
+}
+
 /* The pattern from the elements against the dense B; the mass blocks against M. */
 static void check_sparse(const ld_system *s, const double *q, const char *file) {
     size_t k = (size_t)s->k, m = (size_t)s->m;
@@ -234,6 +252,7 @@ static void check_model(const char *file) {
         rng r = rng_seed(17u + (unsigned)f);
         for (int i = 0; i < s.k; ++i) v[i] = v0[i] + rng_range(&r, -0.5, 0.5);
         check_partition(&s, q0, v, g, g + s.k);
+        check_phi_t(&s, q0, file);
         if (s.ops.phi_q_sparse) check_sparse(&s, q0, file);
         if (s.ops.tangent_blocks && s.k <= 600) check_blocks(&s, q0, v, file);
         assert_int_equal(ld_sys_has_blocks(&s), f != LD_FORM_EULER);
@@ -427,11 +446,45 @@ static void test_iteration_matrix(void **state) {
     }
 }
 
+/* A rotation driver (a sine) on a hinge: its row of ∂Φ/∂t, from the joint element, against
+ * differences of Φ in t, in every formulation. */
+static void test_driver_phi_t(void **state) {
+    (void)state;
+    ld_model m;
+    ld_joint j[2];
+    tm_base(&m);
+    const double J[9] = {1, 0, 0, 0, 2, 0, 0, 0, 3}, x[3] = {0.5, 0, 0}, q[4] = {1, 0, 0, 0},
+                 om[3] = {0, 0, 0.5 * PI}; /* the driver's rate at t = 0: 0.5 · 2π/2 */
+    tm_body(&tm_bodies[0], "arm", 1.0, J, x, q, om);
+    memset(j, 0, sizeof j);
+    strcpy(j[0].name, "hinge"), strcpy(j[1].name, "motor");
+    j[0].kind = LD_JOINT_REVOLUTE, j[1].kind = LD_JOINT_DRIVER;
+    for (int i = 0; i < 2; ++i) j[i].body1 = LD_GROUND, j[i].body2 = 0, j[i].axis[2] = 1.0;
+    j[1].motion = LD_MOTION_ROTATION, j[1].value = 0.5;
+    j[1].fn.kind = LD_TFN_SINE, j[1].fn.period = 2.0;
+    tm_bodies[0].has_v = 0; /* the joints give it */
+    m.nbodies = 1, m.bodies = tm_bodies, m.njoints = 2, m.joints = j;
+    for (int f = 0; f < LD_FORM_COUNT; ++f) {
+        ld_system s;
+        double *q0, *v0;
+        char msg[256];
+        if (ld_model_compile_msg(&m, (ld_formulation)f, &s, &q0, &v0, msg, sizeof msg))
+            fail_msg("%s", msg);
+        double p[8] = {0};
+        assert_int_equal(s.ops.phi_t(&s, 0.37, q0, p), LD_OK);
+        assert_true(fabs(p[5]) > 0.1); /* the driver's row moves */
+        check_phi_t(&s, q0, "driver");
+        free(q0);
+        free(v0);
+        ld_model_system_free(&s);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_shipped_models),   cmocka_unit_test(test_reversed_joint),
-        cmocka_unit_test(test_heavy_top_rows),   cmocka_unit_test(test_newton_paths),
-        cmocka_unit_test(test_iteration_matrix),
+        cmocka_unit_test(test_shipped_models), cmocka_unit_test(test_reversed_joint),
+        cmocka_unit_test(test_heavy_top_rows), cmocka_unit_test(test_driver_phi_t),
+        cmocka_unit_test(test_newton_paths),   cmocka_unit_test(test_iteration_matrix),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
