@@ -117,12 +117,30 @@ static void check_tangents(ld_model *m) {
         rng r = rng_seed(7u + (unsigned)f);
         for (size_t i = 0; i < k; ++i)
             xi[i] = rng_range(&r, -0.2, 0.2), a[i] = rng_range(&r, -1, 1);
+        int damped = m->beams[0].damping > 0.0;
+        for (size_t i = 0; damped && i < k; ++i) v[i] = rng_range(&r, -1.0, 1.0);
         ld_sys_retract(&s, q, q0, xi);
         assert_int_equal(s.ops.stiffness(&s, 0.0, q, v, a, NULL, KA), LD_OK);
         assert_int_equal(ld_sys_stiffness_fd(&s, 0.0, q, v, a, NULL, KF), LD_OK);
         double ek = 0.0, sk = 1.0;
         for (size_t i = 0; i < k * k; ++i)
             ek = fmax(ek, fabs(KA[i] - KF[i])), sk = fmax(sk, fabs(KA[i]));
+        if (damped) { /* ∂g/∂v against differences; the dissipation vᵀ(g(v) − g(0)) > 0 */
+            double ev = 0.0, sv = 1e-300, pw = 0.0;
+            assert_int_equal(s.ops.g_v(&s, 0.0, q, v, KA), LD_OK);
+            assert_int_equal(ld_sys_g_v_fd(&s, 0.0, q, v, KF), LD_OK);
+            for (size_t i = 0; i < k * k; ++i)
+                ev = fmax(ev, fabs(KA[i] - KF[i])), sv = fmax(sv, fabs(KA[i]));
+            assert_int_equal(s.ops.force(&s, 0.0, q, v, g), LD_OK);
+            memset(a, 0, k * sizeof *a);
+            assert_int_equal(s.ops.force(&s, 0.0, q, a, d), LD_OK);
+            for (size_t i = 0; i < k; ++i) pw += v[i] * (g[i] - d[i]);
+            printf("%s damped: stiffness error %.2e of %.2e, dg/dv error %.2e of %.2e, "
+                   "dissipation %.3e\n",
+                   ld_formulation_name((ld_formulation)f), ek, sk, ev, sv, pw);
+            assert_true(ev <= 1e-6 * sv && pw > 0.0);
+            memset(v, 0, k * sizeof *v); /* the energy check below is at rest */
+        }
         /* at rest, g = dV/dq along the group */
         assert_int_equal(s.ops.force(&s, 0.0, q, v, g), LD_OK);
         double eg = 0.0, sg = 1.0;
@@ -155,7 +173,11 @@ static void test_tangents(void **state) {
     const double sec[6] = {1e3, 4e2, 3e2, 10, 20, 30};
     cantilever(&m, 2, 3, 2.0, sec, 1.0, 0.01, 9.81);
     check_tangents(&m);
+    cantilever(&m, 2, 3, 2.0, sec, 1.0, 0.01, 9.81);
+    m.beams[0].damping = 0.02; /* the damped beam: force, ∂g/∂v and the stiffness at v ≠ 0 */
+    check_tangents(&m);
     ell(&m, 3);
+    m.beams[0].damping = 0.01;
     /* the reference is stress-free, the corner included */
     ld_system s;
     double *q0, *v0, *g;
@@ -175,12 +197,15 @@ static void test_tangents(void **state) {
 /* Free vibration about the static deflection after a step tip load: the time between upward
  * crossings of the static deflection, averaged over eight periods, is the first bending
  * period. */
-static void test_first_frequency(void **state) {
-    (void)state;
+/* zeta = 0: the period; zeta > 0: stiffness-proportional damping μ = 2ζ/ω₁, whose amplitude of
+ * the first mode decays by exp(−ζ ω₁ T) per period (the higher modes are damped more). */
+static void first_mode(double zeta) {
     const double L = 1.0, EI = 1.0, rho_a = 1.0, P = 1e-4;
     const double sec[6] = {1e5, 1e5, 1e5, 1.0, EI, EI};
+    const double w1 = 1.8751040687 * 1.8751040687 * sqrt(EI / (rho_a * L * L * L * L));
     ld_model m;
     cantilever(&m, 4, 4, L, sec, rho_a, 1e-6, 0.0);
+    m.beams[0].damping = 2.0 * zeta / w1;
     ld_load ld;
     memset(&ld, 0, sizeof ld);
     ld.kind = LD_LOAD_FORCE, ld.body = m.nbodies - 1, ld.frame = LD_IN_SPATIAL, ld.vec[1] = P;
@@ -199,26 +224,40 @@ static void test_first_frequency(void **state) {
     /* upward crossings of the static deflection P L³/(3 EI) + P L/(G A), interpolated */
     const double ys = P * L * L * L / (3.0 * EI) + P * L / sec[1];
     enum { NP = 8 }; /* periods averaged: the higher modes shift single crossings */
-    double prev = -ys, tmax[NP + 1] = {0}, x[3], qq[4], om[3], xd[3];
+    double prev = -ys, tmax[NP + 1] = {0}, amp[NP + 1] = {0}, x[3], qq[4], om[3], xd[3];
     int nmax = 0;
     for (int i = 1; i <= 10000 && nmax <= NP; ++i) {
         assert_int_equal(ld_integ_step(it, h), LD_OK);
         ld_model_body_state(&s, s.nnodes - 1, ld_integ_q(it), ld_integ_v(it), x, qq, om, xd);
         double y = x[1] - ys;
         if (prev < 0.0 && y >= 0.0) tmax[nmax++] = (i - 1) * h + h * (-prev) / (y - prev);
+        if (nmax > 0 && nmax <= NP) amp[nmax] = fmax(amp[nmax], y); /* the cycle's maximum */
         prev = y;
     }
     assert_int_equal(nmax, NP + 1);
     double T = (tmax[NP] - tmax[0]) / NP, Tex = 2.0 * PI / omega;
-    printf("first bending period %.5f s, Euler-Bernoulli %.5f s (relative %.2e)\n", T, Tex,
-           T / Tex - 1.0);
-    assert_true(fabs(T / Tex - 1.0) < 1e-3); /* 2.7e-4 measured */
+    if (zeta == 0.0) {
+        printf("first bending period %.5f s, Euler-Bernoulli %.5f s (relative %.2e)\n", T, Tex,
+               T / Tex - 1.0);
+        assert_true(fabs(T / Tex - 1.0) < 1e-3); /* 2.7e-4 measured */
+    } else {
+        double decay = pow(amp[NP] / amp[2], 1.0 / (NP - 2)), want = exp(-zeta * omega * Tex);
+        printf("damping zeta = %g: amplitude ratio per period %.5f, exp(-zeta w T) %.5f\n", zeta,
+               decay, want);
+        assert_true(fabs(decay / want - 1.0) < 5e-3);
+    }
     ld_integ_free(it);
     free(q0);
     free(v0);
     ld_model_system_free(&s);
     m.loads = NULL, m.nloads = 0;
     ld_model_free(&m);
+}
+
+static void test_first_frequency(void **state) {
+    (void)state;
+    first_mode(0.0);
+    first_mode(0.02);
 }
 
 /* The YAML block beams: a good beam compiles; each bad one is refused at its line and key. */
@@ -263,6 +302,7 @@ static void test_yaml(void **state) {
         {"clamp: start", "clamp: middle", "beams[0].clamp"},
         {"'leg[6]'", "'leg[7]'", "leg[7]"},
         {"EI3: 10}", "EI3: -10}", "beams[0].stiffness: the 6x6 section stiffness must be"},
+        {"rho_a: 1\n", "rho_a: 1\n    damping: -0.1\n", "beams[0].damping: must be a finite"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
         char text[2048];

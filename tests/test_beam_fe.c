@@ -208,6 +208,63 @@ static void test_tangents(void **state) {
     }
 }
 
+/* The damping: Kq against differences of the force along the group at fixed velocities, Kv
+ * against differences in the velocities, and the dissipated power vᵀF ≥ 0. */
+static void check_damping(int p, uint64_t seed) {
+    enum { M = 6 * LD_BEAM_MAX_NODES };
+    int nn = p + 1, n = 6 * nn;
+    double q0[36], x0[27], q[36], x[27], qs[36], xs[27], C[36], d[M], Om[27], xd[27];
+    double F[M], Fp[M], Fm[M];
+    static double Kq[M * M], Kv[M * M];
+    section(C, 1);
+    helix(p, q0, x0);
+    ld_beam_fe e;
+    assert_int_equal(ld_beam_fe_init(&e, p, p + 1, q0, x0, C, 1), LD_OK);
+    rng r = rng_seed(seed);
+    for (int i = 0; i < n; ++i) d[i] = rng_range(&r, -0.3, 0.3);
+    for (int i = 0; i < 3 * nn; ++i) Om[i] = rng_range(&r, -2, 2), xd[i] = rng_range(&r, -2, 2);
+    move(nn, q0, x0, d, q, x);
+    const double mu = 0.01;
+    memset(F, 0, sizeof F), memset(Kq, 0, sizeof Kq), memset(Kv, 0, sizeof Kv);
+    ld_beam_fe_damping(&e, q, x, Om, xd, mu, F, Kq, Kv);
+    double power = 0.0;
+    for (int i = 0; i < nn; ++i)
+        for (int k = 0; k < 3; ++k)
+            power += Om[3 * i + k] * F[6 * i + k] + xd[3 * i + k] * F[6 * i + 3 + k];
+    assert_true(power > 0.0);
+    const double h = 1e-6;
+    double eq = 0.0, ev = 0.0, sq = maxabs(Kq, n * n), sv = maxabs(Kv, n * n);
+    for (int j = 0; j < n; ++j) {
+        memset(d, 0, sizeof d);
+        memset(Fp, 0, sizeof Fp), memset(Fm, 0, sizeof Fm);
+        d[j] = h;
+        move(nn, q, x, d, qs, xs);
+        ld_beam_fe_damping(&e, qs, xs, Om, xd, mu, Fp, NULL, NULL);
+        d[j] = -h;
+        move(nn, q, x, d, qs, xs);
+        ld_beam_fe_damping(&e, qs, xs, Om, xd, mu, Fm, NULL, NULL);
+        for (int i = 0; i < n; ++i) eq = fmax(eq, fabs((Fp[i] - Fm[i]) / (2 * h) - Kq[n * i + j]));
+        double *vel = j % 6 < 3 ? Om + 3 * (j / 6) + j % 6 : xd + 3 * (j / 6) + j % 6 - 3;
+        double keep = *vel;
+        memset(Fp, 0, sizeof Fp), memset(Fm, 0, sizeof Fm);
+        *vel = keep + h;
+        ld_beam_fe_damping(&e, q, x, Om, xd, mu, Fp, NULL, NULL);
+        *vel = keep - h;
+        ld_beam_fe_damping(&e, q, x, Om, xd, mu, Fm, NULL, NULL);
+        *vel = keep;
+        for (int i = 0; i < n; ++i) ev = fmax(ev, fabs((Fp[i] - Fm[i]) / (2 * h) - Kv[n * i + j]));
+    }
+    if (eq > 1e-6 * sq || ev > 1e-7 * sv)
+        fail_msg("damping, p = %d: Kq error %.2e (of %.2e), Kv error %.2e (of %.2e)", p, eq, sq, ev,
+                 sv);
+}
+
+static void test_damping(void **state) {
+    (void)state;
+    for (int p = 1; p <= 4; ++p) check_damping(p, 300u + (unsigned)p);
+    check_damping(LD_BEAM_MAX_ORDER, 399u);
+}
+
 /* ---------------------------------------------------------------- statics */
 
 /* A straight cantilever along x from the origin: nel elements of order p, node 0 clamped, a
@@ -357,10 +414,10 @@ static void test_small_load(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_gll),        cmocka_unit_test(test_gauss),
-        cmocka_unit_test(test_lagrange),   cmocka_unit_test(test_reference_and_rigid_motion),
-        cmocka_unit_test(test_tangents),   cmocka_unit_test(test_rollup),
-        cmocka_unit_test(test_small_load),
+        cmocka_unit_test(test_gll),      cmocka_unit_test(test_gauss),
+        cmocka_unit_test(test_lagrange), cmocka_unit_test(test_reference_and_rigid_motion),
+        cmocka_unit_test(test_tangents), cmocka_unit_test(test_damping),
+        cmocka_unit_test(test_rollup),   cmocka_unit_test(test_small_load),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -236,6 +236,7 @@ typedef struct ld_beam {
     double C[36];     /* sectional stiffness, row-major, symmetric positive definite */
     double rho_a;     /* mass per length, > 0 */
     double rho_j[9];  /* rotary inertia per length (material frame), positive definite */
+    double damping;   /* μ ≥ 0 (s): viscous section stress μ C ε̇ (stiffness-proportional) */
     int clamp[2];     /* 1: node 0 (clamp[0]) / the last node (clamp[1]) clamped */
     int nnodes;       /* ld_beam_place: (npoints − 1)·nelem·order + 1 */
     int *node_body;   /* nnodes: the node's body, or LD_GROUND when clamped (owned) */

@@ -201,6 +201,8 @@ int ld_beam_check(const ld_model *m, int i, char *key, size_t nk, char *why, siz
         k = "rho_a", w = "must be positive";
     else if (!spd3(b->rho_j))
         k = "rho_j", w = "must be symmetric positive definite";
+    else if (!(b->damping >= 0.0) || !isfinite(b->damping))
+        k = "damping", w = "must be a finite number >= 0 (seconds)";
     else if (b->npoints < 2 || b->npoints > LD_BEAM_POINTS_MAX ||
              b->nnodes != ld_beam_elements(b) * b->order + 1 || !b->node_body || !b->q0 || !b->x0 ||
              !b->qe0)
@@ -336,50 +338,102 @@ static void turn(int nn, double Rc[][9], double *F, double *K) {
 }
 
 /* Evaluate and map to the instance's local arrays (free slots, formulation's coordinates). */
-static int bel_eval(const ld_elem_ctx *c, unsigned want, double *g, double *K, double *V) {
+/* A(local, slots a, b) += Pᵀ X P for the canonical 6n-square X (rows and columns of the free
+ * slots; P = diag(I, R) per node in the semidirect products, the identity otherwise). */
+static void add_ptxp(const double *X, size_t nc, const int *slot, int ns, double R[][9], int semi,
+                     double *A, size_t nl) {
+    for (int a = 0; a < ns; ++a)
+        for (int bb = 0; bb < ns; ++bb)
+            for (int r = 0; r < 6; ++r)
+                for (int cc = 0; cc < 6; ++cc) {
+                    double acc = 0.0;
+                    int rs = r >= 3 && semi, cs = cc >= 3 && semi;
+                    for (int i = 0; i < (rs ? 3 : 1); ++i)
+                        for (int j = 0; j < (cs ? 3 : 1); ++j) {
+                            int rr = rs ? 3 + i : r, cj = cs ? 3 + j : cc;
+                            double wr = rs ? R[slot[a]][3 * i + (r - 3)] : 1.0;
+                            double wc = cs ? R[slot[bb]][3 * j + (cc - 3)] : 1.0;
+                            acc += wr *
+                                   X[nc * (6 * (size_t)slot[a] + (size_t)rr) +
+                                     6 * (size_t)slot[bb] + (size_t)cj] *
+                                   wc;
+                        }
+                    A[nl * (6 * (size_t)a + (size_t)r) + 6 * (size_t)bb + (size_t)cc] += acc;
+                }
+}
+
+/* The nodes' canonical velocities in the element's frames (Ω turned by Rcᵀ; ẋ = R U in the
+ * semidirect products; clamped nodes at rest), from the instance's local v. */
+static void canonical_velocity(const ld_elem_ctx *c, const ld_beam *b, double R[][9],
+                               double Rc[][9], double *Om, double *xd) {
+    int semi = ld_rb(c->s)->semi, a = 0;
+    memset(Om, 0, 3 * (size_t)(b->order + 1) * sizeof(double));
+    memset(xd, 0, 3 * (size_t)(b->order + 1) * sizeof(double));
+    for (int j = 0; j <= b->order; ++j) {
+        if (b->node_body[c->e->sub * b->order + j] < 0) continue;
+        const double *v = c->v + c->e->off[a++];
+        ld_m3_tmulv(Om + 3 * j, Rc[j], v);
+        if (semi)
+            ld_m3_mulv(xd + 3 * j, R[j], v + 3);
+        else
+            memcpy(xd + 3 * j, v + 3, 3 * sizeof(double));
+    }
+}
+
+/* Evaluate and map to the instance's local arrays (free slots, formulation's coordinates): the
+ * force g, the stiffness K (∂/∂q at fixed v), the damping matrix Cd (∂g/∂v), the energy V, as
+ * wanted (NULL: not). */
+static int bel_eval(const ld_elem_ctx *c, double *g, double *K, double *Cd, double *V) {
     enum { M = 6 * LD_BEAM_MAX_NODES };
     double q[4 * LD_BEAM_MAX_NODES], x[3 * LD_BEAM_MAX_NODES], R[LD_BEAM_MAX_NODES][9];
-    double Rc[LD_BEAM_MAX_NODES][9], F[M];
-    static _Thread_local double Kc[M * M];
+    double Rc[LD_BEAM_MAX_NODES][9], F[M], Om[3 * LD_BEAM_MAX_NODES], xd[3 * LD_BEAM_MAX_NODES];
+    static _Thread_local double Kc[M * M], Kv[M * M];
     const ld_model *m = ld_rb(c->s)->m;
     const ld_beam *b = &m->beams[c->e->item];
     const ld_beam_fe *fe = bel_poses(c, q, x, R, Rc);
-    int forces = (want & (LD_BEAM_FORCE | LD_BEAM_STIFF)) != 0;
-    ld_beam_fe_elastic(fe, q, x, forces ? want | LD_BEAM_FORCE : want, F, Kc, V);
-    if (!forces) return LD_OK;
-    turn(b->order + 1, Rc, F, (want & LD_BEAM_STIFF) ? Kc : NULL);
+    int nn = b->order + 1, stiff = K != NULL, damp = b->damping > 0.0 && c->v;
+    size_t nc = 6 * (size_t)nn, nl = (size_t)c->e->nl;
+    if (V) ld_beam_fe_elastic(fe, q, x, LD_BEAM_ENERGY, NULL, NULL, V);
+    if (!g && !K && !Cd) return LD_OK;
+    ld_beam_fe_elastic(fe, q, x, LD_BEAM_FORCE | (stiff ? LD_BEAM_STIFF : 0u), F, Kc, NULL);
+    if (damp) {
+        if (Cd || stiff) memset(Kv, 0, nc * nc * sizeof(double));
+        canonical_velocity(c, b, R, Rc, Om, xd);
+        ld_beam_fe_damping(fe, q, x, Om, xd, b->damping, F, stiff ? Kc : NULL,
+                           Cd || stiff ? Kv : NULL);
+    }
+    turn(nn, Rc, F, stiff ? Kc : NULL);
+    if (damp && (Cd || stiff)) {
+        double F0[M];
+        memset(F0, 0, sizeof F0);
+        turn(nn, Rc, F0, Kv);
+    }
     int slot[LD_BEAM_MAX_NODES], ns = free_slots(b, c->e->sub, slot), semi = ld_rb(c->s)->semi;
-    size_t nc = 6 * (size_t)(b->order + 1), nl = (size_t)c->e->nl;
-    for (int a = 0; a < ns; ++a) {
-        const double *Fa = F + 6 * slot[a], *Ra = R[slot[a]];
-        double Fx[3];
-        if (semi)
-            ld_m3_tmulv(Fx, Ra, Fa + 3);
-        else
-            memcpy(Fx, Fa + 3, sizeof Fx);
-        if ((want & LD_BEAM_FORCE) && g)
-            for (int i = 0; i < 3; ++i) g[6 * a + i] += Fa[i], g[6 * a + 3 + i] += Fx[i];
-        if (!(want & LD_BEAM_STIFF)) continue;
-        for (int bb = 0; bb < ns; ++bb) {
-            const double *Rb = R[slot[bb]];
-            for (int r = 0; r < 6; ++r)
-                for (int cc = 0; cc < 6; ++cc) {
-                    /* Pᵀ K P: the translation rows by R_aᵀ, columns by R_b */
+    if (damp && stiff && semi) /* Kv Q: ẋ = R U moves with δθ as −R hat(U) */
+        for (int a = 0; a < ns; ++a) {
+            const double *U = c->v + c->e->off[a] + 3;
+            double H[9], Qb[9];
+            ld_so3_hat(H, U);
+            ld_m3_mul(Qb, R[slot[a]], H);
+            size_t cb = 6 * (size_t)slot[a];
+            for (size_t r = 0; r < nc; ++r)
+                for (int j = 0; j < 3; ++j) {
                     double acc = 0.0;
-                    for (int i = 0; i < (r < 3 || !semi ? 1 : 3); ++i)
-                        for (int j = 0; j < (cc < 3 || !semi ? 1 : 3); ++j) {
-                            int rr = r < 3 || !semi ? r : 3 + i, cj = cc < 3 || !semi ? cc : 3 + j;
-                            double wr = r < 3 || !semi ? 1.0 : Ra[3 * i + (r - 3)];
-                            double wc = cc < 3 || !semi ? 1.0 : Rb[3 * j + (cc - 3)];
-                            acc += wr *
-                                   Kc[nc * (6 * (size_t)slot[a] + (size_t)rr) +
-                                      6 * (size_t)slot[bb] + (size_t)cj] *
-                                   wc;
-                        }
-                    K[nl * (6 * (size_t)a + (size_t)r) + 6 * (size_t)bb + (size_t)cc] += acc;
+                    for (int l = 0; l < 3; ++l)
+                        acc -= Kv[nc * r + cb + 3 + (size_t)l] * Qb[3 * l + j];
+                    Kc[nc * r + cb + (size_t)j] += acc;
                 }
         }
-        if (semi) { /* N = hat(Rᵀ F_x) in the translation rows, rotation columns */
+    for (int a = 0; a < ns; ++a) {
+        const double *Fa = F + 6 * slot[a];
+        double Fx[3];
+        if (semi)
+            ld_m3_tmulv(Fx, R[slot[a]], Fa + 3);
+        else
+            memcpy(Fx, Fa + 3, sizeof Fx);
+        if (g)
+            for (int i = 0; i < 3; ++i) g[6 * a + i] += Fa[i], g[6 * a + 3 + i] += Fx[i];
+        if (stiff && semi) { /* N = hat(Rᵀ F_x) in the translation rows, rotation columns */
             double H[9];
             ld_so3_hat(H, Fx);
             for (int r = 0; r < 3; ++r)
@@ -388,24 +442,31 @@ static int bel_eval(const ld_elem_ctx *c, unsigned want, double *g, double *K, d
                         H[3 * r + cc];
         }
     }
+    if (stiff) add_ptxp(Kc, nc, slot, ns, R, semi, K, nl);
+    if (damp && Cd) add_ptxp(Kv, nc, slot, ns, R, semi, Cd, nl);
     return LD_OK;
 }
 
 static int bel_force(const ld_elem_ctx *c, double *g) {
-    return bel_eval(c, LD_BEAM_FORCE, g, NULL, NULL);
+    return bel_eval(c, g, NULL, NULL, NULL);
+}
+
+static int bel_g_v(const ld_elem_ctx *c, double *Cd) {
+    return bel_eval(c, NULL, NULL, Cd, NULL);
 }
 
 static int bel_stiffness(const ld_elem_ctx *c, double *K) {
-    return bel_eval(c, LD_BEAM_FORCE | LD_BEAM_STIFF, NULL, K, NULL);
+    return bel_eval(c, NULL, K, NULL, NULL);
 }
 
 static int bel_energy(const ld_elem_ctx *c, double *V) {
-    return bel_eval(c, LD_BEAM_ENERGY, NULL, NULL, V);
+    return bel_eval(c, NULL, NULL, NULL, V);
 }
 
 const ld_ekind ld_ek_beam = {.name = "beam",
                              .instances = bel_instances,
                              .force = bel_force,
+                             .g_v = bel_g_v,
                              .stiffness = bel_stiffness,
                              .energy = bel_energy,
                              .prepare = bel_prepare,

@@ -415,3 +415,166 @@ void ld_beam_fe_elastic(const ld_beam_fe *e, const double *q, const double *x, u
                 for (int c = 0; c < 3; ++c) O[nc * (size_t)r + (size_t)c] += Nq[3 * r + c];
         }
 }
+
+/* ---------------------------------------------------------------- viscous damping */
+
+/* q ⊗ (0, Ω) = M_R(Ω) q: the 4×4 matrix of right multiplication by the pure quaternion Ω. */
+static void right_mult(const double Om[3], double M[16]) {
+    double H[9];
+    ld_so3_hat(H, Om);
+    memset(M, 0, 16 * sizeof(double));
+    for (int j = 0; j < 3; ++j) M[1 + j] = -Om[j], M[4 * (1 + j)] = Om[j];
+    for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c) M[4 * (1 + r) + 1 + c] = -H[3 * r + c];
+}
+
+/* The rate ż at point g from the nodes' raw rates (q̇_i, ẋ_i). */
+static void field_rate(const ld_beam_fe *e, int g, const double *qd, const double *xd,
+                       double zd[NZ]) {
+    field(e, g, qd, xd, zd);
+}
+
+void ld_beam_fe_damping(const ld_beam_fe *e, const double *q, const double *x, const double *Om,
+                        const double *xd, double mu, double *F, double *Kq, double *Kv) {
+    enum { RAW = 7 * LD_BEAM_MAX_NODES };
+    int nn = e->nn, nr = 7 * nn;
+    double qa[4 * LD_BEAM_MAX_NODES], qd[4 * LD_BEAM_MAX_NODES], G[LD_BEAM_MAX_NODES][12];
+    double Mr[LD_BEAM_MAX_NODES][16], gr[RAW];
+    static _Thread_local double Hr[RAW * RAW], Vr[RAW * RAW], Wr[RAW * RAW];
+    align(nn, q, qa);
+    for (int i = 0; i < nn; ++i) { /* raw rates q̇ = G(q) Ω and ∂(G(q)Ω)/∂q = ½ M_R(Ω) */
+        qgrad(qa + 4 * i, G[i]);
+        for (int k = 0; k < 4; ++k)
+            qd[4 * i + k] = G[i][3 * k] * Om[3 * i] + G[i][3 * k + 1] * Om[3 * i + 1] +
+                            G[i][3 * k + 2] * Om[3 * i + 2];
+        right_mult(Om + 3 * i, Mr[i]);
+    }
+    memset(gr, 0, sizeof gr);
+    size_t nr2 = (size_t)nr * (size_t)nr;
+    memset(Hr, 0, nr2 * sizeof(double)); /* at fixed raw rates: ∂/∂(raw q, x) */
+    memset(Vr, 0, nr2 * sizeof(double)); /* ∂/∂(raw rates) */
+    memset(Wr, 0, nr2 * sizeof(double)); /* ∂/∂(raw rates) times ∂(rates)/∂q, below */
+    for (int g = 0; g < e->nq; ++g) {
+        double z[NZ], zd[NZ], eps[6], D[6 * NZ], ed[6], sd[6], gz[NZ], Hz[NZ * NZ], E[6 * NZ];
+        double CD[6 * NZ], CE[6 * NZ], DCD[NZ * NZ];
+        field(e, g, qa, x, z);
+        field_rate(e, g, qd, xd, zd);
+        strain(z, e->J[g], eps, D);
+        for (int k = 0; k < 6; ++k) {
+            ed[k] = 0.0;
+            for (int c = 0; c < NZ; ++c) ed[k] += D[NZ * k + c] * zd[c];
+        }
+        for (int r = 0; r < 6; ++r) {
+            sd[r] = 0.0;
+            for (int c = 0; c < 6; ++c) sd[r] += mu * e->C[g][6 * r + c] * ed[c];
+        }
+        for (int c = 0; c < NZ; ++c) {
+            gz[c] = 0.0;
+            for (int r = 0; r < 6; ++r) gz[c] += D[NZ * r + c] * sd[r];
+            gz[c] *= e->w[g];
+        }
+        /* E = ∂ε̇/∂z at fixed ż: row k = H_k ż */
+        for (int k = 0; k < 6; ++k) {
+            double unit[6] = {0}, Hk[NZ * NZ] = {0};
+            unit[k] = 1.0;
+            strain_hessian(z, e->J[g], unit, Hk);
+            for (int m = 0; m < NZ; ++m) {
+                E[NZ * k + m] = 0.0;
+                for (int l = 0; l < NZ; ++l) E[NZ * k + m] += Hk[NZ * m + l] * zd[l];
+            }
+        }
+        /* Hz = W (H(σ_d) + Dᵀ μC E); DCD = W Dᵀ μC D */
+        double ws[6];
+        for (int k = 0; k < 6; ++k) ws[k] = e->w[g] * sd[k];
+        memset(Hz, 0, sizeof Hz);
+        strain_hessian(z, e->J[g], ws, Hz);
+        for (int r = 0; r < 6; ++r)
+            for (int c = 0; c < NZ; ++c) {
+                double a = 0.0, b = 0.0;
+                for (int l = 0; l < 6; ++l) {
+                    a += mu * e->C[g][6 * r + l] * E[NZ * l + c];
+                    b += mu * e->C[g][6 * r + l] * D[NZ * l + c];
+                }
+                CD[NZ * r + c] = b;
+                CE[NZ * r + c] = a;
+            }
+        for (int r = 0; r < NZ; ++r)
+            for (int c = 0; c < NZ; ++c) {
+                double a = 0.0, b = 0.0;
+                for (int l = 0; l < 6; ++l)
+                    a += D[NZ * l + r] * CE[NZ * l + c], b += D[NZ * l + r] * CD[NZ * l + c];
+                Hz[NZ * r + c] += e->w[g] * a;
+                DCD[NZ * r + c] = e->w[g] * b;
+            }
+        for (int i = 0; i < nn; ++i) {
+            double Ni = e->N[g][i], Di = e->dN[g][i];
+            for (int k = 0; k < 4; ++k) gr[7 * i + k] += Ni * gz[ZP + k] + Di * gz[ZB + k];
+            for (int k = 0; k < 3; ++k) gr[7 * i + 4 + k] += Di * gz[ZA + k];
+            for (int j = 0; j < nn; ++j) {
+                double Nj = e->N[g][j], Dj = e->dN[g][j], Ai[NZ * 7] = {0}, Aj[NZ * 7] = {0};
+                for (int k = 0; k < 4; ++k) Ai[7 * (ZP + k) + k] = Ni, Ai[7 * (ZB + k) + k] = Di;
+                for (int k = 0; k < 3; ++k) Ai[7 * (ZA + k) + 4 + k] = Di;
+                for (int k = 0; k < 4; ++k) Aj[7 * (ZP + k) + k] = Nj, Aj[7 * (ZB + k) + k] = Dj;
+                for (int k = 0; k < 3; ++k) Aj[7 * (ZA + k) + 4 + k] = Dj;
+                for (int r = 0; r < 7; ++r)
+                    for (int c = 0; c < 7; ++c) {
+                        double h = 0.0, v = 0.0;
+                        for (int a = 0; a < NZ; ++a) {
+                            if (Ai[7 * a + r] == 0.0) continue;
+                            for (int b = 0; b < NZ; ++b) {
+                                if (Aj[7 * b + c] == 0.0) continue;
+                                h += Ai[7 * a + r] * Hz[NZ * a + b] * Aj[7 * b + c];
+                                v += Ai[7 * a + r] * DCD[NZ * a + b] * Aj[7 * b + c];
+                            }
+                        }
+                        Hr[(size_t)nr * (size_t)(7 * i + r) + (size_t)(7 * j + c)] += h;
+                        Vr[(size_t)nr * (size_t)(7 * i + r) + (size_t)(7 * j + c)] += v;
+                    }
+            }
+        }
+    }
+    /* ∂(raw rates)/∂q: the q̇_j rows depend on q_j through ½ M_R(Ω_j) */
+    for (int i = 0; i < nr; ++i)
+        for (int j = 0; j < nn; ++j)
+            for (int c = 0; c < 4; ++c) {
+                double acc = 0.0;
+                for (int k = 0; k < 4; ++k)
+                    acc +=
+                        Vr[(size_t)nr * (size_t)i + (size_t)(7 * j + k)] * 0.5 * Mr[j][4 * k + c];
+                Wr[(size_t)nr * (size_t)i + (size_t)(7 * j + c)] = acc;
+            }
+    /* canonical: T_i = diag(G_i, I); Kq = Tᵀ (Hr + Wr) T + gdiag; Kv = Tᵀ Vr T */
+    size_t nc = 6 * (size_t)nn;
+    for (int i = 0; i < nn; ++i) {
+        for (int c = 0; c < 3; ++c) {
+            double acc = 0.0;
+            for (int k = 0; k < 4; ++k) acc += G[i][3 * k + c] * gr[7 * i + k];
+            F[6 * i + c] += acc;
+            F[6 * i + 3 + c] += gr[7 * i + 4 + c];
+        }
+        for (int j = 0; j < nn; ++j)
+            for (int r = 0; r < 6; ++r)
+                for (int c = 0; c < 6; ++c) {
+                    double aq = 0.0, av = 0.0;
+                    for (int k = 0; k < (r < 3 ? 4 : 1); ++k)
+                        for (int l = 0; l < (c < 3 ? 4 : 1); ++l) {
+                            double tr = r < 3 ? G[i][3 * k + r] : 1.0,
+                                   tc = c < 3 ? G[j][3 * l + c] : 1.0;
+                            size_t br = (size_t)(7 * i + (r < 3 ? k : 4 + (r - 3)));
+                            size_t bc = (size_t)(7 * j + (c < 3 ? l : 4 + (c - 3)));
+                            aq += tr * (Hr[(size_t)nr * br + bc] + Wr[(size_t)nr * br + bc]) * tc;
+                            av += tr * Vr[(size_t)nr * br + bc] * tc;
+                        }
+                    if (Kq) Kq[nc * (6 * (size_t)i + (size_t)r) + 6 * (size_t)j + (size_t)c] += aq;
+                    if (Kv) Kv[nc * (6 * (size_t)i + (size_t)r) + 6 * (size_t)j + (size_t)c] += av;
+                }
+        if (Kq) {
+            double Nq[9];
+            gdiag(qa + 4 * i, gr + 7 * i, Nq);
+            for (int r = 0; r < 3; ++r)
+                for (int c = 0; c < 3; ++c)
+                    Kq[nc * (6 * (size_t)i + (size_t)r) + 6 * (size_t)i + (size_t)c] +=
+                        Nq[3 * r + c];
+        }
+    }
+}

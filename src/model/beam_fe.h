@@ -64,4 +64,11 @@ int ld_beam_fe_init(ld_beam_fe *e, int p, int nq, const double *q0, const double
 void ld_beam_fe_elastic(const ld_beam_fe *e, const double *q, const double *x, unsigned want,
                         double *F, double *K, double *V);
 
+/* The stiffness-proportional viscous damping: the stress σ_d = μ C ε̇ with the nodes' canonical
+ * velocities (Om: material angular velocities, xd: spatial velocities, 3 per node). Adds its
+ * force to F (6 nn) and, where not NULL, Kq = ∂F/∂(δθ, δx) at fixed (Ω, ẋ) and
+ * Kv = ∂F/∂(Ω, ẋ) (6 nn × 6 nn). */
+void ld_beam_fe_damping(const ld_beam_fe *e, const double *q, const double *x, const double *Om,
+                        const double *xd, double mu, double *F, double *Kq, double *Kv);
+
 #endif

@@ -17,7 +17,7 @@
 
 static const char *const beam_keys[] = {"name",   "order",  "elements",   "from",      "to",
                                         "points", "normal", "section",    "stiffness", "rho_a",
-                                        "rho_j",  "clamp",  "quadrature", NULL};
+                                        "rho_j",  "clamp",  "quadrature", "damping",   NULL};
 static const char *const section_keys[] = {"EA", "GA2", "GA3", "GJ", "EI2", "EI3", NULL};
 static const char *const clamps[] = {"none", "start", "end", "both", NULL};
 static const char *const quadratures[] = {"full", "reduced", NULL};
@@ -127,6 +127,7 @@ static int read_beam(reader *r, const yaml_node_t *n, ld_model *m, ld_beam *b) {
     if ((rc = ly_get_vec(r, n, "normal", 0, b->normal, 3, &has_normal))) return rc;
     if ((rc = read_section(r, n, b))) return rc;
     if ((rc = ly_get_number(r, n, "rho_a", 1, &b->rho_a))) return rc;
+    if ((rc = ly_get_number(r, n, "damping", 0, &b->damping))) return rc;
     { /* rho_j: 3 (diagonal) or 9 numbers */
         field f;
         double *v = NULL;
