@@ -398,11 +398,45 @@ static void test_statics(void **state) {
     assert_int_equal(ld_static_solve(&s, 0.0, NULL, NULL, &bad, NULL, NULL, 0), LD_EINVAL);
 }
 
+/* A damped beam (its ∂g/∂v in the tangent blocks) moves the same on the dense path and on the
+ * Newton methods' sparse path. */
+static void test_damped_paths(void **state) {
+    (void)state;
+    ld_model m;
+    const double sec[6] = {1e4, 4e3, 3e3, 50, 80, 90};
+    cantilever(&m, 3, 4, 2.0, sec, 1.0, 0.01, 9.81);
+    m.beams[0].damping = 0.01;
+    ld_system s;
+    double *q0, *v0;
+    assert_int_equal(ld_model_compile(&m, LD_FORM_S3SDR3, &s, &q0, &v0), LD_OK);
+    double *qe[2];
+    for (int la = 0; la < 2; ++la) {
+        ld_integ_options o;
+        ld_integ_options_init(&o);
+        o.method = LD_INTEG_GENALPHA, o.la = la ? LD_LA_KLU : LD_LA_DENSE;
+        int rc;
+        ld_integ *it = ld_integ_create(&s, &o, &rc);
+        assert_non_null(it);
+        assert_int_equal(ld_integ_init(it, 0.0, q0, v0), LD_OK);
+        for (int i = 0; i < 50; ++i) assert_int_equal(ld_integ_step(it, 2e-3), LD_OK);
+        qe[la] = malloc((size_t)s.nq * sizeof(double));
+        memcpy(qe[la], ld_integ_q(it), (size_t)s.nq * sizeof(double));
+        ld_integ_free(it);
+    }
+    assert_true(maxabs_diff(qe[0], qe[1], s.nq) < 1e-9);
+    free(qe[0]);
+    free(qe[1]);
+    free(q0);
+    free(v0);
+    ld_model_system_free(&s);
+    ld_model_free(&m);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_place),           cmocka_unit_test(test_tangents),
         cmocka_unit_test(test_first_frequency), cmocka_unit_test(test_yaml),
-        cmocka_unit_test(test_statics),
+        cmocka_unit_test(test_statics),         cmocka_unit_test(test_damped_paths),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -10,7 +10,7 @@
  * so the start (where g holds the applied loads against a stress-free configuration) solves the
  * first problem and the last is the equilibrium; a step whose Newton iteration fails is halved
  * (up to max_cuts times) from the last converged state. The linear solves are dense
- * ((k + m)² doubles).
+ * ((k + m)² doubles, twice): systems above about 22 000 unknowns are refused (LD_ENOMEM).
  */
 #ifndef LIEDYN_STATICS_H
 #define LIEDYN_STATICS_H

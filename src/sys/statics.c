@@ -136,6 +136,15 @@ int ld_static_solve(const ld_system *s, double t, double *q, double *lambda,
         if (msg) snprintf(msg, cap, "statics: steps, max_iter must be ≥ 1 and tol > 0");
         return LD_EINVAL;
     }
+    double n = (double)s->k + (double)s->m;
+    if (8.0 * n * n > 4e9) { /* the dense solves: refuse rather than thrash */
+        if (msg)
+            snprintf(msg, cap,
+                     "statics: %.0f unknowns need %.3g GB for the dense iteration matrix (at most "
+                     "4 GB: about 22 000 unknowns)",
+                     n, 8e-9 * n * n * 2.0);
+        return LD_ENOMEM;
+    }
     work w;
     int rc = make_work(&w, s, t);
     if (rc) {
