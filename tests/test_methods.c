@@ -242,6 +242,43 @@ static void test_no_allocation_in_a_step(void **state) {
     }
 }
 
+/* No allocation in a step on a beam model either (the beam element's evaluation, the
+ * structured sparse path, damping), for every method that takes it, dense and KLU. */
+static void test_no_allocation_on_a_beam(void **state) {
+    (void)state;
+    char path[4608];
+    snprintf(path, sizeof path, "%s/models/right-angle-cantilever.yaml", LD_SOURCE_DIR);
+    ld_model m;
+    ld_model_error err;
+    if (ld_model_load(path, &m, &err)) fail_msg("%s", err.msg);
+    m.beams[0].damping = 1e-3;
+    ld_system s;
+    double *q0, *v0;
+    assert_int_equal(ld_model_compile(&m, LD_FORM_SE3, &s, &q0, &v0), LD_OK);
+    for (int i = 0; i < ld_method_count(); ++i)
+        for (int la = 0; la < 2; ++la) {
+            ld_integ_options o;
+            ld_integ_options_init(&o);
+            o.method = (ld_integ_method)i;
+            o.la = la ? LD_LA_KLU : LD_LA_DENSE;
+            if (ld_integ_options_check(&s, &o)) continue;
+            ld_integ *it = ld_integ_create(&s, &o, NULL);
+            assert_non_null(it);
+            assert_int_equal(ld_integ_init(it, 0.0, q0, v0), LD_OK);
+            assert_int_equal(ld_integ_advance(it, 1e-5), LD_OK);
+            long before = n_alloc;
+            for (int k = 0; k < 3; ++k) assert_int_equal(ld_integ_advance(it, 1e-5), LD_OK);
+            if (n_alloc != before)
+                fail_msg("%s (%s) on a beam: %ld allocations in 3 steps", ld_method_get(i)->name,
+                         la ? "klu" : "dense", n_alloc - before);
+            ld_integ_free(it);
+        }
+    free(q0);
+    free(v0);
+    ld_model_system_free(&s);
+    ld_model_free(&m);
+}
+
 /* The configuration after T = 0.25 at step h. */
 static void run_to(const fixture *f, int meth, double h, double *q) {
     ld_integ *it = start(f, meth, LD_LA_AUTO, h);
@@ -289,6 +326,7 @@ int main(void) {
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_rejected_steps_restore_the_state),
         cmocka_unit_test(test_no_allocation_in_a_step),
+        cmocka_unit_test(test_no_allocation_on_a_beam),
         cmocka_unit_test(test_declared_orders),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
