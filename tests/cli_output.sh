@@ -33,8 +33,11 @@ whole_rows() {
 
 # ---- SIGKILL at arbitrary moments: the CSV holds whole rows. (The heavy top, every 100th
 # step, writes under 1 MB/s, so the kill practically never lands inside the kernel's copy of
-# a block, the one moment a kill can cut one (docs/reliability.md); a writer that flushes at
-# buffer boundaries, as stdio does every 4 KiB, leaves a partial row almost every time.)
+# a block, the one moment a kill can cut one — and then only at a page boundary of the file
+# (docs/reliability.md). One such cut in the five kills is tolerated, as the documented
+# exception; a writer that flushes at buffer boundaries, as stdio does every 4 KiB, leaves a
+# partial row almost every time and fails.)
+cuts=0
 for delay in 0 0.15 0.3 0.5 0.8; do
     rm -f "$WORK/kill.csv"
     "$LIEDYN" run heavy-top --dt 1e-3 --t-end 1e5 --output-every 100 --quiet \
@@ -45,7 +48,14 @@ for delay in 0 0.15 0.3 0.5 0.8; do
     kill -KILL "$pid" 2>/dev/null
     wait "$pid" 2>/dev/null
     rows=$(($(wc -l <"$WORK/kill.csv") - 1))
-    whole_rows "$WORK/kill.csv" || fail "SIGKILL after $delay s: partial row ($rows rows)"
+    whole_rows "$WORK/kill.csv" && continue
+    size=$(wc -c <"$WORK/kill.csv")
+    if [ $((size % 4096)) -eq 0 ] && [ "$cuts" -eq 0 ]; then
+        cuts=1
+        echo "note: SIGKILL after $delay s cut a block at a page boundary ($size bytes)"
+    else
+        fail "SIGKILL after $delay s: partial row ($rows rows, $size bytes)"
+    fi
 done
 
 
