@@ -387,15 +387,17 @@ static void test_statics(void **state) {
     printf("free beam: %s (%s)\n", ld_strerror(rc), msg);
     assert_true(rc < 0 && strstr(msg, "load fraction"));
     assert_memory_equal(qs, q0, (size_t)s.nq * sizeof *qs); /* the last equilibrium: the start */
+    ld_static_options bad = o;
+    bad.steps = 0; /* refused before anything is touched */
+    assert_int_equal(ld_static_solve(&s, 0.0, q0, NULL, &bad, NULL, msg, sizeof msg), LD_EINVAL);
+    assert_non_null(strstr(msg, "steps"));
+    assert_int_equal(ld_static_solve(&s, 0.0, NULL, NULL, &o, NULL, NULL, 0), LD_EINVAL);
     free(qs);
     free(q0);
     free(v0);
     ld_model_system_free(&s);
     mf.loads = NULL, mf.nloads = 0;
     ld_model_free(&mf);
-    ld_static_options bad = o;
-    bad.steps = 0;
-    assert_int_equal(ld_static_solve(&s, 0.0, NULL, NULL, &bad, NULL, NULL, 0), LD_EINVAL);
 }
 
 /* A damped beam (its ∂g/∂v in the tangent blocks) moves the same on the dense path and on the

@@ -73,4 +73,22 @@ static inline void ld_m6_set_block(double M[36], int bi, int bj, const double A[
         for (int j = 0; j < 3; ++j) M[6 * (3 * bi + i) + 3 * bj + j] = A[3 * i + j];
 }
 
+/* Cholesky of the symmetric n×n matrix a (row-major, n ≤ 6): are all pivots positive? */
+static inline int ld_mat_positive_definite(const double *a, int n) {
+    double l[36] = {0};
+    if (n < 1 || n > 6) return 0;
+    for (int j = 0; j < n; ++j) {
+        double d = a[n * j + j];
+        for (int k = 0; k < j; ++k) d -= l[n * j + k] * l[n * j + k];
+        if (!(d > 0.0)) return 0;
+        l[n * j + j] = sqrt(d);
+        for (int i = j + 1; i < n; ++i) {
+            double s = a[n * i + j];
+            for (int k = 0; k < j; ++k) s -= l[n * i + k] * l[n * j + k];
+            l[n * i + j] = s / l[n * j + j];
+        }
+    }
+    return 1;
+}
+
 #endif

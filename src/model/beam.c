@@ -39,12 +39,12 @@ static int frame(const double d[3], const double normal[3], double q[4]) {
     return LD_OK;
 }
 
-/* ρJ symmetric positive definite (leading minors). */
-static int spd3(const double J[9]) {
-    double d1 = J[0], d2 = J[0] * J[4] - J[1] * J[3];
-    double d3 = J[0] * (J[4] * J[8] - J[5] * J[7]) - J[1] * (J[3] * J[8] - J[5] * J[6]) +
-                J[2] * (J[3] * J[7] - J[4] * J[6]);
-    return d1 > 0.0 && d2 > 0.0 && d3 > 0.0 && J[1] == J[3] && J[2] == J[6] && J[5] == J[7];
+/* A symmetric (exactly) positive definite n×n matrix. */
+static int spd(const double *A, int n) {
+    for (int r = 0; r < n; ++r)
+        for (int c = 0; c < r; ++c)
+            if (A[n * r + c] != A[n * c + r] || !isfinite(A[n * r + c])) return 0;
+    return ld_mat_positive_definite(A, n);
 }
 
 /* The reference frames of the segments (qs: 4 per segment); LD_EINVAL for a degenerate one. */
@@ -86,8 +86,8 @@ static void add_bodies(ld_model *m, ld_beam *b, const double *w, const double *J
 
 int ld_beam_place(ld_model *m, ld_beam *b) {
     if (!m || !b || b->order < 1 || b->order > LD_BEAM_ORDER_MAX || b->nelem < 1 ||
-        b->npoints < 2 || b->npoints > LD_BEAM_POINTS_MAX || !(b->rho_a > 0.0) || !spd3(b->rho_j) ||
-        b->nelem > 1000000)
+        b->npoints < 2 || b->npoints > LD_BEAM_POINTS_MAX || !(b->rho_a > 0.0) ||
+        !spd(b->rho_j, 3) || b->nelem > 1000000)
         return LD_EINVAL;
     int p = b->order, ne = ld_beam_elements(b), nn = ne * p + 1;
     int nfree = nn - (b->clamp[0] != 0) - (b->clamp[1] != 0);
@@ -171,35 +171,16 @@ void ld_beam_free_all(ld_model *m) {
 int ld_beam_check(const ld_model *m, int i, char *key, size_t nk, char *why, size_t nw) {
     const ld_beam *b = &m->beams[i];
     const char *k = NULL, *w = NULL;
-    double Cs[36];
-    memcpy(Cs, b->C, sizeof Cs);
-    int spd = 1; /* C symmetric positive definite: Cholesky */
-    for (int r = 0; r < 6 && spd; ++r)
-        for (int c = 0; c < 6; ++c)
-            if (b->C[6 * r + c] != b->C[6 * c + r] || !isfinite(b->C[6 * r + c])) spd = 0;
-    for (int j = 0; spd && j < 6; ++j) {
-        double dj = Cs[7 * j];
-        for (int l = 0; l < j; ++l) dj -= Cs[6 * j + l] * Cs[6 * j + l];
-        if (!(dj > 0.0)) {
-            spd = 0;
-            break;
-        }
-        Cs[7 * j] = sqrt(dj);
-        for (int r = j + 1; r < 6; ++r) {
-            double v = Cs[6 * r + j];
-            for (int l = 0; l < j; ++l) v -= Cs[6 * r + l] * Cs[6 * j + l];
-            Cs[6 * r + j] = v / Cs[7 * j];
-        }
-    }
+    int spd6 = spd(b->C, 6);
     if (b->order < 1 || b->order > LD_BEAM_ORDER_MAX)
         k = "order", w = "must be 1 … 8";
     else if (b->nelem < 1)
         k = "elements", w = "must be at least 1";
-    else if (!spd)
+    else if (!spd6)
         k = "stiffness", w = "the 6x6 section stiffness must be symmetric positive definite";
     else if (!(b->rho_a > 0.0) || !isfinite(b->rho_a))
         k = "rho_a", w = "must be positive";
-    else if (!spd3(b->rho_j))
+    else if (!spd(b->rho_j, 3))
         k = "rho_j", w = "must be symmetric positive definite";
     else if (!(b->damping >= 0.0) || !isfinite(b->damping))
         k = "damping", w = "must be a finite number >= 0 (seconds)";
@@ -395,7 +376,10 @@ static int bel_eval(const ld_elem_ctx *c, double *g, double *K, double *Cd, doub
     size_t nc = 6 * (size_t)nn, nl = (size_t)c->e->nl;
     if (V) ld_beam_fe_elastic(fe, q, x, LD_BEAM_ENERGY, NULL, NULL, V);
     if (!g && !K && !Cd) return LD_OK;
-    ld_beam_fe_elastic(fe, q, x, LD_BEAM_FORCE | (stiff ? LD_BEAM_STIFF : 0u), F, Kc, NULL);
+    if (g || stiff) /* ∂g/∂v alone needs only the damping */
+        ld_beam_fe_elastic(fe, q, x, LD_BEAM_FORCE | (stiff ? LD_BEAM_STIFF : 0u), F, Kc, NULL);
+    else
+        memset(F, 0, sizeof F);
     if (damp) {
         if (Cd || stiff) memset(Kv, 0, nc * nc * sizeof(double));
         canonical_velocity(c, b, R, Rc, Om, xd);

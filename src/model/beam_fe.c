@@ -428,12 +428,6 @@ static void right_mult(const double Om[3], double M[16]) {
         for (int c = 0; c < 3; ++c) M[4 * (1 + r) + 1 + c] = -H[3 * r + c];
 }
 
-/* The rate ż at point g from the nodes' raw rates (q̇_i, ẋ_i). */
-static void field_rate(const ld_beam_fe *e, int g, const double *qd, const double *xd,
-                       double zd[NZ]) {
-    field(e, g, qd, xd, zd);
-}
-
 void ld_beam_fe_damping(const ld_beam_fe *e, const double *q, const double *x, const double *Om,
                         const double *xd, double mu, double *F, double *Kq, double *Kv) {
     enum { RAW = 7 * LD_BEAM_MAX_NODES };
@@ -458,7 +452,7 @@ void ld_beam_fe_damping(const ld_beam_fe *e, const double *q, const double *x, c
         double z[NZ], zd[NZ], eps[6], D[6 * NZ], ed[6], sd[6], gz[NZ], Hz[NZ * NZ], E[6 * NZ];
         double CD[6 * NZ], CE[6 * NZ], DCD[NZ * NZ];
         field(e, g, qa, x, z);
-        field_rate(e, g, qd, xd, zd);
+        field(e, g, qd, xd, zd); /* ż from the raw rates (q̇, ẋ) */
         strain(z, e->J[g], eps, D);
         for (int k = 0; k < 6; ++k) {
             ed[k] = 0.0;

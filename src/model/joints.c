@@ -798,48 +798,39 @@ static const jnt *jel_joint(const ld_elem_ctx *c, jout *o) {
     return jt;
 }
 
-static int jel_phi(const ld_elem_ctx *c, double *phi) {
-    jout o;
-    const jnt *jt = jel_joint(c, &o);
-    o.phi = phi;
-    joint_eval(jt, c->s, c->t, c->q, &o);
-    return LD_OK;
-}
+/* Evaluate the instance's joint with one output set: the output's slot in jout. */
+enum { JEL_PHI, JEL_B, JEL_PHIT, JEL_Z, JEL_K };
 
-static int jel_phi_q(const ld_elem_ctx *c, double *Bl) {
+static int jel_run(const ld_elem_ctx *c, int what, double *out) {
     jout o;
     const jnt *jt = jel_joint(c, &o);
-    o.B = Bl;
-    joint_eval(jt, c->s, c->t, c->q, &o);
-    return LD_OK;
-}
-
-static int jel_phi_t(const ld_elem_ctx *c, double *phit) {
-    jout o;
-    const jnt *jt = jel_joint(c, &o);
-    if (!jt->rot_driver && !jt->trans_driver) return LD_OK;
-    o.phit = phit;
-    joint_eval(jt, c->s, c->t, c->q, &o);
-    return LD_OK;
-}
-
-static int jel_phi_dd(const ld_elem_ctx *c, double *z) {
-    jout o;
-    const jnt *jt = jel_joint(c, &o);
-    o.z = z;
-    joint_eval(jt, c->s, c->t, c->q, &o);
-    return LD_OK;
-}
-
-/* ∂/∂q [B_jᵀ λ_j]: only with multipliers. */
-static int jel_stiffness(const ld_elem_ctx *c, double *K) {
-    if (!c->lam) return LD_OK;
-    jout o;
-    const jnt *jt = jel_joint(c, &o);
-    o.K = K;
+    double **slot[] = {&o.phi, &o.B, &o.phit, &o.z, &o.K};
+    if (what == JEL_PHIT && !jt->rot_driver && !jt->trans_driver) return LD_OK; /* Φ_t = 0 */
+    if (what == JEL_K && !c->lam) return LD_OK; /* ∂/∂q [B_jᵀ λ_j]: only with multipliers */
+    *slot[what] = out;
     o.lam = c->lam;
     joint_eval(jt, c->s, c->t, c->q, &o);
     return LD_OK;
+}
+
+static int jel_phi(const ld_elem_ctx *c, double *phi) {
+    return jel_run(c, JEL_PHI, phi);
+}
+
+static int jel_phi_q(const ld_elem_ctx *c, double *Bl) {
+    return jel_run(c, JEL_B, Bl);
+}
+
+static int jel_phi_t(const ld_elem_ctx *c, double *phit) {
+    return jel_run(c, JEL_PHIT, phit);
+}
+
+static int jel_phi_dd(const ld_elem_ctx *c, double *z) {
+    return jel_run(c, JEL_Z, z);
+}
+
+static int jel_stiffness(const ld_elem_ctx *c, double *K) {
+    return jel_run(c, JEL_K, K);
 }
 
 static void jel_row_name(const ld_model *m, const ld_elem *e, int r, char *buf, size_t cap) {

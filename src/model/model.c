@@ -17,6 +17,7 @@
 #include "liedyn/model.h"
 
 #include "../core/strf.h"
+#include "../lie/mat3.h"
 #include "elements.h"
 #include "rigid_impl.h"
 #include "names.h"
@@ -281,23 +282,6 @@ static void sym_eigenvalues(const double a[9], double ev[3]) {
     ev[1] = 3.0 * q - ev[0] - ev[2];
 }
 
-/* Cholesky of the symmetric 3×3 matrix: are all pivots positive? */
-static int is_positive_definite(const double a[9]) {
-    double l[9] = {0};
-    for (int j = 0; j < 3; ++j) {
-        double d = a[3 * j + j];
-        for (int k = 0; k < j; ++k) d -= l[3 * j + k] * l[3 * j + k];
-        if (!(d > 0.0)) return 0;
-        l[3 * j + j] = sqrt(d);
-        for (int i = j + 1; i < 3; ++i) {
-            double s = a[3 * i + j];
-            for (int k = 0; k < j; ++k) s -= l[3 * i + k] * l[3 * j + k];
-            l[3 * i + j] = s / l[3 * j + j];
-        }
-    }
-    return 1;
-}
-
 /* Finite, symmetric to 1e-12 relative, positive definite. */
 static int check_inertia(const checker *c, const char *key, const double J[9]) {
     char b1[32], b2[32];
@@ -311,7 +295,7 @@ static int check_inertia(const checker *c, const char *key, const double J[9]) {
                 return invalid(
                     c, key, "must be symmetric, but element (%d,%d) is %s and (%d,%d) is %s", i + 1,
                     j + 1, num(b1, J[3 * i + j]), j + 1, i + 1, num(b2, J[3 * j + i]));
-    if (!is_positive_definite(J)) {
+    if (!ld_mat_positive_definite(J, 3)) {
         double ev[3];
         sym_eigenvalues(J, ev);
         return invalid(c, key,

@@ -579,22 +579,23 @@ static seg_ref sel_ref(const ld_elem_ctx *c, double *out, vec_ctx *vc) {
     return sr;
 }
 
-static int sel_force(const ld_elem_ctx *c, double *g) {
+/* Run visitor fn on the instance's segment with its output in out. */
+static int sel_run(const ld_elem_ctx *c, double *out, seg_fn fn) {
     vec_ctx vc;
-    seg_ref sr = sel_ref(c, g, &vc);
-    return visit_force(c->s, &sr, &vc);
+    seg_ref sr = sel_ref(c, out, &vc);
+    return fn(c->s, &sr, &vc);
+}
+
+static int sel_force(const ld_elem_ctx *c, double *g) {
+    return sel_run(c, g, visit_force);
 }
 
 static int sel_g_v(const ld_elem_ctx *c, double *C) {
-    vec_ctx vc;
-    seg_ref sr = sel_ref(c, C, &vc);
-    return visit_g_v(c->s, &sr, &vc);
+    return sel_run(c, C, visit_g_v);
 }
 
 static int sel_stiffness(const ld_elem_ctx *c, double *K) {
-    vec_ctx vc;
-    seg_ref sr = sel_ref(c, K, &vc);
-    return visit_stiffness(c->s, &sr, &vc);
+    return sel_run(c, K, visit_stiffness);
 }
 
 static int sel_energy(const ld_elem_ctx *c, double *V) {
@@ -606,21 +607,15 @@ static int sel_energy(const ld_elem_ctx *c, double *V) {
 }
 
 static int sel_phi(const ld_elem_ctx *c, double *phi) {
-    vec_ctx vc;
-    seg_ref sr = sel_ref(c, phi, &vc);
-    return visit_phi(c->s, &sr, &vc);
+    return sel_run(c, phi, visit_phi);
 }
 
 static int sel_phi_q(const ld_elem_ctx *c, double *Bl) {
-    vec_ctx vc;
-    seg_ref sr = sel_ref(c, Bl, &vc);
-    return visit_phi_q(c->s, &sr, &vc);
+    return sel_run(c, Bl, visit_phi_q);
 }
 
 static int sel_phi_dd(const ld_elem_ctx *c, double *z) {
-    vec_ctx vc;
-    seg_ref sr = sel_ref(c, z, &vc);
-    return visit_phi_dd(c->s, &sr, &vc);
+    return sel_run(c, z, visit_phi_dd);
 }
 
 /* "rod 'r' (line 4), Kirchhoff row 7 of 16": rows counted over the whole rod. */
