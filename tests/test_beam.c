@@ -63,7 +63,8 @@ static void test_place(void **state) {
     ld_model_free(&m);
     ld_beam bad;
     memset(&bad, 0, sizeof bad);
-    bad.order = 9, bad.nelem = 1, bad.npoints = 2, bad.points[3] = 1, bad.normal[1] = 1;
+    bad.order = LD_BEAM_ORDER_MAX + 1, bad.nelem = 1, bad.npoints = 2, bad.points[3] = 1,
+    bad.normal[1] = 1;
     bad.rho_a = 1;
     bad.rho_j[0] = bad.rho_j[4] = bad.rho_j[8] = 1;
     ld_model_init(&m);
@@ -167,9 +168,44 @@ static void check_tangents(ld_model *m) {
     ld_model_free(m);
 }
 
+/* A tapered, twisted-section cantilever: three stations with coupled stiffnesses (extension–
+ * twist, bending–bending) and varying mass, five Gauss points per element of order 3. */
+static void tapered(ld_model *m) {
+    ld_model_init(m);
+    strcpy(m->name, "tapered");
+    m->gravity[2] = -9.81;
+    ld_beam b;
+    memset(&b, 0, sizeof b);
+    strcpy(b.name, "beam");
+    b.order = 3, b.nelem = 2, b.npoints = 2, b.nquad = 5;
+    b.points[3] = 1.5, b.points[4] = 0.5;
+    b.normal[2] = 1.0;
+    b.nstations = 3;
+    b.stations = calloc(3, sizeof *b.stations);
+    assert_non_null(b.stations);
+    const double eta[3] = {0.0, 0.3, 1.0}, f[3] = {1.0, 0.7, 0.3};
+    for (int k = 0; k < 3; ++k) {
+        ld_beam_station *st = &b.stations[k];
+        const double d[6] = {1e3, 4e2, 3e2, 10, 20, 30};
+        st->eta = eta[k];
+        for (int i = 0; i < 6; ++i) st->C[7 * i] = d[i] * f[k] * (i >= 3 ? f[k] : 1.0);
+        st->C[3] = st->C[18] = 20.0 * f[k]; /* extension–twist */
+        st->C[6 * 4 + 5] = st->C[6 * 5 + 4] = 5.0 * f[k] * f[k];
+        st->rho_a = 1.0 + f[k];
+        st->rho_j[0] = 0.02 * f[k], st->rho_j[4] = st->rho_j[8] = 0.01 * f[k];
+    }
+    b.clamp[0] = 1;
+    assert_int_equal(ld_beam_place(m, &b), LD_OK);
+    assert_int_equal(ld_model_add_beam(m, &b), LD_OK);
+    ld_model_error err;
+    if (ld_model_validate(m, &err)) fail_msg("%s", err.msg);
+}
+
 static void test_tangents(void **state) {
     (void)state;
     ld_model m;
+    tapered(&m);
+    check_tangents(&m);
     const double sec[6] = {1e3, 4e2, 3e2, 10, 20, 30};
     cantilever(&m, 2, 3, 2.0, sec, 1.0, 0.01, 9.81);
     check_tangents(&m);
@@ -293,7 +329,7 @@ static void test_yaml(void **state) {
     static const struct {
         const char *from, *to, *msg;
     } bad[] = {
-        {"order: 2", "order: 9", "b.yaml:4: beams[0].order: must be 1"},
+        {"order: 2", "order: 15", "b.yaml:4: beams[0].order: must be 1 … 14"},
         {"    section: {EA: 1e4, GA2: 1e4, GA3: 1e4, GJ: 10, EI2: 10, EI3: 10}\n", "",
          "beams[0].section: is required"},
         {"GJ: 10,", "", "beams[0].section.GJ"},
@@ -303,6 +339,21 @@ static void test_yaml(void **state) {
         {"'leg[6]'", "'leg[7]'", "leg[7]"},
         {"EI3: 10}", "EI3: -10}", "beams[0].stiffness: the 6x6 section stiffness must be"},
         {"rho_a: 1\n", "rho_a: 1\n    damping: -0.1\n", "beams[0].damping: must be a finite"},
+        {"clamp: start", "clamp: start\n    quadrature: 17", "beams[0].quadrature: must be full"},
+        {"clamp: start", "clamp: start\n    quadrature: half", "beams[0].quadrature"},
+        {"    rho_a: 1\n    rho_j: [2, 1, 1]\n",
+         "    mass: [1,0,0,0,0,0, 0,1,0,0,0,0, 0,0,1,0,0.1,0, 0,0,0,2,0,0, 0,0,0,0,1,0, "
+         "0,0,0,0,0,1]\n",
+         "beams[0].mass: a centre of mass off the beam axis"},
+        {"    rho_a: 1\n",
+         "    rho_a: 1\n    mass: [1,0,0,0,0,0, 0,1,0,0,0,0, 0,0,1,0,0,0, "
+         "0,0,0,2,0,0, 0,0,0,0,1,0, 0,0,0,0,0,1]\n",
+         "beams[0].mass: and 'rho_a'/'rho_j' exclude each other"},
+        {"    rho_a: 1\n", "    sections: []\n    rho_a: 1\n", "beams[0].section: and 'sections'"},
+        {"{body: 'leg[6]', type: force,", "{beam: leg, type: exact_torque,", "loads[0].type"},
+        {"{body: 'leg[6]', type: force,", "{beam: arm, type: force,", "no beam named 'arm'"},
+        {"{body: 'leg[6]', type: force,", "{beam: leg, case: i, type: force,",
+         "loads[0].case: key not allowed for a load on a beam"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
         char text[2048];

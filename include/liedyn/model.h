@@ -208,42 +208,56 @@ typedef struct ld_rod {
 int ld_rod_place(const ld_rod *rod, const double from[3], const double to[3],
                  const double normal[3], ld_body *nodes);
 
-/* A geometrically exact beam (docs/beam.md): finite elements of order p = 1 … 8 along a
+/* A geometrically exact beam (docs/beam.md): finite elements of order p = 1 … 14 along a
  * reference centreline given as a polyline of npoints points (2 for a straight beam), nelem
  * elements per segment, the nodes at the Gauss–Lobatto–Legendre points of each element
  * (neighbouring elements share a node; a corner of the polyline is a shared node: a rigid
  * joint of the two segments). A free node is an ordinary body of the model (node_body[k]),
  * carrying the beam's inertia lumped by the same quadrature: mass w_k ρA and inertia w_k ρJ
- * (material frame), w_k the node's length share — so that loads, joints, gravity and the output
- * treat the nodes as bodies. A clamped node (node_body[k] = LD_GROUND) is no unknown at all: it
- * keeps its reference pose (its degrees of freedom are eliminated, so that methods without
- * constraints run clamped beams). The material frame of a segment has e1 along the segment
- * (the beam axis) and e2 along `normal` projected ⊥ e1; a corner node takes the frame of the
- * segment before it, and the elements after it see it turned into their own. The section is
- * uniform: the 6×6 stiffness C in the material frame on the strains (Γ₁ − 1, Γ₂, Γ₃, K₁, K₂,
- * K₃) — diag(EA, GA₂, GA₃, GJ, EI₂, EI₃) for a simple section — ρA and the 3×3 ρJ about the
- * centroid on the axis. Beams need a Lie-group formulation. */
-#define LD_BEAM_ORDER_MAX  8
-#define LD_BEAM_POINTS_MAX 32
+ * (material frame, both at the node), w_k the node's length share — so that loads, joints,
+ * gravity and the output treat the nodes as bodies. A clamped node (node_body[k] = LD_GROUND)
+ * is no unknown at all: it keeps its reference pose (its degrees of freedom are eliminated, so
+ * that methods without constraints run clamped beams). The material frame of a segment has e1
+ * along the segment (the beam axis) and e2 along `normal` projected ⊥ e1; a corner node takes
+ * the frame of the segment before it, and the elements after it see it turned into their own.
+ * The section: the 6×6 stiffness C in the material frame on the strains (Γ₁ − 1, Γ₂, Γ₃, K₁,
+ * K₂, K₃) — diag(EA, GA₂, GA₃, GJ, EI₂, EI₃) for a simple section — ρA and the 3×3 ρJ about
+ * the centroid on the axis; uniform (C, rho_a, rho_j), or varying: given at stations along
+ * the centreline and linear between them. Beams need a Lie-group formulation. */
+#define LD_BEAM_ORDER_MAX    14
+#define LD_BEAM_QUAD_MAX     16 /* Gauss points per element */
+#define LD_BEAM_POINTS_MAX   32
+#define LD_BEAM_STATIONS_MAX 1024
+/* The section at a station η (the arc-length fraction of the centreline, 0 … 1). */
+typedef struct ld_beam_station {
+    double eta;
+    double C[36], rho_a, rho_j[9]; /* as ld_beam's */
+} ld_beam_station;
 typedef struct ld_beam {
     char name[LD_NAME_MAX]; /* the free nodes are named "name[k]" by ld_beam_place */
     int order;              /* p, 1 … LD_BEAM_ORDER_MAX */
     int nelem;              /* elements per segment, ≥ 1 */
     int reduced;            /* 1: p Gauss points per element (reduced), 0: p + 1 (full) */
+    int nquad;              /* > 0: this many Gauss points per element (≤ LD_BEAM_QUAD_MAX),
+                             * overriding reduced */
     int npoints;            /* 2 … LD_BEAM_POINTS_MAX */
     double points[3 * LD_BEAM_POINTS_MAX]; /* the reference centreline, consecutive ≠ */
     double normal[3]; /* material e2 ⊥ each segment (not parallel to any of them) */
     double C[36];     /* sectional stiffness, row-major, symmetric positive definite */
     double rho_a;     /* mass per length, > 0 */
     double rho_j[9];  /* rotary inertia per length (material frame), positive definite */
-    double damping;   /* μ ≥ 0 (s): viscous section stress μ C ε̇ (stiffness-proportional) */
-    int clamp[2];     /* 1: node 0 (clamp[0]) / the last node (clamp[1]) clamped */
-    int nnodes;       /* ld_beam_place: (npoints − 1)·nelem·order + 1 */
-    int *node_body;   /* nnodes: the node's body, or LD_GROUND when clamped (owned) */
-    double *q0, *x0;  /* nnodes × 4, × 3: the nodes' reference poses (owned) */
-    double *qe0;      /* elements × (order + 1) × 4: each element's reference frame at
-                       * its nodes (differs from q0 at corners; owned) */
-    int line;         /* line in the model file (messages; 0 if built in code) */
+    int nstations;    /* 0: the uniform section above; 2 … LD_BEAM_STATIONS_MAX: varying */
+    ld_beam_station *stations; /* nstations, η from 0 ascending to 1 (owned; malloc'ed) */
+    double damping;  /* μ ≥ 0 (s): viscous section stress μ C ε̇ (stiffness-proportional) */
+    int clamp[2];    /* 1: node 0 (clamp[0]) / the last node (clamp[1]) clamped */
+    int nnodes;      /* ld_beam_place: (npoints − 1)·nelem·order + 1 */
+    int *node_body;  /* nnodes: the node's body, or LD_GROUND when clamped (owned) */
+    double *q0, *x0; /* nnodes × 4, × 3: the nodes' reference poses (owned) */
+    double *qe0;     /* elements × (order + 1) × 4: each element's reference frame at
+                      * its nodes (differs from q0 at corners; owned) */
+    double *wlen;    /* nnodes: each node's length share w_k (owned) */
+    double *eta;     /* nnodes: each node's arc-length fraction (owned) */
+    int line;        /* line in the model file (messages; 0 if built in code) */
 } ld_beam;
 /* The beam's elements: (npoints − 1) · nelem. */
 static inline int ld_beam_elements(const ld_beam *b) {
@@ -382,16 +396,28 @@ void ld_model_free(ld_model *m);
 int ld_model_add_user_force(ld_model *m, const char *name, int body1, int body2,
                             ld_user_force_fn fn, ld_user_force_tangent_fn tangent, void *user);
 
-/* Place beam b: fill nnodes, the reference poses and node_body, and append its free nodes to
- * m's bodies (names "name[k]", lumped masses and inertias, at rest; m->bodies must be NULL or
- * the library's array; it is reallocated). Its order, nelem, reduced, npoints, points, normal,
- * rho_a, rho_j and clamp must be set. LD_OK, LD_EINVAL (order outside 1 … 8, nelem < 1, fewer
- * than 2 or more than LD_BEAM_POINTS_MAX points, two consecutive points equal, normal parallel
- * to a segment, a name too long, non-positive ρA or ρJ), LD_ENOMEM. */
+/* Place beam b: fill nnodes, the reference poses, node_body, wlen and eta, and append its free
+ * nodes to m's bodies (names "name[k]", lumped masses and inertias, at rest; m->bodies must be
+ * NULL or the library's array; it is reallocated). Its order, nelem, reduced, nquad, npoints,
+ * points, normal, the section (rho_a, rho_j or the stations) and clamp must be set. LD_OK,
+ * LD_EINVAL (order outside 1 … LD_BEAM_ORDER_MAX, nelem < 1, fewer than 2 or more than
+ * LD_BEAM_POINTS_MAX points, two consecutive points equal, normal parallel to a segment, a name
+ * too long, non-positive ρA or ρJ, stations not from η = 0 ascending to η = 1), LD_ENOMEM. */
 int ld_beam_place(ld_model *m, ld_beam *b);
+/* The section of beam b at η ∈ [0, 1] (the arc-length fraction): C, ρA and ρJ, linear between
+ * the stations (or the uniform section). Any output may be NULL. */
+void ld_beam_section_at(const ld_beam *b, double eta, double C[36], double *rho_a, double rho_j[9]);
 /* Append a copy of beam b (with ld_beam_place done on m) to m->beams (NULL or the library's
  * array); the model then owns b's arrays (b's own pointers are cleared). LD_OK or LD_ENOMEM. */
 int ld_model_add_beam(ld_model *m, ld_beam *b);
+/* Spread a load per unit length over beam i's free nodes: node k gets a load of `kind`
+ * (LD_LOAD_FORCE or LD_LOAD_TORQUE) with vec · w_k (w_k its length share — the lumping of the
+ * masses), in `frame` (LD_IN_SPATIAL: a dead load; LD_IN_BODY: a follower load in the node's
+ * material frame) with time function fn (tables owned by the model), appended to m->loads.
+ * A clamped node's share goes to the support. LD_OK, LD_EINVAL (bad i, kind or frame),
+ * LD_ENOMEM. */
+int ld_model_add_beam_load(ld_model *m, int i, ld_load_kind kind, ld_frame_kind frame,
+                           const double vec[3], const ld_tfn *fn, int line);
 
 LD_END_DECLS
 

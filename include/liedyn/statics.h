@@ -26,7 +26,8 @@ typedef struct ld_static_options {
     int steps;    /* load steps (≥ 1), default 10 */
     int max_iter; /* Newton iterations per step, default 25 */
     int max_cuts; /* halvings of a failed step, default 12 */
-    double tol;   /* stop when |r|∞ ≤ tol · (1 + |g(t, q_start, 0)|∞), default 1e-10 */
+    double tol;   /* stop when |r|∞ ≤ tol · (1 + |g(t, q_start, 0)|∞), default 1e-10, or at
+                   * round-off: |r|∞ within 1000 times that after a correction |δ|∞ ≤ 1e-13 */
 } ld_static_options;
 
 typedef struct ld_static_stats {

@@ -21,6 +21,8 @@
 #include "liedyn/liedyn.h"
 #include "rigid_impl.h"
 
+_Static_assert(LD_ELEM_MAX_NODES >= LD_BEAM_MAX_NODES, "an element instance holds a beam element");
+
 /* ---------------------------------------------------------------- placement */
 
 /* e1 along the axis, e2 along normal ⊥ e1: the material frame R = [e1 e2 e3] as a quaternion. */
@@ -64,8 +66,45 @@ static double seg_len(const ld_beam *b, int e) {
     return ld_v3_norm(d) / b->nelem;
 }
 
-/* Append the free nodes as bodies (lumped masses w ρA, inertias J: 9 per node), at rest. */
-static void add_bodies(ld_model *m, ld_beam *b, const double *w, const double *J) {
+/* The centreline's length. */
+static double total_len(const ld_beam *b) {
+    double L = 0.0;
+    for (int e = 0; e < ld_beam_elements(b); ++e) L += seg_len(b, e);
+    return L;
+}
+
+void ld_beam_section_at(const ld_beam *b, double eta, double C[36], double *rho_a,
+                        double rho_j[9]) {
+    const double *C0 = b->C, *C1 = b->C, *J0 = b->rho_j, *J1 = b->rho_j;
+    double a0 = b->rho_a, a1 = b->rho_a, t = 0.0;
+    if (b->nstations >= 2 && b->stations) {
+        const ld_beam_station *st = b->stations;
+        int k = 0;
+        while (k + 2 < b->nstations && eta > st[k + 1].eta) ++k;
+        double d = st[k + 1].eta - st[k].eta;
+        t = d > 0.0 ? (eta - st[k].eta) / d : 0.0;
+        t = t < 0.0 ? 0.0 : (t > 1.0 ? 1.0 : t);
+        C0 = st[k].C, C1 = st[k + 1].C, J0 = st[k].rho_j, J1 = st[k + 1].rho_j;
+        a0 = st[k].rho_a, a1 = st[k + 1].rho_a;
+    }
+    for (int i = 0; C && i < 36; ++i) C[i] = (1.0 - t) * C0[i] + t * C1[i];
+    for (int i = 0; rho_j && i < 9; ++i) rho_j[i] = (1.0 - t) * J0[i] + t * J1[i];
+    if (rho_a) *rho_a = (1.0 - t) * a0 + t * a1;
+}
+
+/* Stations from η = 0 ascending to η = 1 (or none), each with a positive density. */
+static int stations_ok(const ld_beam *b) {
+    if (b->nstations == 0) return 1;
+    if (b->nstations < 2 || b->nstations > LD_BEAM_STATIONS_MAX || !b->stations) return 0;
+    const ld_beam_station *st = b->stations;
+    if (st[0].eta != 0.0 || st[b->nstations - 1].eta != 1.0) return 0;
+    for (int k = 0; k < b->nstations; ++k)
+        if (!(st[k].rho_a > 0.0) || (k > 0 && !(st[k].eta > st[k - 1].eta))) return 0;
+    return 1;
+}
+
+/* Append the free nodes as bodies (lumped masses m_k, inertias J: 9 per node), at rest. */
+static void add_bodies(ld_model *m, ld_beam *b, const double *mass, const double *J) {
     for (int k = 0; k < b->nnodes; ++k) {
         if ((k == 0 && b->clamp[0]) || (k == b->nnodes - 1 && b->clamp[1])) {
             b->node_body[k] = LD_GROUND;
@@ -74,7 +113,7 @@ static void add_bodies(ld_model *m, ld_beam *b, const double *w, const double *J
         ld_body *bd = &m->bodies[m->nbodies];
         memset(bd, 0, sizeof *bd);
         strf(bd->name, sizeof bd->name, "%s[%d]", b->name, k);
-        bd->mass = b->rho_a * w[k];
+        bd->mass = mass[k];
         memcpy(bd->inertia, J + 9 * k, sizeof bd->inertia);
         memcpy(bd->x, b->x0 + 3 * k, sizeof bd->x);
         memcpy(bd->q, b->q0 + 4 * k, sizeof bd->q);
@@ -84,36 +123,18 @@ static void add_bodies(ld_model *m, ld_beam *b, const double *w, const double *J
     }
 }
 
-int ld_beam_place(ld_model *m, ld_beam *b) {
-    if (!m || !b || b->order < 1 || b->order > LD_BEAM_ORDER_MAX || b->nelem < 1 ||
-        b->npoints < 2 || b->npoints > LD_BEAM_POINTS_MAX || !(b->rho_a > 0.0) ||
-        !spd(b->rho_j, 3) || b->nelem > 1000000)
-        return LD_EINVAL;
-    int p = b->order, ne = ld_beam_elements(b), nn = ne * p + 1;
-    int nfree = nn - (b->clamp[0] != 0) - (b->clamp[1] != 0);
-    double qs[4 * LD_BEAM_POINTS_MAX], xi[LD_BEAM_MAX_NODES], wg[LD_BEAM_MAX_NODES];
-    if (segment_frames(b, qs)) return LD_EINVAL;
-    char name[LD_NAME_MAX + 16];
-    if (strf(name, sizeof name, "%.*s[%d]", LD_NAME_MAX, b->name, nn - 1) >= LD_NAME_MAX)
-        return LD_EINVAL;
-    int *nb = malloc((size_t)nn * sizeof *nb);
-    double *q0 = malloc(4 * (size_t)nn * sizeof *q0), *x0 = malloc(3 * (size_t)nn * sizeof *x0);
-    double *qe0 = malloc(4 * (size_t)ne * (size_t)(p + 1) * sizeof *qe0);
-    double *w = calloc(10 * (size_t)nn, sizeof *w), *J = w + nn;
-    ld_body *bodies = realloc(m->bodies, ((size_t)m->nbodies + (size_t)nfree) * sizeof *bodies);
-    if (bodies) m->bodies = bodies;
-    if (!nb || !q0 || !x0 || !qe0 || !w || !bodies) {
-        free(nb), free(q0), free(x0), free(qe0), free(w);
-        return LD_ENOMEM;
-    }
+/* The nodes' reference poses, each element's frames at its nodes, the nodes' length shares w
+ * and arc-length fractions eta. */
+static void place_nodes(const ld_beam *b, const double *qs, double *q0, double *x0, double *qe0,
+                        double *w, double *eta) {
+    int p = b->order, ne = ld_beam_elements(b);
+    double xi[LD_BEAM_MAX_NODES], wg[LD_BEAM_MAX_NODES], L = total_len(b), s0 = 0.0;
     ld_beam_gll(p, xi);
     ld_beam_gll_weights(p, xi, wg);
     for (int e = 0; e < ne; ++e) {
         int sg = e / b->nelem, es = e % b->nelem;
         const double *A = b->points + 3 * sg, *B = A + 3;
-        double Le = 0.0;
-        for (int i = 0; i < 3; ++i) Le += (B[i] - A[i]) * (B[i] - A[i]);
-        Le = sqrt(Le) / b->nelem;
+        double Le = seg_len(b, e);
         for (int j = 0; j <= p; ++j) {
             int k = e * p + j;
             double t = (es + 0.5 * (xi[j] + 1.0)) / b->nelem;
@@ -122,27 +143,75 @@ int ld_beam_place(ld_model *m, ld_beam *b) {
                    4 * sizeof(double));
             if (!(j == 0 && e > 0)) memcpy(q0 + 4 * k, qs + 4 * sg, 4 * sizeof(double));
             w[k] += 0.5 * Le * wg[j];
+            eta[k] = fmin(1.0, (s0 + 0.5 * Le * (xi[j] + 1.0)) / L);
         }
+        s0 += Le;
     }
-    for (int e = 0; e < ne; ++e) /* each element's share of ρJ, turned into the node's frame */
+    eta[0] = 0.0, eta[ne * p] = 1.0;
+}
+
+/* The lumped inertia: each element's share of ρA and ρJ at the node (GLL quadrature), ρJ turned
+ * into the node's frame (mass: 1 per node, J: 9 per node, both zeroed by the caller). */
+static void lump(const ld_beam *b, const double *q0, const double *qe0, const double *eta,
+                 double *mass, double *J) {
+    int p = b->order;
+    double xi[LD_BEAM_MAX_NODES], wg[LD_BEAM_MAX_NODES];
+    ld_beam_gll(p, xi);
+    ld_beam_gll_weights(p, xi, wg);
+    for (int e = 0; e < ld_beam_elements(b); ++e)
         for (int j = 0; j <= p; ++j) {
             int k = e * p + j;
-            double ci[4], c[4], Rc[9], Rt[9], T[9], Jn[9];
+            double ci[4], c[4], Rc[9], Rt[9], T[9], Jn[9], rj[9], ra,
+                wk = 0.5 * seg_len(b, e) * wg[j];
+            ld_beam_section_at(b, eta[k], NULL, &ra, rj);
             ld_quat_conj(ci, q0 + 4 * k);
             ld_quat_mul(c, ci, qe0 + 4 * ((size_t)e * (size_t)(p + 1) + (size_t)j));
             ld_quat_to_mat(Rc, c);
             ld_m3_transpose(Rt, Rc);
-            ld_m3_mul(T, Rc, b->rho_j);
+            ld_m3_mul(T, Rc, rj);
             ld_m3_mul(Jn, T, Rt);
-            for (int i = 0; i < 9; ++i) J[9 * k + i] += 0.5 * seg_len(b, e) * wg[j] * Jn[i];
+            mass[k] += wk * ra;
+            for (int i = 0; i < 9; ++i) J[9 * k + i] += wk * Jn[i];
         }
+}
+
+int ld_beam_place(ld_model *m, ld_beam *b) {
+    if (!m || !b || b->order < 1 || b->order > LD_BEAM_ORDER_MAX || b->nelem < 1 ||
+        b->npoints < 2 || b->npoints > LD_BEAM_POINTS_MAX || b->nelem > 1000000 || b->nquad < 0 ||
+        b->nquad > LD_BEAM_QUAD_MAX || !stations_ok(b) ||
+        (b->nstations == 0 && (!(b->rho_a > 0.0) || !spd(b->rho_j, 3))))
+        return LD_EINVAL;
+    for (int k = 0; k < b->nstations; ++k)
+        if (!spd(b->stations[k].rho_j, 3)) return LD_EINVAL;
+    int p = b->order, ne = ld_beam_elements(b), nn = ne * p + 1;
+    int nfree = nn - (b->clamp[0] != 0) - (b->clamp[1] != 0);
+    double qs[4 * LD_BEAM_POINTS_MAX];
+    if (segment_frames(b, qs)) return LD_EINVAL;
+    char name[LD_NAME_MAX + 16];
+    if (strf(name, sizeof name, "%.*s[%d]", LD_NAME_MAX, b->name, nn - 1) >= LD_NAME_MAX)
+        return LD_EINVAL;
+    int *nb = malloc((size_t)nn * sizeof *nb);
+    double *q0 = malloc(4 * (size_t)nn * sizeof *q0), *x0 = malloc(3 * (size_t)nn * sizeof *x0);
+    double *qe0 = malloc(4 * (size_t)ne * (size_t)(p + 1) * sizeof *qe0);
+    double *wl = calloc(2 * (size_t)nn, sizeof *wl), *eta = wl ? wl + nn : NULL;
+    double *lm = calloc(10 * (size_t)nn, sizeof *lm), *J = lm ? lm + nn : NULL;
+    ld_body *bodies = realloc(m->bodies, ((size_t)m->nbodies + (size_t)nfree) * sizeof *bodies);
+    if (bodies) m->bodies = bodies;
+    if (!nb || !q0 || !x0 || !qe0 || !wl || !lm || !bodies) {
+        free(nb), free(q0), free(x0), free(qe0), free(wl), free(lm);
+        return LD_ENOMEM;
+    }
+    place_nodes(b, qs, q0, x0, qe0, wl, eta);
+    lump(b, q0, qe0, eta, lm, J);
     b->nnodes = nn;
     b->node_body = nb;
     b->q0 = q0;
     b->x0 = x0;
     b->qe0 = qe0;
-    add_bodies(m, b, w, J);
-    free(w);
+    b->wlen = wl;
+    b->eta = eta;
+    add_bodies(m, b, lm, J);
+    free(lm);
     return LD_OK;
 }
 
@@ -152,7 +221,8 @@ int ld_model_add_beam(ld_model *m, ld_beam *b) {
     if (!a) return LD_ENOMEM;
     m->beams = a;
     a[m->nbeams++] = *b;
-    b->node_body = NULL, b->q0 = b->x0 = b->qe0 = NULL;
+    b->node_body = NULL, b->q0 = b->x0 = b->qe0 = b->wlen = NULL, b->eta = NULL;
+    b->stations = NULL;
     return LD_OK;
 }
 
@@ -162,31 +232,63 @@ void ld_beam_free_all(ld_model *m) {
         free(m->beams[i].q0);
         free(m->beams[i].x0);
         free(m->beams[i].qe0);
+        free(m->beams[i].wlen); /* eta lives in the same block */
+        free(m->beams[i].stations);
     }
     free(m->beams);
     m->beams = NULL;
     m->nbeams = 0;
 }
 
+/* The first fault of the section(s): key and reason, or NULL. */
+static const char *section_fault(const ld_beam *b, const char **why, char *key, size_t nk) {
+    if (b->nstations == 0) {
+        if (!spd(b->C, 6))
+            return *why = "the 6x6 section stiffness must be symmetric positive definite",
+                   "stiffness";
+        if (!(b->rho_a > 0.0) || !isfinite(b->rho_a)) return *why = "must be positive", "rho_a";
+        if (!spd(b->rho_j, 3)) return *why = "must be symmetric positive definite", "rho_j";
+        return NULL;
+    }
+    if (b->nstations < 2 || b->nstations > LD_BEAM_STATIONS_MAX || !b->stations)
+        return *why = "need 2 … 1024 stations", "sections";
+    for (int k = 0; k < b->nstations; ++k) {
+        const ld_beam_station *st = &b->stations[k];
+        const char *f = NULL;
+        if (!(st->eta >= 0.0 && st->eta <= 1.0) || (k > 0 && !(st->eta > st[-1].eta)) ||
+            (k == 0 && st->eta != 0.0) || (k == b->nstations - 1 && st->eta != 1.0))
+            f = "eta", *why = "the stations' eta must ascend from 0 to 1";
+        else if (!spd(st->C, 6))
+            f = "stiffness", *why = "the 6x6 section stiffness must be symmetric positive definite";
+        else if (!(st->rho_a > 0.0) || !isfinite(st->rho_a))
+            f = "rho_a", *why = "must be positive";
+        else if (!spd(st->rho_j, 3))
+            f = "rho_j", *why = "must be symmetric positive definite";
+        if (f) {
+            strf(key, nk, "sections[%d].%s", k, f);
+            return key;
+        }
+    }
+    return NULL;
+}
+
 int ld_beam_check(const ld_model *m, int i, char *key, size_t nk, char *why, size_t nw) {
     const ld_beam *b = &m->beams[i];
     const char *k = NULL, *w = NULL;
-    int spd6 = spd(b->C, 6);
+    char sk[64];
     if (b->order < 1 || b->order > LD_BEAM_ORDER_MAX)
-        k = "order", w = "must be 1 … 8";
+        k = "order", w = "must be 1 … 14";
     else if (b->nelem < 1)
         k = "elements", w = "must be at least 1";
-    else if (!spd6)
-        k = "stiffness", w = "the 6x6 section stiffness must be symmetric positive definite";
-    else if (!(b->rho_a > 0.0) || !isfinite(b->rho_a))
-        k = "rho_a", w = "must be positive";
-    else if (!spd(b->rho_j, 3))
-        k = "rho_j", w = "must be symmetric positive definite";
+    else if (b->nquad < 0 || b->nquad > LD_BEAM_QUAD_MAX)
+        k = "quadrature", w = "must be full, reduced or a number of points 1 … 16";
+    else if ((k = section_fault(b, &w, sk, sizeof sk)))
+        ;
     else if (!(b->damping >= 0.0) || !isfinite(b->damping))
         k = "damping", w = "must be a finite number >= 0 (seconds)";
     else if (b->npoints < 2 || b->npoints > LD_BEAM_POINTS_MAX ||
              b->nnodes != ld_beam_elements(b) * b->order + 1 || !b->node_body || !b->q0 || !b->x0 ||
-             !b->qe0)
+             !b->qe0 || !b->wlen || !b->eta)
         k = "nodes", w = "not placed (ld_beam_place)";
     for (int n = 0; !k && n < b->nnodes; ++n)
         if (b->node_body[n] < LD_GROUND || b->node_body[n] >= m->nbodies)
@@ -197,13 +299,72 @@ int ld_beam_check(const ld_model *m, int i, char *key, size_t nk, char *why, siz
     return LD_EINVAL;
 }
 
+/* A copy of time function f with its own tables. */
+static int tfn_copy(ld_tfn *out, const ld_tfn *f) {
+    *out = *f;
+    out->tab_t = out->tab_f = NULL;
+    if (f->kind != LD_TFN_TABLE || f->ntab <= 0) return LD_OK;
+    out->tab_t = malloc((size_t)f->ntab * sizeof(double));
+    out->tab_f = malloc((size_t)f->ntab * sizeof(double));
+    if (!out->tab_t || !out->tab_f) {
+        free(out->tab_t), free(out->tab_f);
+        out->tab_t = out->tab_f = NULL;
+        return LD_ENOMEM;
+    }
+    memcpy(out->tab_t, f->tab_t, (size_t)f->ntab * sizeof(double));
+    memcpy(out->tab_f, f->tab_f, (size_t)f->ntab * sizeof(double));
+    return LD_OK;
+}
+
+int ld_model_add_beam_load(ld_model *m, int i, ld_load_kind kind, ld_frame_kind frame,
+                           const double vec[3], const ld_tfn *fn, int line) {
+    if (!m || i < 0 || i >= m->nbeams || !vec || !fn ||
+        (kind != LD_LOAD_FORCE && kind != LD_LOAD_TORQUE) ||
+        (frame != LD_IN_SPATIAL && frame != LD_IN_BODY))
+        return LD_EINVAL;
+    const ld_beam *b = &m->beams[i];
+    if (!b->node_body || !b->wlen) return LD_EINVAL;
+    int nfree = 0;
+    for (int k = 0; k < b->nnodes; ++k) nfree += b->node_body[k] >= 0;
+    ld_load *l = realloc(m->loads, ((size_t)m->nloads + (size_t)nfree) * sizeof *l);
+    if (!l) return LD_ENOMEM;
+    m->loads = l;
+    for (int k = 0; k < b->nnodes; ++k) {
+        if (b->node_body[k] < 0) continue;
+        ld_load *a = &m->loads[m->nloads];
+        memset(a, 0, sizeof *a);
+        a->kind = kind, a->frame = frame, a->body = b->node_body[k], a->line = line;
+        for (int c = 0; c < 3; ++c) a->vec[c] = b->wlen[k] * vec[c];
+        if (tfn_copy(&a->fn, fn)) return LD_ENOMEM;
+        ++m->nloads;
+    }
+    return LD_OK;
+}
+
 /* ---------------------------------------------------------------- the element kind */
 
-/* The prepared elements: one ld_beam_fe per finite element of every beam, in order. */
+/* The prepared elements: one ld_beam_fe per finite element of every beam, in order, and the
+ * sections at the quadrature points of the beams whose section varies. */
 typedef struct beam_data {
     int n;
     ld_beam_fe *fe;
+    double *Cq;
 } beam_data;
+
+/* Gauss points per element of beam b. */
+static int nquad(const ld_beam *b) {
+    return b->nquad > 0 ? b->nquad : (b->reduced ? b->order : b->order + 1);
+}
+
+/* The stiffness at element e's nq quadrature points (arc-length fractions from the nodes'). */
+static void element_sections(const ld_beam *b, int e, int nq, double *Cq) {
+    double xg[LD_BEAM_MAX_QP];
+    ld_beam_fe_points(nq, xg);
+    int p = b->order;
+    double e0 = b->eta[e * p], e1 = b->eta[e * p + p];
+    for (int g = 0; g < nq; ++g)
+        ld_beam_section_at(b, e0 + 0.5 * (xg[g] + 1.0) * (e1 - e0), Cq + 36 * g, NULL, NULL);
+}
 
 /* Free node slots of element e of beam b: their count; slot[] the local node numbers. */
 static int free_slots(const ld_beam *b, int e, int *slot) {
@@ -232,26 +393,34 @@ static int bel_prepare(const ld_system *s, void **data, char *msg, size_t n) {
     const ld_model *m = ld_rb(s)->m;
     if (m->nbeams == 0) return LD_OK;
     int total = 0;
-    for (int i = 0; i < m->nbeams; ++i) total += ld_beam_elements(&m->beams[i]);
+    size_t ncq = 0;
+    for (int i = 0; i < m->nbeams; ++i) {
+        const ld_beam *b = &m->beams[i];
+        total += ld_beam_elements(b);
+        if (b->nstations) ncq += 36 * (size_t)nquad(b) * (size_t)ld_beam_elements(b);
+    }
     beam_data *d = calloc(1, sizeof *d);
     ld_beam_fe *fe = malloc((size_t)total * sizeof *fe);
-    if (!d || !fe) {
-        free(d), free(fe);
+    double *Cq = ncq ? malloc(ncq * sizeof *Cq) : NULL;
+    if (!d || !fe || (ncq && !Cq)) {
+        free(d), free(fe), free(Cq);
         return LD_ENOMEM;
     }
-    d->n = total, d->fe = fe;
+    d->n = total, d->fe = fe, d->Cq = Cq;
     *data = d;
     for (int i = 0, k = 0; i < m->nbeams; ++i) {
         const ld_beam *b = &m->beams[i];
         for (int e = 0; e < ld_beam_elements(b); ++e, ++k) {
-            int p = b->order, o = e * p;
+            int p = b->order, o = e * p, nq = nquad(b), uni = b->nstations == 0;
             const double *qe = b->qe0 + 4 * (size_t)e * (size_t)(p + 1);
-            if (ld_beam_fe_init(&fe[k], p, b->reduced ? p : p + 1, qe, b->x0 + 3 * o, b->C, 1)) {
+            if (!uni) element_sections(b, e, nq, Cq);
+            if (ld_beam_fe_init(&fe[k], p, nq, qe, b->x0 + 3 * o, uni ? b->C : Cq, uni)) {
                 if (msg)
                     strf(msg, n, "beam %d ('%s'): element %d has a degenerate reference", i,
                          b->name, e);
                 return LD_EINVAL;
             }
+            if (!uni) Cq += 36 * (size_t)nq;
         }
     }
     return LD_OK;
@@ -259,7 +428,7 @@ static int bel_prepare(const ld_system *s, void **data, char *msg, size_t n) {
 
 static void bel_release(void *data) {
     beam_data *d = data;
-    if (d) free(d->fe);
+    if (d) free(d->fe), free(d->Cq);
     free(d);
 }
 

@@ -256,8 +256,7 @@ static void align(int nn, const double *q, double *qa) {
 
 int ld_beam_fe_init(ld_beam_fe *e, int p, int nq, const double *q0, const double *x0,
                     const double *C, int uniform) {
-    if (p < 1 || p > LD_BEAM_MAX_ORDER || nq < 1 || nq > p + 2 || nq > LD_BEAM_MAX_QP)
-        return LD_EINVAL;
+    if (p < 1 || p > LD_BEAM_MAX_ORDER || nq < 1 || nq > LD_BEAM_MAX_QP || !C) return LD_EINVAL;
     memset(e, 0, sizeof *e);
     e->p = p, e->nn = p + 1, e->nq = nq;
     double xg[LD_BEAM_MAX_QP], wg[LD_BEAM_MAX_QP], qa[4 * LD_BEAM_MAX_NODES], z[NZ];
@@ -272,9 +271,17 @@ int ld_beam_fe_init(ld_beam_fe *e, int p, int nq, const double *q0, const double
         e->J[g] = J;
         e->w[g] = wg[g] * J;
         strain(z, J, e->eps0[g], NULL);
-        memcpy(e->C[g], uniform ? C : C + 36 * g, 36 * sizeof(double));
     }
+    if (uniform)
+        memcpy(e->C, C, sizeof e->C);
+    else
+        e->Cq = C;
     return LD_OK;
+}
+
+int ld_beam_fe_points(int nq, double *xi) {
+    double w[LD_BEAM_MAX_QP];
+    return ld_beam_gauss(nq, xi, w);
 }
 
 /* ---------------------------------------------------------------- the elastic terms */
@@ -313,12 +320,13 @@ void ld_beam_fe_elastic(const ld_beam_fe *e, const double *q, const double *x, u
     if (stiff) memset(Hr, 0, (size_t)nr * (size_t)nr * sizeof(double));
     for (int g = 0; g < e->nq; ++g) {
         double z[NZ], eps[6], D[6 * NZ], sig[6], gz[NZ], Hz[NZ * NZ];
+        const double *Cg = ld_beam_fe_C(e, g);
         field(e, g, qa, x, z);
         strain(z, e->J[g], eps, grad ? D : NULL);
         for (int k = 0; k < 6; ++k) eps[k] -= e->eps0[g][k];
         for (int r = 0; r < 6; ++r) {
             sig[r] = 0.0;
-            for (int c = 0; c < 6; ++c) sig[r] += e->C[g][6 * r + c] * eps[c];
+            for (int c = 0; c < 6; ++c) sig[r] += Cg[6 * r + c] * eps[c];
         }
         energy += 0.5 * e->w[g] *
                   (sig[0] * eps[0] + sig[1] * eps[1] + sig[2] * eps[2] + sig[3] * eps[3] +
@@ -337,8 +345,7 @@ void ld_beam_fe_elastic(const ld_beam_fe *e, const double *q, const double *x, u
             for (int r = 0; r < 6; ++r)
                 for (int c = 0; c < NZ; ++c) {
                     CD[NZ * r + c] = 0.0;
-                    for (int l = 0; l < 6; ++l)
-                        CD[NZ * r + c] += e->C[g][6 * r + l] * D[NZ * l + c];
+                    for (int l = 0; l < 6; ++l) CD[NZ * r + c] += Cg[6 * r + l] * D[NZ * l + c];
                 }
             for (int r = 0; r < NZ; ++r)
                 for (int c = 0; c < NZ; ++c) {
@@ -451,6 +458,7 @@ void ld_beam_fe_damping(const ld_beam_fe *e, const double *q, const double *x, c
     for (int g = 0; g < e->nq; ++g) {
         double z[NZ], zd[NZ], eps[6], D[6 * NZ], ed[6], sd[6], gz[NZ], Hz[NZ * NZ], E[6 * NZ];
         double CD[6 * NZ], CE[6 * NZ], DCD[NZ * NZ];
+        const double *Cg = ld_beam_fe_C(e, g);
         field(e, g, qa, x, z);
         field(e, g, qd, xd, zd); /* ż from the raw rates (q̇, ẋ) */
         strain(z, e->J[g], eps, D);
@@ -460,7 +468,7 @@ void ld_beam_fe_damping(const ld_beam_fe *e, const double *q, const double *x, c
         }
         for (int r = 0; r < 6; ++r) {
             sd[r] = 0.0;
-            for (int c = 0; c < 6; ++c) sd[r] += mu * e->C[g][6 * r + c] * ed[c];
+            for (int c = 0; c < 6; ++c) sd[r] += mu * Cg[6 * r + c] * ed[c];
         }
         for (int c = 0; c < NZ; ++c) {
             gz[c] = 0.0;
@@ -486,8 +494,8 @@ void ld_beam_fe_damping(const ld_beam_fe *e, const double *q, const double *x, c
             for (int c = 0; c < NZ; ++c) {
                 double a = 0.0, b = 0.0;
                 for (int l = 0; l < 6; ++l) {
-                    a += mu * e->C[g][6 * r + l] * E[NZ * l + c];
-                    b += mu * e->C[g][6 * r + l] * D[NZ * l + c];
+                    a += mu * Cg[6 * r + l] * E[NZ * l + c];
+                    b += mu * Cg[6 * r + l] * D[NZ * l + c];
                 }
                 CD[NZ * r + c] = b;
                 CE[NZ * r + c] = a;

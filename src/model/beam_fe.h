@@ -1,6 +1,6 @@
 /*
  * Internal to src/model: the geometrically exact beam finite element (Simo–Reissner / GEBT) of
- * order p = 1 … 8 (beam_fe.c, docs/beam.md): p + 1 nodes at the Gauss–Lobatto–Legendre points
+ * order p = 1 … 14 (beam_fe.c, docs/beam.md): p + 1 nodes at the Gauss–Lobatto–Legendre points
  * of ξ ∈ [−1, 1], Gauss quadrature, material strains from the interpolated quaternion.
  *
  * A node is a pose (quaternion q_i, body → spatial, and position x_i). At a quadrature point,
@@ -21,12 +21,12 @@
 #ifndef LIEDYN_SRC_MODEL_BEAM_FE_H
 #define LIEDYN_SRC_MODEL_BEAM_FE_H
 
-#define LD_BEAM_MAX_ORDER 8
+#define LD_BEAM_MAX_ORDER 14
 #define LD_BEAM_MAX_NODES (LD_BEAM_MAX_ORDER + 1)
 #define LD_BEAM_MAX_QP    (LD_BEAM_MAX_ORDER + 2)
 
 /* The n Gauss–Lobatto–Legendre points of [−1, 1] for n = p + 1 ≥ 2, ascending (the roots of
- * (1 − ξ²) P_p'(ξ)); LD_OK or LD_EINVAL (p outside 1 … 8). */
+ * (1 − ξ²) P_p'(ξ)); LD_OK or LD_EINVAL (p outside 1 … LD_BEAM_MAX_ORDER). */
 int ld_beam_gll(int p, double *xi);
 /* The weights of the Gauss–Lobatto–Legendre rule on those points: 2/(p(p + 1) P_p(ξ_i)²). */
 void ld_beam_gll_weights(int p, const double *xi, double *w);
@@ -44,16 +44,27 @@ typedef struct ld_beam_fe {
     double w[LD_BEAM_MAX_QP];       /* quadrature weight times J */
     double J[LD_BEAM_MAX_QP];       /* ds/dξ of the reference centreline */
     double eps0[LD_BEAM_MAX_QP][6]; /* reference strains (Γ₀, K₀) */
-    double C[LD_BEAM_MAX_QP][36];   /* sectional stiffness, material frame, row-major */
+    double C[36];     /* a uniform sectional stiffness (material frame, row-major), or */
+    const double *Cq; /* nq × 36: the stiffness at each quadrature point (the caller's) */
 } ld_beam_fe;
 
-/* Set up an element of order p (1 … 8) with nq quadrature points (1 … p + 2; p + 1 is full
- * Gauss integration, p the reduced one) from the reference poses of its p + 1 nodes (q0: 4
- * each, x0: 3 each) and the sectional stiffness at every quadrature point (C: nq × 36, or one
- * 36 for all when uniform is set). LD_OK, or LD_EINVAL (bad order or count, a degenerate
- * reference: J ≤ 0 somewhere, or a zero quaternion). */
+/* The sectional stiffness at quadrature point g. */
+static inline const double *ld_beam_fe_C(const ld_beam_fe *e, int g) {
+    return e->Cq ? e->Cq + 36 * g : e->C;
+}
+
+/* Set up an element of order p (1 … LD_BEAM_MAX_ORDER) with nq Gauss points (1 …
+ * LD_BEAM_MAX_QP; p + 1 is full integration, p the reduced one, more integrate a varying
+ * section better) from the reference poses of its p + 1 nodes (q0: 4 each, x0: 3 each) and the
+ * sectional stiffness: with uniform set, C is one 6×6 (copied); else C holds nq × 36, one per
+ * quadrature point in ascending ξ, and must outlive the element (it is referenced, not
+ * copied). ld_beam_fe_points gives the points' ξ beforehand. LD_OK, or LD_EINVAL (bad order
+ * or count, a degenerate reference: J ≤ 0 somewhere, or a zero quaternion). */
 int ld_beam_fe_init(ld_beam_fe *e, int p, int nq, const double *q0, const double *x0,
                     const double *C, int uniform);
+
+/* The nq Gauss points' ξ that ld_beam_fe_init uses (ascending); LD_OK or LD_EINVAL. */
+int ld_beam_fe_points(int nq, double *xi);
 
 #define LD_BEAM_FORCE  1u
 #define LD_BEAM_STIFF  2u

@@ -29,8 +29,8 @@
 #include "liedyn/model.h"
 #include "liedyn/system.h"
 
-#define LD_ELEM_MAX_NODES 9 /* nodes one instance touches (a beam element of order 8) */
-#define LD_EKIND_MAX      8 /* kinds in the table */
+#define LD_ELEM_MAX_NODES 15 /* nodes one instance touches (a beam element of order 14) */
+#define LD_EKIND_MAX      8  /* kinds in the table */
 
 typedef struct ld_ekind ld_ekind;
 

@@ -345,16 +345,17 @@ int ly_read_name(reader *r, const yaml_node_t *n, int line, char out[LD_NAME_MAX
     return LD_OK;
 }
 
-/* A list of exactly len numbers. */
+/* A list of exactly len (≤ 64) numbers; out is untouched unless all of them read. */
 static int read_vec(reader *r, field f, double *out, int len) {
     char d[80];
+    double v[64];
+    if (len < 0 || len > 64) return ly_fail(r, f.line, "internal: a list of %d numbers", len);
     if (f.val->type != YAML_SEQUENCE_NODE)
         return ly_fail(r, f.line, "expected a list of %d numbers, found %s", len,
                        describe(d, f.val));
     if (ly_seq_len(f.val) != len)
         return ly_fail(r, f.line, "expected a list of %d numbers, found %d", len,
                        ly_seq_len(f.val));
-    double v[9];
     for (int i = 0; i < len; ++i) {
         size_t mark = ly_push_index(r, i);
         int rc = read_number(r, ly_seq_item(r, f.val, i), &v[i]);
