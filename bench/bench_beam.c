@@ -7,6 +7,13 @@
  *   cantilever the right-angle cantilever (models/right-angle-cantilever.yaml, t ∈ [0, 30]): for
  *              each method the largest step (halving from 0.04) whose elbow and tip extremes
  *              are within 10⁻³ relative of a reference (genalpha, h = 0.0025), its CPU time.
+ *   per-iter   the discretizations of Kynema-FMB's regression beams, timed per Newton
+ *              iteration: the composite cantilever (models/composite-cantilever.yaml: one
+ *              element of order 4, 5 nodes, 7 Gauss points, h = 0.005, ρ∞ = 0, tip step load)
+ *              and a one-element beam of order 10 (11 nodes, 16 Gauss points, h = 10⁻³,
+ *              ρ∞ = 0.4) under a tip step load, dense and KLU: µs per Newton iteration and
+ *              iterations per step, beside the figures measured for Kynema on the same machine
+ *              class (docs/beam.md).
  * BENCH_QUICK=1 (the smoke run of make test): up to 40 nodes, t ∈ [0, 3], a coarse reference.
  */
 #define BENCH_NAME      "bench_beam"
@@ -167,7 +174,70 @@ static void cantilever_study(void) {
     ld_model_free(&m);
 }
 
+/* µs per Newton iteration and iterations per step of genalpha on m for T seconds at step h. */
+static void per_iteration(const char *name, const ld_model *m, double h, double rho, double T) {
+    for (int la = 0; la < 2; ++la) {
+        ld_system s;
+        double *q0, *v0;
+        check_ld("compile", ld_model_compile(m, LD_FORM_SO3XR3, &s, &q0, &v0));
+        ld_integ_options o;
+        ld_integ_options_init(&o);
+        o.method = LD_INTEG_GENALPHA, o.rho_inf = rho, o.la = la ? LD_LA_KLU : LD_LA_DENSE;
+        int rc;
+        ld_integ *it = ld_integ_create(&s, &o, &rc);
+        if (!it) die_code("create", rc);
+        check_ld("init", ld_integ_init(it, 0.0, q0, v0));
+        long n = lround(T / h);
+        double c0 = cpu_now();
+        for (long i = 1; i <= n; ++i) check_ld("step", ld_integ_step(it, h));
+        double cpu = cpu_now() - c0;
+        ld_integ_stats st;
+        ld_integ_get_stats(it, &st);
+        printf("per-iter,%s,%s,%d,%g,%ld,%.2f,%.2f,%.3f\n", name, la ? "klu" : "dense", s.k, h, n,
+               (double)st.newton_iterations / (double)n, 1e6 * cpu / (double)st.newton_iterations,
+               cpu);
+        ld_integ_free(it);
+        free(q0);
+        free(v0);
+        ld_model_system_free(&s);
+    }
+}
+
+static void kynema_study(void) {
+    printf("study,model,la,unknowns,h,steps,newton_per_step,us_per_newton,cpu_s\n");
+    char path[512];
+    snprintf(path, sizeof path, "%s/models/composite-cantilever.yaml", LD_SOURCE_DIR);
+    ld_model m;
+    ld_model_error err;
+    int rc = ld_model_load(path, &m, &err);
+    if (rc) die(path, rc == LD_EINVAL ? err.msg : ld_strerror(rc));
+    per_iteration("composite-p4-7qp", &m, 0.005, 0.0, bench_quick() ? 0.1 : 5.0);
+    ld_model_free(&m);
+    ld_model_init(&m);
+    strcpy(m.name, "order10");
+    ld_beam b;
+    memset(&b, 0, sizeof b);
+    strcpy(b.name, "beam");
+    b.order = 10, b.nelem = 1, b.npoints = 2, b.nquad = 16;
+    b.points[3] = 117.0;
+    b.normal[1] = 1.0;
+    const double d[6] = {2.5e10, 4e9, 4e9, 1.5e9, 2.0e10, 6.0e10}; /* a blade root's order */
+    for (int k = 0; k < 6; ++k) b.C[7 * k] = d[k];
+    b.rho_a = 600.0, b.rho_j[0] = 2000.0, b.rho_j[4] = 600.0, b.rho_j[8] = 1400.0;
+    b.clamp[0] = 1;
+    check_ld("place", ld_beam_place(&m, &b));
+    check_ld("add", ld_model_add_beam(&m, &b));
+    ld_load ld;
+    memset(&ld, 0, sizeof ld);
+    ld.kind = LD_LOAD_FORCE, ld.body = m.nbodies - 1, ld.vec[2] = -2e5;
+    m.loads = &ld, m.nloads = 1;
+    per_iteration("order10-16qp", &m, 1e-3, 0.4, bench_quick() ? 0.02 : 1.0);
+    m.loads = NULL, m.nloads = 0;
+    ld_model_free(&m);
+}
+
 int main(void) {
+    kynema_study();
     scaling();
     cantilever_study();
     return 0;

@@ -105,7 +105,8 @@ static void test_tfn_derivatives(void **state) {
                           {.kind = LD_TFN_HAT, .t0 = 0.0, .t1 = 2.5, .t2 = 5.0},
                           {.kind = LD_TFN_TABLE, .ntab = 4, .tab_t = t, .tab_f = f},
                           lin,
-                          sn};
+                          sn,
+                          {.kind = LD_TFN_SPIN_UP, .t0 = 0.5, .t1 = 2.5}};
     for (size_t i = 0; i < sizeof fns / sizeof *fns; ++i)
         for (double x = -1.03; x < 6.0; x += 0.1) {
             double d[3], dp[3], dm[3], h = 1e-5;

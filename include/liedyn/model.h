@@ -54,7 +54,9 @@ typedef enum ld_tfn_kind {
     LD_TFN_HAT,          /* 0 before t0, linear to 1 at t1, linear to 0 at t2, 0 after */
     LD_TFN_TABLE,        /* piecewise linear through (t_k, f_k), constant outside */
     LD_TFN_LINEAR,       /* f = t − t0 */
-    LD_TFN_SINE          /* f = sin(2π (t − t0)/period) */
+    LD_TFN_SINE,         /* f = sin(2π (t − t0)/period) */
+    LD_TFN_SPIN_UP       /* the integral of a ramp: 0 before t0, (t − t0)²/(2 (t1 − t0)) up to
+                          * t1, then t − (t0 + t1)/2 — a driver's rate ramped from 0 to value */
 } ld_tfn_kind;
 
 typedef struct ld_tfn {

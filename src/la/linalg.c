@@ -427,8 +427,18 @@ ld_la_kind ld_la_choose(int n, size_t nnz) {
     return 2.0 * (double)nnz <= nn ? LD_LA_KLU : LD_LA_DENSE;
 }
 
+/* OpenBLAS (when it is the BLAS linked) spreads even a 24×24 factorization over threads that
+ * then spin in sched_yield: a third of the time of a small beam's step. The dense path is for
+ * small systems, so liedyn runs OpenBLAS on one thread unless OPENBLAS_NUM_THREADS is set. The
+ * symbol is weak: with another BLAS it is absent and nothing is called. */
+extern void openblas_set_num_threads(int) __attribute__((weak));
+static void blas_one_thread(void) {
+    if (openblas_set_num_threads && !getenv("OPENBLAS_NUM_THREADS")) openblas_set_num_threads(1);
+}
+
 ld_la *ld_la_create(ld_la_kind kind, int n) {
     if (kind == LD_LA_AUTO) kind = ld_la_choose(n, 0);
+    if (kind == LD_LA_DENSE) blas_one_thread();
     if (n < 1 || (kind != LD_LA_DENSE && kind != LD_LA_KLU)) return NULL;
     ld_la *la = calloc(1, sizeof *la);
     if (!la) return NULL;

@@ -309,15 +309,55 @@ static void gdiag(const double *q, const double *g, double Nq[9]) {
         for (int c = 0; c < 3; ++c) Nq[3 * r + c] = 0.25 * (Nq[3 * r + c] - g[1 + r] * q[1 + c]);
 }
 
+/* K (6 nn × 6 nn, row-major, the blocks i ≤ j) += A_iᵀ Hz A_j at one quadrature point, with
+ * A_i = ∂z/∂(δθ_i, δx_i) = [N_i G_i, 0; N_i' G_i, 0; 0, N_i' I] (rows p, b, a). */
+static void add_canonical(const ld_beam_fe *e, int g, const double G[][12], const double *Hz,
+                          double *K) {
+    int nn = e->nn;
+    size_t nc = 6 * (size_t)nn;
+    double W[LD_BEAM_MAX_NODES][NZ * 6]; /* Hz A_j, 11 × 6 */
+    for (int j = 0; j < nn; ++j) {
+        double Nj = e->N[g][j], Dj = e->dN[g][j], *Wj = W[j];
+        for (int r = 0; r < NZ; ++r) {
+            const double *h = Hz + NZ * r;
+            double y[4];
+            for (int k = 0; k < 4; ++k) y[k] = Nj * h[ZP + k] + Dj * h[ZB + k];
+            for (int c = 0; c < 3; ++c)
+                Wj[6 * r + c] =
+                    y[0] * G[j][c] + y[1] * G[j][3 + c] + y[2] * G[j][6 + c] + y[3] * G[j][9 + c];
+            for (int c = 0; c < 3; ++c) Wj[6 * r + 3 + c] = Dj * h[ZA + c];
+        }
+    }
+    for (int i = 0; i < nn; ++i) {
+        double Ni = e->N[g][i], Di = e->dN[g][i];
+        for (int j = i; j < nn; ++j) {
+            const double *Wj = W[j];
+            double *O = K + (size_t)(6 * i) * nc + (size_t)(6 * j), t[4][6];
+            for (int k = 0; k < 4; ++k)
+                for (int c = 0; c < 6; ++c)
+                    t[k][c] = Ni * Wj[6 * (ZP + k) + c] + Di * Wj[6 * (ZB + k) + c];
+            for (int r = 0; r < 3; ++r)
+                for (int c = 0; c < 6; ++c)
+                    O[nc * (size_t)r + (size_t)c] += G[i][r] * t[0][c] + G[i][3 + r] * t[1][c] +
+                                                     G[i][6 + r] * t[2][c] + G[i][9 + r] * t[3][c];
+            for (int r = 0; r < 3; ++r)
+                for (int c = 0; c < 6; ++c)
+                    O[nc * (size_t)(3 + r) + (size_t)c] += Di * Wj[6 * (ZA + r) + c];
+        }
+    }
+}
+
 void ld_beam_fe_elastic(const ld_beam_fe *e, const double *q, const double *x, unsigned want,
                         double *F, double *K, double *V) {
     enum { RAW = 7 * LD_BEAM_MAX_NODES };
-    int nn = e->nn, nr = 7 * nn;
-    double qa[4 * LD_BEAM_MAX_NODES], gr[RAW], Hr[RAW * RAW], energy = 0.0;
+    int nn = e->nn;
+    size_t nc = 6 * (size_t)nn;
+    double qa[4 * LD_BEAM_MAX_NODES], gr[RAW], energy = 0.0, G[LD_BEAM_MAX_NODES][12];
     int stiff = (want & LD_BEAM_STIFF) != 0, grad = (want & (LD_BEAM_FORCE | LD_BEAM_STIFF)) != 0;
     align(nn, q, qa);
     memset(gr, 0, sizeof gr);
-    if (stiff) memset(Hr, 0, (size_t)nr * (size_t)nr * sizeof(double));
+    for (int i = 0; i < nn; ++i) qgrad(qa + 4 * i, G[i]);
+    if (stiff) memset(K, 0, nc * nc * sizeof(double));
     for (int g = 0; g < e->nq; ++g) {
         double z[NZ], eps[6], D[6 * NZ], sig[6], gz[NZ], Hz[NZ * NZ];
         const double *Cg = ld_beam_fe_C(e, g);
@@ -337,58 +377,33 @@ void ld_beam_fe_elastic(const ld_beam_fe *e, const double *q, const double *x, u
             for (int r = 0; r < 6; ++r) gz[c] += D[NZ * r + c] * sig[r];
             gz[c] *= e->w[g];
         }
-        if (stiff) {
-            double CD[6 * NZ], ws[6];
-            for (int k = 0; k < 6; ++k) ws[k] = e->w[g] * sig[k];
-            memset(Hz, 0, sizeof Hz);
-            strain_hessian(z, e->J[g], ws, Hz);
-            for (int r = 0; r < 6; ++r)
-                for (int c = 0; c < NZ; ++c) {
-                    CD[NZ * r + c] = 0.0;
-                    for (int l = 0; l < 6; ++l) CD[NZ * r + c] += Cg[6 * r + l] * D[NZ * l + c];
-                }
-            for (int r = 0; r < NZ; ++r)
-                for (int c = 0; c < NZ; ++c) {
-                    double acc = 0.0;
-                    for (int l = 0; l < 6; ++l) acc += D[NZ * l + r] * CD[NZ * l + c];
-                    Hz[NZ * r + c] += e->w[g] * acc;
-                }
-        }
-        /* z = Σ (N_i q_i, N_i' q_i, N_i' x_i): the raw nodal sums */
+        /* z = Σ (N_i q_i, N_i' q_i, N_i' x_i): the raw nodal gradient */
         for (int i = 0; i < nn; ++i) {
             double Ni = e->N[g][i], Di = e->dN[g][i];
             for (int k = 0; k < 4; ++k) gr[7 * i + k] += Ni * gz[ZP + k] + Di * gz[ZB + k];
             for (int k = 0; k < 3; ++k) gr[7 * i + 4 + k] += Di * gz[ZA + k];
-            if (!stiff) continue;
-            for (int j = 0; j < nn; ++j) {
-                double Nj = e->N[g][j], Dj = e->dN[g][j];
-                double *B = Hr + (size_t)(7 * i) * (size_t)nr + (size_t)(7 * j);
-                for (int r = 0; r < 4; ++r) {
-                    const double *hp = Hz + NZ * (ZP + r), *hb = Hz + NZ * (ZB + r);
-                    for (int c = 0; c < 4; ++c)
-                        B[(size_t)nr * (size_t)r + (size_t)c] +=
-                            Ni * (Nj * hp[ZP + c] + Dj * hp[ZB + c]) +
-                            Di * (Nj * hb[ZP + c] + Dj * hb[ZB + c]);
-                    for (int c = 0; c < 3; ++c)
-                        B[(size_t)nr * (size_t)r + 4 + (size_t)c] +=
-                            Dj * (Ni * hp[ZA + c] + Di * hb[ZA + c]);
-                }
-                for (int r = 0; r < 3; ++r) {
-                    const double *ha = Hz + NZ * (ZA + r);
-                    for (int c = 0; c < 4; ++c)
-                        B[(size_t)nr * (size_t)(4 + r) + (size_t)c] +=
-                            Di * (Nj * ha[ZP + c] + Dj * ha[ZB + c]);
-                    for (int c = 0; c < 3; ++c)
-                        B[(size_t)nr * (size_t)(4 + r) + 4 + (size_t)c] += Di * Dj * ha[ZA + c];
-                }
-            }
         }
+        if (!stiff) continue;
+        double CD[6 * NZ], ws[6];
+        for (int k = 0; k < 6; ++k) ws[k] = e->w[g] * sig[k];
+        memset(Hz, 0, sizeof Hz);
+        strain_hessian(z, e->J[g], ws, Hz);
+        for (int r = 0; r < 6; ++r)
+            for (int c = 0; c < NZ; ++c) {
+                CD[NZ * r + c] = 0.0;
+                for (int l = 0; l < 6; ++l) CD[NZ * r + c] += Cg[6 * r + l] * D[NZ * l + c];
+            }
+        for (int r = 0; r < NZ; ++r)
+            for (int c = r; c < NZ; ++c) {
+                double acc = 0.0;
+                for (int l = 0; l < 6; ++l) acc += D[NZ * l + r] * CD[NZ * l + c];
+                Hz[NZ * r + c] += e->w[g] * acc;
+                if (c != r) Hz[NZ * c + r] += e->w[g] * acc;
+            }
+        add_canonical(e, g, (const double(*)[12])G, Hz, K);
     }
     if (want & LD_BEAM_ENERGY) *V = energy;
     if (!grad) return;
-    /* canonical: T_i = diag(G_i, I) per node; K_ij = T_iᵀ Hr_ij T_j (+ the G derivative) */
-    double G[LD_BEAM_MAX_NODES][12];
-    for (int i = 0; i < nn; ++i) qgrad(qa + 4 * i, G[i]);
     if (want & LD_BEAM_FORCE)
         for (int i = 0; i < nn; ++i) {
             for (int c = 0; c < 3; ++c) {
@@ -398,29 +413,16 @@ void ld_beam_fe_elastic(const ld_beam_fe *e, const double *q, const double *x, u
             }
         }
     if (!stiff) return;
-    size_t nc = 6 * (size_t)nn;
-    for (int i = 0; i < nn; ++i)
-        for (int j = 0; j < nn; ++j) {
-            const double *B = Hr + (size_t)(7 * i) * (size_t)nr + (size_t)(7 * j);
-            double *O = K + (size_t)(6 * i) * nc + (size_t)(6 * j);
-            for (int r = 0; r < 6; ++r)
-                for (int c = 0; c < 6; ++c) {
-                    double acc = 0.0;
-                    for (int k = 0; k < (r < 3 ? 4 : 1); ++k)
-                        for (int l = 0; l < (c < 3 ? 4 : 1); ++l) {
-                            double tr = r < 3 ? G[i][3 * k + r] : 1.0,
-                                   tc = c < 3 ? G[j][3 * l + c] : 1.0;
-                            int br = r < 3 ? k : 4 + (r - 3), bc = c < 3 ? l : 4 + (c - 3);
-                            acc += tr * B[(size_t)nr * (size_t)br + (size_t)bc] * tc;
-                        }
-                    O[nc * (size_t)r + (size_t)c] = acc;
-                }
-            if (i != j) continue;
-            double Nq[9];
-            gdiag(qa + 4 * i, gr + 7 * i, Nq);
-            for (int r = 0; r < 3; ++r)
-                for (int c = 0; c < 3; ++c) O[nc * (size_t)r + (size_t)c] += Nq[3 * r + c];
-        }
+    /* the lower blocks by symmetry of Aᵀ Hz A, then the derivative of G along δθ_i */
+    for (size_t r = 0; r < nc; ++r)
+        for (size_t c = 0; c < r; ++c)
+            if (c / 6 < r / 6) K[nc * r + c] = K[nc * c + r];
+    for (int i = 0; i < nn; ++i) {
+        double Nq[9], *O = K + (size_t)(6 * i) * nc + (size_t)(6 * i);
+        gdiag(qa + 4 * i, gr + 7 * i, Nq);
+        for (int r = 0; r < 3; ++r)
+            for (int c = 0; c < 3; ++c) O[nc * (size_t)r + (size_t)c] += Nq[3 * r + c];
+    }
 }
 
 /* ---------------------------------------------------------------- viscous damping */

@@ -94,6 +94,10 @@ double ld_tfn_eval(const ld_tfn *f, double t) {
         return t - f->t0;
     case LD_TFN_SINE:
         return sin(two_pi * (t - f->t0) / f->period);
+    case LD_TFN_SPIN_UP:
+        if (t <= f->t0) return 0.0;
+        if (t >= f->t1) return t - 0.5 * (f->t0 + f->t1);
+        return 0.5 * (t - f->t0) * (t - f->t0) / (f->t1 - f->t0);
     }
     return NAN;
 }
@@ -126,6 +130,12 @@ void ld_tfn_eval_d(const ld_tfn *f, double t, double d[3]) {
         d[2] = -w * w * sin(ph);
         break;
     }
+    case LD_TFN_SPIN_UP:
+        if (t >= f->t1)
+            d[1] = 1.0;
+        else if (t >= f->t0)
+            d[1] = (t - f->t0) / (f->t1 - f->t0), d[2] = 1.0 / (f->t1 - f->t0);
+        break;
     default:
         d[1] = d[2] = NAN;
     }
@@ -352,8 +362,10 @@ static int check_body_ref(const checker *c, const char *key, int body) {
 static int check_tfn(const checker *c, const char *prefix, const ld_tfn *f) {
     char key[128], a[32], b[32];
     const double p[3] = {f->t0, f->t1, f->t2};
-    int np = f->kind == LD_TFN_RAMP ? 2 : f->kind == LD_TFN_HAT ? 3 : 0;
-    if ((unsigned)f->kind > LD_TFN_SINE) {
+    int np = f->kind == LD_TFN_RAMP || f->kind == LD_TFN_SPIN_UP ? 2
+             : f->kind == LD_TFN_HAT                             ? 3
+                                                                 : 0;
+    if ((unsigned)f->kind > LD_TFN_SPIN_UP) {
         strf(key, sizeof key, "%s.shape", prefix);
         return invalid(c, key, "unknown time-function kind %d", (int)f->kind);
     }

@@ -14,10 +14,15 @@
 
 static const char *const time_keys[] = {"shape", "t0", "t1", "t2", "t", "f", "period", NULL};
 /* in the order of ld_tfn_kind */
-static const char *const shapes[] = {"constant", "ramp", "hat", "table", "linear", "sine", NULL};
-static const char *const shape_keys[6][5] = {
-    {"shape", NULL},           {"shape", "t0", "t1", NULL}, {"shape", "t0", "t1", "t2", NULL},
-    {"shape", "t", "f", NULL}, {"shape", "t0", NULL},       {"shape", "period", "t0", NULL}};
+static const char *const shapes[] = {"constant", "ramp", "hat",     "table",
+                                     "linear",   "sine", "spin-up", NULL};
+static const char *const shape_keys[7][5] = {{"shape", NULL},
+                                             {"shape", "t0", "t1", NULL},
+                                             {"shape", "t0", "t1", "t2", NULL},
+                                             {"shape", "t", "f", NULL},
+                                             {"shape", "t0", NULL},
+                                             {"shape", "period", "t0", NULL},
+                                             {"shape", "t0", "t1", NULL}};
 
 /* t and f of a table, of equal length. */
 static int read_table(reader *r, const yaml_node_t *map, ld_tfn *fn) {
@@ -55,6 +60,7 @@ int ly_read_time(reader *r, const yaml_node_t *map, ld_tfn *fn) {
         rc = read_table(r, f.val, fn);
         break;
     case LD_TFN_RAMP:
+    case LD_TFN_SPIN_UP:
     case LD_TFN_HAT:
         rc = ly_get_number(r, f.val, "t0", 1, &fn->t0);
         if (!rc) rc = ly_get_number(r, f.val, "t1", 1, &fn->t1);
