@@ -492,6 +492,17 @@ static void turn(int nn, double Rc[][9], double *F, double *K) {
  * slots; P = diag(I, R) per node in the semidirect products, the identity otherwise). */
 static void add_ptxp(const double *X, size_t nc, const int *slot, int ns, double R[][9], int semi,
                      double *A, size_t nl) {
+    if (!semi) { /* P = I: the free slots' rows and columns */
+        for (int a = 0; a < ns; ++a)
+            for (int r = 0; r < 6; ++r) {
+                const double *x = X + nc * (6 * (size_t)slot[a] + (size_t)r);
+                double *o = A + nl * (6 * (size_t)a + (size_t)r);
+                for (int bb = 0; bb < ns; ++bb)
+                    for (int cc = 0; cc < 6; ++cc)
+                        o[6 * bb + cc] += x[6 * (size_t)slot[bb] + (size_t)cc];
+            }
+        return;
+    }
     for (int a = 0; a < ns; ++a)
         for (int bb = 0; bb < ns; ++bb)
             for (int r = 0; r < 6; ++r)
