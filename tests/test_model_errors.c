@@ -315,8 +315,9 @@ static void test_names_and_references(void **state) {
                  "expected one of spatial, body, found 'local'");
     expect_error(HEAD "loads:\n  - {body: a, type: exact_torque, case: iii}\n", 8, "loads[0].case",
                  "expected one of i, ii, found 'iii'");
-    expect_error(LOAD "    time: {shape: cosine}\n", 11, "loads[0].time.shape",
-                 "expected one of constant, ramp, hat, table, linear, sine, spin-up, found 'cosine'");
+    expect_error(
+        LOAD "    time: {shape: cosine}\n", 11, "loads[0].time.shape",
+        "expected one of constant, ramp, hat, table, linear, sine, spin-up, found 'cosine'");
     expect_error(HEAD "integrator: {formulation: so3}\n", 7, "integrator.formulation",
                  "expected one of so3xr3, se3, s3xr3, s3sdr3, euler, found 'so3'");
     expect_error("bodies:\n  - name: \"\"\n", 2, "bodies[0].name", "must not be empty");
