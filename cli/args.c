@@ -281,7 +281,7 @@ int parse_args(int argc, char **argv, int cmds, run_args *a) {
     a->dt = a->t_end = a->atol = a->rtol = NAN;
     a->fac = a->facmin = a->facmax = a->checkpoint_every = NAN;
     const char *cmd = a->cmd;
-    char list[128];
+    char list[512];
     for (int i = 0; i < argc; ++i) {
         const char *o = argv[i];
         if (o[0] != '-' || o[1] == '\0') {
@@ -507,7 +507,7 @@ int load_model(const run_args *a, char *path, size_t cap, ld_model *m, int *meth
     if (!isnan(a->facmax)) r->facmax = a->facmax;
     if (a->max_iter > 0) r->max_iter = a->max_iter;
     if (a->every > 0) r->output_every = a->every;
-    char list[128];
+    char list[512];
     name_list(list, sizeof list, ld_method_count(), integ_name_i);
     *method = a->integ >= 0 ? a->integ : ld_integ_method_find(r->integrator);
     rc = 0;

@@ -128,6 +128,8 @@ typedef struct ld_method_info {
     int constraints;     /* 1: treats constrained systems (m > 0) */
     int euler;           /* 1: treats the euler formulation (Euler-parameter nodes) */
     int newton;          /* 1: Newton iterations on an implicit system in every step */
+    int model_only;      /* 1: runs compiled models from their data (bodies, loads), not through
+                          * the system's callbacks (the splitting methods) */
     const char *refuses; /* what it refuses and why, one line ("" if nothing) */
 } ld_method_info;
 

@@ -109,7 +109,7 @@ const char *ld_integ_options_check(const ld_system *s, const ld_integ_options *o
         (s->m > 0 && (!s->ops.phi || !s->ops.phi_q)))
         return "incomplete system (mass, force and, with constraints, phi and phi_q needed)";
     if (unsupported(s, d)) return d->info.refuses;
-    return NULL;
+    return d->refuse ? d->refuse(s) : NULL;
 }
 
 /* The method forms no k×k matrix: a half-explicit method on the sparse path. */
@@ -289,11 +289,14 @@ ld_integ *ld_integ_create_msg(const ld_system *s, const ld_integ_options *o, int
         rc = it->meth->create(it);
         double oom = it->oom_bytes;
         if (rc) {
+            char reason[sizeof it->msg];
+            snprintf(reason, sizeof reason, "%s",
+                     it->msg[0] ? it->msg : "invalid sparsity pattern of B (brow, bcol)");
             ld_integ_free(it);
             *status = rc;
             if (rc == LD_ENOMEM)
                 return refuse_oom(status, msg, cap, oom, "the stage work space", s, NULL);
-            if (msg && cap) snprintf(msg, cap, "invalid sparsity pattern of B (brow, bcol)");
+            if (msg && cap) snprintf(msg, cap, "%s", reason);
             return NULL;
         }
     }

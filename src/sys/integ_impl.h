@@ -19,6 +19,9 @@ typedef struct ld_method_impl {
     /* Doubles of private work space for system s; the first *keep of them are the method's
      * state carried from step to step (checkpoints save them). NULL: none. */
     size_t (*work)(const ld_system *s, size_t *keep);
+    /* Why the method cannot run system s (a static or thread-local string), NULL if it can
+     * (optional: methods for special systems; ld_integ_options_check reports it). */
+    const char *(*refuse)(const ld_system *s);
     /* The method forms no k×k matrix on this system with these options (optional). */
     int (*sparse_only)(const ld_system *s, const ld_integ_options *o);
     int (*create)(ld_integ *it);   /* optional: after the common work space */
