@@ -609,10 +609,10 @@ static void sweep_adaptive(solver *s) {
 
 /* h = 1e-3 * 2^(-k/2), k = 0 ... kmax, stopping once the error is below STOP_ERR or the step
  * below h_min. */
-static void sweep_fixed(solver *s, int kmax, double h_min) {
+static void sweep_fixed(solver *s, double h0, int kmax, double h_min) {
     if (bench_quick()) kmax = kmax < 2 ? kmax : 2;
     for (int k = 0; k <= kmax; ++k) {
-        double h = 1e-3 * pow(2.0, -0.5 * (double)k);
+        double h = h0 * pow(2.0, -0.5 * (double)k);
         if (h < h_min) break;
         result r;
         wp_point(s, h, &r);
@@ -839,7 +839,8 @@ int main(void) {
 
     printf("#\n# section 2: work-precision. setting: tol = rtol = atol (adaptive: 10^(-k/4) from "
            "1e-3 to 1e-12) or the fixed step h = 2/N nearest above 1e-3 * 2^(-k/2) (liedyn "
-           "implicit: k = 0..14; MuJoCo: down to 1e-6), a fixed-step sweep stopping once the "
+           "implicit: k = 0..14; MuJoCo: down to 1e-6; liedyn splitting: 0.1 * 2^(-k/2), "
+           "k = 0..24), a fixed-step sweep stopping once the "
            "error < %g.\n"
            "# liedyn implicit: rho_inf = %g (genalpha), dense linear solver, default Newton "
            "tolerances; evals = Newton iterations. ODE solvers: evals = right-hand-side "
@@ -860,9 +861,11 @@ int main(void) {
         if (s->adaptive)
             sweep_adaptive(s);
         else if (s->kind == K_MUJOCO)
-            sweep_fixed(s, 100, 1e-6);
+            sweep_fixed(s, 1e-3, 100, 1e-6);
+        else if (ld_method_get(s->method)->model_only) /* the splitting: large steps */
+            sweep_fixed(s, 0.1, 24, 0.0);
         else
-            sweep_fixed(s, 14, 0.0);
+            sweep_fixed(s, 1e-3, 14, 0.0);
     }
 
     /* ---- section 3 */
