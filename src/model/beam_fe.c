@@ -437,6 +437,26 @@ static void right_mult(const double Om[3], double M[16]) {
         for (int c = 0; c < 3; ++c) M[4 * (1 + r) + 1 + c] = -H[3 * r + c];
 }
 
+/* B (7×7 at stride nr: raw q_i then x_i rows, q_j then x_j columns) += A_iᵀ H A_j for the
+ * z-Hessian H (11 × 11), A_i = ∂z/∂(q_i, x_i): N_i on the p rows, N_i' on the p_ξ and x_ξ rows. */
+static void raw_block(const double *H, double Ni, double Di, double Nj, double Dj, double *B,
+                      size_t nr) {
+    for (int r = 0; r < 4; ++r) {
+        const double *hp = H + NZ * (ZP + r), *hb = H + NZ * (ZB + r);
+        double *b = B + nr * (size_t)r;
+        for (int c = 0; c < 4; ++c)
+            b[c] +=
+                Ni * (Nj * hp[ZP + c] + Dj * hp[ZB + c]) + Di * (Nj * hb[ZP + c] + Dj * hb[ZB + c]);
+        for (int c = 0; c < 3; ++c) b[4 + c] += Dj * (Ni * hp[ZA + c] + Di * hb[ZA + c]);
+    }
+    for (int r = 0; r < 3; ++r) {
+        const double *ha = H + NZ * (ZA + r);
+        double *b = B + nr * (size_t)(4 + r);
+        for (int c = 0; c < 4; ++c) b[c] += Di * (Nj * ha[ZP + c] + Dj * ha[ZB + c]);
+        for (int c = 0; c < 3; ++c) b[4 + c] += Di * Dj * ha[ZA + c];
+    }
+}
+
 void ld_beam_fe_damping(const ld_beam_fe *e, const double *q, const double *x, const double *Om,
                         const double *xd, double mu, double *F, double *Kq, double *Kv) {
     enum { RAW = 7 * LD_BEAM_MAX_NODES };
@@ -454,9 +474,12 @@ void ld_beam_fe_damping(const ld_beam_fe *e, const double *q, const double *x, c
     }
     memset(gr, 0, sizeof gr);
     size_t nr2 = (size_t)nr * (size_t)nr;
-    memset(Hr, 0, nr2 * sizeof(double)); /* at fixed raw rates: ∂/∂(raw q, x) */
-    memset(Vr, 0, nr2 * sizeof(double)); /* ∂/∂(raw rates) */
-    memset(Wr, 0, nr2 * sizeof(double)); /* ∂/∂(raw rates) times ∂(rates)/∂q, below */
+    int mats = Kq || Kv;
+    if (mats) {
+        memset(Hr, 0, nr2 * sizeof(double)); /* at fixed raw rates: ∂/∂(raw q, x) */
+        memset(Vr, 0, nr2 * sizeof(double)); /* ∂/∂(raw rates) */
+        memset(Wr, 0, nr2 * sizeof(double)); /* ∂/∂(raw rates) times ∂(rates)/∂q, below */
+    }
     for (int g = 0; g < e->nq; ++g) {
         double z[NZ], zd[NZ], eps[6], D[6 * NZ], ed[6], sd[6], gz[NZ], Hz[NZ * NZ], E[6 * NZ];
         double CD[6 * NZ], CE[6 * NZ], DCD[NZ * NZ];
@@ -478,7 +501,7 @@ void ld_beam_fe_damping(const ld_beam_fe *e, const double *q, const double *x, c
             gz[c] *= e->w[g];
         }
         /* E = ∂ε̇/∂z at fixed ż: row k = H_k ż */
-        for (int k = 0; k < 6; ++k) {
+        for (int k = 0; mats && k < 6; ++k) {
             double unit[6] = {0}, Hk[NZ * NZ] = {0};
             unit[k] = 1.0;
             strain_hessian(z, e->J[g], unit, Hk);
@@ -491,8 +514,8 @@ void ld_beam_fe_damping(const ld_beam_fe *e, const double *q, const double *x, c
         double ws[6];
         for (int k = 0; k < 6; ++k) ws[k] = e->w[g] * sd[k];
         memset(Hz, 0, sizeof Hz);
-        strain_hessian(z, e->J[g], ws, Hz);
-        for (int r = 0; r < 6; ++r)
+        if (mats) strain_hessian(z, e->J[g], ws, Hz);
+        for (int r = 0; mats && r < 6; ++r)
             for (int c = 0; c < NZ; ++c) {
                 double a = 0.0, b = 0.0;
                 for (int l = 0; l < 6; ++l) {
@@ -502,7 +525,7 @@ void ld_beam_fe_damping(const ld_beam_fe *e, const double *q, const double *x, c
                 CD[NZ * r + c] = b;
                 CE[NZ * r + c] = a;
             }
-        for (int r = 0; r < NZ; ++r)
+        for (int r = 0; mats && r < NZ; ++r)
             for (int c = 0; c < NZ; ++c) {
                 double a = 0.0, b = 0.0;
                 for (int l = 0; l < 6; ++l)
@@ -514,31 +537,16 @@ void ld_beam_fe_damping(const ld_beam_fe *e, const double *q, const double *x, c
             double Ni = e->N[g][i], Di = e->dN[g][i];
             for (int k = 0; k < 4; ++k) gr[7 * i + k] += Ni * gz[ZP + k] + Di * gz[ZB + k];
             for (int k = 0; k < 3; ++k) gr[7 * i + 4 + k] += Di * gz[ZA + k];
+            if (!mats) continue;
             for (int j = 0; j < nn; ++j) {
-                double Nj = e->N[g][j], Dj = e->dN[g][j], Ai[NZ * 7] = {0}, Aj[NZ * 7] = {0};
-                for (int k = 0; k < 4; ++k) Ai[7 * (ZP + k) + k] = Ni, Ai[7 * (ZB + k) + k] = Di;
-                for (int k = 0; k < 3; ++k) Ai[7 * (ZA + k) + 4 + k] = Di;
-                for (int k = 0; k < 4; ++k) Aj[7 * (ZP + k) + k] = Nj, Aj[7 * (ZB + k) + k] = Dj;
-                for (int k = 0; k < 3; ++k) Aj[7 * (ZA + k) + 4 + k] = Dj;
-                for (int r = 0; r < 7; ++r)
-                    for (int c = 0; c < 7; ++c) {
-                        double h = 0.0, v = 0.0;
-                        for (int a = 0; a < NZ; ++a) {
-                            if (Ai[7 * a + r] == 0.0) continue;
-                            for (int b = 0; b < NZ; ++b) {
-                                if (Aj[7 * b + c] == 0.0) continue;
-                                h += Ai[7 * a + r] * Hz[NZ * a + b] * Aj[7 * b + c];
-                                v += Ai[7 * a + r] * DCD[NZ * a + b] * Aj[7 * b + c];
-                            }
-                        }
-                        Hr[(size_t)nr * (size_t)(7 * i + r) + (size_t)(7 * j + c)] += h;
-                        Vr[(size_t)nr * (size_t)(7 * i + r) + (size_t)(7 * j + c)] += v;
-                    }
+                size_t o = (size_t)nr * (size_t)(7 * i) + (size_t)(7 * j);
+                raw_block(Hz, Ni, Di, e->N[g][j], e->dN[g][j], Hr + o, (size_t)nr);
+                raw_block(DCD, Ni, Di, e->N[g][j], e->dN[g][j], Vr + o, (size_t)nr);
             }
         }
     }
     /* ∂(raw rates)/∂q: the q̇_j rows depend on q_j through ½ M_R(Ω_j) */
-    for (int i = 0; i < nr; ++i)
+    for (int i = 0; mats && i < nr; ++i)
         for (int j = 0; j < nn; ++j)
             for (int c = 0; c < 4; ++c) {
                 double acc = 0.0;
@@ -556,7 +564,7 @@ void ld_beam_fe_damping(const ld_beam_fe *e, const double *q, const double *x, c
             F[6 * i + c] += acc;
             F[6 * i + 3 + c] += gr[7 * i + 4 + c];
         }
-        for (int j = 0; j < nn; ++j)
+        for (int j = 0; mats && j < nn; ++j)
             for (int r = 0; r < 6; ++r)
                 for (int c = 0; c < 6; ++c) {
                     double aq = 0.0, av = 0.0;
