@@ -406,7 +406,9 @@ static void test_newton_history_bound(void **state) {
  * |R(iωh)| with R(z) = 1 + z bᵀ(I − zA)⁻¹ 1 of the TR-BDF2 tableau and the third-order
  * weights — greater than 1 for every ωh > 0 (not A-stable; about 1 + 0.013 (ωh)⁴). The
  * printed variant grows too (its x comes from stage 3, v and a from stage 2); Newmark keeps
- * the amplitude. Measured here against the closed form evaluated in complex arithmetic. */
+ * the amplitude. Measured here against the closed form evaluated in complex arithmetic; the
+ * printed variant's spectral radius at ωh = 1 is 1.0086462 (test_tb3_stability.c derives its
+ * 3×3 amplification matrix), which 400 steps approach to 3e-5. */
 static void test_linear_stability(void **state) {
     (void)state;
     const double whs[3] = {0.25, 1.0, 3.0};
@@ -431,7 +433,7 @@ static void test_linear_stability(void **state) {
                       "tb3-paper %.6f, newmark %.6f\n",
                       wh, g3, want, gp, gn);
         if (!(fabs(g3 - want) < 1e-4 * want && want > 1.0 && gp > 1.0 && fabs(gn - 1.0) < 1e-12 &&
-              (wh != 1.0 || fabs(gp - 1.008618) < 2e-5)))
+              (wh != 1.0 || fabs(gp - 1.0086462) < 1e-4)))
             fail_msg("omega h = %.2f: growth tb3 %.8f (closed form %.8f), tb3-paper %.8f, "
                      "newmark %.14f",
                      wh, g3, want, gp, gn);
