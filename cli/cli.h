@@ -21,6 +21,8 @@ int cli_run(int argc, char **argv);
 int cli_convergence(int argc, char **argv);
 /* liedyn static MODEL ARGS... (cli/static.c): 0 ok, 2 bad usage or input, 3 no equilibrium,
  * 4 output could not be written. */
+/* liedyn models: the shipped models and their descriptions (cli/models.c). */
+int cli_models(int argc, char **argv);
 int cli_static(int argc, char **argv);
 
 #endif /* LIEDYN_CLI_H */

@@ -4,11 +4,15 @@
  *   liedyn attitude    integrate orientation from angular velocity (see cli/attitude.c)
  *   liedyn run         integrate a multibody model (see cli/run.c)
  *   liedyn convergence observed order of an integrator on a model (see cli/run.c)
+ *   liedyn static      static equilibrium of a model (see cli/static.c)
+ *   liedyn models      the shipped models (see cli/models.c)
  *   liedyn version     print the library version
+ * Options may be written `--name value` or `--name=value`.
  */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -67,7 +71,9 @@ static void usage(FILE *f) {
                "  run          integrate a multibody model, e.g. 'run heavy-top' (run --help)\n"
                "  convergence  observed order of an integrator on a model (convergence --help)\n"
                "  static       static equilibrium of a model under its loads (static --help)\n"
-               "  version      print the library version\n");
+               "  models       list the shipped models with their descriptions\n"
+               "  version      print the library version\n"
+               "options are written '--name value' or '--name=value'\n");
 }
 
 /* Run the command named by argv[1]; its exit status. */
@@ -76,7 +82,16 @@ static int dispatch(int argc, char **argv) {
         usage(stderr);
         return 2;
     }
-    if (strcmp(argv[1], "demo") == 0) return cmd_demo();
+    if (strcmp(argv[1], "demo") == 0) {
+        if (argc > 2 && (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h"))) {
+            printf("usage: liedyn demo\nPrint exp, log and the tangent maps of a sample rotation "
+                   "in every representation.\n");
+            return 0;
+        }
+        if (argc > 2) return cli_error("demo: unexpected argument '%s'", argv[2]);
+        return cmd_demo();
+    }
+    if (strcmp(argv[1], "models") == 0) return cli_models(argc - 2, argv + 2);
     if (strcmp(argv[1], "attitude") == 0) return cli_attitude(argc - 2, argv + 2);
     if (strcmp(argv[1], "run") == 0) return cli_run(argc - 2, argv + 2);
     if (strcmp(argv[1], "convergence") == 0) return cli_convergence(argc - 2, argv + 2);
@@ -85,7 +100,7 @@ static int dispatch(int argc, char **argv) {
         printf("liedyn %s\n", ld_version());
         return 0;
     }
-    if (strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0) {
+    if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
         usage(stdout);
         return 0;
     }
@@ -104,8 +119,31 @@ int cli_flush_stdout(void) {
 
 /* Whatever the command printed must reach standard output: a failed write there (a full
  * disk, a closed pipe, /dev/full) turns a success into exit status 4. */
+/* argv with every "--name=value" split into "--name" "value" (a new array; NULL: out of
+ * memory). */
+static char **split_equals(int argc, char **argv, int *out_argc) {
+    char **a = malloc((2 * (size_t)argc + 1) * sizeof *a);
+    int n = 0;
+    for (int i = 0; a && i < argc; ++i) {
+        char *eq = strchr(argv[i], '=');
+        if (i > 1 && !strncmp(argv[i], "--", 2) && eq && eq > argv[i] + 2) {
+            *eq = '\0'; /* argv's strings are ours to modify */
+            a[n++] = argv[i];
+            a[n++] = eq + 1;
+        } else {
+            a[n++] = argv[i];
+        }
+    }
+    if (a) a[n] = NULL;
+    *out_argc = n;
+    return a;
+}
+
 int main(int argc, char **argv) {
-    int rc = dispatch(argc, argv);
+    int nargc = argc;
+    char **nargv = split_equals(argc, argv, &nargc);
+    int rc = nargv ? dispatch(nargc, nargv) : cli_error("out of memory");
+    free(nargv);
     int bad = cli_flush_stdout() != 0;
     if (fclose(stdout) != 0 && !stdout_errno) stdout_errno = errno ? errno : EIO;
     if (bad || stdout_errno) {

@@ -272,5 +272,18 @@ awk -v t="$tm" 'BEGIN { exit !(t > 0.3 && t < 1) }' || fail "mid-run failure at 
     fail "mid-run failure: last csv row $(tail -n 1 "$WORK/mid.csv" | cut -d, -f1), JSON t $tm"
 awk -F, 'NF != 22 { bad = 1 } END { exit bad }' "$WORK/mid.csv" || fail "mid-run failure: csv row"
 
+# The shipped models listed with their descriptions; -h; --name=value as --name value; demo --help.
+"$LIEDYN" models >"$WORK/models.txt" 2>&1 || fail "models: exit $?"
+for f in "$SRC"/models/*.yaml; do
+    n=$(basename "$f" .yaml)
+    grep -q "^$n " "$WORK/models.txt" || fail "models: '$n' not listed"
+done
+grep -q "^heavy-top  *Heavy top" "$WORK/models.txt" || fail "models: no description of heavy-top"
+"$LIEDYN" -h | grep -q "^  models " || fail "-h: no command list"
+"$LIEDYN" run heavy-top --dt=1e-3 --t-end=0.05 --json >"$WORK/eq.json" 2>&1 || fail "--dt=1e-3"
+"$CMP" "$SRC/tests/answers/run_heavy_top_genalpha.json" "$WORK/eq.json" $VOLATILE ||
+    fail "--dt=1e-3 --t-end=0.05 differs from --dt 1e-3 --t-end 0.05"
+"$LIEDYN" demo --help | grep -q "^usage: liedyn demo" || fail "demo --help"
+
 [ "$fails" -eq 0 ] && echo "cli_run: all checks passed"
 exit "$fails"
