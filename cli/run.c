@@ -251,7 +251,10 @@ static void print_summary(const sim *S, const char *base, const run_args *a) {
                S->o.adaptive ? " (tolerance 1)" : "");
     double de = S->e1 - S->tot.e0;
     printf("  energy %.10g -> %.10g (drift %.3e", S->tot.e0, S->e1, de);
-    if (S->tot.e0 != 0.0 && isfinite(S->tot.e0)) printf(", relative %.3e", de / fabs(S->tot.e0));
+    /* relative to the start only when the start is not ~0 against the end (a body thrown from
+     * rest: the ratio would say nothing) */
+    if (isfinite(S->tot.e0) && fabs(S->tot.e0) > 1e-6 * fabs(S->e1))
+        printf(", relative %.3e", de / fabs(S->tot.e0));
     printf(")\n  max |Phi| %.3e", S->tot.phimax);
     char row[LD_NAME_MAX + 96];
     if (S->tot.phimax > 0.0 && ld_model_row_name(&S->s, S->tot.phirow, row, sizeof row) == LD_OK)

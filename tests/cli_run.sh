@@ -284,6 +284,10 @@ grep -q "^heavy-top  *Heavy top" "$WORK/models.txt" || fail "models: no descript
 "$CMP" "$SRC/tests/answers/run_heavy_top_genalpha.json" "$WORK/eq.json" $VOLATILE ||
     fail "--dt=1e-3 --t-end=0.05 differs from --dt 1e-3 --t-end 0.05"
 "$LIEDYN" demo --help | grep -q "^usage: liedyn demo" || fail "demo --help"
+# A model thrown from rest: no relative energy change against a start of ~0.
+"$LIEDYN" run flying-spaghetti --t-end 0.05 --quiet >"$WORK/fs.txt" 2>&1 || fail "flying-spaghetti"
+grep -q "energy .*drift" "$WORK/fs.txt" || fail "flying-spaghetti: no energy line"
+! grep -q "relative" "$WORK/fs.txt" || fail "flying-spaghetti: a relative energy change of a start at rest"
 
 [ "$fails" -eq 0 ] && echo "cli_run: all checks passed"
 exit "$fails"
