@@ -415,14 +415,15 @@ static int cmp_names(const void *a, const void *b) {
     return strcmp((const char *)a, (const char *)b);
 }
 
-/* "free-top, heavy-top, ..." from LD_MODELS_DIR. */
+/* "free-top, heavy-top, ..." from the models directory (cli_models_dir). */
 static void shipped_models(char *buf, size_t cap) {
     static char names[64][LD_NAME_MAX];
     int n = 0;
-    DIR *d = opendir(LD_MODELS_DIR);
+    const char *dir = cli_models_dir();
+    DIR *d = opendir(dir);
     buf[0] = '\0';
     if (!d) {
-        snprintf(buf, cap, "none found in %s", LD_MODELS_DIR);
+        snprintf(buf, cap, "none found in %s", dir);
         return;
     }
     struct dirent *e;
@@ -443,10 +444,10 @@ static void shipped_models(char *buf, size_t cap) {
         if (w < 0) break;
         len += (size_t)w;
     }
-    if (n == 0) snprintf(buf, cap, "none found in %s", LD_MODELS_DIR);
+    if (n == 0) snprintf(buf, cap, "none found in %s", dir);
 }
 
-/* MODEL as a path, else models/MODEL.yaml, else LD_MODELS_DIR/MODEL.yaml. */
+/* MODEL as a path, else models/MODEL.yaml, else MODEL.yaml in the models directory. */
 static int resolve_model(const char *cmd, const char *name, char *path, size_t cap) {
     if (is_file(name)) {
         snprintf(path, cap, "%s", name);
@@ -455,7 +456,7 @@ static int resolve_model(const char *cmd, const char *name, char *path, size_t c
     if (!strchr(name, '/')) {
         snprintf(path, cap, "models/%s.yaml", name);
         if (is_file(path)) return 0;
-        snprintf(path, cap, "%s/%s.yaml", LD_MODELS_DIR, name);
+        snprintf(path, cap, "%s/%s.yaml", cli_models_dir(), name);
         if (is_file(path)) return 0;
     }
     char list[1024];

@@ -23,6 +23,9 @@ int cli_convergence(int argc, char **argv);
  * 4 output could not be written. */
 /* liedyn models: the shipped models and their descriptions (cli/models.c). */
 int cli_models(int argc, char **argv);
+/* The directory of the shipped models: $LIEDYN_MODELS, ../share/liedyn/models beside the
+ * executable, or the source tree's models/ (the first that exists). */
+const char *cli_models_dir(void);
 int cli_static(int argc, char **argv);
 
 #endif /* LIEDYN_CLI_H */

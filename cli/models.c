@@ -1,11 +1,16 @@
 /*
  * liedyn models — the shipped models: each one's name (what `liedyn run NAME` takes) and the
- * `description:` line of its file, from the models directory the tool was built with.
+ * `description:` line of its file. The models directory is the first that exists of
+ * $LIEDYN_MODELS, ../share/liedyn/models beside the executable (an installed liedyn) and the
+ * source tree's models/ the tool was built from.
  */
+#define _DEFAULT_SOURCE /* readlink */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "liedyn/model.h"
@@ -13,6 +18,29 @@
 #ifndef LD_MODELS_DIR
 #define LD_MODELS_DIR "models"
 #endif
+
+static int is_dir(const char *p) {
+    struct stat st;
+    return p && p[0] && stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+const char *cli_models_dir(void) {
+    static char dir[4096];
+    const char *env = getenv("LIEDYN_MODELS");
+    if (is_dir(env)) return env;
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = '\0';
+        char *slash = strrchr(exe, '/');
+        if (slash) {
+            *slash = '\0';
+            snprintf(dir, sizeof dir, "%.3000s/../share/liedyn/models", exe);
+            if (is_dir(dir)) return dir;
+        }
+    }
+    return LD_MODELS_DIR;
+}
 
 static int by_name(const void *a, const void *b) {
     return strcmp((const char *)a, (const char *)b);
@@ -40,15 +68,18 @@ int cli_models(int argc, char **argv) {
     if (argc > 0 && (!strcmp(argv[0], "--help") || !strcmp(argv[0], "-h"))) {
         printf("usage: liedyn models\n"
                "List the shipped models (from %s): the name that 'liedyn run NAME' takes and\n"
-               "the model's description.\n",
-               LD_MODELS_DIR);
+               "the model's description. The directory is the first that exists of\n"
+               "$LIEDYN_MODELS, ../share/liedyn/models beside the executable, and the source\n"
+               "tree's models/.\n",
+               cli_models_dir());
         return 0;
     }
     if (argc > 0) return cli_error("models: unexpected argument '%s'", argv[0]);
     static char names[256][LD_NAME_MAX];
     int n = 0;
-    DIR *d = opendir(LD_MODELS_DIR);
-    if (!d) return cli_error("models: cannot open the models directory %s", LD_MODELS_DIR);
+    const char *dir = cli_models_dir();
+    DIR *d = opendir(dir);
+    if (!d) return cli_error("models: cannot open the models directory %s", dir);
     struct dirent *e;
     while (n < 256 && (e = readdir(d)) != NULL) {
         size_t len = strlen(e->d_name);
@@ -60,9 +91,10 @@ int cli_models(int argc, char **argv) {
     }
     closedir(d);
     qsort(names, (size_t)n, sizeof names[0], by_name);
+    printf("shipped models (%s):\n", dir);
     for (int i = 0; i < n; ++i) {
         char path[4096], desc[400];
-        snprintf(path, sizeof path, "%.3900s/%.63s.yaml", LD_MODELS_DIR, names[i]);
+        snprintf(path, sizeof path, "%.3900s/%.63s.yaml", dir, names[i]);
         description(path, desc, sizeof desc);
         printf("%-28s %s\n", names[i], desc);
     }

@@ -18,4 +18,8 @@ LD_LIBRARY_PATH="$libdir" "$prefix/hello_shared"
     "$libdir/libliedyn.a" $(pkg-config --static --libs-only-l liedyn | sed 's/-lliedyn//')
 "$prefix/hello_static"
 test -f "$prefix/bin/liedyn"
+# the models install beside the tool, which finds them there first (from any directory)
+test -f "$prefix/share/liedyn/models/heavy-top.yaml"
+"$prefix/bin/liedyn" models | head -n 1 | grep -q "$prefix/bin/../share/liedyn/models"
+(cd "$prefix" && LD_LIBRARY_PATH="$libdir" "$prefix/bin/liedyn" run heavy-top --t-end 0.01 --quiet >/dev/null)
 echo "install example: ok"
