@@ -73,6 +73,19 @@ static void statics_tip(const ld_model *m, double t, int steps, double tol, doub
     ld_model_system_free(&s);
 }
 
+/* Generalized-α with ρ∞ = 0 (Kynema's tests' setting) from (q0, v0) at t = 0. */
+static ld_integ *genalpha_rho0(const ld_system *s, const double *q0, const double *v0) {
+    ld_integ_options o;
+    ld_integ_options_init(&o);
+    o.method = LD_INTEG_GENALPHA;
+    o.rho_inf = 0.0;
+    int status = 0;
+    ld_integ *in = ld_integ_create(s, &o, &status);
+    assert_non_null(in);
+    assert_int_equal(ld_integ_init(in, 0.0, q0, v0), LD_OK);
+    return in;
+}
+
 static void test_static_composite(void **state) {
     (void)state;
     static const double ref[3] = {-9.02726627566299e-02, -6.47488486259036e-02,
@@ -139,14 +152,7 @@ static void test_dynamic_composite(void **state) {
     double *q0, *v0, x[3], qq[4], om[3], xd[3], x0[3];
     assert_int_equal(ld_model_compile(&m, LD_FORM_SO3XR3, &s, &q0, &v0), LD_OK);
     ld_model_body_state(&s, m.nbodies - 1, q0, v0, x0, qq, om, xd);
-    ld_integ_options o;
-    ld_integ_options_init(&o);
-    o.method = LD_INTEG_GENALPHA;
-    o.rho_inf = 0.0;
-    int status = 0;
-    ld_integ *in = ld_integ_create(&s, &o, &status);
-    assert_non_null(in);
-    assert_int_equal(ld_integ_init(in, 0.0, q0, v0), LD_OK);
+    ld_integ *in = genalpha_rho0(&s, q0, v0);
     double dmax = 0.0;
     for (int n = 0; n < 3; ++n) {
         assert_int_equal(ld_integ_step(in, 0.005), LD_OK);
@@ -180,14 +186,7 @@ static void test_beamdyn_history(void **state) {
     double *q0, *v0, x[3], qq[4], om[3], xd[3], x0[3];
     assert_int_equal(ld_model_compile(&m, LD_FORM_SO3XR3, &s, &q0, &v0), LD_OK);
     ld_model_body_state(&s, m.nbodies - 1, q0, v0, x0, qq, om, xd);
-    ld_integ_options o;
-    ld_integ_options_init(&o);
-    o.method = LD_INTEG_GENALPHA;
-    o.rho_inf = 0.0;
-    int status = 0;
-    ld_integ *in = ld_integ_create(&s, &o, &status);
-    assert_non_null(in);
-    assert_int_equal(ld_integ_init(in, 0.0, q0, v0), LD_OK);
+    ld_integ *in = genalpha_rho0(&s, q0, v0);
     double dmax = 0.0;
     for (int n = 1; n <= 200; ++n) {
         assert_int_equal(ld_integ_step(in, 0.005), LD_OK);

@@ -119,10 +119,7 @@ static void test_invariants(void **state) {
     const double J[3] = {1, 2, 3};
     double L0[3] = {0}, x[3], R[9], Lmax = 0.0, qmax = 0.0;
     for (int n = 0; n <= 10000; n += 100) {
-        if (n)
-            advance(&r, 100, 0.01, x, R);
-        else
-            advance(&r, 0, 0.01, x, R);
+        advance(&r, n ? 100 : 0, 0.01, x, R);
         double qq[4], om[3], xd[3], L[3];
         ld_model_body_state(&r.s, 0, ld_integ_q(r.it), ld_integ_v(r.it), x, qq, om, xd);
         for (int i = 0; i < 3; ++i)

@@ -404,7 +404,8 @@ int ld_model_add_user_force(ld_model *m, const char *name, int body1, int body2,
  * points, normal, the section (rho_a, rho_j or the stations) and clamp must be set. LD_OK,
  * LD_EINVAL (order outside 1 … LD_BEAM_ORDER_MAX, nelem < 1, fewer than 2 or more than
  * LD_BEAM_POINTS_MAX points, two consecutive points equal, normal parallel to a segment, a name
- * too long, non-positive ρA or ρJ, stations not from η = 0 ascending to η = 1), LD_ENOMEM. */
+ * too long, a section whose stiffness or mass is not positive definite, stations not from
+ * η = 0 ascending to η = 1), LD_ENOMEM. */
 int ld_beam_place(ld_model *m, ld_beam *b);
 /* The section of beam b at η ∈ [0, 1] (the arc-length fraction): C, ρA and ρJ, linear between
  * the stations (or the uniform section). Any output may be NULL. */

@@ -92,15 +92,14 @@ void ld_beam_section_at(const ld_beam *b, double eta, double C[36], double *rho_
     if (rho_a) *rho_a = (1.0 - t) * a0 + t * a1;
 }
 
-/* Stations from η = 0 ascending to η = 1 (or none), each with a positive density. */
-static int stations_ok(const ld_beam *b) {
-    if (b->nstations == 0) return 1;
-    if (b->nstations < 2 || b->nstations > LD_BEAM_STATIONS_MAX || !b->stations) return 0;
-    const ld_beam_station *st = b->stations;
-    if (st[0].eta != 0.0 || st[b->nstations - 1].eta != 1.0) return 0;
-    for (int k = 0; k < b->nstations; ++k)
-        if (!(st[k].rho_a > 0.0) || (k > 0 && !(st[k].eta > st[k - 1].eta))) return 0;
-    return 1;
+/* The first fault of the section(s) (defined below): key and reason, or NULL. */
+static const char *section_fault(const ld_beam *b, const char **why, char *key, size_t nk);
+
+/* The section(s) hold: stiffness and mass positive definite, stations ascending from 0 to 1. */
+static int sections_ok(const ld_beam *b) {
+    const char *why;
+    char key[64];
+    return section_fault(b, &why, key, sizeof key) == NULL;
 }
 
 /* Append the free nodes as bodies (lumped masses m_k, inertias J: 9 per node), at rest. */
@@ -178,11 +177,8 @@ static void lump(const ld_beam *b, const double *q0, const double *qe0, const do
 int ld_beam_place(ld_model *m, ld_beam *b) {
     if (!m || !b || b->order < 1 || b->order > LD_BEAM_ORDER_MAX || b->nelem < 1 ||
         b->npoints < 2 || b->npoints > LD_BEAM_POINTS_MAX || b->nelem > 1000000 || b->nquad < 0 ||
-        b->nquad > LD_BEAM_QUAD_MAX || !stations_ok(b) ||
-        (b->nstations == 0 && (!(b->rho_a > 0.0) || !spd(b->rho_j, 3))))
+        b->nquad > LD_BEAM_QUAD_MAX || !sections_ok(b))
         return LD_EINVAL;
-    for (int k = 0; k < b->nstations; ++k)
-        if (!spd(b->stations[k].rho_j, 3)) return LD_EINVAL;
     int p = b->order, ne = ld_beam_elements(b), nn = ne * p + 1;
     int nfree = nn - (b->clamp[0] != 0) - (b->clamp[1] != 0);
     double qs[4 * LD_BEAM_POINTS_MAX];
@@ -270,6 +266,14 @@ static const char *section_fault(const ld_beam *b, const char **why, char *key, 
         }
     }
     return NULL;
+}
+
+int ld_beam_section_check(const ld_beam *b, char *key, size_t nk, char *why, size_t nw) {
+    const char *w = NULL, *k = section_fault(b, &w, key, nk);
+    if (!k) return LD_OK;
+    if (k != key) strf(key, nk, "%s", k);
+    strf(why, nw, "%s", w);
+    return LD_EINVAL;
 }
 
 int ld_beam_check(const ld_model *m, int i, char *key, size_t nk, char *why, size_t nw) {

@@ -129,5 +129,8 @@ void ld_beam_free_all(ld_model *m);
 /* Beam i of m is sound: LD_OK, or LD_EINVAL with the failing key ("stiffness") and the reason
  * (model.c formats the message). */
 int ld_beam_check(const ld_model *m, int i, char *key, size_t nk, char *why, size_t nw);
+/* Beam b's section(s) hold (before placing): LD_OK, or LD_EINVAL with the key at fault
+ * ("stiffness", "sections[2].rho_j") and the reason. */
+int ld_beam_section_check(const ld_beam *b, char *key, size_t nk, char *why, size_t nw);
 
 #endif

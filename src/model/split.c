@@ -57,25 +57,23 @@ typedef struct sp {
 
 static const double w2[1] = {1.0};
 /* Suzuki's five-stage fourth-order composition: p, p, 1 − 4p, p, p with p = 1/(4 − 4^{1/3}). */
-static double w4[5];
-/* Yoshida's sixth order, solution A (w₃ w₂ w₁ w₀ w₁ w₂ w₃). */
-static double w6[7];
-/* Yoshida's eighth order, solution A (w₇ … w₁ w₀ w₁ … w₇). */
-static double w8[15];
-
-static void weights_init(void) {
-    double p = 1.0 / (4.0 - cbrt(4.0));
-    for (int i = 0; i < 5; ++i) w4[i] = i == 2 ? 1.0 - 4.0 * p : p;
-    static const double y6[3] = {-1.17767998417887, 0.235573213359357, 0.784513610477560};
-    double s6 = y6[0] + y6[1] + y6[2]; /* y6[i] is w_{i+1}: the sequence w₃ w₂ w₁ w₀ w₁ w₂ w₃ */
-    w6[0] = w6[6] = y6[2], w6[1] = w6[5] = y6[1], w6[2] = w6[4] = y6[0], w6[3] = 1.0 - 2.0 * s6;
-    static const double y8[7] = {-1.61582374150097, -2.44699182370524, -0.716989419708120e-2,
-                                 2.44002732616735,  0.157739928123617, 1.82020630970714,
-                                 1.04242620869991};
-    double s8 = 0.0;
-    for (int i = 0; i < 7; ++i) w8[6 - i] = w8[8 + i] = y8[i], s8 += y8[i];
-    w8[7] = 1.0 - 2.0 * s8;
-}
+#define SZ_P 0.4144907717943757
+static const double w4[5] = {SZ_P, SZ_P, -0.6579630871775028, SZ_P, SZ_P};
+/* Yoshida's sixth order, solution A: w₃ w₂ w₁ w₀ w₁ w₂ w₃, w₀ = 1 − 2 (w₁ + w₂ + w₃). */
+#define Y6_1 (-1.17767998417887)
+#define Y6_2 0.235573213359357
+#define Y6_3 0.784513610477560
+static const double w6[7] = {Y6_3, Y6_2, Y6_1, 1.3151863206839063, Y6_1, Y6_2, Y6_3};
+/* Yoshida's eighth order, solution A: w₇ … w₁ w₀ w₁ … w₇, w₀ = 1 − 2 Σ wᵢ. */
+#define Y8_1 (-1.61582374150097)
+#define Y8_2 (-2.44699182370524)
+#define Y8_3 (-0.716989419708120e-2)
+#define Y8_4 2.44002732616735
+#define Y8_5 0.157739928123617
+#define Y8_6 1.82020630970714
+#define Y8_7 1.04242620869991
+static const double w8[15] = {Y8_7, Y8_6, Y8_5, Y8_4, Y8_3, Y8_2, Y8_1, -1.7808286265894515,
+                              Y8_1, Y8_2, Y8_3, Y8_4, Y8_5, Y8_6, Y8_7};
 
 /* ---------------------------------------------------------------- set-up */
 
@@ -175,7 +173,6 @@ static const char *split_refuse(const ld_system *s) {
 }
 
 static int split_create(ld_integ *it) {
-    weights_init();
     const ld_system *s = it->s;
     const char *why = split_refuse(s);
     if (why) {
@@ -228,6 +225,14 @@ static void split_destroy(ld_integ *it) {
 
 /* ---------------------------------------------------------------- state */
 
+/* The body's own rotation R = (R Q) Qᵀ from the principal frame of the step state. */
+static void body_rotation(const sp_body *b, double R[9]) {
+    for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c)
+            R[3 * r + c] = b->R[3 * r] * b->Q[3 * c] + b->R[3 * r + 1] * b->Q[3 * c + 1] +
+                           b->R[3 * r + 2] * b->Q[3 * c + 2];
+}
+
 /* Read body i's step state from (q, v). */
 static void load_body(const ld_system *s, sp_body *b, int i, const double *q, const double *v) {
     double R[9], Om[3], xd[3], w[3];
@@ -244,10 +249,7 @@ static void load_body(const ld_system *s, sp_body *b, int i, const double *q, co
 static void store_body(const ld_system *s, const sp_body *b, int i, double *q, double *v) {
     const rb_sys *rb = ld_rb(s);
     double R[9], w[3], Om[3], xd[3], x[3];
-    for (int r = 0; r < 3; ++r) /* R = (R Q) Qᵀ */
-        for (int c = 0; c < 3; ++c)
-            R[3 * r + c] = b->R[3 * r] * b->Q[3 * c] + b->R[3 * r + 1] * b->Q[3 * c + 1] +
-                           b->R[3 * r + 2] * b->Q[3 * c + 2];
+    body_rotation(b, R);
     for (int k = 0; k < 3; ++k) w[k] = b->Pi[k] / b->I[k];
     ld_m3_mulv(Om, b->Q, w);
     if (b->pivot) {
@@ -283,10 +285,7 @@ static void kick(const rb_sys *rb, sp *S, double t, double tau) {
         ld_rb_loads L;
         ld_rb_loads_eval(rb, i, t, &L);
         double R[9], f[3], ts[3], tq[3], tb[3];
-        for (int r = 0; r < 3; ++r) /* R = (R Q) Qᵀ */
-            for (int c = 0; c < 3; ++c)
-                R[3 * r + c] = b->R[3 * r] * b->Q[3 * c] + b->R[3 * r + 1] * b->Q[3 * c + 1] +
-                               b->R[3 * r + 2] * b->Q[3 * c + 2];
+        body_rotation(b, R);
         ld_m3_mulv(f, R, L.fb);
         for (int k = 0; k < 3; ++k) f[k] += L.fs[k];
         memcpy(ts, L.ts, sizeof ts);

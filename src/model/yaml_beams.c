@@ -15,6 +15,7 @@
 #include "../lie/mat3.h"
 #include "liedyn/liedyn.h"
 #include "liedyn/model.h"
+#include "rigid_impl.h"
 #include "yaml_impl.h"
 
 static const char *const beam_keys[] = {"name",     "order",  "elements", "from",       "to",
@@ -269,12 +270,18 @@ static int read_beam(reader *r, const yaml_node_t *n, ld_model *m, ld_beam *b) {
             return fail_at(r, n, "normal", "must be a direction not parallel to any segment");
     }
     b->line = ly_line_of(n);
+    { /* the section's fault at its own key, before placing */
+        char key[64], why[128];
+        if (ld_beam_section_check(b, key, sizeof key, why, sizeof why)) {
+            size_t mark = ly_push_key(r, key);
+            rc = ly_fail(r, ly_line_of(n), "%s", why);
+            ly_pop(r, mark);
+            return rc;
+        }
+    }
     rc = ld_beam_place(m, b);
     if (rc == LD_ENOMEM) return ly_out_of_memory(r, ly_line_of(n));
-    if (rc)
-        return fail_at(r, n, b->nstations ? "sections" : "rho_j",
-                       "cannot place the beam: rho_j must be symmetric positive definite and the "
-                       "node names must fit");
+    if (rc) return fail_at(r, n, "name", "cannot place the beam: the node names must fit");
     return LD_OK;
 }
 
