@@ -157,7 +157,7 @@ static void test_init_defaults(void **state) {
                 m.run.newton_rtol == 1e-8);
     assert_true(ld_run_param_get(&m.run, "alpha") == -0.1);
     assert_int_equal(m.run.max_iter, 20);
-    assert_int_equal(m.run.output_every, 1);
+    assert_int_equal(m.run.output_every, 0); /* automatic */
     /* a model without bodies is not valid */
     ld_model_error e;
     assert_int_equal(ld_model_validate(&m, &e), LD_EINVAL);

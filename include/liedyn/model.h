@@ -337,11 +337,19 @@ typedef struct ld_run_spec {
     ld_run_param params[LD_RUN_MAX_PARAMS];
     double newton_atol, newton_rtol; /* Newton stop, defaults 1e-10, 1e-8 */
     int max_iter;                    /* Newton iterations per step, default 20 */
-    int output_every;                /* write every k-th step, default 1 */
-    int adaptive;                    /* step-size control (tb3, tb3-paper), default 0 */
-    double error_atol, error_rtol;   /* its local error tolerances, defaults 1e-6, 1e-4 */
-    double fac, facmin, facmax;      /* its safety factor and step-ratio bounds, 0.8, 0.2, 5 */
+    int output_every; /* write every k-th step; 0 (default): the tool chooses (docs/cli-run.md) */
+    int adaptive;     /* step-size control (tb3, tb3-paper), default 0 */
+    double error_atol, error_rtol; /* its local error tolerances, defaults 1e-6, 1e-4 */
+    double fac, facmin, facmax;    /* its safety factor and step-ratio bounds, 0.8, 0.2, 5 */
 } ld_run_spec;
+
+/* What a run writes (the output block of a model file): rows at fixed times and the default
+ * plot. */
+#define LD_PLOT_MAX 256
+typedef struct ld_output_spec {
+    double dt;              /* rows at t_start + j·dt by dense output; 0 (default): by steps */
+    char plot[LD_PLOT_MAX]; /* quantities of the default plot, comma-separated; "": automatic */
+} ld_output_spec;
 
 typedef struct ld_model {
     char name[LD_NAME_MAX];
@@ -354,6 +362,7 @@ typedef struct ld_model {
     int nrods;    /* Cosserat rods, their nodes among the bodies */
     ld_rod *rods; /* nrods, owned by the model */
     ld_run_spec run;
+    ld_output_spec output;
     int nelements;        /* force elements (docs/elements.md) */
     ld_element *elements; /* nelements, owned by the model (malloc'ed; NULL when none) */
     int nbeams;           /* beams (docs/beam.md), their free nodes among the bodies */
