@@ -204,14 +204,69 @@ static void print_json(const sim *S, const ld_model *m, const char *base) {
     printf("]}\n");
 }
 
+/* "rho_inf = 0.9, …": the method's own parameters in use. */
+static void method_params(const sim *S, char *out, size_t cap) {
+    const ld_method_info *d = ld_method_get((int)S->o.method);
+    out[0] = '\0';
+    for (int j = 0; d && j < d->nparams; ++j) {
+        size_t len = strlen(out);
+        snprintf(out + len, cap - len, "%s%s = %g", j ? ", " : "", d->params[j].key,
+                 ld_method_param_value(&S->o, &d->params[j]));
+    }
+}
+
+/* The energy line: its drift where the model keeps its energy, else the change and why. */
+static void print_energy(const sim *S) {
+    char why[160];
+    if (!isfinite(S->tot.e0) && !isfinite(S->e1)) return; /* a model without energy */
+    double de = S->e1 - S->tot.e0;
+    if (!ld_model_energy_conserved(S->m, why, sizeof why)) {
+        printf("  energy %.10g -> %.10g (not conserved: %s)\n", S->tot.e0, S->e1, why);
+        return;
+    }
+    printf("  energy %.10g -> %.10g (drift %.3e", S->tot.e0, S->e1, de);
+    /* relative to the start only when the start is not ~0 against the end */
+    if (isfinite(S->tot.e0) && fabs(S->tot.e0) > 1e-6 * fabs(S->e1))
+        printf(", relative %.3e", de / fabs(S->tot.e0));
+    printf(")\n");
+}
+
+/* The final position and body angular velocity of the (at most 3) bodies that moved most. */
+static void print_moving(const sim *S) {
+    const ld_model *m = S->m;
+    int pick[3] = {-1, -1, -1}, moved = 0;
+    double score[3] = {0, 0, 0};
+    for (int b = 0; b < m->nbodies; ++b) {
+        const double *x = S->bx + 3 * b, *x0 = m->bodies[b].x, *w = S->bw + 3 * b;
+        double d = hypot(hypot(x[0] - x0[0], x[1] - x0[1]), x[2] - x0[2]);
+        double sc = d + hypot(hypot(w[0], w[1]), w[2]) * (S->t - S->t0);
+        if (!(sc > 1e-12)) continue;
+        moved++;
+        for (int k = 0; k < 3; ++k) {
+            if (sc <= score[k] && pick[k] >= 0) continue;
+            for (int l = 2; l > k; --l) pick[l] = pick[l - 1], score[l] = score[l - 1];
+            pick[k] = b, score[k] = sc;
+            break;
+        }
+    }
+    for (int k = 0; k < 3 && pick[k] >= 0; ++k) {
+        const double *x = S->bx + 3 * pick[k], *w = S->bw + 3 * pick[k];
+        printf("  %s: x = (%.6g, %.6g, %.6g), omega = (%.6g, %.6g, %.6g) rad/s (body frame)\n",
+               m->bodies[pick[k]].name, x[0], x[1], x[2], w[0], w[1], w[2]);
+    }
+    if (moved > 3) printf("  (%d bodies moved; the 3 that moved most are shown)\n", moved);
+}
+
 static void print_summary(const sim *S, const char *base, const run_args *a) {
     const char *st = S->status     ? "FAILED"
                      : S->io_error ? "OUTPUT FAILED"
                      : S->stopped  ? "stopped"
                                    : "ok";
-    printf("%s: %s on %s, dt = %.6g, t = %.6g .. %.6g: %s at t = %.10g\n", base,
-           ld_integ_method_name(S->o.method), ld_formulation_name(S->form), S->dt, S->t0, S->t1, st,
-           S->t);
+    char par[128] = "";
+    method_params(S, par, sizeof par);
+    printf("%s: %s on %s%s%s%s, dt = %.6g, t = %.6g .. %.6g: %s at t = %.10g\n", base,
+           ld_integ_method_name(S->o.method), ld_formulation_name(S->form), par[0] ? " (" : "", par,
+           par[0] ? ")" : "", S->dt, S->t0, S->t1, st, S->t);
     if (ld_method_get((int)S->o.method)->newton)
         printf("  %ld steps, %.3g Newton iterations/step, ", S->st.steps,
                S->st.steps > 0 ? (double)S->st.newton_iterations / (double)S->st.steps : 0.0);
@@ -226,13 +281,9 @@ static void print_summary(const sim *S, const char *base, const run_args *a) {
         printf("  %s steps h = %.3g .. %.3g, max error estimate %.3g%s\n",
                S->o.adaptive ? "controlled" : "fixed", S->tot.hmin, S->tot.hmax, S->tot.errmax,
                S->o.adaptive ? " (tolerance 1)" : "");
-    double de = S->e1 - S->tot.e0;
-    printf("  energy %.10g -> %.10g (drift %.3e", S->tot.e0, S->e1, de);
-    /* relative to the start only when the start is not ~0 against the end (a body thrown from
-     * rest: the ratio would say nothing) */
-    if (isfinite(S->tot.e0) && fabs(S->tot.e0) > 1e-6 * fabs(S->e1))
-        printf(", relative %.3e", de / fabs(S->tot.e0));
-    printf(")\n  max |Phi| %.3e", S->tot.phimax);
+    print_energy(S);
+    print_moving(S);
+    printf("  max |Phi| %.3e", S->tot.phimax);
     char row[LD_NAME_MAX + 96];
     if (S->tot.phimax > 0.0 && ld_model_row_name(&S->s, S->tot.phirow, row, sizeof row) == LD_OK)
         printf(" (%s, at t = %.6g)", row, S->tot.phit);

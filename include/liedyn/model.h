@@ -400,6 +400,10 @@ double ld_run_param_get(const ld_run_spec *r, const char *key);
  * ld_model_validate. */
 int ld_run_param_set(ld_run_spec *r, const char *key, double value);
 void ld_model_free(ld_model *m);
+/* 1 when the model keeps its total mechanical energy (no loads, no driven joints, no damping
+ * in rods, beams or force elements, no user forces), so that a change of energy measures the
+ * integrator; else 0 with the first reason in why (n bytes; may be NULL). */
+int ld_model_energy_conserved(const ld_model *m, char *why, size_t n);
 /* Append a user force between body1 (a body or LD_GROUND) and body2 (a body) to m's elements
  * (m->elements must be NULL or the library's array). tangent may be NULL: the library then
  * differentiates fn by central differences on the group. LD_OK, LD_EINVAL (NULL m or fn, bad
