@@ -124,23 +124,13 @@ int sim_setup(sim *S) {
 }
 
 double state_energy(const sim *S, double t, const double *q, const double *v) {
-    double e = NAN;
-    if (!S->s.ops.energy || S->s.ops.energy(&S->s, t, q, v, &e) != LD_OK) return NAN;
-    return e;
+    return ld_sys_energy(&S->s, t, q, v);
 }
 
 /* max |Φ(t, q)|; 0 without constraints, NaN if Φ cannot be evaluated. *row (may be NULL)
  * receives the row of the largest entry (-1: none). */
 static double phi_max(const sim *S, double t, const double *q, int *row) {
-    int r = -1;
-    double mx = 0.0;
-    if (S->s.m > 0 && (!S->s.ops.phi || S->s.ops.phi(&S->s, t, q, S->phi) != LD_OK)) mx = NAN;
-    for (int i = 0; i < S->s.m && !isnan(mx); ++i) {
-        if (isnan(S->phi[i])) mx = NAN;
-        if (fabs(S->phi[i]) > mx) mx = fabs(S->phi[i]), r = i;
-    }
-    if (row) *row = r;
-    return mx;
+    return ld_sys_phi_max(&S->s, t, q, S->phi, row);
 }
 
 double state_phi(const sim *S, double t, const double *q) {
@@ -618,29 +608,10 @@ void sim_init(sim *S, const ld_model *m, const char *path, const char *cmd, int 
     S->path = path;
     S->cmd = cmd;
     S->form = m->run.formulation;
-    ld_integ_options_init(&S->o);
+    (void)ld_integ_options_from_model(m, &S->o); /* the loader checked the integrator's name */
     S->o.method = (ld_integ_method)method;
-    for (int i = 0; i < m->run.nparams; ++i) { /* the methods' parameters that were set */
-        const ld_method_param *p = ld_method_param_find(m->run.params[i].key, NULL);
-        if (p) memcpy((char *)&S->o + p->offset, &m->run.params[i].value, sizeof(double));
-    }
-    S->o.newton_atol = m->run.newton_atol;
-    S->o.newton_rtol = m->run.newton_rtol;
-    S->o.max_iter = m->run.max_iter;
     S->o.la = la >= 0 ? (ld_la_kind)la : LD_LA_AUTO;
     S->o.project = project;
-    S->o.adaptive = m->run.adaptive;
-    if (S->o.adaptive) {
-        S->o.error_atol = m->run.error_atol;
-        S->o.error_rtol = m->run.error_rtol;
-        S->o.fac = m->run.fac;
-        S->o.facmin = m->run.facmin;
-        S->o.facmax = m->run.facmax;
-        S->o.h_init = m->run.dt;
-        /* Newton converges well below the error tolerance */
-        S->o.newton_atol = fmin(S->o.newton_atol, 1e-2 * S->o.error_atol);
-        S->o.newton_rtol = fmin(S->o.newton_rtol, 1e-2 * S->o.error_rtol);
-    }
     S->t0 = S->grid0 = m->run.t_start;
     S->t1 = m->run.t_end;
     S->dt = m->run.dt;

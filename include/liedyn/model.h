@@ -400,6 +400,10 @@ double ld_run_param_get(const ld_run_spec *r, const char *key);
  * ld_model_validate. */
 int ld_run_param_set(ld_run_spec *r, const char *key, double value);
 void ld_model_free(ld_model *m);
+/* The index of the body (joint) called name, or −1 (also for NULL arguments; unnamed joints
+ * cannot be found). Rods' and beams' nodes are bodies named "ROD[i]" / "BEAM[k]". */
+int ld_model_body_find(const ld_model *m, const char *name);
+int ld_model_joint_find(const ld_model *m, const char *name);
 /* 1 when the model keeps its total mechanical energy (no loads, no driven joints, no damping
  * in rods, beams or force elements, no user forces), so that a change of energy measures the
  * integrator; else 0 with the first reason in why (n bytes; may be NULL). */
