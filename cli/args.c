@@ -56,6 +56,7 @@ typedef enum opt_id {
     O_NRTOL,
     O_EATOL,
     O_ERTOL,
+    O_REUSE,
     O_HELP
 } opt_id;
 
@@ -84,6 +85,7 @@ static const opt_def opt_defs[] = {
     {"--newton-rtol", O_NRTOL, 1, CMD_BOTH},
     {"--error-atol", O_EATOL, 1, CMD_RUN},
     {"--error-rtol", O_ERTOL, 1, CMD_RUN},
+    {"--newton-reuse", O_REUSE, 0, CMD_BOTH},
     {"--out", O_OUT, 1, CMD_RUN},
     {"--vtk", O_VTK, 1, CMD_RUN},
     {"--plot", O_PLOT, 1, CMD_RUN},
@@ -156,6 +158,8 @@ static void run_usage(FILE *f) {
                "  --project           hem1 … hem5: project onto the position constraints after\n"
                "                      every step\n"
                "  --max-iter N        Newton iterations per step\n"
+               "  --newton-reuse      keep the factored iteration matrix while the step size\n"
+               "                      stays and Newton contracts (simplified Newton)\n"
                "  --la dense|klu|auto linear solver (default auto: KLU from 32 unknowns on\n"
                "                      sparse structure, else dense)\n"
                "  --output-every K    write every K-th step (and the first and the last)\n"
@@ -376,6 +380,9 @@ int parse_args(int argc, char **argv, int cmds, run_args *a) {
         case O_ERTOL:
             rc = parse_num(cmd, o, v, 0, &a->error_rtol);
             break;
+        case O_REUSE:
+            a->newton_reuse = 1;
+            break;
         case O_OUT:
             a->out = v;
             break;
@@ -553,6 +560,7 @@ int load_model(const run_args *a, char *path, size_t cap, ld_model *m, int *meth
     if (!isnan(a->facmin)) r->facmin = a->facmin;
     if (!isnan(a->facmax)) r->facmax = a->facmax;
     if (a->max_iter > 0) r->max_iter = a->max_iter;
+    if (a->newton_reuse) r->newton_reuse = 1;
     if (a->every > 0) r->output_every = a->every, m->output.dt = 0.0;
     if (!isnan(a->out_dt)) m->output.dt = a->out_dt, r->output_every = 0;
     char list[512];

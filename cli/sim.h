@@ -35,6 +35,7 @@ typedef struct run_args {
     double fac, facmin, facmax; /* NAN: the model's */
     int max_iter, every;        /* 0: the model's */
     int adaptive;               /* --adaptive given */
+    int newton_reuse;           /* --newton-reuse given */
     int project;                /* --project given */
     const char *out, *vtk, *plot, *ref;
     const char *checkpoint, *restart; /* --checkpoint FILE, --restart FILE */

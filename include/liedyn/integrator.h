@@ -157,6 +157,11 @@ typedef struct ld_integ_options {
     double h_min, h_max;           /* bounds of the step (defaults 1e-12, +inf) */
     int max_rejects;               /* consecutive rejections before giving up (default 30) */
     int project; /* hem1 … hem5: project onto Φ = 0 after every step (default 0) */
+    /* Newton methods: keep the factored iteration matrix across iterations and steps while the
+     * step size stays and the iteration contracts (a simplified Newton method); it is formed
+     * anew when h changes, after a rejected step, and as soon as a correction is not at least
+     * halved. 0 (default): a fresh matrix every iteration. */
+    int newton_reuse;
     /* Parameters of methods without a named field above: a descriptor points its parameter j
      * at param[j] (offsetof(ld_integ_options, param) + j·sizeof(double)); set them by key with
      * the descriptors (ld_method_param_find, ld_method_param_value). */
