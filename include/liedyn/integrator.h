@@ -268,6 +268,8 @@ double ld_integ_last_h(const ld_integ *it);
 double ld_integ_last_error(const ld_integ *it);
 double ld_integ_next_h(const ld_integ *it);
 
+/* The current state. The arrays belong to the integrator: valid until its next step, init,
+ * load or free; copy what must outlive them; never free them. */
 double ld_integ_t(const ld_integ *it);
 const double *ld_integ_q(const ld_integ *it);      /* nq */
 const double *ld_integ_v(const ld_integ *it);      /* k */
