@@ -23,7 +23,7 @@
 
 #define LD_BEAM_MAX_ORDER 14
 #define LD_BEAM_MAX_NODES (LD_BEAM_MAX_ORDER + 1)
-#define LD_BEAM_MAX_QP    (LD_BEAM_MAX_ORDER + 2)
+#define LD_BEAM_MAX_QP    64 /* the Gauss rules are computed (Newton on P_n) */
 
 /* The n Gauss–Lobatto–Legendre points of [−1, 1] for n = p + 1 ≥ 2, ascending (the roots of
  * (1 − ξ²) P_p'(ξ)); LD_OK or LD_EINVAL (p outside 1 … LD_BEAM_MAX_ORDER). */
