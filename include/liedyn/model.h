@@ -257,18 +257,18 @@ typedef struct ld_beam {
                        * along its tangent; 0: a polyline (nelem elements per segment) */
     int nstations;    /* 0: the uniform section above; 2 … LD_BEAM_STATIONS_MAX: varying */
     ld_beam_station *stations; /* nstations, η from 0 ascending to 1 (owned; malloc'ed) */
-    double damping;  /* μ ≥ 0 (s): viscous section stress μ C ε̇ (stiffness-proportional) */
-    int clamp[2];    /* 1: node 0 (clamp[0]) / the last node (clamp[1]) clamped */
-    int nnodes;      /* ld_beam_place: elements·order + 1 */
-    int *node_body;  /* nnodes: the node's body, or LD_GROUND when clamped (owned) */
-    double *q0, *x0; /* nnodes × 4, × 3: the nodes' reference poses (owned) */
-    double *qe0;     /* elements × (order + 1) × 4: each element's reference frame at
-                      * its nodes (differs from q0 at corners; owned) */
-    double *wlen;    /* nnodes: each node's length share w_k (owned) */
-    double *eta;     /* nnodes: each node's arc-length fraction (owned) */
+    double damping;   /* μ ≥ 0 (s): viscous section stress μ C ε̇ (stiffness-proportional) */
+    int clamp[2];     /* 1: node 0 (clamp[0]) / the last node (clamp[1]) clamped */
+    int nnodes;       /* ld_beam_place: elements·order + 1 */
+    int *node_body;   /* nnodes: the node's body, or LD_GROUND when clamped (owned) */
+    double *q0, *x0;  /* nnodes × 4, × 3: the nodes' reference poses (owned) */
+    double *qe0;      /* elements × (order + 1) × 4: each element's reference frame at
+                       * its nodes (differs from q0 at corners; owned) */
+    double *wlen;     /* nnodes: each node's length share w_k (owned) */
+    double *eta;      /* nnodes: each node's arc-length fraction (owned) */
     double *mxi_node; /* nnodes × 3: each node's lumped ρA ξ in its frame, or NULL: all on the
                        * axis (in the block of wlen) */
-    int line;        /* line in the model file (messages; 0 if built in code) */
+    int line;         /* line in the model file (messages; 0 if built in code) */
 } ld_beam;
 /* The beam's elements: (npoints − 1) · nelem for a polyline, nelem along a curve. */
 static inline int ld_beam_elements(const ld_beam *b) {

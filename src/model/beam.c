@@ -118,10 +118,9 @@ static void twist_section(double a, double *C, double *rho_j, double *mxi) {
     }
 }
 
-void ld_beam_section_at(const ld_beam *b, double eta, double C[36], double *rho_a,
-                        double rho_j[9], double mxi[3]) {
-    const double *C0 = b->C, *C1 = b->C, *J0 = b->rho_j, *J1 = b->rho_j, *m0 = b->mxi,
-                 *m1 = b->mxi;
+void ld_beam_section_at(const ld_beam *b, double eta, double C[36], double *rho_a, double rho_j[9],
+                        double mxi[3]) {
+    const double *C0 = b->C, *C1 = b->C, *J0 = b->rho_j, *J1 = b->rho_j, *m0 = b->mxi, *m1 = b->mxi;
     double a0 = b->rho_a, a1 = b->rho_a, t = 0.0, tw = 0.0;
     if (b->nstations >= 2 && b->stations) {
         const ld_beam_station *st = b->stations;
@@ -229,9 +228,28 @@ static void lump(const ld_beam *b, const double *q0, const double *qe0, const do
 
 /* ---- a curved reference axis: a natural cubic spline through the points in chord length σ */
 
-/* The spline's second derivatives (3 per point) at the knots σ (cumulative chord). */
+/* The derivative at σ = t of the cubic (or lower) through the n ≤ 4 points (ts, ys). */
+static double end_slope(const double *ts, const double *ys, int n, double t) {
+    double d = 0.0;
+    for (int i = 0; i < n; ++i) {
+        double sum = 0.0;
+        for (int k = 0; k < n; ++k) {
+            if (k == i) continue;
+            double term = 1.0 / (ts[i] - ts[k]);
+            for (int j = 0; j < n; ++j)
+                if (j != i && j != k) term *= (t - ts[j]) / (ts[i] - ts[j]);
+            sum += term;
+        }
+        d += ys[i] * sum;
+    }
+    return d;
+}
+
+/* The spline's second derivatives (3 per point) at the knots σ (cumulative chord): a clamped
+ * cubic spline whose end slopes are those of the cubic through the four end points (so the
+ * tangents are third-order accurate up to the ends). */
 static void spline_setup(const ld_beam *b, double *sg, double *M2) {
-    int n = b->npoints;
+    int n = b->npoints, ne = n < 4 ? n : 4;
     double c[LD_BEAM_POINTS_MAX], d[3 * LD_BEAM_POINTS_MAX];
     sg[0] = 0.0;
     for (int i = 1; i < n; ++i) {
@@ -239,22 +257,26 @@ static void spline_setup(const ld_beam *b, double *sg, double *M2) {
         for (int k = 0; k < 3; ++k) dd[k] = b->points[3 * i + k] - b->points[3 * (i - 1) + k];
         sg[i] = sg[i - 1] + ld_v3_norm(dd);
     }
-    memset(M2, 0, 3 * (size_t)n * sizeof(double));
-    if (n < 3) return;
-    /* tridiagonal (Thomas) on the interior knots, M2 = 0 at both ends */
-    for (int i = 1; i < n - 1; ++i) {
-        double h0 = sg[i] - sg[i - 1], h1 = sg[i + 1] - sg[i], diag = 2.0 * (h0 + h1);
-        double sub = i > 1 ? h0 : 0.0, den = diag - (i > 1 ? sub * c[i - 1] : 0.0);
-        c[i] = h1 / den;
-        for (int k = 0; k < 3; ++k) {
-            double r = 6.0 * ((b->points[3 * (i + 1) + k] - b->points[3 * i + k]) / h1 -
-                              (b->points[3 * i + k] - b->points[3 * (i - 1) + k]) / h0);
-            d[3 * i + k] = (r - (i > 1 ? sub * d[3 * (i - 1) + k] : 0.0)) / den;
+    for (int k = 0; k < 3; ++k) { /* rows i: sub M[i−1] + diag M[i] + sup M[i+1] = r (Thomas) */
+        double ys[4], y0, y1;
+        for (int i = 0; i < ne; ++i) ys[i] = b->points[3 * i + k];
+        y0 = end_slope(sg, ys, ne, sg[0]);
+        for (int i = 0; i < ne; ++i) ys[i] = b->points[3 * (n - ne + i) + k];
+        y1 = end_slope(sg + n - ne, ys, ne, sg[n - 1]);
+        for (int i = 0; i < n; ++i) {
+            double h0 = i > 0 ? sg[i] - sg[i - 1] : 0.0, h1 = i + 1 < n ? sg[i + 1] - sg[i] : 0.0;
+            double sub = h0, sup = h1, diag = 2.0 * (h0 + h1), r;
+            const double *P = b->points;
+            double s0 = i > 0 ? (P[3 * i + k] - P[3 * (i - 1) + k]) / h0 : y0;
+            double s1 = i + 1 < n ? (P[3 * (i + 1) + k] - P[3 * i + k]) / h1 : y1;
+            r = 6.0 * (s1 - s0);
+            double den = diag - (i > 0 ? sub * c[i - 1] : 0.0);
+            c[i] = sup / den;
+            d[i] = (r - (i > 0 ? sub * d[i - 1] : 0.0)) / den;
         }
+        M2[3 * (n - 1) + k] = d[n - 1];
+        for (int i = n - 2; i >= 0; --i) M2[3 * i + k] = d[i] - c[i] * M2[3 * (i + 1) + k];
     }
-    for (int k = 0; k < 3; ++k) M2[3 * (n - 2) + k] = d[3 * (n - 2) + k];
-    for (int i = n - 3; i >= 1; --i)
-        for (int k = 0; k < 3; ++k) M2[3 * i + k] = d[3 * i + k] - c[i] * M2[3 * (i + 1) + k];
 }
 
 /* The spline's point x and derivative dx at σ. */
@@ -536,8 +558,7 @@ static void element_sections(const ld_beam *b, int e, int nq, double *Cq) {
     int p = b->order;
     double e0 = b->eta[e * p], e1 = b->eta[e * p + p];
     for (int g = 0; g < nq; ++g)
-        ld_beam_section_at(b, e0 + 0.5 * (xg[g] + 1.0) * (e1 - e0), Cq + 36 * g, NULL, NULL,
-                           NULL);
+        ld_beam_section_at(b, e0 + 0.5 * (xg[g] + 1.0) * (e1 - e0), Cq + 36 * g, NULL, NULL, NULL);
 }
 
 /* Free node slots of element e of beam b: their count; slot[] the local node numbers. */

@@ -37,7 +37,8 @@ static int instances(const ld_model *m, ld_formulation f, ld_elem *out) {
         for (int k = 0; b->mxi_node && k < b->nnodes; ++k) {
             const double *c = b->mxi_node + 3 * k;
             if (b->node_body[k] < 0 || (c[0] == 0.0 && c[1] == 0.0 && c[2] == 0.0)) continue;
-            if (out) out[n].item = i, out[n].sub = k, out[n].nn = 1, out[n].node[0] = b->node_body[k];
+            if (out)
+                out[n].item = i, out[n].sub = k, out[n].nn = 1, out[n].node[0] = b->node_body[k];
             ++n;
         }
     }
@@ -107,7 +108,8 @@ static int g_v(const ld_elem_ctx *c, double *C) {
     const double *mx = node(c, R, &x);
     double od = ld_v3_dot(Om, mx);
     for (int r = 0; r < 3; ++r)
-        for (int k = 0; k < 3; ++k) D[3 * r + k] = (r == k ? od : 0.0) + Om[r] * mx[k] - 2.0 * mx[r] * Om[k];
+        for (int k = 0; k < 3; ++k)
+            D[3 * r + k] = (r == k ? od : 0.0) + Om[r] * mx[k] - 2.0 * mx[r] * Om[k];
     if (ld_rb(c->s)->semi) {
         double H[9], HU[9], HO[9], A[9], B[9];
         ld_so3_hat(H, mx);

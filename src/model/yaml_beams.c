@@ -155,7 +155,8 @@ static int read_stations(reader *r, const yaml_node_t *n, ld_beam *b) {
         if (!rc) rc = read_stiffness(r, it, st->C);
         if (!rc) rc = read_mass(r, it, &st->rho_a, st->rho_j, st->mxi);
         if (!rc) rc = ly_get_number(r, it, "twist", 0, &st->twist);
-        if (!rc && !isfinite(st->twist)) rc = fail_at(r, it, "twist", "must be a finite angle (rad)");
+        if (!rc && !isfinite(st->twist))
+            rc = fail_at(r, it, "twist", "must be a finite angle (rad)");
         ly_pop(r, im);
     }
     ly_pop(r, mark);
@@ -216,8 +217,7 @@ static int read_centreline(reader *r, const yaml_node_t *n, ld_beam *b) {
         rc = ly_expect_seq(r, f.val, f.line, "a list of points [x, y, z]");
         if (!rc) np = ly_seq_len(f.val);
         if (!rc && (np < 2 || np > LD_BEAM_POINTS_MAX))
-            rc = ly_fail(r, f.line, "must hold 2 … %d points, found %d", LD_BEAM_POINTS_MAX,
-                         np);
+            rc = ly_fail(r, f.line, "must hold 2 … %d points, found %d", LD_BEAM_POINTS_MAX, np);
         for (int i = 0; !rc && i < np; ++i) {
             double *v = NULL;
             int cnt = 0;
