@@ -223,9 +223,12 @@ int ld_rod_place(const ld_rod *rod, const double from[3], const double to[3],
  * along the segment (the beam axis) and e2 along `normal` projected ⊥ e1; a corner node takes
  * the frame of the segment before it, and the elements after it see it turned into their own.
  * The section: the 6×6 stiffness C in the material frame on the strains (Γ₁ − 1, Γ₂, Γ₃, K₁,
- * K₂, K₃) — diag(EA, GA₂, GA₃, GJ, EI₂, EI₃) for a simple section — ρA and the 3×3 ρJ about
- * the centroid on the axis; uniform (C, rho_a, rho_j), or varying: given at stations along
- * the centreline and linear between them. Beams need a Lie-group formulation. */
+ * K₂, K₃) — diag(EA, GA₂, GA₃, GJ, EI₂, EI₃) for a simple section — ρA, the 3×3 ρJ about
+ * the axis and ρA ξ (the centre of mass at ξ off the axis: the coupling blocks of the 6×6
+ * section mass, carried by the beam-mass element on the nodes); uniform (C, rho_a, rho_j, mxi),
+ * or varying: given at stations along the centreline (each with a twist of the section about
+ * e1) and linear between them. With curve set, the points sample a smooth axis (a spline) and
+ * nelem elements share its length. Beams need a Lie-group formulation. */
 #define LD_BEAM_ORDER_MAX    14
 #define LD_BEAM_QUAD_MAX     64 /* Gauss points per element */
 #define LD_BEAM_POINTS_MAX   256
