@@ -13,7 +13,9 @@
  *     m_t L²/(2 GJ), m_t = (ρA ξ) × γ the torque per length, and bends it by
  *     q L⁴/(8 EI) + q L²/(2 GA);
  *   - the dense and the sparse (KLU) path move such a beam alike;
- *   - a curved axis given by many points: nodes on the curve, stress-free.
+ *   - a curved axis given by many points: nodes on the curve, stress-free;
+ *   - the segmented quadrature (Gauss points on each piece between stations): a uniform stretch
+ *     e of a beam whose EA kinks inside its element stores ½ e² ∫ EA ds exactly.
  */
 #include <math.h>
 #include <stdio.h>
@@ -403,6 +405,62 @@ static void test_curve(void **state) {
     ld_model_free(&m);
 }
 
+/* A uniform axial stretch e of a straight beam whose EA is piecewise linear with a kink inside
+ * its one element: the elastic energy is ½ e² ∫ EA ds (Γ₁ − 1 = e everywhere). One Gauss point
+ * per piece between the stations integrates it exactly; one Gauss rule on the whole element
+ * does not. */
+static void test_segmented(void **state) {
+    (void)state;
+    const double L = 3.0, e = 1e-3, eta[3] = {0.0, 0.37, 1.0}, EA[3] = {5e4, 1e4, 3e4};
+    double exact = 0.0;
+    for (int k = 0; k < 2; ++k) exact += 0.5 * (EA[k] + EA[k + 1]) * (eta[k + 1] - eta[k]) * L;
+    exact *= 0.5 * e * e;
+    for (int seg = 0; seg < 2; ++seg) {
+        ld_model m;
+        ld_model_init(&m);
+        strcpy(m.name, "seg");
+        ld_beam b;
+        memset(&b, 0, sizeof b);
+        strcpy(b.name, "beam");
+        b.order = 4, b.nelem = 1, b.npoints = 2, b.points[3] = L, b.normal[1] = 1.0;
+        if (seg)
+            b.nqsec = 1;
+        else
+            b.nquad = 5;
+        b.nstations = 3;
+        b.stations = calloc(3, sizeof *b.stations);
+        assert_non_null(b.stations);
+        for (int k = 0; k < 3; ++k) {
+            const double d[6] = {EA[k], 4e3, 3e3, 50, 80, 120};
+            b.stations[k].eta = eta[k];
+            for (int i = 0; i < 6; ++i) b.stations[k].C[7 * i] = d[i];
+            b.stations[k].rho_a = 1.0;
+            b.stations[k].rho_j[0] = 0.02, b.stations[k].rho_j[4] = b.stations[k].rho_j[8] = 0.01;
+        }
+        b.clamp[0] = 1;
+        assert_int_equal(ld_beam_place(&m, &b), LD_OK);
+        assert_int_equal(ld_model_add_beam(&m, &b), LD_OK);
+        for (int i = 0; i < m.nbodies; ++i) m.bodies[i].x[0] *= 1.0 + e;
+        ld_model_error err;
+        if (ld_model_validate(&m, &err)) fail_msg("%s", err.msg);
+        ld_system s;
+        double *q0, *v0, V;
+        assert_int_equal(ld_model_compile(&m, LD_FORM_S3XR3, &s, &q0, &v0), LD_OK);
+        assert_int_equal(s.ops.energy(&s, 0.0, q0, v0, &V), LD_OK);
+        printf("stretch energy, %s: %.15e, exact %.15e (relative %.1e)\n",
+               seg ? "one Gauss point per piece" : "5 Gauss points on the element", V, exact,
+               V / exact - 1.0);
+        if (seg)
+            assert_true(fabs(V / exact - 1.0) < 1e-12);
+        else
+            assert_true(fabs(V / exact - 1.0) > 1e-6);
+        free(q0);
+        free(v0);
+        ld_model_system_free(&s);
+        ld_model_free(&m);
+    }
+}
+
 /* The YAML: the 6×6 mass with coupling blocks gives ρA ξ, stations' twist, `curve: true`. */
 static void test_yaml(void **state) {
     (void)state;
@@ -448,6 +506,10 @@ static void test_yaml(void **state) {
     } bad[] = {
         {"twist: 0.2", "twist: .nan", "sections[0].twist"},
         {"curve: true", "curve: maybe", "beams[0].curve"},
+        {"curve: true", "curve: true\n    quadrature_per_section: 9",
+         "beams[0].quadrature_per_section: must be 1"},
+        {"curve: true", "curve: true\n    quadrature_per_section: 2\n    quadrature: 5",
+         "beams[0].quadrature_per_section: and 'quadrature' exclude each other"},
         {"0,2,0,-0.02", "0,2,0,-0.03", "sections[0].mass: the coupling blocks"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
@@ -467,7 +529,8 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tangents),      cmocka_unit_test(test_rigid_spin),
         cmocka_unit_test(test_gravity_twist), cmocka_unit_test(test_paths),
-        cmocka_unit_test(test_curve),         cmocka_unit_test(test_yaml),
+        cmocka_unit_test(test_curve),         cmocka_unit_test(test_segmented),
+        cmocka_unit_test(test_yaml),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -233,6 +233,7 @@ int ld_rod_place(const ld_rod *rod, const double from[3], const double to[3],
 #define LD_BEAM_QUAD_MAX     64 /* Gauss points per element */
 #define LD_BEAM_POINTS_MAX   256
 #define LD_BEAM_STATIONS_MAX 1024
+#define LD_BEAM_QSEC_MAX     8 /* Gauss points per section interval */
 /* The section at a station η (the arc-length fraction of the centreline, 0 … 1). */
 typedef struct ld_beam_station {
     double eta;
@@ -247,6 +248,9 @@ typedef struct ld_beam {
     int reduced;            /* 1: p Gauss points per element (reduced), 0: p + 1 (full) */
     int nquad;              /* > 0: this many Gauss points per element (≤ LD_BEAM_QUAD_MAX),
                              * overriding reduced */
+    int nqsec;              /* > 0: this many Gauss points on each piece of an element between
+                             * the stations (≤ LD_BEAM_QSEC_MAX; at most LD_BEAM_QUAD_MAX in an
+                             * element), overriding nquad and reduced */
     int npoints;            /* 2 … LD_BEAM_POINTS_MAX */
     double points[3 * LD_BEAM_POINTS_MAX]; /* the reference centreline, consecutive ≠ */
     double normal[3]; /* material e2 ⊥ each segment (not parallel to any of them) */

@@ -467,6 +467,8 @@ int ld_beam_section_check(const ld_beam *b, char *key, size_t nk, char *why, siz
     return LD_EINVAL;
 }
 
+static int element_rule(const ld_beam *b, int e, double *xg, double *wg);
+
 int ld_beam_check(const ld_model *m, int i, char *key, size_t nk, char *why, size_t nw) {
     const ld_beam *b = &m->beams[i];
     const char *k = NULL, *w = NULL;
@@ -477,6 +479,8 @@ int ld_beam_check(const ld_model *m, int i, char *key, size_t nk, char *why, siz
         k = "elements", w = "must be at least 1";
     else if (b->nquad < 0 || b->nquad > LD_BEAM_QUAD_MAX)
         k = "quadrature", w = "must be full, reduced or a number of points 1 … 64";
+    else if (b->nqsec < 0 || b->nqsec > LD_BEAM_QSEC_MAX)
+        k = "quadrature_per_section", w = "must be 1 … 8";
     else if ((k = section_fault(b, &w, sk, sizeof sk)))
         ;
     else if (!(b->damping >= 0.0) || !isfinite(b->damping))
@@ -488,6 +492,11 @@ int ld_beam_check(const ld_model *m, int i, char *key, size_t nk, char *why, siz
     for (int n = 0; !k && n < b->nnodes; ++n)
         if (b->node_body[n] < LD_GROUND || b->node_body[n] >= m->nbodies)
             k = "nodes", w = "a node's body is not one of the model's bodies";
+    for (int e = 0; !k && e < ld_beam_elements(b); ++e)
+        if (element_rule(b, e, NULL, NULL) < 1)
+            k = "quadrature_per_section",
+            w = "too many Gauss points in an element (more than 64: fewer per section or more "
+                "elements)";
     if (!k) return LD_OK;
     strf(key, nk, "%s", k);
     strf(why, nw, "%s", w);
@@ -546,15 +555,42 @@ typedef struct beam_data {
     double *Cq;
 } beam_data;
 
-/* Gauss points per element of beam b. */
-static int nquad(const ld_beam *b) {
-    return b->nquad > 0 ? b->nquad : (b->reduced ? b->order : b->order + 1);
+/* The quadrature rule of element e of beam b (points ascending in ξ, weights on [−1, 1]): the
+ * Gauss rule of nquad points, or with nqsec a Gauss rule of nqsec points on each piece of the
+ * element between the stations (Kynema's segmented rule); its point count, or 0 if more than
+ * LD_BEAM_MAX_QP. xg, wg may be NULL (the count only). */
+static int element_rule(const ld_beam *b, int e, double *xg, double *wg) {
+    if (b->nqsec <= 0) {
+        int nq = b->nquad > 0 ? b->nquad : (b->reduced ? b->order : b->order + 1);
+        if (xg && wg) ld_beam_gauss(nq, xg, wg);
+        return nq;
+    }
+    double gx[LD_BEAM_MAX_QP], gw[LD_BEAM_MAX_QP], e0 = b->eta[e * b->order],
+                                                   e1 = b->eta[e * b->order + b->order], a = e0;
+    int n = 0, st = 0;
+    if (b->nqsec > LD_BEAM_QSEC_MAX) return 0;
+    ld_beam_gauss(b->nqsec, gx, gw);
+    while (a < e1) {
+        double c = e1;
+        for (; b->nstations && st < b->nstations; ++st)
+            if (b->stations[st].eta > a) {
+                c = fmin(c, b->stations[st].eta);
+                break;
+            }
+        if (n + b->nqsec > LD_BEAM_MAX_QP) return 0;
+        for (int g = 0; g < b->nqsec && xg && wg; ++g) {
+            double et = a + 0.5 * (gx[g] + 1.0) * (c - a);
+            xg[n + g] = 2.0 * (et - e0) / (e1 - e0) - 1.0;
+            wg[n + g] = gw[g] * (c - a) / (e1 - e0);
+        }
+        n += b->nqsec;
+        a = c;
+    }
+    return n;
 }
 
-/* The stiffness at element e's nq quadrature points (arc-length fractions from the nodes'). */
-static void element_sections(const ld_beam *b, int e, int nq, double *Cq) {
-    double xg[LD_BEAM_MAX_QP];
-    ld_beam_fe_points(nq, xg);
+/* The stiffness at element e's nq quadrature points xg (arc-length fractions from the nodes'). */
+static void element_sections(const ld_beam *b, int e, int nq, const double *xg, double *Cq) {
     int p = b->order;
     double e0 = b->eta[e * p], e1 = b->eta[e * p + p];
     for (int g = 0; g < nq; ++g)
@@ -592,7 +628,8 @@ static int bel_prepare(const ld_system *s, void **data, char *msg, size_t n) {
     for (int i = 0; i < m->nbeams; ++i) {
         const ld_beam *b = &m->beams[i];
         total += ld_beam_elements(b);
-        if (b->nstations) ncq += 36 * (size_t)nquad(b) * (size_t)ld_beam_elements(b);
+        for (int e = 0; b->nstations && e < ld_beam_elements(b); ++e)
+            ncq += 36 * (size_t)element_rule(b, e, NULL, NULL);
     }
     beam_data *d = calloc(1, sizeof *d);
     ld_beam_fe *fe = malloc((size_t)total * sizeof *fe);
@@ -606,10 +643,12 @@ static int bel_prepare(const ld_system *s, void **data, char *msg, size_t n) {
     for (int i = 0, k = 0; i < m->nbeams; ++i) {
         const ld_beam *b = &m->beams[i];
         for (int e = 0; e < ld_beam_elements(b); ++e, ++k) {
-            int p = b->order, o = e * p, nq = nquad(b), uni = b->nstations == 0;
+            double xg[LD_BEAM_MAX_QP], wg[LD_BEAM_MAX_QP];
+            int p = b->order, o = e * p, nq = element_rule(b, e, xg, wg), uni = b->nstations == 0;
             const double *qe = b->qe0 + 4 * (size_t)e * (size_t)(p + 1);
-            if (!uni) element_sections(b, e, nq, Cq);
-            if (ld_beam_fe_init(&fe[k], p, nq, qe, b->x0 + 3 * o, uni ? b->C : Cq, uni)) {
+            if (!uni && nq > 0) element_sections(b, e, nq, xg, Cq);
+            if (nq < 1 || ld_beam_fe_init_rule(&fe[k], p, nq, xg, wg, qe, b->x0 + 3 * o,
+                                               uni ? b->C : Cq, uni)) {
                 if (msg)
                     strf(msg, n, "beam %d ('%s'): element %d has a degenerate reference", i,
                          b->name, e);

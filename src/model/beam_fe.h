@@ -63,6 +63,11 @@ static inline const double *ld_beam_fe_C(const ld_beam_fe *e, int g) {
 int ld_beam_fe_init(ld_beam_fe *e, int p, int nq, const double *q0, const double *x0,
                     const double *C, int uniform);
 
+/* The same with a quadrature rule of one's own: nq points xg ∈ [−1, 1] (ascending, as C's
+ * entries) and weights wg > 0 on [−1, 1] (e.g. Gauss rules on pieces of the element). */
+int ld_beam_fe_init_rule(ld_beam_fe *e, int p, int nq, const double *xg, const double *wg,
+                         const double *q0, const double *x0, const double *C, int uniform);
+
 /* The nq Gauss points' ξ that ld_beam_fe_init uses (ascending); LD_OK or LD_EINVAL. */
 int ld_beam_fe_points(int nq, double *xi);
 

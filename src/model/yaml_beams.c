@@ -18,10 +18,11 @@
 #include "rigid_impl.h"
 #include "yaml_impl.h"
 
-static const char *const beam_keys[] = {"name",     "order",  "elements", "from",       "to",
-                                        "points",   "normal", "section",  "stiffness",  "mass",
-                                        "rho_a",    "rho_j",  "clamp",    "quadrature", "damping",
-                                        "sections", "curve",  NULL};
+static const char *const beam_keys[] = {
+    "name",   "order",      "elements",  "from",     "to",    "points",
+    "normal", "section",    "stiffness", "mass",     "rho_a", "rho_j",
+    "clamp",  "quadrature", "damping",   "sections", "curve", "quadrature_per_section",
+    NULL};
 static const char *const station_keys[] = {"eta",   "section", "stiffness", "mass",
                                            "rho_a", "rho_j",   "twist",     NULL};
 static const char *const section_keys[] = {"EA", "GA2", "GA3", "GJ", "EI2", "EI3", NULL};
@@ -199,6 +200,21 @@ static int read_quadrature(reader *r, const yaml_node_t *n, ld_beam *b) {
     return LD_OK;
 }
 
+/* quadrature_per_section: Gauss points on each piece of an element between the stations. */
+static int read_qsec(reader *r, const yaml_node_t *n, ld_beam *b) {
+    field f, g;
+    int rc = ly_lookup(r, n, "quadrature_per_section", 0, &f);
+    if (rc || !f.val) return rc;
+    if ((rc = ly_lookup(r, n, "quadrature", 0, &g))) return rc;
+    if (g.val)
+        return fail_at(r, n, "quadrature_per_section",
+                       "and 'quadrature' exclude each other: give one");
+    if ((rc = ly_get_int(r, n, "quadrature_per_section", 1, &b->nqsec))) return rc;
+    if (b->nqsec < 1 || b->nqsec > LD_BEAM_QSEC_MAX)
+        return fail_at(r, n, "quadrature_per_section", "must be 1 … 8");
+    return LD_OK;
+}
+
 /* The centreline: from and to (a straight beam), or points (a polyline of 2 … 256 points, or
  * with `curve: true` samples of a smooth curve), consecutive points a finite distance apart. */
 static int read_centreline(reader *r, const yaml_node_t *n, ld_beam *b) {
@@ -266,6 +282,7 @@ static int read_beam(reader *r, const yaml_node_t *n, ld_model *m, ld_beam *b) {
     if ((rc = ly_get_number(r, n, "damping", 0, &b->damping))) return rc;
     if ((rc = ly_get_choice(r, n, "clamp", 0, clamps, &clamp))) return rc;
     if ((rc = read_quadrature(r, n, b))) return rc;
+    if ((rc = read_qsec(r, n, b))) return rc;
     b->clamp[0] = clamp == 1 || clamp == 3;
     b->clamp[1] = clamp == 2 || clamp == 3;
     if (!has_normal) { /* the spatial axis least aligned with the first segment */
