@@ -31,7 +31,9 @@ static void sweep_usage(FILE *f) {
             "  --case-dir DIR      each case's time series as DIR/case-NNNNN.csv\n"
             "  --fresh             replace an existing table instead of resuming it\n"
             "  --list              print the cases' values and exit\n"
-            "  --quiet             no summary line\n");
+            "  --quiet             no summary line\n"
+            "  --stats             print the wall time and this process's CPU time (the master's\n"
+            "                      when workers or ranks run the cases) on stderr\n");
 }
 
 /* A positive integer option value. 0 or 2. */
@@ -95,7 +97,7 @@ int cli_sweep(int argc, char **argv) {
     const char *file = NULL, *case_dir = NULL;
     sw_exec x;
     memset(&x, 0, sizeof x);
-    int list = 0;
+    int list = 0, stats = 0;
     for (int i = 0; i < argc; ++i) {
         const char *o = argv[i];
         if (!strcmp(o, "--help") || !strcmp(o, "-h")) {
@@ -117,6 +119,8 @@ int cli_sweep(int argc, char **argv) {
             x.quiet = 1;
         else if (!strcmp(o, "--list"))
             list = 1;
+        else if (!strcmp(o, "--stats"))
+            stats = 1;
         else if (o[0] == '-')
             return cli_error("sweep: unknown option '%s' (try 'liedyn sweep --help')", o);
         else if (file)
@@ -140,7 +144,11 @@ int cli_sweep(int argc, char **argv) {
     if (list) {
         if (rank == 0) print_cases(&sw);
     } else {
+        double w0 = wall_seconds(), c0 = cpu_seconds();
         rc = run_sweep(&sw, &x, rank, case_dir);
+        if (stats && rank == 0)
+            fprintf(stderr, "sweep stats: cases_run=%ld wall_s=%.6f master_cpu_s=%.6f ranks=%d\n",
+                    x.ran, wall_seconds() - w0, cpu_seconds() - c0, size);
     }
     sweep_free(&sw);
     sweep_mpi_finalize();
@@ -247,7 +255,7 @@ static int workprec_plot(const sw_table *t, const char *png, const char *title, 
           "}\nset output ",
           gp);
     gp_str(gp, png);
-    fputs("\nset logscale xy\nset format x '10^{%L}'\nset format y '%g'\nset grid\n"
+    fputs("\nset logscale xy\nset format x '%.0e'\nset format y '%g'\nset grid\n"
           "set xlabel 'error at the end (rotation, rad)'\nset ylabel 'CPU time [s]'\n"
           "set key outside right\nset title ",
           gp);
@@ -420,6 +428,11 @@ int cli_workprec(int argc, char **argv) {
                 char setting[80];
                 snprintf(setting, sizeof setting, "%s%s", ct >= 0 && f[ct][0] ? "tol " : "dt ",
                          ct >= 0 && f[ct][0] ? f[ct] : (cd >= 0 ? f[cd] : "?"));
+                if (strcmp(f[cs], "ok") != 0) {
+                    int cm = sweep_table_col(&t, "message");
+                    printf("  %-13s %-12s %s: %.160s\n", f[ci], setting, f[cs], f[cm]);
+                    continue;
+                }
                 printf("  %-13s %-12s %12.4e %12.4e %10.4g %8s  %s\n", f[ci], setting,
                        strtod(f[ce], NULL), strtod(f[cp], NULL), strtod(f[cc], NULL), f[cn], f[cs]);
             }

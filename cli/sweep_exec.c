@@ -532,63 +532,83 @@ void sweep_mpi_finalize(void) {
 #ifdef LD_MPI
 enum { TAG_TASK = 1, TAG_ROW = 2 };
 
+/* Cases a rank holds at once: the one it runs and the next, already in its receive queue, so
+ * that it never waits for rank 0 between two cases. */
+#define MPI_AHEAD 2
+
+/* Send rank r its next case (or −1: no more, once). The number of cases it holds. */
+static int mpi_give(table *T, long *next, int r, int *held, int *ended) {
+    if (ended[r]) return held[r];
+    int64_t c = next_case(T, next);
+    MPI_Send(&c, 1, MPI_INT64_T, r, TAG_TASK, MPI_COMM_WORLD);
+    if (c < 0)
+        ended[r] = 1;
+    else
+        ++held[r];
+    return held[r];
+}
+
 /* Rank 0: hand out cases to ranks 1 … size−1 as they report; keep their rows. 0 or 4. */
 static int mpi_master(table *T, sw_exec *x) {
     long next = 0;
-    int active = 0, io = 0;
-    long *cas = calloc((size_t)mpi_size, sizeof *cas); /* the case each rank runs */
-    if (!cas) return cli_error("sweep: out of memory");
+    int io = 0, busy = 0; /* ranks holding cases */
+    int *held = calloc(2 * (size_t)mpi_size, sizeof *held), *ended = held + mpi_size;
+    if (!held) return cli_error("sweep: out of memory");
+    for (int k = 0; k < MPI_AHEAD; ++k)
+        for (int r = 1; r < mpi_size; ++r) (void)mpi_give(T, &next, r, held, ended);
     for (int r = 1; r < mpi_size; ++r) {
-        int64_t c = next_case(T, &next);
-        cas[r] = (long)c;
-        MPI_Send(&c, 1, MPI_INT64_T, r, TAG_TASK, MPI_COMM_WORLD);
-        active += c >= 0;
+        busy += held[r] > 0;
+        if (!held[r] && !ended[r]) (void)mpi_give(T, &next, r, held, ended);
     }
-    long sleep_ns = 20000;
-    while (active > 0 && !stop_sig) {
+    long sleep_ns = 10000;
+    while (busy > 0 && !stop_sig) {
         int flag = 0;
         MPI_Status st;
         MPI_Iprobe(MPI_ANY_SOURCE, TAG_ROW, MPI_COMM_WORLD, &flag, &st);
-        if (!flag) { /* sleep, not spin: the master's rank shares the cores */
+        if (!flag) { /* sleep, not spin: rank 0 shares the cores with the workers */
             struct timespec ts = {0, sleep_ns};
             nanosleep(&ts, NULL);
-            if (sleep_ns < 1000000) sleep_ns *= 2;
+            if (sleep_ns < 200000) sleep_ns *= 2;
             continue;
         }
-        sleep_ns = 20000;
-        int n = 0;
+        sleep_ns = 10000;
+        int n = 0, r = st.MPI_SOURCE;
         MPI_Get_count(&st, MPI_CHAR, &n);
         char *row = malloc((size_t)n + 1);
-        MPI_Recv(row, n, MPI_CHAR, st.MPI_SOURCE, TAG_ROW, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        int r = st.MPI_SOURCE;
-        if (n == 0) { /* the rank was interrupted */
-            stop_sig = SIGINT;
+        if (!row) {
+            io = 1;
+            break;
+        }
+        MPI_Recv(row, n, MPI_CHAR, r, TAG_ROW, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        char *end = NULL;
+        long c = n > 0 ? strtol(row, &end, 10) : -1; /* a row starts with its case */
+        if (n == 0 || !end || *end != ',' || c < 0 || c >= T->sw->ncases) {
+            stop_sig = SIGINT; /* the rank was interrupted */
             free(row);
             break;
         }
-        if (table_add(T, cas[r], row, (size_t)n) != 0) io = 1;
+        if (table_add(T, c, row, (size_t)n) != 0) io = 1;
         ++x->ran;
         free(row);
-        int64_t c = next_case(T, &next);
-        cas[r] = c;
-        MPI_Send(&c, 1, MPI_INT64_T, r, TAG_TASK, MPI_COMM_WORLD);
-        if (c < 0) --active;
+        --held[r];
+        if (mpi_give(T, &next, r, held, ended) == 0) --busy;
     }
-    free(cas);
+    free(held);
     return io ? 4 : 0;
 }
 
-/* Ranks 1 …: run the cases rank 0 hands out. */
+/* Ranks 1 …: run the cases rank 0 hands out, in the order received, until −1. */
 static void mpi_worker(const sweep *sw) {
     for (;;) {
         int64_t c;
         MPI_Recv(&c, 1, MPI_INT64_T, 0, TAG_TASK, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         if (c < 0) break;
         sw_buf b = {0};
-        if (sweep_case_row(sw, (long)c, &b) != 0) b.len = 0;
-        MPI_Send(b.s ? b.s : "", (int)b.len, MPI_CHAR, 0, TAG_ROW, MPI_COMM_WORLD);
+        int stopped = sweep_case_row(sw, (long)c, &b) != 0;
+        MPI_Send(b.s && !stopped ? b.s : "", stopped ? 0 : (int)b.len, MPI_CHAR, 0, TAG_ROW,
+                 MPI_COMM_WORLD);
         sw_buf_free(&b);
-        if (!b.len && sim_stop_signal) break;
+        if (stopped) break;
     }
 }
 #endif

@@ -784,7 +784,10 @@ int sweep_load(sweep *sw, const char *path, const char *text) {
     char why[512];
     if (doc_load(&L.doc, text, strlen(text), why, sizeof why)) {
         sw_buf_free(&b);
-        return cli_error("%s:%s", path, why);
+        return cli_error("%s:%s%s", path, why,
+                         strstr(why, "expected ',' or '}'")
+                             ? " (in a flow mapping { }, quote a path with [ ]: \"bodies[0].mass\")"
+                             : "");
     }
     int rc = load_doc(&L, yaml_document_get_root_node(&L.doc));
     yaml_document_delete(&L.doc);

@@ -2,8 +2,9 @@
 # The commands the docs show work as the docs say: every `liedyn …` line of the ```sh blocks
 # of the given Markdown files (continuation lines joined) runs in one scratch directory, in
 # order, and must exit 0 — or N where its comment says `# exit N`. The directory holds the
-# files the examples name: my-model.yaml (a copy of the heavy top) and gyro.csv (gyro
-# samples). Lines with --plot are skipped when gnuplot is not installed.
+# files the examples name: my-model.yaml (a copy of the heavy top), gyro.csv (gyro samples)
+# and examples/sweep/ (the sweep files). Lines with --plot are skipped when gnuplot is not
+# installed.
 # usage: docs_commands.sh LIEDYN SOURCE_DIR WORK_DIR FILE.md...
 set -u
 LIEDYN=$1 SRC=$2 WORK=$3
@@ -12,6 +13,8 @@ rm -rf "$WORK"
 mkdir -p "$WORK"
 cp "$SRC/models/heavy-top.yaml" "$WORK/my-model.yaml"
 cp "$SRC/tests/data/gyro_const.csv" "$WORK/gyro.csv"
+mkdir -p "$WORK/examples/sweep"
+cp "$SRC"/examples/sweep/*.yaml "$WORK/examples/sweep/"
 fails=0 ran=0
 
 # The liedyn command lines of the sh blocks of a Markdown file, one per line.
