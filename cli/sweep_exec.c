@@ -532,9 +532,9 @@ void sweep_mpi_finalize(void) {
 #ifdef LD_MPI
 enum { TAG_TASK = 1, TAG_ROW = 2 };
 
-/* Cases a rank holds at once: the one it runs and the next, already in its receive queue, so
+/* Cases a rank holds at once: the one it runs and the next two, already in its receive queue, so
  * that it never waits for rank 0 between two cases. */
-#define MPI_AHEAD 2
+#define MPI_AHEAD 3
 
 /* Send rank r its next case (or −1: no more, once). The number of cases it holds. */
 static int mpi_give(table *T, long *next, int r, int *held, int *ended) {
@@ -560,7 +560,7 @@ static int mpi_master(table *T, sw_exec *x) {
         busy += held[r] > 0;
         if (!held[r] && !ended[r]) (void)mpi_give(T, &next, r, held, ended);
     }
-    long sleep_ns = 10000;
+    long sleep_ns = 20000;
     while (busy > 0 && !stop_sig) {
         int flag = 0;
         MPI_Status st;
@@ -568,10 +568,10 @@ static int mpi_master(table *T, sw_exec *x) {
         if (!flag) { /* sleep, not spin: rank 0 shares the cores with the workers */
             struct timespec ts = {0, sleep_ns};
             nanosleep(&ts, NULL);
-            if (sleep_ns < 200000) sleep_ns *= 2;
+            if (sleep_ns < 1000000) sleep_ns *= 2;
             continue;
         }
-        sleep_ns = 10000;
+        sleep_ns = 20000;
         int n = 0, r = st.MPI_SOURCE;
         MPI_Get_count(&st, MPI_CHAR, &n);
         char *row = malloc((size_t)n + 1);
