@@ -369,7 +369,9 @@ int cli_workprec(int argc, char **argv) {
     ld_model_free(&m);
     /* the sweep file */
     sw_buf b = {0};
-    sw_buf_printf(&b, "model: \"%s\"\n", path);
+    sw_buf_printf(&b, "model: ");
+    sweep_yaml_quoted(&b, path);
+    sw_buf_printf(&b, "\n");
     if (t_end) sw_buf_printf(&b, "t_end: %s\n", t_end);
     sw_buf_printf(&b, "cases:\n");
     for (int i = 0; i < ni; ++i) {

@@ -68,6 +68,10 @@ typedef struct sweep {
     int nref;
     sw_set ref[SW_MAX_PARAMS]; /* the reference run's overrides */
     const char *case_dir;      /* per-case time series DIR/case-NNNNN.csv (optional) */
+    /* set by programs that build a sweep (liedyn convergence), not by sweep files: */
+    int la;            /* the linear solver (ld_la_kind), -1: auto */
+    int project;       /* hem methods: project after every step */
+    const char *label; /* the name of every case's model in messages ("case N" when NULL) */
 } sweep;
 
 /* A growing text buffer. */
@@ -78,6 +82,8 @@ typedef struct sw_buf {
 void sw_buf_printf(sw_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void sw_buf_free(sw_buf *b);
 
+/* s as a YAML double-quoted scalar appended to b. */
+void sweep_yaml_quoted(sw_buf *b, const char *s);
 /* Read the sweep file `path` (text `text` instead when not NULL, named `path` in messages).
  * 0, or 2 with a message printed ("FILE:LINE: KEY: REASON"). */
 int sweep_load(sweep *sw, const char *path, const char *text);
@@ -99,12 +105,14 @@ void sweep_fail_row(const sweep *sw, long i, const char *status, const char *msg
 
 /* How a sweep is run. */
 typedef struct sw_exec {
-    const char *out; /* the table (required) */
+    const char *out; /* the table; NULL: the rows are kept in memory only (rows below) */
     int jobs;        /* local worker processes (1: in this process) */
     int fresh;       /* ignore an existing table instead of resuming it */
     int quiet;
     long ran, resumed, failed; /* results: cases run now, taken from the table, not ok */
+    char **rows; /* without out: each case's row by index (malloc'ed; sweep_rows_free) */
 } sw_exec;
+void sweep_rows_free(sw_exec *x, long ncases);
 
 /* Run the cases missing from the table and write it (sweep_exec.c). When the process was
  * started by mpirun with more than one rank, rank 0 hands out the cases to the others.

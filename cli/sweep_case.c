@@ -90,8 +90,9 @@ static int run_case_model(const sweep *sw, long i, const sw_set *extra, int next
                           outcome *o) {
     memset(o, 0, sizeof *o);
     o->t = o->e0 = o->e1 = o->phimax = NAN;
-    char name[64];
+    char name[PATH_CAP];
     snprintf(name, sizeof name, "case %ld", i);
+    if (sw->label) snprintf(name, sizeof name, "%s", sw->label);
     char *text = NULL;
     size_t len = 0;
     if (sweep_case_text(sw, i, extra, nextra, &text, &len, o->msg, sizeof o->msg)) {
@@ -124,7 +125,7 @@ static int run_case_model(const sweep *sw, long i, const sw_set *extra, int next
         return 0;
     }
     sim S;
-    sim_init(&S, &m, name, "sweep", method, -1, 0);
+    sim_init(&S, &m, name, "sweep", method, sw->la, sw->project);
     if (!write_csv) S.every = 1 << 30;
     char capture[640] = "";
     cli_error_capture(capture, sizeof capture);

@@ -277,6 +277,7 @@ static int table_add(table *T, long c, const char *row, size_t len) {
     T->rows[c] = strndup(row, len);
     if (!T->rows[c]) return -1;
     ++T->done;
+    if (!T->path) return 0; /* in memory only */
     if (T->fd < 0) return -1;
     if (write_all(T->fd, row, len) != 0) {
         int e = errno;
@@ -620,6 +621,12 @@ static long ncpus(void) {
     return n > 0 ? n : 1;
 }
 
+void sweep_rows_free(sw_exec *x, long ncases) {
+    for (long c = 0; x->rows && c < ncases; ++c) free(x->rows[c]);
+    free(x->rows);
+    x->rows = NULL;
+}
+
 int sweep_exec(const sweep *sw, sw_exec *x) {
     x->ran = x->resumed = x->failed = 0;
 #ifdef LD_MPI
@@ -639,8 +646,8 @@ int sweep_exec(const sweep *sw, sw_exec *x) {
     free_fields(hf, T.ncols);
     T.rows = calloc((size_t)sw->ncases, sizeof *T.rows);
     if (!T.rows) return cli_error("sweep: out of memory");
-    int rc = x->fresh ? 0 : table_resume(&T);
-    if (!rc) rc = table_open(&T);
+    int rc = x->fresh || !T.path ? 0 : table_resume(&T);
+    if (!rc && T.path) rc = table_open(&T);
     x->resumed = T.done;
     struct sigaction sa, old_int, old_term, old_pipe;
     memset(&sa, 0, sizeof sa);
@@ -661,12 +668,12 @@ int sweep_exec(const sweep *sw, sw_exec *x) {
         else
 #endif
             rc = jobs > 1 ? run_local(&T, jobs, x) : run_here(&T, x);
-        if (rc == 4 || T.fd < 0) {
+        if (rc == 4 || (T.path && T.fd < 0)) {
             cli_error("sweep: writing '%s' failed: %s", T.path, strerror(errno));
             rc = 4;
         }
         if (T.fd >= 0) close(T.fd);
-        if (rc == 0 && table_rewrite(&T) != 0) {
+        if (rc == 0 && T.path && table_rewrite(&T) != 0) {
             cli_error("sweep: cannot write '%s': %s", T.path, strerror(errno));
             rc = 4;
         }
@@ -682,9 +689,12 @@ int sweep_exec(const sweep *sw, sw_exec *x) {
             if (n > 3 && strcmp(f[sc], "ok") != 0) ++x->failed;
             if (f) free_fields(f, n);
         }
-        free(T.rows[c]);
+        if (T.path) free(T.rows[c]);
     }
-    free(T.rows);
+    if (T.path)
+        free(T.rows);
+    else
+        x->rows = T.rows;
     sw_buf_free(&T.header);
     if (!rc && stop_sig) {
         rc = 128 + stop_sig;

@@ -767,8 +767,22 @@ static int load_doc(loader *L, yaml_node_t *root) {
     return 0;
 }
 
+void sweep_yaml_quoted(sw_buf *b, const char *s) {
+    sw_buf_printf(b, "\"");
+    for (; *s; ++s) {
+        if (*s == '"' || *s == '\\')
+            sw_buf_printf(b, "\\%c", *s);
+        else if ((unsigned char)*s < 0x20)
+            sw_buf_printf(b, "\\x%02x", (unsigned)(unsigned char)*s);
+        else
+            sw_buf_printf(b, "%c", *s);
+    }
+    sw_buf_printf(b, "\"");
+}
+
 int sweep_load(sweep *sw, const char *path, const char *text) {
     memset(sw, 0, sizeof *sw);
+    sw->la = -1;
     snprintf(sw->file, sizeof sw->file, "%s", path);
     sw_buf b = {0};
     if (!text) {
