@@ -658,6 +658,13 @@ int sweep_exec(const sweep *sw, sw_exec *x) {
     sa.sa_handler = SIG_IGN;
     sigaction(SIGPIPE, &sa, &old_pipe);
     stop_sig = 0;
+#ifdef LD_MPI
+    if (rc && mpi_on && mpi_size > 1) /* the workers wait for cases: none */
+        for (int r = 1; r < mpi_size; ++r) {
+            int64_t none = -1;
+            MPI_Send(&none, 1, MPI_INT64_T, r, TAG_TASK, MPI_COMM_WORLD);
+        }
+#endif
     if (!rc) {
         long missing = sw->ncases - T.done;
         int jobs = x->jobs > 0 ? x->jobs : (int)ncpus();
