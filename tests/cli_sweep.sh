@@ -107,6 +107,26 @@ done || fail "finished cases were run again"
 "$LIEDYN" sweep long.yaml --out part.csv -j 2 >again.out 2>&1
 grep -q "0 run, 40 taken from the table" again.out || fail "a complete table: $(cat again.out)"
 
+# ---- a worker that dies in a case (SIGSEGV): the case is recorded as crashed, a new worker
+# takes over, the sweep goes on
+"$LIEDYN" sweep long.yaml --out crash.csv -j 2 >crash.out 2>&1 &
+pid=$!
+worker=""
+for _ in $(seq 1 100); do
+    worker=$(pgrep -P $pid | head -1)
+    [ -n "$worker" ] && [ -f crash.csv ] && [ "$(wc -l <crash.csv)" -ge 2 ] && break
+    sleep 0.05
+done
+kill -SEGV "$worker" 2>/dev/null
+wait $pid
+rc=$?
+[ "$rc" -eq 0 ] || fail "a crashed worker: the sweep exits $rc: $(cat crash.out)"
+[ "$(wc -l <crash.csv)" -eq 41 ] || fail "a crashed worker: expected 40 rows, got $(($(wc -l <crash.csv) - 1))"
+[ "$(grep -c ',crashed,' crash.csv)" -eq 1 ] || fail "a crashed worker: expected one crashed row: $(grep -v ',ok,' crash.csv)"
+grep -q ',crashed,,the worker running the case \(died by signal 11\|exited with status\)' crash.csv ||
+    fail "a crashed worker: message: $(grep crashed crash.csv)"
+grep -q "39 ok\|1 not ok" crash.out || fail "a crashed worker: summary $(cat crash.out)"
+
 # ---- random samples: reproducible, in range, whoever runs them
 "$LIEDYN" sweep "$EX/heavy-top-random.yaml" --out r1.csv -j 1 >/dev/null 2>&1 || fail "random sweep"
 "$LIEDYN" sweep "$EX/heavy-top-random.yaml" --out r2.csv -j 2 >/dev/null 2>&1 || fail "random sweep -j 2"
