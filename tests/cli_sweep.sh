@@ -181,7 +181,10 @@ vary: {integrator.dt: [1e-3]}
 record: [error]"
 # a table of another sweep is not overwritten
 "$LIEDYN" sweep "$EX/failing.yaml" --out serial.csv >other.out 2>&1
-[ $? -eq 2 ] && grep -q "holds another table" other.out || fail "another sweep's table: $(cat other.out)"
+rc=$?
+if [ "$rc" -ne 2 ] || ! grep -q "holds another table" other.out; then
+    fail "another sweep's table: exit $rc: $(cat other.out)"
+fi
 "$LIEDYN" sweep "$EX/failing.yaml" --out serial.csv --fresh >/dev/null 2>&1 || fail "--fresh"
 
 # ---- workprec: one table row per integrator and setting; the error falls with the tolerance
