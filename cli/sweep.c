@@ -131,7 +131,7 @@ int cli_sweep(int argc, char **argv) {
     if (!file) return cli_error("sweep: no sweep FILE given (try 'liedyn sweep --help')");
     if (!x.out && !list) return cli_error("sweep: --out TABLE.csv is required");
     int rank = 0, size = 1;
-    sweep_mpi_init(&argc, &argv, &rank, &size);
+    if (sweep_mpi_init(&argc, &argv, &rank, &size) < 0) return 2;
     char quiet_buf[1024];
     if (rank > 0) cli_error_capture(quiet_buf, sizeof quiet_buf); /* rank 0 speaks */
     sweep sw;
@@ -399,7 +399,7 @@ int cli_workprec(int argc, char **argv) {
         sw_buf_printf(&b, ", integrator.dt: %.17g}\n", dt0 / 64.0);
     sw_buf_printf(&b, "record: [error, steps, status, cpu_time]\n");
     int rank = 0, size = 1;
-    sweep_mpi_init(&argc, &argv, &rank, &size);
+    if (sweep_mpi_init(&argc, &argv, &rank, &size) < 0) return 2;
     sweep sw;
     int rc = sweep_load(&sw, "workprec", b.s);
     sw_buf_free(&b);

@@ -118,7 +118,8 @@ void sweep_rows_free(sw_exec *x, long ncases);
  * started by mpirun with more than one rank, rank 0 hands out the cases to the others.
  * 0, 2 (message printed), 4 (the table could not be written), 128 + N (stopped by signal N). */
 int sweep_exec(const sweep *sw, sw_exec *x);
-/* Under mpirun (LD_MPI builds): initialize MPI; *rank, *size. 0 when not under MPI. */
+/* Under mpirun (LD_MPI builds): initialize MPI; *rank, *size. 1 under MPI, 0 when not, −1
+ * (message printed) when started by mpirun with several ranks in a build without MPI. */
 int sweep_mpi_init(int *argc, char ***argv, int *rank, int *size);
 void sweep_mpi_finalize(void);
 

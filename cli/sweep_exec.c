@@ -502,7 +502,9 @@ static int run_here(table *T, sw_exec *x) {
 
 /* ------------------------------------------------------------------ MPI */
 
+#ifdef LD_MPI
 static int mpi_on, mpi_rank, mpi_size;
+#endif
 
 int sweep_mpi_init(int *argc, char ***argv, int *rank, int *size) {
     *rank = 0;
@@ -519,6 +521,15 @@ int sweep_mpi_init(int *argc, char ***argv, int *rank, int *size) {
 #else
     (void)argc;
     (void)argv;
+    const char *n = getenv("OMPI_COMM_WORLD_SIZE");
+    if (!n) n = getenv("PMI_SIZE");
+    if (n && atoi(n) > 1) { /* N copies would each run the whole sweep into one table */
+        cli_error("sweep: started by mpirun with %s ranks, but this liedyn is built "
+                  "without MPI (install libopenmpi-dev and rebuild, or run without "
+                  "mpirun: the cores are used by worker processes)",
+                  n);
+        return -1;
+    }
     return 0;
 #endif
 }
