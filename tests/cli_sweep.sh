@@ -113,7 +113,7 @@ grep -q "0 run, 40 taken from the table" again.out || fail "a complete table: $(
 pid=$!
 worker=""
 for _ in $(seq 1 100); do
-    worker=$(pgrep -P $pid | head -1)
+    worker=$(awk -v p="$pid" '$4 == p { print $1; exit }' /proc/[0-9]*/stat 2>/dev/null)
     [ -n "$worker" ] && [ -f crash.csv ] && [ "$(wc -l <crash.csv)" -ge 2 ] && break
     sleep 0.05
 done
