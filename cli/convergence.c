@@ -111,13 +111,16 @@ static int conv_sweep(const run_args *a, const ld_model *m, const char *path, in
                   "integrator.t_end: %.17g",
                   ld_integ_method_name((ld_integ_method)method),
                   ld_formulation_name(m->run.formulation), m->run.t_end);
-    for (int i = 0; i < a->params.nparams; ++i)
-        sw_buf_printf(&b, ", integrator.%s: %.17g", a->params.params[i].key,
-                      a->params.params[i].value);
-    const char *tol = m->run.adaptive ? "error" : "newton";
-    if (!isnan(a->atol)) sw_buf_printf(&b, ", integrator.%s_atol: %.17g", tol, a->atol);
-    if (!isnan(a->rtol)) sw_buf_printf(&b, ", integrator.%s_rtol: %.17g", tol, a->rtol);
-    if (a->max_iter > 0) sw_buf_printf(&b, ", integrator.max_iter: %d", a->max_iter);
+    /* the run block as load_model left it (the file's values and the options' overrides) */
+    const ld_run_spec *r = &m->run;
+    for (int i = 0; i < r->nparams; ++i)
+        sw_buf_printf(&b, ", integrator.%s: %.17g", r->params[i].key, r->params[i].value);
+    sw_buf_printf(&b,
+                  ", integrator.newton_atol: %.17g, integrator.newton_rtol: %.17g, "
+                  "integrator.error_atol: %.17g, integrator.error_rtol: %.17g, "
+                  "integrator.max_iter: %d, integrator.newton_reuse: %s",
+                  r->newton_atol, r->newton_rtol, r->error_atol, r->error_rtol, r->max_iter,
+                  r->newton_reuse ? "true" : "false");
     sw_buf_printf(&b, "}\ncases:\n");
     for (int i = 0; i < nh; ++i) sw_buf_printf(&b, "  - {integrator.dt: %.17g}\n", hs[i]);
     sw_buf_printf(&b, "record: [final_state, steps, status]\n");

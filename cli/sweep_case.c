@@ -126,7 +126,10 @@ static int run_case_model(const sweep *sw, long i, const sw_set *extra, int next
     }
     sim S;
     sim_init(&S, &m, name, "sweep", method, sw->la, sw->project);
-    if (!write_csv) S.every = 1 << 30;
+    if (!write_csv || !sw->case_dir) { /* no rows: the final state only */
+        S.every = 1 << 30;
+        S.out_dt = 0.0;
+    }
     char capture[640] = "";
     cli_error_capture(capture, sizeof capture);
     rc = sim_setup(&S);

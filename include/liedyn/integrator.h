@@ -157,6 +157,11 @@ typedef struct ld_integ_options {
     double h_min, h_max;           /* bounds of the step (defaults 1e-12, +inf) */
     int max_rejects;               /* consecutive rejections before giving up (default 30) */
     int project; /* hem1 … hem5: project onto Φ = 0 after every step (default 0) */
+    /* Newton methods: keep the factored iteration matrix across iterations and steps while the
+     * step size stays and the iteration contracts (a simplified Newton method); it is formed
+     * anew when h changes, after a rejected step, and as soon as a correction is not at least
+     * halved. 0 (default): a fresh matrix every iteration. */
+    int newton_reuse;
     /* Parameters of methods without a named field above: a descriptor points its parameter j
      * at param[j] (offsetof(ld_integ_options, param) + j·sizeof(double)); set them by key with
      * the descriptors (ld_method_param_find, ld_method_param_value). */
@@ -169,6 +174,13 @@ void ld_integ_options_init(ld_integ_options *o);
 /* NULL if the options suit the system, otherwise a one-line reason (static string) why
  * ld_integ_create would refuse them (e.g. tb3 on a constrained system). */
 const char *ld_integ_options_check(const ld_system *s, const ld_integ_options *o);
+/* The model's integrator block as options: the method by its name, the parameters set in the
+ * block (the others keep their defaults), the Newton and error tolerances, step-size control
+ * (h_init = the block's dt; Newton then stops at 1/100 of the error tolerances when that is
+ * tighter), the linear solver LD_LA_AUTO — what `liedyn run` uses. The step size and the times
+ * stay in m->run (dt, t_start, t_end). LD_OK, or LD_EINVAL (NULL, or an unknown integrator
+ * name; o untouched). */
+int ld_integ_options_from_model(const ld_model *m, ld_integ_options *o);
 /* The method has an embedded error estimate (can run with adaptive = 1). */
 int ld_integ_method_has_estimate(ld_integ_method m);
 
@@ -256,6 +268,8 @@ double ld_integ_last_h(const ld_integ *it);
 double ld_integ_last_error(const ld_integ *it);
 double ld_integ_next_h(const ld_integ *it);
 
+/* The current state. The arrays belong to the integrator: valid until its next step, init,
+ * load or free; copy what must outlive them; never free them. */
 double ld_integ_t(const ld_integ *it);
 const double *ld_integ_q(const ld_integ *it);      /* nq */
 const double *ld_integ_v(const ld_integ *it);      /* k */
