@@ -23,6 +23,11 @@ nocpu() { sed 's/,[^,]*$//' "$1"; }
 [ "$(wc -l <serial.csv)" -eq 10 ] || fail "serial: expected a header and 9 rows, got $(wc -l <serial.csv) lines"
 "$LIEDYN" sweep "$EX/heavy-top-grid.yaml" --out jobs.csv -j 2 >jobs.out 2>&1 || fail "-j 2 sweep: $(cat jobs.out)"
 cmp -s serial.csv jobs.csv || fail "the table of 2 worker processes differs from the serial one"
+# per-case time series: case 8 is dt = 5e-4 to t = 0.2: a header and 401 rows
+"$LIEDYN" sweep "$EX/heavy-top-grid.yaml" --out cases.csv -j 2 --case-dir cases >/dev/null 2>&1 || fail "--case-dir"
+[ "$(find cases -name 'case-*.csv' | wc -l)" -eq 9 ] || fail "--case-dir: expected 9 files"
+[ "$(wc -l <cases/case-00008.csv)" -eq 402 ] || fail "--case-dir: case 8 has $(wc -l <cases/case-00008.csv) lines"
+awk -F, 'END { exit !($1 > 0.2 - 1e-12 && $1 < 0.2 + 1e-12) }' cases/case-00008.csv || fail "--case-dir: last row not at t = 0.2"
 grep -q "9 cases (9 run, 0 taken from the table), 0 not ok" serial.out || fail "summary: $(cat serial.out)"
 if [ "$HAVE_MPI" = ON ] && command -v mpirun >/dev/null 2>&1; then
     export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
