@@ -54,6 +54,7 @@ bench: build
 	$(BUILD)/release/bench/bench_crank | tee $(BUILD)/bench/crank.csv
 	$(BUILD)/release/bench/bench_rod | tee $(BUILD)/bench/rod.csv
 	$(BUILD)/release/bench/bench_beam | tee $(BUILD)/bench/beam.csv
+	bench/sweep_scaling.sh $(BUILD)/release/liedyn | tee $(BUILD)/bench/sweep_scaling.csv
 
 # Reproduce the seed papers' studies: Markdown report and PNG plots in build/repro/.
 repro: build

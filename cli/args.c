@@ -57,6 +57,7 @@ typedef enum opt_id {
     O_EATOL,
     O_ERTOL,
     O_REUSE,
+    O_JOBS,
     O_HELP
 } opt_id;
 
@@ -102,6 +103,8 @@ static const opt_def opt_defs[] = {
     {"--checkpoint-every", O_CKPT_EVERY, 1, CMD_RUN},
     {"--restart", O_RESTART, 1, CMD_RUN},
     {"--max-steps", O_MAXSTEPS, 1, CMD_RUN},
+    {"--jobs", O_JOBS, 1, CMD_CONV},
+    {"-j", O_JOBS, 1, CMD_CONV},
     {"--help", O_HELP, 0, CMD_BOTH},
     {"-h", O_HELP, 0, CMD_BOTH},
 };
@@ -199,6 +202,8 @@ static void conv_usage(FILE *f) {
             "                      integrators' parameters (--rho-inf, --alpha, ...)\n"
             "                      as for run\n"
             "  --json              print one JSON object\n"
+            "  --jobs N, -j N      the runs in N worker processes (default: one per core; 1:\n"
+            "                      in this process), as the cases of a sweep\n"
             "exit status: 0 ok, 2 bad usage or input, 3 a run failed\n");
 }
 
@@ -412,6 +417,9 @@ int parse_args(int argc, char **argv, int cmds, run_args *a) {
             break;
         case O_MAXSTEPS:
             rc = parse_long(cmd, o, v, &a->max_steps);
+            break;
+        case O_JOBS:
+            rc = parse_count(cmd, o, v, &a->jobs);
             break;
         case O_FAC:
             rc = parse_num(cmd, o, v, 1, &a->fac);

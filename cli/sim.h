@@ -42,6 +42,7 @@ typedef struct run_args {
     double checkpoint_every;          /* NAN: only at the end and when stopped */
     long max_steps;                   /* 0: no limit */
     int json, quiet;
+    int jobs; /* convergence: worker processes (0: one per core) */
     int ndt;
     double dts[MAX_DT_LIST];
 } run_args;
