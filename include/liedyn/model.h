@@ -27,14 +27,14 @@ LD_BEGIN_DECLS
 #define LD_MODEL_MAX_BYTES ((size_t)64 << 20)
 #define LD_MODEL_MAX_DEPTH 64
 
-/* Formulations of a rigid body's configuration (docs/conventions.md, seed 003):
+/* Formulations of a rigid body's configuration (docs/conventions.md; Tumiotto & Arnold 2024):
  *   so3xr3  R³×SO(3), (R, x), velocity (Ω, ẋ)            direct product
  *   se3     SE(3),    (R, x), velocity (Ω, Rᵀẋ)          semidirect product
  *   s3xr3   S³×R³,    (q, x), velocity (Ω, ẋ)            direct product
  *   s3sdr3  S³⋉R³,    (q, x), velocity (Ω, Rᵀẋ)          semidirect product
  *   euler   R³×R⁴,    (x, e), velocity (ẋ, ė)            Euler parameters as redundant
- *           coordinates (seed 002 eq. 9): 7 per body, the unit norm ½(eᵀe − 1) = 0 one
- *           constraint per body (after the joints' rows), integrated in the vector space */
+ *           coordinates (Sherif et al. 2019, eq. 9): 7 per body, the unit norm ½(eᵀe − 1) = 0
+ *           one constraint per body (after the joints' rows), integrated in the vector space */
 typedef enum ld_formulation {
     LD_FORM_SO3XR3 = 0,
     LD_FORM_SE3,
@@ -76,17 +76,17 @@ void ld_tfn_eval_d(const ld_tfn *f, double t, double d[3]);
 typedef enum ld_load_kind {
     LD_LOAD_FORCE = 0, /* force at the centre of mass */
     LD_LOAD_TORQUE,    /* moment about the centre of mass */
-    /* The body torque that makes the rotation follow a known ϑ(t) exactly (seed 000
-     * Sec. IV.A): τ = J Ω̇ + Ω × JΩ with Ω, Ω̇ from ϑ(t). frame LD_IN_BODY applies τ in the
+    /* The body torque that makes the rotation follow a known ϑ(t) exactly (Zupan &
+     * Zupan Sec. IV.A): τ = J Ω̇ + Ω × JΩ with Ω, Ω̇ from ϑ(t). frame LD_IN_BODY applies τ in the
      * body frame (a function of t only); LD_IN_SPATIAL applies the spatial torque
      * M(t) = R_exact(t) τ(t), seen by the body as Rᵀ M through its computed rotation R, as
-     * seed 000 eq. 21 writes it. vec and fn are unused. */
+     * Zupan & Zupan's eq. 21 writes it. vec and fn are unused. */
     LD_LOAD_EXACT_TORQUE
 } ld_load_kind;
 
 typedef enum ld_frame_kind { LD_IN_SPATIAL = 0, LD_IN_BODY = 1 } ld_frame_kind;
 
-/* The prescribed-rotation cases of seed 000 Sec. IV.A (J = diag(5, 5, 1)):
+/* The prescribed-rotation cases of Zupan & Zupan Sec. IV.A (J = diag(5, 5, 1)):
  *   i:  ϑ(t) = (t², 0, t/5);   ii: ϑ(t) = (t + sin t, 0, cos t). */
 typedef enum ld_exact_case { LD_EXACT_NONE = 0, LD_EXACT_I, LD_EXACT_II } ld_exact_case;
 
