@@ -102,7 +102,11 @@ static int loop(run_ctx *c, PyThreadState **save) {
                      : ld_integ_advance_to(it, n == nsteps ? c->t1 : c->t0 + (double)n * c->dt);
         c->cpu += cpu_now() - c0;
         double t = ld_integ_t(it);
-        if (rc) return rc;
+        if (rc) { /* the state reached, as the CLI writes it */
+            if (!c->times && t != c->rows[(c->nrows - 1) * c->width] && add_row(c, t, q, v))
+                return -1;
+            return rc;
+        }
         c->steps++;
         double ph = ld_py_system_phimax(c->S, t, q);
         c->phimax = (isnan(ph) || isnan(c->phimax)) ? (double)NAN : fmax(c->phimax, ph);
