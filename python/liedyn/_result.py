@@ -58,7 +58,7 @@ class Result:
     t: output times (n,); bodies: dict name -> BodyResult (x, q, omega, v, one row per
     output time); energy (n,); constraint_residual (n,) max |Phi| at each output time;
     stats: steps, rejected, newton_iterations, ..., constraint_residual_max (over every
-    step), cpu_s (CPU seconds in the steps), wall_s (the whole loop); integrator,
+    step), cpu_s (process CPU seconds of the loop), wall_s (its wall time); integrator,
     formulation, dt, t_start, t_end."""
 
     def __init__(self, d):

@@ -110,6 +110,8 @@ void ld_py_dense(const ld_system *s, double h, double theta, const double *q0, c
 /* ---------------------------------------------------------------- run.c, attitude.c */
 PyObject *ld_py_run(PyObject *self, PyObject *args, PyObject *kw);
 extern const char ld_py_run_doc[];
+PyObject *ld_py_time_steps(PyObject *self, PyObject *args);
+extern const char ld_py_time_steps_doc[];
 int ld_py_attitude_add(PyObject *module);
 
 #endif

@@ -27,7 +27,7 @@ typedef struct run_ctx {
     /* the previous step's state (dense output) and scratch */
     double *qp, *vp, *qd, *vd;
     double tp;
-    double phimax, cpu;
+    double phimax, cpu; /* over every step; process CPU seconds of the loop */
     long steps;
     int status, interrupted;
 } run_ctx;
@@ -96,11 +96,9 @@ static int loop(run_ctx *c, PyThreadState **save) {
             memcpy(c->vp, v, (size_t)s->k * sizeof(double));
             c->tp = ld_integ_t(it);
         }
-        double c0 = cpu_now();
         int rc = c->adaptive
                      ? ld_integ_step_adaptive(it, c->t1)
                      : ld_integ_advance_to(it, n == nsteps ? c->t1 : c->t0 + (double)n * c->dt);
-        c->cpu += cpu_now() - c0;
         double t = ld_integ_t(it);
         if (rc) { /* the state reached, as the CLI writes it */
             if (!c->times && t != c->rows[(c->nrows - 1) * c->width] && add_row(c, t, q, v))
@@ -108,12 +106,15 @@ static int loop(run_ctx *c, PyThreadState **save) {
             return rc;
         }
         c->steps++;
-        double ph = ld_py_system_phimax(c->S, t, q);
-        c->phimax = (isnan(ph) || isnan(c->phimax)) ? (double)NAN : fmax(c->phimax, ph);
         int last = c->adaptive ? t >= c->t1 : n == nsteps;
+        npy_intp before = c->nrows;
         if (c->times ? dense_rows(c, t, q, v)
                      : ((n % c->every == 0 || last) && add_row(c, t, q, v)))
             return -1;
+        /* max |Φ| over every step: from the row when one was written at t */
+        double ph = !c->times && c->nrows > before ? c->rows[c->nrows * c->width - 1]
+                                                   : ld_py_system_phimax(c->S, t, q);
+        c->phimax = (isnan(ph) || isnan(c->phimax)) ? (double)NAN : fmax(c->phimax, ph);
         if ((n & 255) == 0) {
             PyEval_RestoreThread(*save);
             int sig = PyErr_CheckSignals();
@@ -180,6 +181,48 @@ done:
     Py_XDECREF(E);
     Py_XDECREF(P);
     Py_XDECREF(names);
+    return out;
+}
+
+const char ld_py_time_steps_doc[] =
+    "_time_steps(model, dt, t_end) -> float\n\n"
+    "Wall seconds of the bare C loop of ld_integ_advance_to over the grid of dt from the "
+    "model's t_start to t_end (the model's integrator block otherwise; no output): the "
+    "library's own time, the reference of the overhead benchmark.";
+
+PyObject *ld_py_time_steps(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *mo;
+    double dt, t1;
+    if (!PyArg_ParseTuple(args, "O!dd:_time_steps", &ld_py_model_type, &mo, &dt, &t1)) return NULL;
+    ld_py_model *M = (ld_py_model *)mo;
+    double t0 = M->m.run.t_start;
+    if (!(dt > 0.0) || !(t1 > t0) || (t1 - t0) / dt > 1e9) {
+        PyErr_SetString(PyExc_ValueError, "_time_steps: need dt > 0 and t_end > t_start");
+        return NULL;
+    }
+    ld_integ_options o;
+    if (ld_py_integ_options(&M->m, NULL, NULL, &o) < 0) return NULL;
+    ld_py_system *S = ld_py_system_compile(M, (int)M->m.run.formulation);
+    if (!S) return NULL;
+    ld_integ *it = ld_py_integ_start(S, &o, t0);
+    if (!it) {
+        Py_DECREF(S);
+        return NULL;
+    }
+    long nsteps = (long)ceil((t1 - t0) / dt - 1e-9);
+    int rc = 0;
+    struct timespec a, b;
+    Py_BEGIN_ALLOW_THREADS clock_gettime(CLOCK_MONOTONIC, &a);
+    for (long n = 1; n <= nsteps && !rc; ++n)
+        rc = ld_integ_advance_to(it, n == nsteps ? t1 : t0 + (double)n * dt);
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    Py_END_ALLOW_THREADS PyObject *out =
+        rc ? ld_py_integ_fail(S, it, rc, "step failed")
+           : PyFloat_FromDouble((double)(b.tv_sec - a.tv_sec) +
+                                1e-9 * (double)(b.tv_nsec - a.tv_nsec));
+    ld_integ_free(it);
+    Py_DECREF(S);
     return out;
 }
 
@@ -297,6 +340,7 @@ PyObject *ld_py_run(PyObject *self, PyObject *args, PyObject *kw) {
     c.vd = c.qd + S->s.nq;
     int rc;
     double w0 = 0.0;
+    double cpu0 = cpu_now();
     {
         struct timespec ts;
         clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -307,6 +351,7 @@ PyObject *ld_py_run(PyObject *self, PyObject *args, PyObject *kw) {
         clock_gettime(CLOCK_MONOTONIC, &ts);
         w0 = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec - w0;
     }
+    c.cpu = cpu_now() - cpu0;
     if (c.interrupted) goto done;
     if (rc == -1) {
         PyErr_NoMemory();
