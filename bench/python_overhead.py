@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Overhead of the Python layer (docs/python.md): the same 10^4-step run of the heavy top
 (generalized-alpha, dt = 2e-4, t in [0, 2]) timed as
-  c_loop         the C library's time: a bare C loop of ld_integ_advance_to (no output),
-                 wall clock, in the same process
+  c_loop         the C library's time: a bare C loop of ld_integ_advance_to (no output)
+                 in the same process
   cli_cpu_s      the CLI's own report of CPU seconds in its steps (`liedyn run --json`)
   cli_process    the whole `liedyn run` process (parse, compile, steps, CSV rows to a file)
   run            liedyn.run(...) (steps, a row per step into numpy arrays)
@@ -10,7 +10,9 @@
   py_advance_to  a Python loop of Integrator.advance_to(t_n) calls
   py_step        a Python loop of Integrator.step(dt) calls
 and a user force on the damped oscillator (mass-spring without its spring, 10^4 steps) as a
-Python callable and as a C function (ctypes). CSV on stdout: case, steps, seconds (best of
+Python callable and as a C function (ctypes). The heavy-top cases are measured in process
+CPU time (less disturbed by other jobs on the machine than wall time), best of interleaved
+rounds; the CLI process and the forces in wall time. CSV on stdout: case, steps, seconds (best of
 the repeats), us_per_step, ratio to c_loop (for the force: to c_force).
 usage: python_overhead.py LIEDYN_CLI   (BENCH_QUICK=1: 1000 steps, one repeat: a smoke run)
 """
@@ -26,14 +28,14 @@ import liedyn
 
 QUICK = os.environ.get("BENCH_QUICK") == "1"
 STEPS = 1000 if QUICK else 10000
-REPEATS = 1 if QUICK else 15
+REPEATS = 1 if QUICK else 25
 DT = 2e-4
 T_END = STEPS * DT
 
 
-def best(fn):
+def best(fn, repeats=None):
     times = []
-    for _ in range(REPEATS):
+    for _ in range(repeats or REPEATS):
         t0 = time.perf_counter()
         fn()
         times.append(time.perf_counter() - t0)
@@ -42,7 +44,7 @@ def best(fn):
 
 def cli_steps(cli):
     out = []
-    for _ in range(REPEATS):
+    for _ in range(min(REPEATS, 5)):
         p = subprocess.run([cli, "run", "heavy-top", "--dt", str(DT), "--t-end", str(T_END),
                             "--json"], check=True, capture_output=True, text=True)
         out.append(json.loads(p.stdout)["cpu_s"])
@@ -52,7 +54,7 @@ def cli_steps(cli):
 def cli_process(cli, tmp):
     args = [cli, "run", "heavy-top", "--dt", str(DT), "--t-end", str(T_END), "--quiet",
             "--out", os.path.join(tmp, "out.csv")]
-    return best(lambda: subprocess.run(args, check=True, capture_output=True))
+    return best(lambda: subprocess.run(args, check=True, capture_output=True), 5)
 
 
 def py_loop(model, use_step):
@@ -86,7 +88,7 @@ def force_runs():
     n = STEPS // 10  # the callable is slow: fewer steps, reported per step
     mp = liedyn.Model(MASS)
     mp.add_force(spring, None, "mass")
-    rows = [("python_force", n, best(lambda: liedyn.run(mp, dt=1e-3, t_end=n * 1e-3)))]
+    rows = [("python_force", n, best(lambda: liedyn.run(mp, dt=1e-3, t_end=n * 1e-3), 3))]
     lib = os.environ.get("LIEDYN_PY_CFORCE")
     if lib:
         cl = ctypes.CDLL(lib)
@@ -94,7 +96,7 @@ def force_runs():
         mc = liedyn.Model(MASS)
         mc.add_c_force(ctypes.cast(cl.ld_py_test_spring, ctypes.c_void_p), None, "mass",
                        user=ctypes.addressof(par), keep=(cl, par))
-        rows.append(("c_force", n, best(lambda: liedyn.run(mc, dt=1e-3, t_end=n * 1e-3))))
+        rows.append(("c_force", n, best(lambda: liedyn.run(mc, dt=1e-3, t_end=n * 1e-3), 3)))
     return rows
 
 
@@ -113,9 +115,9 @@ def main():
     best_s = {k: float("inf") for k in cases}
     for _ in range(REPEATS):
         for k, fn in cases.items():
-            t0 = time.perf_counter()
+            t0 = time.process_time()
             inner = fn()
-            s = inner if k == "c_loop" else time.perf_counter() - t0
+            s = inner if k == "c_loop" else time.process_time() - t0
             best_s[k] = min(best_s[k], s)
     c = best_s["c_loop"]
     with tempfile.TemporaryDirectory() as tmp:

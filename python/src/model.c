@@ -354,7 +354,8 @@ static PyMethodDef model_methods[] = {
      "with arrays x (centre of mass, spatial), R (3x3, body -> spatial), omega (body angular "
      "velocity) and xdot (spatial); the ground is x = 0, R = I at rest. It returns 12 numbers "
      "(or a 2x6 array): force and torque on body1 (spatial, torque about its centre of mass), "
-     "then on body2. A body is a name or an index; body2 None (or body1 None) is the ground. "
+     "then on body2. A body is a name or an index; None (or 'ground') is the ground, which "
+     "always comes first (add_force(fn, 'top') calls fn(t, ground, top)). "
      "Its tangents are taken by central differences. Every evaluation calls into Python: "
      "expect it to be much slower than add_c_force. An exception raised by fn stops the "
      "integration and is re-raised. Add forces before compiling."},
