@@ -364,7 +364,8 @@ static PyMethodDef model_methods[] = {
      "Add a user force computed by a C function (the fast path): fn is the address (int or "
      "ctypes c_void_p) of an ld_user_force_fn, int fn(double t, const ld_body_motion b[2], "
      "double w[12], void *user), e.g. from a shared library loaded with ctypes; user is passed "
-     "to it; tangent an optional ld_user_force_tangent_fn. keep: any object the model keeps "
+     "to it; tangent an optional ld_user_force_tangent_fn (an invalid address crashes the "
+     "process, as in C). keep: any object the model keeps "
      "alive (e.g. the ctypes library). The integrator calls fn without the GIL."},
     {NULL, NULL, 0, NULL}};
 

@@ -52,8 +52,7 @@ PyArrayObject *ld_py_array(PyObject *obj, const char *what, int n, const npy_int
         PyErr_Format(PyExc_TypeError, "%s: an array is required, not None", what);
         return NULL;
     }
-    PyArrayObject *a = (PyArrayObject *)PyArray_FROMANY(obj, NPY_DOUBLE, 0, 0,
-                                                        NPY_ARRAY_IN_ARRAY | NPY_ARRAY_FORCECAST);
+    PyArrayObject *a = (PyArrayObject *)PyArray_FROMANY(obj, NPY_DOUBLE, 0, 0, NPY_ARRAY_IN_ARRAY);
     if (!a) {
         PyObject *t, *v, *tb;
         PyErr_Fetch(&t, &v, &tb);

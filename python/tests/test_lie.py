@@ -158,6 +158,8 @@ def test_bad_input_raises_not_crashes():
         liedyn.so3.exp("abc")
     with pytest.raises(TypeError):
         liedyn.so3.exp(None)
+    with pytest.raises(TypeError, match="array of numbers"):
+        liedyn.so3.exp(np.array([1 + 2j, 0, 0]))  # no silent loss of the imaginary part
     with pytest.raises(TypeError):
         liedyn.so3.exp()
     # NaN goes through as NaN (the C functions' own behaviour), no crash
