@@ -330,6 +330,14 @@ PyObject *ld_py_run(PyObject *self, PyObject *args, PyObject *kw) {
     c.S = S;
     if (!(c.it = ld_py_integ_start(S, &o, c.t0))) goto done;
     c.width = 3 + ROW_BODY * M->m.nbodies;
+    /* the rows' storage at once when their number is known (fixed steps) */
+    if (!c.adaptive) {
+        double nst = ceil((c.t1 - c.t0) / c.dt - 1e-9);
+        c.cap = c.times ? c.ntimes : (npy_intp)(nst / c.every) + 2;
+        if (c.cap < 1) c.cap = 1;
+        c.rows = malloc((size_t)c.cap * (size_t)c.width * sizeof(double));
+        if (!c.rows) c.cap = 0; /* grown on demand instead */
+    }
     c.qp = malloc((size_t)(2 * S->s.nq + 2 * S->s.k + 4) * sizeof(double));
     if (!c.qp) {
         PyErr_NoMemory();
