@@ -100,13 +100,6 @@ ld_integ *ld_py_integ_start(ld_py_system *S, const ld_integ_options *o, double t
  * liedyn.Error with what and the integrator's message. Returns NULL. */
 PyObject *ld_py_integ_fail(ld_py_system *S, ld_integ *it, int rc, const char *what);
 
-/* ---------------------------------------------------------------- dense.c */
-/* The state at θ ∈ [0, 1] of the step from (q0, v0) to (q1, v1) of size h: a cubic Hermite
- * curve in the local coordinates ξ of q0⁻¹ ∘ q1, node by node (ξ(0) = 0, ξ(1) = log, ξ' at the
- * ends from the velocities through T⁻¹), q = q0 ∘ exp ξ(θ), v = T(ξ) ξ̇. work: 2k doubles. */
-void ld_py_dense(const ld_system *s, double h, double theta, const double *q0, const double *v0,
-                 const double *q1, const double *v1, double *q, double *v, double *work);
-
 /* ---------------------------------------------------------------- run.c, attitude.c */
 PyObject *ld_py_run(PyObject *self, PyObject *args, PyObject *kw);
 extern const char ld_py_run_doc[];

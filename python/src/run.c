@@ -71,7 +71,11 @@ static int dense_rows(run_ctx *c, double t, const double *q, const double *v) {
         else if (tt <= c->tp)
             rc = add_row(c, c->tp, c->qp, c->vp);
         else {
-            ld_py_dense(&c->S->s, h, (tt - c->tp) / h, c->qp, c->vp, q, v, c->qd, c->vd, NULL);
+            if (ld_sys_interpolate(&c->S->s, c->qp, c->vp, q, v, h, (tt - c->tp) / h, c->qd,
+                                   c->vd) != LD_OK) {
+                PyErr_SetString(PyExc_RuntimeError, "dense output: cannot interpolate the step");
+                return -1;
+            }
             rc = add_row(c, tt, c->qd, c->vd);
         }
         if (rc) return rc;
