@@ -6,6 +6,7 @@
  *   liedyn convergence observed order of an integrator on a model (see cli/run.c)
  *   liedyn static      static equilibrium of a model (see cli/static.c)
  *   liedyn models      the shipped models (see cli/models.c)
+ *   liedyn view        an HTML viewer file of a finished run (see cli/view.c)
  *   liedyn version     print the library version
  * Options may be written `--name value` or `--name=value`.
  */
@@ -71,6 +72,7 @@ static void usage(FILE *f) {
                "  run          integrate a multibody model, e.g. 'run heavy-top' (run --help)\n"
                "  convergence  observed order of an integrator on a model (convergence --help)\n"
                "  static       static equilibrium of a model under its loads (static --help)\n"
+               "  view         an HTML file that animates a finished run's CSV (view --help)\n"
                "  models       list the shipped models with their descriptions\n"
                "  version      print the library version\n"
                "options are written '--name value' or '--name=value'\n");
@@ -96,6 +98,7 @@ static int dispatch(int argc, char **argv) {
     if (strcmp(argv[1], "run") == 0) return cli_run(argc - 2, argv + 2);
     if (strcmp(argv[1], "convergence") == 0) return cli_convergence(argc - 2, argv + 2);
     if (strcmp(argv[1], "static") == 0) return cli_static(argc - 2, argv + 2);
+    if (strcmp(argv[1], "view") == 0) return cli_view(argc - 2, argv + 2);
     if (strcmp(argv[1], "version") == 0 || strcmp(argv[1], "--version") == 0) {
         printf("liedyn %s\n", ld_version());
         return 0;

@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "liedyn/liedyn.h"
 #include "sim.h"
+#include "view.h"
 
 /* ------------------------------------------------------------------ the simulation */
 
@@ -38,6 +39,8 @@ void sim_free(sim *S) {
     free(S->exact);
     free(S->bx);
     free(S->vtk_times);
+    free(S->frame_buf);
+    S->frame_buf = NULL;
     S->vtk_times = NULL;
     S->vtk_cap = 0;
     S->it = NULL;
@@ -326,7 +329,37 @@ static void write_vtk(sim *S, double t, const double *q, const double *v) {
     if (wall_seconds() - S->series_written > 0.5) (void)write_series(S);
 }
 
-/* One output row: CSV and VTK. */
+/* Offer the row to the viewer's frames: poses, energy, constraint residual, and the angular
+ * and centre-of-mass velocities of the rigid bodies (frames_series_names). */
+static void record_frame(sim *S, double t, const double *q, const double *v) {
+    view_frames *F = S->frames;
+    int nb = S->m->nbodies;
+    if (!S->frame_buf &&
+        !(S->frame_buf = malloc((7 * (size_t)nb + (size_t)F->ns + 1) * sizeof(double)))) {
+        io_fail_msg(S, "recording the viewer's frames: out of memory");
+        return;
+    }
+    double *x = S->frame_buf, *qq = x + 3 * nb, *val = qq + 4 * nb;
+    int k = 0;
+    val[k++] = state_energy(S, t, q, v);
+    val[k++] = state_phi(S, t, q);
+    for (int b = 0; b < nb; ++b) {
+        double w[3], xd[3];
+        ld_model_body_state(&S->s, b, q, v, x + 3 * b, qq + 4 * b, w, xd);
+        /* the series name this body's velocities when it has them */
+        if (k + 6 <= F->ns &&
+            strncmp(F->sname[k], S->m->bodies[b].name, strlen(S->m->bodies[b].name)) == 0 &&
+            F->sname[k][strlen(S->m->bodies[b].name)] == '.') {
+            memcpy(val + k, w, sizeof w);
+            memcpy(val + k + 3, xd, sizeof xd);
+            k += 6;
+        }
+    }
+    if (frames_offer(F, t, x, qq, val) != 0)
+        io_fail_msg(S, "recording the viewer's frames: out of memory");
+}
+
+/* One output row: CSV, VTK and the viewer's frames. */
 static void write_row(sim *S, double t, const double *q, const double *v) {
     S->last_row_t = t;
     S->rows++;
@@ -359,7 +392,11 @@ static void write_row(sim *S, double t, const double *q, const double *v) {
         rowfile_printf(f, "\n");
         if (rowfile_end_row(f, 1) != 0) io_fail_msg(S, f->err);
     }
-    if (S->vtk_dir) write_vtk(S, t, q, v);
+    if (S->vtk_dir && (t >= S->vtk_next - 1e-9 * S->vtk_spacing || t >= S->t1)) {
+        S->vtk_next = fmax(S->vtk_next + S->vtk_spacing, t + 0.5 * S->vtk_spacing);
+        write_vtk(S, t, q, v);
+    }
+    if (S->frames) record_frame(S, t, q, v);
 }
 
 /* "\r t = … / T  (… steps/s, … s to go)" at most five times a second. */

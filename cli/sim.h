@@ -34,6 +34,8 @@ typedef struct run_args {
     int adaptive;                 /* --adaptive given */
     int project;                  /* --project given */
     const char *out, *vtk, *plot, *ref;
+    const char *html; /* --html FILE */
+    long frames;      /* --frames N: output times of --html and --vtk (0: the default) */
     const char *checkpoint, *restart; /* --checkpoint FILE, --restart FILE */
     double checkpoint_every;          /* NAN: only at the end and when stopped */
     long max_steps;                   /* 0: no limit */
@@ -62,12 +64,15 @@ typedef struct sim {
     ld_integ_options o;
     double t0, t1, dt;
     int every;
-    rowfile *csv;        /* optional */
-    const char *vtk_dir; /* optional */
-    const char *ck_path; /* checkpoint file (optional) */
-    double ck_every;     /* interval of checkpoints (NAN: at the end and when stopped) */
-    long max_steps;      /* stop after this many steps of this invocation (0: no limit) */
-    uint64_t tag;        /* the model's tag in checkpoints */
+    rowfile *csv;                 /* optional */
+    const char *vtk_dir;          /* optional */
+    double vtk_spacing, vtk_next; /* VTK files at least vtk_spacing apart (and the last) */
+    struct view_frames *frames;   /* --html: the frames recorded (optional) */
+    double *frame_buf;            /* its scratch: 7 per body and the series */
+    const char *ck_path;          /* checkpoint file (optional) */
+    double ck_every;              /* interval of checkpoints (NAN: at the end and when stopped) */
+    long max_steps;               /* stop after this many steps of this invocation (0: no limit) */
+    uint64_t tag;                 /* the model's tag in checkpoints */
     char base[LD_NAME_MAX];
     int progress;
     /* run time */
