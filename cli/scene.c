@@ -135,7 +135,7 @@ double scene_tube_radius(const ld_model *m, int i) {
         ea = C[0];
     }
     double r = ea > 0.0 && ei > 0.0 ? 2.0 * sqrt(ei / ea) : L / 50.0;
-    return fmin(fmax(r, L / 200.0), L / 8.0);
+    return fmin(fmax(r, L / 300.0), L / 40.0);
 }
 
 /* R^T (p − x) for a body, p itself for the ground. */

@@ -68,6 +68,7 @@ typedef struct sim {
     const char *vtk_dir;          /* optional */
     double vtk_spacing, vtk_next; /* VTK files at least vtk_spacing apart (and the last) */
     struct view_frames *frames;   /* --html: the frames recorded (optional) */
+    struct vtk_geom *vtk_geom;    /* the shapes as triangles (made at the first VTK file) */
     double *frame_buf;            /* its scratch: 7 per body and the series */
     const char *ck_path;          /* checkpoint file (optional) */
     double ck_every;              /* interval of checkpoints (NAN: at the end and when stopped) */

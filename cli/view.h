@@ -56,7 +56,7 @@ typedef struct view_shape {
  * a beam (node may be NULL; nbodies entries). 0 or -1. */
 int scene_shapes(const ld_model *m, view_shape **out, int *n, unsigned char *node);
 /* The tube radius of rod/beam i (rods first, then beams) from its section: a full circle of
- * the same bending to axial stiffness ratio, r = 2 √(EI/EA), within its length / 200 … / 8. */
+ * the same bending to axial stiffness ratio, r = 2 √(EI/EA), within its length / 300 … / 40. */
 double scene_tube_radius(const ld_model *m, int i);
 /* Joint j's points in the frames of its bodies (relative to the centre of mass; the ground's
  * spatial), and its axis in body1's frame (0 0 0 when it has none). */
@@ -75,5 +75,27 @@ int html_write(const char *path, const ld_model *m, const char *title, const vie
 #define VIEW_SHAPE_PTS  400
 #define VIEW_SHAPE_TRIS 800
 void scene_tessellate(const view_shape *v, double *pts, int *np, int *tri, int *nt);
+
+/* The VTK geometry of a model (cli/vtk.c): the bodies' shapes as triangles in body frames,
+ * fixed over the run. */
+typedef struct vtk_geom {
+    int npts, ntri;
+    double *pts;     /* npts × 3, body frame */
+    int *pbody;      /* npts: the body of each point */
+    int *tri;        /* ntri × 3 */
+    int *tube;       /* per body: the rod or beam of a node (−1: none) */
+    double axis_len; /* half-length of a joint's axis line */
+} vtk_geom;
+/* 0 or -1 (out of memory; g is freed). */
+int vtk_geom_init(vtk_geom *g, const ld_model *m);
+void vtk_geom_free(vtk_geom *g);
+/* One legacy-VTK POLYDATA data set at time t: the bodies' centres (vertices) with the vectors
+ * e1 e2 e3 velocity angular_velocity (vec: 15 per body, those five in that order), their
+ * shapes (polygons), the joints (lines from each body's centre to the joint point, and the
+ * axis), rods and beams (polylines through the nodes and clamped ends); point data body,
+ * radius (the tube radius on rods and beams) and the vectors, cell data part (0 centre,
+ * 1 shape, 2 joint, 3 rod or beam). x: 3 per body, q: 4 per body. */
+void vtk_geom_write(FILE *f, const vtk_geom *g, const ld_model *m, const char *title, double t,
+                    const double *x, const double *q, const double *vec);
 
 #endif

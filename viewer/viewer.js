@@ -2,7 +2,8 @@
  * liedyn's HTML viewer (docs/viewer.md): animates a run stored in the page (the JSON element
  * "liedyn-data": bodies, shapes, joints, tubes, times, poses and series) with three.js, which
  * the page carries gzip-compressed in base64 and loads from blob URLs: no network.
- * The URL fragment sets the start: #t=TIME&frames=1&joints=0&plot=NAME,NAME&play=1.
+ * The URL fragment sets the start: #t=TIME (or at=FRACTION of the run)&frames=1&joints=0&path=1
+ * &plot=NAME,NAME&play=1&ui=0 (the 3-D view alone).
  * The page reports itself in the data-status of its body (ready or error) and errors in the title.
  */
 (function () {
@@ -85,6 +86,7 @@
       bodies.push(g);
     }
     let shapeSize = 0;
+    const thickness = []; // the smallest dimension of each shape (joint markers follow it)
     for (const s of D.shapes) {
       let geo;
       const [a, l] = s.size;
@@ -105,6 +107,7 @@
       mesh.position.fromArray(s.center);
       mesh.quaternion.set(s.q[1], s.q[2], s.q[3], s.q[0]);
       bodies[s.body].add(mesh);
+      thickness.push(s.type === 'box' ? Math.min(...s.size) : s.type === 'sphere' || s.type === 'capsule' ? 2 * a : Math.min(2 * a, l));
       geo.computeBoundingSphere();
       shapeSize = Math.max(shapeSize, geo.boundingSphere.radius + Math.hypot(...s.center));
     }
@@ -134,6 +137,10 @@
     const size = box.getSize(new THREE.Vector3()).length() || 1;
     const centre = box.getCenter(new THREE.Vector3());
     for (const g of bodies) g.userData.axes.scale.setScalar(0.08 * size);
+    for (const tb of D.tubes) thickness.push(2 * tb.radius);
+    thickness.sort((x, y) => x - y);
+    const typical = thickness.length ? thickness[thickness.length >> 1] : 0.02 * size;
+    const markerR = Math.min(0.012 * size, Math.max(0.6 * typical, 0.002 * size));
 
     // ---- joints: a marker at the joint point, lines to both bodies' centres, the axis
     const jointGroup = new THREE.Group();
@@ -144,7 +151,7 @@
     jointGeo.setAttribute('position', new THREE.BufferAttribute(jointPos, 3));
     jointGroup.add(new THREE.LineSegments(jointGeo, new THREE.LineBasicMaterial({ color: 0xffe070 })));
     const markers = D.joints.map(() => {
-      const m = new THREE.Mesh(new THREE.SphereGeometry(0.012 * size, 16, 8),
+      const m = new THREE.Mesh(new THREE.SphereGeometry(markerR, 16, 8),
         new THREE.MeshStandardMaterial({ color: 0xffd040, emissive: 0x402000 }));
       jointGroup.add(m);
       return m;
@@ -160,7 +167,7 @@
         put(bodies[j.b2].position); put(a2);
         ax.fromArray(j.axis);
         if (j.b1 >= 0) ax.applyQuaternion(bodies[j.b1].quaternion);
-        ax.multiplyScalar(0.06 * size);
+        ax.multiplyScalar(4 * markerR);
         put(a1.copy(a2).sub(ax)); put(a1.copy(a2).add(ax));
       });
       jointGeo.attributes.position.needsUpdate = true;
@@ -187,7 +194,7 @@
     }
 
     // ---- ground grid, path
-    const grid = new THREE.GridHelper(2 * size, 20, 0x667080, 0x4a505a);
+    const grid = new THREE.GridHelper(1.5 * size, 20, 0x667080, 0x4a505a);
     grid.quaternion.setFromUnitVectors(new THREE.Vector3(0, 1, 0), up);
     const low = new THREE.Vector3().copy(centre).addScaledVector(up, -up.dot(box.getSize(v)) / 2);
     grid.position.copy(low);
@@ -212,7 +219,7 @@
     const orbit = { target: new THREE.Vector3(), dist: 1, az: -0.9, el: 0.45 };
     function fit() {
       orbit.target.copy(centre);
-      orbit.dist = 0.5 * size / Math.sin(0.5 * camera.fov * Math.PI / 180) * 1.05;
+      orbit.dist = 0.5 * size / Math.sin(0.5 * camera.fov * Math.PI / 180) * 0.8;
       orbit.az = -0.9; orbit.el = 0.45;
     }
     function placeCamera() {
@@ -380,12 +387,17 @@
 
     // ---- the URL fragment
     const hp = params();
+    if (hp.ui === '0') { // the 3-D view alone (tests compare pictures of it)
+      for (const id of ['side', 'bar', 'title']) $(id).style.display = 'none';
+      host.style.right = host.style.bottom = '0';
+    }
     if (hp.frames === '1') { $('showFrames').checked = true; toggles.showFrames(true); }
     if (hp.joints === '0') { $('showJoints').checked = false; toggles.showJoints(false); }
     if (hp.path === '1') { $('showPath').checked = true; toggles.showPath(true); }
     const want = (hp.plot ? hp.plot.split(',') : ['energy']);
     for (const o of sel.options) o.selected = want.includes(o.value);
     if (hp.t !== undefined && Number.isFinite(+hp.t)) simT = +hp.t;
+    if (hp.at !== undefined && Number.isFinite(+hp.at)) simT = T[0] + (+hp.at) * (T[NF - 1] - T[0]);
 
     resize();
     show(frameAt(simT));
@@ -395,6 +407,7 @@
     if (hp.play === '1') setPlaying(true);
     document.body.dataset.status = 'ready';
     document.body.dataset.frame = String(frame);
+    document.body.dataset.t = String(T[frame]);
 
     function tick(now) {
       if (playing) {
