@@ -53,7 +53,7 @@ int vtk_geom_init(vtk_geom *g, const ld_model *m) {
     for (int i = 0; i < m->nbeams; ++i)
         for (int k = 0; k < m->beams[i].nnodes; ++k)
             if (m->beams[i].node_body[k] >= 0) g->tube[m->beams[i].node_body[k]] = m->nrods + i;
-    g->axis_len = ext > 0.0 ? 0.6 * ext : 0.1;
+    g->axis_len = ext > 0.0 ? 0.3 * ext : 0.1;
     return 0;
 }
 
