@@ -24,6 +24,7 @@ run: build
 	$(BUILD)/release/liedyn demo
 	$(BUILD)/release/liedyn attitude --case ex1 --method mpq --dt 0.033
 	@mkdir -p $(BUILD)/run
+	@scripts/install-deps gnuplot-nox || echo "liedyn: gnuplot could not be installed (see above): the run below writes no plot" >&2
 	@plot=""; if command -v gnuplot >/dev/null 2>&1; then plot="--plot $(BUILD)/run/heavy-top.png"; fi; \
 	cmd="$(BUILD)/release/liedyn run heavy-top --integrator genalpha --rho-inf 0.9 --dt 1e-3 --t-end 2 --out $(BUILD)/run/heavy-top.csv $$plot"; \
 	echo "$$cmd"; $$cmd

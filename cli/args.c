@@ -51,6 +51,13 @@ typedef enum opt_id {
     O_MAXSTEPS,
     O_HTML,
     O_FRAMES,
+    O_OUTDT,
+    O_PLOTWHAT,
+    O_COLUMNS,
+    O_NATOL,
+    O_NRTOL,
+    O_EATOL,
+    O_ERTOL,
     O_HELP
 } opt_id;
 
@@ -63,6 +70,7 @@ typedef struct opt_def {
 
 static const opt_def opt_defs[] = {
     {"--integrator", O_INTEG, 1, CMD_BOTH},
+    {"--method", O_INTEG, 1, CMD_BOTH},
     {"--formulation", O_FORM, 1, CMD_BOTH},
     {"--dt", O_DT, 1, CMD_RUN},
     {"--t-end", O_TEND, 1, CMD_BOTH},
@@ -71,6 +79,13 @@ static const opt_def opt_defs[] = {
     {"--max-iter", O_MAXIT, 1, CMD_BOTH},
     {"--la", O_LA, 1, CMD_BOTH},
     {"--output-every", O_EVERY, 1, CMD_RUN},
+    {"--output-dt", O_OUTDT, 1, CMD_RUN},
+    {"--columns", O_COLUMNS, 1, CMD_RUN},
+    {"--plot-what", O_PLOTWHAT, 1, CMD_RUN},
+    {"--newton-atol", O_NATOL, 1, CMD_BOTH},
+    {"--newton-rtol", O_NRTOL, 1, CMD_BOTH},
+    {"--error-atol", O_EATOL, 1, CMD_RUN},
+    {"--error-rtol", O_ERTOL, 1, CMD_RUN},
     {"--out", O_OUT, 1, CMD_RUN},
     {"--vtk", O_VTK, 1, CMD_RUN},
     {"--plot", O_PLOT, 1, CMD_RUN},
@@ -289,6 +304,7 @@ int parse_args(int argc, char **argv, int cmds, run_args *a) {
     a->integ = a->form = a->la = -1;
     a->dt = a->t_end = a->atol = a->rtol = NAN;
     a->fac = a->facmin = a->facmax = a->checkpoint_every = NAN;
+    a->out_dt = a->newton_atol = a->newton_rtol = a->error_atol = a->error_rtol = NAN;
     const char *cmd = a->cmd;
     char list[512];
     for (int i = 0; i < argc; ++i) {
@@ -347,6 +363,27 @@ int parse_args(int argc, char **argv, int cmds, run_args *a) {
             break;
         case O_EVERY:
             rc = parse_count(cmd, o, v, &a->every);
+            break;
+        case O_OUTDT:
+            rc = parse_num(cmd, o, v, 1, &a->out_dt);
+            break;
+        case O_COLUMNS:
+            a->columns = v;
+            break;
+        case O_PLOTWHAT:
+            a->plot_what = v;
+            break;
+        case O_NATOL:
+            rc = parse_num(cmd, o, v, 1, &a->newton_atol);
+            break;
+        case O_NRTOL:
+            rc = parse_num(cmd, o, v, 0, &a->newton_rtol);
+            break;
+        case O_EATOL:
+            rc = parse_num(cmd, o, v, 1, &a->error_atol);
+            break;
+        case O_ERTOL:
+            rc = parse_num(cmd, o, v, 0, &a->error_rtol);
             break;
         case O_OUT:
             a->out = v;
@@ -418,6 +455,11 @@ int parse_args(int argc, char **argv, int cmds, run_args *a) {
         return cli_error("%s: --dt-list H1,H2,... is required", cmd);
     if (!isnan(a->checkpoint_every) && !a->checkpoint)
         return cli_error("%s: --checkpoint-every needs --checkpoint FILE", cmd);
+    if (!isnan(a->out_dt) && a->every > 0)
+        return cli_error("%s: give one of --output-dt (rows at fixed times) and --output-every "
+                         "(every K-th step)",
+                         cmd);
+    if (a->plot_what && !a->plot) return cli_error("%s: --plot-what needs --plot FILE.png", cmd);
     return 0;
 }
 
@@ -520,11 +562,16 @@ int load_model(const run_args *a, char *path, size_t cap, ld_model *m, int *meth
     /* under step-size control --atol/--rtol are the local error tolerances */
     if (!isnan(a->atol)) *(r->adaptive ? &r->error_atol : &r->newton_atol) = a->atol;
     if (!isnan(a->rtol)) *(r->adaptive ? &r->error_rtol : &r->newton_rtol) = a->rtol;
+    if (!isnan(a->newton_atol)) r->newton_atol = a->newton_atol;
+    if (!isnan(a->newton_rtol)) r->newton_rtol = a->newton_rtol;
+    if (!isnan(a->error_atol)) r->error_atol = a->error_atol;
+    if (!isnan(a->error_rtol)) r->error_rtol = a->error_rtol;
     if (!isnan(a->fac)) r->fac = a->fac;
     if (!isnan(a->facmin)) r->facmin = a->facmin;
     if (!isnan(a->facmax)) r->facmax = a->facmax;
     if (a->max_iter > 0) r->max_iter = a->max_iter;
-    if (a->every > 0) r->output_every = a->every;
+    if (a->every > 0) r->output_every = a->every, m->output.dt = 0.0;
+    if (!isnan(a->out_dt)) m->output.dt = a->out_dt, r->output_every = 0;
     char list[512];
     name_list(list, sizeof list, ld_method_count(), integ_name_i);
     *method = a->integ >= 0 ? a->integ : ld_integ_method_find(r->integrator);

@@ -40,7 +40,10 @@ static void att_usage(FILE *f) {
             "  --max-steps N      give up after N step attempts\n"
             "  --t-end T          end time (default: the case's or the last sample's)\n"
             "  --out FILE.csv     write t,qw,qx,qy,qz[,angle_error] at every step\n"
-            "  --json             print one JSON object with the run's results\n");
+            "  --json             print one JSON object with the run's results\n"
+            "  --integrator M     the same as --method (the name 'liedyn run' uses)\n"
+            "exit status: 0 ok, 2 bad usage or input, 3 the integration failed (the CSV\n"
+            "written so far stays valid), 4 output could not be written\n");
 }
 
 /* Parse a finite number into *v; positive = 1: must be > 0, 0: ≥ 0, -1: any. */
@@ -100,7 +103,7 @@ static int parse_args(int argc, char **argv, att_args *a) {
             a->out = v;
         } else if (!strcmp(o, "--q0")) {
             a->q0s = v;
-        } else if (!strcmp(o, "--method")) {
+        } else if (!strcmp(o, "--method") || !strcmp(o, "--integrator")) {
             a->method = ld_att_method_find(v);
             if (a->method < 0) return cli_error("attitude: unknown method '%s'", v);
         } else if (!strcmp(o, "--param")) {

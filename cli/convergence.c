@@ -103,6 +103,7 @@ static int conv_run(const ld_model *m, const char *path, int method, int la, int
     sim_init(&S, m, path, "convergence", method, la, project);
     S.dt = h;
     S.every = 1 << 30;
+    S.out_dt = 0.0;
     int rc = sim_setup(&S);
     if (!rc) rc = sim_run(&S);
     if (rc == 3)

@@ -75,7 +75,10 @@ static void usage(FILE *f) {
                "  view         an HTML file that animates a finished run's CSV (view --help)\n"
                "  models       list the shipped models with their descriptions\n"
                "  version      print the library version\n"
-               "options are written '--name value' or '--name=value'\n");
+               "options are written '--name value' or '--name=value'; 'liedyn COMMAND -h'\n"
+               "shows a command's options and exit codes\n"
+               "exit status: 0 ok, 2 bad usage or an unknown command; each command's own\n"
+               "codes in its help\n");
 }
 
 /* Run the command named by argv[1]; its exit status. */
@@ -87,7 +90,7 @@ static int dispatch(int argc, char **argv) {
     if (strcmp(argv[1], "demo") == 0) {
         if (argc > 2 && (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h"))) {
             printf("usage: liedyn demo\nPrint exp, log and the tangent maps of a sample rotation "
-                   "in every representation.\n");
+                   "in every representation.\nexit status: 0 ok, 2 bad usage\n");
             return 0;
         }
         if (argc > 2) return cli_error("demo: unexpected argument '%s'", argv[2]);
@@ -100,6 +103,10 @@ static int dispatch(int argc, char **argv) {
     if (strcmp(argv[1], "static") == 0) return cli_static(argc - 2, argv + 2);
     if (strcmp(argv[1], "view") == 0) return cli_view(argc - 2, argv + 2);
     if (strcmp(argv[1], "version") == 0 || strcmp(argv[1], "--version") == 0) {
+        if (argc > 2 && (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h"))) {
+            printf("usage: liedyn version\nPrint the library version.\nexit status: 0\n");
+            return 0;
+        }
         printf("liedyn %s\n", ld_version());
         return 0;
     }

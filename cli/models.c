@@ -70,7 +70,8 @@ int cli_models(int argc, char **argv) {
                "List the shipped models (from %s): the name that 'liedyn run NAME' takes and\n"
                "the model's description. The directory is the first that exists of\n"
                "$LIEDYN_MODELS, ../share/liedyn/models beside the executable, and the source\n"
-               "tree's models/.\n",
+               "tree's models/.\n"
+               "exit status: 0 ok, 2 bad usage or no models directory\n",
                cli_models_dir());
         return 0;
     }

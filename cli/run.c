@@ -18,6 +18,7 @@
 
 #include "cli.h"
 #include "liedyn/liedyn.h"
+#include "plot.h"
 #include "sim.h"
 #include "view.h"
 
@@ -67,49 +68,6 @@ static int make_dirs(const char *dir) {
     return 0;
 }
 
-/* s as a gnuplot single-quoted string (quotes doubled). */
-static void gp_quoted(FILE *f, const char *s) {
-    fputc('\'', f);
-    for (; *s; ++s) {
-        if (*s == '\'') fputc('\'', f);
-        fputc(*s, f);
-    }
-    fputc('\'', f);
-}
-
-/* Plot the centre-of-mass path of the first body: x–y and z(t). 0 or 2. */
-static int plot_run(const char *csv, const char *png, const ld_model *m) {
-    FILE *gp = popen("gnuplot", "w");
-    if (!gp) return cli_error("run: cannot start gnuplot: %s", strerror(errno));
-    const char *body = m->bodies[0].name;
-    fputs("if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
-          "  set terminal pngcairo size 1200,520 noenhanced\n"
-          "} else {\n"
-          "  set terminal png size 1200,520 noenhanced\n"
-          "}\n",
-          gp);
-    fputs("set output ", gp);
-    gp_quoted(gp, png);
-    fputs("\nset datafile separator ','\nset key autotitle columnheader\nset grid\n"
-          "set multiplot layout 1,2 title ",
-          gp);
-    char title[3 * LD_NAME_MAX];
-    snprintf(title, sizeof title, "%s: centre of mass of %s", m->name, body);
-    gp_quoted(gp, title);
-    fputs("\nset xlabel 'x [m]'\nset ylabel 'y [m]'\nset size ratio -1\nplot ", gp);
-    gp_quoted(gp, csv);
-    fputs(" using 2:3 with lines notitle\nset size noratio\nset xlabel 't [s]'\n"
-          "set ylabel 'z [m]'\nplot ",
-          gp);
-    gp_quoted(gp, csv);
-    fputs(" using 1:4 with lines notitle\nunset multiplot\n", gp);
-    int st = pclose(gp);
-    if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
-        return cli_error("run: gnuplot could not write '%s' (status %d)", png,
-                         st != -1 && WIFEXITED(st) ? WEXITSTATUS(st) : -1);
-    return 0;
-}
-
 /* A temporary file name next to png for the CSV of --plot without --out. 0 or 2. */
 static int plot_temp_csv(const char *png, char *name, size_t cap) {
     const char *slash = strrchr(png, '/');
@@ -121,6 +79,25 @@ static int plot_temp_csv(const char *png, char *name, size_t cap) {
                          strerror(errno));
     close(fd);
     return 0;
+}
+
+/* The PNG of --plot from csv (every column of the run). 0 or 2. */
+static int plot_of_run(const sim *S, const run_args *a, const char *csv) {
+    char title[3 * LD_NAME_MAX + 160], par[96] = "";
+    const ld_method_info *d = ld_method_get((int)S->o.method);
+    for (int j = 0; d && j < d->nparams && strlen(par) < 60; ++j)
+        snprintf(par + strlen(par), sizeof par - strlen(par), ", %s = %g", d->params[j].key,
+                 ld_method_param_value(&S->o, &d->params[j]));
+    if (S->o.adaptive)
+        snprintf(title, sizeof title, "%s: %s on %s, adaptive (tolerances %g, %g)%s", S->base,
+                 ld_integ_method_name(S->o.method), ld_formulation_name(S->form), S->o.error_atol,
+                 S->o.error_rtol, par);
+    else
+        snprintf(title, sizeof title, "%s: %s on %s, h = %g%s", S->base,
+                 ld_integ_method_name(S->o.method), ld_formulation_name(S->form), S->dt, par);
+    plot_input in = {csv,          a->plot, (const char *const *)S->names, S->ncols, S->m,
+                     a->plot_what, title};
+    return plot_run(&in);
 }
 
 /* "ok", "failed", "output_failed" or "stopped". */
@@ -254,14 +231,69 @@ static void close_html(sim *S, const run_args *a, const char *title) {
     if (html_write(a->html, S->m, title, S->frames, why, sizeof why) != 0) io_fail_msg(S, why);
 }
 
+/* "rho_inf = 0.9, …": the method's own parameters in use. */
+static void method_params(const sim *S, char *out, size_t cap) {
+    const ld_method_info *d = ld_method_get((int)S->o.method);
+    out[0] = '\0';
+    for (int j = 0; d && j < d->nparams; ++j) {
+        size_t len = strlen(out);
+        snprintf(out + len, cap - len, "%s%s = %g", j ? ", " : "", d->params[j].key,
+                 ld_method_param_value(&S->o, &d->params[j]));
+    }
+}
+
+/* The energy line: its drift where the model keeps its energy, else the change and why. */
+static void print_energy(const sim *S) {
+    char why[160];
+    if (!isfinite(S->tot.e0) && !isfinite(S->e1)) return; /* a model without energy */
+    double de = S->e1 - S->tot.e0;
+    if (!ld_model_energy_conserved(S->m, why, sizeof why)) {
+        printf("  energy %.10g -> %.10g (not conserved: %s)\n", S->tot.e0, S->e1, why);
+        return;
+    }
+    printf("  energy %.10g -> %.10g (drift %.3e", S->tot.e0, S->e1, de);
+    /* relative to the start only when the start is not ~0 against the end */
+    if (isfinite(S->tot.e0) && fabs(S->tot.e0) > 1e-6 * fabs(S->e1))
+        printf(", relative %.3e", de / fabs(S->tot.e0));
+    printf(")\n");
+}
+
+/* The final position and body angular velocity of the (at most 3) bodies that moved most. */
+static void print_moving(const sim *S) {
+    const ld_model *m = S->m;
+    int pick[3] = {-1, -1, -1}, moved = 0;
+    double score[3] = {0, 0, 0};
+    for (int b = 0; b < m->nbodies; ++b) {
+        const double *x = S->bx + 3 * b, *x0 = m->bodies[b].x, *w = S->bw + 3 * b;
+        double d = hypot(hypot(x[0] - x0[0], x[1] - x0[1]), x[2] - x0[2]);
+        double sc = d + hypot(hypot(w[0], w[1]), w[2]) * (S->t - S->t0);
+        if (!(sc > 1e-12)) continue;
+        moved++;
+        for (int k = 0; k < 3; ++k) {
+            if (sc <= score[k] && pick[k] >= 0) continue;
+            for (int l = 2; l > k; --l) pick[l] = pick[l - 1], score[l] = score[l - 1];
+            pick[k] = b, score[k] = sc;
+            break;
+        }
+    }
+    for (int k = 0; k < 3 && pick[k] >= 0; ++k) {
+        const double *x = S->bx + 3 * pick[k], *w = S->bw + 3 * pick[k];
+        printf("  %s: x = (%.6g, %.6g, %.6g), omega = (%.6g, %.6g, %.6g) rad/s (body frame)\n",
+               m->bodies[pick[k]].name, x[0], x[1], x[2], w[0], w[1], w[2]);
+    }
+    if (moved > 3) printf("  (%d bodies moved; the 3 that moved most are shown)\n", moved);
+}
+
 static void print_summary(const sim *S, const char *base, const run_args *a) {
     const char *st = S->status     ? "FAILED"
                      : S->io_error ? "OUTPUT FAILED"
                      : S->stopped  ? "stopped"
                                    : "ok";
-    printf("%s: %s on %s, dt = %.6g, t = %.6g .. %.6g: %s at t = %.10g\n", base,
-           ld_integ_method_name(S->o.method), ld_formulation_name(S->form), S->dt, S->t0, S->t1, st,
-           S->t);
+    char par[128] = "";
+    method_params(S, par, sizeof par);
+    printf("%s: %s on %s%s%s%s, dt = %.6g, t = %.6g .. %.6g: %s at t = %.10g\n", base,
+           ld_integ_method_name(S->o.method), ld_formulation_name(S->form), par[0] ? " (" : "", par,
+           par[0] ? ")" : "", S->dt, S->t0, S->t1, st, S->t);
     if (ld_method_get((int)S->o.method)->newton)
         printf("  %ld steps, %.3g Newton iterations/step, ", S->st.steps,
                S->st.steps > 0 ? (double)S->st.newton_iterations / (double)S->st.steps : 0.0);
@@ -276,13 +308,9 @@ static void print_summary(const sim *S, const char *base, const run_args *a) {
         printf("  %s steps h = %.3g .. %.3g, max error estimate %.3g%s\n",
                S->o.adaptive ? "controlled" : "fixed", S->tot.hmin, S->tot.hmax, S->tot.errmax,
                S->o.adaptive ? " (tolerance 1)" : "");
-    double de = S->e1 - S->tot.e0;
-    printf("  energy %.10g -> %.10g (drift %.3e", S->tot.e0, S->e1, de);
-    /* relative to the start only when the start is not ~0 against the end (a body thrown from
-     * rest: the ratio would say nothing) */
-    if (isfinite(S->tot.e0) && fabs(S->tot.e0) > 1e-6 * fabs(S->e1))
-        printf(", relative %.3e", de / fabs(S->tot.e0));
-    printf(")\n  max |Phi| %.3e", S->tot.phimax);
+    print_energy(S);
+    print_moving(S);
+    printf("  max |Phi| %.3e", S->tot.phimax);
     char row[LD_NAME_MAX + 96];
     if (S->tot.phimax > 0.0 && ld_model_row_name(&S->s, S->tot.phirow, row, sizeof row) == LD_OK)
         printf(" (%s, at t = %.6g)", row, S->tot.phit);
@@ -298,9 +326,10 @@ static void print_summary(const sim *S, const char *base, const run_args *a) {
         printf("  html: %s (%ld frames)\n", a->html, ((const view_frames *)S->frames)->n);
 }
 
-/* Open the outputs asked for: the VTK directory, the CSV (or the plot's temporary CSV). 0 or
- * 2 (message printed). */
-static int open_outputs(sim *S, const run_args *a, rowfile *csv, char *tmp_csv, size_t cap) {
+/* Open the outputs asked for: the VTK directory, the CSV (its columns), and the plot's CSV of
+ * every column when the CSV cannot serve (none, or chosen columns). 0 or 2 (message printed). */
+static int open_outputs(sim *S, const run_args *a, rowfile *csv, rowfile *pcsv, char *tmp_csv,
+                        size_t cap) {
     long frames = a->frames > 0 ? a->frames : VIEW_FRAMES_DEFAULT;
     S->vtk_spacing = (S->t1 - S->t0) / (double)(frames - 1);
     S->vtk_next = -INFINITY;
@@ -310,14 +339,19 @@ static int open_outputs(sim *S, const run_args *a, rowfile *csv, char *tmp_csv, 
         if (make_dirs(a->vtk) != 0)
             return cli_error("run: cannot create directory '%s': %s", a->vtk, strerror(errno));
     }
-    const char *path = a->out;
-    if (!path && a->plot) {
+    if (csv_columns(S, a->columns)) return 2;
+    plot_input pin = {NULL,         a->plot, (const char *const *)S->names, S->ncols, S->m,
+                      a->plot_what, ""};
+    if (a->plot && plot_check(&pin)) return 2;
+    if (a->plot && (!a->out || a->columns)) {
         if (plot_temp_csv(a->plot, tmp_csv, cap)) return 2;
-        path = tmp_csv;
+        if (rowfile_open(pcsv, tmp_csv) != 0)
+            return cli_error("run: cannot write '%s': %s", tmp_csv, strerror(errno));
+        S->pcsv = pcsv;
     }
-    if (!path) return 0;
-    if (rowfile_open(csv, path) != 0)
-        return cli_error("run: cannot write '%s': %s", path, strerror(errno));
+    if (!a->out) return 0;
+    if (rowfile_open(csv, a->out) != 0)
+        return cli_error("run: cannot write '%s': %s", a->out, strerror(errno));
     S->csv = csv;
     return 0;
 }
@@ -325,6 +359,7 @@ static int open_outputs(sim *S, const run_args *a, rowfile *csv, char *tmp_csv, 
 /* Close the outputs; failures are recorded in S (io_error). */
 static void close_outputs(sim *S) {
     if (S->csv && rowfile_close(S->csv) != 0) io_fail_msg(S, S->csv->err);
+    if (S->pcsv && rowfile_close(S->pcsv) != 0) io_fail_msg(S, S->pcsv->err);
     if (S->vtk_dir) (void)write_series(S);
 }
 
@@ -365,21 +400,22 @@ int cli_run(int argc, char **argv) {
     S.max_steps = a.max_steps;
     S.tag = model_tag(&m, (int)S.form);
     char tmp_csv[PATH_CAP] = "";
-    rowfile csv;
+    rowfile csv, pcsv;
     rc = sim_setup(&S);
     if (!rc && a.restart) rc = sim_restart(&S, a.restart);
-    if (!rc) rc = open_outputs(&S, &a, &csv, tmp_csv, sizeof tmp_csv);
+    if (!rc) rc = open_outputs(&S, &a, &csv, &pcsv, tmp_csv, sizeof tmp_csv);
     view_frames frames;
     memset(&frames, 0, sizeof frames);
     if (!rc && a.html) rc = open_html(&S, &a, &frames);
     if (rc) {
         if (S.csv) rowfile_close(S.csv);
+        if (S.pcsv) rowfile_close(S.pcsv);
         if (tmp_csv[0]) unlink(tmp_csv);
         sim_free(&S);
         ld_model_free(&m);
         return 2;
     }
-    if (S.csv) csv_header(&S);
+    if (S.csv || S.pcsv) csv_header(&S);
     S.progress = !a.quiet && !a.json && isatty(2);
     sim_catch_signals();
     int run_rc = sim_run(&S);
@@ -391,7 +427,7 @@ int cli_run(int argc, char **argv) {
         print_summary(&S, S.base, &a);
     (void)cli_flush_stdout();
     int plot_rc = 0;
-    if (a.plot && !S.io_error) plot_rc = plot_run(a.out ? a.out : tmp_csv, a.plot, &m);
+    if (a.plot && !S.io_error) plot_rc = plot_of_run(&S, &a, tmp_csv[0] ? tmp_csv : a.out);
     if (tmp_csv[0]) unlink(tmp_csv);
     report_end(&S, run_rc);
     int code = run_exit(&S, run_rc, plot_rc);

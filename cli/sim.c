@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "columns.h"
 #include "liedyn/liedyn.h"
 #include "sim.h"
 #include "view.h"
@@ -38,6 +39,13 @@ void sim_free(sim *S) {
     free(S->phi);
     free(S->exact);
     free(S->bx);
+    free(S->names);
+    free(S->namebuf);
+    free(S->rowv);
+    free(S->sel);
+    S->names = NULL, S->namebuf = NULL, S->rowv = NULL, S->sel = NULL;
+    free(S->qa);
+    S->qa = S->va = S->la = S->qi = S->vi = S->li = NULL;
     free(S->vtk_times);
     free(S->frame_buf);
     S->frame_buf = NULL;
@@ -80,6 +88,13 @@ int sim_setup(sim *S) {
     S->exact = calloc((size_t)nb, sizeof(int));
     S->bx = calloc(13 * (size_t)nb, sizeof(double));
     if (!S->phi || !S->exact || !S->bx) return cli_error("%s: out of memory", S->cmd);
+    if (S->out_dt > 0.0) { /* dense output: the previous step end and the interpolated state */
+        size_t nq = (size_t)S->s.nq, k = (size_t)S->s.k, nm = (size_t)S->s.m;
+        S->qa = calloc(2 * (nq + k + nm) + 1, sizeof(double));
+        if (!S->qa) return cli_error("%s: out of memory", S->cmd);
+        S->va = S->qa + nq, S->la = S->va + k;
+        S->qi = S->la + nm, S->vi = S->qi + nq, S->li = S->vi + k;
+    }
     S->bq = S->bx + 3 * nb;
     S->bw = S->bq + 4 * nb;
     S->bv = S->bw + 3 * nb;
@@ -115,23 +130,13 @@ int sim_setup(sim *S) {
 }
 
 double state_energy(const sim *S, double t, const double *q, const double *v) {
-    double e = NAN;
-    if (!S->s.ops.energy || S->s.ops.energy(&S->s, t, q, v, &e) != LD_OK) return NAN;
-    return e;
+    return ld_sys_energy(&S->s, t, q, v);
 }
 
 /* max |Φ(t, q)|; 0 without constraints, NaN if Φ cannot be evaluated. *row (may be NULL)
  * receives the row of the largest entry (-1: none). */
 static double phi_max(const sim *S, double t, const double *q, int *row) {
-    int r = -1;
-    double mx = 0.0;
-    if (S->s.m > 0 && (!S->s.ops.phi || S->s.ops.phi(&S->s, t, q, S->phi) != LD_OK)) mx = NAN;
-    for (int i = 0; i < S->s.m && !isnan(mx); ++i) {
-        if (isnan(S->phi[i])) mx = NAN;
-        if (fabs(S->phi[i]) > mx) mx = fabs(S->phi[i]), r = i;
-    }
-    if (row) *row = r;
-    return mx;
+    return ld_sys_phi_max(&S->s, t, q, S->phi, row);
 }
 
 double state_phi(const sim *S, double t, const double *q) {
@@ -175,28 +180,79 @@ void io_fail(sim *S, const char *what, const char *name) {
     io_fail_msg(S, buf);
 }
 
-void csv_header(sim *S) {
+/* The names of all the columns of a row (S->names, S->ncols) and the value buffer. 0 or -1. */
+static int columns_make(sim *S) {
     static const char *const cols[13] = {"x",  "y",  "z",  "qw", "qx", "qy", "qz",
                                          "wx", "wy", "wz", "vx", "vy", "vz"};
-    rowfile *f = S->csv;
-    rowfile_printf(f, "t");
-    for (int b = 0; b < S->m->nbodies; ++b)
-        for (int c = 0; c < 13; ++c) rowfile_printf(f, ",%s.%s", S->m->bodies[b].name, cols[c]);
-    rowfile_printf(f, ",energy,constraint_residual");
-    for (int b = 0; b < S->m->nbodies; ++b)
-        if (S->exact[b]) rowfile_printf(f, ",%s.angle_error", S->m->bodies[b].name);
-    if (S->est) rowfile_printf(f, ",h,error_estimate");
     static const char *const rc[6] = {"fx", "fy", "fz", "tx", "ty", "tz"};
-    for (int j = 0; j < S->m->njoints; ++j)
+    const ld_model *m = S->m;
+    int nb = m->nbodies, n = 1 + 13 * nb + 2 + 2 * S->est + 6 * m->njoints;
+    for (int b = 0; b < nb; ++b) n += S->exact[b];
+    size_t w = LD_NAME_MAX + 24;
+    S->names = calloc((size_t)n, sizeof(char *));
+    S->namebuf = calloc((size_t)n, w);
+    S->rowv = calloc((size_t)n, sizeof(double));
+    S->sel = calloc(2 * (size_t)n, sizeof(int));
+    if (!S->names || !S->namebuf || !S->rowv || !S->sel) return -1;
+    for (int i = 0; i < n; ++i) S->names[i] = S->namebuf + (size_t)i * w;
+    int k = 0;
+    snprintf(S->names[k++], w, "t");
+    for (int b = 0; b < nb; ++b)
+        for (int c = 0; c < 13; ++c)
+            snprintf(S->names[k++], w, "%s.%s", m->bodies[b].name, cols[c]);
+    snprintf(S->names[k++], w, "energy");
+    snprintf(S->names[k++], w, "constraint_residual");
+    for (int b = 0; b < nb; ++b)
+        if (S->exact[b]) snprintf(S->names[k++], w, "%s.angle_error", m->bodies[b].name);
+    if (S->est) {
+        snprintf(S->names[k++], w, "h");
+        snprintf(S->names[k++], w, "error_estimate");
+    }
+    for (int j = 0; j < m->njoints; ++j)
         for (int c = 0; c < 6; ++c) {
-            const char *nm = S->m->joints[j].name;
-            if (nm[0])
-                rowfile_printf(f, ",%s.%s", nm, rc[c]);
+            if (m->joints[j].name[0])
+                snprintf(S->names[k++], w, "%s.%s", m->joints[j].name, rc[c]);
             else
-                rowfile_printf(f, ",joint%d.%s", j, rc[c]);
+                snprintf(S->names[k++], w, "joint%d.%s", j, rc[c]);
         }
+    S->ncols = n;
+    S->nsel = n;
+    for (int i = 0; i < n; ++i) S->sel[i] = i;
+    return 0;
+}
+
+int csv_columns(sim *S, const char *list) {
+    if (!S->names && columns_make(S) != 0) return cli_error("%s: out of memory", S->cmd);
+    if (!list) return 0;
+    char why[512];
+    int got = cols_select((const char *const *)S->names, S->ncols, list, S->sel + 1, S->ncols - 1,
+                          why, sizeof why);
+    if (got < 0) return cli_error("%s: --columns: %s", S->cmd, why);
+    S->sel[0] = 0; /* t first, always */
+    int k = 1;
+    for (int i = 1; i <= got; ++i)
+        if (S->sel[i] != 0) S->sel[k++] = S->sel[i];
+    S->nsel = k;
+    return 0;
+}
+
+/* The header line of f: the columns sel[0..n-1]. */
+static void header_of(sim *S, rowfile *f, const int *sel, int n) {
+    for (int i = 0; i < n; ++i) rowfile_printf(f, "%s%s", i ? "," : "", S->names[sel[i]]);
     rowfile_printf(f, "\n");
     if (rowfile_end_row(f, 0) != 0) io_fail_msg(S, f->err);
+}
+
+void csv_header(sim *S) {
+    if (!S->names && csv_columns(S, NULL) != 0) {
+        io_fail_msg(S, "out of memory for the columns");
+        return;
+    }
+    if (S->csv) header_of(S, S->csv, S->sel, S->nsel);
+    if (S->pcsv) {
+        for (int i = 0; i < S->ncols; ++i) S->sel[S->ncols + i] = i;
+        header_of(S, S->pcsv, S->sel + S->ncols, S->ncols);
+    }
 }
 
 /* Open NAME.tmp for writing; its content replaces name at close_atomic. */
@@ -319,38 +375,47 @@ static void record_frame(sim *S, double t, const double *q, const double *v) {
         io_fail_msg(S, "recording the viewer's frames: out of memory");
 }
 
-/* One output row: CSV, VTK and the viewer's frames. */
-static void write_row(sim *S, double t, const double *q, const double *v) {
+/* All the values of a row at (t, q, v, λ) into S->rowv (the order of S->names). */
+static void row_values(sim *S, double t, const double *q, const double *v, const double *lam) {
+    const ld_model *m = S->m;
+    int nb = m->nbodies, k = 0;
+    double *r = S->rowv;
+    r[k++] = t;
+    for (int b = 0; b < nb; ++b) {
+        ld_model_body_state(&S->s, b, q, v, r + k, r + k + 3, r + k + 7, r + k + 10);
+        k += 13;
+    }
+    r[k++] = state_energy(S, t, q, v);
+    r[k++] = state_phi(S, t, q);
+    for (int b = 0; b < nb; ++b)
+        if (S->exact[b]) r[k++] = angle_error(S, b, t, S->rowv + 1 + 13 * b + 3);
+    if (S->est) {
+        r[k++] = S->tot.row_h;
+        r[k++] = S->tot.row_err;
+    }
+    for (int j = 0; j < m->njoints; ++j) {
+        double *jf = r + k, *jt = r + k + 3;
+        for (int c = 0; c < 6; ++c) r[k + c] = NAN;
+        (void)ld_model_joint_reaction(&S->s, j, q, lam, jf, jt);
+        k += 6;
+    }
+}
+
+/* The columns sel[0..n-1] of S->rowv as one row of f. */
+static void emit_row(sim *S, rowfile *f, const int *sel, int n) {
+    for (int i = 0; i < n; ++i) rowfile_printf(f, i ? ",%.17g" : "%.17g", S->rowv[sel[i]]);
+    rowfile_printf(f, "\n");
+    if (rowfile_end_row(f, 1) != 0) io_fail_msg(S, f->err);
+}
+
+/* One output row of the state (t, q, v, λ): CSV and VTK. */
+static void write_row_at(sim *S, double t, const double *q, const double *v, const double *lam) {
     S->last_row_t = t;
     S->rows++;
-    if (S->csv) {
-        rowfile *f = S->csv;
-        int nb = S->m->nbodies;
-        rowfile_printf(f, "%.17g", t);
-        for (int b = 0; b < nb; ++b) {
-            double x[3], qq[4], w[3], xd[3];
-            ld_model_body_state(&S->s, b, q, v, x, qq, w, xd);
-            rowfile_printf(f, ",%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g", x[0], x[1], x[2], qq[0],
-                           qq[1], qq[2], qq[3]);
-            rowfile_printf(f, ",%.17g,%.17g,%.17g,%.17g,%.17g,%.17g", w[0], w[1], w[2], xd[0],
-                           xd[1], xd[2]);
-        }
-        rowfile_printf(f, ",%.17g,%.17g", state_energy(S, t, q, v), state_phi(S, t, q));
-        for (int b = 0; b < nb; ++b) {
-            if (!S->exact[b]) continue;
-            double x[3], qq[4], w[3], xd[3];
-            ld_model_body_state(&S->s, b, q, v, x, qq, w, xd);
-            rowfile_printf(f, ",%.17g", angle_error(S, b, t, qq));
-        }
-        if (S->est) rowfile_printf(f, ",%.17g,%.17g", S->tot.row_h, S->tot.row_err);
-        for (int j = 0; j < S->m->njoints; ++j) {
-            double jf[3] = {NAN, NAN, NAN}, jt[3] = {NAN, NAN, NAN};
-            (void)ld_model_joint_reaction(&S->s, j, q, ld_integ_lambda(S->it), jf, jt);
-            rowfile_printf(f, ",%.17g,%.17g,%.17g,%.17g,%.17g,%.17g", jf[0], jf[1], jf[2], jt[0],
-                           jt[1], jt[2]);
-        }
-        rowfile_printf(f, "\n");
-        if (rowfile_end_row(f, 1) != 0) io_fail_msg(S, f->err);
+    if (S->csv || S->pcsv) {
+        row_values(S, t, q, v, lam);
+        if (S->csv) emit_row(S, S->csv, S->sel, S->nsel);
+        if (S->pcsv) emit_row(S, S->pcsv, S->sel + S->ncols, S->ncols);
     }
     if (S->vtk_dir && (t >= S->vtk_next - 1e-9 * S->vtk_spacing || t >= S->t1)) {
         S->vtk_next = isfinite(S->vtk_next)
@@ -359,6 +424,46 @@ static void write_row(sim *S, double t, const double *q, const double *v) {
         write_vtk(S, t, q, v);
     }
     if (S->frames) record_frame(S, t, q, v);
+}
+
+/* One output row of the integrator's state. */
+static void write_row(sim *S, double t, const double *q, const double *v) {
+    write_row_at(S, t, q, v, ld_integ_lambda(S->it));
+}
+
+/* Remember the step end (t, q, v, λ) that dense output interpolates from. */
+static void dense_keep(sim *S, double t, const double *q, const double *v) {
+    S->ta = t;
+    memcpy(S->qa, q, (size_t)S->s.nq * sizeof(double));
+    memcpy(S->va, v, (size_t)S->s.k * sizeof(double));
+    if (S->s.m > 0) memcpy(S->la, ld_integ_lambda(S->it), (size_t)S->s.m * sizeof(double));
+}
+
+/* The output times t0 + j out_dt in (ta, t] after the step ta → t: a row each, interpolated on
+ * the group (ld_sys_interpolate; λ linearly), the step end itself when a time falls on it
+ * (within 1e-9 out_dt), and always the row of t1. */
+static void dense_rows(sim *S, double t, const double *q, const double *v) {
+    double tol = 1e-9 * S->out_dt, h = t - S->ta;
+    const double *lam = ld_integ_lambda(S->it);
+    for (;;) {
+        double tj = S->t0 + (double)S->out_j * S->out_dt;
+        if (tj > t + tol || tj > S->t1 + tol) break;
+        S->out_j++;
+        if (tj <= S->last_row_t + tol) continue;
+        if (fabs(tj - t) <= tol || !(h > 0.0)) {
+            write_row(S, t, q, v);
+            continue;
+        }
+        double th = (tj - S->ta) / h;
+        if (ld_sys_interpolate(&S->s, S->qa, S->va, q, v, h, th, S->qi, S->vi) != LD_OK) {
+            io_fail_msg(S, "dense output: cannot interpolate");
+            return;
+        }
+        for (int i = 0; i < S->s.m; ++i) S->li[i] = (1.0 - th) * S->la[i] + th * lam[i];
+        write_row_at(S, tj, S->qi, S->vi, S->li);
+    }
+    if (t >= S->t1 && t != S->last_row_t) write_row(S, t, q, v);
+    dense_keep(S, t, q, v);
 }
 
 /* "\r t = … / T  (… steps/s, … s to go)" at most five times a second. */
@@ -403,7 +508,10 @@ static void sim_accepted(sim *S, double t, const double *q, const double *v) {
     S->tot.hmax = fmax(S->tot.hmax, S->tot.row_h);
     S->tot.errmax = fmax(S->tot.errmax, S->tot.row_err);
     sim_measure(S, t, q, v);
-    if (S->n % S->every == 0 || t >= S->t1) write_row(S, t, q, v);
+    if (S->out_dt > 0.0)
+        dense_rows(S, t, q, v);
+    else if (S->n % S->every == 0 || t >= S->t1)
+        write_row(S, t, q, v);
     if (S->ck_path && isfinite(S->ck_every) && t >= S->ck_next && t < S->t1) {
         (void)sim_checkpoint(S);
         while (S->ck_next <= t) S->ck_next += S->ck_every;
@@ -447,8 +555,14 @@ int sim_run(sim *S) {
     double tc = ld_integ_t(it);
     if (S->ck_path && isfinite(S->ck_every))
         S->ck_next = S->t0 + S->ck_every * (floor((tc - S->t0) / S->ck_every) + 1.0);
+    if (S->every <= 0) /* chosen here: every step up to 5000 steps, else about 2000 rows */
+        S->every = S->o.adaptive || nsteps <= 5000 ? 1 : (int)((nsteps + 1999) / 2000);
     sim_measure(S, tc, q, v);
     write_row(S, tc, q, v);
+    if (S->out_dt > 0.0) {
+        S->out_j = (long)floor((tc - S->t0) / S->out_dt + 1e-9) + 1;
+        dense_keep(S, tc, q, v);
+    }
     double wall0 = wall_seconds(), next = wall0 + 0.2;
     int shown = 0;
     long taken = 0;
@@ -493,33 +607,15 @@ void sim_init(sim *S, const ld_model *m, const char *path, const char *cmd, int 
     S->path = path;
     S->cmd = cmd;
     S->form = m->run.formulation;
-    ld_integ_options_init(&S->o);
+    (void)ld_integ_options_from_model(m, &S->o); /* the loader checked the integrator's name */
     S->o.method = (ld_integ_method)method;
-    for (int i = 0; i < m->run.nparams; ++i) { /* the methods' parameters that were set */
-        const ld_method_param *p = ld_method_param_find(m->run.params[i].key, NULL);
-        if (p) memcpy((char *)&S->o + p->offset, &m->run.params[i].value, sizeof(double));
-    }
-    S->o.newton_atol = m->run.newton_atol;
-    S->o.newton_rtol = m->run.newton_rtol;
-    S->o.max_iter = m->run.max_iter;
     S->o.la = la >= 0 ? (ld_la_kind)la : LD_LA_AUTO;
     S->o.project = project;
-    S->o.adaptive = m->run.adaptive;
-    if (S->o.adaptive) {
-        S->o.error_atol = m->run.error_atol;
-        S->o.error_rtol = m->run.error_rtol;
-        S->o.fac = m->run.fac;
-        S->o.facmin = m->run.facmin;
-        S->o.facmax = m->run.facmax;
-        S->o.h_init = m->run.dt;
-        /* Newton converges well below the error tolerance */
-        S->o.newton_atol = fmin(S->o.newton_atol, 1e-2 * S->o.error_atol);
-        S->o.newton_rtol = fmin(S->o.newton_rtol, 1e-2 * S->o.error_rtol);
-    }
     S->t0 = S->grid0 = m->run.t_start;
     S->t1 = m->run.t_end;
     S->dt = m->run.dt;
-    S->every = m->run.output_every > 0 ? m->run.output_every : 1;
+    S->every = m->run.output_every;
+    S->out_dt = m->output.dt;
     S->est = ld_integ_method_has_estimate(S->o.method);
 }
 

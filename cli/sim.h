@@ -27,12 +27,15 @@ typedef struct run_args {
     const char *cmd;   /* "run" or "convergence" (message prefix) */
     const char *model; /* the MODEL argument */
     int integ, form, la;
-    double dt, t_end, atol, rtol; /* NAN: the model's */
-    ld_run_spec params;           /* the methods' parameters given (params, nparams only) */
-    double fac, facmin, facmax;   /* NAN: the model's */
-    int max_iter, every;          /* 0: the model's */
-    int adaptive;                 /* --adaptive given */
-    int project;                  /* --project given */
+    double dt, t_end, atol, rtol;                            /* NAN: the model's */
+    double newton_atol, newton_rtol, error_atol, error_rtol; /* NAN: the model's */
+    double out_dt;                                           /* NAN: the model's */
+    const char *columns, *plot_what;                         /* NULL: all, the default plot */
+    ld_run_spec params;         /* the methods' parameters given (params, nparams only) */
+    double fac, facmin, facmax; /* NAN: the model's */
+    int max_iter, every;        /* 0: the model's */
+    int adaptive;               /* --adaptive given */
+    int project;                /* --project given */
     const char *out, *vtk, *plot, *ref;
     const char *html; /* --html FILE */
     long frames;      /* --frames N: output times of --html and --vtk (0: the default) */
@@ -63,8 +66,15 @@ typedef struct sim {
     ld_formulation form;
     ld_integ_options o;
     double t0, t1, dt;
-    int every;
-    rowfile *csv;                 /* optional */
+    int every;     /* a row every K-th step (0: chosen by sim_run from the run's size) */
+    double out_dt; /* > 0: rows at t0 + j out_dt by dense output instead */
+    rowfile *csv;  /* optional: the columns sel[0..nsel-1] */
+    rowfile *pcsv; /* optional: every column (the data of --plot) */
+    char **names;  /* the names of all the columns of a row (ncols) */
+    char *namebuf;
+    int ncols, nsel;
+    int *sel;                     /* the columns of csv (nsel), then of pcsv (ncols) */
+    double *rowv;                 /* the values of a row (ncols) */
     const char *vtk_dir;          /* optional */
     double vtk_spacing, vtk_next; /* VTK files at least vtk_spacing apart (and the last) */
     struct view_frames *frames;   /* --html: the frames recorded (optional) */
@@ -88,6 +98,10 @@ typedef struct sim {
     double series_written; /* wall time of the last rewrite of the series file */
     long vtk_files;
     double last_row_t;
+    long out_j;           /* dense output: the index of the next output time */
+    double ta;            /* dense output: the time of the previous step end */
+    double *qa, *va, *la; /* dense output: its state (nq, k, m) */
+    double *qi, *vi, *li; /* dense output: the interpolated state */
     int rows;
     double grid0;    /* origin of the output grid grid0 + n dt (t0, or a restart time) */
     long n;          /* steps taken on the output grid */
@@ -146,7 +160,9 @@ void sim_catch_signals(void);
 /* A sim from the model's (overridden) integrator block. */
 void sim_init(sim *S, const ld_model *m, const char *path, const char *cmd, int method, int la,
               int project);
-/* CSV header line; output failures are recorded with io_fail / io_fail_msg. */
+/* The columns of the CSV: list as for --columns (NULL: all). 0 or 2 (message printed). */
+int csv_columns(sim *S, const char *list);
+/* CSV header lines (csv and pcsv); output failures are recorded with io_fail / io_fail_msg. */
 void csv_header(sim *S);
 void io_fail(sim *S, const char *what, const char *name);
 void io_fail_msg(sim *S, const char *msg);

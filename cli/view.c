@@ -184,6 +184,8 @@ int cli_view(int argc, char **argv) {
     a.cmd = "view";
     a.integ = a.form = a.la = -1;
     a.dt = a.t_end = a.atol = a.rtol = a.fac = a.facmin = a.facmax = NAN;
+    a.checkpoint_every = a.out_dt = a.newton_atol = a.newton_rtol = NAN;
+    a.error_atol = a.error_rtol = NAN;
     const char *csv = NULL;
     for (int i = 0; i < argc; ++i) {
         const char *o = argv[i];

@@ -2,9 +2,10 @@
 # The commands the docs show work as the docs say: every `liedyn …` line of the ```sh blocks
 # of the given Markdown files (continuation lines joined) runs in one scratch directory, in
 # order, and must exit 0 — or N where its comment says `# exit N`. The directory holds the
-# files the examples name: my-model.yaml (a copy of the heavy top) and gyro.csv (gyro
-# samples). Lines with --plot are skipped when gnuplot is not installed, lines with --html when
-# the liedyn was built without its HTML viewer.
+# files the examples name: my-model.yaml (a copy of the heavy top), gyro.csv (gyro samples)
+# and a copy of examples/; a ```yaml block that starts with `# file: NAME` is written to NAME.
+# Lines with --plot are skipped when gnuplot is not installed, lines with --html when the
+# liedyn was built without its HTML viewer.
 # usage: docs_commands.sh LIEDYN SOURCE_DIR WORK_DIR FILE.md...
 set -u
 LIEDYN=$1 SRC=$2 WORK=$3
@@ -13,6 +14,7 @@ rm -rf "$WORK"
 mkdir -p "$WORK"
 cp "$SRC/models/heavy-top.yaml" "$WORK/my-model.yaml"
 cp "$SRC/tests/data/gyro_const.csv" "$WORK/gyro.csv"
+cp -r "$SRC/examples" "$WORK/examples" # commands shown from the source tree name examples/…
 fails=0 ran=0
 # Without the HTML viewer (built where npm or its registry was missing) its lines are skipped.
 viewer=1
@@ -25,7 +27,16 @@ commands() {
               if (line ~ /^(build\/release\/)?liedyn /) print line; line = "" }' "$1"
 }
 
+# Write the ```yaml blocks whose first line is "# file: NAME" to NAME in the scratch directory
+# (the whole block, that line included, so that line numbers in messages match the docs).
+write_files() {
+    awk -v dir="$WORK" '/^```yaml/ { on = 1; name = ""; next } /^```/ { on = 0; next }
+         on && name == "" && /^# file: / { name = dir "/" $3 }
+         on && name != "" { print > name }' "$1"
+}
+
 for doc in "$@"; do
+    write_files "$doc"
     while IFS= read -r line; do
         want=0
         case "$line" in *"# exit "[0-9]*) want=$(sed 's/.*# exit \([0-9]*\).*/\1/' <<<"$line") ;; esac

@@ -22,4 +22,17 @@ test -f "$prefix/bin/liedyn"
 test -f "$prefix/share/liedyn/models/heavy-top.yaml"
 "$prefix/bin/liedyn" models | head -n 1 | grep -q "$prefix/bin/../share/liedyn/models"
 (cd "$prefix" && LD_LIBRARY_PATH="$libdir" "$prefix/bin/liedyn" run heavy-top --t-end 0.01 --quiet >/dev/null)
+# the programs of examples/: the heavy top driven through the API reaches the state that
+# `liedyn run` reaches (the same integrator settings from the model file), and a user force runs
+exdir=$(dirname "$example")
+for ex in heavy_top user_force; do
+    # shellcheck disable=SC2046,SC2086
+    "$cc" $extra -o "$prefix/$ex" "$exdir/$ex.c" $(pkg-config --cflags --libs liedyn) -lm
+done
+model="$prefix/share/liedyn/models/heavy-top.yaml"
+api=$(LD_LIBRARY_PATH="$libdir" "$prefix/heavy_top" "$model" | sed -n 's/.*top at \(([^)]*)\).*/\1/p')
+cli=$(LD_LIBRARY_PATH="$libdir" "$prefix/bin/liedyn" run "$model" --quiet | sed -n 's/^  top: x = \(([^)]*)\).*/\1/p')
+[ -n "$api" ] && [ "$api" = "$cli" ] || { echo "heavy_top example: '$api', liedyn run: '$cli'" >&2; exit 1; }
+[ "$(LD_LIBRARY_PATH="$libdir" "$prefix/user_force" | grep -c '^t = [1-5]: ball at')" -eq 5 ] ||
+    { echo "user_force example: wrong output" >&2; exit 1; }
 echo "install example: ok"

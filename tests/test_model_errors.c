@@ -71,7 +71,7 @@ static void test_unknown_keys(void **state) {
     (void)state;
     expect_error("bodys: []\n", 1, "bodys",
                  "unknown key (expected one of: name, description, gravity, bodies, rods, "
-                 "beams, joints, loads, integrator, elements)");
+                 "beams, joints, loads, integrator, elements, output)");
     expect_error("Name: t\n", 1, "Name", "unknown key"); /* keys are case-sensitive */
     expect_error(HEAD "    colour: red\n", 7, "bodies[0].colour",
                  "unknown key (expected one of: name, mass, inertia, position, orientation, "
@@ -282,7 +282,15 @@ static void test_physical_errors(void **state) {
     expect_error(HEAD "integrator:\n  max_iter: 0\n", 8, "integrator.max_iter",
                  "must be at least 1, found 0");
     expect_error(HEAD "integrator:\n  output_every: -2\n", 8, "integrator.output_every",
-                 "must be at least 1, found -2");
+                 "must be at least 1 (or 0: chosen by the tool), found -2");
+    expect_error(HEAD "output:\n  dt: -0.5\n", 8, "output.dt",
+                 "must be finite and >= 0 (0: a row per step), found -0.5");
+    expect_error(HEAD "output:\n  plot: a.z\n", 8, "output.plot",
+                 "expected a list of quantity names such as top.z");
+    expect_error(HEAD "output:\n  plot: [a.z, 'x,y']\n", 8, "output.plot[1]",
+                 "a quantity name has no comma");
+    expect_error(HEAD "output:\n  rows: 3\n", 8, "output.rows",
+                 "unknown key (expected one of: dt, every, plot)");
     expect_error(LOAD "    time: {shape: ramp, t0: 1, t1: 1}\n", 11, "loads[0].time.t1",
                  "must be greater than t0 (t0 = 1, t1 = 1)");
     expect_error(LOAD "    time: {shape: hat, t0: 0, t1: 2, t2: 1}\n", 11, "loads[0].time.t2",

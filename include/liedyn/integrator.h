@@ -169,6 +169,13 @@ void ld_integ_options_init(ld_integ_options *o);
 /* NULL if the options suit the system, otherwise a one-line reason (static string) why
  * ld_integ_create would refuse them (e.g. tb3 on a constrained system). */
 const char *ld_integ_options_check(const ld_system *s, const ld_integ_options *o);
+/* The model's integrator block as options: the method by its name, the parameters set in the
+ * block (the others keep their defaults), the Newton and error tolerances, step-size control
+ * (h_init = the block's dt; Newton then stops at 1/100 of the error tolerances when that is
+ * tighter), the linear solver LD_LA_AUTO — what `liedyn run` uses. The step size and the times
+ * stay in m->run (dt, t_start, t_end). LD_OK, or LD_EINVAL (NULL, or an unknown integrator
+ * name; o untouched). */
+int ld_integ_options_from_model(const ld_model *m, ld_integ_options *o);
 /* The method has an embedded error estimate (can run with adaptive = 1). */
 int ld_integ_method_has_estimate(ld_integ_method m);
 

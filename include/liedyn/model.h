@@ -376,11 +376,19 @@ typedef struct ld_run_spec {
     ld_run_param params[LD_RUN_MAX_PARAMS];
     double newton_atol, newton_rtol; /* Newton stop, defaults 1e-10, 1e-8 */
     int max_iter;                    /* Newton iterations per step, default 20 */
-    int output_every;                /* write every k-th step, default 1 */
-    int adaptive;                    /* step-size control (tb3, tb3-paper), default 0 */
-    double error_atol, error_rtol;   /* its local error tolerances, defaults 1e-6, 1e-4 */
-    double fac, facmin, facmax;      /* its safety factor and step-ratio bounds, 0.8, 0.2, 5 */
+    int output_every; /* write every k-th step; 0 (default): the tool chooses (docs/cli-run.md) */
+    int adaptive;     /* step-size control (tb3, tb3-paper), default 0 */
+    double error_atol, error_rtol; /* its local error tolerances, defaults 1e-6, 1e-4 */
+    double fac, facmin, facmax;    /* its safety factor and step-ratio bounds, 0.8, 0.2, 5 */
 } ld_run_spec;
+
+/* What a run writes (the output block of a model file): rows at fixed times and the default
+ * plot. */
+#define LD_PLOT_MAX 256
+typedef struct ld_output_spec {
+    double dt;              /* rows at t_start + j·dt by dense output; 0 (default): by steps */
+    char plot[LD_PLOT_MAX]; /* quantities of the default plot, comma-separated; "": automatic */
+} ld_output_spec;
 
 typedef struct ld_model {
     char name[LD_NAME_MAX];
@@ -393,6 +401,7 @@ typedef struct ld_model {
     int nrods;    /* Cosserat rods, their nodes among the bodies */
     ld_rod *rods; /* nrods, owned by the model */
     ld_run_spec run;
+    ld_output_spec output;
     int nelements;        /* force elements (docs/elements.md) */
     ld_element *elements; /* nelements, owned by the model (malloc'ed; NULL when none) */
     int nbeams;           /* beams (docs/beam.md), their free nodes among the bodies */
@@ -432,6 +441,14 @@ double ld_run_param_get(const ld_run_spec *r, const char *key);
  * ld_model_validate. */
 int ld_run_param_set(ld_run_spec *r, const char *key, double value);
 void ld_model_free(ld_model *m);
+/* The index of the body (joint) called name, or −1 (also for NULL arguments; unnamed joints
+ * cannot be found). Rods' and beams' nodes are bodies named "ROD[i]" / "BEAM[k]". */
+int ld_model_body_find(const ld_model *m, const char *name);
+int ld_model_joint_find(const ld_model *m, const char *name);
+/* 1 when the model keeps its total mechanical energy (no loads, no driven joints, no damping
+ * in rods, beams or force elements, no user forces), so that a change of energy measures the
+ * integrator; else 0 with the first reason in why (n bytes; may be NULL). */
+int ld_model_energy_conserved(const ld_model *m, char *why, size_t n);
 /* Append a user force between body1 (a body or LD_GROUND) and body2 (a body) to m's elements
  * (m->elements must be NULL or the library's array). tangent may be NULL: the library then
  * differentiates fn by central differences on the group. LD_OK, LD_EINVAL (NULL m or fn, bad

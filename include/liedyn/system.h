@@ -170,6 +170,22 @@ void ld_sys_bracket(const ld_system *s, double *r, const double *x, const double
 /* Renormalize quaternions and Euler parameters / reorthogonalize rotations in q (for long
  * runs). */
 void ld_sys_normalize(const ld_system *s, double *q);
+/* The total mechanical energy (kinetic + potential) at (t, q, v); NaN when the system has none
+ * or it cannot be evaluated (or NULL arguments). */
+double ld_sys_energy(const ld_system *s, double t, const double *q, const double *v);
+/* max |Φ(t, q)| over the constraint rows: 0 without constraints, NaN when Φ cannot be
+ * evaluated. work holds m doubles (Φ on return); *row (may be NULL) receives the row of the
+ * largest entry (−1: none; name it with ld_model_row_name). */
+double ld_sys_phi_max(const ld_system *s, double t, const double *q, double *work, int *row);
+/* Dense output: the state at t_a + θh, θ ∈ [0, 1], between two step ends (q_a, v_a) at t_a and
+ * (q_b, v_b) at t_a + h. Node by node q = q_a ∘ exp(ξ(θ)), ξ the cubic Hermite polynomial in the
+ * Lie algebra that matches both states and both velocities (ξ(1) = log(q_a⁻¹ ∘ q_b), so a node
+ * may turn by less than a half turn in one step); v = T(ξ) ξ̇. Third order: O(h⁴) in q, O(h³) in
+ * v for a smooth motion; exact at θ = 0 and 1 up to round-off. Vector-space nodes interpolate
+ * their coordinates (Euler parameters then renormalized). LD_OK, or LD_EINVAL (NULL, h not
+ * positive and finite, θ outside [0, 1]). q, v may not alias the inputs. No allocation. */
+int ld_sys_interpolate(const ld_system *s, const double *qa, const double *va, const double *qb,
+                       const double *vb, double h, double theta, double *q, double *v);
 
 /* The tangent matrices, analytic when the system provides them, otherwise by central
  * differences on the group (step 1e-6 relative). */

@@ -137,6 +137,13 @@ static int bushing_read(reader *r, const yaml_node_t *n, const ld_model *m, ld_e
     return LD_OK;
 }
 
+/* A zero damping matrix. */
+static int bushing_conservative(const ld_element *el) {
+    for (int i = 0; i < 36; ++i)
+        if (el->par[P_C + i] != 0.0) return 0;
+    return 1;
+}
+
 const ld_el_type ld_el_bushing = {
     .name = "bushing",
     .summary = "6x6 stiffness and damping on the relative rotation vector and position",
@@ -145,4 +152,5 @@ const ld_el_type ld_el_bushing = {
     .read = bushing_read,
     .check = bushing_check,
     .eval = bushing_eval,
+    .conservative = bushing_conservative,
 };

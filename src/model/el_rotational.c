@@ -100,6 +100,11 @@ static int rot_read(reader *r, const yaml_node_t *n, const ld_model *m, ld_eleme
     return LD_OK;
 }
 
+/* No damping c. */
+static int rotational_conservative(const ld_element *el) {
+    return el->par[P_C] == 0.0;
+}
+
 const ld_el_type ld_el_rotational = {
     .name = "rotational-spring-damper",
     .summary = "torque k theta + c dtheta/dt on the relative rotation vector, or about one axis",
@@ -108,4 +113,5 @@ const ld_el_type ld_el_rotational = {
     .read = rot_read,
     .check = rot_check,
     .eval = rot_eval,
+    .conservative = rotational_conservative,
 };

@@ -251,6 +251,11 @@ static int spring_read(reader *r, const yaml_node_t *n, const ld_model *m, ld_el
     return LD_OK;
 }
 
+/* No damping c (the curve and the preload derive from the energy the element reports). */
+static int spring_conservative(const ld_element *el) {
+    return el->par[P_C] == 0.0;
+}
+
 const ld_el_type ld_el_spring_damper = {
     .name = "spring-damper",
     .summary = "force along the line between two points: k (l - l0) + f0 + c dl/dt, or a curve",
@@ -259,4 +264,5 @@ const ld_el_type ld_el_spring_damper = {
     .read = spring_read,
     .check = spring_check,
     .eval = spring_eval,
+    .conservative = spring_conservative,
 };

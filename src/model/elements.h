@@ -62,6 +62,9 @@ typedef struct ld_el_type {
                  size_t nw);
     /* Add the contributions in want (LD_EL_*) to o. LD_OK, or a status (> 0 retry, < 0 fatal). */
     int (*eval)(const ld_el_ctx *c, unsigned want, ld_el_out *o);
+    /* Does the element keep the energy (its forces derive from its potential: no damping, no
+     * time dependence)? NULL: it does not. */
+    int (*conservative)(const ld_element *el);
 } ld_el_type;
 
 /* The registry (elements.c) and its entries (el_*.c). */

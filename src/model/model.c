@@ -167,7 +167,7 @@ void ld_model_init(ld_model *m) {
     m->run.newton_atol = 1e-10;
     m->run.newton_rtol = 1e-8;
     m->run.max_iter = 20;
-    m->run.output_every = 1;
+    m->run.output_every = 0; /* automatic */
     m->run.adaptive = 0;
     m->run.error_atol = 1e-6;
     m->run.error_rtol = 1e-4;
@@ -675,9 +675,9 @@ static int check_run(const checker *c) {
     if ((rc = check_positive(c, "integrator.newton_rtol", r->newton_rtol))) return rc;
     if (r->max_iter < 1)
         return invalid(c, "integrator.max_iter", "must be at least 1, found %d", r->max_iter);
-    if (r->output_every < 1)
-        return invalid(c, "integrator.output_every", "must be at least 1, found %d",
-                       r->output_every);
+    if (r->output_every < 0)
+        return invalid(c, "integrator.output_every",
+                       "must be at least 1 (or 0: chosen by the tool), found %d", r->output_every);
     if ((rc = check_positive(c, "integrator.error_atol", r->error_atol))) return rc;
     if (!(r->error_rtol >= 0.0 && isfinite(r->error_rtol)))
         return invalid(c, "integrator.error_rtol", "must be finite and >= 0, found %s",
@@ -689,6 +689,12 @@ static int check_run(const checker *c) {
     if (!(r->facmax > 1.0 && isfinite(r->facmax)))
         return invalid(c, "integrator.facmax", "must be finite and > 1, found %s",
                        num(a, r->facmax));
+    const ld_output_spec *o = &c->m->output;
+    if (!(o->dt >= 0.0 && isfinite(o->dt)))
+        return invalid(c, "output.dt", "must be finite and >= 0 (0: a row per step), found %s",
+                       num(a, o->dt));
+    if (memchr(o->plot, '\0', sizeof o->plot) == NULL)
+        return invalid(c, "output.plot", "is not terminated");
     return LD_OK;
 }
 

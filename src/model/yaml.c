@@ -594,7 +594,7 @@ static int read_joints(reader *r, const yaml_node_t *root, ld_model *m) {
 
 static const char *const top_keys[] = {"name",       "description", "gravity", "bodies",
                                        "rods",       "beams",       "joints",  "loads",
-                                       "integrator", "elements",    NULL};
+                                       "integrator", "elements",    "output",  NULL};
 
 static int read_model(reader *r, const yaml_node_t *root, ld_model *m) {
     int rc;
@@ -614,7 +614,8 @@ static int read_model(reader *r, const yaml_node_t *root, ld_model *m) {
     if ((rc = read_joints(r, root, m))) return rc;
     if ((rc = ly_read_loads(r, root, m))) return rc;
     if ((rc = ly_read_elements(r, root, m))) return rc; /* yaml_elements.c */
-    return ly_read_run(r, root, &m->run);
+    if ((rc = ly_read_run(r, root, &m->run))) return rc;
+    return ly_read_output(r, root, m); /* yaml_output.c (after run: it may set output_every) */
 }
 
 /* ------------------------------------------------------------------ physical checks */

@@ -115,6 +115,8 @@ int ly_read_shapes(reader *r, const yaml_node_t *root, ld_model *m);
 
 /* The integrator block (yaml_run.c) of the document root into s. */
 int ly_read_run(reader *r, const yaml_node_t *root, ld_run_spec *s);
+/* yaml_output.c: the output block into m->output (and m->run.output_every). */
+int ly_read_output(reader *r, const yaml_node_t *root, ld_model *m);
 
 /* The loads list (yaml_loads.c) of the document root into m (bodies read before). */
 int ly_read_loads(reader *r, const yaml_node_t *root, ld_model *m);
