@@ -9,26 +9,23 @@
 
 #include "view.h"
 
-/* Is body b a node of a rod or a beam? */
-static int is_node(const ld_model *m, int b) {
-    for (int r = 0; r < m->nrods; ++r)
-        if (b >= m->rods[r].body0 && b <= m->rods[r].body0 + m->rods[r].n) return 1;
-    for (int i = 0; i < m->nbeams; ++i)
-        for (int k = 0; k < m->beams[i].nnodes; ++k)
-            if (m->beams[i].node_body[k] == b) return 1;
-    return 0;
-}
-
 int frames_series_names(const ld_model *m, char (*names)[VIEW_NAME_CAP]) {
     static const char *const cols[6] = {"wx", "wy", "wz", "vx", "vy", "vz"};
     int n = 0;
     snprintf(names[n++], VIEW_NAME_CAP, "energy");
     snprintf(names[n++], VIEW_NAME_CAP, "constraint_residual");
-    for (int b = 0; b < m->nbodies && n + 6 <= VIEW_SERIES_MAX; ++b) {
-        if (is_node(m, b)) continue;
+    unsigned char *node = calloc((size_t)m->nbodies + 1, 1); /* nodes of rods and beams */
+    for (int r = 0; node && r < m->nrods; ++r)
+        for (int i = 0; i <= m->rods[r].n; ++i) node[m->rods[r].body0 + i] = 1;
+    for (int i = 0; node && i < m->nbeams; ++i)
+        for (int k = 0; k < m->beams[i].nnodes; ++k)
+            if (m->beams[i].node_body[k] >= 0) node[m->beams[i].node_body[k]] = 1;
+    for (int b = 0; node && b < m->nbodies && n + 6 <= VIEW_SERIES_MAX; ++b) {
+        if (node[b]) continue;
         for (int c = 0; c < 6; ++c)
             snprintf(names[n++], VIEW_NAME_CAP, "%s.%s", m->bodies[b].name, cols[c]);
     }
+    free(node);
     return n;
 }
 
