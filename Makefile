@@ -2,7 +2,7 @@
 #   make run      build (Release), run the demo and a default attitude integration
 #   make test     build and run all tests in Release, then again under ASan+UBSan
 #   make bench    build and run the benchmarks (CSV on stdout, copies in build/bench/)
-#   make repro    reproduce the seed papers' tables and plots (build/repro/)
+#   make repro    reproduce the cited papers' tables and plots (build/repro/)
 BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
@@ -54,8 +54,10 @@ bench: build
 	$(BUILD)/release/bench/bench_crank | tee $(BUILD)/bench/crank.csv
 	$(BUILD)/release/bench/bench_rod | tee $(BUILD)/bench/rod.csv
 	$(BUILD)/release/bench/bench_beam | tee $(BUILD)/bench/beam.csv
+	bench/sweep_scaling.sh $(BUILD)/release/liedyn | tee $(BUILD)/bench/sweep_scaling.csv
 
-# Reproduce the seed papers' studies: Markdown report and PNG plots in build/repro/.
+# Reproduce the studies of the papers in docs/references.md: Markdown report and PNG plots in
+# build/repro/.
 repro: build
 	@scripts/install-deps gnuplot-nox || echo "liedyn: no gnuplot, plots skipped" >&2
 	@mkdir -p $(BUILD)/repro

@@ -1,5 +1,5 @@
 /*
- * Heavy-top benchmark (problems.md §3): the fast symmetric top on a spherical joint under
+ * Heavy-top benchmark (Brüls & Cardona 2010): the fast symmetric top on a spherical joint under
  * gravity, t in [0, 2]. CSV on stdout, comment lines start with '#'. Sections:
  *   1. speed: ns per step of the implicit integrators (genalpha, newmark) in every formulation
  *      with the dense and the KLU linear solver at h = 1e-3.
@@ -676,7 +676,7 @@ static void check_model(void) {
     for (int i = 0; ok && i < 3; ++i)
         ok = b->inertia[4 * i] == JC[i] && b->x[i] == XB[i] && b->omega[i] == OMEGA0[i] &&
              MODEL.gravity[i] == GRAV[i] && j->xg[i] == 0.0 && j->p[i] == -XB[i];
-    if (!ok) die("check_model", "models/heavy-top.yaml is not the top of problems.md section 3");
+    if (!ok) die("check_model", "models/heavy-top.yaml is not the top of Brüls & Cardona (2010)");
 }
 
 /* The reduced ODE's initial acceleration and liedyn's consistent one (ld_integ_init). */
@@ -756,7 +756,7 @@ int main(void) {
     int rc = ld_model_load(path, &MODEL, &merr);
     if (rc != LD_OK) die(path, rc == LD_EINVAL ? merr.msg : ld_strerror(rc));
 
-    printf("# bench_heavytop (liedyn %s): heavy top of problems.md section 3, model %s\n",
+    printf("# bench_heavytop (liedyn %s): heavy top of Brüls & Cardona (2010), model %s\n",
            ld_version(), path);
     printf("# m = %g, J = diag(%g, %g, %g) about the centre of mass, X = (%g, %g, %g), g = (%g, "
            "%g, %g), R(0) = I, Omega(0) = (%g, %g, %g), t in [0, %g]\n",

@@ -1,6 +1,6 @@
 /*
  * TR-BDF2 (tb3) benchmark: a free rigid body, J = diag(5, 5, 1), under the exact torque of load
- * case (ii) of seed 000 Sec. IV.A (models/torque-body-ii.yaml), whose rotation follows
+ * case (ii) of Zupan & Zupan Sec. IV.A (models/torque-body-ii.yaml), whose rotation follows
  * theta(t) = (t + sin t, 0, cos t) exactly; t in [0, 5 pi]. CSV on stdout, comment lines start
  * with '#'. Sections:
  *   1. speed: CPU ns per step of tb3, tb3-paper, newmark and genalpha (rho_inf = 0.9) at

@@ -58,6 +58,8 @@ typedef enum opt_id {
     O_NRTOL,
     O_EATOL,
     O_ERTOL,
+    O_REUSE,
+    O_JOBS,
     O_HELP
 } opt_id;
 
@@ -86,6 +88,7 @@ static const opt_def opt_defs[] = {
     {"--newton-rtol", O_NRTOL, 1, CMD_BOTH},
     {"--error-atol", O_EATOL, 1, CMD_RUN},
     {"--error-rtol", O_ERTOL, 1, CMD_RUN},
+    {"--newton-reuse", O_REUSE, 0, CMD_BOTH},
     {"--out", O_OUT, 1, CMD_RUN},
     {"--vtk", O_VTK, 1, CMD_RUN},
     {"--plot", O_PLOT, 1, CMD_RUN},
@@ -104,6 +107,8 @@ static const opt_def opt_defs[] = {
     {"--max-steps", O_MAXSTEPS, 1, CMD_RUN},
     {"--html", O_HTML, 1, CMD_RUN},
     {"--frames", O_FRAMES, 1, CMD_RUN},
+    {"--jobs", O_JOBS, 1, CMD_CONV},
+    {"-j", O_JOBS, 1, CMD_CONV},
     {"--help", O_HELP, 0, CMD_BOTH},
     {"-h", O_HELP, 0, CMD_BOTH},
 };
@@ -160,6 +165,8 @@ static void run_usage(FILE *f) {
                "  --project           hem1 … hem5: project onto the position constraints after\n"
                "                      every step\n"
                "  --max-iter N        Newton iterations per step\n"
+               "  --newton-reuse      keep the factored iteration matrix while the step size\n"
+               "                      stays and Newton contracts (simplified Newton)\n"
                "  --la dense|klu|auto linear solver (default auto: KLU from 32 unknowns on\n"
                "                      sparse structure, else dense)\n"
                "  --output-every K    write every K-th step (and the first and the last)\n"
@@ -204,6 +211,8 @@ static void conv_usage(FILE *f) {
             "                      integrators' parameters (--rho-inf, --alpha, ...)\n"
             "                      as for run\n"
             "  --json              print one JSON object\n"
+            "  --jobs N, -j N      the runs in N worker processes (default: one per core; 1:\n"
+            "                      in this process), as the cases of a sweep\n"
             "exit status: 0 ok, 2 bad usage or input, 3 a run failed\n");
 }
 
@@ -385,6 +394,9 @@ int parse_args(int argc, char **argv, int cmds, run_args *a) {
         case O_ERTOL:
             rc = parse_num(cmd, o, v, 0, &a->error_rtol);
             break;
+        case O_REUSE:
+            a->newton_reuse = 1;
+            break;
         case O_OUT:
             a->out = v;
             break;
@@ -422,6 +434,9 @@ int parse_args(int argc, char **argv, int cmds, run_args *a) {
             rc = parse_long(cmd, o, v, &a->frames);
             if (!rc && (a->frames < 2 || a->frames > 100000))
                 rc = cli_error("%s: --frames must be from 2 to 100000, got '%s'", cmd, v);
+            break;
+        case O_JOBS:
+            rc = parse_count(cmd, o, v, &a->jobs);
             break;
         case O_FAC:
             rc = parse_num(cmd, o, v, 1, &a->fac);
@@ -570,6 +585,7 @@ int load_model(const run_args *a, char *path, size_t cap, ld_model *m, int *meth
     if (!isnan(a->facmin)) r->facmin = a->facmin;
     if (!isnan(a->facmax)) r->facmax = a->facmax;
     if (a->max_iter > 0) r->max_iter = a->max_iter;
+    if (a->newton_reuse) r->newton_reuse = 1;
     if (a->every > 0) r->output_every = a->every, m->output.dt = 0.0;
     if (!isnan(a->out_dt)) m->output.dt = a->out_dt, r->output_every = 0;
     char list[512];

@@ -6,6 +6,9 @@
 
 /* Print "liedyn: <message>" on stderr as one line; returns 2 (the usage-error exit code). */
 int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Keep the messages of cli_error in buf (the first one, without the "liedyn: " prefix) instead
+ * of printing them, until called with NULL. */
+void cli_error_capture(char *buf, size_t cap);
 /* Flush stdout, remembering the reason of a failure for the exit check in main. 0 or -1. */
 int cli_flush_stdout(void);
 /* s as a JSON string (quoted, escaped) on stdout. */
@@ -30,5 +33,10 @@ int cli_static(int argc, char **argv);
 /* liedyn view MODEL --csv FILE --html FILE (cli/view.c): 0 ok, 2 bad usage or input, 4 the
  * HTML file could not be written. */
 int cli_view(int argc, char **argv);
+/* liedyn sweep FILE and liedyn workprec MODEL (cli/sweep.c): 0 ok (cases that failed are rows
+ * of the table), 2 bad usage or input, 4 the table could not be written, 128 + N stopped by
+ * signal N (the table holds the cases done: the same command resumes it). */
+int cli_sweep(int argc, char **argv);
+int cli_workprec(int argc, char **argv);
 
 #endif /* LIEDYN_CLI_H */

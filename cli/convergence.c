@@ -1,6 +1,7 @@
 /*
  * liedyn convergence — runs over a list of step sizes: errors at the end time against the
- * exact rotation, a finer reference run or a CSV, and the observed orders.
+ * exact rotation, a finer reference run or a CSV, and the observed orders. The runs are the
+ * cases of a sweep (cli/sweep.h), run in worker processes.
  * Reference: docs/cli-run.md.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -14,6 +15,7 @@
 #include "cli.h"
 #include "liedyn/liedyn.h"
 #include "sim.h"
+#include "sweep.h"
 
 /* ------------------------------------------------------------------ liedyn convergence */
 
@@ -95,26 +97,87 @@ done:
     return rc;
 }
 
-/* One run of the study at step h; final x, q per body into x, q. 0, 2 or 3 (message printed).
- */
-static int conv_run(const ld_model *m, const char *path, int method, int la, int project, double h,
-                    double *x, double *q, long *steps, long *iters) {
-    sim S;
-    sim_init(&S, m, path, "convergence", method, la, project);
-    S.dt = h;
-    S.every = 1 << 30;
-    S.out_dt = 0.0;
-    int rc = sim_setup(&S);
-    if (!rc) rc = sim_run(&S);
-    if (rc == 3)
-        cli_error("convergence: the run at dt = %.6g failed at t = %.10g: %s", h, S.t, S.msg);
-    if (!rc) {
-        memcpy(x, S.bx, 3 * (size_t)m->nbodies * sizeof(double));
-        memcpy(q, S.bq, 4 * (size_t)m->nbodies * sizeof(double));
-        *steps = S.st.steps;
-        *iters = S.st.newton_iterations;
+/* The study's runs as a sweep (cli/sweep.h): the model with the command line's integrator
+ * settings, one case per step size (the reference run's first when there is one), run in
+ * worker processes. *rows receives each case's row; *sw the sweep. 0, or the exit code (a
+ * message printed). */
+static int conv_sweep(const run_args *a, const ld_model *m, const char *path, int method,
+                      const double *hs, int nh, sweep *sw, sw_exec *x) {
+    sw_buf b = {0};
+    sw_buf_printf(&b, "model: ");
+    sweep_yaml_quoted(&b, path);
+    sw_buf_printf(&b,
+                  "\nset: {integrator.name: %s, integrator.formulation: %s, "
+                  "integrator.t_end: %.17g",
+                  ld_integ_method_name((ld_integ_method)method),
+                  ld_formulation_name(m->run.formulation), m->run.t_end);
+    /* the run block as load_model left it (the file's values and the options' overrides) */
+    const ld_run_spec *r = &m->run;
+    for (int i = 0; i < r->nparams; ++i)
+        sw_buf_printf(&b, ", integrator.%s: %.17g", r->params[i].key, r->params[i].value);
+    sw_buf_printf(&b,
+                  ", integrator.newton_atol: %.17g, integrator.newton_rtol: %.17g, "
+                  "integrator.error_atol: %.17g, integrator.error_rtol: %.17g, "
+                  "integrator.max_iter: %d, integrator.newton_reuse: %s",
+                  r->newton_atol, r->newton_rtol, r->error_atol, r->error_rtol, r->max_iter,
+                  r->newton_reuse ? "true" : "false");
+    sw_buf_printf(&b, "}\ncases:\n");
+    for (int i = 0; i < nh; ++i) sw_buf_printf(&b, "  - {integrator.dt: %.17g}\n", hs[i]);
+    sw_buf_printf(&b, "record: [final_state, steps, status]\n");
+    int rc = sweep_load(sw, "convergence", b.s);
+    sw_buf_free(&b);
+    if (rc) return 2;
+    sw->la = a->la;
+    sw->project = a->project;
+    sw->label = path;
+    memset(x, 0, sizeof *x);
+    x->jobs = a->jobs;
+    x->fresh = 1;
+    rc = sweep_exec(sw, x);
+    if (rc) {
+        sweep_rows_free(x, sw->ncases);
+        sweep_free(sw);
     }
-    sim_free(&S);
+    return rc;
+}
+
+/* The final x, q per body and the step counts of case c from its row; 0, or 2/3 with the
+ * message of the failed run printed. */
+static int conv_case(const sweep *sw, const sw_exec *x, long c, double h, double *xb, double *qb,
+                     long *steps, long *iters) {
+    sw_buf hd = {0};
+    sweep_header(sw, &hd);
+    char **names = NULL, **f = NULL;
+    int nc = sweep_csv_split(hd.s, hd.len - 1, &names);
+    int n = x->rows[c] ? sweep_csv_split(x->rows[c], strlen(x->rows[c]) - 1, &f) : -1;
+    sw_buf_free(&hd);
+    int rc = 0;
+    if (n != nc) {
+        rc = cli_error("convergence: the run at dt = %.6g gave no result", h);
+    } else {
+        const char *status = f[nc - 3], *t = f[nc - 2], *msg = f[nc - 1];
+        if (strcmp(status, "failed") == 0)
+            rc = 3, cli_error("convergence: the run at dt = %.6g failed at t = %.10g: %s", h,
+                              strtod(t, NULL), msg);
+        else if (strcmp(status, "ok") != 0)
+            rc = cli_error("%s", msg);
+        for (int b = 0; !rc && b < sw->nbodies; ++b)
+            for (int k = 0; k < 7; ++k) {
+                double v = strtod(f[1 + sw->nparams + 13 * b + k], NULL);
+                if (k < 3)
+                    xb[3 * b + k] = v;
+                else
+                    qb[4 * b + k - 3] = v;
+            }
+        if (!rc) {
+            *steps = strtol(f[nc - 6], NULL, 10);
+            *iters = strtol(f[nc - 5], NULL, 10);
+        }
+    }
+    for (int k = 0; k < nc && names; ++k) free(names[k]);
+    for (int k = 0; k < n && f; ++k) free(f[k]);
+    free(names);
+    free(f);
     return rc;
 }
 
@@ -143,7 +206,7 @@ int cli_convergence(int argc, char **argv) {
         ld_model_free(&m);
         return cli_error("convergence: out of memory");
     }
-    double *qr = xr + 3 * nb, *x = qr + 4 * nb, *q = x + 3 * nb;
+    double *qr = xr + 3 * nb, *x_ = qr + 4 * nb, *q = x_ + 3 * nb;
     double *rot = res, *pos = res + nh, *rord = pos + nh, *pord = rord + nh;
     int *exact = calloc((size_t)nb, sizeof(int)), any_exact = 0;
     double h_ref = hmin / 16.0;
@@ -154,23 +217,32 @@ int cli_convergence(int argc, char **argv) {
         exact[b] = !a.ref && ld_model_exact_rotation(&m, b, T, qe) == LD_OK;
         any_exact |= exact[b];
     }
-    if (!rc && a.ref)
-        rc = read_ref_csv(a.ref, &m, T, xr, qr);
-    else if (!rc)
-        rc = conv_run(&m, path, method, a.la, a.project, h_ref, xr, qr, &ref_steps, &ref_iters);
+    if (!rc && a.ref) rc = read_ref_csv(a.ref, &m, T, xr, qr);
+    double hs[MAX_DT_LIST + 1];
+    int nref = a.ref ? 0 : 1;
+    hs[0] = h_ref;
+    memcpy(hs + nref, a.dts, (size_t)nh * sizeof(double));
+    sweep sw;
+    sw_exec x;
+    if (!rc) rc = conv_sweep(&a, &m, path, method, hs, nh + nref, &sw, &x);
+    int swept = !rc;
+    if (!rc && nref) rc = conv_case(&sw, &x, 0, h_ref, xr, qr, &ref_steps, &ref_iters);
     for (int b = 0; !rc && b < nb; ++b)
         if (exact[b]) ld_model_exact_rotation(&m, b, T, qr + 4 * b);
     for (int i = 0; !rc && i < nh; ++i) {
-        rc = conv_run(&m, path, method, a.la, a.project, a.dts[i], x, q, &cnt[2 * i],
-                      &cnt[2 * i + 1]);
+        rc = conv_case(&sw, &x, nref + i, a.dts[i], x_, q, &cnt[2 * i], &cnt[2 * i + 1]);
         if (rc) break;
         rot[i] = pos[i] = 0.0;
         for (int b = 0; b < nb; ++b) {
-            const double *d0 = x + 3 * b, *d1 = xr + 3 * b;
+            const double *d0 = x_ + 3 * b, *d1 = xr + 3 * b;
             double dx = d0[0] - d1[0], dy = d0[1] - d1[1], dz = d0[2] - d1[2];
             rot[i] = fmax(rot[i], ld_quat_angle(qr + 4 * b, q + 4 * b));
             pos[i] = fmax(pos[i], sqrt(dx * dx + dy * dy + dz * dz));
         }
+    }
+    if (swept) {
+        sweep_rows_free(&x, sw.ncases);
+        sweep_free(&sw);
     }
     if (rc) {
         free(exact);

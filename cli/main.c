@@ -5,6 +5,8 @@
  *   liedyn run         integrate a multibody model (see cli/run.c)
  *   liedyn convergence observed order of an integrator on a model (see cli/run.c)
  *   liedyn static      static equilibrium of a model (see cli/static.c)
+ *   liedyn sweep       an ensemble of runs from a sweep file (see cli/sweep.c)
+ *   liedyn workprec    work-precision study of integrators on a model (see cli/sweep.c)
  *   liedyn models      the shipped models (see cli/models.c)
  *   liedyn view        an HTML viewer file of a finished run (see cli/view.c)
  *   liedyn version     print the library version
@@ -19,9 +21,23 @@
 #include "cli.h"
 #include "liedyn/liedyn.h"
 
+static char *capture_buf; /* cli_error_capture */
+static size_t capture_cap;
+
+void cli_error_capture(char *buf, size_t cap) {
+    capture_buf = buf;
+    capture_cap = cap;
+    if (buf && cap) buf[0] = '\0';
+}
+
 int cli_error(const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
+    if (capture_buf) { /* the first message only: the cause */
+        if (!capture_buf[0]) vsnprintf(capture_buf, capture_cap, fmt, ap);
+        va_end(ap);
+        return 2;
+    }
     fputs("liedyn: ", stderr);
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
@@ -72,6 +88,9 @@ static void usage(FILE *f) {
                "  run          integrate a multibody model, e.g. 'run heavy-top' (run --help)\n"
                "  convergence  observed order of an integrator on a model (convergence --help)\n"
                "  static       static equilibrium of a model under its loads (static --help)\n"
+               "  sweep        an ensemble of runs from a sweep file, one table row per case\n"
+               "               (sweep --help)\n"
+               "  workprec     CPU time against error of integrators on a model (workprec --help)\n"
                "  view         an HTML file that animates a finished run's CSV (view --help)\n"
                "  models       list the shipped models with their descriptions\n"
                "  version      print the library version\n"
@@ -101,6 +120,8 @@ static int dispatch(int argc, char **argv) {
     if (strcmp(argv[1], "run") == 0) return cli_run(argc - 2, argv + 2);
     if (strcmp(argv[1], "convergence") == 0) return cli_convergence(argc - 2, argv + 2);
     if (strcmp(argv[1], "static") == 0) return cli_static(argc - 2, argv + 2);
+    if (strcmp(argv[1], "sweep") == 0) return cli_sweep(argc - 2, argv + 2);
+    if (strcmp(argv[1], "workprec") == 0) return cli_workprec(argc - 2, argv + 2);
     if (strcmp(argv[1], "view") == 0) return cli_view(argc - 2, argv + 2);
     if (strcmp(argv[1], "version") == 0 || strcmp(argv[1], "--version") == 0) {
         if (argc > 2 && (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h"))) {

@@ -175,6 +175,7 @@ static void print_json(const sim *S, const ld_model *m, const char *base) {
            "\"rejected_error_test\": %ld, \"rejected_solve\": %ld, ",
            S->st.steps, S->st.newton_iterations, S->st.rejected, S->st.error_test_failures,
            S->st.newton_failures);
+    printf("\"factorizations\": %ld, ", S->st.factorizations);
     printf("\"cpu_s\": %.10g, \"energy\": ", S->tot.cpu);
     json_num(S->e1);
     printf(", \"energy_initial\": ");

@@ -130,7 +130,7 @@ double scene_tube_radius(const ld_model *m, int i) {
                       (p[5] - p[2]) * (p[5] - p[2]));
         }
         double C[36];
-        ld_beam_section_at(b, 0.0, C, NULL, NULL);
+        ld_beam_section_at(b, 0.0, C, NULL, NULL, NULL);
         ei = fmin(C[28], C[35]);
         ea = C[0];
     }

@@ -35,6 +35,7 @@ typedef struct run_args {
     double fac, facmin, facmax; /* NAN: the model's */
     int max_iter, every;        /* 0: the model's */
     int adaptive;               /* --adaptive given */
+    int newton_reuse;           /* --newton-reuse given */
     int project;                /* --project given */
     const char *out, *vtk, *plot, *ref;
     const char *html; /* --html FILE */
@@ -43,6 +44,7 @@ typedef struct run_args {
     double checkpoint_every;          /* NAN: only at the end and when stopped */
     long max_steps;                   /* 0: no limit */
     int json, quiet;
+    int jobs; /* convergence: worker processes (0: one per core) */
     int ndt;
     double dts[MAX_DT_LIST];
 } run_args;

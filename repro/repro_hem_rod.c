@@ -1,8 +1,8 @@
 /*
- * The rod studies of repro_hem (seed 003 Sec. 4): roll-up (n = 8) and flying spaghetti
- * (n = 16) in S³⋉R³ with Kirchhoff constraints — fixed-step orders of hem1 … hem5, the local
- * error estimate at fixed steps, the adaptive hem5 run, and genalpha against the half-explicit
- * methods (configuration error against CPU time).
+ * The rod studies of repro_hem (Tumiotto & Arnold 2024, Sec. 4): roll-up (n = 8) and flying
+ * spaghetti (n = 16) in S³⋉R³ with Kirchhoff constraints — fixed-step orders of hem1 … hem5, the
+ * local error estimate at fixed steps, the adaptive hem5 run, and genalpha against the
+ * half-explicit methods (configuration error against CPU time).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>

@@ -1,8 +1,8 @@
 /*
  * repro_hht OUTDIR — reproduce the studies of Sherif, Nachbagauer, Steiner & Lauß, "A modified
  * HHT method for the numerical simulation of rigid body rotations with Euler parameters"
- * (seed 002), with liedyn's hht (classical, eqs. 59–65) and hht-modified (eqs. 33–34, 69) in
- * the euler formulation:
+ * (Multibody Syst. Dyn., 2019), with liedyn's hht (classical, eqs. 59–65) and hht-modified
+ * (eqs. 33–34, 69) in the euler formulation:
  *   1. the spinning body (models/spinning-body.yaml): the one-step growth of ω against eq. 28
  *      (classical) and eq. 42 (modified), and the long run in which the classical method
  *      stalls;
@@ -246,7 +246,8 @@ static int heavy_top(const char *outdir) {
     int bad = 0;
     const double alphas[3] = {0.0, -0.1, -0.3}, hh[2] = {1e-3, 2e-4};
     printf("## 2. Heavy top in Euler parameters (models/heavy-top.yaml, formulation euler)\n\n"
-           "Energy over t ∈ [0, 2] (seed 002 Fig. 5); the exact motion conserves it. A run that "
+           "Energy over t ∈ [0, 2] (Sherif et al. 2019, Fig. 5); the exact motion conserves it. "
+           "A run that "
            "fails (Newton diverges even after 10 step halvings) reports where.\n\n"
            "| h | method | α | E(0) (J) | E(end) − E(0) (J) | max \\|E − E(0)\\| (J) | Newton "
            "it./step | status |\n|---|---|---|---|---|---|---|---|\n");
@@ -278,9 +279,10 @@ static int heavy_top(const char *outdir) {
     const double hs[5] = {1e-3, 5e-4, 1e-4, 5e-5, QUICK ? 2e-5 : 1e-5}, href = QUICK ? 1e-5 : 1e-6;
     const double Te = QUICK ? 0.05 : 1.0;
     printf(
-        "\nIntegrated error e_ω = Σᵢ ∫₀¹ |Ωᵢ − Ωᵢ,ref| dt of the body angular velocity (seed 002 "
-        "Fig. 2), α = −0.2, samples every 1e-3 s. Reference: the same method with h = %g, "
-        "α = −0.2 (columns *same α*), or α = −0.1 as in the paper (columns *paper ref.*).\n\n"
+        "\nIntegrated error e_ω = Σᵢ ∫₀¹ |Ωᵢ − Ωᵢ,ref| dt of the body angular velocity (Sherif et "
+        "al. 2019, Fig. 2), α = −0.2, samples every 1e-3 s. Reference: the same method with "
+        "h = %g, α = −0.2 (columns *same α*), or α = −0.1 as in the paper (columns *paper "
+        "ref.*).\n\n"
         "| h | classical, same α | order | classical, paper ref. | modified, same α | order | "
         "modified, paper ref. |\n|---|---|---|---|---|---|---|\n",
         href);
@@ -338,7 +340,7 @@ static int crank(const char *outdir, int quick) {
     printf(
         "## 3. V8 crank drive (models/crank-v8.yaml, our own data)\n\n"
         "%d bodies, %d joints, formulation euler. Crankshaft angular velocity about x (spatial), "
-        "α = %g, h = %g, t ∈ [0, %g] (seed 002 Fig. 8), KLU.\n\n"
+        "α = %g, h = %g, t ∈ [0, %g] (Sherif et al. 2019, Fig. 8), KLU.\n\n"
         "| method | ω(T) (rad/s) | steps | Newton it./step | CPU (s) | status |\n"
         "|---|---|---|---|---|---|\n",
         m.nbodies, m.njoints, a, h, T);
@@ -356,7 +358,8 @@ static int crank(const char *outdir, int quick) {
     }
     /* e_ω as h → 0 (Fig. 9) on a shorter interval */
     const double Tc = quick ? 0.05 : 1.0, hs[4] = {1e-3, 5e-4, 2.5e-4, 1.25e-4}, href = 1.5625e-5;
-    printf("\nIntegrated error e_ω = ∫₀^%g |ω − ω_ref| dt of the crankshaft (seed 002 Fig. 9), "
+    printf("\nIntegrated error e_ω = ∫₀^%g |ω − ω_ref| dt of the crankshaft (Sherif et al. "
+           "2019, Fig. 9), "
            "α = %g, reference h = %g with the same method and α, samples every 1e-3 s.\n\n"
            "| h | classical | order | modified | order |\n|---|---|---|---|---|\n",
            Tc, a, href);
@@ -430,7 +433,8 @@ int main(int argc, char **argv) {
     const char *q = getenv("REPRO_QUICK");
     int quick = q && q[0] == '1';
     QUICK = quick;
-    printf("# Modified HHT for Euler parameters (seed 002) — reproduced by liedyn %s\n\n",
+    printf("# Modified HHT for Euler parameters (Sherif, Nachbagauer, Steiner & Lauß 2019) — "
+           "reproduced by liedyn %s\n\n",
            ld_version());
     int bad = spinning(outdir);
     bad |= heavy_top(outdir);

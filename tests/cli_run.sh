@@ -71,7 +71,7 @@ hdr="t,top.x,top.y,top.z,top.qw,top.qx,top.qy,top.qz,top.wx,top.wy,top.wz,top.vx
 [ "$(sed -n 3p "$WORK/ht.csv" | cut -d, -f1)" = "0.01" ] || fail "csv second time: $(sed -n 3p "$WORK/ht.csv" | cut -d, -f1)"
 [ "$(tail -n 1 "$WORK/ht.csv" | cut -d, -f1)" = "0.105" ] || fail "csv last time: $(tail -n 1 "$WORK/ht.csv" | cut -d, -f1)"
 awk -F, 'NF != 22 { bad = 1 } END { exit bad }' "$WORK/ht.csv" || fail "csv: a row without 22 columns"
-# the joint's force on the top at t = 0: m (ẍ(0) − g) with the consistent ẍ(0) of problems.md §3,
+# the joint's force on the top at t = 0: m (ẍ(0) − g) with the consistent ẍ(0) of Kynema's tests,
 # = (0, −319.526, −317.262) N, and its torque about the centre of mass (−X) × f = (317.262, 0, 0) N m
 sed -n 2p "$WORK/ht.csv" | awk -F, '{ if ((($17)^2 + ($18 + 319.52598816)^2 + ($19 + 317.26246154)^2) > 1e-10 ||
     (($20 - 317.26246154)^2 + ($21)^2 + ($22)^2) > 1e-10) exit 1 }' ||

@@ -37,7 +37,7 @@ static void tm_base(ld_model *m) {
     m->run.output_every = 1;
 }
 
-/* The heavy top of problems.md §3 (Ω(0) scaled by `spin`: 1 = fast top, 0.01 = slow top). */
+/* The heavy top of Brüls & Cardona 2010 (Ω(0) scaled by `spin`: 1 = fast top, 0.01 = slow top). */
 static void tm_heavy_top(ld_model *m, double spin) {
     const double J[9] = {0.234375, 0, 0, 0, 0.46875, 0, 0, 0, 0.234375};
     const double x[3] = {0, 1, 0}, q[4] = {1, 0, 0, 0};

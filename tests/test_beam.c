@@ -339,12 +339,16 @@ static void test_yaml(void **state) {
         {"'leg[6]'", "'leg[7]'", "leg[7]"},
         {"EI3: 10}", "EI3: -10}", "beams[0].stiffness: the 6x6 section stiffness must be"},
         {"rho_a: 1\n", "rho_a: 1\n    damping: -0.1\n", "beams[0].damping: must be a finite"},
-        {"clamp: start", "clamp: start\n    quadrature: 17", "beams[0].quadrature: must be full"},
+        {"clamp: start", "clamp: start\n    quadrature: 65", "beams[0].quadrature: must be full"},
         {"clamp: start", "clamp: start\n    quadrature: half", "beams[0].quadrature"},
         {"    rho_a: 1\n    rho_j: [2, 1, 1]\n",
          "    mass: [1,0,0,0,0,0, 0,1,0,0,0,0, 0,0,1,0,0.1,0, 0,0,0,2,0,0, 0,0,0,0,1,0, "
          "0,0,0,0,0,1]\n",
-         "beams[0].mass: a centre of mass off the beam axis"},
+         "beams[0].mass: the coupling blocks must be -hat(m xi)"},
+        {"    rho_a: 1\n    rho_j: [2, 1, 1]\n",
+         "    mass: [1,0,0,0,2,0, 0,1,0,-2,0,0, 0,0,1,0,0,0, 0,-2,0,2,0,0, 2,0,0,0,1,0, "
+         "0,0,0,0,0,1]\n",
+         "beams[0].mass: the 6x6 section mass must be positive definite"},
         {"    rho_a: 1\n",
          "    rho_a: 1\n    mass: [1,0,0,0,0,0, 0,1,0,0,0,0, 0,0,1,0,0,0, "
          "0,0,0,2,0,0, 0,0,0,0,1,0, 0,0,0,0,0,1]\n",

@@ -64,10 +64,10 @@ static void test_gauss(void **state) {
         for (int k = 0; k <= 2 * n; ++k) { /* exact up to degree 2n − 1, not at 2n */
             double sum = 0.0, exact = k % 2 ? 0.0 : 2.0 / (k + 1.0);
             for (int i = 0; i < n; ++i) sum += w[i] * pow(x[i], k);
-            if (k < 2 * n)
-                assert_true(fabs(sum - exact) < 1e-14);
-            else
-                assert_true(fabs(sum - exact) > 1e-12); /* 2^(2n+1) (n!)^4 / ((2n+1) ((2n)!)^2) */
+            if (k < 2 * n) /* the sum's round-off grows with the number of points */
+                assert_true(fabs(sum - exact) < 1e-14 * fmax(1.0, n / 8.0));
+            else if (n <= 16) /* the error 2^(2n+1) (n!)^4 / ((2n+1) ((2n)!)^2) ~ 4^-n: visible */
+                assert_true(fabs(sum - exact) > 1e-12);
         }
     }
 }

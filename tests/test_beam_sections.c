@@ -240,7 +240,7 @@ static void test_yaml(void **state) {
     assert_int_equal(m.loads[m.nloads - 1].kind, LD_LOAD_TORQUE);
     assert_int_equal(m.loads[0].fn.kind, LD_TFN_RAMP);
     double C[36], ra;
-    ld_beam_section_at(b, 0.25, C, &ra, NULL);
+    ld_beam_section_at(b, 0.25, C, &ra, NULL, NULL);
     assert_true(fabs(C[35] - 162.5) < 1e-12 && fabs(ra - 2.5) < 1e-15);
     if (ld_model_validate(&m, &err)) fail_msg("%s", err.msg);
     ld_system s;

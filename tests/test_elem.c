@@ -56,6 +56,15 @@ static int expected(const ld_model *m, ld_formulation f, const ld_ekind *k) {
         for (int b = 0; b < m->nbeams; ++b) n += ld_beam_elements(&m->beams[b]);
         return n;
     }
+    if (k == &ld_ek_beam_mass) { /* free nodes with the centre of mass off the axis */
+        int n = 0;
+        for (int b = 0; b < m->nbeams; ++b)
+            for (int j = 0; m->beams[b].mxi_node && j < m->beams[b].nnodes; ++j) {
+                const double *c = m->beams[b].mxi_node + 3 * j;
+                n += m->beams[b].node_body[j] >= 0 && (c[0] != 0.0 || c[1] != 0.0 || c[2] != 0.0);
+            }
+        return n;
+    }
     int n = 0;
     for (int r = 0; r < m->nrods; ++r) n += m->rods[r].n;
     return n;
@@ -66,7 +75,7 @@ static const char *item_name(const ld_model *m, const ld_elem *e) {
     if (e->kind == &ld_ek_joint) return m->joints[e->item].name;
     if (e->kind == &ld_ek_rod) return m->rods[e->item].name;
     if (e->kind == &ld_ek_force) return m->elements[e->item].name;
-    if (e->kind == &ld_ek_beam) return m->beams[e->item].name;
+    if (e->kind == &ld_ek_beam || e->kind == &ld_ek_beam_mass) return m->beams[e->item].name;
     return m->bodies[e->item].name;
 }
 

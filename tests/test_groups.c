@@ -1,8 +1,8 @@
 /*
  * The 6-dimensional groups SE(3), S³⋉R³, R³×SO(3), S³×R³: group axioms, the one-parameter
  * subgroup property of exp, exp/log round trips, T against finite differences of exp
- * (which checks C₁ of seed 003 eq. 20), T T⁻¹ = I, the C₁ blocks, and the agreement of the
- * quaternion and matrix versions of each product.
+ * (which checks C₁ of Tumiotto & Arnold 2024, eq. 20), T T⁻¹ = I, the C₁ blocks, and the agreement
+ * of the quaternion and matrix versions of each product.
  */
 #include "group_table.h"
 #include "quadref.h"

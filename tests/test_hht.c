@@ -1,5 +1,5 @@
-/* HHT, classical and modified (seed 002), on the spinning body of problems.md §4 and on the
- * heavy top in the euler formulation: the one-step growth of ω against eqs. 28 and 42, the
+/* HHT, classical and modified (Sherif et al. 2019), on the spinning body of its Secs. 3–7 and on
+ * the heavy top in the euler formulation: the one-step growth of ω against eqs. 28 and 42, the
  * long-run lag, second order, quadratic Newton convergence, and hht ≡ newmark at α = 0 on
  * the groups. */
 #include <math.h>
@@ -196,7 +196,7 @@ static void run_top(ld_formulation f, ld_integ_method meth, double alpha, double
  * formulation both HHTs are only first order for α < 0: the force terms weighted by α at t_n
  * and t_{n+1} are 2 Lᵀτ in Euler-parameter coordinates whose L turns with the body, and a
  * torque not aligned with the spin leaves an O(h²) local error in ω (for the torque along the
- * spin axis, eq. 42, the modified method's deficit is O(h³)). Seed 002's Fig. 2 shows the
+ * spin axis, eq. 42, the modified method's deficit is O(h³)). Sherif et al.'s Fig. 2 shows the
  * same slope 1. Undamped (α = 0) index-3 runs of the top go unstable at small h, so α = 0 is
  * studied on the spinning body above. */
 static void test_order_heavy_top(void **state) {

@@ -60,7 +60,7 @@ static void test_tfn_shapes(void **state) {
     assert_true(ld_tfn_eval(&h, 3.75) == 0.5);
     assert_true(ld_tfn_eval(&h, 5.0) == 0.0);
     assert_true(ld_tfn_eval(&h, 6.0) == 0.0);
-    /* the spaghetti load of problems.md §6: 200 t/2.5 rising, 200 (5 − t)/2.5 falling */
+    /* the flying-spaghetti load of Hante's beam code: 200 t/2.5 rising, 200 (5 − t)/2.5 falling */
     assert_true(fabs(200.0 * ld_tfn_eval(&h, 1.0) - 80.0) < 1e-12);
     assert_true(fabs(200.0 * ld_tfn_eval(&h, 4.0) - 80.0) < 1e-12);
 

@@ -114,7 +114,7 @@ static void test_tangent_check_detects_errors(void **state) {
 }
 
 /* Heavy top: Ω̇(0) = (661.3461692307692, 0, 0), ẍ(0) = (0, −21.3017325444, −30.9608307692308)
- * (public Kynema test data, problems.md §3), in every formulation. */
+ * (Kynema's public regression tests), in every formulation. */
 static void test_initial_accel_heavy_top(void **state) {
     (void)state;
     ld_model m;
@@ -219,7 +219,7 @@ static void test_inconsistent_velocity(void **state) {
     assert_int_equal(ld_model_check_initial(&m, msg, sizeof msg), LD_OK);
 }
 
-/* The exact solutions of seed 000: Ω and Ω̇ against central differences of q(t). */
+/* The exact solutions of Zupan & Zupan Sec. IV.A: Ω and Ω̇ against central differences of q(t). */
 static void test_exact_cases(void **state) {
     (void)state;
     for (int c = 1; c <= 2; ++c)

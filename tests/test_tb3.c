@@ -276,7 +276,7 @@ static void test_newton_quadratic(void **state) {
     }
 }
 
-/* The spatial exact torque (seed 000 eq. 21) depends on the rotation: its analytic
+/* The spatial exact torque (Zupan & Zupan eq. 21) depends on the rotation: its analytic
  * stiffness agrees with differences on the group, and the exact solution is still exact
  * (tb3 converges to it at order 3). */
 static void test_spatial_exact_torque(void **state) {

@@ -11,7 +11,7 @@
  *             the residual has reached round-off level (counted in roundoff_stops).
  *   newmark   Simo–Vu-Quoc Newmark on the group: the same code with α_m = α_f = 0,
  *             β = ¼, γ = ½.
- *   tb3       the three-stage TR-BDF2 scheme of Zupan & Zupan (seed 000) in its verified
+ *   tb3       the three-stage TR-BDF2 quaternion scheme of Zupan & Zupan in its verified
  *             third-order form: two implicit stages (trapezoidal rule to t + τh, BDF2 to
  *             t + h, τ = 2 − √2) with the average velocities as unknowns, then an explicit
  *             third stage that updates the configuration with the third-order weights and
@@ -23,20 +23,23 @@
  *             kept — with the third-order weights of eq. 18 (the printed array (9) does not
  *             sum to one) and the correction inside the exponential; second order
  *             (docs/tb3.md).
- *   hht       the Hilber–Hughes–Taylor α-method in the form of seed 002 eqs. 59–65 (Negrut
- *             et al. 2005): β = ¼(1 − α)², γ = ½ − α, α ∈ [−1/3, 0] (option alpha); Newton on
- *             (v̇_{n+1}, λ_{n+1}) for M v̇_{n+1} + (1 + α)(g + Bᵀλ)_{n+1} − α(g + Bᵀλ)_n = 0 with
+ *   hht       the Hilber–Hughes–Taylor α-method in the form of Sherif et al. (2019)
+ *             eqs. 59–65 (Negrut et al. 2005): β = ¼(1 − α)², γ = ½ − α, α ∈ [−1/3, 0]
+ *             (option alpha); Newton on (v̇_{n+1}, λ_{n+1}) for
+ *             M v̇_{n+1} + (1 + α)(g + Bᵀλ)_{n+1} − α(g + Bᵀλ)_n = 0 with
  *             the index-3 constraints Φ_{n+1} = 0; the configuration moves by
  *             q_n ∘ exp(h v_n + h²(½ − β) v̇_n + h²β v̇_{n+1}), the velocity by the Newmark rule
  *             (on the Euler-parameter nodes of the euler formulation both are plain vector
  *             updates, eqs. 59–60).
- *   hht-modified  the same with the modified Newmark velocity of seed 002 eq. 34 on the Euler
- *             parameters, ė_{n+1} = L_{n+1}ᵀ L_n (ė_n + h(1 − γ) ë_n) + hγ (I − e eᵀ)_{n+1}
- * ë_{n+1}, and the Jacobian block of eq. 69; on the group formulations it coincides with hht.
+ *   hht-modified  the same with the modified Newmark velocity of Sherif et al. (2019) eq. 34
+ *             on the Euler parameters, ė_{n+1} = L_{n+1}ᵀ L_n (ė_n + h(1 − γ) ë_n)
+ *             + hγ (I − e eᵀ)_{n+1} ë_{n+1}, and the Jacobian block of eq. 69; on the group
+ *             formulations it coincides with hht.
  *   hem1 … hem5  half-explicit Runge–Kutta Lie-group methods of order 1 … 5 for the index-2
- *             formulation (M v̇ + g + Bᵀλ = 0, B(q) v + Φ_t = 0; seed 003 eqs. 12–15, Brasey &
- *             Hairer 1993, Murua 1997, Arnold 1998): stages Q_i = q_n ∘ exp(Θ_i), Θ_i =
- *             h Σ a_ij Θ̇_j, Θ̇_j = T⁻¹(Θ_j) V_j, V_i = v_n + h Σ a_ij V̇_j; each stage i ≥ 2
+ *             formulation (M v̇ + g + Bᵀλ = 0, B(q) v + Φ_t = 0; Tumiotto & Arnold 2024
+ *             eqs. 12–15, Brasey & Hairer 1993, Murua 1997, Arnold 1998): stages
+ *             Q_i = q_n ∘ exp(Θ_i), Θ_i = h Σ a_ij Θ̇_j, Θ̇_j = T⁻¹(Θ_j) V_j,
+ *             V_i = v_n + h Σ a_ij V̇_j; each stage i ≥ 2
  *             (hem1: every stage) solves one linear system for (V̇_i, Λ_i) so that the next
  *             stage velocity satisfies the velocity constraint; stage 1 of hem2 … hem5 is
  *             explicit with Λ_1 = λ_n. No Newton iteration. Tables as data (ld_hem_table,
@@ -51,10 +54,10 @@
  *
  * Step-size control (adaptive = 1; tb3, tb3-paper, hem2 and hem5, which carry an embedded
  * estimate): the difference of the two results in y = (θ, v), θ the local coordinate of the
- * step, measured as in seed 003 eq. 21 with error_atol, error_rtol; accepted if ≤ 1; the next step
- * h·min(facmax, max(facmin, fac·err^(−1/(μ+1)))) with μ the lower of the two orders (eq. 22;
- * tb3 μ = 2, hem2 μ = 1, hem5 μ = 4; facmax = 1 right after a rejection). A rejected attempt
- * leaves the state untouched.
+ * step, measured as in Tumiotto & Arnold (2024) eq. 21 with error_atol, error_rtol; accepted
+ * if ≤ 1; the next step h·min(facmax, max(facmin, fac·err^(−1/(μ+1)))) with μ the lower of the
+ * two orders (eq. 22; tb3 μ = 2, hem2 μ = 1, hem5 μ = 4; facmax = 1 right after a rejection). A
+ * rejected attempt leaves the state untouched.
  *
  * Failure contract: a step whose Newton iteration does not converge within max_iter, meets a
  * singular iteration matrix or a non-finite value is rejected and the state is left exactly
@@ -157,6 +160,11 @@ typedef struct ld_integ_options {
     double h_min, h_max;           /* bounds of the step (defaults 1e-12, +inf) */
     int max_rejects;               /* consecutive rejections before giving up (default 30) */
     int project; /* hem1 … hem5: project onto Φ = 0 after every step (default 0) */
+    /* Newton methods: keep the factored iteration matrix across iterations and steps while the
+     * step size stays and the iteration contracts (a simplified Newton method); it is formed
+     * anew when h changes, after a rejected step, and as soon as a correction is not at least
+     * halved. 0 (default): a fresh matrix every iteration. */
+    int newton_reuse;
     /* Parameters of methods without a named field above: a descriptor points its parameter j
      * at param[j] (offsetof(ld_integ_options, param) + j·sizeof(double)); set them by key with
      * the descriptors (ld_method_param_find, ld_method_param_value). */
@@ -263,6 +271,8 @@ double ld_integ_last_h(const ld_integ *it);
 double ld_integ_last_error(const ld_integ *it);
 double ld_integ_next_h(const ld_integ *it);
 
+/* The current state. The arrays belong to the integrator: valid until its next step, init,
+ * load or free; copy what must outlive them; never free them. */
 double ld_integ_t(const ld_integ *it);
 const double *ld_integ_q(const ld_integ *it);      /* nq */
 const double *ld_integ_v(const ld_integ *it);      /* k */

@@ -119,7 +119,7 @@ void ld_s3_log(double Omega[3], const double q[4]);
 /*
  * Semidirect products SE(3) = SO(3)⋉R³ and S³⋉R³:
  *   (R₁, x₁)(R₂, x₂) = (R₁R₂, x₁ + R₁x₂),  exp(Ω, U) = (exp Ω, Tᵀ(Ω) U),
- *   T(Ω, U) = [[T(Ω), 0], [C₁(Ω, U), T(Ω)]]  (seed 003 eq. 20).
+ *   T(Ω, U) = [[T(Ω), 0], [C₁(Ω, U), T(Ω)]]  (Tumiotto & Arnold 2024, eq. 20).
  * Direct products R³×SO(3) and S³×R³:
  *   (R₁, x₁)(R₂, x₂) = (R₁R₂, x₁ + x₂),  exp(Ω, U) = (exp Ω, U),  T = diag(T(Ω), I).
  * In every case v = (Ω, U) with Ω the body angular velocity; U = Rᵀẋ (body frame) for the

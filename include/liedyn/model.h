@@ -27,14 +27,14 @@ LD_BEGIN_DECLS
 #define LD_MODEL_MAX_BYTES ((size_t)64 << 20)
 #define LD_MODEL_MAX_DEPTH 64
 
-/* Formulations of a rigid body's configuration (docs/conventions.md, seed 003):
+/* Formulations of a rigid body's configuration (docs/conventions.md; Tumiotto & Arnold 2024):
  *   so3xr3  R³×SO(3), (R, x), velocity (Ω, ẋ)            direct product
  *   se3     SE(3),    (R, x), velocity (Ω, Rᵀẋ)          semidirect product
  *   s3xr3   S³×R³,    (q, x), velocity (Ω, ẋ)            direct product
  *   s3sdr3  S³⋉R³,    (q, x), velocity (Ω, Rᵀẋ)          semidirect product
  *   euler   R³×R⁴,    (x, e), velocity (ẋ, ė)            Euler parameters as redundant
- *           coordinates (seed 002 eq. 9): 7 per body, the unit norm ½(eᵀe − 1) = 0 one
- *           constraint per body (after the joints' rows), integrated in the vector space */
+ *           coordinates (Sherif et al. 2019, eq. 9): 7 per body, the unit norm ½(eᵀe − 1) = 0
+ *           one constraint per body (after the joints' rows), integrated in the vector space */
 typedef enum ld_formulation {
     LD_FORM_SO3XR3 = 0,
     LD_FORM_SE3,
@@ -76,17 +76,17 @@ void ld_tfn_eval_d(const ld_tfn *f, double t, double d[3]);
 typedef enum ld_load_kind {
     LD_LOAD_FORCE = 0, /* force at the centre of mass */
     LD_LOAD_TORQUE,    /* moment about the centre of mass */
-    /* The body torque that makes the rotation follow a known ϑ(t) exactly (seed 000
-     * Sec. IV.A): τ = J Ω̇ + Ω × JΩ with Ω, Ω̇ from ϑ(t). frame LD_IN_BODY applies τ in the
+    /* The body torque that makes the rotation follow a known ϑ(t) exactly (Zupan &
+     * Zupan Sec. IV.A): τ = J Ω̇ + Ω × JΩ with Ω, Ω̇ from ϑ(t). frame LD_IN_BODY applies τ in the
      * body frame (a function of t only); LD_IN_SPATIAL applies the spatial torque
      * M(t) = R_exact(t) τ(t), seen by the body as Rᵀ M through its computed rotation R, as
-     * seed 000 eq. 21 writes it. vec and fn are unused. */
+     * Zupan & Zupan's eq. 21 writes it. vec and fn are unused. */
     LD_LOAD_EXACT_TORQUE
 } ld_load_kind;
 
 typedef enum ld_frame_kind { LD_IN_SPATIAL = 0, LD_IN_BODY = 1 } ld_frame_kind;
 
-/* The prescribed-rotation cases of seed 000 Sec. IV.A (J = diag(5, 5, 1)):
+/* The prescribed-rotation cases of Zupan & Zupan Sec. IV.A (J = diag(5, 5, 1)):
  *   i:  ϑ(t) = (t², 0, t/5);   ii: ϑ(t) = (t + sin t, 0, cos t). */
 typedef enum ld_exact_case { LD_EXACT_NONE = 0, LD_EXACT_I, LD_EXACT_II } ld_exact_case;
 
@@ -223,17 +223,23 @@ int ld_rod_place(const ld_rod *rod, const double from[3], const double to[3],
  * along the segment (the beam axis) and e2 along `normal` projected ⊥ e1; a corner node takes
  * the frame of the segment before it, and the elements after it see it turned into their own.
  * The section: the 6×6 stiffness C in the material frame on the strains (Γ₁ − 1, Γ₂, Γ₃, K₁,
- * K₂, K₃) — diag(EA, GA₂, GA₃, GJ, EI₂, EI₃) for a simple section — ρA and the 3×3 ρJ about
- * the centroid on the axis; uniform (C, rho_a, rho_j), or varying: given at stations along
- * the centreline and linear between them. Beams need a Lie-group formulation. */
+ * K₂, K₃) — diag(EA, GA₂, GA₃, GJ, EI₂, EI₃) for a simple section — ρA, the 3×3 ρJ about
+ * the axis and ρA ξ (the centre of mass at ξ off the axis: the coupling blocks of the 6×6
+ * section mass, carried by the beam-mass element on the nodes); uniform (C, rho_a, rho_j, mxi),
+ * or varying: given at stations along the centreline (each with a twist of the section about
+ * e1) and linear between them. With curve set, the points sample a smooth axis (a spline) and
+ * nelem elements share its length. Beams need a Lie-group formulation. */
 #define LD_BEAM_ORDER_MAX    14
-#define LD_BEAM_QUAD_MAX     16 /* Gauss points per element */
-#define LD_BEAM_POINTS_MAX   32
+#define LD_BEAM_QUAD_MAX     64 /* Gauss points per element */
+#define LD_BEAM_POINTS_MAX   256
 #define LD_BEAM_STATIONS_MAX 1024
+#define LD_BEAM_QSEC_MAX     8 /* Gauss points per section interval */
 /* The section at a station η (the arc-length fraction of the centreline, 0 … 1). */
 typedef struct ld_beam_station {
     double eta;
-    double C[36], rho_a, rho_j[9]; /* as ld_beam's */
+    double C[36], rho_a, rho_j[9], mxi[3]; /* as ld_beam's */
+    double twist; /* the section turned by this angle (rad) about e1: C ← T C Tᵀ, T = diag(R, R),
+                   * R = rot(e1, twist), and likewise ρJ and m ξ; linear between stations */
 } ld_beam_station;
 typedef struct ld_beam {
     char name[LD_NAME_MAX]; /* the free nodes are named "name[k]" by ld_beam_place */
@@ -242,28 +248,38 @@ typedef struct ld_beam {
     int reduced;            /* 1: p Gauss points per element (reduced), 0: p + 1 (full) */
     int nquad;              /* > 0: this many Gauss points per element (≤ LD_BEAM_QUAD_MAX),
                              * overriding reduced */
+    int nqsec;              /* > 0: this many Gauss points on each piece of an element between
+                             * the stations (≤ LD_BEAM_QSEC_MAX; at most LD_BEAM_QUAD_MAX in an
+                             * element), overriding nquad and reduced */
     int npoints;            /* 2 … LD_BEAM_POINTS_MAX */
     double points[3 * LD_BEAM_POINTS_MAX]; /* the reference centreline, consecutive ≠ */
     double normal[3]; /* material e2 ⊥ each segment (not parallel to any of them) */
     double C[36];     /* sectional stiffness, row-major, symmetric positive definite */
     double rho_a;     /* mass per length, > 0 */
-    double rho_j[9];  /* rotary inertia per length (material frame), positive definite */
+    double rho_j[9];  /* rotary inertia per length about the axis (material frame) */
+    double mxi[3];    /* ρA ξ: the centre of mass at ξ off the axis (material frame); the 6×6
+                       * section mass [ρA I, −hat(ρA ξ); hat(ρA ξ), ρJ] must be positive definite */
+    int curve;        /* 1: the points are samples of a smooth curve (a cubic spline through them
+                       * in chord length), nelem elements along all of it, the material frame e1
+                       * along its tangent; 0: a polyline (nelem elements per segment) */
     int nstations;    /* 0: the uniform section above; 2 … LD_BEAM_STATIONS_MAX: varying */
     ld_beam_station *stations; /* nstations, η from 0 ascending to 1 (owned; malloc'ed) */
-    double damping;  /* μ ≥ 0 (s): viscous section stress μ C ε̇ (stiffness-proportional) */
-    int clamp[2];    /* 1: node 0 (clamp[0]) / the last node (clamp[1]) clamped */
-    int nnodes;      /* ld_beam_place: (npoints − 1)·nelem·order + 1 */
-    int *node_body;  /* nnodes: the node's body, or LD_GROUND when clamped (owned) */
-    double *q0, *x0; /* nnodes × 4, × 3: the nodes' reference poses (owned) */
-    double *qe0;     /* elements × (order + 1) × 4: each element's reference frame at
-                      * its nodes (differs from q0 at corners; owned) */
-    double *wlen;    /* nnodes: each node's length share w_k (owned) */
-    double *eta;     /* nnodes: each node's arc-length fraction (owned) */
-    int line;        /* line in the model file (messages; 0 if built in code) */
+    double damping;   /* μ ≥ 0 (s): viscous section stress μ C ε̇ (stiffness-proportional) */
+    int clamp[2];     /* 1: node 0 (clamp[0]) / the last node (clamp[1]) clamped */
+    int nnodes;       /* ld_beam_place: elements·order + 1 */
+    int *node_body;   /* nnodes: the node's body, or LD_GROUND when clamped (owned) */
+    double *q0, *x0;  /* nnodes × 4, × 3: the nodes' reference poses (owned) */
+    double *qe0;      /* elements × (order + 1) × 4: each element's reference frame at
+                       * its nodes (differs from q0 at corners; owned) */
+    double *wlen;     /* nnodes: each node's length share w_k (owned) */
+    double *eta;      /* nnodes: each node's arc-length fraction (owned) */
+    double *mxi_node; /* nnodes × 3: each node's lumped ρA ξ in its frame, or NULL: all on the
+                       * axis (in the block of wlen) */
+    int line;         /* line in the model file (messages; 0 if built in code) */
 } ld_beam;
-/* The beam's elements: (npoints − 1) · nelem. */
+/* The beam's elements: (npoints − 1) · nelem for a polyline, nelem along a curve. */
 static inline int ld_beam_elements(const ld_beam *b) {
-    return (b->npoints - 1) * b->nelem;
+    return b->curve ? b->nelem : (b->npoints - 1) * b->nelem;
 }
 
 /* ---- force elements (docs/elements.md) ------------------------------------------------
@@ -376,6 +392,7 @@ typedef struct ld_run_spec {
     ld_run_param params[LD_RUN_MAX_PARAMS];
     double newton_atol, newton_rtol; /* Newton stop, defaults 1e-10, 1e-8 */
     int max_iter;                    /* Newton iterations per step, default 20 */
+    int newton_reuse; /* keep the factored iteration matrix while it serves (ld_integ_options) */
     int output_every; /* write every k-th step; 0 (default): the tool chooses (docs/cli-run.md) */
     int adaptive;     /* step-size control (tb3, tb3-paper), default 0 */
     double error_atol, error_rtol; /* its local error tolerances, defaults 1e-6, 1e-4 */
@@ -465,9 +482,11 @@ int ld_model_add_user_force(ld_model *m, const char *name, int body1, int body2,
  * too long, a section whose stiffness or mass is not positive definite, stations not from
  * η = 0 ascending to η = 1), LD_ENOMEM. */
 int ld_beam_place(ld_model *m, ld_beam *b);
-/* The section of beam b at η ∈ [0, 1] (the arc-length fraction): C, ρA and ρJ, linear between
- * the stations (or the uniform section). Any output may be NULL. */
-void ld_beam_section_at(const ld_beam *b, double eta, double C[36], double *rho_a, double rho_j[9]);
+/* The section of beam b at η ∈ [0, 1] (the arc-length fraction): C, ρA, ρJ and ρA ξ, linear
+ * between the stations, then turned by the twist there (or the uniform section). Any output may
+ * be NULL. */
+void ld_beam_section_at(const ld_beam *b, double eta, double C[36], double *rho_a, double rho_j[9],
+                        double mxi[3]);
 /* Append a copy of beam b (with ld_beam_place done on m) to m->beams (NULL or the library's
  * array); the model then owns b's arrays (b's own pointers are cleared). LD_OK or LD_ENOMEM. */
 int ld_model_add_beam(ld_model *m, ld_beam *b);

@@ -219,12 +219,12 @@ int ld_sys_initial_accel_msg(const ld_system *s, double t, const double *q, cons
 
 /* Compile a model into a system in the given formulation: one node per body (kind from the
  * formulation; a rod's nodes are bodies), gravity, loads, joints, the rods' segment forces and
- * Kirchhoff rows (after the joints' rows). q0, v0 receive the initial state (nq, k). The
- * system keeps a pointer to the model, which must outlive it. ld_model_system_free
- * releases what compile allocated. The Lie-group formulations also provide mass_blocks and
- * phi_q_sparse (pattern built here); the euler formulation does not, and refuses a model with
- * rods (LD_ENOTSUPPORTED). Compiling first checks the model with ld_model_validate (its run
- * block with the defaults: compiling uses run.t_start only), so that a model built in code is
+ * Kirchhoff rows (after the joints' rows). q0, v0 receive the initial state (nq, k), allocated with
+ * malloc: the caller frees them. The system keeps a pointer to the model, which must outlive it.
+ * ld_model_system_free releases what compile allocated. The Lie-group formulations also provide
+ * mass_blocks and phi_q_sparse (pattern built here); the euler formulation does not, and refuses a
+ * model with rods (LD_ENOTSUPPORTED). Compiling first checks the model with ld_model_validate (its
+ * run block with the defaults: compiling uses run.t_start only), so that a model built in code is
  * refused (LD_EINVAL) like a bad file; ld_model_check_initial gives the validator's message. */
 int ld_model_compile(const ld_model *m, ld_formulation f, ld_system *s, double **q0, double **v0);
 /* The same, with a one-line reason in msg (n bytes; may be NULL) when it fails: which joint is

@@ -2,7 +2,7 @@
  * The 6-dimensional groups: semidirect products SE(3), S³⋉R³ and direct products
  * R³×SO(3), S³×R³. Tangent vectors v = (Ω, U), rotation first; increments compose on the
  * right. The semidirect products share exp's translation part Tᵀ(Ω)U and the coupling
- * block C₁ of the tangent operator (seed 003 eqs. 18-20).
+ * block C₁ of the tangent operator (Tumiotto & Arnold 2024, eqs. 18-20).
  */
 #include "liedyn/liedyn.h"
 

@@ -49,6 +49,16 @@ static int spd(const double *A, int n) {
     return ld_mat_positive_definite(A, n);
 }
 
+/* The rotary inertia about the centre of mass, ρJ + hat(ρA ξ)²/ρA, is positive definite (the
+ * 6×6 section mass then is). */
+static int mass_ok(double rho_a, const double rho_j[9], const double mxi[3]) {
+    double H[9], H2[9], Jc[9];
+    ld_so3_hat(H, mxi);
+    ld_m3_mul(H2, H, H);
+    for (int i = 0; i < 9; ++i) Jc[i] = rho_j[i] + H2[i] / rho_a;
+    return isfinite(mxi[0] + mxi[1] + mxi[2]) && ld_mat_positive_definite(Jc, 3);
+}
+
 /* The reference frames of the segments (qs: 4 per segment); LD_EINVAL for a degenerate one. */
 static int segment_frames(const ld_beam *b, double *qs) {
     for (int sg = 0; sg + 1 < b->npoints; ++sg) {
@@ -59,8 +69,11 @@ static int segment_frames(const ld_beam *b, double *qs) {
     return LD_OK;
 }
 
+static double curve_length(const ld_beam *b);
+
 /* The length of one element of beam b's element e. */
 static double seg_len(const ld_beam *b, int e) {
+    if (b->curve) return curve_length(b) / b->nelem;
     const double *A = b->points + 3 * (e / b->nelem), *B = A + 3;
     double d[3] = {B[0] - A[0], B[1] - A[1], B[2] - A[2]};
     return ld_v3_norm(d) / b->nelem;
@@ -73,10 +86,42 @@ static double total_len(const ld_beam *b) {
     return L;
 }
 
-void ld_beam_section_at(const ld_beam *b, double eta, double C[36], double *rho_a,
-                        double rho_j[9]) {
-    const double *C0 = b->C, *C1 = b->C, *J0 = b->rho_j, *J1 = b->rho_j;
-    double a0 = b->rho_a, a1 = b->rho_a, t = 0.0;
+/* C ← T C Tᵀ, ρJ ← R ρJ Rᵀ, m ξ ← R m ξ with R the turn by a about e1, T = diag(R, R). */
+static void twist_section(double a, double *C, double *rho_j, double *mxi) {
+    double c = cos(a), s = sin(a), R[9] = {1, 0, 0, 0, c, -s, 0, s, c}, T[36] = {0}, X[36];
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) T[6 * i + j] = T[6 * (i + 3) + j + 3] = R[3 * i + j];
+    if (C) {
+        for (int i = 0; i < 6; ++i)
+            for (int j = 0; j < 6; ++j) {
+                double acc = 0.0;
+                for (int k = 0; k < 6; ++k) acc += T[6 * i + k] * C[6 * k + j];
+                X[6 * i + j] = acc;
+            }
+        for (int i = 0; i < 6; ++i)
+            for (int j = 0; j < 6; ++j) {
+                double acc = 0.0;
+                for (int k = 0; k < 6; ++k) acc += X[6 * i + k] * T[6 * j + k];
+                C[6 * i + j] = acc;
+            }
+    }
+    if (rho_j) {
+        double Y[9], Rt[9];
+        ld_m3_transpose(Rt, R);
+        ld_m3_mul(Y, R, rho_j);
+        ld_m3_mul(rho_j, Y, Rt);
+    }
+    if (mxi) {
+        double v[3];
+        ld_m3_mulv(v, R, mxi);
+        memcpy(mxi, v, sizeof v);
+    }
+}
+
+void ld_beam_section_at(const ld_beam *b, double eta, double C[36], double *rho_a, double rho_j[9],
+                        double mxi[3]) {
+    const double *C0 = b->C, *C1 = b->C, *J0 = b->rho_j, *J1 = b->rho_j, *m0 = b->mxi, *m1 = b->mxi;
+    double a0 = b->rho_a, a1 = b->rho_a, t = 0.0, tw = 0.0;
     if (b->nstations >= 2 && b->stations) {
         const ld_beam_station *st = b->stations;
         int k = 0;
@@ -85,11 +130,15 @@ void ld_beam_section_at(const ld_beam *b, double eta, double C[36], double *rho_
         t = d > 0.0 ? (eta - st[k].eta) / d : 0.0;
         t = t < 0.0 ? 0.0 : (t > 1.0 ? 1.0 : t);
         C0 = st[k].C, C1 = st[k + 1].C, J0 = st[k].rho_j, J1 = st[k + 1].rho_j;
+        m0 = st[k].mxi, m1 = st[k + 1].mxi;
         a0 = st[k].rho_a, a1 = st[k + 1].rho_a;
+        tw = (1.0 - t) * st[k].twist + t * st[k + 1].twist;
     }
     for (int i = 0; C && i < 36; ++i) C[i] = (1.0 - t) * C0[i] + t * C1[i];
     for (int i = 0; rho_j && i < 9; ++i) rho_j[i] = (1.0 - t) * J0[i] + t * J1[i];
+    for (int i = 0; mxi && i < 3; ++i) mxi[i] = (1.0 - t) * m0[i] + t * m1[i];
     if (rho_a) *rho_a = (1.0 - t) * a0 + t * a1;
+    if (tw != 0.0) twist_section(tw, C, rho_j, mxi);
 }
 
 /* The first fault of the section(s) (defined below): key and reason, or NULL. */
@@ -149,10 +198,11 @@ static void place_nodes(const ld_beam *b, const double *qs, double *q0, double *
     eta[0] = 0.0, eta[ne * p] = 1.0;
 }
 
-/* The lumped inertia: each element's share of ρA and ρJ at the node (GLL quadrature), ρJ turned
- * into the node's frame (mass: 1 per node, J: 9 per node, both zeroed by the caller). */
+/* The lumped inertia: each element's share of ρA, ρJ and ρA ξ at the node (GLL quadrature), ρJ
+ * and ρA ξ turned into the node's frame (mass: 1 per node, J: 9, mxi: 3 per node, all zeroed by
+ * the caller). */
 static void lump(const ld_beam *b, const double *q0, const double *qe0, const double *eta,
-                 double *mass, double *J) {
+                 double *mass, double *J, double *mxi) {
     int p = b->order;
     double xi[LD_BEAM_MAX_NODES], wg[LD_BEAM_MAX_NODES];
     ld_beam_gll(p, xi);
@@ -160,18 +210,141 @@ static void lump(const ld_beam *b, const double *q0, const double *qe0, const do
     for (int e = 0; e < ld_beam_elements(b); ++e)
         for (int j = 0; j <= p; ++j) {
             int k = e * p + j;
-            double ci[4], c[4], Rc[9], Rt[9], T[9], Jn[9], rj[9], ra,
+            double ci[4], c[4], Rc[9], Rt[9], T[9], Jn[9], rj[9], ra, mx[3], mn[3],
                 wk = 0.5 * seg_len(b, e) * wg[j];
-            ld_beam_section_at(b, eta[k], NULL, &ra, rj);
+            ld_beam_section_at(b, eta[k], NULL, &ra, rj, mx);
             ld_quat_conj(ci, q0 + 4 * k);
             ld_quat_mul(c, ci, qe0 + 4 * ((size_t)e * (size_t)(p + 1) + (size_t)j));
             ld_quat_to_mat(Rc, c);
             ld_m3_transpose(Rt, Rc);
             ld_m3_mul(T, Rc, rj);
             ld_m3_mul(Jn, T, Rt);
+            ld_m3_mulv(mn, Rc, mx);
             mass[k] += wk * ra;
             for (int i = 0; i < 9; ++i) J[9 * k + i] += wk * Jn[i];
+            for (int i = 0; i < 3; ++i) mxi[3 * k + i] += wk * mn[i];
         }
+}
+
+/* ---- a curved reference axis: a natural cubic spline through the points in chord length σ */
+
+/* The derivative at σ = t of the cubic (or lower) through the n ≤ 4 points (ts, ys). */
+static double end_slope(const double *ts, const double *ys, int n, double t) {
+    double d = 0.0;
+    for (int i = 0; i < n; ++i) {
+        double sum = 0.0;
+        for (int k = 0; k < n; ++k) {
+            if (k == i) continue;
+            double term = 1.0 / (ts[i] - ts[k]);
+            for (int j = 0; j < n; ++j)
+                if (j != i && j != k) term *= (t - ts[j]) / (ts[i] - ts[j]);
+            sum += term;
+        }
+        d += ys[i] * sum;
+    }
+    return d;
+}
+
+/* The spline's second derivatives (3 per point) at the knots σ (cumulative chord): a clamped
+ * cubic spline whose end slopes are those of the cubic through the four end points (so the
+ * tangents are third-order accurate up to the ends). */
+static void spline_setup(const ld_beam *b, double *sg, double *M2) {
+    int n = b->npoints, ne = n < 4 ? n : 4;
+    double c[LD_BEAM_POINTS_MAX], d[3 * LD_BEAM_POINTS_MAX];
+    sg[0] = 0.0;
+    for (int i = 1; i < n; ++i) {
+        double dd[3];
+        for (int k = 0; k < 3; ++k) dd[k] = b->points[3 * i + k] - b->points[3 * (i - 1) + k];
+        sg[i] = sg[i - 1] + ld_v3_norm(dd);
+    }
+    for (int k = 0; k < 3; ++k) { /* rows i: sub M[i−1] + diag M[i] + sup M[i+1] = r (Thomas) */
+        double ys[4], y0, y1;
+        for (int i = 0; i < ne; ++i) ys[i] = b->points[3 * i + k];
+        y0 = end_slope(sg, ys, ne, sg[0]);
+        for (int i = 0; i < ne; ++i) ys[i] = b->points[3 * (n - ne + i) + k];
+        y1 = end_slope(sg + n - ne, ys, ne, sg[n - 1]);
+        for (int i = 0; i < n; ++i) {
+            double h0 = i > 0 ? sg[i] - sg[i - 1] : 0.0, h1 = i + 1 < n ? sg[i + 1] - sg[i] : 0.0;
+            double sub = h0, sup = h1, diag = 2.0 * (h0 + h1), r;
+            const double *P = b->points;
+            double s0 = i > 0 ? (P[3 * i + k] - P[3 * (i - 1) + k]) / h0 : y0;
+            double s1 = i + 1 < n ? (P[3 * (i + 1) + k] - P[3 * i + k]) / h1 : y1;
+            r = 6.0 * (s1 - s0);
+            double den = diag - (i > 0 ? sub * c[i - 1] : 0.0);
+            c[i] = sup / den;
+            d[i] = (r - (i > 0 ? sub * d[i - 1] : 0.0)) / den;
+        }
+        M2[3 * (n - 1) + k] = d[n - 1];
+        for (int i = n - 2; i >= 0; --i) M2[3 * i + k] = d[i] - c[i] * M2[3 * (i + 1) + k];
+    }
+}
+
+/* The spline's point x and derivative dx at σ. */
+static void spline_eval(const ld_beam *b, const double *sg, const double *M2, double s, double x[3],
+                        double dx[3]) {
+    int i = 0, n = b->npoints;
+    while (i + 2 < n && s > sg[i + 1]) ++i;
+    double h = sg[i + 1] - sg[i], A = (sg[i + 1] - s) / h, B = (s - sg[i]) / h;
+    for (int k = 0; k < 3; ++k) {
+        double y0 = b->points[3 * i + k], y1 = b->points[3 * (i + 1) + k], m0 = M2[3 * i + k],
+               m1 = M2[3 * (i + 1) + k];
+        x[k] = A * y0 + B * y1 + ((A * A * A - A) * m0 + (B * B * B - B) * m1) * h * h / 6.0;
+        dx[k] = (y1 - y0) / h + (-(3.0 * A * A - 1.0) * m0 + (3.0 * B * B - 1.0) * m1) * h / 6.0;
+    }
+}
+
+/* The arc length from the start to σ (8-point Gauss on each knot interval). */
+static double arc_to(const ld_beam *b, const double *sg, const double *M2, double s) {
+    double xg[8], wg[8], L = 0.0;
+    ld_beam_gauss(8, xg, wg);
+    for (int i = 0; i + 1 < b->npoints && sg[i] < s; ++i) {
+        double a = sg[i], c = fmin(s, sg[i + 1]);
+        for (int g = 0; g < 8; ++g) {
+            double x[3], dx[3];
+            spline_eval(b, sg, M2, a + 0.5 * (xg[g] + 1.0) * (c - a), x, dx);
+            L += 0.5 * (c - a) * wg[g] * ld_v3_norm(dx);
+        }
+    }
+    return L;
+}
+
+static double curve_length(const ld_beam *b) {
+    double sg[LD_BEAM_POINTS_MAX], M2[3 * LD_BEAM_POINTS_MAX];
+    spline_setup(b, sg, M2);
+    return arc_to(b, sg, M2, sg[b->npoints - 1]);
+}
+
+/* The nodes of a curved beam: at the GLL points of equal arc-length elements, e1 along the
+ * tangent, e2 along the normal projected ⊥ e1 (q0 = each element's frames: no corners). */
+static int place_curve(const ld_beam *b, double *q0, double *x0, double *qe0, double *w,
+                       double *eta) {
+    int p = b->order, ne = b->nelem;
+    double sg[LD_BEAM_POINTS_MAX], M2[3 * LD_BEAM_POINTS_MAX];
+    double xi[LD_BEAM_MAX_NODES], wg[LD_BEAM_MAX_NODES];
+    spline_setup(b, sg, M2);
+    double L = arc_to(b, sg, M2, sg[b->npoints - 1]), s = 0.0;
+    ld_beam_gll(p, xi);
+    ld_beam_gll_weights(p, xi, wg);
+    for (int e = 0; e < ne; ++e)
+        for (int j = 0; j <= p; ++j) {
+            int k = e * p + j;
+            double f = (e + 0.5 * (xi[j] + 1.0)) / ne, x[3], dx[3];
+            for (int it = 0; it < 50; ++it) { /* σ of the arc length f L (Newton) */
+                spline_eval(b, sg, M2, s, x, dx);
+                double ds = (arc_to(b, sg, M2, s) - f * L) / ld_v3_norm(dx);
+                s = fmin(fmax(s - ds, 0.0), sg[b->npoints - 1]);
+                if (fabs(ds) <= 1e-14 * sg[b->npoints - 1]) break;
+            }
+            spline_eval(b, sg, M2, s, x, dx);
+            if (frame(dx, b->normal, q0 + 4 * k)) return LD_EINVAL;
+            memcpy(x0 + 3 * k, x, sizeof x);
+            memcpy(qe0 + 4 * ((size_t)e * (size_t)(p + 1) + (size_t)j), q0 + 4 * k,
+                   4 * sizeof(double));
+            w[k] += 0.5 * (L / ne) * wg[j];
+            eta[k] = f;
+        }
+    eta[0] = 0.0, eta[ne * p] = 1.0;
+    return LD_OK;
 }
 
 int ld_beam_place(ld_model *m, ld_beam *b) {
@@ -182,23 +355,30 @@ int ld_beam_place(ld_model *m, ld_beam *b) {
     int p = b->order, ne = ld_beam_elements(b), nn = ne * p + 1;
     int nfree = nn - (b->clamp[0] != 0) - (b->clamp[1] != 0);
     double qs[4 * LD_BEAM_POINTS_MAX];
-    if (segment_frames(b, qs)) return LD_EINVAL;
+    if (!b->curve && segment_frames(b, qs)) return LD_EINVAL;
     char name[LD_NAME_MAX + 16];
     if (strf(name, sizeof name, "%.*s[%d]", LD_NAME_MAX, b->name, nn - 1) >= LD_NAME_MAX)
         return LD_EINVAL;
     int *nb = malloc((size_t)nn * sizeof *nb);
     double *q0 = malloc(4 * (size_t)nn * sizeof *q0), *x0 = malloc(3 * (size_t)nn * sizeof *x0);
     double *qe0 = malloc(4 * (size_t)ne * (size_t)(p + 1) * sizeof *qe0);
-    double *wl = calloc(2 * (size_t)nn, sizeof *wl), *eta = wl ? wl + nn : NULL;
+    double *wl = calloc(5 * (size_t)nn, sizeof *wl), *eta = wl ? wl + nn : NULL;
     double *lm = calloc(10 * (size_t)nn, sizeof *lm), *J = lm ? lm + nn : NULL;
     ld_body *bodies = realloc(m->bodies, ((size_t)m->nbodies + (size_t)nfree) * sizeof *bodies);
     if (bodies) m->bodies = bodies;
-    if (!nb || !q0 || !x0 || !qe0 || !wl || !lm || !bodies) {
+    int rc = !nb || !q0 || !x0 || !qe0 || !wl || !lm || !bodies ? LD_ENOMEM : LD_OK;
+    if (!rc && b->curve)
+        rc = place_curve(b, q0, x0, qe0, wl, eta);
+    else if (!rc)
+        place_nodes(b, qs, q0, x0, qe0, wl, eta);
+    if (rc) {
         free(nb), free(q0), free(x0), free(qe0), free(wl), free(lm);
-        return LD_ENOMEM;
+        return rc;
     }
-    place_nodes(b, qs, q0, x0, qe0, wl, eta);
-    lump(b, q0, qe0, eta, lm, J);
+    double *mxi = wl + 2 * (size_t)nn;
+    lump(b, q0, qe0, eta, lm, J, mxi);
+    int off = 0;
+    for (size_t i = 0; i < 3 * (size_t)nn; ++i) off |= mxi[i] != 0.0;
     b->nnodes = nn;
     b->node_body = nb;
     b->q0 = q0;
@@ -206,6 +386,7 @@ int ld_beam_place(ld_model *m, ld_beam *b) {
     b->qe0 = qe0;
     b->wlen = wl;
     b->eta = eta;
+    b->mxi_node = off ? mxi : NULL;
     add_bodies(m, b, lm, J);
     free(lm);
     return LD_OK;
@@ -218,6 +399,7 @@ int ld_model_add_beam(ld_model *m, ld_beam *b) {
     m->beams = a;
     a[m->nbeams++] = *b;
     b->node_body = NULL, b->q0 = b->x0 = b->qe0 = b->wlen = NULL, b->eta = NULL;
+    b->mxi_node = NULL;
     b->stations = NULL;
     return LD_OK;
 }
@@ -244,6 +426,10 @@ static const char *section_fault(const ld_beam *b, const char **why, char *key, 
                    "stiffness";
         if (!(b->rho_a > 0.0) || !isfinite(b->rho_a)) return *why = "must be positive", "rho_a";
         if (!spd(b->rho_j, 3)) return *why = "must be symmetric positive definite", "rho_j";
+        if (!mass_ok(b->rho_a, b->rho_j, b->mxi))
+            return *why = "the 6x6 section mass must be positive definite (its centre of mass "
+                          "too far off the axis for its rotary inertia)",
+                   "mass";
         return NULL;
     }
     if (b->nstations < 2 || b->nstations > LD_BEAM_STATIONS_MAX || !b->stations)
@@ -260,6 +446,11 @@ static const char *section_fault(const ld_beam *b, const char **why, char *key, 
             f = "rho_a", *why = "must be positive";
         else if (!spd(st->rho_j, 3))
             f = "rho_j", *why = "must be symmetric positive definite";
+        else if (!mass_ok(st->rho_a, st->rho_j, st->mxi))
+            f = "mass", *why = "the 6x6 section mass must be positive definite (its centre of "
+                               "mass too far off the axis for its rotary inertia)";
+        else if (!isfinite(st->twist))
+            f = "twist", *why = "must be a finite angle (rad)";
         if (f) {
             strf(key, nk, "sections[%d].%s", k, f);
             return key;
@@ -276,6 +467,8 @@ int ld_beam_section_check(const ld_beam *b, char *key, size_t nk, char *why, siz
     return LD_EINVAL;
 }
 
+static int element_rule(const ld_beam *b, int e, double *xg, double *wg);
+
 int ld_beam_check(const ld_model *m, int i, char *key, size_t nk, char *why, size_t nw) {
     const ld_beam *b = &m->beams[i];
     const char *k = NULL, *w = NULL;
@@ -285,7 +478,9 @@ int ld_beam_check(const ld_model *m, int i, char *key, size_t nk, char *why, siz
     else if (b->nelem < 1)
         k = "elements", w = "must be at least 1";
     else if (b->nquad < 0 || b->nquad > LD_BEAM_QUAD_MAX)
-        k = "quadrature", w = "must be full, reduced or a number of points 1 … 16";
+        k = "quadrature", w = "must be full, reduced or a number of points 1 … 64";
+    else if (b->nqsec < 0 || b->nqsec > LD_BEAM_QSEC_MAX)
+        k = "quadrature_per_section", w = "must be 1 … 8";
     else if ((k = section_fault(b, &w, sk, sizeof sk)))
         ;
     else if (!(b->damping >= 0.0) || !isfinite(b->damping))
@@ -297,6 +492,11 @@ int ld_beam_check(const ld_model *m, int i, char *key, size_t nk, char *why, siz
     for (int n = 0; !k && n < b->nnodes; ++n)
         if (b->node_body[n] < LD_GROUND || b->node_body[n] >= m->nbodies)
             k = "nodes", w = "a node's body is not one of the model's bodies";
+    for (int e = 0; !k && e < ld_beam_elements(b); ++e)
+        if (element_rule(b, e, NULL, NULL) < 1)
+            k = "quadrature_per_section",
+            w = "too many Gauss points in an element (more than 64: fewer per section or more "
+                "elements)";
     if (!k) return LD_OK;
     strf(key, nk, "%s", k);
     strf(why, nw, "%s", w);
@@ -355,19 +555,46 @@ typedef struct beam_data {
     double *Cq;
 } beam_data;
 
-/* Gauss points per element of beam b. */
-static int nquad(const ld_beam *b) {
-    return b->nquad > 0 ? b->nquad : (b->reduced ? b->order : b->order + 1);
+/* The quadrature rule of element e of beam b (points ascending in ξ, weights on [−1, 1]): the
+ * Gauss rule of nquad points, or with nqsec a Gauss rule of nqsec points on each piece of the
+ * element between the stations (Kynema's segmented rule); its point count, or 0 if more than
+ * LD_BEAM_MAX_QP. xg, wg may be NULL (the count only). */
+static int element_rule(const ld_beam *b, int e, double *xg, double *wg) {
+    if (b->nqsec <= 0) {
+        int nq = b->nquad > 0 ? b->nquad : (b->reduced ? b->order : b->order + 1);
+        if (xg && wg) ld_beam_gauss(nq, xg, wg);
+        return nq;
+    }
+    double gx[LD_BEAM_MAX_QP], gw[LD_BEAM_MAX_QP], e0 = b->eta[e * b->order],
+                                                   e1 = b->eta[e * b->order + b->order], a = e0;
+    int n = 0, st = 0;
+    if (b->nqsec > LD_BEAM_QSEC_MAX) return 0;
+    ld_beam_gauss(b->nqsec, gx, gw);
+    while (a < e1) {
+        double c = e1;
+        for (; b->nstations && st < b->nstations; ++st)
+            if (b->stations[st].eta > a) {
+                c = fmin(c, b->stations[st].eta);
+                break;
+            }
+        if (n + b->nqsec > LD_BEAM_MAX_QP) return 0;
+        for (int g = 0; g < b->nqsec && xg && wg; ++g) {
+            double et = a + 0.5 * (gx[g] + 1.0) * (c - a);
+            xg[n + g] = 2.0 * (et - e0) / (e1 - e0) - 1.0;
+            wg[n + g] = gw[g] * (c - a) / (e1 - e0);
+        }
+        n += b->nqsec;
+        a = c;
+    }
+    return n;
 }
 
-/* The stiffness at element e's nq quadrature points (arc-length fractions from the nodes'). */
-static void element_sections(const ld_beam *b, int e, int nq, double *Cq) {
-    double xg[LD_BEAM_MAX_QP];
-    ld_beam_fe_points(nq, xg);
+/* The stiffness at element e's nq quadrature points xg (arc-length fractions from the nodes'). */
+static void element_sections(const ld_beam *b, int e, int nq, const double *xg, double *Cq) {
     int p = b->order;
     double e0 = b->eta[e * p], e1 = b->eta[e * p + p];
     for (int g = 0; g < nq; ++g)
-        ld_beam_section_at(b, e0 + 0.5 * (xg[g] + 1.0) * (e1 - e0), Cq + 36 * g, NULL, NULL);
+        ld_beam_section_at(b, e0 + 0.5 * (xg[g] + 1.0) * (e1 - e0), Cq + 36 * g, NULL, NULL, NULL);
 }
 
 /* Free node slots of element e of beam b: their count; slot[] the local node numbers. */
@@ -401,7 +628,8 @@ static int bel_prepare(const ld_system *s, void **data, char *msg, size_t n) {
     for (int i = 0; i < m->nbeams; ++i) {
         const ld_beam *b = &m->beams[i];
         total += ld_beam_elements(b);
-        if (b->nstations) ncq += 36 * (size_t)nquad(b) * (size_t)ld_beam_elements(b);
+        for (int e = 0; b->nstations && e < ld_beam_elements(b); ++e)
+            ncq += 36 * (size_t)element_rule(b, e, NULL, NULL);
     }
     beam_data *d = calloc(1, sizeof *d);
     ld_beam_fe *fe = malloc((size_t)total * sizeof *fe);
@@ -415,10 +643,12 @@ static int bel_prepare(const ld_system *s, void **data, char *msg, size_t n) {
     for (int i = 0, k = 0; i < m->nbeams; ++i) {
         const ld_beam *b = &m->beams[i];
         for (int e = 0; e < ld_beam_elements(b); ++e, ++k) {
-            int p = b->order, o = e * p, nq = nquad(b), uni = b->nstations == 0;
+            double xg[LD_BEAM_MAX_QP], wg[LD_BEAM_MAX_QP];
+            int p = b->order, o = e * p, nq = element_rule(b, e, xg, wg), uni = b->nstations == 0;
             const double *qe = b->qe0 + 4 * (size_t)e * (size_t)(p + 1);
-            if (!uni) element_sections(b, e, nq, Cq);
-            if (ld_beam_fe_init(&fe[k], p, nq, qe, b->x0 + 3 * o, uni ? b->C : Cq, uni)) {
+            if (!uni && nq > 0) element_sections(b, e, nq, xg, Cq);
+            if (nq < 1 || ld_beam_fe_init_rule(&fe[k], p, nq, xg, wg, qe, b->x0 + 3 * o,
+                                               uni ? b->C : Cq, uni)) {
                 if (msg)
                     strf(msg, n, "beam %d ('%s'): element %d has a degenerate reference", i,
                          b->name, e);

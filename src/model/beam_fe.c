@@ -254,16 +254,17 @@ static void align(int nn, const double *q, double *qa) {
     }
 }
 
-int ld_beam_fe_init(ld_beam_fe *e, int p, int nq, const double *q0, const double *x0,
-                    const double *C, int uniform) {
-    if (p < 1 || p > LD_BEAM_MAX_ORDER || nq < 1 || nq > LD_BEAM_MAX_QP || !C) return LD_EINVAL;
+int ld_beam_fe_init_rule(ld_beam_fe *e, int p, int nq, const double *xg, const double *wg,
+                         const double *q0, const double *x0, const double *C, int uniform) {
+    if (p < 1 || p > LD_BEAM_MAX_ORDER || nq < 1 || nq > LD_BEAM_MAX_QP || !C || !xg || !wg)
+        return LD_EINVAL;
     memset(e, 0, sizeof *e);
     e->p = p, e->nn = p + 1, e->nq = nq;
-    double xg[LD_BEAM_MAX_QP], wg[LD_BEAM_MAX_QP], qa[4 * LD_BEAM_MAX_NODES], z[NZ];
+    double qa[4 * LD_BEAM_MAX_NODES], z[NZ];
     (void)ld_beam_gll(p, e->xi_node);
-    (void)ld_beam_gauss(nq, xg, wg);
     align(e->nn, q0, qa);
     for (int g = 0; g < nq; ++g) {
+        if (!(xg[g] >= -1.0 && xg[g] <= 1.0) || !(wg[g] > 0.0)) return LD_EINVAL;
         ld_beam_lagrange(e->nn, e->xi_node, xg[g], e->N[g], e->dN[g]);
         field(e, g, qa, x0, z);
         double J = sqrt(ld_v3_dot(z + ZA, z + ZA)), pn = ld_v3_dot(z + 1, z + 1) + z[0] * z[0];
@@ -277,6 +278,13 @@ int ld_beam_fe_init(ld_beam_fe *e, int p, int nq, const double *q0, const double
     else
         e->Cq = C;
     return LD_OK;
+}
+
+int ld_beam_fe_init(ld_beam_fe *e, int p, int nq, const double *q0, const double *x0,
+                    const double *C, int uniform) {
+    double xg[LD_BEAM_MAX_QP], wg[LD_BEAM_MAX_QP];
+    if (ld_beam_gauss(nq, xg, wg)) return LD_EINVAL;
+    return ld_beam_fe_init_rule(e, p, nq, xg, wg, q0, x0, C, uniform);
 }
 
 int ld_beam_fe_points(int nq, double *xi) {

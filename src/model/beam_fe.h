@@ -23,7 +23,7 @@
 
 #define LD_BEAM_MAX_ORDER 14
 #define LD_BEAM_MAX_NODES (LD_BEAM_MAX_ORDER + 1)
-#define LD_BEAM_MAX_QP    (LD_BEAM_MAX_ORDER + 2)
+#define LD_BEAM_MAX_QP    64 /* the Gauss rules are computed (Newton on P_n) */
 
 /* The n Gauss–Lobatto–Legendre points of [−1, 1] for n = p + 1 ≥ 2, ascending (the roots of
  * (1 − ξ²) P_p'(ξ)); LD_OK or LD_EINVAL (p outside 1 … LD_BEAM_MAX_ORDER). */
@@ -62,6 +62,11 @@ static inline const double *ld_beam_fe_C(const ld_beam_fe *e, int g) {
  * or count, a degenerate reference: J ≤ 0 somewhere, or a zero quaternion). */
 int ld_beam_fe_init(ld_beam_fe *e, int p, int nq, const double *q0, const double *x0,
                     const double *C, int uniform);
+
+/* The same with a quadrature rule of one's own: nq points xg ∈ [−1, 1] (ascending, as C's
+ * entries) and weights wg > 0 on [−1, 1] (e.g. Gauss rules on pieces of the element). */
+int ld_beam_fe_init_rule(ld_beam_fe *e, int p, int nq, const double *xg, const double *wg,
+                         const double *q0, const double *x0, const double *C, int uniform);
 
 /* The nq Gauss points' ξ that ld_beam_fe_init uses (ascending); LD_OK or LD_EINVAL. */
 int ld_beam_fe_points(int nq, double *xi);

@@ -14,8 +14,9 @@
 #include "rigid_impl.h"
 
 /* The table of kinds: one line per kind, in the order of evaluation and of the rows. */
-static const ld_ekind *const kinds[] = {&ld_ek_body,  &ld_ek_joint,     &ld_ek_rod,
-                                        &ld_ek_force, &ld_ek_unit_norm, &ld_ek_beam};
+static const ld_ekind *const kinds[] = {&ld_ek_body,     &ld_ek_joint,     &ld_ek_rod,
+                                        &ld_ek_force,    &ld_ek_unit_norm, &ld_ek_beam,
+                                        &ld_ek_beam_mass};
 enum { NKINDS = (int)(sizeof kinds / sizeof kinds[0]) };
 
 int ld_ekind_count(void) {
@@ -233,13 +234,13 @@ int ld_elems_stiffness(const ld_system *s, double t, const double *q, const doub
 int ld_elems_mass_blocks(const ld_system *s, const double *q, double *Mb) {
     const ld_elems *E = EL(s);
     scratch w = scratch_of(E);
-    size_t o = 0;
     memset(Mb, 0, ld_sys_mass_block_entries(s) * sizeof(double));
-    for (int i = 0, node = 0; i < E->n; ++i) {
+    if (!E->mboff) return LD_ENOTSUPPORTED;
+    for (int i = 0; i < E->n; ++i) { /* the instances of a kind may visit the nodes anew */
         const ld_elem *e = &E->e[i];
         if (!e->kind->mass) continue;
         if (e->nn != 1) return LD_ENOTSUPPORTED;
-        for (; node < e->node[0]; ++node) o += (size_t)node_nv(s, node) * (size_t)node_nv(s, node);
+        size_t o = E->mboff[e->node[0]];
         ld_elem_ctx c = context(s, e, 0.0, q, NULL, NULL, NULL, &w);
         size_t nl2 = (size_t)e->nl * (size_t)e->nl;
         memset(w.blk, 0, nl2 * sizeof(double));

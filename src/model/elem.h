@@ -14,6 +14,8 @@
  *   rod         one segment of a Cosserat rod: elastic and viscous forces, Kirchhoff rows (rod.c)
  *   force       one force element of the registry (elements.c)
  *   unit-norm   the unit norm ½(eᵀe − 1) of a body's Euler parameters (euler formulation)
+ *   beam        one finite element of a beam (beam.c)
+ *   beam-mass   a beam node's centre of mass off the axis: the inertial coupling (beam_mass.c)
  * Rows are given out in table order, so the joints' rows come first, then the Kirchhoff rows,
  * then the unit norms (model.h); evaluation sums in table order.
  *
@@ -86,7 +88,8 @@ struct ld_ekind {
 };
 
 /* The kinds (their files). */
-extern const ld_ekind ld_ek_body, ld_ek_joint, ld_ek_rod, ld_ek_force, ld_ek_unit_norm, ld_ek_beam;
+extern const ld_ekind ld_ek_body, ld_ek_joint, ld_ek_rod, ld_ek_force, ld_ek_unit_norm, ld_ek_beam,
+    ld_ek_beam_mass;
 
 /* The table of kinds: their number and kind i (NULL out of range). */
 int ld_ekind_count(void);

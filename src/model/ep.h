@@ -1,8 +1,8 @@
 /*
  * Euler-parameter kernels of the euler formulation (internal): e = (e0, e1, e2, e3) as plain
  * coordinates, not assumed to be of unit norm (Newton iterates leave the unit sphere).
- * Notation of seed 002: R(e) eq. 2 (quadratic in e), L(e) eq. 4, ω = 2 L(e) ė (body frame),
- * the 4×4 matrix ŵ of eq. 70 with L(e)ᵀ w = ŵ e. Row-major; outputs never alias inputs.
+ * Notation of Sherif et al. (2019): R(e) eq. 2 (quadratic in e), L(e) eq. 4, ω = 2 L(e) ė (body
+ * frame), the 4×4 matrix ŵ of eq. 70 with L(e)ᵀ w = ŵ e. Row-major; outputs never alias inputs.
  */
 #ifndef LIEDYN_SRC_MODEL_EP_H
 #define LIEDYN_SRC_MODEL_EP_H

@@ -1,4 +1,5 @@
-/* The body terms of the euler formulation (rigid_impl.h): seed 002 eq. 9 with translations,
+/* The body terms of the euler formulation (rigid_impl.h), eq. 9 of Sherif et al. (2019) with
+ * translations:
  *   m ẍ = f,    4 LᵀJL ë + 8 LᵀL L̇ᵀ J L ė + e λ = 2 Lᵀ τ,
  * L = L(e), L̇ = L(ė), τ = τ_b + R(e)ᵀ τ_s the body torque, f = f_s + R(e) f_b. Every tangent is
  * analytic; the system tests compare them with finite differences. Derivatives use that L(e)

@@ -1,4 +1,4 @@
-/* Prescribed rotations of seed 000 Sec. IV.A: the exact q(t), Ω(t), Ω̇(t) of ϑ(t), computed
+/* Prescribed rotations of Zupan & Zupan Sec. IV.A: the exact q(t), Ω(t), Ω̇(t) of ϑ(t), computed
  * with second-order Taylor jets (value, first and second time derivative) so that the
  * torque τ = J Ω̇ + Ω × JΩ is exact to round-off; and the check that a model's bodies start on
  * their exact solution (ld_model_check_exact). */

@@ -7,7 +7,7 @@
  *   s3xr3, s3sdr3   q = (quaternion 4, x 3),   v = (Ω, U)
  *   euler           q = (x 3, e 4),            v = (ẋ, ė)
  * U = ẋ for the direct products, U = Rᵀẋ for the semidirect ones; Ω body frame. In the euler
- * formulation R = R(e) of seed 002 eq. 2 (quadratic in e, not normalized).
+ * formulation R = R(e) of Sherif et al. (2019) eq. 2 (quadratic in e, not normalized).
  *
  * Constraint rows: the joints' rows first (joints.c, in the order of ld_model.joints), then the
  * rods' Kirchhoff rows (rod.c: rods in order, segments in order, Γ₁ then Γ₂), then, in the
@@ -62,8 +62,8 @@ typedef struct ld_rb_loads {
 void ld_rb_loads_eval(const rb_sys *rb, int i, double t, ld_rb_loads *L);
 
 /* ------------------------------------------------- euler formulation body terms (euler.c) */
-/* Seed 002 eq. 9 for one body with qb = (x, e), vb = (ẋ, ė), ab = (ẍ, ë): the 7×7 blocks
- * written at (o, o) of the k×k row-major matrices. */
+/* Sherif et al. (2019) eq. 9 for one body with qb = (x, e), vb = (ẋ, ė), ab = (ẍ, ë): the 7×7
+ * blocks written at (o, o) of the k×k row-major matrices. */
 void ld_ep_body_mass(const ld_body *b, const double *qb, double *M, size_t k, size_t o);
 /* g = (−f, 8 LᵀL L̇ᵀ J L ė − 2 Lᵀ τ) (7 entries at g). */
 void ld_ep_body_force(const ld_body *b, const double *qb, const double *vb, const ld_rb_loads *L,

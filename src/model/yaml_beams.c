@@ -18,15 +18,17 @@
 #include "rigid_impl.h"
 #include "yaml_impl.h"
 
-static const char *const beam_keys[] = {"name",     "order",  "elements", "from",       "to",
-                                        "points",   "normal", "section",  "stiffness",  "mass",
-                                        "rho_a",    "rho_j",  "clamp",    "quadrature", "damping",
-                                        "sections", NULL};
+static const char *const beam_keys[] = {
+    "name",   "order",      "elements",  "from",     "to",    "points",
+    "normal", "section",    "stiffness", "mass",     "rho_a", "rho_j",
+    "clamp",  "quadrature", "damping",   "sections", "curve", "quadrature_per_section",
+    NULL};
 static const char *const station_keys[] = {"eta",   "section", "stiffness", "mass",
-                                           "rho_a", "rho_j",   NULL};
+                                           "rho_a", "rho_j",   "twist",     NULL};
 static const char *const section_keys[] = {"EA", "GA2", "GA3", "GJ", "EI2", "EI3", NULL};
 static const char *const clamps[] = {"none", "start", "end", "both", NULL};
 static const char *const quadratures[] = {"full", "reduced", NULL};
+static const char *const bools[] = {"false", "true", NULL};
 
 /* Line of key in map (the map's line when the key is absent). */
 static int key_line(reader *r, const yaml_node_t *map, const char *key) {
@@ -85,12 +87,15 @@ static int read_rho_j(reader *r, const yaml_node_t *n, double rho_j[9]) {
     return rc;
 }
 
-/* The mass per length: rho_a and rho_j, or the 6×6 `mass` (translations first) of a section
- * whose centre of mass is on the axis: m I in the first block, zero coupling blocks. */
-static int read_mass(reader *r, const yaml_node_t *n, double *rho_a, double rho_j[9]) {
+/* The mass per length: rho_a and rho_j (the centre of mass on the axis), or the 6×6 `mass`
+ * (translations first) [m I, −hat(m ξ); hat(m ξ), ρJ] of a section whose centre of mass is at
+ * ξ (material frame), ρJ about the axis. */
+static int read_mass(reader *r, const yaml_node_t *n, double *rho_a, double rho_j[9],
+                     double mxi[3]) {
     double M[36];
     int rc, has = 0;
     field fa, fj;
+    memset(mxi, 0, 3 * sizeof(double));
     if ((rc = ly_get_vec(r, n, "mass", 0, M, 36, &has))) return rc;
     if ((rc = ly_lookup(r, n, "rho_a", 0, &fa)) || (rc = ly_lookup(r, n, "rho_j", 0, &fj)))
         return rc;
@@ -101,15 +106,21 @@ static int read_mass(reader *r, const yaml_node_t *n, double *rho_a, double rho_
     }
     if (fa.val || fj.val)
         return fail_at(r, n, "mass", "and 'rho_a'/'rho_j' exclude each other: give one");
-    double m = M[0], tol = 1e-12 * fmax(fabs(m), 1e-300);
+    double m = M[0], tol = 1e-12 * fmax(fabs(m), 1e-300), big = 0.0;
+    for (int i = 0; i < 36; ++i) big = fmax(big, fabs(M[i]));
+    /* the coupling block B = M[0..2][3..5] = −hat(m ξ): m ξ = (B₂₃, B₃₁, B₁₂) */
+    mxi[0] = M[6 * 1 + 5], mxi[1] = M[6 * 2 + 3], mxi[2] = M[6 * 0 + 4];
+    double H[9];
+    ld_so3_hat(H, mxi);
     for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j) {
             if (fabs(M[6 * i + j] - (i == j ? m : 0.0)) > tol)
                 return fail_at(r, n, "mass", "the translational block must be m I (rows 1-3)");
-            if (fabs(M[6 * i + 3 + j]) > tol || fabs(M[6 * (3 + i) + j]) > tol)
+            if (fabs(M[6 * i + 3 + j] + H[3 * i + j]) > 1e-12 * big ||
+                fabs(M[6 * (3 + i) + j] - H[3 * i + j]) > 1e-12 * big)
                 return fail_at(r, n, "mass",
-                               "a centre of mass off the beam axis (coupling blocks not zero) "
-                               "is not supported");
+                               "the coupling blocks must be -hat(m xi) (rows 1-3, columns 4-6) "
+                               "and hat(m xi) (rows 4-6, columns 1-3): a centre of mass at xi");
             rho_j[3 * i + j] = M[6 * (3 + i) + 3 + j];
         }
     if (!(m > 0.0) || !isfinite(m))
@@ -143,7 +154,10 @@ static int read_stations(reader *r, const yaml_node_t *n, ld_beam *b) {
             rc = fail_at(r, it, "eta",
                          "the stations' eta (arc-length fraction) must ascend from 0 to 1");
         if (!rc) rc = read_stiffness(r, it, st->C);
-        if (!rc) rc = read_mass(r, it, &st->rho_a, st->rho_j);
+        if (!rc) rc = read_mass(r, it, &st->rho_a, st->rho_j, st->mxi);
+        if (!rc) rc = ly_get_number(r, it, "twist", 0, &st->twist);
+        if (!rc && !isfinite(st->twist))
+            rc = fail_at(r, it, "twist", "must be a finite angle (rad)");
         ly_pop(r, im);
     }
     ly_pop(r, mark);
@@ -157,7 +171,7 @@ static int read_section(reader *r, const yaml_node_t *n, ld_beam *b) {
     if (rc) return rc;
     if (!f.val) {
         if ((rc = read_stiffness(r, n, b->C))) return rc;
-        return read_mass(r, n, &b->rho_a, b->rho_j);
+        return read_mass(r, n, &b->rho_a, b->rho_j, b->mxi);
     }
     static const char *const uniform[] = {"section", "stiffness", "mass", "rho_a", "rho_j", NULL};
     for (int k = 0; uniform[k]; ++k) {
@@ -178,7 +192,7 @@ static int read_quadrature(reader *r, const yaml_node_t *n, ld_beam *b) {
         if ((rc = ly_get_int(r, n, "quadrature", 1, &b->nquad))) return rc;
         if (b->nquad < 1 || b->nquad > LD_BEAM_QUAD_MAX)
             return fail_at(r, n, "quadrature",
-                           "must be full, reduced or a number of points 1 … 16");
+                           "must be full, reduced or a number of points 1 … 64");
         return LD_OK;
     }
     if ((rc = ly_get_choice(r, n, "quadrature", 0, quadratures, &quad))) return rc;
@@ -186,8 +200,23 @@ static int read_quadrature(reader *r, const yaml_node_t *n, ld_beam *b) {
     return LD_OK;
 }
 
-/* The centreline: from and to (a straight beam), or points (a polyline of 2 … 32 points),
- * consecutive points a finite distance apart. */
+/* quadrature_per_section: Gauss points on each piece of an element between the stations. */
+static int read_qsec(reader *r, const yaml_node_t *n, ld_beam *b) {
+    field f, g;
+    int rc = ly_lookup(r, n, "quadrature_per_section", 0, &f);
+    if (rc || !f.val) return rc;
+    if ((rc = ly_lookup(r, n, "quadrature", 0, &g))) return rc;
+    if (g.val)
+        return fail_at(r, n, "quadrature_per_section",
+                       "and 'quadrature' exclude each other: give one");
+    if ((rc = ly_get_int(r, n, "quadrature_per_section", 1, &b->nqsec))) return rc;
+    if (b->nqsec < 1 || b->nqsec > LD_BEAM_QSEC_MAX)
+        return fail_at(r, n, "quadrature_per_section", "must be 1 … 8");
+    return LD_OK;
+}
+
+/* The centreline: from and to (a straight beam), or points (a polyline of 2 … 256 points, or
+ * with `curve: true` samples of a smooth curve), consecutive points a finite distance apart. */
 static int read_centreline(reader *r, const yaml_node_t *n, ld_beam *b) {
     field f;
     int rc = ly_lookup(r, n, "points", 0, &f), np = 0;
@@ -247,11 +276,13 @@ static int read_beam(reader *r, const yaml_node_t *n, ld_model *m, ld_beam *b) {
     if ((rc = ly_get_int(r, n, "elements", 0, &b->nelem))) return rc;
     if (b->nelem < 1 || b->nelem > 100000) return fail_at(r, n, "elements", "must be 1 … 100000");
     if ((rc = read_centreline(r, n, b))) return rc;
+    if ((rc = ly_get_choice(r, n, "curve", 0, bools, &b->curve))) return rc;
     if ((rc = ly_get_vec(r, n, "normal", 0, b->normal, 3, &has_normal))) return rc;
     if ((rc = read_section(r, n, b))) return rc;
     if ((rc = ly_get_number(r, n, "damping", 0, &b->damping))) return rc;
     if ((rc = ly_get_choice(r, n, "clamp", 0, clamps, &clamp))) return rc;
     if ((rc = read_quadrature(r, n, b))) return rc;
+    if ((rc = read_qsec(r, n, b))) return rc;
     b->clamp[0] = clamp == 1 || clamp == 3;
     b->clamp[1] = clamp == 2 || clamp == 3;
     if (!has_normal) { /* the spatial axis least aligned with the first segment */
@@ -281,6 +312,8 @@ static int read_beam(reader *r, const yaml_node_t *n, ld_model *m, ld_beam *b) {
     }
     rc = ld_beam_place(m, b);
     if (rc == LD_ENOMEM) return ly_out_of_memory(r, ly_line_of(n));
+    if (rc && b->curve)
+        return fail_at(r, n, "normal", "must not be parallel to the curve's tangent anywhere");
     if (rc) return fail_at(r, n, "name", "cannot place the beam: the node names must fit");
     return LD_OK;
 }

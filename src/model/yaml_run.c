@@ -6,10 +6,10 @@
 #include "liedyn/model.h"
 #include "yaml_impl.h"
 
-static const char *const run_keys[] = {"name",         "formulation", "dt",          "t_start",
-                                       "t_end",        "newton_atol", "newton_rtol", "max_iter",
-                                       "output_every", "adaptive",    "error_atol",  "error_rtol",
-                                       "fac",          "facmin",      "facmax",      NULL};
+static const char *const run_keys[] = {
+    "name",        "formulation", "dt",           "t_start",      "t_end",      "newton_atol",
+    "newton_rtol", "max_iter",    "output_every", "adaptive",     "error_atol", "error_rtol",
+    "fac",         "facmin",      "facmax",       "newton_reuse", NULL};
 
 /* The keys of the integrator block: run_keys and every method's parameters, NULL-terminated
  * in keys (cap entries). */
@@ -65,6 +65,7 @@ int ly_read_run(reader *r, const yaml_node_t *root, ld_run_spec *s) {
     if ((rc = ly_get_number(r, n, "newton_atol", 0, &s->newton_atol))) goto done;
     if ((rc = ly_get_number(r, n, "newton_rtol", 0, &s->newton_rtol))) goto done;
     if ((rc = ly_get_int(r, n, "max_iter", 0, &s->max_iter))) goto done;
+    if ((rc = ly_get_choice(r, n, "newton_reuse", 0, bools, &s->newton_reuse))) goto done;
     if ((rc = ly_get_int(r, n, "output_every", 0, &s->output_every))) goto done;
     if ((rc = ly_get_choice(r, n, "adaptive", 0, bools, &s->adaptive))) goto done;
     if ((rc = ly_get_number(r, n, "error_atol", 0, &s->error_atol))) goto done;

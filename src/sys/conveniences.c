@@ -39,6 +39,7 @@ int ld_integ_options_from_model(const ld_model *m, ld_integ_options *o) {
     o->newton_atol = r->newton_atol;
     o->newton_rtol = r->newton_rtol;
     o->max_iter = r->max_iter;
+    o->newton_reuse = r->newton_reuse;
     o->la = LD_LA_AUTO;
     o->adaptive = r->adaptive;
     if (o->adaptive) {

@@ -407,8 +407,8 @@ static int stage(ld_integ *it, int i, double h, int *bi_ok) {
     return LD_OK;
 }
 
-/* The embedded estimate (seed 003 eq. 21) over y = (Θ, V): the result against the embedded
- * weights, weights atol + rtol·|Θ| and atol + rtol·max(|v_n|, |v_{n+1}|). */
+/* The embedded estimate (Tumiotto & Arnold 2024, eq. 21) over y = (Θ, V): the result against the
+ * embedded weights, weights atol + rtol·|Θ| and atol + rtol·max(|v_n|, |v_{n+1}|). */
 static double estimate(const ld_integ *it, double h) {
     const struct ld_hem *H = it->priv;
     const ld_hem_table *tb = H->tb;

@@ -7,8 +7,9 @@
  * Sources: half-explicit Euler (Brasey & Hairer 1993, stage 1 solved); Heun, the order-3 and
  * the order-4 tables of the half-explicit methods with an explicit first stage (Murua 1997,
  * Arnold 1998) as used by the public code of the half-explicit Lie-group integrators of
- * seed 003; the order-5 method on the Dormand–Prince 5(4) pair with its extra stage for the
- * velocity constraint, and the embedded weights of seed 003 Sec. 3.1.
+ * Tumiotto & Arnold (2024) (github.com/DeniseTumiotto/lie_group_integration_methods); the
+ * order-5 method on the Dormand–Prince 5(4) pair with its extra stage for the velocity
+ * constraint, and the embedded weights of Tumiotto & Arnold (2024) Sec. 3.1.
  */
 #include <math.h>
 #include <stddef.h>
@@ -82,8 +83,8 @@ static const ld_hem_table tables[5] = {
      h3_d, NULL},
     {"hem4", "half-explicit order 4, s = 4, one extra stage (Arnold 1998)", 4, 0, 4, 5, 1, h4_c,
      h4_A, h4_d, NULL},
-    {"hem5", "half-explicit Dormand-Prince 5(4), one extra stage (seed 003)", 5, 4, 6, 7, 1, h5_c,
-     h5_A, h5_d, h5_bh},
+    {"hem5", "half-explicit Dormand-Prince 5(4), one extra stage (Tumiotto & Arnold 2024)", 5, 4, 6,
+     7, 1, h5_c, h5_A, h5_d, h5_bh},
 };
 
 const ld_hem_table *ld_hem__table(int i) {

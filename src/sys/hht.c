@@ -1,6 +1,6 @@
-/* The HHT α-method, classical and with the modified Newmark velocity of seed 002 on Euler
- * parameters (integrator.h). Unknowns v̇_{n+1} and λ_{n+1}; the common Newton pieces are in
- * integ.c. */
+/* The HHT α-method, classical and with the modified Newmark velocity of Sherif et al. (2019) on
+ * Euler parameters (integrator.h). Unknowns v̇_{n+1} and λ_{n+1}; the common Newton pieces are
+ * in integ.c. */
 #include <stddef.h>
 #include <string.h>
 
@@ -14,7 +14,7 @@ static int modified(const ld_integ *it) {
 
 /* The method's own work space: the force history fo = (g + Bᵀλ)_n of the last accepted state
  * (carried from step to step), its copy while a step is tried, the acceleration at which the
- * stiffness is taken; and β = ¼(1 − α)², γ = ½ − α (seed 002 eq. 19). */
+ * stiffness is taken; and β = ¼(1 − α)², γ = ½ − α (Sherif et al. 2019, eq. 19). */
 typedef struct hht {
     double *fo, *fo_old, *acc;
     double beta, gamma;

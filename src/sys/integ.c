@@ -367,6 +367,7 @@ int ld_integ_init(ld_integ *it, double t0, const double *q0, const double *v0) {
     }
     const ld_system *s = it->s;
     char why[sizeof it->msg] = "";
+    it->jac_ok = it->skip_factor = 0;
     int rc = init_state(it, t0, q0, v0);
     if (!rc && it->meth->initial)
         rc = it->meth->initial(it, why, sizeof why);
@@ -491,6 +492,7 @@ int ld_integ__add_bt_lambda(ld_integ *it, double t, const double *q, const doubl
 }
 
 void ld_integ__assemble_mass(ld_integ *it) {
+    it->jac_ok = it->skip_factor = 0; /* another matrix takes the factorization's place */
     if (it->blocks) {
         ld_integ__blocks_mass_only(it);
         return;
@@ -507,7 +509,24 @@ static int node_block(const ld_system *s, int nd, int *flat) {
 }
 
 /* T is block diagonal by node, so K T and B T cost O(k² d) with d the largest node. */
+/* With o.newton_reuse: the factored matrix of the same coefficients (to 1e-9) still serves
+ * (the next ld_integ__factor is skipped); otherwise it is formed anew. */
+static int same_coef(double a, double b) {
+    return fabs(a - b) <= 1e-9 * fabs(b); /* steps of one grid differ in their last bits */
+}
+
+static int reuse_matrix(ld_integ *it, double cm, double cc, double ck) {
+    it->skip_factor = it->o.newton_reuse && it->jac_ok && same_coef(cm, it->jac_c[0]) &&
+                      same_coef(cc, it->jac_c[1]) && same_coef(ck, it->jac_c[2]);
+    if (!it->skip_factor) {
+        it->jac_ok = 0;
+        it->jac_c[0] = cm, it->jac_c[1] = cc, it->jac_c[2] = ck;
+    }
+    return it->skip_factor;
+}
+
 int ld_integ__assemble(ld_integ *it, double t, double cm, double cc, double ck, const double *a_k) {
+    if (reuse_matrix(it, cm, cc, ck)) return LD_OK;
     if (it->blocks) return ld_integ__blocks_assemble(it, t, cm, cc, ck, a_k);
     const ld_system *s = it->s;
     int k = it->k, m = it->m, n = it->n;
@@ -609,7 +628,20 @@ static int klu_pattern(ld_integ *it) {
     return LD_OK;
 }
 
+static int factor_now(ld_integ *it);
+
 int ld_integ__factor(ld_integ *it) {
+    if (it->skip_factor) { /* the factors of the same matrix are kept (o.newton_reuse) */
+        it->skip_factor = 0;
+        return LD_OK;
+    }
+    int rc = factor_now(it);
+    it->jac_ok = rc == LD_OK && it->o.newton_reuse;
+    return rc;
+}
+
+/* Factor the assembled iteration matrix. */
+static int factor_now(ld_integ *it) {
     it->st.factorizations++;
     if (it->o.la == LD_LA_DENSE) return ld_la_factor_dense(it->la, it->S);
     if (it->blocks) return ld_la_factor_csc(it->la, it->colptr, it->rowind, it->vals);
@@ -626,6 +658,7 @@ int ld_integ__factor(ld_integ *it) {
 
 int ld_integ__reject(ld_integ *it, int cause, const char *why, double h) {
     it->st.rejected++;
+    it->jac_ok = 0; /* the retry forms its matrix anew */
     if (cause == LD_RETRY_ERROR_TEST) it->st.error_test_failures++;
     if (cause >= LD_RETRY_NEWTON) it->st.newton_failures++;
     snprintf(it->msg, sizeof it->msg, "step h = %.3g at t = %.9g rejected: %s", h, it->t, why);
@@ -672,19 +705,32 @@ int ld_integ__correction_finite(ld_integ *it) {
     return ld_integ__finite(it, it->dx, (size_t)it->n, "non-finite Newton correction");
 }
 
+/* The convergence test of iteration i with correction norm err after prev. Full Newton:
+ * err itself. With a kept matrix the iteration converges linearly, at a rate ρ = err / prev,
+ * and the distance to the solution is about err ρ / (1 − ρ) (Hairer & Wanner, Solving ODEs II,
+ * Sec. IV.8): that is tested, with ρ = 1/2 for the first iteration of a step. */
+static double newton_test(const ld_integ *it, int i, double err, double prev) {
+    if (!it->o.newton_reuse) return err;
+    double rho = i >= 2 ? err / prev : 0.5;
+    return rho < 0.99 ? err * rho / (1.0 - rho) : (double)INFINITY;
+}
+
 int ld_integ__newton(ld_integ *it, double t1, double h, ld_integ_newton_fn iter, int *iters) {
-    double err = 2.0;
+    double err = 2.0, test = 2.0, prev = INFINITY;
     int i = 0, floor = 0;
-    while (i < it->o.max_iter && err > 1.0 && !floor) {
+    while (i < it->o.max_iter && test > 1.0 && !floor) {
         ++i;
         it->st.newton_iterations++;
         int rc = iter(it, t1, h, &err, &floor);
         rc = ld_integ__newton_status(it, rc, err, h);
         if (rc) return rc;
         it->hist[it->nhist++] = err;
+        test = newton_test(it, i, err, prev);
+        if (test > 1.0 && err > 0.5 * prev) it->jac_ok = 0; /* a kept matrix stalls: renew */
+        prev = err;
     }
     *iters = i;
-    return ld_integ__newton_end(it, err, floor, h);
+    return ld_integ__newton_end(it, test, floor, h);
 }
 
 void ld_integ__commit(ld_integ *it, int iters) {

@@ -55,6 +55,10 @@ struct ld_integ {
     double *r, *dx, *S, *M, *C, *K, *T, *B;
     double *hist, *rhist;
     int nhist;
+    /* o.newton_reuse: the factored matrix is valid for the coefficients jac_c (jac_ok); the
+     * next factorization is skipped (skip_factor, set by an assembly that found it valid) */
+    int jac_ok, skip_factor;
+    double jac_c[3];
     /* the method's own: work space (nkeep doubles of state first) and object */
     double *ws;
     size_t nws, nkeep;

@@ -1,5 +1,5 @@
 /*
- * The three-stage TR-BDF2 scheme of Zupan & Zupan (seed 000) on the system interface
+ * The three-stage TR-BDF2 quaternion scheme of Zupan & Zupan on the system interface
  * (integrator.h: tb3, tb3-paper). Derivation, variants and verification: docs/tb3.md.
  *
  * Stage 1 (trapezoidal rule to t + τh) and stage 2 (BDF2 to t + h) each solve for an average
@@ -21,7 +21,7 @@
 static const double TAU = 2.0 - SQRT2; /* node of stage 1 */
 static const double W = SQRT2 / 4.0;   /* stage-2 weights (w, w, τ/2) */
 
-/* Third-order weights of the explicit stage (seed 000 eq. 18; the last row of the printed
+/* Third-order weights of the explicit stage (Zupan & Zupan eq. 18; the last row of the printed
  * Butcher array (9) does not sum to one). */
 static const double B3[3] = {(1.0 - SQRT2 / 4.0) / 3.0, (3.0 * SQRT2 / 4.0 + 1.0) / 3.0,
                              (2.0 - SQRT2) / 6.0};
@@ -101,8 +101,8 @@ static int stage(ld_integ *it, double ts, double h, double c, double nu, double 
     return LD_OK;
 }
 
-/* Weighted RMS of the estimate (seed 003 eq. 21) over y = (θ, v): θ scaled by the size of the
- * step's own increment xi (θ = 0 at the start of the step), v by max(|v|, |v_new|). */
+/* Weighted RMS of the estimate (Tumiotto & Arnold 2024, eq. 21) over y = (θ, v): θ scaled by the
+ * size of the step's own increment xi (θ = 0 at the start of the step), v by max(|v|, |v_new|). */
 static double estimate_norm(const ld_integ *it, const double *est, const double *xi,
                             const double *vnew) {
     int k = it->k;

@@ -1,0 +1,728 @@
+/*
+ * Running a sweep: the table (resumed from its whole rows, appended to one whole row per
+ * write, rewritten in case order at the end by atomic replacement), and who runs the cases:
+ * this process (--jobs 1), local worker processes (fork; results through pipes), or the ranks
+ * of an MPI job (LD_MPI builds under mpirun). Both hand out case indices one at a time as the
+ * workers become free (dynamic balancing: case costs differ by orders of magnitude).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
+#ifdef LD_MPI
+#include <mpi.h>
+#endif
+
+#include "cli.h"
+#include "sim.h"
+#include "sweep.h"
+
+/* ------------------------------------------------------------------ CSV lines */
+
+int sweep_csv_split(const char *line, size_t len, char ***fields) {
+    int n = 0, cap = 16;
+    char **f = malloc((size_t)cap * sizeof *f);
+    size_t i = 0;
+    if (!f) return -1;
+    for (;;) {
+        sw_buf b = {0};
+        sw_buf_printf(&b, "%s", "");
+        if (i < len && line[i] == '"') {
+            ++i;
+            for (;;) {
+                if (i >= len) goto bad; /* an unterminated quote */
+                if (line[i] == '"') {
+                    if (i + 1 < len && line[i + 1] == '"') {
+                        sw_buf_printf(&b, "\"");
+                        i += 2;
+                        continue;
+                    }
+                    ++i;
+                    break;
+                }
+                sw_buf_printf(&b, "%c", line[i++]);
+            }
+            if (i < len && line[i] != ',') goto bad;
+        } else {
+            size_t s = i;
+            while (i < len && line[i] != ',') ++i;
+            sw_buf_printf(&b, "%.*s", (int)(i - s), line + s);
+        }
+        if (n == cap) {
+            char **g = realloc(f, 2 * (size_t)cap * sizeof *f);
+            if (!g) goto bad;
+            f = g;
+            cap *= 2;
+        }
+        f[n++] = b.s;
+        if (i >= len) break;
+        ++i; /* the comma */
+        continue;
+    bad:
+        sw_buf_free(&b);
+        for (int k = 0; k < n; ++k) free(f[k]);
+        free(f);
+        *fields = NULL;
+        return -1;
+    }
+    *fields = f;
+    return n;
+}
+
+static void free_fields(char **f, int n) {
+    for (int k = 0; k < n; ++k) free(f[k]);
+    free(f);
+}
+
+static char *slurp(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    sw_buf b = {0};
+    char chunk[65536];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) sw_buf_printf(&b, "%.*s", (int)n, chunk);
+    fclose(f);
+    *len = b.len;
+    return b.s ? b.s : strdup("");
+}
+
+int sweep_table_read(const char *path, sw_table *t, char *why, size_t cap) {
+    memset(t, 0, sizeof *t);
+    size_t len = 0;
+    char *s = slurp(path, &len);
+    if (!s) {
+        snprintf(why, cap, "cannot read '%s': %s", path, strerror(errno));
+        return -1;
+    }
+    size_t nl = strcspn(s, "\n");
+    t->ncols = sweep_csv_split(s, nl, &t->names);
+    long cap_rows = 0;
+    for (size_t i = nl; i < len; ++i) cap_rows += s[i] == '\n';
+    t->cells = calloc((size_t)cap_rows + 1, sizeof *t->cells);
+    if (t->ncols < 1 || !t->cells) {
+        free(s);
+        snprintf(why, cap, "'%s' has no header", path);
+        return -1;
+    }
+    size_t p = nl + 1;
+    while (p < len) {
+        size_t e = p;
+        while (e < len && s[e] != '\n') ++e;
+        if (e >= len) break; /* not a whole row */
+        char **f = NULL;
+        int n = sweep_csv_split(s + p, e - p, &f);
+        if (n == t->ncols) {
+            long c = strtol(f[0], NULL, 10);
+            if (c == t->nrows) {
+                t->cells[t->nrows++] = f;
+                f = NULL;
+            }
+        }
+        if (f) free_fields(f, n);
+        p = e + 1;
+    }
+    free(s);
+    return 0;
+}
+
+void sweep_table_free(sw_table *t) {
+    for (long r = 0; r < t->nrows; ++r) free_fields(t->cells[r], t->ncols);
+    free(t->cells);
+    if (t->names) free_fields(t->names, t->ncols);
+    memset(t, 0, sizeof *t);
+}
+
+int sweep_table_col(const sw_table *t, const char *name) {
+    for (int k = 0; k < t->ncols; ++k)
+        if (strcmp(t->names[k], name) == 0) return k;
+    return -1;
+}
+
+/* ------------------------------------------------------------------ the table file */
+
+typedef struct table {
+    const sweep *sw;
+    const char *path;
+    int fd;
+    off_t size;
+    char **rows; /* by case: the row's text (with its newline), NULL: not done */
+    long done;
+    int ncols;
+    sw_buf header;
+} table;
+
+static int write_all(int fd, const char *s, size_t n) {
+    while (n > 0) {
+        ssize_t w = write(fd, s, n);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return -1;
+        s += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+/* Whether a row read back from the table belongs to case c of this sweep (its values). */
+static int row_matches(const sweep *sw, long c, char **f) {
+    char val[4096];
+    for (int k = 0; k < sw->nparams; ++k) {
+        sweep_case_value(sw, c, k, val, sizeof val);
+        if (strcmp(f[1 + k], val) != 0) return 0;
+    }
+    return 1;
+}
+
+/* The whole rows of an existing table of this sweep. 0, or 2 (message printed). */
+static int table_resume(table *T) {
+    size_t len = 0;
+    char *s = slurp(T->path, &len);
+    if (!s) return 0; /* nothing to resume */
+    size_t hl = T->header.len;
+    if (len == 0) {
+        free(s);
+        return 0;
+    }
+    if (len < hl || memcmp(s, T->header.s, hl) != 0) {
+        free(s);
+        return cli_error("sweep: '%s' holds another table (its header differs from this sweep's): "
+                         "remove it, or give --fresh to replace it",
+                         T->path);
+    }
+    size_t p = hl;
+    long dropped = 0;
+    while (p < len) {
+        size_t e = p;
+        while (e < len && s[e] != '\n') ++e;
+        if (e >= len) { /* a row cut short: run the case again */
+            ++dropped;
+            break;
+        }
+        char **f = NULL;
+        int n = sweep_csv_split(s + p, e - p, &f);
+        char *end = NULL;
+        long c = n == T->ncols ? strtol(f[0], &end, 10) : -1;
+        if (n != T->ncols || !end || *end || c < 0 || c >= T->sw->ncases || T->rows[c] ||
+            !f[n - 1 - ((T->sw->record & SW_REC_CPU) ? 3 : 2)][0]) {
+            ++dropped;
+        } else if (!row_matches(T->sw, c, f)) {
+            free_fields(f, n);
+            free(s);
+            return cli_error("sweep: '%s': the row of case %ld has other values than this sweep "
+                             "gives it: remove the table, or give --fresh to replace it",
+                             T->path, c);
+        } else {
+            T->rows[c] = strndup(s + p, e + 1 - p);
+            ++T->done;
+        }
+        if (f) free_fields(f, n);
+        p = e + 1;
+    }
+    free(s);
+    if (dropped)
+        fprintf(stderr, "liedyn sweep: %s: %ld incomplete or malformed row%s dropped (rerun)\n",
+                T->path, dropped, dropped == 1 ? "" : "s");
+    return 0;
+}
+
+/* Write the header and the rows done, in case order, to path (atomically: a temporary file
+ * renamed over it). 0, or -1 (errno). */
+static int table_rewrite(table *T) {
+    char tmp[PATH_CAP + 16];
+    snprintf(tmp, sizeof tmp, "%s.tmp", T->path);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (fd < 0) return -1;
+    sw_buf b = {0};
+    sw_buf_printf(&b, "%s", T->header.s);
+    for (long c = 0; c < T->sw->ncases; ++c)
+        if (T->rows[c]) sw_buf_printf(&b, "%s", T->rows[c]);
+    int rc = write_all(fd, b.s, b.len);
+    if (!rc) rc = fsync(fd);
+    if (close(fd) != 0) rc = -1;
+    if (!rc) rc = rename(tmp, T->path);
+    if (rc) {
+        int e = errno;
+        unlink(tmp);
+        errno = e;
+    }
+    T->size = (off_t)b.len;
+    sw_buf_free(&b);
+    return rc;
+}
+
+static int table_open(table *T) {
+    if (table_rewrite(T) != 0)
+        return cli_error("sweep: cannot write '%s': %s", T->path, strerror(errno));
+    T->fd = open(T->path, O_WRONLY | O_APPEND | O_CLOEXEC);
+    if (T->fd < 0) return cli_error("sweep: cannot write '%s': %s", T->path, strerror(errno));
+    return 0;
+}
+
+/* Keep the row of case c and append it to the file (one write: the file holds whole rows;
+ * a failed write is cut back). 0 or -1. */
+static int table_add(table *T, long c, const char *row, size_t len) {
+    if (T->rows[c]) return 0;
+    T->rows[c] = strndup(row, len);
+    if (!T->rows[c]) return -1;
+    ++T->done;
+    if (!T->path) return 0; /* in memory only */
+    if (T->fd < 0) return -1;
+    if (write_all(T->fd, row, len) != 0) {
+        int e = errno;
+        if (ftruncate(T->fd, T->size) != 0) { /* leave whole rows */
+        }
+        close(T->fd);
+        T->fd = -1;
+        errno = e;
+        return -1;
+    }
+    T->size += (off_t)len;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ local workers */
+
+static volatile sig_atomic_t stop_sig;
+
+static void on_stop(int sig) {
+    stop_sig = sig;
+    sim_stop_signal = sig;
+}
+
+typedef struct worker {
+    pid_t pid;
+    int task_fd, res_fd;
+    long cas; /* the case it runs, -1: idle */
+} worker;
+
+static int read_all(int fd, void *p, size_t n) {
+    char *s = p;
+    while (n > 0) {
+        ssize_t r = read(fd, s, n);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) return -1;
+        s += r;
+        n -= (size_t)r;
+    }
+    return 0;
+}
+
+/* The worker's loop: case indices in, rows out (length, text); ends on EOF or -1. */
+static void worker_main(const sweep *sw, int in, int out) {
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    signal(SIGPIPE, SIG_DFL);
+    for (;;) {
+        int64_t c;
+        if (read_all(in, &c, sizeof c) != 0 || c < 0) break;
+        sw_buf b = {0};
+        if (sweep_case_row(sw, (long)c, &b) != 0) _exit(128 + SIGINT);
+        uint32_t n = (uint32_t)b.len;
+        if (write_all(out, (const char *)&n, sizeof n) || write_all(out, b.s, b.len)) _exit(1);
+        sw_buf_free(&b);
+    }
+    _exit(0);
+}
+
+static int spawn(const sweep *sw, worker *w, worker *all, int nw) {
+    int tp[2], rp[2];
+    if (pipe(tp) != 0) return -1;
+    if (pipe(rp) != 0) {
+        close(tp[0]);
+        close(tp[1]);
+        return -1;
+    }
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(tp[0]);
+        close(tp[1]);
+        close(rp[0]);
+        close(rp[1]);
+        return -1;
+    }
+    if (pid == 0) {
+#ifdef __linux__
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+#endif
+        for (int k = 0; k < nw; ++k) /* the other workers' pipes */
+            if (all[k].pid > 0 && &all[k] != w) {
+                close(all[k].task_fd);
+                close(all[k].res_fd);
+            }
+        close(tp[1]);
+        close(rp[0]);
+        worker_main(sw, tp[0], rp[1]);
+    }
+    close(tp[0]);
+    close(rp[1]);
+    w->pid = pid;
+    w->task_fd = tp[1];
+    w->res_fd = rp[0];
+    w->cas = -1;
+    return 0;
+}
+
+/* The next case not done from *next on (-1: none left). */
+static long next_case(const table *T, long *next) {
+    while (*next < T->sw->ncases && T->rows[*next]) ++*next;
+    return *next < T->sw->ncases ? (*next)++ : -1;
+}
+
+static int give(worker *w, long c) {
+    int64_t v = c;
+    w->cas = c;
+    return write_all(w->task_fd, (const char *)&v, sizeof v);
+}
+
+static void retire(worker *w) {
+    close(w->task_fd);
+    close(w->res_fd);
+    int st;
+    while (waitpid(w->pid, &st, 0) < 0 && errno == EINTR) {
+    }
+    w->pid = 0;
+}
+
+/* Run the missing cases in nw worker processes. 0, or 4 (the table could not be written). */
+static int run_local(table *T, int nw, sw_exec *x) {
+    worker *w = calloc((size_t)nw, sizeof *w);
+    if (!w) return cli_error("sweep: out of memory");
+    long next = 0;
+    int active = 0, io = 0;
+    for (int k = 0; k < nw; ++k) {
+        if (spawn(T->sw, &w[k], w, nw) != 0) {
+            free(w);
+            return cli_error("sweep: cannot start a worker: %s", strerror(errno));
+        }
+        long c = next_case(T, &next);
+        if (c >= 0 && give(&w[k], c) == 0) ++active;
+    }
+    struct pollfd *pf = calloc((size_t)nw, sizeof *pf);
+    while (active > 0 && !stop_sig && pf) {
+        for (int k = 0; k < nw; ++k) {
+            pf[k].fd = w[k].cas >= 0 ? w[k].res_fd : -1;
+            pf[k].events = POLLIN;
+            pf[k].revents = 0;
+        }
+        int r = poll(pf, (nfds_t)nw, 500);
+        if (r < 0 && errno != EINTR) break;
+        for (int k = 0; r > 0 && k < nw && !stop_sig; ++k) {
+            if (!pf[k].revents) continue;
+            long c = w[k].cas;
+            uint32_t n = 0;
+            char *row = NULL;
+            int ok = read_all(w[k].res_fd, &n, sizeof n) == 0 && (row = malloc(n + 1u)) &&
+                     read_all(w[k].res_fd, row, n) == 0;
+            if (ok) {
+                if (table_add(T, c, row, n) != 0) io = 1;
+                ++x->ran;
+            } else { /* the worker died in the case */
+                int st = 0;
+                close(w[k].task_fd);
+                close(w[k].res_fd);
+                while (waitpid(w[k].pid, &st, 0) < 0 && errno == EINTR) {
+                }
+                w[k].pid = 0;
+                int sig = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
+                if (sig == SIGINT || sig == SIGTERM || sig == SIGKILL || sig == SIGHUP ||
+                    (WIFEXITED(st) && WEXITSTATUS(st) == 128 + SIGINT)) {
+                    stop_sig = sig ? sig : SIGINT; /* killed from outside: stop */
+                    --active;
+                    w[k].cas = -1;
+                    free(row);
+                    break;
+                }
+                sw_buf b = {0};
+                char msg[128];
+                if (sig)
+                    snprintf(msg, sizeof msg, "the worker running the case died by signal %d (%s)",
+                             sig, strsignal(sig));
+                else
+                    snprintf(msg, sizeof msg, "the worker running the case exited with status %d",
+                             WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+                sweep_fail_row(T->sw, c, "crashed", msg, &b);
+                if (table_add(T, c, b.s, b.len) != 0) io = 1;
+                ++x->ran;
+                sw_buf_free(&b);
+                if (spawn(T->sw, &w[k], w, nw) != 0) {
+                    --active;
+                    w[k].cas = -1;
+                    free(row);
+                    continue;
+                }
+            }
+            free(row);
+            long nc = next_case(T, &next);
+            if (nc < 0 || give(&w[k], nc) != 0) {
+                w[k].cas = -1;
+                --active;
+            }
+        }
+    }
+    for (int k = 0; k < nw; ++k)
+        if (w[k].pid > 0) {
+            if (stop_sig && w[k].cas >= 0) kill(w[k].pid, SIGKILL);
+            retire(&w[k]);
+        }
+    free(pf);
+    free(w);
+    return io ? 4 : 0;
+}
+
+/* Run the missing cases here, in order. 0 or 4. */
+static int run_here(table *T, sw_exec *x) {
+    long next = 0, c;
+    int io = 0;
+    while (!stop_sig && (c = next_case(T, &next)) >= 0) {
+        sw_buf b = {0};
+        if (sweep_case_row(T->sw, c, &b) != 0) {
+            sw_buf_free(&b);
+            break;
+        }
+        if (table_add(T, c, b.s, b.len) != 0) io = 1;
+        ++x->ran;
+        sw_buf_free(&b);
+    }
+    return io ? 4 : 0;
+}
+
+/* ------------------------------------------------------------------ MPI */
+
+#ifdef LD_MPI
+static int mpi_on, mpi_rank, mpi_size;
+#endif
+
+int sweep_mpi_init(int *argc, char ***argv, int *rank, int *size) {
+    *rank = 0;
+    *size = 1;
+#ifdef LD_MPI
+    if (!getenv("OMPI_COMM_WORLD_SIZE") && !getenv("PMI_SIZE") && !getenv("PMIX_RANK")) return 0;
+    if (MPI_Init(argc, argv) != MPI_SUCCESS) return 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &mpi_rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &mpi_size);
+    mpi_on = 1;
+    *rank = mpi_rank;
+    *size = mpi_size;
+    return 1;
+#else
+    (void)argc;
+    (void)argv;
+    const char *n = getenv("OMPI_COMM_WORLD_SIZE");
+    if (!n) n = getenv("PMI_SIZE");
+    if (n && atoi(n) > 1) { /* N copies would each run the whole sweep into one table */
+        cli_error("sweep: started by mpirun with %s ranks, but this liedyn is built "
+                  "without MPI (install libopenmpi-dev and rebuild, or run without "
+                  "mpirun: the cores are used by worker processes)",
+                  n);
+        return -1;
+    }
+    return 0;
+#endif
+}
+
+void sweep_mpi_finalize(void) {
+#ifdef LD_MPI
+    if (mpi_on) MPI_Finalize();
+    mpi_on = 0;
+#endif
+}
+
+#ifdef LD_MPI
+enum { TAG_TASK = 1, TAG_ROW = 2 };
+
+/* Cases a rank holds at once: the one it runs and the next two, already in its receive queue, so
+ * that it never waits for rank 0 between two cases. */
+#define MPI_AHEAD 3
+
+/* Send rank r its next case (or −1: no more, once). The number of cases it holds. */
+static int mpi_give(table *T, long *next, int r, int *held, int *ended) {
+    if (ended[r]) return held[r];
+    int64_t c = next_case(T, next);
+    MPI_Send(&c, 1, MPI_INT64_T, r, TAG_TASK, MPI_COMM_WORLD);
+    if (c < 0)
+        ended[r] = 1;
+    else
+        ++held[r];
+    return held[r];
+}
+
+/* Rank 0: hand out cases to ranks 1 … size−1 as they report; keep their rows. 0 or 4. */
+static int mpi_master(table *T, sw_exec *x) {
+    long next = 0;
+    int io = 0, busy = 0; /* ranks holding cases */
+    int *held = calloc(2 * (size_t)mpi_size, sizeof *held), *ended = held + mpi_size;
+    if (!held) return cli_error("sweep: out of memory");
+    for (int k = 0; k < MPI_AHEAD; ++k)
+        for (int r = 1; r < mpi_size; ++r) (void)mpi_give(T, &next, r, held, ended);
+    for (int r = 1; r < mpi_size; ++r) {
+        busy += held[r] > 0;
+        if (!held[r] && !ended[r]) (void)mpi_give(T, &next, r, held, ended);
+    }
+    long sleep_ns = 20000;
+    while (busy > 0 && !stop_sig) {
+        int flag = 0;
+        MPI_Status st;
+        MPI_Iprobe(MPI_ANY_SOURCE, TAG_ROW, MPI_COMM_WORLD, &flag, &st);
+        if (!flag) { /* sleep, not spin: rank 0 shares the cores with the workers */
+            struct timespec ts = {0, sleep_ns};
+            nanosleep(&ts, NULL);
+            if (sleep_ns < 1000000) sleep_ns *= 2;
+            continue;
+        }
+        sleep_ns = 20000;
+        int n = 0, r = st.MPI_SOURCE;
+        MPI_Get_count(&st, MPI_CHAR, &n);
+        char *row = malloc((size_t)n + 1);
+        if (!row) {
+            io = 1;
+            break;
+        }
+        MPI_Recv(row, n, MPI_CHAR, r, TAG_ROW, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        char *end = NULL;
+        long c = n > 0 ? strtol(row, &end, 10) : -1; /* a row starts with its case */
+        if (n == 0 || !end || *end != ',' || c < 0 || c >= T->sw->ncases) {
+            stop_sig = SIGINT; /* the rank was interrupted */
+            free(row);
+            break;
+        }
+        if (table_add(T, c, row, (size_t)n) != 0) io = 1;
+        ++x->ran;
+        free(row);
+        --held[r];
+        if (mpi_give(T, &next, r, held, ended) == 0) --busy;
+    }
+    free(held);
+    return io ? 4 : 0;
+}
+
+/* Ranks 1 …: run the cases rank 0 hands out, in the order received, until −1. */
+static void mpi_worker(const sweep *sw) {
+    for (;;) {
+        int64_t c;
+        MPI_Recv(&c, 1, MPI_INT64_T, 0, TAG_TASK, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        if (c < 0) break;
+        sw_buf b = {0};
+        int stopped = sweep_case_row(sw, (long)c, &b) != 0;
+        MPI_Send(b.s && !stopped ? b.s : "", stopped ? 0 : (int)b.len, MPI_CHAR, 0, TAG_ROW,
+                 MPI_COMM_WORLD);
+        sw_buf_free(&b);
+        if (stopped) break;
+    }
+}
+#endif
+
+/* ------------------------------------------------------------------ the sweep */
+
+static long ncpus(void) {
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? n : 1;
+}
+
+void sweep_rows_free(sw_exec *x, long ncases) {
+    for (long c = 0; x->rows && c < ncases; ++c) free(x->rows[c]);
+    free(x->rows);
+    x->rows = NULL;
+}
+
+int sweep_exec(const sweep *sw, sw_exec *x) {
+    x->ran = x->resumed = x->failed = 0;
+#ifdef LD_MPI
+    if (mpi_on && mpi_size > 1 && mpi_rank > 0) {
+        mpi_worker(sw);
+        return 0;
+    }
+#endif
+    table T;
+    memset(&T, 0, sizeof T);
+    T.sw = sw;
+    T.path = x->out;
+    T.fd = -1;
+    sweep_header(sw, &T.header);
+    char **hf = NULL;
+    T.ncols = sweep_csv_split(T.header.s, T.header.len - 1, &hf);
+    free_fields(hf, T.ncols);
+    T.rows = calloc((size_t)sw->ncases, sizeof *T.rows);
+    if (!T.rows) return cli_error("sweep: out of memory");
+    int rc = x->fresh || !T.path ? 0 : table_resume(&T);
+    if (!rc && T.path) rc = table_open(&T);
+    x->resumed = T.done;
+    struct sigaction sa, old_int, old_term, old_pipe;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    sa.sa_handler = SIG_IGN;
+    sigaction(SIGPIPE, &sa, &old_pipe);
+    stop_sig = 0;
+#ifdef LD_MPI
+    if (rc && mpi_on && mpi_size > 1) /* the workers wait for cases: none */
+        for (int r = 1; r < mpi_size; ++r) {
+            int64_t none = -1;
+            MPI_Send(&none, 1, MPI_INT64_T, r, TAG_TASK, MPI_COMM_WORLD);
+        }
+#endif
+    if (!rc) {
+        long missing = sw->ncases - T.done;
+        int jobs = x->jobs > 0 ? x->jobs : (int)ncpus();
+        if (jobs > missing) jobs = (int)(missing > 0 ? missing : 1);
+#ifdef LD_MPI
+        if (mpi_on && mpi_size > 1)
+            rc = mpi_master(&T, x);
+        else
+#endif
+            rc = jobs > 1 ? run_local(&T, jobs, x) : run_here(&T, x);
+        if (rc == 4 || (T.path && T.fd < 0)) {
+            cli_error("sweep: writing '%s' failed: %s", T.path, strerror(errno));
+            rc = 4;
+        }
+        if (T.fd >= 0) close(T.fd);
+        if (rc == 0 && T.path && table_rewrite(&T) != 0) {
+            cli_error("sweep: cannot write '%s': %s", T.path, strerror(errno));
+            rc = 4;
+        }
+    }
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    sigaction(SIGPIPE, &old_pipe, NULL);
+    for (long c = 0; c < sw->ncases; ++c) {
+        if (T.rows[c]) {
+            char **f = NULL;
+            int n = sweep_csv_split(T.rows[c], strlen(T.rows[c]) - 1, &f);
+            int sc = n - ((sw->record & SW_REC_CPU) ? 4 : 3);
+            if (n > 3 && strcmp(f[sc], "ok") != 0) ++x->failed;
+            if (f) free_fields(f, n);
+        }
+        if (T.path) free(T.rows[c]);
+    }
+    if (T.path)
+        free(T.rows);
+    else
+        x->rows = T.rows;
+    sw_buf_free(&T.header);
+    if (!rc && stop_sig) {
+        rc = 128 + stop_sig;
+#ifdef LD_MPI
+        if (mpi_on && mpi_size > 1) {
+            cli_error("sweep stopped by signal %d: %ld of %ld cases in '%s'", (int)stop_sig,
+                      x->ran + x->resumed, sw->ncases, x->out);
+            MPI_Abort(MPI_COMM_WORLD, rc);
+        }
+#endif
+    }
+    return rc;
+}

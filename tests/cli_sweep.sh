@@ -1,0 +1,210 @@
+#!/bin/bash
+# liedyn sweep / workprec end to end: the grid sweep's table is the same bit for bit in this
+# process, in worker processes and under `mpirun -n 3 --oversubscribe` (skipped with a notice
+# where the tool is built without MPI or mpirun is missing); a case's row agrees with
+# `liedyn run` of the same model; failing cases record their status and the sweep goes on; a
+# sweep killed with SIGKILL (and a half row at the end of its table) resumes without redoing the
+# finished cases and gives the same table; random samples are reproducible; bad sweep files
+# are refused naming file, line and key; workprec writes its table (and plot with gnuplot).
+# usage: cli_sweep.sh LIEDYN SOURCE_DIR WORK_DIR HAVE_MPI(ON|OFF)
+set -u
+LIEDYN=$1 SRC=$2 WORK=$3 HAVE_MPI=$4
+rm -rf "$WORK"
+mkdir -p "$WORK"
+cd "$WORK" || exit 1
+fails=0
+fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
+EX=$SRC/examples/sweep
+# the table without its last column (cpu_s: the only one that measures the machine)
+nocpu() { sed 's/,[^,]*$//' "$1"; }
+
+# ---- the grid: 9 cases, serial = 2 workers = MPI
+"$LIEDYN" sweep "$EX/heavy-top-grid.yaml" --out serial.csv -j 1 >serial.out 2>&1 || fail "serial sweep: $(cat serial.out)"
+[ "$(wc -l <serial.csv)" -eq 10 ] || fail "serial: expected a header and 9 rows, got $(wc -l <serial.csv) lines"
+"$LIEDYN" sweep "$EX/heavy-top-grid.yaml" --out jobs.csv -j 2 >jobs.out 2>&1 || fail "-j 2 sweep: $(cat jobs.out)"
+cmp -s serial.csv jobs.csv || fail "the table of 2 worker processes differs from the serial one"
+# per-case time series: case 8 is dt = 5e-4 to t = 0.2: a header and 401 rows
+"$LIEDYN" sweep "$EX/heavy-top-grid.yaml" --out cases.csv -j 2 --case-dir cases >/dev/null 2>&1 || fail "--case-dir"
+[ "$(find cases -name 'case-*.csv' | wc -l)" -eq 9 ] || fail "--case-dir: expected 9 files"
+[ "$(wc -l <cases/case-00008.csv)" -eq 402 ] || fail "--case-dir: case 8 has $(wc -l <cases/case-00008.csv) lines"
+awk -F, 'END { exit !($1 > 0.2 - 1e-12 && $1 < 0.2 + 1e-12) }' cases/case-00008.csv || fail "--case-dir: last row not at t = 0.2"
+grep -q "9 cases (9 run, 0 taken from the table), 0 not ok" serial.out || fail "summary: $(cat serial.out)"
+if [ "$HAVE_MPI" = ON ] && command -v mpirun >/dev/null 2>&1; then
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+    # leak reports of the MPI library itself are not ours (sanitizer builds)
+    ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
+        mpirun -n 3 --oversubscribe "$LIEDYN" sweep "$EX/heavy-top-grid.yaml" --out mpi.csv >mpi.out 2>&1 ||
+        fail "mpirun -n 3 sweep: $(tail -5 mpi.out)"
+    cmp -s serial.csv mpi.csv || fail "the table of mpirun -n 3 differs from the serial one"
+    [ "$(grep -c '9 cases' mpi.out)" -eq 1 ] || fail "mpirun: expected one summary (rank 0): $(cat mpi.out)"
+    # random samples under MPI: the same as serial
+    ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
+        mpirun -n 3 --oversubscribe "$LIEDYN" sweep "$EX/heavy-top-random.yaml" --out rmpi.csv >rmpi.out 2>&1 ||
+        fail "mpirun random sweep: $(tail -5 rmpi.out)"
+else
+    echo "NOTICE: MPI part skipped: the tool is built without MPI or mpirun is missing" \
+        "(scripts/install-deps installs libopenmpi-dev openmpi-bin)"
+fi
+
+# ---- a row against liedyn run: case 4 is dt = 1e-3, mass 15 (the shipped heavy top)
+"$LIEDYN" run heavy-top --dt 1e-3 --t-end 0.2 --out run.csv >/dev/null 2>&1 || fail "liedyn run"
+awk -F, 'NR == 1 { for (i = 1; i <= NF; ++i) c[$i] = i; next }
+         FNR == NR { last = $0; next }
+         FNR == 1 { for (i = 1; i <= NF; ++i) s[$i] = i; next }
+         $1 == 4 { split(last, r, ","); n = 0
+                   split("top.x top.y top.z top.qw top.qx top.qy top.qz top.wx top.wy top.wz", k, " ")
+                   for (j in k) { d = r[c[k[j]]] - $(s[k[j]]); if (d < 0) d = -d
+                                  if (d > 1e-12) { print k[j], r[c[k[j]]], $(s[k[j]]); bad = 1 } ; ++n }
+                   found = 1 }
+         END { exit !(found && !bad && n == 10) }' run.csv serial.csv || fail "case 4 differs from liedyn run"
+# the mass column varies fastest: case 4 is (1e-3, 15)
+awk -F, '$1 == 4 { exit !($2 == "1e-3" && $3 == "15") }' serial.csv || fail "case 4's values"
+
+# ---- failing cases
+"$LIEDYN" sweep "$EX/failing.yaml" --out failing.csv -j 2 >failing.out 2>&1 || fail "failing sweep exits $?: $(cat failing.out)"
+[ "$(wc -l <failing.csv)" -eq 7 ] || fail "failing: expected 6 rows"
+grep -q "6 cases (6 run, 0 taken from the table), 4 not ok" failing.out || fail "failing summary: $(cat failing.out)"
+st() { awk -F, -v c="$1" '$1 == c { print $0 }' failing.csv; }
+case "$(st 0)" in *,ok,*) ;; *) fail "case 0 should be ok: $(st 0)" ;; esac
+case "$(st 1)" in *bad_parameter*"bodies[0].mass: must be positive"*) ;; *) fail "case 1: $(st 1)" ;; esac
+case "$(st 2)" in *bad_parameter*"unknown integrator 'rk9'"*) ;; *) fail "case 2: $(st 2)" ;; esac
+case "$(st 3)" in *,failed,*"Newton did not converge"*) ;; *) fail "case 3: $(st 3)" ;; esac
+case "$(st 4)" in *bad_parameter*"bodies[0].inertia"*) ;; *) fail "case 4: $(st 4)" ;; esac
+case "$(st 5)" in *,ok,*) ;; *) fail "case 5 should be ok: $(st 5)" ;; esac
+
+# ---- killed and resumed: 40 cases of ~0.05 s in 2 workers, SIGKILL once 5 rows are written
+cat >long.yaml <<EOF
+model: heavy-top
+t_end: 0.25
+vary:
+  integrator.dt: [2e-4, 1e-4]
+  bodies[0].mass: [10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29]
+record: [final_state, energy_drift, status, cpu_time]
+EOF
+"$LIEDYN" sweep long.yaml --out full.csv -j 2 >/dev/null 2>&1 || fail "long sweep"
+"$LIEDYN" sweep long.yaml --out part.csv -j 2 >/dev/null 2>&1 &
+pid=$!
+for _ in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30; do
+    [ -f part.csv ] && [ "$(wc -l <part.csv)" -ge 6 ] && break
+    sleep 0.1
+done
+kill -9 $pid 2>/dev/null
+wait $pid 2>/dev/null
+done_rows=$(($(wc -l <part.csv) - 1))
+if [ "$done_rows" -ge 40 ]; then
+    echo "NOTICE: the sweep finished before it was killed; resuming a complete table"
+fi
+# every line of the killed table is whole (ends in a newline and has all columns)
+ncol=$(head -1 full.csv | tr ',' '\n' | wc -l)
+awk -F, -v n="$ncol" 'NF != n { exit 1 }' part.csv || fail "the killed sweep left a partial row"
+cp part.csv killed.csv
+printf '39,1e-4,29,0.123' >>part.csv # a half row, as a kill in the middle of a write leaves it
+"$LIEDYN" sweep long.yaml --out part.csv -j 2 >resume.out 2>resume.err || fail "resume: $(cat resume.err)"
+grep -q "$((40 - done_rows)) run, $done_rows taken from the table" resume.out ||
+    fail "resume should take $done_rows rows from the table: $(cat resume.out)"
+grep -q "1 incomplete or malformed row dropped" resume.err || fail "the half row was not reported"
+cmp -s <(nocpu full.csv) <(nocpu part.csv) || fail "the resumed table differs from the uninterrupted one"
+# the finished cases were not run again: their rows (with their CPU times) are unchanged
+tail -n +2 killed.csv | while IFS= read -r row; do
+    grep -qxF "$row" part.csv || { echo "FAIL: row redone: $row" >&2; exit 1; }
+done || fail "finished cases were run again"
+# a resumed complete table runs nothing
+"$LIEDYN" sweep long.yaml --out part.csv -j 2 >again.out 2>&1
+grep -q "0 run, 40 taken from the table" again.out || fail "a complete table: $(cat again.out)"
+
+# ---- a worker that dies in a case (SIGSEGV): the case is recorded as crashed, a new worker
+# takes over, the sweep goes on
+"$LIEDYN" sweep long.yaml --out crash.csv -j 2 >crash.out 2>&1 &
+pid=$!
+worker=""
+for _ in $(seq 1 100); do
+    worker=$(awk -v p="$pid" '$4 == p { print $1; exit }' /proc/[0-9]*/stat 2>/dev/null)
+    [ -n "$worker" ] && [ -f crash.csv ] && [ "$(wc -l <crash.csv)" -ge 2 ] && break
+    sleep 0.05
+done
+kill -SEGV "$worker" 2>/dev/null
+wait $pid
+rc=$?
+[ "$rc" -eq 0 ] || fail "a crashed worker: the sweep exits $rc: $(cat crash.out)"
+[ "$(wc -l <crash.csv)" -eq 41 ] || fail "a crashed worker: expected 40 rows, got $(($(wc -l <crash.csv) - 1))"
+[ "$(grep -c ',crashed,' crash.csv)" -eq 1 ] || fail "a crashed worker: expected one crashed row: $(grep -v ',ok,' crash.csv)"
+grep -q ',crashed,,the worker running the case \(died by signal 11\|exited with status\)' crash.csv ||
+    fail "a crashed worker: message: $(grep crashed crash.csv)"
+grep -q "39 ok\|1 not ok" crash.out || fail "a crashed worker: summary $(cat crash.out)"
+
+# ---- random samples: reproducible, in range, whoever runs them
+"$LIEDYN" sweep "$EX/heavy-top-random.yaml" --out r1.csv -j 1 >/dev/null 2>&1 || fail "random sweep"
+"$LIEDYN" sweep "$EX/heavy-top-random.yaml" --out r2.csv -j 2 >/dev/null 2>&1 || fail "random sweep -j 2"
+cmp -s <(nocpu r1.csv) <(nocpu r2.csv) || fail "random samples differ between -j 1 and -j 2"
+if [ -f rmpi.csv ]; then cmp -s <(nocpu r1.csv) <(nocpu rmpi.csv) || fail "random samples differ under MPI"; fi
+awk -F, 'NR > 1 && !($2 >= 10 && $2 <= 20 && $4 >= 2e-4 && $4 <= 2e-3) { exit 1 }' r1.csv || fail "random values out of range"
+awk -F, 'NR == 1 { for (i = 1; i <= NF; ++i) c[$i] = i; next }
+         !($(c["status"]) == "ok" && $(c["rot_error"]) > 0 && $(c["rot_error"]) < 1e-2) { exit 1 }' r1.csv ||
+    fail "random: errors against the reference run not small and positive"
+# the error falls with the step (second order): the case with the smallest dt has the smallest error
+awk -F, 'NR == 1 { for (i = 1; i <= NF; ++i) c[$i] = i; next }
+         { h = $(c["integrator.dt"]); e = $(c["rot_error"])
+           if (NR == 2 || h < hmin) { hmin = h; emin = e } if (NR == 2 || h > hmax) { hmax = h; emax = e } }
+         END { exit !(emin < emax / 5) }' r1.csv || fail "random: the error does not fall with the step"
+
+# ---- bad sweep files: one line naming file, line and key; exit 2
+bad() { # NAME EXPECTED_TEXT YAML
+    printf '%s\n' "$3" >"$1.yaml"
+    "$LIEDYN" sweep "$1.yaml" --out "$1.csv" >"$1.out" 2>"$1.err"
+    rc=$?
+    [ "$rc" -eq 2 ] || fail "$1: exit $rc, expected 2"
+    grep -qF "$2" "$1.err" || fail "$1: expected '$2', got: $(cat "$1.err")"
+    [ "$(wc -l <"$1.err")" -eq 1 ] || fail "$1: expected one line: $(cat "$1.err")"
+}
+bad nopath "nopath.yaml:3: vary: bodies[3].mass: index 3 is out of range" \
+    "model: heavy-top
+vary:
+  bodies[3].mass: [1, 2]"
+bad nokey "nokey.yaml:3: vary: bodies[0].colour.r: the model has no key 'colour'" \
+    "model: heavy-top
+vary:
+  bodies[0].colour.r: [1, 2]"
+bad unknown "unknown.yaml:2: colour: unknown key" \
+    "model: heavy-top
+colour: red
+vary: {integrator.dt: [1e-3]}"
+bad nomodel "nomodel.yaml:1: model: 'no-such-model' is neither" \
+    "model: no-such-model
+vary: {integrator.dt: [1e-3]}"
+bad novary "novary.yaml:1: vary: required" "model: heavy-top"
+bad dist "dist.yaml:4: random: bodies[0].mass: unknown distribution 'gamma'" \
+    "model: heavy-top
+samples: 3
+seed: 1
+random: {\"bodies[0].mass\": {gamma: [1, 2]}}"
+bad flowkey "flowkey.yaml:2: did not find expected ',' or '}' (in a flow mapping { }, quote a path" \
+    "model: heavy-top
+vary: {bodies[0].mass: [1, 2]}"
+bad noref "noref.yaml:3: record: error needs a reference" \
+    "model: heavy-top
+vary: {integrator.dt: [1e-3]}
+record: [error]"
+# a table of another sweep is not overwritten
+"$LIEDYN" sweep "$EX/failing.yaml" --out serial.csv >other.out 2>&1
+rc=$?
+if [ "$rc" -ne 2 ] || ! grep -q "holds another table" other.out; then
+    fail "another sweep's table: exit $rc: $(cat other.out)"
+fi
+"$LIEDYN" sweep "$EX/failing.yaml" --out serial.csv --fresh >/dev/null 2>&1 || fail "--fresh"
+
+# ---- workprec: one table row per integrator and setting; the error falls with the tolerance
+"$LIEDYN" workprec heavy-top --integrators hem5,genalpha --tolerances 1e-4,1e-6 --t-end 0.1 \
+    --dt-list 2e-3,1e-3 --ref-dt 1e-5 --out wp.csv -j 2 >wp.out 2>&1 || fail "workprec: $(cat wp.out)"
+[ "$(wc -l <wp.csv)" -eq 5 ] || fail "workprec: expected 4 rows: $(cat wp.csv)"
+awk -F, 'NR == 1 { for (i = 1; i <= NF; ++i) c[$i] = i; next }
+         { e[NR] = $(c["rot_error"]); if ($(c["status"]) != "ok") bad = 1 }
+         END { exit !(!bad && e[3] < e[2] && e[5] < e[4] && e[2] > 0 && e[4] > 0) }' wp.csv ||
+    fail "workprec: errors do not fall with the tolerance and the step: $(cat wp.csv)"
+if command -v gnuplot >/dev/null 2>&1; then
+    "$LIEDYN" workprec heavy-top --integrators hem5,genalpha --tolerances 1e-4,1e-6 --t-end 0.1 \
+        --dt-list 2e-3,1e-3 --ref-dt 1e-5 --out wp.csv --plot wp.png >/dev/null 2>&1 || fail "workprec --plot"
+    [ -s wp.png ] || fail "workprec: no plot"
+fi
+
+[ "$fails" -eq 0 ] && echo "cli_sweep: all checks passed"
+[ "$fails" -eq 0 ]
