@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+"""Overhead of the Python layer (docs/python.md): the same 10^4-step run of the heavy top
+(generalized-alpha, dt = 2e-4, t in [0, 2]) timed as
+  c_loop         the C library's time: a bare C loop of ld_integ_advance_to (no output)
+                 in the same process
+  cli_cpu_s      the CLI's own report of CPU seconds in its steps (`liedyn run --json`)
+  cli_process    the whole `liedyn run` process (parse, compile, steps, CSV rows to a file)
+  run            liedyn.run(...) (steps, a row per step into numpy arrays)
+  run_every100   liedyn.run(..., every=100) (rows every 100th step)
+  py_advance_to  a Python loop of Integrator.advance_to(t_n) calls
+  py_step        a Python loop of Integrator.step(dt) calls
+and a user force on the damped oscillator (mass-spring without its spring, 10^4 steps) as a
+Python callable and as a C function (ctypes). The heavy-top cases are measured in process
+CPU time (less disturbed by other jobs on the machine than wall time), best of interleaved
+rounds; the CLI process and the forces in wall time. CSV on stdout: case, steps, seconds (best of
+the repeats), us_per_step, ratio to c_loop (for the force: to c_force).
+usage: python_overhead.py LIEDYN_CLI   (BENCH_QUICK=1: 1000 steps, one repeat: a smoke run)
+"""
+import ctypes
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+import liedyn
+
+QUICK = os.environ.get("BENCH_QUICK") == "1"
+STEPS = 1000 if QUICK else 10000
+REPEATS = 1 if QUICK else 25
+DT = 2e-4
+T_END = STEPS * DT
+
+
+def best(fn, repeats=None):
+    times = []
+    for _ in range(repeats or REPEATS):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return min(times)
+
+
+def cli_steps(cli):
+    out = []
+    for _ in range(min(REPEATS, 5)):
+        p = subprocess.run([cli, "run", "heavy-top", "--dt", str(DT), "--t-end", str(T_END),
+                            "--json"], check=True, capture_output=True, text=True)
+        out.append(json.loads(p.stdout)["cpu_s"])
+    return min(out)
+
+
+def cli_process(cli, tmp):
+    args = [cli, "run", "heavy-top", "--dt", str(DT), "--t-end", str(T_END), "--quiet",
+            "--out", os.path.join(tmp, "out.csv")]
+    return best(lambda: subprocess.run(args, check=True, capture_output=True), 5)
+
+
+def py_loop(model, use_step):
+    it = liedyn.Integrator(model)
+    if use_step:
+        step = it.step
+        for _ in range(STEPS):
+            step(DT)
+    else:
+        adv = it.advance_to
+        for n in range(1, STEPS + 1):
+            adv(n * DT)
+
+
+MASS = {
+    "name": "user-spring",
+    "bodies": [{"name": "mass", "mass": 2.0, "inertia": [1, 1, 1], "position": [1.5, 0, 0],
+                "velocity": [0.3, 0, 0]}],
+    "joints": [{"name": "slide", "type": "prismatic", "body1": "ground", "body2": "mass",
+                "at": [1.5, 0, 0], "axis": [1, 0, 0]}],
+    "integrator": {"name": "genalpha", "dt": 1e-3, "rho_inf": 0.9},
+}
+
+
+def force_runs():
+    import numpy as np
+
+    def spring(t, b1, b2):
+        return np.r_[np.zeros(6), -50.0 * (b2["x"] - (1.0, 0, 0)) - 0.8 * b2["xdot"], np.zeros(3)]
+
+    n = STEPS // 10  # the callable is slow: fewer steps, reported per step
+    mp = liedyn.Model(MASS)
+    mp.add_force(spring, None, "mass")
+    rows = [("python_force", n, best(lambda: liedyn.run(mp, dt=1e-3, t_end=n * 1e-3), 3))]
+    lib = os.environ.get("LIEDYN_PY_CFORCE")
+    if lib:
+        cl = ctypes.CDLL(lib)
+        par = (ctypes.c_double * 5)(50.0, 0.8, 1.0, 0.0, 0.0)
+        mc = liedyn.Model(MASS)
+        mc.add_c_force(ctypes.cast(cl.ld_py_test_spring, ctypes.c_void_p), None, "mass",
+                       user=ctypes.addressof(par), keep=(cl, par))
+        rows.append(("c_force", n, best(lambda: liedyn.run(mc, dt=1e-3, t_end=n * 1e-3), 3)))
+    return rows
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    cli = sys.argv[1]
+    model = liedyn.Model("heavy-top")
+    cases = {  # timed in interleaved rounds (the machine's load shifts), best of the rounds
+        "c_loop": lambda: liedyn._liedyn._time_steps(model, DT, T_END),
+        "run": lambda: liedyn.run(model, dt=DT, t_end=T_END),
+        "run_every100": lambda: liedyn.run(model, dt=DT, t_end=T_END, every=100),
+        "py_advance_to": lambda: py_loop(model, False),
+        "py_step": lambda: py_loop(model, True),
+    }
+    best_s = {k: float("inf") for k in cases}
+    for _ in range(REPEATS):
+        for k, fn in cases.items():
+            t0 = time.process_time()
+            inner = fn()
+            s = inner if k == "c_loop" else time.process_time() - t0
+            best_s[k] = min(best_s[k], s)
+    c = best_s["c_loop"]
+    with tempfile.TemporaryDirectory() as tmp:
+        rows = [("c_loop", STEPS, c), ("cli_cpu_s", STEPS, cli_steps(cli)),
+                ("cli_process", STEPS, cli_process(cli, tmp))]
+    rows += [(k, STEPS, best_s[k]) for k in cases if k != "c_loop"]
+    print("case,steps,seconds,us_per_step,ratio")
+    for name, n, s in rows:
+        print(f"{name},{n},{s:.6f},{1e6 * s / n:.3f},{s / c:.3f}")
+    frows = force_runs()
+    ref = frows[-1][2] / frows[-1][1]
+    for name, n, s in frows:
+        print(f"{name},{n},{s:.6f},{1e6 * s / n:.3f},{s / n / ref:.3f}")
+
+
+if __name__ == "__main__":
+    main()

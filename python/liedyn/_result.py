@@ -1,0 +1,92 @@
+"""Result records of liedyn.run and liedyn.attitude, and the model's records."""
+
+
+class Record:
+    """A read-only record: its fields as attributes (and as keys, r["name"])."""
+
+    def __init__(self, fields):
+        object.__setattr__(self, "_fields", dict(fields))
+
+    def __getattr__(self, name):
+        try:
+            return self._fields[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    def __getitem__(self, name):
+        return self._fields[name]
+
+    def __setattr__(self, name, value):
+        raise AttributeError("read-only record")
+
+    def keys(self):
+        """The field names."""
+        return self._fields.keys()
+
+    def __repr__(self):
+        inner = ", ".join(f"{k}={v!r}" for k, v in self._fields.items() if k != "par")
+        return f"{type(self).__name__}({inner})"
+
+
+class Body(Record):
+    """A body of a model: name, index, mass, inertia (3x3), and its initial x, q, omega, v."""
+
+
+class Joint(Record):
+    """A joint of a model: name, index, type, body1, body2 (names; "ground"), at, axis, rows."""
+
+
+class Element(Record):
+    """A force element of a model: name, index, type, body1, body2, par (its parameters)."""
+
+
+class BodyResult:
+    """One body's rows of a run: x (n, 3) centre of mass (spatial), q (n, 4) orientation
+    [w x y z] (body -> spatial), omega (n, 3) body angular velocity, v (n, 3) centre-of-mass
+    velocity (spatial); views into the run's arrays."""
+
+    def __init__(self, name, x, q, omega, v):
+        self.name, self.x, self.q, self.omega, self.v = name, x, q, omega, v
+
+    def __repr__(self):
+        return f"BodyResult({self.name!r}, {len(self.x)} rows)"
+
+
+class Result:
+    """The result of liedyn.run.
+
+    t: output times (n,); bodies: dict name -> BodyResult (x, q, omega, v, one row per
+    output time); energy (n,); constraint_residual (n,) max |Phi| at each output time;
+    stats: steps, rejected, newton_iterations, ..., constraint_residual_max (over every
+    step), cpu_s (process CPU seconds of the loop), wall_s (its wall time); integrator,
+    formulation, dt, t_start, t_end."""
+
+    def __init__(self, d):
+        self.t = d["t"]
+        self.energy = d["energy"]
+        self.constraint_residual = d["constraint_residual"]
+        self.stats = d["stats"]
+        for k in ("integrator", "formulation", "dt", "t_start", "t_end"):
+            setattr(self, k, d[k])
+        self.bodies = {
+            name: BodyResult(name, d["x"][:, b], d["q"][:, b], d["omega"][:, b], d["v"][:, b])
+            for b, name in enumerate(d["body_names"])
+        }
+
+    def __repr__(self):
+        return (f"Result({self.integrator}/{self.formulation}, dt={self.dt:g}, "
+                f"{len(self.t)} rows, bodies={list(self.bodies)})")
+
+
+class AttitudeResult:
+    """The result of liedyn.attitude: t (n,) the accepted steps' times (and t0), q (n, 4) the
+    rotation as a quaternion [w x y z], p (n, np) the stored parameter (quaternion, rotation
+    or tangential vector), stats (steps, rejected, fevals, h_min, h_max, t_reached), method,
+    param."""
+
+    def __init__(self, d):
+        self.t, self.q, self.p, self.stats = d["t"], d["q"], d["p"], d["stats"]
+        self.method, self.param = d["method"], d["param"]
+
+    def __repr__(self):
+        return f"AttitudeResult({self.method}/{self.param}, {len(self.t)} points)"

@@ -1,0 +1,117 @@
+/*
+ * The liedyn Python extension (_liedyn): declarations shared by its files. One idea per file:
+ * module.c (the module, errors, array helpers), lie.c (the Lie-group maps over arrays),
+ * model.c (Model), system.c (System: a compiled model), integ.c (Integrator), run.c (run:
+ * the simulation loop), dense.c (output between steps), force.c (user forces), attitude.c
+ * (attitude from angular velocity).
+ */
+#ifndef LIEDYN_PY_EXT_H
+#define LIEDYN_PY_EXT_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#ifndef LD_PY_MODULE_FILE
+#define NO_IMPORT_ARRAY
+#endif
+#define PY_ARRAY_UNIQUE_SYMBOL liedyn_ARRAY_API
+#define NPY_NO_DEPRECATED_API  NPY_1_7_API_VERSION
+#include <numpy/arrayobject.h>
+
+#include "liedyn/liedyn.h"
+
+/* ---------------------------------------------------------------- module.c */
+
+/* liedyn.Error: the exception of every failure the library reports (its message carries the
+ * library's: file, line, item and reason). */
+extern PyObject *ld_py_error;
+/* Raise liedyn.Error with the formatted message (and status attribute); returns NULL. */
+PyObject *ld_py_raise(int status, const char *fmt, ...);
+/* Set attribute `name` of the exception being raised (keeps it raised). */
+void ld_py_attach(const char *name, PyObject *value);
+/* A C-contiguous float64 copy (or view) of obj whose trailing dimensions are shape[0..n) (−1:
+ * any); NULL with ValueError/TypeError naming `what` otherwise. finite: reject NaN/inf. */
+PyArrayObject *ld_py_array(PyObject *obj, const char *what, int n, const npy_intp *shape,
+                           int finite);
+/* A new float64 array of the given shape. */
+PyArrayObject *ld_py_new(int nd, const npy_intp *shape);
+/* A new float64 array with a copy of n doubles. */
+PyObject *ld_py_vec(const double *x, npy_intp n);
+/* A read-only array viewing n doubles that `owner` keeps alive. */
+PyObject *ld_py_view(const double *x, npy_intp n, PyObject *owner);
+/* A double from obj (NaN/inf rejected when finite): 0, or −1 with an exception. */
+int ld_py_double(PyObject *obj, const char *what, int finite, double *out);
+
+/* ---------------------------------------------------------------- lie.c */
+int ld_py_lie_add(PyObject *module);
+
+/* ---------------------------------------------------------------- model.c, force.c */
+typedef struct ld_py_force ld_py_force;
+typedef struct {
+    PyObject_HEAD ld_model m;
+    int compiled;         /* systems compiled from it (forces cannot be added then) */
+    ld_py_force **forces; /* the Python user forces (owned) */
+    int nforces;
+    PyObject *refs; /* objects the C forces need kept alive (list) */
+} ld_py_model;
+extern PyTypeObject ld_py_model_type;
+int ld_py_model_add(PyObject *module);
+/* Body index of a name or an int (allow_ground: None/"ground" → LD_GROUND); −2 with an
+ * exception when unknown. */
+int ld_py_body_index(const ld_py_model *M, PyObject *obj, int allow_ground);
+/* A 64-bit tag of the model's data and the formulation (checkpoints). */
+uint64_t ld_py_model_tag(const ld_model *m, int formulation);
+
+/* A Python callable as a user force; the model owns it. */
+ld_py_force *ld_py_force_new(PyObject *fn);
+void ld_py_force_free(ld_py_force *f);
+ld_user_force_fn ld_py_force_trampoline(void);
+/* The first exception a force raised since the last call (new reference, cleared), or NULL. */
+PyObject *ld_py_force_take_error(ld_py_model *M);
+
+/* ---------------------------------------------------------------- system.c */
+typedef struct {
+    PyObject_HEAD ld_py_model *model;
+    ld_system s;
+    double *q0, *v0, *phi;
+    ld_formulation form;
+} ld_py_system;
+extern PyTypeObject ld_py_system_type;
+int ld_py_system_add(PyObject *module);
+/* Compile M in formulation f: a new System, or NULL with liedyn.Error. */
+ld_py_system *ld_py_system_compile(ld_py_model *M, int f);
+double ld_py_system_energy(const ld_py_system *S, double t, const double *q, const double *v);
+double ld_py_system_phimax(const ld_py_system *S, double t, const double *q);
+
+/* ---------------------------------------------------------------- integ.c */
+typedef struct {
+    PyObject_HEAD ld_py_system *sys;
+    ld_integ *it;
+    ld_integ_options o;
+    int busy; /* a call is running with the GIL released */
+} ld_py_integ;
+extern PyTypeObject ld_py_integ_type;
+int ld_py_integ_add(PyObject *module);
+/* Options from the model's run block, then from keyword arguments (method parameters by key,
+ * the named fields of ld_integ_options). method: a name or NULL (the model's). 0 or −1. */
+int ld_py_integ_options(const ld_model *m, const char *method, PyObject *kw, ld_integ_options *o);
+/* Create and initialize at the model's start; NULL with liedyn.Error. */
+ld_integ *ld_py_integ_start(ld_py_system *S, const ld_integ_options *o, double t0);
+/* After a failed library call with the GIL held: the forces' exception if any, else
+ * liedyn.Error with what and the integrator's message. Returns NULL. */
+PyObject *ld_py_integ_fail(ld_py_system *S, ld_integ *it, int rc, const char *what);
+
+/* ---------------------------------------------------------------- dense.c */
+/* The state at θ ∈ [0, 1] of the step from (q0, v0) to (q1, v1) of size h: a cubic Hermite
+ * curve in the local coordinates ξ of q0⁻¹ ∘ q1, node by node (ξ(0) = 0, ξ(1) = log, ξ' at the
+ * ends from the velocities through T⁻¹), q = q0 ∘ exp ξ(θ), v = T(ξ) ξ̇. work: 2k doubles. */
+void ld_py_dense(const ld_system *s, double h, double theta, const double *q0, const double *v0,
+                 const double *q1, const double *v1, double *q, double *v, double *work);
+
+/* ---------------------------------------------------------------- run.c, attitude.c */
+PyObject *ld_py_run(PyObject *self, PyObject *args, PyObject *kw);
+extern const char ld_py_run_doc[];
+PyObject *ld_py_time_steps(PyObject *self, PyObject *args);
+extern const char ld_py_time_steps_doc[];
+int ld_py_attitude_add(PyObject *module);
+
+#endif

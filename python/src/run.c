@@ -1,0 +1,385 @@
+/* liedyn.run (the C part): the simulation loop of `liedyn run` on a Model — fixed steps on the
+ * grid t0 + n dt (the last one ending on t_end) or controlled steps — with the GIL released,
+ * rows of t, the bodies' x, q, ω, v, the energy and the constraint residual at the output
+ * times (every k-th step, or requested times by dense output between steps), and the
+ * statistics. */
+#define _POSIX_C_SOURCE 200809L
+#include "ext.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define ROW_BODY 13 /* x 3, q 4, omega 3, v 3 */
+
+typedef struct run_ctx {
+    ld_py_system *S;
+    ld_integ *it;
+    double t0, t1, dt;
+    int every, adaptive;
+    const double *times; /* requested output times (sorted) or NULL */
+    npy_intp ntimes, next_time;
+    /* rows: t, per body 13, energy, residual */
+    int width;
+    double *rows;
+    npy_intp nrows, cap;
+    /* the previous step's state (dense output) and scratch */
+    double *qp, *vp, *qd, *vd;
+    double tp;
+    double phimax, cpu; /* over every step; process CPU seconds of the loop */
+    long steps;
+    int status, interrupted;
+} run_ctx;
+
+static double cpu_now(void) {
+    struct timespec ts;
+    if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0) return (double)clock() / CLOCKS_PER_SEC;
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Append the row of the state (t, q, v); −1 when out of memory. */
+static int add_row(run_ctx *c, double t, const double *q, const double *v) {
+    if (c->nrows == c->cap) {
+        npy_intp cap = c->cap ? 2 * c->cap : 256;
+        double *r = realloc(c->rows, (size_t)cap * (size_t)c->width * sizeof(double));
+        if (!r) return -1;
+        c->rows = r;
+        c->cap = cap;
+    }
+    double *row = c->rows + c->nrows * c->width;
+    const ld_py_system *S = c->S;
+    row[0] = t;
+    for (int b = 0; b < S->model->m.nbodies; ++b) {
+        double *p = row + 1 + ROW_BODY * b;
+        ld_model_body_state(&S->s, b, q, v, p, p + 3, p + 7, p + 10);
+    }
+    row[c->width - 2] = ld_py_system_energy(S, t, q, v);
+    row[c->width - 1] = ld_py_system_phimax(S, t, q);
+    c->nrows++;
+    return 0;
+}
+
+/* The requested times in (tp, t] of the step just taken, by dense output. */
+static int dense_rows(run_ctx *c, double t, const double *q, const double *v) {
+    double h = t - c->tp;
+    while (c->next_time < c->ntimes && c->times[c->next_time] <= t) {
+        double tt = c->times[c->next_time++];
+        int rc;
+        if (tt == t)
+            rc = add_row(c, t, q, v);
+        else if (tt <= c->tp)
+            rc = add_row(c, c->tp, c->qp, c->vp);
+        else {
+            ld_py_dense(&c->S->s, h, (tt - c->tp) / h, c->qp, c->vp, q, v, c->qd, c->vd, NULL);
+            rc = add_row(c, tt, c->qd, c->vd);
+        }
+        if (rc) return rc;
+    }
+    return 0;
+}
+
+/* The loop; returns 0, a library status, or −1 (out of memory). Runs without the GIL; every
+ * 256 steps it takes the GIL to check for signals (Ctrl-C stops it). */
+static int loop(run_ctx *c, PyThreadState **save) {
+    ld_integ *it = c->it;
+    const ld_system *s = &c->S->s;
+    const double *q = ld_integ_q(it), *v = ld_integ_v(it);
+    long nsteps = (long)ceil((c->t1 - c->t0) / c->dt - 1e-9);
+    if (nsteps < 1) nsteps = 1;
+    c->tp = ld_integ_t(it);
+    c->phimax = ld_py_system_phimax(c->S, c->tp, q);
+    if (c->times ? dense_rows(c, c->tp, q, v) : add_row(c, c->tp, q, v)) return -1;
+    for (long n = 1; c->adaptive ? ld_integ_t(it) < c->t1 : n <= nsteps; ++n) {
+        if (c->times) {
+            memcpy(c->qp, q, (size_t)s->nq * sizeof(double));
+            memcpy(c->vp, v, (size_t)s->k * sizeof(double));
+            c->tp = ld_integ_t(it);
+        }
+        int rc = c->adaptive
+                     ? ld_integ_step_adaptive(it, c->t1)
+                     : ld_integ_advance_to(it, n == nsteps ? c->t1 : c->t0 + (double)n * c->dt);
+        double t = ld_integ_t(it);
+        if (rc) { /* the state reached, as the CLI writes it */
+            if (!c->times && t != c->rows[(c->nrows - 1) * c->width] && add_row(c, t, q, v))
+                return -1;
+            return rc;
+        }
+        c->steps++;
+        int last = c->adaptive ? t >= c->t1 : n == nsteps;
+        npy_intp before = c->nrows;
+        if (c->times ? dense_rows(c, t, q, v)
+                     : ((n % c->every == 0 || last) && add_row(c, t, q, v)))
+            return -1;
+        /* max |Φ| over every step: from the row when one was written at t */
+        double ph = !c->times && c->nrows > before ? c->rows[c->nrows * c->width - 1]
+                                                   : ld_py_system_phimax(c->S, t, q);
+        c->phimax = (isnan(ph) || isnan(c->phimax)) ? (double)NAN : fmax(c->phimax, ph);
+        if ((n & 255) == 0) {
+            PyEval_RestoreThread(*save);
+            int sig = PyErr_CheckSignals();
+            *save = PyEval_SaveThread();
+            if (sig < 0) {
+                c->interrupted = 1;
+                return 0;
+            }
+        }
+    }
+    return 0;
+}
+
+/* The result dict from the rows. */
+static PyObject *result(run_ctx *c, const ld_integ_options *o, double wall) {
+    const ld_model *m = &c->S->model->m;
+    int nb = m->nbodies;
+    npy_intp n = c->nrows;
+    npy_intp s1[1] = {n}, s3[3] = {n, nb, 3}, s4[3] = {n, nb, 4};
+    PyArrayObject *T = ld_py_new(1, s1), *X = ld_py_new(3, s3), *Q = ld_py_new(3, s4),
+                  *W = ld_py_new(3, s3), *V = ld_py_new(3, s3), *E = ld_py_new(1, s1),
+                  *P = ld_py_new(1, s1);
+    PyObject *names = PyList_New(nb);
+    PyObject *out = NULL;
+    if (!T || !X || !Q || !W || !V || !E || !P || !names) goto done;
+    for (int b = 0; b < nb; ++b) {
+        PyObject *nm = PyUnicode_FromString(m->bodies[b].name);
+        if (!nm) goto done;
+        PyList_SET_ITEM(names, b, nm);
+    }
+    double *t = PyArray_DATA(T), *x = PyArray_DATA(X), *q = PyArray_DATA(Q), *w = PyArray_DATA(W),
+           *v = PyArray_DATA(V), *e = PyArray_DATA(E), *p = PyArray_DATA(P);
+    for (npy_intp i = 0; i < n; ++i) {
+        const double *row = c->rows + i * c->width;
+        t[i] = row[0];
+        for (int b = 0; b < nb; ++b) {
+            const double *r = row + 1 + ROW_BODY * b;
+            memcpy(x + (i * nb + b) * 3, r, 3 * sizeof(double));
+            memcpy(q + (i * nb + b) * 4, r + 3, 4 * sizeof(double));
+            memcpy(w + (i * nb + b) * 3, r + 7, 3 * sizeof(double));
+            memcpy(v + (i * nb + b) * 3, r + 10, 3 * sizeof(double));
+        }
+        e[i] = row[c->width - 2];
+        p[i] = row[c->width - 1];
+    }
+    ld_integ_stats st;
+    ld_integ_get_stats(c->it, &st);
+    out = Py_BuildValue(
+        "{s:O,s:O,s:O,s:O,s:O,s:O,s:O,s:O,s:{s:l,s:l,s:l,s:l,s:l,s:l,s:l,s:d,s:d,s:d},s:s,s:s,"
+        "s:d,s:d,s:d}",
+        "t", T, "x", X, "q", Q, "omega", W, "v", V, "energy", E, "constraint_residual", P,
+        "body_names", names, "stats", "steps", st.steps, "rejected", st.rejected,
+        "error_test_failures", st.error_test_failures, "newton_failures", st.newton_failures,
+        "newton_iterations", st.newton_iterations, "factorizations", st.factorizations,
+        "roundoff_stops", st.roundoff_stops, "constraint_residual_max", c->phimax, "cpu_s", c->cpu,
+        "wall_s", wall, "integrator", ld_integ_method_name(o->method), "formulation",
+        ld_formulation_name(c->S->form), "dt", c->dt, "t_start", c->t0, "t_end", c->t1);
+done:
+    Py_XDECREF(T);
+    Py_XDECREF(X);
+    Py_XDECREF(Q);
+    Py_XDECREF(W);
+    Py_XDECREF(V);
+    Py_XDECREF(E);
+    Py_XDECREF(P);
+    Py_XDECREF(names);
+    return out;
+}
+
+const char ld_py_time_steps_doc[] =
+    "_time_steps(model, dt, t_end) -> float\n\n"
+    "Process CPU seconds of the bare C loop of ld_integ_advance_to over the grid of dt from the "
+    "model's t_start to t_end (the model's integrator block otherwise; no output): the "
+    "library's own time, the reference of the overhead benchmark.";
+
+PyObject *ld_py_time_steps(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *mo;
+    double dt, t1;
+    if (!PyArg_ParseTuple(args, "O!dd:_time_steps", &ld_py_model_type, &mo, &dt, &t1)) return NULL;
+    ld_py_model *M = (ld_py_model *)mo;
+    double t0 = M->m.run.t_start;
+    if (!(dt > 0.0) || !(t1 > t0) || (t1 - t0) / dt > 1e9) {
+        PyErr_SetString(PyExc_ValueError, "_time_steps: need dt > 0 and t_end > t_start");
+        return NULL;
+    }
+    ld_integ_options o;
+    if (ld_py_integ_options(&M->m, NULL, NULL, &o) < 0) return NULL;
+    ld_py_system *S = ld_py_system_compile(M, (int)M->m.run.formulation);
+    if (!S) return NULL;
+    ld_integ *it = ld_py_integ_start(S, &o, t0);
+    if (!it) {
+        Py_DECREF(S);
+        return NULL;
+    }
+    long nsteps = (long)ceil((t1 - t0) / dt - 1e-9);
+    int rc = 0;
+    struct timespec a, b;
+    Py_BEGIN_ALLOW_THREADS clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &a);
+    for (long n = 1; n <= nsteps && !rc; ++n)
+        rc = ld_integ_advance_to(it, n == nsteps ? t1 : t0 + (double)n * dt);
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &b);
+    Py_END_ALLOW_THREADS PyObject *out =
+        rc ? ld_py_integ_fail(S, it, rc, "step failed")
+           : PyFloat_FromDouble((double)(b.tv_sec - a.tv_sec) +
+                                1e-9 * (double)(b.tv_nsec - a.tv_nsec));
+    ld_integ_free(it);
+    Py_DECREF(S);
+    return out;
+}
+
+const char ld_py_run_doc[] =
+    "_run(model, integrator=None, dt=None, t_end=None, *, formulation=None, t_start=None, "
+    "times=None, every=None, **options) -> dict\n\n"
+    "The simulation loop of `liedyn run` on a Model, without the GIL (use liedyn.run).";
+
+static int opt_double(PyObject *kw, const char *key, double *out) {
+    PyObject *v = kw ? PyDict_GetItemString(kw, key) : NULL;
+    if (!v) return 0;
+    int rc = v == Py_None ? 0 : ld_py_double(v, key, 1, out);
+    if (PyDict_DelItemString(kw, key) < 0) return -1;
+    return rc;
+}
+
+PyObject *ld_py_run(PyObject *self, PyObject *args, PyObject *kw) {
+    (void)self;
+    PyObject *mo = NULL, *integ = Py_None, *dto = Py_None, *t1o = Py_None;
+    if (!PyArg_ParseTuple(args, "O|OOO:run", &mo, &integ, &dto, &t1o)) return NULL;
+    if (!PyObject_TypeCheck(mo, &ld_py_model_type)) {
+        PyErr_Format(PyExc_TypeError, "run: a Model is required, not %.80s", Py_TYPE(mo)->tp_name);
+        return NULL;
+    }
+    ld_py_model *M = (ld_py_model *)mo;
+    const ld_run_spec *r = &M->m.run;
+    PyObject *rest = kw ? PyDict_Copy(kw) : PyDict_New();
+    if (!rest) return NULL;
+    run_ctx c;
+    memset(&c, 0, sizeof c);
+    c.t0 = r->t_start;
+    c.t1 = r->t_end;
+    c.dt = r->dt;
+    c.every = r->output_every > 0 ? r->output_every : 1;
+    PyObject *out = NULL, *form = NULL, *times = NULL, *every = NULL;
+    PyArrayObject *ta = NULL;
+    ld_py_system *S = NULL;
+    const char *method = NULL;
+    if (integ != Py_None && !(method = PyUnicode_AsUTF8(integ))) goto done;
+    if ((dto != Py_None && ld_py_double(dto, "dt", 1, &c.dt) < 0) ||
+        (t1o != Py_None && ld_py_double(t1o, "t_end", 1, &c.t1) < 0) ||
+        opt_double(rest, "t_start", &c.t0) < 0)
+        goto done;
+    form = PyDict_GetItemString(rest, "formulation");
+    times = PyDict_GetItemString(rest, "times");
+    every = PyDict_GetItemString(rest, "every");
+    Py_XINCREF(form);
+    Py_XINCREF(times);
+    Py_XINCREF(every);
+    (void)PyDict_DelItemString(rest, "formulation");
+    (void)PyDict_DelItemString(rest, "times");
+    (void)PyDict_DelItemString(rest, "every");
+    PyErr_Clear();
+    if (!(c.t1 > c.t0)) {
+        PyErr_Format(PyExc_ValueError, "t_end %.10g must be greater than t_start %.10g", c.t1,
+                     c.t0);
+        goto done;
+    }
+    if (!(c.dt > 0.0) || c.t0 + c.dt == c.t0 || (c.t1 - c.t0) / c.dt > 1e12) {
+        PyErr_Format(PyExc_ValueError, "dt: must be positive and resolve t (got %g)", c.dt);
+        goto done;
+    }
+    if (every && every != Py_None) {
+        long k = PyLong_AsLong(every);
+        if (k == -1 && PyErr_Occurred()) goto done;
+        if (k < 1 || k > 1000000000L) {
+            PyErr_SetString(PyExc_ValueError, "every: must be a positive integer");
+            goto done;
+        }
+        c.every = (int)k;
+    }
+    if (times && times != Py_None) {
+        npy_intp any = -1;
+        ta = ld_py_array(times, "times", 1, &any, 1);
+        if (!ta) goto done;
+        if (PyArray_NDIM(ta) != 1) {
+            PyErr_SetString(PyExc_ValueError, "times: expected a vector");
+            goto done;
+        }
+        c.times = PyArray_DATA(ta);
+        c.ntimes = PyArray_DIM(ta, 0);
+        for (npy_intp i = 0; i < c.ntimes; ++i)
+            if (c.times[i] < c.t0 || c.times[i] > c.t1 || (i && c.times[i] < c.times[i - 1])) {
+                PyErr_Format(PyExc_ValueError,
+                             "times: must be ascending within [t_start, t_end] = [%g, %g] "
+                             "(entry %ld is %g)",
+                             c.t0, c.t1, (long)i, c.times[i]);
+                goto done;
+            }
+    }
+    int f = (int)r->formulation;
+    if (form && form != Py_None) {
+        const char *fs = PyUnicode_AsUTF8(form);
+        if (!fs) goto done;
+        if ((f = ld_formulation_find(fs)) < 0) {
+            PyErr_Format(PyExc_ValueError, "unknown formulation '%s'", fs);
+            goto done;
+        }
+    }
+    ld_integ_options o;
+    if (ld_py_integ_options(&M->m, method, rest, &o) < 0) goto done;
+    if (o.adaptive) o.h_init = c.dt;
+    c.adaptive = o.adaptive;
+    if (!(S = ld_py_system_compile(M, f))) goto done;
+    c.S = S;
+    if (!(c.it = ld_py_integ_start(S, &o, c.t0))) goto done;
+    c.width = 3 + ROW_BODY * M->m.nbodies;
+    /* the rows' storage at once when their number is known (fixed steps) */
+    if (!c.adaptive) {
+        double nst = ceil((c.t1 - c.t0) / c.dt - 1e-9);
+        c.cap = c.times ? c.ntimes : (npy_intp)(nst / c.every) + 2;
+        if (c.cap < 1) c.cap = 1;
+        c.rows = malloc((size_t)c.cap * (size_t)c.width * sizeof(double));
+        if (!c.rows) c.cap = 0; /* grown on demand instead */
+    }
+    c.qp = malloc((size_t)(2 * S->s.nq + 2 * S->s.k + 4) * sizeof(double));
+    if (!c.qp) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    c.vp = c.qp + S->s.nq;
+    c.qd = c.vp + S->s.k;
+    c.vd = c.qd + S->s.nq;
+    int rc;
+    double w0 = 0.0;
+    double cpu0 = cpu_now();
+    {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        w0 = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+        PyThreadState *save = PyEval_SaveThread();
+        rc = loop(&c, &save);
+        PyEval_RestoreThread(save);
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        w0 = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec - w0;
+    }
+    c.cpu = cpu_now() - cpu0;
+    if (c.interrupted) goto done;
+    if (rc == -1) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    out = result(&c, &o, w0);
+    if (rc && out) { /* the failure, with the rows so far as e.result */
+        ld_py_integ_fail(S, c.it, rc, "step failed");
+        ld_py_attach("result", out);
+        Py_CLEAR(out);
+    }
+done:
+    ld_integ_free(c.it);
+    Py_XDECREF(S);
+    free(c.rows);
+    free(c.qp);
+    Py_XDECREF(ta);
+    Py_XDECREF(form);
+    Py_XDECREF(times);
+    Py_XDECREF(every);
+    Py_DECREF(rest);
+    return out;
+}
