@@ -49,6 +49,8 @@ typedef enum opt_id {
     O_CKPT_EVERY,
     O_RESTART,
     O_MAXSTEPS,
+    O_HTML,
+    O_FRAMES,
     O_OUTDT,
     O_PLOTWHAT,
     O_COLUMNS,
@@ -103,6 +105,8 @@ static const opt_def opt_defs[] = {
     {"--checkpoint-every", O_CKPT_EVERY, 1, CMD_RUN},
     {"--restart", O_RESTART, 1, CMD_RUN},
     {"--max-steps", O_MAXSTEPS, 1, CMD_RUN},
+    {"--html", O_HTML, 1, CMD_RUN},
+    {"--frames", O_FRAMES, 1, CMD_RUN},
     {"--jobs", O_JOBS, 1, CMD_CONV},
     {"-j", O_JOBS, 1, CMD_CONV},
     {"--help", O_HELP, 0, CMD_BOTH},
@@ -169,7 +173,12 @@ static void run_usage(FILE *f) {
                "  --out FILE.csv      t, then per body x,y,z,qw,qx,qy,qz,wx,wy,wz,vx,vy,vz, then\n"
                "                      energy, constraint_residual[, BODY.angle_error]\n"
                "                      [, h, error_estimate (tb3, tb3-paper, hem2, hem5)]\n"
-               "  --vtk DIR           legacy-VTK file per output row + DIR/MODEL.vtk.series\n"
+               "  --vtk DIR           legacy-VTK files (bodies as their shapes, joints as lines,\n"
+               "                      rods and beams as polylines) + DIR/MODEL.vtk.series\n"
+               "  --html FILE.html    one self-contained HTML file that animates the run in a\n"
+               "                      browser, offline (docs/viewer.md)\n"
+               "  --frames N          at most N output times, evenly spaced, in the --html and\n"
+               "                      --vtk output (and the last; default 1000)\n"
                "  --plot FILE.png     centre-of-mass path of the first body (needs gnuplot)\n"
                "  --json              print one JSON object with the run's results\n"
                "  --quiet             no progress line\n"
@@ -417,6 +426,14 @@ int parse_args(int argc, char **argv, int cmds, run_args *a) {
             break;
         case O_MAXSTEPS:
             rc = parse_long(cmd, o, v, &a->max_steps);
+            break;
+        case O_HTML:
+            a->html = v;
+            break;
+        case O_FRAMES:
+            rc = parse_long(cmd, o, v, &a->frames);
+            if (!rc && (a->frames < 2 || a->frames > 100000))
+                rc = cli_error("%s: --frames must be from 2 to 100000, got '%s'", cmd, v);
             break;
         case O_JOBS:
             rc = parse_count(cmd, o, v, &a->jobs);

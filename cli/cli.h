@@ -30,6 +30,9 @@ int cli_models(int argc, char **argv);
  * executable, or the source tree's models/ (the first that exists). */
 const char *cli_models_dir(void);
 int cli_static(int argc, char **argv);
+/* liedyn view MODEL --csv FILE --html FILE (cli/view.c): 0 ok, 2 bad usage or input, 4 the
+ * HTML file could not be written. */
+int cli_view(int argc, char **argv);
 /* liedyn sweep FILE and liedyn workprec MODEL (cli/sweep.c): 0 ok (cases that failed are rows
  * of the table), 2 bad usage or input, 4 the table could not be written, 128 + N stopped by
  * signal N (the table holds the cases done: the same command resumes it). */

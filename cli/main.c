@@ -8,6 +8,7 @@
  *   liedyn sweep       an ensemble of runs from a sweep file (see cli/sweep.c)
  *   liedyn workprec    work-precision study of integrators on a model (see cli/sweep.c)
  *   liedyn models      the shipped models (see cli/models.c)
+ *   liedyn view        an HTML viewer file of a finished run (see cli/view.c)
  *   liedyn version     print the library version
  * Options may be written `--name value` or `--name=value`.
  */
@@ -90,6 +91,7 @@ static void usage(FILE *f) {
                "  sweep        an ensemble of runs from a sweep file, one table row per case\n"
                "               (sweep --help)\n"
                "  workprec     CPU time against error of integrators on a model (workprec --help)\n"
+               "  view         an HTML file that animates a finished run's CSV (view --help)\n"
                "  models       list the shipped models with their descriptions\n"
                "  version      print the library version\n"
                "options are written '--name value' or '--name=value'; 'liedyn COMMAND -h'\n"
@@ -120,6 +122,7 @@ static int dispatch(int argc, char **argv) {
     if (strcmp(argv[1], "static") == 0) return cli_static(argc - 2, argv + 2);
     if (strcmp(argv[1], "sweep") == 0) return cli_sweep(argc - 2, argv + 2);
     if (strcmp(argv[1], "workprec") == 0) return cli_workprec(argc - 2, argv + 2);
+    if (strcmp(argv[1], "view") == 0) return cli_view(argc - 2, argv + 2);
     if (strcmp(argv[1], "version") == 0 || strcmp(argv[1], "--version") == 0) {
         if (argc > 2 && (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h"))) {
             printf("usage: liedyn version\nPrint the library version.\nexit status: 0\n");

@@ -20,6 +20,7 @@
 #include "liedyn/liedyn.h"
 #include "plot.h"
 #include "sim.h"
+#include "view.h"
 
 /* ------------------------------------------------------------------ liedyn run */
 
@@ -110,6 +111,7 @@ static const char *run_status(const sim *S) {
 static void json_outputs(const sim *S) {
     if (S->csv) printf(", \"csv_rows\": %ld", S->csv->rows);
     if (S->vtk_dir) printf(", \"vtk_files\": %ld", S->vtk_files);
+    if (S->frames) printf(", \"html_frames\": %ld", ((const view_frames *)S->frames)->n);
     if (S->ck_path) printf(", \"checkpoints\": %ld", S->ck_written);
     if (S->io_error) {
         printf(", \"output_error\": ");
@@ -205,6 +207,31 @@ static void print_json(const sim *S, const ld_model *m, const char *base) {
     printf("]}\n");
 }
 
+/* Start recording the viewer's frames (--html). 0 or 2. */
+static int open_html(sim *S, const run_args *a, view_frames *F) {
+    const char *why = html_missing();
+    if (why) return cli_error("run: --html is not available: %s", why);
+    static char names[VIEW_SERIES_MAX][VIEW_NAME_CAP];
+    int ns = frames_series_names(S->m, names);
+    if (frames_init(F, S->m, S->t0, S->t1, a->frames > 0 ? a->frames : VIEW_FRAMES_DEFAULT, ns,
+                    names) != 0) {
+        frames_free(F);
+        return cli_error("run: out of memory");
+    }
+    S->frames = F;
+    return 0;
+}
+
+/* Write the HTML file of the frames recorded; failures are recorded in S (io_error). */
+static void close_html(sim *S, const run_args *a, const char *title) {
+    char why[PATH_CAP + 256];
+    if (frames_finish(S->frames) != 0) {
+        io_fail_msg(S, "recording the viewer's frames: out of memory");
+        return;
+    }
+    if (html_write(a->html, S->m, title, S->frames, why, sizeof why) != 0) io_fail_msg(S, why);
+}
+
 /* "rho_inf = 0.9, …": the method's own parameters in use. */
 static void method_params(const sim *S, char *out, size_t cap) {
     const ld_method_info *d = ld_method_get((int)S->o.method);
@@ -296,12 +323,17 @@ static void print_summary(const sim *S, const char *base, const run_args *a) {
                a->vtk, base);
     if (S->ck_path) printf("  checkpoint: %s (t = %.10g)\n", S->ck_path, S->t);
     if (a->plot) printf("  plot: %s\n", a->plot);
+    if (a->html && S->frames)
+        printf("  html: %s (%ld frames)\n", a->html, ((const view_frames *)S->frames)->n);
 }
 
 /* Open the outputs asked for: the VTK directory, the CSV (its columns), and the plot's CSV of
  * every column when the CSV cannot serve (none, or chosen columns). 0 or 2 (message printed). */
 static int open_outputs(sim *S, const run_args *a, rowfile *csv, rowfile *pcsv, char *tmp_csv,
                         size_t cap) {
+    long frames = a->frames > 0 ? a->frames : VIEW_FRAMES_DEFAULT;
+    S->vtk_spacing = (S->t1 - S->t0) / (double)(frames - 1);
+    S->vtk_next = -INFINITY;
     if (a->vtk) {
         S->vtk_dir = a->vtk;
         snprintf(S->series_name, sizeof S->series_name, "%s/%s.vtk.series", a->vtk, S->base);
@@ -373,6 +405,9 @@ int cli_run(int argc, char **argv) {
     rc = sim_setup(&S);
     if (!rc && a.restart) rc = sim_restart(&S, a.restart);
     if (!rc) rc = open_outputs(&S, &a, &csv, &pcsv, tmp_csv, sizeof tmp_csv);
+    view_frames frames;
+    memset(&frames, 0, sizeof frames);
+    if (!rc && a.html) rc = open_html(&S, &a, &frames);
     if (rc) {
         if (S.csv) rowfile_close(S.csv);
         if (S.pcsv) rowfile_close(S.pcsv);
@@ -386,6 +421,7 @@ int cli_run(int argc, char **argv) {
     sim_catch_signals();
     int run_rc = sim_run(&S);
     close_outputs(&S);
+    if (a.html) close_html(&S, &a, S.base);
     if (a.json)
         print_json(&S, &m, S.base);
     else
@@ -396,6 +432,7 @@ int cli_run(int argc, char **argv) {
     if (tmp_csv[0]) unlink(tmp_csv);
     report_end(&S, run_rc);
     int code = run_exit(&S, run_rc, plot_rc);
+    frames_free(&frames);
     sim_free(&S);
     ld_model_free(&m);
     return code;

@@ -15,6 +15,7 @@
 #include "columns.h"
 #include "liedyn/liedyn.h"
 #include "sim.h"
+#include "view.h"
 
 /* ------------------------------------------------------------------ the simulation */
 
@@ -46,6 +47,11 @@ void sim_free(sim *S) {
     free(S->qa);
     S->qa = S->va = S->la = S->qi = S->vi = S->li = NULL;
     free(S->vtk_times);
+    free(S->frame_buf);
+    S->frame_buf = NULL;
+    if (S->vtk_geom) vtk_geom_free(S->vtk_geom);
+    free(S->vtk_geom);
+    S->vtk_geom = NULL;
     S->vtk_times = NULL;
     S->vtk_cap = 0;
     S->it = NULL;
@@ -249,42 +255,6 @@ void csv_header(sim *S) {
     }
 }
 
-static void vtk_vectors(FILE *f, const char *name, const double *v, int n) {
-    fprintf(f, "VECTORS %s double\n", name);
-    for (int i = 0; i < n; ++i)
-        fprintf(f, "%.17g %.17g %.17g\n", v[3 * i], v[3 * i + 1], v[3 * i + 2]);
-}
-
-/* The centrelines of the rods and beams: one polyline through the node bodies of each (a
- * beam's clamped nodes are no bodies: its line starts at the first free node). */
-static void vtk_rod_lines(FILE *f, const ld_model *m) {
-    int lines = m->nrods, size = 0;
-    for (int r = 0; r < m->nrods; ++r) size += m->rods[r].n + 2;
-    for (int b = 0; b < m->nbeams; ++b) {
-        int nf = 0;
-        for (int k = 0; k < m->beams[b].nnodes; ++k) nf += m->beams[b].node_body[k] >= 0;
-        if (nf < 2) continue;
-        lines++, size += nf + 1;
-    }
-    if (lines < 1) return;
-    fprintf(f, "LINES %d %d\n", lines, size);
-    for (int r = 0; r < m->nrods; ++r) {
-        fprintf(f, "%d", m->rods[r].n + 1);
-        for (int i = 0; i <= m->rods[r].n; ++i) fprintf(f, " %d", m->rods[r].body0 + i);
-        fputc('\n', f);
-    }
-    for (int b = 0; b < m->nbeams; ++b) {
-        const ld_beam *bm = &m->beams[b];
-        int nf = 0;
-        for (int k = 0; k < bm->nnodes; ++k) nf += bm->node_body[k] >= 0;
-        if (nf < 2) continue;
-        fprintf(f, "%d", nf);
-        for (int k = 0; k < bm->nnodes; ++k)
-            if (bm->node_body[k] >= 0) fprintf(f, " %d", bm->node_body[k]);
-        fputc('\n', f);
-    }
-}
-
 /* Open NAME.tmp for writing; its content replaces name at close_atomic. */
 static FILE *open_atomic(const char *name, char *tmp, size_t cap) {
     snprintf(tmp, cap, "%s.tmp", name);
@@ -330,15 +300,21 @@ static int series_add(sim *S, double t) {
     return 0;
 }
 
-/* One legacy-VTK POLYDATA file: a vertex per body at its centre of mass (rods and beams: a
- * polyline through their nodes), the body axes and the velocity as point vectors; listed in the
- * .vtk.series file. Written to a temporary name and renamed, so a file is whole or absent. */
+/* One legacy-VTK POLYDATA file (cli/vtk.c): the bodies' shapes at their poses, the joints as
+ * lines, rods and beams as polylines with their radius, and a vertex per body at its centre of
+ * mass with the body axes and the velocities as point vectors; listed in the .vtk.series file.
+ * Written to a temporary name and renamed, so a file is whole or absent. */
 static void write_vtk(sim *S, double t, const double *q, const double *v) {
     int nb = S->m->nbodies;
     char name[PATH_CAP + LD_NAME_MAX + 32], tmp[sizeof name + 8];
     snprintf(name, sizeof name, "%s/%s_%05ld.vtk", S->vtk_dir, S->base, S->vtk_files);
-    double *x = malloc(18 * (size_t)nb * sizeof(double));
-    if (!x || series_add(S, t) != 0) {
+    if (!S->vtk_geom && (S->vtk_geom = calloc(1, sizeof *S->vtk_geom)) != NULL &&
+        vtk_geom_init(S->vtk_geom, S->m) != 0) {
+        free(S->vtk_geom);
+        S->vtk_geom = NULL;
+    }
+    double *x = malloc(22 * (size_t)nb * sizeof(double));
+    if (!x || !S->vtk_geom || series_add(S, t) != 0) {
         free(x);
         errno = ENOMEM;
         io_fail(S, "VTK file", name);
@@ -350,36 +326,53 @@ static void write_vtk(sim *S, double t, const double *q, const double *v) {
         io_fail(S, "VTK file", name);
         return;
     }
-    double *e1 = x + 3 * nb, *e2 = e1 + 3 * nb, *e3 = e2 + 3 * nb, *vel = e3 + 3 * nb,
-           *om = vel + 3 * nb;
+    double *qq = x + 3 * nb, *vec = qq + 4 * nb;
     for (int b = 0; b < nb; ++b) {
-        double qq[4], w[3], R[9];
-        ld_model_body_state(&S->s, b, q, v, x + 3 * b, qq, w, vel + 3 * b);
-        ld_quat_to_mat(R, qq);
+        double w[3], R[9], *e = vec + 15 * b;
+        ld_model_body_state(&S->s, b, q, v, x + 3 * b, qq + 4 * b, w, e + 9);
+        ld_quat_to_mat(R, qq + 4 * b);
         for (int i = 0; i < 3; ++i) {
-            e1[3 * b + i] = R[3 * i];
-            e2[3 * b + i] = R[3 * i + 1];
-            e3[3 * b + i] = R[3 * i + 2];
+            e[i] = R[3 * i];
+            e[3 + i] = R[3 * i + 1];
+            e[6 + i] = R[3 * i + 2];
         }
-        ld_quat_rotate(om + 3 * b, qq, w);
+        ld_quat_rotate(e + 12, qq + 4 * b, w);
     }
-    fprintf(f, "# vtk DataFile Version 3.0\n%s t = %.17g\nASCII\nDATASET POLYDATA\n", S->base, t);
-    fprintf(f, "POINTS %d double\n", nb);
-    for (int b = 0; b < nb; ++b)
-        fprintf(f, "%.17g %.17g %.17g\n", x[3 * b], x[3 * b + 1], x[3 * b + 2]);
-    fprintf(f, "VERTICES %d %d\n", nb, 2 * nb);
-    for (int b = 0; b < nb; ++b) fprintf(f, "1 %d\n", b);
-    vtk_rod_lines(f, S->m);
-    fprintf(f, "POINT_DATA %d\n", nb);
-    vtk_vectors(f, "e1", e1, nb);
-    vtk_vectors(f, "e2", e2, nb);
-    vtk_vectors(f, "e3", e3, nb);
-    vtk_vectors(f, "velocity", vel, nb);
-    vtk_vectors(f, "angular_velocity", om, nb);
+    vtk_geom_write(f, S->vtk_geom, S->m, S->base, t, x, qq, vec);
     free(x);
     if (close_atomic(S, f, tmp, name, "VTK file") != 0) return;
     S->vtk_files++;
     if (wall_seconds() - S->series_written > 0.5) (void)write_series(S);
+}
+
+/* Offer the row to the viewer's frames: poses, energy, constraint residual, and the angular
+ * and centre-of-mass velocities of the rigid bodies (frames_series_names). */
+static void record_frame(sim *S, double t, const double *q, const double *v) {
+    view_frames *F = S->frames;
+    int nb = S->m->nbodies;
+    if (!S->frame_buf &&
+        !(S->frame_buf = malloc((7 * (size_t)nb + (size_t)F->ns + 1) * sizeof(double)))) {
+        io_fail_msg(S, "recording the viewer's frames: out of memory");
+        return;
+    }
+    double *x = S->frame_buf, *qq = x + 3 * nb, *val = qq + 4 * nb;
+    int k = 0;
+    val[k++] = state_energy(S, t, q, v);
+    val[k++] = state_phi(S, t, q);
+    for (int b = 0; b < nb; ++b) {
+        double w[3], xd[3];
+        ld_model_body_state(&S->s, b, q, v, x + 3 * b, qq + 4 * b, w, xd);
+        /* the series name this body's velocities when it has them */
+        if (k + 6 <= F->ns &&
+            strncmp(F->sname[k], S->m->bodies[b].name, strlen(S->m->bodies[b].name)) == 0 &&
+            F->sname[k][strlen(S->m->bodies[b].name)] == '.') {
+            memcpy(val + k, w, sizeof w);
+            memcpy(val + k + 3, xd, sizeof xd);
+            k += 6;
+        }
+    }
+    if (frames_offer(F, t, x, qq, val) != 0)
+        io_fail_msg(S, "recording the viewer's frames: out of memory");
 }
 
 /* All the values of a row at (t, q, v, λ) into S->rowv (the order of S->names). */
@@ -424,7 +417,13 @@ static void write_row_at(sim *S, double t, const double *q, const double *v, con
         if (S->csv) emit_row(S, S->csv, S->sel, S->nsel);
         if (S->pcsv) emit_row(S, S->pcsv, S->sel + S->ncols, S->ncols);
     }
-    if (S->vtk_dir) write_vtk(S, t, q, v);
+    if (S->vtk_dir && (t >= S->vtk_next - 1e-9 * S->vtk_spacing || t >= S->t1)) {
+        S->vtk_next = isfinite(S->vtk_next)
+                          ? fmax(S->vtk_next + S->vtk_spacing, t + 0.5 * S->vtk_spacing)
+                          : t + S->vtk_spacing;
+        write_vtk(S, t, q, v);
+    }
+    if (S->frames) record_frame(S, t, q, v);
 }
 
 /* One output row of the integrator's state. */

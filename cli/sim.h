@@ -38,6 +38,8 @@ typedef struct run_args {
     int newton_reuse;           /* --newton-reuse given */
     int project;                /* --project given */
     const char *out, *vtk, *plot, *ref;
+    const char *html; /* --html FILE */
+    long frames;      /* --frames N: output times of --html and --vtk (0: the default) */
     const char *checkpoint, *restart; /* --checkpoint FILE, --restart FILE */
     double checkpoint_every;          /* NAN: only at the end and when stopped */
     long max_steps;                   /* 0: no limit */
@@ -73,13 +75,17 @@ typedef struct sim {
     char **names;  /* the names of all the columns of a row (ncols) */
     char *namebuf;
     int ncols, nsel;
-    int *sel;            /* the columns of csv (nsel), then of pcsv (ncols) */
-    double *rowv;        /* the values of a row (ncols) */
-    const char *vtk_dir; /* optional */
-    const char *ck_path; /* checkpoint file (optional) */
-    double ck_every;     /* interval of checkpoints (NAN: at the end and when stopped) */
-    long max_steps;      /* stop after this many steps of this invocation (0: no limit) */
-    uint64_t tag;        /* the model's tag in checkpoints */
+    int *sel;                     /* the columns of csv (nsel), then of pcsv (ncols) */
+    double *rowv;                 /* the values of a row (ncols) */
+    const char *vtk_dir;          /* optional */
+    double vtk_spacing, vtk_next; /* VTK files at least vtk_spacing apart (and the last) */
+    struct view_frames *frames;   /* --html: the frames recorded (optional) */
+    struct vtk_geom *vtk_geom;    /* the shapes as triangles (made at the first VTK file) */
+    double *frame_buf;            /* its scratch: 7 per body and the series */
+    const char *ck_path;          /* checkpoint file (optional) */
+    double ck_every;              /* interval of checkpoints (NAN: at the end and when stopped) */
+    long max_steps;               /* stop after this many steps of this invocation (0: no limit) */
+    uint64_t tag;                 /* the model's tag in checkpoints */
     char base[LD_NAME_MAX];
     int progress;
     /* run time */

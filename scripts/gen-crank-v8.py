@@ -329,6 +329,36 @@ def given(v):
     return repr(float(v))
 
 
+def shape_lines(w, j):
+    """The drawn shape of body j (viewer and VTK only; sizes from the data above)."""
+    def c3(v):
+        return "[" + ", ".join("%.6g" % (round(float(a), 9) + 0.0) for a in v) + "]"
+    w("    shape:")
+    if j == 0:  # shaft, flywheel, and per pin two webs and the pin (webs along body y or z)
+        steel, dark = "[0.62, 0.64, 0.68]", "[0.45, 0.47, 0.52]"
+        w(f"      - {{type: cylinder, radius: 0.022, length: {l_cs:.6g}, axis: [1, 0, 0], "
+          f"center: {c3([pin_x[0] - 0.075 + l_cs / 2 - xG, 0, 0])}, color: {steel}}}")
+        w(f"      - {{type: cylinder, radius: {R_fw:.6g}, length: 0.03, axis: [1, 0, 0], "
+          f"center: {c3([x_fw - xG, 0, 0])}, color: {dark}}}")
+        for k in range(NPIN):
+            d = np.array([0.0, -math.sin(phis[k] * DEG), math.cos(phis[k] * DEG)])
+            pin = np.array([pin_x[k] - xG, 0.0, 0.0]) + r * d
+            w(f"      - {{type: cylinder, radius: 0.02, length: {4 * dxb:.6g}, axis: [1, 0, 0], "
+              f"center: {c3(pin)}, color: {steel}}}")
+            for sgn in (-1, 1):
+                size = [0.012, 0.05 + r * abs(d[1]), 0.05 + r * abs(d[2])]
+                cen = np.array([pin_x[k] - xG + sgn * (2 * dxb + 0.006), 0.0, 0.0]) + 0.5 * r * d
+                w(f"      - {{type: box, size: {c3(size)}, center: {c3(cen)}, color: {dark}}}")
+    elif j <= NCYL:  # conrod: a capsule from the big end to the small end, the big-end eye
+        w(f"      - {{type: capsule, radius: 0.007, length: {L:.6g}, axis: [0, 0, 1], "
+          f"center: {c3(0.5 * (P_big + P_small))}, color: [0.80, 0.55, 0.30]}}")
+        w(f"      - {{type: cylinder, radius: 0.024, length: 0.02, axis: [1, 0, 0], "
+          f"center: {c3(P_big)}, color: [0.80, 0.55, 0.30]}}")
+    else:  # piston: a cylinder of the bore, pin near its skirt
+        w(f"      - {{type: cylinder, radius: {B / 2 - 0.001:.6g}, length: 0.06, axis: [0, 0, 1], "
+          f"center: {c3(P_pin + np.array([0.0, 0.0, 0.02]))}, color: [0.75, 0.78, 0.82]}}")
+
+
 def write_yaml(path, poses, joints, T0, est):
     L_ = []
     w = L_.append
@@ -401,6 +431,7 @@ def write_yaml(path, poses, joints, T0, est):
         w("    orientation: " + vec(quat_of(R)))
         w("    angular_velocity: [0, 0, 0]")
         w("    velocity: [0, 0, 0]")
+        shape_lines(w, j)
     w("joints:")
     for jt in joints:
         w(f"  - name: {jt['name']}")

@@ -56,11 +56,13 @@ def generate(n):
     w("gravity: [0, %s, 0]" % fmt(-G))
     w("bodies:")
     for i in range(n + 1):
-        w("  - {name: crank%d, mass: %s, inertia: %s, position: %s, angular_velocity: [0, 0, -1]}"
+        w("  - {name: crank%d, mass: %s, inertia: %s, position: %s, angular_velocity: [0, 0, -1],"
           % (i, fmt(M), vec([JT, JA, JT]), vec([i, 0.5 * L, 0])))
+        w("     shape: {type: box, size: [0.06, %s, 0.06]}}" % fmt(L))  # drawn only
     for i in range(1, n + 1):
-        w("  - {name: coupler%d, mass: %s, inertia: %s, position: %s}"
+        w("  - {name: coupler%d, mass: %s, inertia: %s, position: %s,"
           % (i, fmt(M), vec([JA, JT, JT]), vec([i - 0.5 * L, L, 0])))
+        w("     shape: {type: box, size: [%s, 0.06, 0.06], color: [0.36, 0.61, 0.84]}}" % fmt(L))
     w("joints:")
     for i in range(n + 1):
         w("  - {name: A%d, type: revolute, body1: ground, body2: crank%d, at: %s, axis: [0, 0, 1]}"

@@ -3,7 +3,9 @@
 # of the given Markdown files (continuation lines joined) runs in one scratch directory, in
 # order, and must exit 0 — or N where its comment says `# exit N`. The directory holds the
 # files the examples name: my-model.yaml (a copy of the heavy top), gyro.csv (gyro samples)
-# and a copy of examples/; a ```yaml block that starts with `# file: NAME` is written to NAME. Lines with --plot are skipped when gnuplot is not installed.
+# and a copy of examples/; a ```yaml block that starts with `# file: NAME` is written to NAME.
+# Lines with --plot are skipped when gnuplot is not installed, lines with --html when the
+# liedyn was built without its HTML viewer.
 # usage: docs_commands.sh LIEDYN SOURCE_DIR WORK_DIR FILE.md...
 set -u
 LIEDYN=$1 SRC=$2 WORK=$3
@@ -14,6 +16,9 @@ cp "$SRC/models/heavy-top.yaml" "$WORK/my-model.yaml"
 cp "$SRC/tests/data/gyro_const.csv" "$WORK/gyro.csv"
 cp -r "$SRC/examples" "$WORK/examples" # commands shown from the source tree name examples/…
 fails=0 ran=0
+# Without the HTML viewer (built where npm or its registry was missing) its lines are skipped.
+viewer=1
+"$LIEDYN" run heavy-top --t-end 0.002 --quiet --html "$WORK/probe.html" >/dev/null 2>&1 || viewer=0
 
 # The liedyn command lines of the sh blocks of a Markdown file, one per line.
 commands() {
@@ -38,6 +43,10 @@ for doc in "$@"; do
         cmd=${line%%#*}
         cmd=${cmd#build/release/}
         cmd=${cmd#liedyn }
+        if [ "$viewer" -eq 0 ] && [[ "$cmd" == *--html* ]]; then
+            echo "skipped (this liedyn has no HTML viewer): liedyn $cmd"
+            continue
+        fi
         if [[ "$cmd" == *--plot* ]] && ! command -v gnuplot >/dev/null; then
             echo "skipped (no gnuplot): liedyn $cmd"
             continue

@@ -823,6 +823,55 @@ static void test_validate_loaded(void **state) {
     ld_model_free(&m);
 }
 
+/* shape: one mapping or a list; the values as written, the axis normalized, defaults
+ * (centre 0, axis z, colour unset); a shape changes nothing else of the body; the validator
+ * refuses what the reader refuses. */
+static void test_shapes(void **state) {
+    (void)state;
+    ld_model m, plain;
+    parse_ok(MINIMAL "    shape:\n"
+                     "      - {type: cone, radius: 0.3, length: 1.2, axis: [0, -2, 0],\n"
+                     "         center: [0, -0.5, 0], color: [1, 0.5, 0]}\n"
+                     "      - {type: box, size: [1, 2, 3]}\n"
+                     "  - {name: b, mass: 1, inertia: [1, 1, 1], position: [0, 0, 0],\n"
+                     "     shape: {type: capsule, radius: 0.1, length: 0}}\n",
+             &m);
+    parse_ok(MINIMAL, &plain);
+    assert_int_equal(m.nshapes, 3);
+    const ld_shape *c = &m.shapes[0], *b = &m.shapes[1], *p = &m.shapes[2];
+    assert_int_equal(c->body, 0);
+    assert_int_equal(c->kind, LD_SHAPE_CONE);
+    assert_true(c->size[0] == 0.3 && c->size[1] == 1.2);
+    assert_true(c->axis[0] == 0.0 && c->axis[1] == -1.0 && c->axis[2] == 0.0);
+    assert_true(c->center[1] == -0.5 && c->color[0] == 1.0 && c->color[1] == 0.5);
+    assert_int_equal(b->kind, LD_SHAPE_BOX);
+    assert_true(b->size[0] == 1.0 && b->size[1] == 2.0 && b->size[2] == 3.0);
+    assert_true(b->axis[2] == 1.0 && b->center[0] == 0.0 && b->color[0] == -1.0);
+    assert_int_equal(p->body, 1);
+    assert_int_equal(p->kind, LD_SHAPE_CAPSULE);
+    assert_true(p->size[1] == 0.0);
+    assert_memory_equal(&m.bodies[0], &plain.bodies[0], sizeof plain.bodies[0]);
+    assert_string_equal(ld_shape_kind_name(LD_SHAPE_CAPSULE), "capsule");
+    assert_int_equal(ld_shape_kind_find("cone"), LD_SHAPE_CONE);
+    assert_int_equal(ld_shape_kind_find("torus"), -1);
+    ld_model_error e;
+    m.shapes[1].size[2] = 0.0; /* programmatic: the validator's own check */
+    assert_int_equal(ld_model_validate(&m, &e), LD_EINVAL);
+    assert_string_equal(e.key, "shapes[1].size");
+    m.shapes[1].size[2] = 3.0;
+    m.shapes[0].axis[1] = -0.5;
+    assert_int_equal(ld_model_validate(&m, &e), LD_EINVAL);
+    assert_string_equal(e.key, "shapes[0].axis");
+    m.shapes[0].axis[1] = -1.0;
+    m.shapes[2].body = 2;
+    assert_int_equal(ld_model_validate(&m, &e), LD_EINVAL);
+    assert_string_equal(e.key, "shapes[2].body");
+    m.shapes[2].body = 1;
+    assert_int_equal(ld_model_validate(&m, &e), LD_OK);
+    ld_model_free(&m);
+    ld_model_free(&plain);
+}
+
 /* Which shipped models keep their energy, and the reason of those that do not. */
 static void test_energy_conserved(void **state) {
     (void)state;
@@ -883,6 +932,7 @@ static void test_output_block(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_shapes),
         cmocka_unit_test(test_formulation_names),
         cmocka_unit_test(test_tfn_shapes),
         cmocka_unit_test(test_tfn_derivatives),

@@ -75,7 +75,7 @@ static void test_unknown_keys(void **state) {
     expect_error("Name: t\n", 1, "Name", "unknown key"); /* keys are case-sensitive */
     expect_error(HEAD "    colour: red\n", 7, "bodies[0].colour",
                  "unknown key (expected one of: name, mass, inertia, position, orientation, "
-                 "angular_velocity, velocity)");
+                 "angular_velocity, velocity, shape)");
     expect_error(HEAD "integrator:\n  dtt: 1\n", 8, "integrator.dtt", "unknown key");
     expect_error(HEAD "joints:\n  - {type: spherical, body: a, point: [0, 0, 0], axle: 1}\n", 8,
                  "joints[0].axle",

@@ -332,6 +332,45 @@ int ld_element_type_count(void);
 const char *ld_element_type_name(int type);
 int ld_element_type_find(const char *name);
 
+/* ---- shapes (docs/model-format.md, docs/viewer.md) ------------------------------------
+ * What a body looks like in the viewer and in VTK output; no effect on the dynamics. A body
+ * may have several shapes (the model's list names the body of each); a rigid body without one
+ * is drawn as the box of its inertia (the uniform box of the same mass and principal moments).
+ * Sizes in m, in the body frame, relative to the centre of mass:
+ *   box       size = edge lengths along body x, y, z
+ *   sphere    size[0] = radius
+ *   cylinder  size[0] = radius, size[1] = length along axis, centred on center
+ *   cone      the same; its base at center − axis·length/2, its tip at center + axis·length/2
+ *   capsule   size[0] = radius, size[1] = length of the axis between the two half-spheres */
+typedef enum ld_shape_kind {
+    LD_SHAPE_BOX = 0,
+    LD_SHAPE_SPHERE,
+    LD_SHAPE_CYLINDER,
+    LD_SHAPE_CONE,
+    LD_SHAPE_CAPSULE,
+    LD_SHAPE_KIND_COUNT
+} ld_shape_kind;
+
+#define LD_SHAPES_PER_BODY_MAX 16
+
+typedef struct ld_shape {
+    int body; /* index into ld_model.bodies */
+    ld_shape_kind kind;
+    double size[3];
+    double center[3]; /* body frame, relative to the centre of mass */
+    double axis[3];   /* unit, body frame (cylinder, cone, capsule); default (0, 0, 1) */
+    double color[3];  /* red, green, blue in [0, 1]; all −1: the viewer's choice */
+    int line;         /* line in the model file (messages; 0 if built in code) */
+} ld_shape;
+
+/* "box", "sphere", … ("" if unknown) and the kind of a name (−1 if unknown). */
+const char *ld_shape_kind_name(ld_shape_kind k);
+int ld_shape_kind_find(const char *name);
+/* Check one shape against a model of nbodies bodies: LD_OK, or LD_EINVAL with the field at
+ * fault ("radius", "size", "axis", "color", "center", "body") in key and the reason in why. */
+int ld_shape_check(const ld_shape *s, int nbodies, char *key, size_t keycap, char *why,
+                   size_t whycap);
+
 /* A method's parameter given in the integrator block or on the command line. */
 #define LD_RUN_MAX_PARAMS 8
 typedef struct ld_run_param {
@@ -384,6 +423,8 @@ typedef struct ld_model {
     ld_element *elements; /* nelements, owned by the model (malloc'ed; NULL when none) */
     int nbeams;           /* beams (docs/beam.md), their free nodes among the bodies */
     ld_beam *beams;       /* nbeams, owned by the model (malloc'ed; NULL when none) */
+    int nshapes;          /* shapes of the bodies (viewer and VTK output only) */
+    ld_shape *shapes;     /* nshapes, owned by the model (malloc'ed; NULL when none) */
 } ld_model;
 
 /* Error report of the loader: file, line (1-based, 0 if unknown), the key or item at fault

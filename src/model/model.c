@@ -192,6 +192,7 @@ void ld_model_free(ld_model *m) {
     free(m->rods);
     ld_el_free_all(m); /* force elements (elements.c) */
     ld_beam_free_all(m);
+    free(m->shapes);
     ld_model_init(m);
 }
 
@@ -756,6 +757,15 @@ static int check_all(const checker *c) {
         char key[64], why[256], path[96];
         if (ld_beam_check(m, i, key, sizeof key, why, sizeof why)) {
             strf(path, sizeof path, "beams[%d].%s", i, key);
+            return invalid(c, path, "%s", why);
+        }
+    }
+    if (m->nshapes < 0 || (m->nshapes > 0 && !m->shapes))
+        return invalid(c, "shapes", "count %d does not match the array", m->nshapes);
+    for (int i = 0; i < m->nshapes; ++i) { /* shapes (shape.c) */
+        char key[32], why[256], path[96];
+        if (ld_shape_check(&m->shapes[i], m->nbodies, key, sizeof key, why, sizeof why)) {
+            strf(path, sizeof path, "shapes[%d].%s", i, key);
             return invalid(c, path, "%s", why);
         }
     }

@@ -517,8 +517,9 @@ static int get_orientation(reader *r, const yaml_node_t *map, double q[4]) {
     return ld_quat_normalize(q, v);
 }
 
-static const char *const body_keys[] = {
-    "name", "mass", "inertia", "position", "orientation", "angular_velocity", "velocity", NULL};
+static const char *const body_keys[] = {"name",     "mass",        "inertia",
+                                        "position", "orientation", "angular_velocity",
+                                        "velocity", "shape",       NULL};
 
 static int read_body(reader *r, const yaml_node_t *n, ld_body *b) {
     int rc;
@@ -607,6 +608,7 @@ static int read_model(reader *r, const yaml_node_t *root, ld_model *m) {
     if ((rc = get_text(r, root, "description"))) return rc;
     if ((rc = ly_get_vec(r, root, "gravity", 0, m->gravity, 3, NULL))) return rc;
     if ((rc = read_bodies(r, root, m))) return rc;
+    if ((rc = ly_read_shapes(r, root, m))) return rc; /* yaml_shapes.c */
     if ((rc = ly_read_rods(r, root, m))) return rc;
     if ((rc = ly_read_beams(r, root, m))) return rc; /* yaml_beams.c */
     if ((rc = read_joints(r, root, m))) return rc;

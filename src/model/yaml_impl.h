@@ -109,6 +109,10 @@ int ly_read_rods(reader *r, const yaml_node_t *root, ld_model *m);
 /* The block `beams:` (yaml_beams.c), after the rods: their free nodes become bodies. */
 int ly_read_beams(reader *r, const yaml_node_t *root, ld_model *m);
 
+/* The `shape:` of each body (yaml_shapes.c), after the bodies (body i of the list is body i of
+ * the model): appended to m->shapes. */
+int ly_read_shapes(reader *r, const yaml_node_t *root, ld_model *m);
+
 /* The integrator block (yaml_run.c) of the document root into s. */
 int ly_read_run(reader *r, const yaml_node_t *root, ld_run_spec *s);
 /* yaml_output.c: the output block into m->output (and m->run.output_every). */

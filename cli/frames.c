@@ -1,0 +1,103 @@
+/*
+ * The frames the HTML viewer animates: poses and scalar series at a bounded number of output
+ * times (cli/view.h), spaced evenly in time whatever the step, the last row always kept.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "view.h"
+
+int frames_series_names(const ld_model *m, char (*names)[VIEW_NAME_CAP]) {
+    static const char *const cols[6] = {"wx", "wy", "wz", "vx", "vy", "vz"};
+    int n = 0;
+    snprintf(names[n++], VIEW_NAME_CAP, "energy");
+    snprintf(names[n++], VIEW_NAME_CAP, "constraint_residual");
+    unsigned char *node = calloc((size_t)m->nbodies + 1, 1); /* nodes of rods and beams */
+    for (int r = 0; node && r < m->nrods; ++r)
+        for (int i = 0; i <= m->rods[r].n; ++i) node[m->rods[r].body0 + i] = 1;
+    for (int i = 0; node && i < m->nbeams; ++i)
+        for (int k = 0; k < m->beams[i].nnodes; ++k)
+            if (m->beams[i].node_body[k] >= 0) node[m->beams[i].node_body[k]] = 1;
+    for (int b = 0; node && b < m->nbodies && n + 6 <= VIEW_SERIES_MAX; ++b) {
+        if (node[b]) continue;
+        for (int c = 0; c < 6; ++c)
+            snprintf(names[n++], VIEW_NAME_CAP, "%s.%s", m->bodies[b].name, cols[c]);
+    }
+    free(node);
+    return n;
+}
+
+int frames_init(view_frames *F, const ld_model *m, double t0, double t1, long max, int ns,
+                char (*names)[VIEW_NAME_CAP]) {
+    memset(F, 0, sizeof *F);
+    F->nb = m->nbodies;
+    F->ns = ns;
+    long budget = (64L << 20) / (28L * (F->nb > 0 ? F->nb : 1) + 4L * ns + 8L);
+    F->max = max < budget ? max : budget;
+    if (F->max < 2) F->max = 2;
+    F->spacing = (t1 - t0) / (double)(F->max - 1);
+    F->next_t = -INFINITY;
+    F->last_t = NAN;
+    F->sname = calloc((size_t)ns + 1, sizeof *F->sname);
+    F->last_pose = calloc(7 * (size_t)F->nb + 1, sizeof(float));
+    F->last_val = calloc((size_t)ns + 1, sizeof(float));
+    if (!F->sname || !F->last_pose || !F->last_val) return -1;
+    for (int i = 0; i < ns; ++i) memcpy(F->sname[i], names[i], VIEW_NAME_CAP);
+    return 0;
+}
+
+/* Append the row (pose, val) at t. */
+static int keep(view_frames *F, double t, const float *pose, const float *val) {
+    if (F->n == F->cap) {
+        long cap = F->cap ? 2 * F->cap : 64;
+        if (cap > F->max + 1) cap = F->max + 1;
+        double *nt = realloc(F->t, (size_t)cap * sizeof *nt);
+        if (nt) F->t = nt;
+        float *np = realloc(F->pose, (size_t)cap * 7 * (size_t)F->nb * sizeof *np + 1);
+        if (np) F->pose = np;
+        float *nv = realloc(F->val, (size_t)cap * (size_t)F->ns * sizeof *nv + 1);
+        if (nv) F->val = nv;
+        if (!nt || !np || !nv) return -1;
+        F->cap = cap;
+    }
+    F->t[F->n] = t;
+    memcpy(F->pose + (size_t)F->n * 7 * (size_t)F->nb, pose, 7 * (size_t)F->nb * sizeof *pose);
+    memcpy(F->val + (size_t)F->n * (size_t)F->ns, val, (size_t)F->ns * sizeof *val);
+    F->n++;
+    return 0;
+}
+
+int frames_offer(view_frames *F, double t, const double *x, const double *q, const double *val) {
+    for (int b = 0; b < F->nb; ++b) {
+        float *p = F->last_pose + 7 * b;
+        for (int i = 0; i < 3; ++i) p[i] = (float)x[3 * b + i];
+        for (int i = 0; i < 4; ++i) p[3 + i] = (float)q[4 * b + i];
+    }
+    for (int i = 0; i < F->ns; ++i) F->last_val[i] = (float)val[i];
+    F->last_t = t;
+    F->last_kept = 0;
+    /* a rounding margin of 1e-9 of the spacing keeps rows that fall on the grid */
+    if (F->n >= F->max - 1 || t < F->next_t - 1e-9 * F->spacing) return 0;
+    F->next_t = (F->n == 0 ? t : F->next_t) + F->spacing;
+    if (F->next_t <= t) F->next_t = t + F->spacing;
+    F->last_kept = 1;
+    return keep(F, t, F->last_pose, F->last_val);
+}
+
+int frames_finish(view_frames *F) {
+    if (isnan(F->last_t) || F->last_kept) return 0;
+    F->last_kept = 1;
+    return keep(F, F->last_t, F->last_pose, F->last_val);
+}
+
+void frames_free(view_frames *F) {
+    free(F->t);
+    free(F->pose);
+    free(F->val);
+    free(F->sname);
+    free(F->last_pose);
+    free(F->last_val);
+    memset(F, 0, sizeof *F);
+}

@@ -1,0 +1,236 @@
+/*
+ * The self-contained HTML viewer file (docs/viewer.md): the page and its script, the 3-D
+ * library (three.js, gzip-compressed, base64) and the run's data as JSON, all in one file
+ * that any browser opens offline.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "liedyn/liedyn.h"
+#include "view.h"
+
+/* cli/viewer_assets.c, generated at build time (scripts/viewer-assets). */
+extern const char ld_viewer_missing[];
+extern const unsigned char ld_three_core[], ld_three_module[], ld_three_license[], ld_viewer_js[],
+    ld_viewer_html[];
+extern const unsigned long ld_three_core_len, ld_three_module_len, ld_three_license_len,
+    ld_viewer_js_len, ld_viewer_html_len;
+
+const char *html_missing(void) {
+    return ld_viewer_missing[0] ? ld_viewer_missing : NULL;
+}
+
+static void base64(FILE *f, const unsigned char *p, size_t n) {
+    static const char A[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    size_t i = 0;
+    for (; i + 2 < n; i += 3) {
+        uint32_t v = (uint32_t)p[i] << 16 | (uint32_t)p[i + 1] << 8 | p[i + 2];
+        fputc(A[v >> 18], f), fputc(A[(v >> 12) & 63], f), fputc(A[(v >> 6) & 63], f),
+            fputc(A[v & 63], f);
+    }
+    if (i < n) {
+        uint32_t v = (uint32_t)p[i] << 16 | (i + 1 < n ? (uint32_t)p[i + 1] << 8 : 0);
+        fputc(A[v >> 18], f), fputc(A[(v >> 12) & 63], f);
+        fputc(i + 1 < n ? A[(v >> 6) & 63] : '=', f), fputc('=', f);
+    }
+}
+
+/* s as a JSON string that is safe inside a <script> element (no '<'). */
+static void jstr(FILE *f, const char *s) {
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)s; *p; ++p) {
+        if (*p == '"' || *p == '\\')
+            fprintf(f, "\\%c", *p);
+        else if (*p < 0x20 || *p == '<' || *p == '>' || *p == '&')
+            fprintf(f, "\\u%04x", (unsigned)*p);
+        else
+            fputc(*p, f);
+    }
+    fputc('"', f);
+}
+
+static void jvec(FILE *f, const double *v, int n) {
+    fputc('[', f);
+    for (int i = 0; i < n; ++i) fprintf(f, "%s%.7g", i ? "," : "", isfinite(v[i]) ? v[i] : 0.0);
+    fputc(']', f);
+}
+
+/* Text (a script) with every "</" written as "<\/": the same in JavaScript strings and regular
+ * expressions, and no end of the script element. */
+static void script_text(FILE *f, const unsigned char *p, size_t n) {
+    for (size_t i = 0; i < n; ++i) {
+        if (p[i] == '<' && i + 1 < n && p[i + 1] == '/') {
+            fputs("<\\", f);
+            continue;
+        }
+        fputc(p[i], f);
+    }
+}
+
+static void json_shapes(FILE *f, const view_shape *v, int n) {
+    fputs(",\"shapes\":[", f);
+    for (int i = 0; i < n; ++i) {
+        fprintf(f, "%s{\"body\":%d,\"type\":", i ? "," : "", v[i].s.body);
+        jstr(f, ld_shape_kind_name(v[i].s.kind));
+        fputs(",\"size\":", f);
+        jvec(f, v[i].s.size, 3);
+        fputs(",\"center\":", f);
+        jvec(f, v[i].s.center, 3);
+        fputs(",\"q\":", f);
+        jvec(f, v[i].q, 4);
+        if (v[i].s.color[0] >= 0.0) {
+            fputs(",\"color\":", f);
+            jvec(f, v[i].s.color, 3);
+        }
+        fprintf(f, ",\"auto\":%d}", v[i].automatic);
+    }
+    fputc(']', f);
+}
+
+static void json_joints(FILE *f, const ld_model *m) {
+    fputs(",\"joints\":[", f);
+    int k = 0;
+    for (int j = 0; j < m->njoints; ++j) {
+        const ld_joint *J = &m->joints[j];
+        if (J->kind == LD_JOINT_DRIVER) continue; /* drawn by the joint it drives */
+        double p1[3], p2[3], a[3];
+        scene_joint(m, j, p1, p2, a);
+        fprintf(f, "%s{\"name\":", k++ ? "," : "");
+        jstr(f, J->name);
+        fputs(",\"type\":", f);
+        jstr(f, ld_joint_kind_name(J->kind));
+        fprintf(f, ",\"b1\":%d,\"b2\":%d,\"p1\":", J->body1, J->body2);
+        jvec(f, p1, 3);
+        fputs(",\"p2\":", f);
+        jvec(f, p2, 3);
+        fputs(",\"axis\":", f);
+        jvec(f, a, 3);
+        fputc('}', f);
+    }
+    fputc(']', f);
+}
+
+/* Rods and beams: the points of the centreline (a body index, or a clamped node's point). */
+static void json_tubes(FILE *f, const ld_model *m) {
+    fputs(",\"tubes\":[", f);
+    for (int i = 0; i < m->nrods + m->nbeams; ++i) {
+        fprintf(f, "%s{\"name\":", i ? "," : "");
+        jstr(f, i < m->nrods ? m->rods[i].name : m->beams[i - m->nrods].name);
+        fprintf(f, ",\"radius\":%.7g,\"points\":[", scene_tube_radius(m, i));
+        if (i < m->nrods) {
+            for (int k = 0; k <= m->rods[i].n; ++k)
+                fprintf(f, "%s[%d]", k ? "," : "", m->rods[i].body0 + k);
+        } else {
+            const ld_beam *b = &m->beams[i - m->nrods];
+            for (int k = 0; k < b->nnodes; ++k) {
+                if (k) fputc(',', f);
+                if (b->node_body[k] >= 0)
+                    fprintf(f, "[%d]", b->node_body[k]);
+                else
+                    jvec(f, b->x0 + 3 * k, 3);
+            }
+        }
+        fputs("]}", f);
+    }
+    fputc(']', f);
+}
+
+/* The run's data as one JSON object. */
+static int json_data(FILE *f, const ld_model *m, const char *title, const view_frames *F) {
+    view_shape *shapes = NULL;
+    int ns = 0;
+    unsigned char *node = calloc((size_t)m->nbodies + 1, 1);
+    if (!node || scene_shapes(m, &shapes, &ns, node) != 0) {
+        free(node);
+        return -1;
+    }
+    fputs("{\"title\":", f);
+    jstr(f, title);
+    double g = sqrt(m->gravity[0] * m->gravity[0] + m->gravity[1] * m->gravity[1] +
+                    m->gravity[2] * m->gravity[2]);
+    double up[3] = {0.0, 0.0, 1.0};
+    for (int i = 0; g > 0.0 && i < 3; ++i) up[i] = -m->gravity[i] / g;
+    fputs(",\"up\":", f);
+    jvec(f, up, 3);
+    fprintf(f, ",\"nbodies\":%d,\"nframes\":%ld,\"bodies\":[", m->nbodies, F->n);
+    for (int b = 0; b < m->nbodies; ++b) {
+        fprintf(f, "%s{\"name\":", b ? "," : "");
+        jstr(f, m->bodies[b].name);
+        fprintf(f, ",\"node\":%d}", node[b]);
+    }
+    fputc(']', f);
+    json_shapes(f, shapes, ns);
+    json_joints(f, m);
+    json_tubes(f, m);
+    /* times as float64, poses and series as float32, little-endian (x86, ARM) base64 */
+    fputs(",\"t\":\"", f);
+    base64(f, (const unsigned char *)F->t, (size_t)F->n * sizeof(double));
+    fputs("\",\"poses\":\"", f);
+    base64(f, (const unsigned char *)F->pose, (size_t)F->n * 7 * (size_t)F->nb * sizeof(float));
+    fputs("\",\"series\":[", f);
+    float *col = malloc((size_t)F->n * sizeof *col + 1);
+    for (int s = 0; col && s < F->ns; ++s) {
+        for (long i = 0; i < F->n; ++i) col[i] = F->val[(size_t)i * (size_t)F->ns + (size_t)s];
+        fprintf(f, "%s{\"name\":", s ? "," : "");
+        jstr(f, F->sname[s]);
+        fputs(",\"data\":\"", f);
+        base64(f, (const unsigned char *)col, (size_t)F->n * sizeof *col);
+        fputs("\"}", f);
+    }
+    fputs("]}", f);
+    int bad = col == NULL;
+    free(col);
+    free(shapes);
+    free(node);
+    return bad ? -1 : 0;
+}
+
+int html_write(const char *path, const ld_model *m, const char *title, const view_frames *F,
+               char *err, size_t cap) {
+    const char *why = html_missing();
+    if (why) {
+        snprintf(err, cap, "this liedyn was built without the HTML viewer: %s", why);
+        return -1;
+    }
+    const char *marker = "<!--LIEDYN-PAYLOAD-->";
+    const char *page = (const char *)ld_viewer_html;
+    const char *at = strstr(page, marker);
+    if (!at) {
+        snprintf(err, cap, "the viewer's page has no payload marker");
+        return -1;
+    }
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        snprintf(err, cap, "cannot write '%s': %s", tmp, strerror(errno));
+        return -1;
+    }
+    fwrite(page, 1, (size_t)(at - page), f);
+    fputs("<!-- three.js, inlined (gzip, base64); its licence:\n", f);
+    script_text(f, ld_three_license, ld_three_license_len);
+    fputs("-->\n<script type=\"application/octet-stream\" id=\"three-core\">", f);
+    base64(f, ld_three_core, ld_three_core_len);
+    fputs("</script>\n<script type=\"application/octet-stream\" id=\"three-module\">", f);
+    base64(f, ld_three_module, ld_three_module_len);
+    fputs("</script>\n<script type=\"application/json\" id=\"liedyn-data\">", f);
+    int rc = json_data(f, m, title, F);
+    fputs("</script>\n<script>\n", f);
+    script_text(f, ld_viewer_js, ld_viewer_js_len);
+    fputs("</script>\n", f);
+    fputs(at + strlen(marker), f);
+    int bad = rc != 0 || ferror(f);
+    bad |= fclose(f) != 0;
+    if (bad || rename(tmp, path) != 0) {
+        snprintf(err, cap, "writing '%s' failed: %s", path, rc ? "out of memory" : strerror(errno));
+        unlink(tmp);
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,242 @@
+/*
+ * What the viewer and the VTK output draw of a model (cli/view.h): the bodies' shapes (the
+ * model's, else the box of the body's inertia), the joints' points and axes in the bodies'
+ * frames, the tube radius of rods and beams, and shapes as triangles.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "liedyn/liedyn.h"
+#include "view.h"
+
+#define VIEW_PI 3.14159265358979323846
+
+/* The rotation taking z to the unit vector a, as a quaternion [w x y z]. */
+static void quat_z_to(const double a[3], double q[4]) {
+    double c = a[2];        /* cos of the angle between z and a */
+    if (c < -1.0 + 1e-12) { /* a = −z: half a turn about x */
+        q[0] = 0.0, q[1] = 1.0, q[2] = 0.0, q[3] = 0.0;
+        return;
+    }
+    double w = sqrt(0.5 * (1.0 + c)), s = 0.5 / w; /* axis z × a = (−a_y, a_x, 0) */
+    q[0] = w, q[1] = -a[1] * s, q[2] = a[0] * s, q[3] = 0.0;
+}
+
+/* Eigenvalues d and eigenvectors (the columns of V) of the symmetric 3×3 J (Jacobi). */
+static void sym_eigen(const double J[9], double d[3], double V[9]) {
+    double A[9];
+    memcpy(A, J, sizeof A);
+    for (int i = 0; i < 9; ++i) V[i] = i % 4 == 0 ? 1.0 : 0.0;
+    for (int sweep = 0; sweep < 30; ++sweep) {
+        double off = fabs(A[1]) + fabs(A[2]) + fabs(A[5]);
+        if (off <= 1e-15 * (fabs(A[0]) + fabs(A[4]) + fabs(A[8]))) break;
+        for (int p = 0; p < 2; ++p)
+            for (int r = p + 1; r < 3; ++r) {
+                double apr = A[3 * p + r];
+                if (apr == 0.0) continue;
+                double th = 0.5 * (A[3 * r + r] - A[3 * p + p]) / apr;
+                double t = (th >= 0 ? 1.0 : -1.0) / (fabs(th) + sqrt(th * th + 1.0));
+                double c = 1.0 / sqrt(t * t + 1.0), s = t * c;
+                for (int k = 0; k < 3; ++k) { /* A ← A G (columns p, r) */
+                    double akp = A[3 * k + p], akr = A[3 * k + r];
+                    A[3 * k + p] = c * akp - s * akr;
+                    A[3 * k + r] = s * akp + c * akr;
+                }
+                for (int k = 0; k < 3; ++k) { /* A ← Gᵀ A (rows p, r) */
+                    double apk = A[3 * p + k], ark = A[3 * r + k];
+                    A[3 * p + k] = c * apk - s * ark;
+                    A[3 * r + k] = s * apk + c * ark;
+                }
+                for (int k = 0; k < 3; ++k) {
+                    double vkp = V[3 * k + p], vkr = V[3 * k + r];
+                    V[3 * k + p] = c * vkp - s * vkr;
+                    V[3 * k + r] = s * vkp + c * vkr;
+                }
+            }
+    }
+    d[0] = A[0], d[1] = A[4], d[2] = A[8];
+}
+
+/* The uniform box of body b's mass and principal moments, along its principal axes. */
+static void inertia_box(const ld_body *b, int index, view_shape *v) {
+    double d[3], V[9];
+    sym_eigen(b->inertia, d, V);
+    double det = V[0] * (V[4] * V[8] - V[5] * V[7]) - V[1] * (V[3] * V[8] - V[5] * V[6]) +
+                 V[2] * (V[3] * V[7] - V[4] * V[6]);
+    if (det < 0)
+        for (int k = 0; k < 3; ++k) V[3 * k + 2] = -V[3 * k + 2];
+    double e[3], big = 0.0;
+    for (int i = 0; i < 3; ++i) { /* I_i = m (e_j² + e_k²)/12 */
+        double s2 = 6.0 * (d[(i + 1) % 3] + d[(i + 2) % 3] - d[i]) / b->mass;
+        e[i] = s2 > 0.0 ? sqrt(s2) : 0.0;
+        big = fmax(big, e[i]);
+    }
+    if (!(big > 0.0 && isfinite(big))) big = 0.1;
+    memset(v, 0, sizeof *v);
+    v->automatic = 1;
+    v->s.body = index;
+    v->s.kind = LD_SHAPE_BOX;
+    for (int i = 0; i < 3; ++i) v->s.size[i] = fmax(e[i], 0.05 * big); /* no flat sheets */
+    v->s.axis[2] = 1.0;
+    v->s.color[0] = v->s.color[1] = v->s.color[2] = -1.0;
+    ld_quat_from_mat(v->q, V);
+}
+
+int scene_shapes(const ld_model *m, view_shape **out, int *n, unsigned char *node) {
+    unsigned char *is_node = calloc((size_t)m->nbodies + 1, 1);
+    unsigned char *has = calloc((size_t)m->nbodies + 1, 1);
+    view_shape *v = malloc(((size_t)m->nshapes + (size_t)m->nbodies + 1) * sizeof *v);
+    if (!is_node || !has || !v) {
+        free(is_node), free(has), free(v);
+        return -1;
+    }
+    for (int r = 0; r < m->nrods; ++r)
+        for (int i = 0; i <= m->rods[r].n; ++i) is_node[m->rods[r].body0 + i] = 1;
+    for (int i = 0; i < m->nbeams; ++i)
+        for (int k = 0; k < m->beams[i].nnodes; ++k)
+            if (m->beams[i].node_body[k] >= 0) is_node[m->beams[i].node_body[k]] = 1;
+    int k = 0;
+    for (int i = 0; i < m->nshapes; ++i) {
+        v[k].s = m->shapes[i];
+        v[k].automatic = 0;
+        quat_z_to(m->shapes[i].axis, v[k].q);
+        has[m->shapes[i].body] = 1;
+        ++k;
+    }
+    for (int b = 0; b < m->nbodies; ++b)
+        if (!has[b] && !is_node[b]) inertia_box(&m->bodies[b], b, &v[k++]);
+    if (node) memcpy(node, is_node, (size_t)m->nbodies);
+    free(is_node);
+    free(has);
+    *out = v;
+    *n = k;
+    return 0;
+}
+
+double scene_tube_radius(const ld_model *m, int i) {
+    double L, ei, ea;
+    if (i < m->nrods) {
+        const ld_rod *r = &m->rods[i];
+        L = r->length;
+        ei = fmin(r->stiffness[0], r->stiffness[1]);
+        ea = r->stiffness[5];
+    } else {
+        const ld_beam *b = &m->beams[i - m->nrods];
+        L = 0.0;
+        for (int k = 0; k + 1 < b->npoints; ++k) {
+            const double *p = b->points + 3 * k;
+            L += sqrt((p[3] - p[0]) * (p[3] - p[0]) + (p[4] - p[1]) * (p[4] - p[1]) +
+                      (p[5] - p[2]) * (p[5] - p[2]));
+        }
+        double C[36];
+        ld_beam_section_at(b, 0.0, C, NULL, NULL, NULL);
+        ei = fmin(C[28], C[35]);
+        ea = C[0];
+    }
+    double r = ea > 0.0 && ei > 0.0 ? 2.0 * sqrt(ei / ea) : L / 50.0;
+    return fmin(fmax(r, L / 300.0), L / 40.0);
+}
+
+/* R^T (p − x) for a body, p itself for the ground. */
+static void to_body(const ld_model *m, int b, const double p[3], double out[3]) {
+    if (b < 0) {
+        memcpy(out, p, 3 * sizeof *out);
+        return;
+    }
+    double d[3] = {p[0] - m->bodies[b].x[0], p[1] - m->bodies[b].x[1], p[2] - m->bodies[b].x[2]};
+    ld_quat_rotate_inv(out, m->bodies[b].q, d);
+}
+
+void scene_joint(const ld_model *m, int j, double p1[3], double p2[3], double axis1[3]) {
+    const ld_joint *J = &m->joints[j];
+    if (J->point_form) {
+        memcpy(p1, J->xg, 3 * sizeof *p1);
+        memcpy(p2, J->p, 3 * sizeof *p2);
+        axis1[0] = axis1[1] = axis1[2] = 0.0;
+        return;
+    }
+    to_body(m, J->body1, J->at, p1);
+    to_body(m, J->body2, J->at, p2);
+    int axial = J->kind != LD_JOINT_SPHERICAL && J->kind != LD_JOINT_FIXED;
+    if (!axial) {
+        axis1[0] = axis1[1] = axis1[2] = 0.0;
+    } else if (J->body1 < 0) {
+        memcpy(axis1, J->axis, 3 * sizeof *axis1);
+    } else {
+        ld_quat_rotate_inv(axis1, m->bodies[J->body1].q, J->axis);
+    }
+}
+
+/* A surface of revolution about z: profile (r_i, z_i), i < np, 16 segments. */
+static void lathe(const double *rz, int np, double *pts, int *npts, int *tri, int *nt) {
+    enum { SEG = 16 };
+    int p = 0, t = 0;
+    for (int i = 0; i < np; ++i)
+        for (int s = 0; s < SEG; ++s) {
+            double a = 2.0 * VIEW_PI * s / SEG;
+            pts[3 * p] = rz[2 * i] * cos(a);
+            pts[3 * p + 1] = rz[2 * i] * sin(a);
+            pts[3 * p + 2] = rz[2 * i + 1];
+            ++p;
+        }
+    for (int i = 0; i + 1 < np; ++i)
+        for (int s = 0; s < SEG; ++s) {
+            int a = i * SEG + s, b = i * SEG + (s + 1) % SEG, c = a + SEG, d = b + SEG;
+            tri[3 * t] = a, tri[3 * t + 1] = b, tri[3 * t + 2] = d, ++t;
+            tri[3 * t] = a, tri[3 * t + 1] = d, tri[3 * t + 2] = c, ++t;
+        }
+    *npts = p;
+    *nt = t;
+}
+
+void scene_tessellate(const view_shape *v, double *pts, int *np, int *tri, int *nt) {
+    const ld_shape *s = &v->s;
+    double rz[2 * 24];
+    int k = 0;
+    double r = s->size[0], h = 0.5 * s->size[1];
+    switch (s->kind) {
+    case LD_SHAPE_BOX: {
+        static const int f[12][3] = {{0, 2, 1}, {1, 2, 3}, {4, 5, 6}, {5, 7, 6},
+                                     {0, 1, 4}, {1, 5, 4}, {2, 6, 3}, {3, 6, 7},
+                                     {0, 4, 2}, {2, 4, 6}, {1, 3, 5}, {3, 7, 5}};
+        for (int i = 0; i < 8; ++i) {
+            pts[3 * i] = (i & 1 ? 0.5 : -0.5) * s->size[0];
+            pts[3 * i + 1] = (i & 2 ? 0.5 : -0.5) * s->size[1];
+            pts[3 * i + 2] = (i & 4 ? 0.5 : -0.5) * s->size[2];
+        }
+        for (int i = 0; i < 12; ++i)
+            for (int c = 0; c < 3; ++c) tri[3 * i + c] = f[i][c];
+        *np = 8, *nt = 12;
+        break;
+    }
+    case LD_SHAPE_SPHERE:
+    case LD_SHAPE_CAPSULE: {
+        int half = 6; /* per half-sphere */
+        for (int i = 0; i <= half; ++i) {
+            double a = -0.5 * VIEW_PI + 0.5 * VIEW_PI * i / half;
+            rz[2 * k] = r * cos(a),
+                   rz[2 * k + 1] = r * sin(a) - (s->kind == LD_SHAPE_CAPSULE ? h : 0);
+            ++k;
+        }
+        for (int i = s->kind == LD_SHAPE_CAPSULE ? 0 : 1; i <= half; ++i) {
+            double a = 0.5 * VIEW_PI * i / half;
+            rz[2 * k] = r * cos(a),
+                   rz[2 * k + 1] = r * sin(a) + (s->kind == LD_SHAPE_CAPSULE ? h : 0);
+            ++k;
+        }
+        lathe(rz, k, pts, np, tri, nt);
+        break;
+    }
+    default: { /* cylinder, cone */
+        const double top = s->kind == LD_SHAPE_CONE ? 0.0 : r;
+        const double prof[8] = {0.0, -h, r, -h, top, h, 0.0, h};
+        lathe(prof, s->kind == LD_SHAPE_CONE ? 3 : 4, pts, np, tri, nt);
+    }
+    }
+    for (int i = 0; i < *np; ++i) { /* into the body frame: center + R(q) p */
+        double p[3];
+        ld_quat_rotate(p, v->q, pts + 3 * i);
+        for (int c = 0; c < 3; ++c) pts[3 * i + c] = s->center[c] + p[c];
+    }
+}

@@ -1,0 +1,91 @@
+/*
+ * Shapes of bodies: names of the kinds and the check of one shape (model.h). Shapes are for
+ * the viewer and VTK output only; the dynamics never read them.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "liedyn/liedyn.h"
+#include "liedyn/model.h"
+
+#include "../core/strf.h"
+
+static const char *const kind_names[LD_SHAPE_KIND_COUNT] = {"box", "sphere", "cylinder", "cone",
+                                                            "capsule"};
+
+const char *ld_shape_kind_name(ld_shape_kind k) {
+    return (unsigned)k < LD_SHAPE_KIND_COUNT ? kind_names[k] : "";
+}
+
+int ld_shape_kind_find(const char *name) {
+    for (int k = 0; name && k < LD_SHAPE_KIND_COUNT; ++k)
+        if (strcmp(name, kind_names[k]) == 0) return k;
+    return -1;
+}
+
+/* A positive finite size, or LD_EINVAL with key and why. */
+static int positive(double v, const char *name, char *key, size_t keycap, char *why,
+                    size_t whycap) {
+    if (isfinite(v) && v > 0.0 && v < 1e9) return LD_OK;
+    strf(key, keycap, "%s", name);
+    strf(why, whycap, "must be a positive number below 1e9 (m), found %g", v);
+    return LD_EINVAL;
+}
+
+int ld_shape_check(const ld_shape *s, int nbodies, char *key, size_t keycap, char *why,
+                   size_t whycap) {
+    if (!s) return LD_EINVAL;
+    if (s->body < 0 || s->body >= nbodies) {
+        strf(key, keycap, "body");
+        strf(why, whycap, "body index %d outside 0 .. %d", s->body, nbodies - 1);
+        return LD_EINVAL;
+    }
+    if ((unsigned)s->kind >= LD_SHAPE_KIND_COUNT) {
+        strf(key, keycap, "type");
+        strf(why, whycap, "unknown kind %d", (int)s->kind);
+        return LD_EINVAL;
+    }
+    for (int i = 0; i < 3; ++i)
+        if (!isfinite(s->center[i]) || fabs(s->center[i]) > 1e9) {
+            strf(key, keycap, "center");
+            strf(why, whycap, "element %d must be finite and below 1e9 (m), found %g", i + 1,
+                 s->center[i]);
+            return LD_EINVAL;
+        }
+    switch (s->kind) {
+    case LD_SHAPE_BOX:
+        for (int i = 0; i < 3; ++i)
+            if (positive(s->size[i], "size", key, keycap, why, whycap)) return LD_EINVAL;
+        break;
+    case LD_SHAPE_SPHERE:
+        if (positive(s->size[0], "radius", key, keycap, why, whycap)) return LD_EINVAL;
+        break;
+    case LD_SHAPE_CAPSULE:
+        if (positive(s->size[0], "radius", key, keycap, why, whycap)) return LD_EINVAL;
+        if (!(s->size[1] >= 0.0 && s->size[1] < 1e9)) {
+            strf(key, keycap, "length");
+            strf(why, whycap, "must be a number from 0 to 1e9 (m), found %g", s->size[1]);
+            return LD_EINVAL;
+        }
+        break;
+    default: /* cylinder, cone */
+        if (positive(s->size[0], "radius", key, keycap, why, whycap) ||
+            positive(s->size[1], "length", key, keycap, why, whycap))
+            return LD_EINVAL;
+    }
+    double n = sqrt(s->axis[0] * s->axis[0] + s->axis[1] * s->axis[1] + s->axis[2] * s->axis[2]);
+    if (!(fabs(n - 1.0) < 1e-9)) {
+        strf(key, keycap, "axis");
+        strf(why, whycap, "must be a unit vector, |axis| = %g", n);
+        return LD_EINVAL;
+    }
+    int unset = s->color[0] == -1.0 && s->color[1] == -1.0 && s->color[2] == -1.0;
+    for (int i = 0; !unset && i < 3; ++i)
+        if (!(s->color[i] >= 0.0 && s->color[i] <= 1.0)) {
+            strf(key, keycap, "color");
+            strf(why, whycap, "element %d must be in [0, 1] (red, green, blue), found %g", i + 1,
+                 s->color[i]);
+            return LD_EINVAL;
+        }
+    return LD_OK;
+}

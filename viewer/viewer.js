@@ -1,0 +1,426 @@
+/*
+ * liedyn's HTML viewer (docs/viewer.md): animates a run stored in the page (the JSON element
+ * "liedyn-data": bodies, shapes, joints, tubes, times, poses and series) with three.js, which
+ * the page carries gzip-compressed in base64 and loads from blob URLs: no network.
+ * The URL fragment sets the start: #t=TIME (or at=FRACTION of the run)&frames=1&joints=0&path=1
+ * &plot=NAME,NAME&play=1&ui=0 (the 3-D view alone).
+ * The page reports itself in the data-status of its body (ready or error) and errors in the title.
+ */
+(function () {
+  'use strict';
+  const $ = (id) => document.getElementById(id);
+  function fail(msg) {
+    document.title = 'ERROR: ' + msg;
+    $('error').textContent = 'Error: ' + msg;
+    document.body.dataset.status = 'error';
+  }
+  window.addEventListener('error', (e) => fail(e.message || String(e)));
+  window.addEventListener('unhandledrejection', (e) =>
+    fail(String((e.reason && e.reason.message) || e.reason)));
+
+  function bytes(b64) {
+    const s = atob(b64.trim());
+    const a = new Uint8Array(s.length);
+    for (let i = 0; i < s.length; i++) a[i] = s.charCodeAt(i);
+    return a;
+  }
+  async function gunzip(id) {
+    const stream = new Blob([bytes($(id).textContent)]).stream()
+      .pipeThrough(new DecompressionStream('gzip'));
+    return new Response(stream).text();
+  }
+  async function loadThree() {
+    const core = await gunzip('three-core');
+    const coreUrl = URL.createObjectURL(new Blob([core], { type: 'text/javascript' }));
+    let mod = await gunzip('three-module');
+    const q = JSON.stringify(coreUrl);
+    mod = mod.split("'./three.core.js'").join(q).split('"./three.core.js"').join(q);
+    const modUrl = URL.createObjectURL(new Blob([mod], { type: 'text/javascript' }));
+    return import(modUrl);
+  }
+
+  function params() {
+    const p = {};
+    for (const kv of location.hash.replace(/^#/, '').split('&')) {
+      const i = kv.indexOf('=');
+      if (i > 0) p[decodeURIComponent(kv.slice(0, i))] = decodeURIComponent(kv.slice(i + 1));
+    }
+    return p;
+  }
+
+  async function main() {
+    const D = JSON.parse($('liedyn-data').textContent);
+    const THREE = await loadThree();
+    const T = new Float64Array(bytes(D.t).buffer);
+    const P = new Float32Array(bytes(D.poses).buffer);
+    const NB = D.nbodies, NF = T.length;
+    if (NF < 1) throw new Error('the file holds no frames');
+    const series = D.series.map((s) => ({ name: s.name, data: new Float32Array(bytes(s.data).buffer) }));
+    document.title = D.title + ' \u2014 liedyn viewer';
+    $('title').textContent = D.title;
+
+    // ---- renderer, scene, lights
+    const host = $('main');
+    const renderer = new THREE.WebGLRenderer({ antialias: true, preserveDrawingBuffer: true });
+    renderer.setPixelRatio(window.devicePixelRatio || 1);
+    host.appendChild(renderer.domElement);
+    const scene = new THREE.Scene();
+    scene.background = new THREE.Color(0x30353d);
+    const up = new THREE.Vector3().fromArray(D.up || [0, 0, 1]).normalize();
+    const camera = new THREE.PerspectiveCamera(40, 1, 0.001, 1000);
+    camera.up.copy(up);
+    scene.add(new THREE.HemisphereLight(0xffffff, 0x404050, 1.6));
+    const sun = new THREE.DirectionalLight(0xffffff, 1.8);
+    scene.add(sun);
+
+    // ---- bodies and their shapes
+    const palette = [0xd08a4a, 0x5b9bd5, 0x8cc068, 0xc06a9a, 0xd4c35a, 0x6ac4bc, 0xa08ad0, 0xd06a5a];
+    const bodies = [];
+    for (let b = 0; b < NB; b++) {
+      const g = new THREE.Group();
+      const ax = new THREE.AxesHelper(1);
+      ax.visible = false;
+      g.add(ax);
+      g.userData.axes = ax;
+      scene.add(g);
+      bodies.push(g);
+    }
+    let shapeSize = 0;
+    const thickness = []; // the smallest dimension of each shape (joint markers follow it)
+    for (const s of D.shapes) {
+      let geo;
+      const [a, l] = s.size;
+      if (s.type === 'box') geo = new THREE.BoxGeometry(s.size[0], s.size[1], s.size[2]);
+      else if (s.type === 'sphere') geo = new THREE.SphereGeometry(a, 32, 16);
+      else {
+        if (s.type === 'cylinder') geo = new THREE.CylinderGeometry(a, a, l, 32);
+        else if (s.type === 'cone') geo = new THREE.CylinderGeometry(0, a, l, 32);
+        else geo = new THREE.CapsuleGeometry(a, l, 8, 24);
+        geo.rotateX(Math.PI / 2); // three's axis is y, the model's z of the shape
+      }
+      const color = s.color ? new THREE.Color(s.color[0], s.color[1], s.color[2])
+        : new THREE.Color(palette[s.body % palette.length]);
+      const mat = new THREE.MeshStandardMaterial({
+        color, roughness: 0.55, metalness: 0.15,
+        transparent: !!s.auto, opacity: s.auto ? 0.85 : 1 });
+      const mesh = new THREE.Mesh(geo, mat);
+      mesh.position.fromArray(s.center);
+      mesh.quaternion.set(s.q[1], s.q[2], s.q[3], s.q[0]);
+      bodies[s.body].add(mesh);
+      thickness.push(s.type === 'box' ? Math.min(...s.size) : s.type === 'sphere' || s.type === 'capsule' ? 2 * a : Math.min(2 * a, l));
+      geo.computeBoundingSphere();
+      shapeSize = Math.max(shapeSize, geo.boundingSphere.radius + Math.hypot(...s.center));
+    }
+
+    function setPoses(f) {
+      const o = f * NB * 7;
+      for (let b = 0; b < NB; b++) {
+        const k = o + 7 * b;
+        bodies[b].position.set(P[k], P[k + 1], P[k + 2]);
+        bodies[b].quaternion.set(P[k + 4], P[k + 5], P[k + 6], P[k + 3]);
+      }
+    }
+    function bodyPoint(b, p, out) { // a point of body b (ground: spatial)
+      out.fromArray(p);
+      if (b >= 0) out.applyQuaternion(bodies[b].quaternion).add(bodies[b].position);
+      return out;
+    }
+
+    // ---- bounding box over all frames
+    const box = new THREE.Box3();
+    const v = new THREE.Vector3();
+    for (let f = 0; f < NF; f++)
+      for (let b = 0; b < NB; b++) box.expandByPoint(v.fromArray(P, (f * NB + b) * 7));
+    for (const tb of D.tubes) for (const p of tb.points) if (p.length === 3) box.expandByPoint(v.fromArray(p));
+    for (const j of D.joints) if (j.b1 < 0) box.expandByPoint(v.fromArray(j.p1));
+    box.expandByScalar(shapeSize);
+    const size = box.getSize(new THREE.Vector3()).length() || 1;
+    const centre = box.getCenter(new THREE.Vector3());
+    for (const g of bodies) g.userData.axes.scale.setScalar(0.08 * size);
+    for (const tb of D.tubes) thickness.push(2 * tb.radius);
+    thickness.sort((x, y) => x - y);
+    const typical = thickness.length ? thickness[thickness.length >> 1] : 0.02 * size;
+    const markerR = Math.min(0.012 * size, Math.max(0.6 * typical, 0.002 * size));
+
+    // ---- joints: a marker at the joint point, lines to both bodies' centres, the axis
+    const jointGroup = new THREE.Group();
+    scene.add(jointGroup);
+    const nj = D.joints.length;
+    const jointGeo = new THREE.BufferGeometry();
+    const jointPos = new Float32Array(nj * 3 * 2 * 3);
+    jointGeo.setAttribute('position', new THREE.BufferAttribute(jointPos, 3));
+    jointGroup.add(new THREE.LineSegments(jointGeo, new THREE.LineBasicMaterial({ color: 0xffe070 })));
+    const markers = D.joints.map(() => {
+      const m = new THREE.Mesh(new THREE.SphereGeometry(markerR, 16, 8),
+        new THREE.MeshStandardMaterial({ color: 0xffd040, emissive: 0x402000 }));
+      jointGroup.add(m);
+      return m;
+    });
+    const a1 = new THREE.Vector3(), a2 = new THREE.Vector3(), ax = new THREE.Vector3();
+    function setJoints() {
+      let k = 0;
+      const put = (p) => { jointPos[k++] = p.x; jointPos[k++] = p.y; jointPos[k++] = p.z; };
+      D.joints.forEach((j, i) => {
+        bodyPoint(j.b2, j.p2, a2);
+        markers[i].position.copy(a2);
+        put(j.b1 >= 0 ? bodies[j.b1].position : bodyPoint(-1, j.p1, a1)); put(a2);
+        put(bodies[j.b2].position); put(a2);
+        ax.fromArray(j.axis);
+        if (j.b1 >= 0) ax.applyQuaternion(bodies[j.b1].quaternion);
+        ax.multiplyScalar(4 * markerR);
+        put(a1.copy(a2).sub(ax)); put(a1.copy(a2).add(ax));
+      });
+      jointGeo.attributes.position.needsUpdate = true;
+      jointGeo.computeBoundingSphere();
+    }
+
+    // ---- rods and beams as tubes through their nodes
+    const tubes = D.tubes.map((tb) => {
+      const mesh = new THREE.Mesh(new THREE.BufferGeometry(),
+        new THREE.MeshStandardMaterial({ color: 0x7fb2e5, roughness: 0.5 }));
+      scene.add(mesh);
+      return { tb, mesh, pts: tb.points.map(() => new THREE.Vector3()) };
+    });
+    function setTubes() {
+      for (const t of tubes) {
+        t.tb.points.forEach((p, i) => {
+          if (p.length === 3) t.pts[i].fromArray(p); else t.pts[i].copy(bodies[p[0]].position);
+        });
+        if (t.pts.length < 2) continue;
+        const curve = new THREE.CatmullRomCurve3(t.pts, false, 'centripetal');
+        t.mesh.geometry.dispose();
+        t.mesh.geometry = new THREE.TubeGeometry(curve, Math.min(600, 4 * t.pts.length), t.tb.radius, 10, false);
+      }
+    }
+
+    // ---- ground grid, path
+    const grid = new THREE.GridHelper(1.5 * size, 20, 0x667080, 0x4a505a);
+    grid.quaternion.setFromUnitVectors(new THREE.Vector3(0, 1, 0), up);
+    const low = new THREE.Vector3().copy(centre).addScaledVector(up, -up.dot(box.getSize(v)) / 2);
+    grid.position.copy(low);
+    scene.add(grid);
+    const pathBody = (() => {
+      for (let b = 0; b < NB; b++) if (!D.bodies[b].node) return b;
+      return NB - 1;
+    })();
+    const pathPts = new Float32Array(NF * 3);
+    for (let f = 0; f < NF; f++) for (let c = 0; c < 3; c++) pathPts[3 * f + c] = P[(f * NB + pathBody) * 7 + c];
+    const pathGeo = new THREE.BufferGeometry();
+    pathGeo.setAttribute('position', new THREE.BufferAttribute(pathPts, 3));
+    const path = new THREE.Line(pathGeo, new THREE.LineBasicMaterial({ color: 0xff7060 }));
+    path.visible = false;
+    scene.add(path);
+
+    // ---- camera: orbit about a target, z of the orbit = up
+    const side = new THREE.Vector3(1, 0, 0);
+    if (Math.abs(side.dot(up)) > 0.9) side.set(0, 1, 0);
+    side.addScaledVector(up, -side.dot(up)).normalize();
+    const fwd = new THREE.Vector3().crossVectors(up, side);
+    const orbit = { target: new THREE.Vector3(), dist: 1, az: -0.9, el: 0.45 };
+    function fit() {
+      orbit.target.copy(centre);
+      orbit.dist = 0.5 * size / Math.sin(0.5 * camera.fov * Math.PI / 180) * 0.8;
+      orbit.az = -0.9; orbit.el = 0.45;
+    }
+    function placeCamera() {
+      const c = Math.cos(orbit.el);
+      const dir = new THREE.Vector3().addScaledVector(side, c * Math.cos(orbit.az))
+        .addScaledVector(fwd, c * Math.sin(orbit.az)).addScaledVector(up, Math.sin(orbit.el));
+      camera.position.copy(orbit.target).addScaledVector(dir, orbit.dist);
+      camera.near = orbit.dist / 1000; camera.far = orbit.dist * 100;
+      camera.lookAt(orbit.target);
+      camera.updateProjectionMatrix();
+      sun.position.copy(camera.position).addScaledVector(up, orbit.dist);
+    }
+    fit();
+    let drag = null;
+    renderer.domElement.addEventListener('contextmenu', (e) => e.preventDefault());
+    renderer.domElement.addEventListener('pointerdown', (e) => {
+      drag = { x: e.clientX, y: e.clientY, pan: e.button === 2 || e.shiftKey };
+      renderer.domElement.setPointerCapture(e.pointerId);
+    });
+    renderer.domElement.addEventListener('pointerup', () => { drag = null; });
+    renderer.domElement.addEventListener('pointermove', (e) => {
+      if (!drag) return;
+      const dx = e.clientX - drag.x, dy = e.clientY - drag.y;
+      drag.x = e.clientX; drag.y = e.clientY;
+      if (drag.pan) {
+        const right = new THREE.Vector3().setFromMatrixColumn(camera.matrixWorld, 0);
+        const camUp = new THREE.Vector3().setFromMatrixColumn(camera.matrixWorld, 1);
+        const k = orbit.dist * 0.0015;
+        orbit.target.addScaledVector(right, -dx * k).addScaledVector(camUp, dy * k);
+      } else {
+        orbit.az -= dx * 0.008;
+        orbit.el = Math.max(-1.55, Math.min(1.55, orbit.el + dy * 0.008));
+      }
+      dirty = true;
+    });
+    renderer.domElement.addEventListener('wheel', (e) => {
+      e.preventDefault();
+      orbit.dist *= Math.exp(e.deltaY * 0.001);
+      dirty = true;
+    }, { passive: false });
+
+    // ---- plot panel
+    const quantities = [];
+    const byName = {};
+    for (const s of series) if (s.name === 'energy' || s.name === 'constraint_residual') quantities.push(s);
+    for (let b = 0; b < NB; b++) {
+      if (D.bodies[b].node && b !== NB - 1) continue;
+      for (let c = 0; c < 3; c++) {
+        const data = new Float32Array(NF);
+        for (let f = 0; f < NF; f++) data[f] = P[(f * NB + b) * 7 + c];
+        quantities.push({ name: D.bodies[b].name + '.' + 'xyz'[c], data });
+      }
+    }
+    for (const s of series) if (s.name !== 'energy' && s.name !== 'constraint_residual') quantities.push(s);
+    const sel = $('qty');
+    for (const qn of quantities) {
+      byName[qn.name] = qn;
+      const o = document.createElement('option');
+      o.textContent = o.value = qn.name;
+      sel.appendChild(o);
+    }
+    const canvas = $('plot');
+    const colors = ['#ffb74d', '#64b5f6', '#81c784', '#e57373', '#ba68c8', '#4dd0e1'];
+    function chosen() { return Array.from(sel.selectedOptions).map((o) => byName[o.value]); }
+    function drawPlot(f) {
+      const w = canvas.clientWidth, h = canvas.clientHeight, r = window.devicePixelRatio || 1;
+      if (canvas.width !== Math.round(w * r) || canvas.height !== Math.round(h * r)) {
+        canvas.width = Math.round(w * r); canvas.height = Math.round(h * r);
+      }
+      const g = canvas.getContext('2d');
+      g.setTransform(r, 0, 0, r, 0, 0);
+      g.clearRect(0, 0, w, h);
+      const qs = chosen();
+      let lo = Infinity, hi = -Infinity;
+      for (const q of qs) for (const x of q.data) if (Number.isFinite(x)) { lo = Math.min(lo, x); hi = Math.max(hi, x); }
+      const L = 78, R = 8, Tp = 8, B = 22;
+      g.font = '11px system-ui, sans-serif';
+      g.fillStyle = '#99a';
+      const t0 = T[0], t1 = T[NF - 1] > T[0] ? T[NF - 1] : T[0] + 1;
+      const X = (t) => L + (w - L - R) * (t - t0) / (t1 - t0);
+      g.fillText(t0.toPrecision(4), L, h - 6);
+      g.textAlign = 'right';
+      g.fillText(T[NF - 1].toPrecision(4) + ' s', w - R, h - 6);
+      if (qs.length && lo <= hi) {
+        if (hi - lo < 1e-12 * Math.max(1, Math.abs(hi))) { lo -= 0.5; hi += 0.5; }
+        const Y = (y) => Tp + (h - Tp - B) * (hi - y) / (hi - lo);
+        const digits = Math.min(12, Math.max(4, 2 + Math.ceil(Math.log10(
+          Math.max(Math.abs(hi), Math.abs(lo)) / (hi - lo)))));
+        g.fillText(hi.toPrecision(digits), L - 4, Tp + 8);
+        g.fillText(lo.toPrecision(digits), L - 4, h - B);
+        g.textAlign = 'left';
+        qs.forEach((q, i) => {
+          g.strokeStyle = colors[i % colors.length];
+          g.beginPath();
+          let pen = false;
+          for (let k = 0; k < NF; k++) {
+            const y = q.data[k];
+            if (!Number.isFinite(y)) { pen = false; continue; }
+            if (pen) g.lineTo(X(T[k]), Y(y)); else g.moveTo(X(T[k]), Y(y));
+            pen = true;
+          }
+          g.stroke();
+          g.fillStyle = colors[i % colors.length];
+          g.fillText(q.name + ' = ' + (Number.isFinite(q.data[f]) ? q.data[f].toPrecision(6) : '-'), L + 6, Tp + 12 + 13 * i);
+        });
+      } else {
+        g.textAlign = 'left';
+        g.fillText('choose quantities above', L + 6, Tp + 12);
+      }
+      g.strokeStyle = '#556';
+      g.strokeRect(L, Tp, w - L - R, h - Tp - B);
+      g.strokeStyle = '#fff';
+      g.beginPath(); g.moveTo(X(T[f]), Tp); g.lineTo(X(T[f]), h - B); g.stroke();
+    }
+
+    // ---- time and controls
+    const slider = $('slider');
+    slider.max = String(NF - 1);
+    let frame = 0, playing = false, simT = T[0], lastWall = 0, dirty = true;
+    function frameAt(t) { // the last frame at or before t
+      let lo = 0, hi = NF - 1;
+      while (lo < hi) { const mid = (lo + hi + 1) >> 1; if (T[mid] <= t + 1e-12) lo = mid; else hi = mid - 1; }
+      return lo;
+    }
+    function show(f) {
+      frame = f;
+      setPoses(f);
+      setJoints();
+      setTubes();
+      slider.value = String(f);
+      $('time').textContent = 't = ' + T[f].toFixed(4) + ' s';
+      drawPlot(f);
+      dirty = true;
+    }
+    function setPlaying(p) {
+      playing = p;
+      $('play').innerHTML = p ? '&#10074;&#10074; pause' : '&#9654; play';
+      lastWall = performance.now();
+      if (p && frame >= NF - 1) simT = T[0];
+    }
+    $('play').onclick = () => setPlaying(!playing);
+    slider.oninput = () => { setPlaying(false); simT = T[+slider.value]; show(+slider.value); };
+    $('fit').onclick = () => { fit(); dirty = true; };
+    const toggles = {
+      showFrames: (on) => bodies.forEach((g) => { g.userData.axes.visible = on; }),
+      showJoints: (on) => { jointGroup.visible = on; },
+      showGrid: (on) => { grid.visible = on; },
+      showPath: (on) => { path.visible = on; },
+    };
+    for (const id in toggles) $(id).onchange = () => { toggles[id]($(id).checked); dirty = true; };
+    sel.onchange = () => drawPlot(frame);
+    window.addEventListener('keydown', (e) => {
+      if (e.target === sel) return;
+      if (e.key === ' ') { e.preventDefault(); setPlaying(!playing); }
+      if (e.key === 'ArrowRight') { setPlaying(false); show(Math.min(NF - 1, frame + 1)); simT = T[frame]; }
+      if (e.key === 'ArrowLeft') { setPlaying(false); show(Math.max(0, frame - 1)); simT = T[frame]; }
+    });
+    function resize() {
+      renderer.setSize(host.clientWidth, host.clientHeight);
+      camera.aspect = host.clientWidth / Math.max(1, host.clientHeight);
+      dirty = true;
+      drawPlot(frame);
+    }
+    window.addEventListener('resize', resize);
+
+    // ---- the URL fragment
+    const hp = params();
+    if (hp.ui === '0') { // the 3-D view alone (tests compare pictures of it)
+      for (const id of ['side', 'bar', 'title']) $(id).style.display = 'none';
+      host.style.right = host.style.bottom = '0';
+    }
+    if (hp.frames === '1') { $('showFrames').checked = true; toggles.showFrames(true); }
+    if (hp.joints === '0') { $('showJoints').checked = false; toggles.showJoints(false); }
+    if (hp.path === '1') { $('showPath').checked = true; toggles.showPath(true); }
+    const want = (hp.plot ? hp.plot.split(',') : ['energy']);
+    for (const o of sel.options) o.selected = want.includes(o.value);
+    if (hp.t !== undefined && Number.isFinite(+hp.t)) simT = +hp.t;
+    if (hp.at !== undefined && Number.isFinite(+hp.at)) simT = T[0] + (+hp.at) * (T[NF - 1] - T[0]);
+
+    resize();
+    show(frameAt(simT));
+    placeCamera();
+    renderer.render(scene, camera);
+    dirty = false;
+    if (hp.play === '1') setPlaying(true);
+    document.body.dataset.status = 'ready';
+    document.body.dataset.frame = String(frame);
+    document.body.dataset.t = String(T[frame]);
+
+    function tick(now) {
+      if (playing) {
+        simT += (now - lastWall) / 1000 * +$('speed').value;
+        lastWall = now;
+        if (simT >= T[NF - 1]) { simT = T[NF - 1]; setPlaying(false); }
+        const f = frameAt(simT);
+        if (f !== frame) show(f);
+      }
+      if (dirty) { placeCamera(); renderer.render(scene, camera); dirty = false; }
+      requestAnimationFrame(tick);
+    }
+    requestAnimationFrame(tick);
+  }
+  main().catch((e) => fail((e && e.message) || String(e)));
+})();
