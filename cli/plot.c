@@ -92,23 +92,24 @@ static void auto_body(const plot_input *in, const double *lo, const double *hi, 
 
 /* The panels of the comma-separated list. 0 or 2 (message printed). */
 static int make_panels(const plot_input *in, const char *list, panel *p, int *np) {
+    const char *src = in->what && in->what[0] ? "--plot-what" : "the model's output.plot";
     *np = 0;
     const char *s = list;
     while (*s) {
         size_t len = strcspn(s, ",");
-        if (*np == MAX_PANELS) return cli_error("run: --plot-what: at most %d panels", MAX_PANELS);
+        if (*np == MAX_PANELS) return cli_error("run: %s: at most %d panels", src, MAX_PANELS);
         panel *P = &p[*np];
         if (len == 0 || len >= sizeof P->name)
-            return cli_error("run: --plot-what: empty or overlong name in '%s'", list);
+            return cli_error("run: %s: empty or overlong name in '%s'", src, list);
         memcpy(P->name, s, len);
         P->name[len] = '\0';
         P->ncol = cols_expand(in->names, in->ncols, P->name, P->col, MAX_LINES);
-        if (P->ncol < 0) return cli_error("run: --plot-what: '%s' has too many columns", P->name);
+        if (P->ncol < 0) return cli_error("run: %s: '%s' has too many columns", src, P->name);
         if (P->ncol == 0) {
             char why[512];
             int tmp[1];
             (void)cols_select(in->names, in->ncols, P->name, tmp, 1, why, sizeof why);
-            return cli_error("run: --plot-what: %s", why);
+            return cli_error("run: %s: %s", src, why);
         }
         ++*np;
         s += len;
