@@ -28,6 +28,9 @@ run: build
 	@plot=""; if command -v gnuplot >/dev/null 2>&1; then plot="--plot $(BUILD)/run/heavy-top.png"; fi; \
 	cmd="$(BUILD)/release/liedyn run heavy-top --integrator genalpha --rho-inf 0.9 --dt 1e-3 --t-end 2 --out $(BUILD)/run/heavy-top.csv $$plot"; \
 	echo "$$cmd"; $$cmd
+	@cmd="$(BUILD)/release/liedyn run heavy-top --t-end 2 --quiet --html $(BUILD)/run/heavy-top.html"; \
+	echo "$$cmd"; $$cmd >/dev/null && echo "  open $(BUILD)/run/heavy-top.html in a browser to watch the top" || \
+	echo "liedyn: this build has no browser viewer (the reason is above); everything else works" >&2
 
 test: test-release test-sanitize
 
