@@ -111,7 +111,7 @@ static const char *run_status(const sim *S) {
 static void json_outputs(const sim *S) {
     if (S->csv) printf(", \"csv_rows\": %ld", ld_out_csv_rows(S->csv));
     if (S->vtk) printf(", \"vtk_files\": %ld", ld_out_vtk_files(S->vtk));
-    if (S->frames) printf(", \"html_frames\": %ld", ((const view_frames *)S->frames)->n);
+    if (S->html) printf(", \"html_frames\": %ld", ld_out_html_frames(S->html));
     if (S->ck_path) printf(", \"checkpoints\": %ld", S->ck_written);
     if (S->io_error) {
         printf(", \"output_error\": ");
@@ -208,28 +208,22 @@ static void print_json(const sim *S, const ld_model *m, const char *base) {
 }
 
 /* Start recording the viewer's frames (--html). 0 or 2. */
-static int open_html(sim *S, const run_args *a, view_frames *F) {
-    const char *why = html_missing();
-    if (why) return cli_error("run: --html is not available: %s", why);
-    static char names[VIEW_SERIES_MAX][VIEW_NAME_CAP];
-    int ns = frames_series_names(S->m, names);
-    if (frames_init(F, S->m, S->t0, S->t1, a->frames > 0 ? a->frames : VIEW_FRAMES_DEFAULT, ns,
-                    names) != 0) {
-        frames_free(F);
-        return cli_error("run: out of memory");
-    }
-    S->frames = F;
+static int open_html(sim *S, const run_args *a) {
+    char why[512];
+    int rc;
+    S->html =
+        ld_out_html_open(&S->s, S->m, S->t0, S->t1, a->frames > 0 ? a->frames : VIEW_FRAMES_DEFAULT,
+                         &rc, why, sizeof why);
+    if (rc == LD_ENOTSUPPORTED) return cli_error("run: --html is not available: %s", why);
+    if (rc == LD_ENOMEM) return cli_error("run: out of memory");
+    if (rc) return cli_error("run: --html: %s", why);
     return 0;
 }
 
 /* Write the HTML file of the frames recorded; failures are recorded in S (io_error). */
 static void close_html(sim *S, const run_args *a, const char *title) {
     char why[PATH_CAP + 256];
-    if (frames_finish(S->frames) != 0) {
-        io_fail_msg(S, "recording the viewer's frames: out of memory");
-        return;
-    }
-    if (html_write(a->html, S->m, title, S->frames, why, sizeof why) != 0) io_fail_msg(S, why);
+    if (ld_out_html_write(S->html, a->html, title, why, sizeof why) != LD_OK) io_fail_msg(S, why);
 }
 
 /* "rho_inf = 0.9, …": the method's own parameters in use. */
@@ -323,8 +317,8 @@ static void print_summary(const sim *S, const char *base, const run_args *a) {
                S->vtk ? ld_out_vtk_files(S->vtk) : 0L, a->vtk, base);
     if (S->ck_path) printf("  checkpoint: %s (t = %.10g)\n", S->ck_path, S->t);
     if (a->plot) printf("  plot: %s\n", a->plot);
-    if (a->html && S->frames)
-        printf("  html: %s (%ld frames)\n", a->html, ((const view_frames *)S->frames)->n);
+    if (a->html && S->html)
+        printf("  html: %s (%ld frames)\n", a->html, ld_out_html_frames(S->html));
 }
 
 /* Open the outputs asked for: the VTK directory, the CSV (its columns), and the plot's CSV of
@@ -395,9 +389,7 @@ int cli_run(int argc, char **argv) {
     rc = sim_setup(&S);
     if (!rc && a.restart) rc = sim_restart(&S, a.restart);
     if (!rc) rc = open_outputs(&S, &a, tmp_csv, sizeof tmp_csv);
-    view_frames frames;
-    memset(&frames, 0, sizeof frames);
-    if (!rc && a.html) rc = open_html(&S, &a, &frames);
+    if (!rc && a.html) rc = open_html(&S, &a);
     if (rc) {
         if (tmp_csv[0]) unlink(tmp_csv);
         sim_free(&S);
@@ -419,7 +411,6 @@ int cli_run(int argc, char **argv) {
     if (tmp_csv[0]) unlink(tmp_csv);
     report_end(&S, run_rc);
     int code = run_exit(&S, run_rc, plot_rc);
-    frames_free(&frames);
     sim_free(&S);
     ld_model_free(&m);
     return code;

@@ -14,7 +14,6 @@
 #include "cli.h"
 #include "liedyn/liedyn.h"
 #include "sim.h"
-#include "view.h"
 
 /* ------------------------------------------------------------------ the simulation */
 
@@ -47,8 +46,8 @@ void sim_free(sim *S) {
     S->vtk = NULL;
     free(S->qa);
     S->qa = S->va = S->la = S->qi = S->vi = S->li = NULL;
-    free(S->frame_buf);
-    S->frame_buf = NULL;
+    ld_out_html_free(S->html);
+    S->html = NULL;
     S->it = NULL;
     S->compiled = 0;
     S->q0 = S->v0 = S->phi = S->bx = NULL;
@@ -209,36 +208,6 @@ static void emit_row(sim *S, ld_out_csv *w, double t, const double *q, const dou
         io_fail_msg(S, ld_out_csv_message(w));
 }
 
-/* Offer the row to the viewer's frames: poses, energy, constraint residual, and the angular
- * and centre-of-mass velocities of the rigid bodies (frames_series_names). */
-static void record_frame(sim *S, double t, const double *q, const double *v) {
-    view_frames *F = S->frames;
-    int nb = S->m->nbodies;
-    if (!S->frame_buf &&
-        !(S->frame_buf = malloc((7 * (size_t)nb + (size_t)F->ns + 1) * sizeof(double)))) {
-        io_fail_msg(S, "recording the viewer's frames: out of memory");
-        return;
-    }
-    double *x = S->frame_buf, *qq = x + 3 * nb, *val = qq + 4 * nb;
-    int k = 0;
-    val[k++] = state_energy(S, t, q, v);
-    val[k++] = state_phi(S, t, q);
-    for (int b = 0; b < nb; ++b) {
-        double w[3], xd[3];
-        ld_model_body_state(&S->s, b, q, v, x + 3 * b, qq + 4 * b, w, xd);
-        /* the series name this body's velocities when it has them */
-        if (k + 6 <= F->ns &&
-            strncmp(F->sname[k], S->m->bodies[b].name, strlen(S->m->bodies[b].name)) == 0 &&
-            F->sname[k][strlen(S->m->bodies[b].name)] == '.') {
-            memcpy(val + k, w, sizeof w);
-            memcpy(val + k + 3, xd, sizeof xd);
-            k += 6;
-        }
-    }
-    if (frames_offer(F, t, x, qq, val) != 0)
-        io_fail_msg(S, "recording the viewer's frames: out of memory");
-}
-
 /* One output row of the state (t, q, v, λ): CSV and VTK. */
 static void write_row_at(sim *S, double t, const double *q, const double *v, const double *lam) {
     S->last_row_t = t;
@@ -251,7 +220,8 @@ static void write_row_at(sim *S, double t, const double *q, const double *v, con
                           : t + S->vtk_spacing;
         write_vtk(S, t, q, v);
     }
-    if (S->frames) record_frame(S, t, q, v);
+    if (S->html && ld_out_html_frame(S->html, t, q, v) != LD_OK)
+        io_fail_msg(S, "recording the viewer's frames: out of memory");
 }
 
 /* One output row of the integrator's state. */

@@ -76,8 +76,7 @@ typedef struct sim {
     int ncols;
     ld_out_vtk *vtk;              /* optional: the VTK files */
     double vtk_spacing, vtk_next; /* VTK files at least vtk_spacing apart (and the last) */
-    struct view_frames *frames;   /* --html: the frames recorded (optional) */
-    double *frame_buf;            /* its scratch: 7 per body and the series */
+    ld_out_html *html;            /* --html: the frames recorded (optional) */
     const char *ck_path;          /* checkpoint file (optional) */
     double ck_every;              /* interval of checkpoints (NAN: at the end and when stopped) */
     long max_steps;               /* stop after this many steps of this invocation (0: no limit) */

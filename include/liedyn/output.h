@@ -1,7 +1,7 @@
 /*
- * liedyn/output.h — the files a run writes: rows of the state as CSV, and the bodies' shapes at
- * their poses as a VTK series (what `liedyn run --out` and `--vtk` write; docs/cli-run.md,
- * docs/paraview.md).
+ * liedyn/output.h — the files a run writes: rows of the state as CSV, the bodies' shapes at
+ * their poses as a VTK series, and the animation as one HTML file (what `liedyn run --out`,
+ * `--vtk` and `--html` write; docs/cli-run.md, docs/paraview.md, docs/viewer.md).
  *
  * A row of a state (t, q, v, λ) of a model m compiled as s (ld_model_compile) holds, in order:
  *   t; per body BODY.x BODY.y BODY.z BODY.qw BODY.qx BODY.qy BODY.qz BODY.wx BODY.wy BODY.wz
@@ -93,6 +93,32 @@ int ld_out_vtk_series(ld_out_vtk *w);
 int ld_out_vtk_close(ld_out_vtk *w);
 /* Free w (without writing anything). NULL is ignored. */
 void ld_out_vtk_free(ld_out_vtk *w);
+
+/* ------------------------------------------------------------------ HTML */
+
+typedef struct ld_out_html ld_out_html;
+
+/* Is the HTML writer built in? It embeds three.js, fetched with npm when the library was built
+ * (docs/viewer.md); without it the library builds all the same and the writer refuses. 1, or 0
+ * with the reason in why (cap bytes; why may be NULL). */
+int ld_out_html_available(char *why, size_t cap);
+/* Record the animation of m compiled as s over [t0, t1]: at most max_frames (≥ 2; 0: 1000;
+ * lowered so that the poses stay within about 64 MB) frames spaced at least
+ * (t1 − t0)/(max_frames − 1) apart, and the last one offered. Each frame holds the bodies' poses
+ * and the series energy, constraint_residual and the rigid bodies' wx … vz (float). NULL on
+ * failure: *status LD_ENOTSUPPORTED (not built in; why says why), LD_EINVAL or LD_ENOMEM. */
+ld_out_html *ld_out_html_open(const ld_system *s, const ld_model *m, double t0, double t1,
+                              long max_frames, int *status, char *why, size_t cap);
+/* Offer the state (t, q, v); kept when due. 0 or LD_ENOMEM. */
+int ld_out_html_frame(ld_out_html *w, double t, const double *q, const double *v);
+/* Frames kept so far (after ld_out_html_write: all that the file holds). */
+long ld_out_html_frames(const ld_out_html *w);
+/* Keep the last frame offered and write the self-contained HTML file (the page, three.js and
+ * the frames as JSON; any browser opens it offline) to path atomically, titled title. 0, or
+ * LD_EIO / LD_ENOMEM / LD_ENOTSUPPORTED with the reason in why ("writing 'PATH' failed: …"). */
+int ld_out_html_write(ld_out_html *w, const char *path, const char *title, char *why, size_t cap);
+/* Free w. NULL is ignored. */
+void ld_out_html_free(ld_out_html *w);
 
 LD_END_DECLS
 
