@@ -2,7 +2,7 @@
  * Internal to the library (src/io; the liedyn tool uses it too): what the HTML viewer and the VTK
  * output draw. The frames of a run at a bounded number of output times (src/io/frames.c), the drawn
  * shapes of the bodies and the joints' and tubes' geometry (src/io/scene.c), the HTML file
- * (cli/html.c), the VTK files (src/io/vtk.c) and `liedyn view` (cli/view.c).
+ * (src/io/html.c), the VTK files (src/io/vtk.c) and `liedyn view` (cli/view.c).
  */
 #ifndef LIEDYN_CLI_VIEW_H
 #define LIEDYN_CLI_VIEW_H
