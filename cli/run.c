@@ -109,9 +109,9 @@ static const char *run_status(const sim *S) {
 
 /* What the run wrote, as JSON members (", \"csv_rows\": …"). */
 static void json_outputs(const sim *S) {
-    if (S->csv) printf(", \"csv_rows\": %ld", S->csv->rows);
-    if (S->vtk_dir) printf(", \"vtk_files\": %ld", S->vtk_files);
-    if (S->frames) printf(", \"html_frames\": %ld", ((const view_frames *)S->frames)->n);
+    if (S->csv) printf(", \"csv_rows\": %ld", ld_out_csv_rows(S->csv));
+    if (S->vtk) printf(", \"vtk_files\": %ld", ld_out_vtk_files(S->vtk));
+    if (S->html) printf(", \"html_frames\": %ld", ld_out_html_frames(S->html));
     if (S->ck_path) printf(", \"checkpoints\": %ld", S->ck_written);
     if (S->io_error) {
         printf(", \"output_error\": ");
@@ -208,28 +208,22 @@ static void print_json(const sim *S, const ld_model *m, const char *base) {
 }
 
 /* Start recording the viewer's frames (--html). 0 or 2. */
-static int open_html(sim *S, const run_args *a, view_frames *F) {
-    const char *why = html_missing();
-    if (why) return cli_error("run: --html is not available: %s", why);
-    static char names[VIEW_SERIES_MAX][VIEW_NAME_CAP];
-    int ns = frames_series_names(S->m, names);
-    if (frames_init(F, S->m, S->t0, S->t1, a->frames > 0 ? a->frames : VIEW_FRAMES_DEFAULT, ns,
-                    names) != 0) {
-        frames_free(F);
-        return cli_error("run: out of memory");
-    }
-    S->frames = F;
+static int open_html(sim *S, const run_args *a) {
+    char why[512];
+    int rc;
+    S->html =
+        ld_out_html_open(&S->s, S->m, S->t0, S->t1, a->frames > 0 ? a->frames : VIEW_FRAMES_DEFAULT,
+                         &rc, why, sizeof why);
+    if (rc == LD_ENOTSUPPORTED) return cli_error("run: --html is not available: %s", why);
+    if (rc == LD_ENOMEM) return cli_error("run: out of memory");
+    if (rc) return cli_error("run: --html: %s", why);
     return 0;
 }
 
 /* Write the HTML file of the frames recorded; failures are recorded in S (io_error). */
 static void close_html(sim *S, const run_args *a, const char *title) {
     char why[PATH_CAP + 256];
-    if (frames_finish(S->frames) != 0) {
-        io_fail_msg(S, "recording the viewer's frames: out of memory");
-        return;
-    }
-    if (html_write(a->html, S->m, title, S->frames, why, sizeof why) != 0) io_fail_msg(S, why);
+    if (ld_out_html_write(S->html, a->html, title, why, sizeof why) != LD_OK) io_fail_msg(S, why);
 }
 
 /* "rho_inf = 0.9, …": the method's own parameters in use. */
@@ -317,28 +311,28 @@ static void print_summary(const sim *S, const char *base, const run_args *a) {
         printf(" (%s, at t = %.6g)", row, S->tot.phit);
     if (S->any_exact) printf(", max angle error %.3e rad", S->tot.angmax);
     printf("\n");
-    if (a->out) printf("  csv: %s (%ld rows)\n", a->out, S->csv ? S->csv->rows : 0L);
+    if (a->out) printf("  csv: %s (%ld rows)\n", a->out, S->csv ? ld_out_csv_rows(S->csv) : 0L);
     if (a->vtk)
-        printf("  vtk: %s/%s_*.vtk (%ld files), %s/%s.vtk.series\n", a->vtk, base, S->vtk_files,
-               a->vtk, base);
+        printf("  vtk: %s/%s_*.vtk (%ld files), %s/%s.vtk.series\n", a->vtk, base,
+               S->vtk ? ld_out_vtk_files(S->vtk) : 0L, a->vtk, base);
     if (S->ck_path) printf("  checkpoint: %s (t = %.10g)\n", S->ck_path, S->t);
     if (a->plot) printf("  plot: %s\n", a->plot);
-    if (a->html && S->frames)
-        printf("  html: %s (%ld frames)\n", a->html, ((const view_frames *)S->frames)->n);
+    if (a->html && S->html)
+        printf("  html: %s (%ld frames)\n", a->html, ld_out_html_frames(S->html));
 }
 
 /* Open the outputs asked for: the VTK directory, the CSV (its columns), and the plot's CSV of
  * every column when the CSV cannot serve (none, or chosen columns). 0 or 2 (message printed). */
-static int open_outputs(sim *S, const run_args *a, rowfile *csv, rowfile *pcsv, char *tmp_csv,
-                        size_t cap) {
+static int open_outputs(sim *S, const run_args *a, char *tmp_csv, size_t cap) {
+    char why[PATH_CAP + 256];
     long frames = a->frames > 0 ? a->frames : VIEW_FRAMES_DEFAULT;
     S->vtk_spacing = (S->t1 - S->t0) / (double)(frames - 1);
     S->vtk_next = -INFINITY;
     if (a->vtk) {
-        S->vtk_dir = a->vtk;
-        snprintf(S->series_name, sizeof S->series_name, "%s/%s.vtk.series", a->vtk, S->base);
         if (make_dirs(a->vtk) != 0)
             return cli_error("run: cannot create directory '%s': %s", a->vtk, strerror(errno));
+        S->vtk = ld_out_vtk_open(a->vtk, S->base, &S->s, S->m, NULL, why, sizeof why);
+        if (!S->vtk) return cli_error("run: --vtk: %s", why);
     }
     if (csv_columns(S, a->columns)) return 2;
     plot_input pin = {NULL,         a->plot, (const char *const *)S->names, S->ncols, S->m,
@@ -346,22 +340,13 @@ static int open_outputs(sim *S, const run_args *a, rowfile *csv, rowfile *pcsv, 
     if (a->plot && plot_check(&pin)) return 2;
     if (a->plot && (!a->out || a->columns)) {
         if (plot_temp_csv(a->plot, tmp_csv, cap)) return 2;
-        if (rowfile_open(pcsv, tmp_csv) != 0)
-            return cli_error("run: cannot write '%s': %s", tmp_csv, strerror(errno));
-        S->pcsv = pcsv;
+        if (csv_open(S, &S->pcsv, tmp_csv, NULL, why, sizeof why) != 0)
+            return cli_error("run: %s", why);
     }
     if (!a->out) return 0;
-    if (rowfile_open(csv, a->out) != 0)
-        return cli_error("run: cannot write '%s': %s", a->out, strerror(errno));
-    S->csv = csv;
+    if (csv_open(S, &S->csv, a->out, a->columns, why, sizeof why) != 0)
+        return cli_error("run: %s", why);
     return 0;
-}
-
-/* Close the outputs; failures are recorded in S (io_error). */
-static void close_outputs(sim *S) {
-    if (S->csv && rowfile_close(S->csv) != 0) io_fail_msg(S, S->csv->err);
-    if (S->pcsv && rowfile_close(S->pcsv) != 0) io_fail_msg(S, S->pcsv->err);
-    if (S->vtk_dir) (void)write_series(S);
 }
 
 /* The one line on stderr that says how the run ended (nothing if it ended well). */
@@ -401,26 +386,20 @@ int cli_run(int argc, char **argv) {
     S.max_steps = a.max_steps;
     S.tag = model_tag(&m, (int)S.form);
     char tmp_csv[PATH_CAP] = "";
-    rowfile csv, pcsv;
     rc = sim_setup(&S);
     if (!rc && a.restart) rc = sim_restart(&S, a.restart);
-    if (!rc) rc = open_outputs(&S, &a, &csv, &pcsv, tmp_csv, sizeof tmp_csv);
-    view_frames frames;
-    memset(&frames, 0, sizeof frames);
-    if (!rc && a.html) rc = open_html(&S, &a, &frames);
+    if (!rc) rc = open_outputs(&S, &a, tmp_csv, sizeof tmp_csv);
+    if (!rc && a.html) rc = open_html(&S, &a);
     if (rc) {
-        if (S.csv) rowfile_close(S.csv);
-        if (S.pcsv) rowfile_close(S.pcsv);
         if (tmp_csv[0]) unlink(tmp_csv);
         sim_free(&S);
         ld_model_free(&m);
         return 2;
     }
-    if (S.csv || S.pcsv) csv_header(&S);
     S.progress = !a.quiet && !a.json && isatty(2);
     sim_catch_signals();
     int run_rc = sim_run(&S);
-    close_outputs(&S);
+    outputs_close(&S);
     if (a.html) close_html(&S, &a, S.base);
     if (a.json)
         print_json(&S, &m, S.base);
@@ -432,7 +411,6 @@ int cli_run(int argc, char **argv) {
     if (tmp_csv[0]) unlink(tmp_csv);
     report_end(&S, run_rc);
     int code = run_exit(&S, run_rc, plot_rc);
-    frames_free(&frames);
     sim_free(&S);
     ld_model_free(&m);
     return code;

@@ -12,10 +12,8 @@
 #include <time.h>
 
 #include "cli.h"
-#include "columns.h"
 #include "liedyn/liedyn.h"
 #include "sim.h"
-#include "view.h"
 
 /* ------------------------------------------------------------------ the simulation */
 
@@ -40,20 +38,16 @@ void sim_free(sim *S) {
     free(S->exact);
     free(S->bx);
     free(S->names);
-    free(S->namebuf);
-    free(S->rowv);
-    free(S->sel);
-    S->names = NULL, S->namebuf = NULL, S->rowv = NULL, S->sel = NULL;
+    S->names = NULL;
+    ld_out_csv_free(S->csv);
+    ld_out_csv_free(S->pcsv);
+    ld_out_vtk_free(S->vtk);
+    S->csv = S->pcsv = NULL;
+    S->vtk = NULL;
     free(S->qa);
     S->qa = S->va = S->la = S->qi = S->vi = S->li = NULL;
-    free(S->vtk_times);
-    free(S->frame_buf);
-    S->frame_buf = NULL;
-    if (S->vtk_geom) vtk_geom_free(S->vtk_geom);
-    free(S->vtk_geom);
-    S->vtk_geom = NULL;
-    S->vtk_times = NULL;
-    S->vtk_cap = 0;
+    ld_out_html_free(S->html);
+    S->html = NULL;
     S->it = NULL;
     S->compiled = 0;
     S->q0 = S->v0 = S->phi = S->bx = NULL;
@@ -180,250 +174,54 @@ void io_fail(sim *S, const char *what, const char *name) {
     io_fail_msg(S, buf);
 }
 
-/* The names of all the columns of a row (S->names, S->ncols) and the value buffer. 0 or -1. */
-static int columns_make(sim *S) {
-    static const char *const cols[13] = {"x",  "y",  "z",  "qw", "qx", "qy", "qz",
-                                         "wx", "wy", "wz", "vx", "vy", "vz"};
-    static const char *const rc[6] = {"fx", "fy", "fz", "tx", "ty", "tz"};
-    const ld_model *m = S->m;
-    int nb = m->nbodies, n = 1 + 13 * nb + 2 + 2 * S->est + 6 * m->njoints;
-    for (int b = 0; b < nb; ++b) n += S->exact[b];
-    size_t w = LD_NAME_MAX + 24;
-    S->names = calloc((size_t)n, sizeof(char *));
-    S->namebuf = calloc((size_t)n, w);
-    S->rowv = calloc((size_t)n, sizeof(double));
-    S->sel = calloc(2 * (size_t)n, sizeof(int));
-    if (!S->names || !S->namebuf || !S->rowv || !S->sel) return -1;
-    for (int i = 0; i < n; ++i) S->names[i] = S->namebuf + (size_t)i * w;
-    int k = 0;
-    snprintf(S->names[k++], w, "t");
-    for (int b = 0; b < nb; ++b)
-        for (int c = 0; c < 13; ++c)
-            snprintf(S->names[k++], w, "%s.%s", m->bodies[b].name, cols[c]);
-    snprintf(S->names[k++], w, "energy");
-    snprintf(S->names[k++], w, "constraint_residual");
-    for (int b = 0; b < nb; ++b)
-        if (S->exact[b]) snprintf(S->names[k++], w, "%s.angle_error", m->bodies[b].name);
-    if (S->est) {
-        snprintf(S->names[k++], w, "h");
-        snprintf(S->names[k++], w, "error_estimate");
-    }
-    for (int j = 0; j < m->njoints; ++j)
-        for (int c = 0; c < 6; ++c) {
-            if (m->joints[j].name[0])
-                snprintf(S->names[k++], w, "%s.%s", m->joints[j].name, rc[c]);
-            else
-                snprintf(S->names[k++], w, "joint%d.%s", j, rc[c]);
-        }
-    S->ncols = n;
-    S->nsel = n;
-    for (int i = 0; i < n; ++i) S->sel[i] = i;
-    return 0;
-}
-
 int csv_columns(sim *S, const char *list) {
-    if (!S->names && columns_make(S) != 0) return cli_error("%s: out of memory", S->cmd);
+    if (!S->names && ld_out_columns(S->m, S->est, &S->names, &S->ncols) != LD_OK)
+        return cli_error("%s: out of memory", S->cmd);
     if (!list) return 0;
     char why[512];
-    int got = cols_select((const char *const *)S->names, S->ncols, list, S->sel + 1, S->ncols - 1,
-                          why, sizeof why);
-    if (got < 0) return cli_error("%s: --columns: %s", S->cmd, why);
-    S->sel[0] = 0; /* t first, always */
-    int k = 1;
-    for (int i = 1; i <= got; ++i)
-        if (S->sel[i] != 0) S->sel[k++] = S->sel[i];
-    S->nsel = k;
+    int rc = ld_out_columns_check(S->m, S->est, list, why, sizeof why);
+    if (rc == LD_ENOMEM) return cli_error("%s: out of memory", S->cmd);
+    if (rc) return cli_error("%s: --columns: %s", S->cmd, why);
     return 0;
 }
 
-/* The header line of f: the columns sel[0..n-1]. */
-static void header_of(sim *S, rowfile *f, const int *sel, int n) {
-    for (int i = 0; i < n; ++i) rowfile_printf(f, "%s%s", i ? "," : "", S->names[sel[i]]);
-    rowfile_printf(f, "\n");
-    if (rowfile_end_row(f, 0) != 0) io_fail_msg(S, f->err);
+int csv_open(sim *S, ld_out_csv **w, const char *path, const char *columns, char *why, size_t cap) {
+    *w = ld_out_csv_open(path, &S->s, S->m, columns, S->est, NULL, why, cap);
+    return *w ? 0 : -1;
 }
 
-void csv_header(sim *S) {
-    if (!S->names && csv_columns(S, NULL) != 0) {
-        io_fail_msg(S, "out of memory for the columns");
-        return;
-    }
-    if (S->csv) header_of(S, S->csv, S->sel, S->nsel);
-    if (S->pcsv) {
-        for (int i = 0; i < S->ncols; ++i) S->sel[S->ncols + i] = i;
-        header_of(S, S->pcsv, S->sel + S->ncols, S->ncols);
-    }
+void outputs_close(sim *S) {
+    if (S->csv && ld_out_csv_close(S->csv) != LD_OK) io_fail_msg(S, ld_out_csv_message(S->csv));
+    if (S->pcsv && ld_out_csv_close(S->pcsv) != LD_OK) io_fail_msg(S, ld_out_csv_message(S->pcsv));
+    if (S->vtk && ld_out_vtk_close(S->vtk) != LD_OK) io_fail_msg(S, ld_out_vtk_message(S->vtk));
 }
 
-/* Open NAME.tmp for writing; its content replaces name at close_atomic. */
-static FILE *open_atomic(const char *name, char *tmp, size_t cap) {
-    snprintf(tmp, cap, "%s.tmp", name);
-    return fopen(tmp, "w");
-}
-
-/* Close f and rename tmp to name, or remove tmp on any failure (io_fail then). 0 or -1. */
-static int close_atomic(sim *S, FILE *f, const char *tmp, const char *name, const char *what) {
-    int bad = ferror(f) | fclose(f);
-    if (!bad && rename(tmp, name) == 0) return 0;
-    io_fail(S, what, name);
-    unlink(tmp);
-    return -1;
-}
-
-int write_series(sim *S) {
-    if (!S->series_name[0]) return 0;
-    char tmp[sizeof S->series_name + 8];
-    FILE *f = open_atomic(S->series_name, tmp, sizeof tmp);
-    if (!f) {
-        io_fail(S, "series file", S->series_name);
-        return -1;
-    }
-    fputs("{\n  \"file-series-version\": \"1.0\",\n  \"files\": [\n", f);
-    for (long i = 0; i < S->vtk_files; ++i)
-        fprintf(f, "%s    {\"name\": \"%s_%05ld.vtk\", \"time\": %.17g}", i ? ",\n" : "", S->base,
-                i, S->vtk_times[i]);
-    fputs("\n  ]\n}\n", f);
-    S->series_written = wall_seconds();
-    return close_atomic(S, f, tmp, S->series_name, "series file");
-}
-
-/* Record the time of VTK file number S->vtk_files for the series. 0 or -1. */
-static int series_add(sim *S, double t) {
-    if (S->vtk_files == S->vtk_cap) {
-        long cap = S->vtk_cap ? 2 * S->vtk_cap : 256;
-        double *p = realloc(S->vtk_times, (size_t)cap * sizeof(double));
-        if (!p) return -1;
-        S->vtk_times = p;
-        S->vtk_cap = cap;
-    }
-    S->vtk_times[S->vtk_files] = t;
-    return 0;
-}
-
-/* One legacy-VTK POLYDATA file (cli/vtk.c): the bodies' shapes at their poses, the joints as
- * lines, rods and beams as polylines with their radius, and a vertex per body at its centre of
- * mass with the body axes and the velocities as point vectors; listed in the .vtk.series file.
- * Written to a temporary name and renamed, so a file is whole or absent. */
+/* One VTK file of the state (t, q, v) (ld_out_vtk_frame); a failure is recorded. */
 static void write_vtk(sim *S, double t, const double *q, const double *v) {
-    int nb = S->m->nbodies;
-    char name[PATH_CAP + LD_NAME_MAX + 32], tmp[sizeof name + 8];
-    snprintf(name, sizeof name, "%s/%s_%05ld.vtk", S->vtk_dir, S->base, S->vtk_files);
-    if (!S->vtk_geom && (S->vtk_geom = calloc(1, sizeof *S->vtk_geom)) != NULL &&
-        vtk_geom_init(S->vtk_geom, S->m) != 0) {
-        free(S->vtk_geom);
-        S->vtk_geom = NULL;
-    }
-    double *x = malloc(22 * (size_t)nb * sizeof(double));
-    if (!x || !S->vtk_geom || series_add(S, t) != 0) {
-        free(x);
-        errno = ENOMEM;
-        io_fail(S, "VTK file", name);
-        return;
-    }
-    FILE *f = open_atomic(name, tmp, sizeof tmp);
-    if (!f) {
-        free(x);
-        io_fail(S, "VTK file", name);
-        return;
-    }
-    double *qq = x + 3 * nb, *vec = qq + 4 * nb;
-    for (int b = 0; b < nb; ++b) {
-        double w[3], R[9], *e = vec + 15 * b;
-        ld_model_body_state(&S->s, b, q, v, x + 3 * b, qq + 4 * b, w, e + 9);
-        ld_quat_to_mat(R, qq + 4 * b);
-        for (int i = 0; i < 3; ++i) {
-            e[i] = R[3 * i];
-            e[3 + i] = R[3 * i + 1];
-            e[6 + i] = R[3 * i + 2];
-        }
-        ld_quat_rotate(e + 12, qq + 4 * b, w);
-    }
-    vtk_geom_write(f, S->vtk_geom, S->m, S->base, t, x, qq, vec);
-    free(x);
-    if (close_atomic(S, f, tmp, name, "VTK file") != 0) return;
-    S->vtk_files++;
-    if (wall_seconds() - S->series_written > 0.5) (void)write_series(S);
+    if (ld_out_vtk_frame(S->vtk, t, q, v) != LD_OK) io_fail_msg(S, ld_out_vtk_message(S->vtk));
 }
 
-/* Offer the row to the viewer's frames: poses, energy, constraint residual, and the angular
- * and centre-of-mass velocities of the rigid bodies (frames_series_names). */
-static void record_frame(sim *S, double t, const double *q, const double *v) {
-    view_frames *F = S->frames;
-    int nb = S->m->nbodies;
-    if (!S->frame_buf &&
-        !(S->frame_buf = malloc((7 * (size_t)nb + (size_t)F->ns + 1) * sizeof(double)))) {
-        io_fail_msg(S, "recording the viewer's frames: out of memory");
-        return;
-    }
-    double *x = S->frame_buf, *qq = x + 3 * nb, *val = qq + 4 * nb;
-    int k = 0;
-    val[k++] = state_energy(S, t, q, v);
-    val[k++] = state_phi(S, t, q);
-    for (int b = 0; b < nb; ++b) {
-        double w[3], xd[3];
-        ld_model_body_state(&S->s, b, q, v, x + 3 * b, qq + 4 * b, w, xd);
-        /* the series name this body's velocities when it has them */
-        if (k + 6 <= F->ns &&
-            strncmp(F->sname[k], S->m->bodies[b].name, strlen(S->m->bodies[b].name)) == 0 &&
-            F->sname[k][strlen(S->m->bodies[b].name)] == '.') {
-            memcpy(val + k, w, sizeof w);
-            memcpy(val + k + 3, xd, sizeof xd);
-            k += 6;
-        }
-    }
-    if (frames_offer(F, t, x, qq, val) != 0)
-        io_fail_msg(S, "recording the viewer's frames: out of memory");
-}
-
-/* All the values of a row at (t, q, v, λ) into S->rowv (the order of S->names). */
-static void row_values(sim *S, double t, const double *q, const double *v, const double *lam) {
-    const ld_model *m = S->m;
-    int nb = m->nbodies, k = 0;
-    double *r = S->rowv;
-    r[k++] = t;
-    for (int b = 0; b < nb; ++b) {
-        ld_model_body_state(&S->s, b, q, v, r + k, r + k + 3, r + k + 7, r + k + 10);
-        k += 13;
-    }
-    r[k++] = state_energy(S, t, q, v);
-    r[k++] = state_phi(S, t, q);
-    for (int b = 0; b < nb; ++b)
-        if (S->exact[b]) r[k++] = angle_error(S, b, t, S->rowv + 1 + 13 * b + 3);
-    if (S->est) {
-        r[k++] = S->tot.row_h;
-        r[k++] = S->tot.row_err;
-    }
-    for (int j = 0; j < m->njoints; ++j) {
-        double *jf = r + k, *jt = r + k + 3;
-        for (int c = 0; c < 6; ++c) r[k + c] = NAN;
-        (void)ld_model_joint_reaction(&S->s, j, q, lam, jf, jt);
-        k += 6;
-    }
-}
-
-/* The columns sel[0..n-1] of S->rowv as one row of f. */
-static void emit_row(sim *S, rowfile *f, const int *sel, int n) {
-    for (int i = 0; i < n; ++i) rowfile_printf(f, i ? ",%.17g" : "%.17g", S->rowv[sel[i]]);
-    rowfile_printf(f, "\n");
-    if (rowfile_end_row(f, 1) != 0) io_fail_msg(S, f->err);
+/* One row of the state (t, q, v, λ) to w; a failure is recorded. */
+static void emit_row(sim *S, ld_out_csv *w, double t, const double *q, const double *v,
+                     const double *lam) {
+    if (ld_out_csv_row(w, t, q, v, lam, S->tot.row_h, S->tot.row_err) != LD_OK)
+        io_fail_msg(S, ld_out_csv_message(w));
 }
 
 /* One output row of the state (t, q, v, λ): CSV and VTK. */
 static void write_row_at(sim *S, double t, const double *q, const double *v, const double *lam) {
     S->last_row_t = t;
     S->rows++;
-    if (S->csv || S->pcsv) {
-        row_values(S, t, q, v, lam);
-        if (S->csv) emit_row(S, S->csv, S->sel, S->nsel);
-        if (S->pcsv) emit_row(S, S->pcsv, S->sel + S->ncols, S->ncols);
-    }
-    if (S->vtk_dir && (t >= S->vtk_next - 1e-9 * S->vtk_spacing || t >= S->t1)) {
+    if (S->csv) emit_row(S, S->csv, t, q, v, lam);
+    if (S->pcsv) emit_row(S, S->pcsv, t, q, v, lam);
+    if (S->vtk && (t >= S->vtk_next - 1e-9 * S->vtk_spacing || t >= S->t1)) {
         S->vtk_next = isfinite(S->vtk_next)
                           ? fmax(S->vtk_next + S->vtk_spacing, t + 0.5 * S->vtk_spacing)
                           : t + S->vtk_spacing;
         write_vtk(S, t, q, v);
     }
-    if (S->frames) record_frame(S, t, q, v);
+    if (S->html && ld_out_html_frame(S->html, t, q, v) != LD_OK)
+        io_fail_msg(S, "recording the viewer's frames: out of memory");
 }
 
 /* One output row of the integrator's state. */

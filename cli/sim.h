@@ -11,8 +11,8 @@
 
 #include "liedyn/integrator.h"
 #include "liedyn/model.h"
+#include "liedyn/output.h"
 #include "liedyn/system.h"
-#include "rowfile.h"
 
 #define MAX_DT_LIST 32
 #define PATH_CAP    4096
@@ -68,20 +68,15 @@ typedef struct sim {
     ld_formulation form;
     ld_integ_options o;
     double t0, t1, dt;
-    int every;     /* a row every K-th step (0: chosen by sim_run from the run's size) */
-    double out_dt; /* > 0: rows at t0 + j out_dt by dense output instead */
-    rowfile *csv;  /* optional: the columns sel[0..nsel-1] */
-    rowfile *pcsv; /* optional: every column (the data of --plot) */
-    char **names;  /* the names of all the columns of a row (ncols) */
-    char *namebuf;
-    int ncols, nsel;
-    int *sel;                     /* the columns of csv (nsel), then of pcsv (ncols) */
-    double *rowv;                 /* the values of a row (ncols) */
-    const char *vtk_dir;          /* optional */
+    int every;        /* a row every K-th step (0: chosen by sim_run from the run's size) */
+    double out_dt;    /* > 0: rows at t0 + j out_dt by dense output instead */
+    ld_out_csv *csv;  /* optional: the chosen columns (--out) */
+    ld_out_csv *pcsv; /* optional: every column (the data of --plot) */
+    char **names;     /* the names of all the columns of a row (ncols) */
+    int ncols;
+    ld_out_vtk *vtk;              /* optional: the VTK files */
     double vtk_spacing, vtk_next; /* VTK files at least vtk_spacing apart (and the last) */
-    struct view_frames *frames;   /* --html: the frames recorded (optional) */
-    struct vtk_geom *vtk_geom;    /* the shapes as triangles (made at the first VTK file) */
-    double *frame_buf;            /* its scratch: 7 per body and the series */
+    ld_out_html *html;            /* --html: the frames recorded (optional) */
     const char *ck_path;          /* checkpoint file (optional) */
     double ck_every;              /* interval of checkpoints (NAN: at the end and when stopped) */
     long max_steps;               /* stop after this many steps of this invocation (0: no limit) */
@@ -94,11 +89,6 @@ typedef struct sim {
     double *q0, *v0, *phi;
     int *exact; /* per body: the model prescribes its rotation */
     ld_integ *it;
-    char series_name[PATH_CAP + LD_NAME_MAX + 32]; /* "" without VTK output */
-    double *vtk_times;
-    long vtk_cap;
-    double series_written; /* wall time of the last rewrite of the series file */
-    long vtk_files;
     double last_row_t;
     long out_j;           /* dense output: the index of the next output time */
     double ta;            /* dense output: the time of the previous step end */
@@ -162,14 +152,17 @@ void sim_catch_signals(void);
 /* A sim from the model's (overridden) integrator block. */
 void sim_init(sim *S, const ld_model *m, const char *path, const char *cmd, int method, int la,
               int project);
-/* The columns of the CSV: list as for --columns (NULL: all). 0 or 2 (message printed). */
+/* The names of all the columns (S->names) and a check of list as for --columns (NULL: all).
+ * 0 or 2 (message printed). */
 int csv_columns(sim *S, const char *list);
-/* CSV header lines (csv and pcsv); output failures are recorded with io_fail / io_fail_msg. */
-void csv_header(sim *S);
+/* Open a CSV writer of the run's rows at path (columns: NULL for all) into *w. 0, or -1 with
+ * the reason in why. */
+int csv_open(sim *S, ld_out_csv **w, const char *path, const char *columns, char *why, size_t cap);
+/* Close the CSV and VTK writers (the series file rewritten); failures are recorded with
+ * io_fail_msg. The writers stay for their counts until sim_free. */
+void outputs_close(sim *S);
 void io_fail(sim *S, const char *what, const char *name);
 void io_fail_msg(sim *S, const char *msg);
-/* Rewrite the VTK series file (atomically) now; 0 or -1 (io_fail called). */
-int write_series(sim *S);
 /* JSON values on stdout (strings: json_str in cli.h): a number (null if not finite), an array. */
 void json_num(double v);
 void json_vec(const double *v, int n);

@@ -133,17 +133,13 @@ static int run_case_model(const sweep *sw, long i, const sw_set *extra, int next
     char capture[640] = "";
     cli_error_capture(capture, sizeof capture);
     rc = sim_setup(&S);
-    rowfile csv;
-    char path[PATH_CAP];
+    char path[PATH_CAP], why[PATH_CAP + 256];
     if (!rc && write_csv && sw->case_dir) {
         snprintf(path, sizeof path, "%s/case-%05ld.csv", sw->case_dir, i);
-        if (rowfile_open(&csv, path) == 0) {
-            S.csv = &csv;
-            csv_header(&S);
-        }
+        (void)csv_open(&S, &S.csv, path, NULL, why, sizeof why);
     }
     int run_rc = rc ? 0 : sim_run(&S);
-    if (S.csv && rowfile_close(S.csv) != 0) io_fail_msg(&S, S.csv->err);
+    outputs_close(&S);
     cli_error_capture(NULL, 0);
     if (rc) {
         o->status = "setup_failed";

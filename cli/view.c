@@ -218,8 +218,9 @@ int cli_view(int argc, char **argv) {
     if (!a.model) return cli_error("view: no MODEL given (try 'liedyn view --help')");
     if (!csv) return cli_error("view: --csv RUN.csv is required");
     if (!a.html) return cli_error("view: --html FILE.html is required");
-    const char *why = html_missing();
-    if (why) return cli_error("view: the HTML viewer is not available: %s", why);
+    char why[512];
+    if (!ld_out_html_available(why, sizeof why))
+        return cli_error("view: the HTML viewer is not available: %s", why);
     char path[PATH_CAP], base[LD_NAME_MAX];
     ld_model m;
     int method;

@@ -1,6 +1,6 @@
 /*
  * Build tool: write a C source that holds files as byte arrays, for the HTML viewer of the
- * liedyn tool (cli/html.c). Usage: embed OUT.c NAME FILE [NAME FILE ...]; each NAME becomes
+ * liedyn tool (src/io/html.c, the library's HTML writer). Usage: embed OUT.c NAME FILE [NAME FILE ...]; each NAME becomes
  * `const unsigned char NAME[]` and `const unsigned long NAME_len`. Exit 0 or 1.
  */
 #include <stdio.h>

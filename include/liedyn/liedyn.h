@@ -59,5 +59,6 @@ LD_END_DECLS
 #include "liedyn/model.h"
 #include "liedyn/system.h"
 #include "liedyn/integrator.h"
+#include "liedyn/output.h"
 
 #endif /* LIEDYN_LIEDYN_H */

@@ -1,6 +1,6 @@
 /*
- * Internal to the liedyn tool: the columns of a run's rows by name, and the short names that
- * stand for groups of them (docs/cli-run.md, "Choosing columns"):
+ * Internal to the library (src/io; the liedyn tool uses it too): the columns of a run's rows by
+ * name, and the short names that stand for groups of them (docs/cli-run.md, "Choosing columns"):
  *   BODY                  its 13 columns (x … vz);  JOINT  its 6 reaction columns
  *   BODY.pos  BODY.q  BODY.omega  BODY.v   (x,y,z / qw,qx,qy,qz / wx,wy,wz / vx,vy,vz)
  *   JOINT.f  JOINT.t      (fx,fy,fz / tx,ty,tz)

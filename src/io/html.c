@@ -15,7 +15,7 @@
 #include "liedyn/liedyn.h"
 #include "view.h"
 
-/* cli/viewer_assets.c, generated at build time (scripts/viewer-assets). */
+/* viewer_assets.c (the build directory), generated at build time (scripts/viewer-assets). */
 extern const char ld_viewer_missing[];
 extern const unsigned char ld_three_core[], ld_three_module[], ld_three_license[], ld_viewer_js[],
     ld_viewer_html[];

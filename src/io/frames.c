@@ -1,6 +1,6 @@
 /*
  * The frames the HTML viewer animates: poses and scalar series at a bounded number of output
- * times (cli/view.h), spaced evenly in time whatever the step, the last row always kept.
+ * times (src/io/view.h), spaced evenly in time whatever the step, the last row always kept.
  */
 #include <math.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /*
- * VTK output of a model's geometry (cli/view.h): per output time one legacy-VTK POLYDATA data
+ * VTK output of a model's geometry (src/io/view.h): per output time one legacy-VTK POLYDATA data
  * set with the bodies' shapes moved to their poses, the joints as lines and the rods and beams
  * as polylines with their tube radius — what ParaView opens (docs/paraview.md).
  */

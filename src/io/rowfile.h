@@ -1,9 +1,9 @@
 /*
- * Internal to the liedyn tool: an output file of whole rows (CSV). Rows are formatted into a
- * buffer and written to the file in blocks that end on a row boundary, so the file holds
- * complete rows at every moment: a process killed between two writes leaves whole rows, a
- * failed or short write (full disk, file-size limit) is cut back to the last whole row. (A
- * SIGKILL during the kernel's copy of a block can still cut it between two pages.) A
+ * Internal to the library (src/io; the liedyn tool uses it too): an output file of whole rows
+ * (CSV). Rows are formatted into a buffer and written to the file in blocks that end on a row
+ * boundary, so the file holds complete rows at every moment: a process killed between two writes
+ * leaves whole rows, a failed or short write (full disk, file-size limit) is cut back to the last
+ * whole row. (A SIGKILL during the kernel's copy of a block can still cut it between two pages.) A
  * block goes out when the buffered rows pass 64 KiB, when a row ends and the last write is
  * more than ROWFILE_FLUSH_S seconds old, and at close.
  */

@@ -1,5 +1,5 @@
 /*
- * What the viewer and the VTK output draw of a model (cli/view.h): the bodies' shapes (the
+ * What the viewer and the VTK output draw of a model (src/io/view.h): the bodies' shapes (the
  * model's, else the box of the body's inertia), the joints' points and axes in the bodies'
  * frames, the tube radius of rods and beams, and shapes as triangles.
  */

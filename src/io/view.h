@@ -1,8 +1,8 @@
 /*
- * Internal to the liedyn tool: what the HTML viewer and the VTK output draw. The frames of a
- * run at a bounded number of output times (cli/frames.c), the drawn shapes of the bodies and
- * the joints' and tubes' geometry (cli/scene.c), the HTML file (cli/html.c), the VTK files
- * (cli/vtk.c) and `liedyn view` (cli/view.c).
+ * Internal to the library (src/io; the liedyn tool uses it too): what the HTML viewer and the VTK
+ * output draw. The frames of a run at a bounded number of output times (src/io/frames.c), the drawn
+ * shapes of the bodies and the joints' and tubes' geometry (src/io/scene.c), the HTML file
+ * (src/io/html.c), the VTK files (src/io/vtk.c) and `liedyn view` (cli/view.c).
  */
 #ifndef LIEDYN_CLI_VIEW_H
 #define LIEDYN_CLI_VIEW_H
@@ -76,7 +76,7 @@ int html_write(const char *path, const ld_model *m, const char *title, const vie
 #define VIEW_SHAPE_TRIS 800
 void scene_tessellate(const view_shape *v, double *pts, int *np, int *tri, int *nt);
 
-/* The VTK geometry of a model (cli/vtk.c): the bodies' shapes as triangles in body frames,
+/* The VTK geometry of a model (src/io/vtk.c): the bodies' shapes as triangles in body frames,
  * fixed over the run. */
 typedef struct vtk_geom {
     int npts, ntri;

@@ -1,0 +1,125 @@
+/*
+ * liedyn/output.h — the files a run writes: rows of the state as CSV, the bodies' shapes at
+ * their poses as a VTK series, and the animation as one HTML file (what `liedyn run --out`,
+ * `--vtk` and `--html` write; docs/cli-run.md, docs/paraview.md, docs/viewer.md).
+ *
+ * A row of a state (t, q, v, λ) of a model m compiled as s (ld_model_compile) holds, in order:
+ *   t; per body BODY.x BODY.y BODY.z BODY.qw BODY.qx BODY.qy BODY.qz BODY.wx BODY.wy BODY.wz
+ *   BODY.vx BODY.vy BODY.vz (ld_model_body_state); energy; constraint_residual (max |Φ|);
+ *   BODY.angle_error per body whose rotation the model prescribes (an exact-torque load);
+ *   h, error_estimate (when asked for: the step's size and error estimate); per joint
+ *   JOINT.fx … JOINT.tz, its reaction (ld_model_joint_reaction; a joint without a name is
+ *   "jointJ"). Numbers are written with 17 significant digits (read back bit-exact).
+ *
+ * Ownership: a writer keeps pointers to s and m (they must outlive it) and owns its buffers
+ * and file. Status codes as everywhere (liedyn.h): 0, < 0 fatal. A writer whose write failed
+ * writes nothing more and says why (ld_out_*_message). Nothing is allocated per row (the CSV
+ * writer) once its buffer has grown to a block; the VTK writer allocates per file.
+ */
+#ifndef LIEDYN_OUTPUT_H
+#define LIEDYN_OUTPUT_H
+
+#include <stddef.h>
+
+#include "liedyn/export.h"
+#include "liedyn/model.h"
+#include "liedyn/system.h"
+
+LD_BEGIN_DECLS
+
+/* ------------------------------------------------------------------ the columns of a row */
+
+/* The names of all the columns of a row of m (estimates ≠ 0: with h, error_estimate): *n
+ * names into *names, one malloc'ed block (free(*names) frees it all). 0 or LD_ENOMEM. */
+int ld_out_columns(const ld_model *m, int estimates, char ***names, int *n);
+/* Check a comma-separated column list (column names, BODY, BODY.pos/.q/.omega/.v, JOINT,
+ * JOINT.f/.t; docs/cli-run.md "Choosing columns") against m's columns: 0, or LD_EINVAL with
+ * the reason ("unknown column 'foo' …") in why. */
+int ld_out_columns_check(const ld_model *m, int estimates, const char *columns, char *why,
+                         size_t cap);
+
+/* ------------------------------------------------------------------ CSV */
+
+typedef struct ld_out_csv ld_out_csv;
+
+/* Create (truncate) path for the rows of m compiled as s: the columns named in columns
+ * (NULL: all; t always first), estimates as for ld_out_columns. The header line goes out
+ * with the first row (or at close). NULL on failure with *status (may be NULL) LD_EINVAL (a
+ * bad column list), LD_EIO (the file cannot be created) or LD_ENOMEM, and the reason in why
+ * ("cannot write 'PATH': reason"). */
+ld_out_csv *ld_out_csv_open(const char *path, const ld_system *s, const ld_model *m,
+                            const char *columns, int estimates, int *status, char *why, size_t cap);
+/* One row of the state (t, q, v, λ); h and err fill the h and error_estimate columns (ignored
+ * without them). Rows go to the file in blocks that end on a row boundary, so the file holds
+ * whole rows at every moment; a failed write is cut back to the last whole row. 0, or LD_EIO
+ * once a write has failed (ld_out_csv_message says why). */
+int ld_out_csv_row(ld_out_csv *w, double t, const double *q, const double *v, const double *lambda,
+                   double h, double err);
+/* Whole data rows in the file so far (after ld_out_csv_close: all that were written). */
+long ld_out_csv_rows(const ld_out_csv *w);
+/* "" or why the writer failed ("writing PATH failed after N rows: reason"). */
+const char *ld_out_csv_message(const ld_out_csv *w);
+/* Write what is buffered and close the file, keeping w for ld_out_csv_rows and
+ * ld_out_csv_message. 0 or LD_EIO. Idempotent. */
+int ld_out_csv_close(ld_out_csv *w);
+/* Close (if open) and free w. NULL is ignored. */
+void ld_out_csv_free(ld_out_csv *w);
+
+/* ------------------------------------------------------------------ VTK */
+
+typedef struct ld_out_vtk ld_out_vtk;
+
+/* A series of legacy-VTK POLYDATA files DIR/BASE_00000.vtk, … of m compiled as s (the
+ * directory must exist; base names the files and titles them), listed with their times in
+ * DIR/BASE.vtk.series (ParaView's file series). NULL on failure (*status LD_ENOMEM or
+ * LD_EINVAL, the reason in why). */
+ld_out_vtk *ld_out_vtk_open(const char *dir, const char *base, const ld_system *s,
+                            const ld_model *m, int *status, char *why, size_t cap);
+/* One file of the state (t, q, v): the bodies' shapes at their poses (the inertia box of a
+ * rigid body without a shape), the joints as lines, rods and beams as polylines with their
+ * tube radius, a vertex per body at its centre of mass with the body axes e1 e2 e3, velocity
+ * and angular_velocity as point vectors. Written to a temporary name and renamed (a file is
+ * whole or absent); the series file is rewritten (atomically) at most twice a second and at
+ * close. 0, or LD_EIO / LD_ENOMEM (ld_out_vtk_message says why; nothing more is written). */
+int ld_out_vtk_frame(ld_out_vtk *w, double t, const double *q, const double *v);
+/* Files written so far. */
+long ld_out_vtk_files(const ld_out_vtk *w);
+/* "" or why the writer failed ("writing VTK file 'NAME' failed: reason"). */
+const char *ld_out_vtk_message(const ld_out_vtk *w);
+/* Rewrite the series file now (atomically). 0 or LD_EIO. */
+int ld_out_vtk_series(ld_out_vtk *w);
+/* The end of the series: rewrite the series file, keeping w for ld_out_vtk_files and
+ * ld_out_vtk_message. 0 or LD_EIO. */
+int ld_out_vtk_close(ld_out_vtk *w);
+/* Free w (without writing anything). NULL is ignored. */
+void ld_out_vtk_free(ld_out_vtk *w);
+
+/* ------------------------------------------------------------------ HTML */
+
+typedef struct ld_out_html ld_out_html;
+
+/* Is the HTML writer built in? It embeds three.js, fetched with npm when the library was built
+ * (docs/viewer.md); without it the library builds all the same and the writer refuses. 1, or 0
+ * with the reason in why (cap bytes; why may be NULL). */
+int ld_out_html_available(char *why, size_t cap);
+/* Record the animation of m compiled as s over [t0, t1]: at most max_frames (≥ 2; 0: 1000;
+ * lowered so that the poses stay within about 64 MB) frames spaced at least
+ * (t1 − t0)/(max_frames − 1) apart, and the last one offered. Each frame holds the bodies' poses
+ * and the series energy, constraint_residual and the rigid bodies' wx … vz (float). NULL on
+ * failure: *status LD_ENOTSUPPORTED (not built in; why says why), LD_EINVAL or LD_ENOMEM. */
+ld_out_html *ld_out_html_open(const ld_system *s, const ld_model *m, double t0, double t1,
+                              long max_frames, int *status, char *why, size_t cap);
+/* Offer the state (t, q, v); kept when due. 0 or LD_ENOMEM. */
+int ld_out_html_frame(ld_out_html *w, double t, const double *q, const double *v);
+/* Frames kept so far (after ld_out_html_write: all that the file holds). */
+long ld_out_html_frames(const ld_out_html *w);
+/* Keep the last frame offered and write the self-contained HTML file (the page, three.js and
+ * the frames as JSON; any browser opens it offline) to path atomically, titled title. 0, or
+ * LD_EIO / LD_ENOMEM / LD_ENOTSUPPORTED with the reason in why ("writing 'PATH' failed: …"). */
+int ld_out_html_write(ld_out_html *w, const char *path, const char *title, char *why, size_t cap);
+/* Free w. NULL is ignored. */
+void ld_out_html_free(ld_out_html *w);
+
+LD_END_DECLS
+
+#endif /* LIEDYN_OUTPUT_H */

@@ -1,0 +1,219 @@
+/* The CSV writer of run rows (liedyn/output.h): the columns by name, the values of a row, and
+ * whole rows in the file (rowfile.h). */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "columns.h"
+#include "liedyn/liedyn.h"
+#include "liedyn/output.h"
+#include "rowfile.h"
+
+struct ld_out_csv {
+    const ld_system *s;
+    const ld_model *m;
+    int est, ncols, nsel, header_done;
+    char **names;
+    unsigned char *exact; /* per body: the model prescribes its rotation */
+    int *sel;             /* the columns written (nsel) */
+    double *val;          /* the values of a row (ncols) */
+    double *phi;          /* the constraint residual's scratch (s->m + 1) */
+    rowfile f;
+};
+
+/* Per body of m: does an exact-torque load prescribe its rotation (an angle_error column)? */
+static int is_exact(const ld_model *m, int b) {
+    for (int l = 0; l < m->nloads; ++l) {
+        const ld_load *ld = &m->loads[l];
+        if (ld->kind == LD_LOAD_EXACT_TORQUE && ld->exact != LD_EXACT_NONE && ld->body == b)
+            return 1;
+    }
+    return 0;
+}
+
+int ld_out_columns(const ld_model *m, int estimates, char ***names, int *n_out) {
+    static const char *const cols[13] = {"x",  "y",  "z",  "qw", "qx", "qy", "qz",
+                                         "wx", "wy", "wz", "vx", "vy", "vz"};
+    static const char *const rc[6] = {"fx", "fy", "fz", "tx", "ty", "tz"};
+    int nb = m->nbodies, est = estimates != 0, n = 1 + 13 * nb + 2 + 2 * est + 6 * m->njoints;
+    for (int b = 0; b < nb; ++b) n += is_exact(m, b);
+    size_t w = LD_NAME_MAX + 24;
+    char **names_ = malloc((size_t)n * (sizeof(char *) + w));
+    *names = names_;
+    *n_out = 0;
+    if (!names_) return LD_ENOMEM;
+    char *buf = (char *)(names_ + n);
+    for (int i = 0; i < n; ++i) names_[i] = buf + (size_t)i * w;
+    int k = 0;
+    snprintf(names_[k++], w, "t");
+    for (int b = 0; b < nb; ++b)
+        for (int c = 0; c < 13; ++c) snprintf(names_[k++], w, "%s.%s", m->bodies[b].name, cols[c]);
+    snprintf(names_[k++], w, "energy");
+    snprintf(names_[k++], w, "constraint_residual");
+    for (int b = 0; b < nb; ++b)
+        if (is_exact(m, b)) snprintf(names_[k++], w, "%s.angle_error", m->bodies[b].name);
+    if (est) {
+        snprintf(names_[k++], w, "h");
+        snprintf(names_[k++], w, "error_estimate");
+    }
+    for (int j = 0; j < m->njoints; ++j)
+        for (int c = 0; c < 6; ++c) {
+            if (m->joints[j].name[0])
+                snprintf(names_[k++], w, "%s.%s", m->joints[j].name, rc[c]);
+            else
+                snprintf(names_[k++], w, "joint%d.%s", j, rc[c]);
+        }
+    *n_out = n;
+    return LD_OK;
+}
+
+/* The columns of list (NULL: all) into sel (t first, once): their number, or -1 (why). */
+static int select_columns(char **names, int n, const char *list, int *sel, char *why, size_t cap) {
+    if (!list) {
+        for (int i = 0; i < n; ++i) sel[i] = i;
+        return n;
+    }
+    int got = cols_select((const char *const *)names, n, list, sel + 1, n - 1, why, cap);
+    if (got < 0) return -1;
+    sel[0] = 0;
+    int k = 1;
+    for (int i = 1; i <= got; ++i)
+        if (sel[i] != 0) sel[k++] = sel[i];
+    return k;
+}
+
+int ld_out_columns_check(const ld_model *m, int estimates, const char *columns, char *why,
+                         size_t cap) {
+    char **names;
+    int n, rc = ld_out_columns(m, estimates, &names, &n);
+    if (rc) {
+        snprintf(why, cap, "out of memory");
+        return rc;
+    }
+    int *sel = malloc((size_t)n * sizeof(int));
+    rc = !sel ? LD_ENOMEM : select_columns(names, n, columns, sel, why, cap) < 0 ? LD_EINVAL : 0;
+    if (rc == LD_ENOMEM) snprintf(why, cap, "out of memory");
+    free(sel);
+    free(names);
+    return rc;
+}
+
+void ld_out_csv_free(ld_out_csv *w) {
+    if (!w) return;
+    (void)ld_out_csv_close(w);
+    free(w->names);
+    free(w->exact);
+    free(w->sel);
+    free(w->val);
+    free(w->phi);
+    free(w);
+}
+
+/* NULL with *status = rc and the reason in why. */
+static ld_out_csv *open_failed(ld_out_csv *w, int *status, int rc) {
+    if (status) *status = rc;
+    ld_out_csv_free(w);
+    return NULL;
+}
+
+ld_out_csv *ld_out_csv_open(const char *path, const ld_system *s, const ld_model *m,
+                            const char *columns, int estimates, int *status, char *why,
+                            size_t cap) {
+    if (why && cap) why[0] = '\0';
+    char scratch[8];
+    if (!why || !cap) why = scratch, cap = sizeof scratch;
+    ld_out_csv *w = calloc(1, sizeof *w);
+    if (!w) return snprintf(why, cap, "out of memory"), open_failed(NULL, status, LD_ENOMEM);
+    w->f.fd = -1;
+    w->s = s, w->m = m, w->est = estimates != 0;
+    if (!path || !s || !m) {
+        snprintf(why, cap, "no file, system or model");
+        return open_failed(w, status, LD_EINVAL);
+    }
+    if (ld_out_columns(m, w->est, &w->names, &w->ncols) != LD_OK ||
+        !(w->sel = malloc((size_t)w->ncols * sizeof(int))) ||
+        !(w->val = calloc((size_t)w->ncols, sizeof(double))) ||
+        !(w->exact = calloc((size_t)m->nbodies + 1, 1)) ||
+        !(w->phi = calloc((size_t)s->m + 1, sizeof(double)))) {
+        snprintf(why, cap, "out of memory");
+        return open_failed(w, status, LD_ENOMEM);
+    }
+    for (int b = 0; b < m->nbodies; ++b) w->exact[b] = (unsigned char)is_exact(m, b);
+    w->nsel = select_columns(w->names, w->ncols, columns, w->sel, why, cap);
+    if (w->nsel < 0) return open_failed(w, status, LD_EINVAL);
+    if (rowfile_open(&w->f, path) != 0) {
+        snprintf(why, cap, "cannot write '%s': %s", path, strerror(errno));
+        return open_failed(w, status, LD_EIO);
+    }
+    if (status) *status = LD_OK;
+    return w;
+}
+
+/* The header line, once. */
+static void write_header(ld_out_csv *w) {
+    if (w->header_done) return;
+    w->header_done = 1;
+    for (int i = 0; i < w->nsel; ++i)
+        rowfile_printf(&w->f, "%s%s", i ? "," : "", w->names[w->sel[i]]);
+    rowfile_printf(&w->f, "\n");
+    (void)rowfile_end_row(&w->f, 0);
+}
+
+/* All the values of a row at (t, q, v, λ) into w->val (the order of w->names). */
+static void row_values(ld_out_csv *w, double t, const double *q, const double *v, const double *lam,
+                       double h, double err) {
+    const ld_model *m = w->m;
+    const ld_system *s = w->s;
+    int nb = m->nbodies, k = 0;
+    double *r = w->val;
+    r[k++] = t;
+    for (int b = 0; b < nb; ++b) {
+        ld_model_body_state(s, b, q, v, r + k, r + k + 3, r + k + 7, r + k + 10);
+        k += 13;
+    }
+    r[k++] = ld_sys_energy(s, t, q, v);
+    r[k++] = ld_sys_phi_max(s, t, q, w->phi, NULL);
+    for (int b = 0; b < nb; ++b) {
+        if (!w->exact[b]) continue;
+        double qe[4];
+        r[k++] = ld_model_exact_rotation(m, b, t, qe) != LD_OK
+                     ? (double)NAN
+                     : ld_quat_angle(qe, w->val + 1 + 13 * b + 3);
+    }
+    if (w->est) {
+        r[k++] = h;
+        r[k++] = err;
+    }
+    for (int j = 0; j < m->njoints; ++j) {
+        for (int c = 0; c < 6; ++c) r[k + c] = NAN;
+        (void)ld_model_joint_reaction(s, j, q, lam, r + k, r + k + 3);
+        k += 6;
+    }
+}
+
+int ld_out_csv_row(ld_out_csv *w, double t, const double *q, const double *v, const double *lambda,
+                   double h, double err) {
+    if (w->f.fd < 0 || w->f.failed) return LD_EIO;
+    write_header(w);
+    row_values(w, t, q, v, lambda, h, err);
+    for (int i = 0; i < w->nsel; ++i)
+        rowfile_printf(&w->f, i ? ",%.17g" : "%.17g", w->val[w->sel[i]]);
+    rowfile_printf(&w->f, "\n");
+    return rowfile_end_row(&w->f, 1) == 0 ? LD_OK : LD_EIO;
+}
+
+long ld_out_csv_rows(const ld_out_csv *w) {
+    return w->f.rows;
+}
+
+const char *ld_out_csv_message(const ld_out_csv *w) {
+    return w->f.failed ? w->f.err : "";
+}
+
+int ld_out_csv_close(ld_out_csv *w) {
+    if (w->f.fd < 0) return w->f.failed ? LD_EIO : LD_OK;
+    if (!w->f.failed) write_header(w);
+    return rowfile_close(&w->f) == 0 ? LD_OK : LD_EIO;
+}

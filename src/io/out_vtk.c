@@ -1,0 +1,171 @@
+/* The VTK writer (liedyn/output.h): one legacy-VTK POLYDATA file per call (vtk.c draws it), each
+ * written under a temporary name and renamed, and the .vtk.series file that lists them. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "liedyn/liedyn.h"
+#include "liedyn/output.h"
+#include "view.h"
+
+#define OUT_PATH_CAP 4096
+
+struct ld_out_vtk {
+    const ld_system *s;
+    const ld_model *m;
+    char dir[OUT_PATH_CAP], base[LD_NAME_MAX];
+    char series[OUT_PATH_CAP + LD_NAME_MAX + 32];
+    vtk_geom geom;
+    int have_geom, failed;
+    double *times; /* the times of the files (cap) */
+    long files, cap;
+    double series_written; /* monotonic time of the last rewrite of the series file */
+    char msg[OUT_PATH_CAP + LD_NAME_MAX + 160];
+};
+
+static double mono_s(void) {
+    struct timespec ts;
+    if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0) return 0.0;
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Record the first failure: "writing WHAT 'NAME' failed: strerror(errno)". */
+static void fail(ld_out_vtk *w, const char *what, const char *name) {
+    if (w->failed) return;
+    w->failed = 1;
+    snprintf(w->msg, sizeof w->msg, "writing %s '%s' failed: %s", what, name, strerror(errno));
+}
+
+ld_out_vtk *ld_out_vtk_open(const char *dir, const char *base, const ld_system *s,
+                            const ld_model *m, int *status, char *why, size_t cap) {
+    char scratch[8];
+    if (!why || !cap) why = scratch, cap = sizeof scratch;
+    why[0] = '\0';
+    int rc = LD_EINVAL;
+    if (!dir || !base || !s || !m || strlen(dir) >= OUT_PATH_CAP || strlen(base) >= LD_NAME_MAX) {
+        snprintf(why, cap, "no directory, base name, system or model, or a name too long");
+    } else {
+        ld_out_vtk *w = calloc(1, sizeof *w);
+        if (w) {
+            w->s = s, w->m = m;
+            snprintf(w->dir, sizeof w->dir, "%s", dir);
+            snprintf(w->base, sizeof w->base, "%s", base);
+            snprintf(w->series, sizeof w->series, "%s/%s.vtk.series", dir, base);
+            if (status) *status = LD_OK;
+            return w;
+        }
+        rc = LD_ENOMEM;
+        snprintf(why, cap, "out of memory");
+    }
+    if (status) *status = rc;
+    return NULL;
+}
+
+/* Close f and rename tmp to name, or remove tmp on any failure (recorded). 0 or -1. */
+static int close_atomic(ld_out_vtk *w, FILE *f, const char *tmp, const char *name,
+                        const char *what) {
+    int bad = ferror(f) | fclose(f);
+    if (!bad && rename(tmp, name) == 0) return 0;
+    fail(w, what, name);
+    unlink(tmp);
+    return -1;
+}
+
+int ld_out_vtk_series(ld_out_vtk *w) {
+    char tmp[sizeof w->series + 8];
+    snprintf(tmp, sizeof tmp, "%s.tmp", w->series);
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        fail(w, "series file", w->series);
+        return LD_EIO;
+    }
+    fputs("{\n  \"file-series-version\": \"1.0\",\n  \"files\": [\n", f);
+    for (long i = 0; i < w->files; ++i)
+        fprintf(f, "%s    {\"name\": \"%s_%05ld.vtk\", \"time\": %.17g}", i ? ",\n" : "", w->base,
+                i, w->times[i]);
+    fputs("\n  ]\n}\n", f);
+    w->series_written = mono_s();
+    return close_atomic(w, f, tmp, w->series, "series file") == 0 ? LD_OK : LD_EIO;
+}
+
+/* Room for the time of file number w->files. 0 or -1. */
+static int times_reserve(ld_out_vtk *w) {
+    if (w->files < w->cap) return 0;
+    long cap = w->cap ? 2 * w->cap : 256;
+    double *p = realloc(w->times, (size_t)cap * sizeof(double));
+    if (!p) return -1;
+    w->times = p;
+    w->cap = cap;
+    return 0;
+}
+
+/* The poses x (3 per body), q (4) and the point vectors (15 per body: e1 e2 e3, velocity,
+ * angular velocity in the spatial frame) of the state (q, v). */
+static void body_vectors(const ld_out_vtk *w, const double *q, const double *v, double *x,
+                         double *qq, double *vec) {
+    for (int b = 0; b < w->m->nbodies; ++b) {
+        double om[3], R[9], *e = vec + 15 * b;
+        ld_model_body_state(w->s, b, q, v, x + 3 * b, qq + 4 * b, om, e + 9);
+        ld_quat_to_mat(R, qq + 4 * b);
+        for (int i = 0; i < 3; ++i) {
+            e[i] = R[3 * i];
+            e[3 + i] = R[3 * i + 1];
+            e[6 + i] = R[3 * i + 2];
+        }
+        ld_quat_rotate(e + 12, qq + 4 * b, om);
+    }
+}
+
+int ld_out_vtk_frame(ld_out_vtk *w, double t, const double *q, const double *v) {
+    if (w->failed) return LD_EIO;
+    int nb = w->m->nbodies;
+    char name[sizeof w->series], tmp[sizeof name + 8];
+    snprintf(name, sizeof name, "%s/%s_%05ld.vtk", w->dir, w->base, w->files);
+    if (!w->have_geom && vtk_geom_init(&w->geom, w->m) == 0) w->have_geom = 1;
+    double *x = malloc(22 * (size_t)nb * sizeof(double) + 1);
+    if (!x || !w->have_geom || times_reserve(w) != 0) {
+        free(x);
+        errno = ENOMEM;
+        fail(w, "VTK file", name);
+        return LD_ENOMEM;
+    }
+    w->times[w->files] = t;
+    snprintf(tmp, sizeof tmp, "%s.tmp", name);
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        free(x);
+        fail(w, "VTK file", name);
+        return LD_EIO;
+    }
+    double *qq = x + 3 * nb, *vec = qq + 4 * nb;
+    body_vectors(w, q, v, x, qq, vec);
+    vtk_geom_write(f, &w->geom, w->m, w->base, t, x, qq, vec);
+    free(x);
+    if (close_atomic(w, f, tmp, name, "VTK file") != 0) return LD_EIO;
+    w->files++;
+    if (mono_s() - w->series_written > 0.5) return ld_out_vtk_series(w);
+    return LD_OK;
+}
+
+long ld_out_vtk_files(const ld_out_vtk *w) {
+    return w->files;
+}
+
+const char *ld_out_vtk_message(const ld_out_vtk *w) {
+    return w->failed ? w->msg : "";
+}
+
+int ld_out_vtk_close(ld_out_vtk *w) {
+    return ld_out_vtk_series(w);
+}
+
+void ld_out_vtk_free(ld_out_vtk *w) {
+    if (!w) return;
+    if (w->have_geom) vtk_geom_free(&w->geom);
+    free(w->times);
+    free(w);
+}
