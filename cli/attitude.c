@@ -182,11 +182,11 @@ static int att_sink_fn(const ld_attitude_point *pt, void *user) {
         err = ld_quat_angle(qe, pt->q);
     }
     if (s->csv) {
-        rowfile_printf(s->csv, "%.17g,%.17g,%.17g,%.17g,%.17g", pt->t, pt->q[0], pt->q[1], pt->q[2],
-                       pt->q[3]);
-        if (s->c) rowfile_printf(s->csv, ",%.6e", err);
-        rowfile_printf(s->csv, "\n");
-        if (rowfile_end_row(s->csv, 1) != 0) {
+        ld_io_rowfile_printf(s->csv, "%.17g,%.17g,%.17g,%.17g,%.17g", pt->t, pt->q[0], pt->q[1],
+                             pt->q[2], pt->q[3]);
+        if (s->c) ld_io_rowfile_printf(s->csv, ",%.6e", err);
+        ld_io_rowfile_printf(s->csv, "\n");
+        if (ld_io_rowfile_end_row(s->csv, 1) != 0) {
             s->write_error = 1;
             return LD_EIO;
         }
@@ -275,20 +275,20 @@ int cli_attitude(int argc, char **argv) {
     sink.param = ld_att_method_has_param(o.method) ? o.param : LD_PARAM_QUAT;
     rowfile csv;
     if (a.out) {
-        if (rowfile_open(&csv, a.out) != 0) {
+        if (ld_io_rowfile_open(&csv, a.out) != 0) {
             ld_gyro_free(g);
             return cli_error("attitude: cannot write '%s': %s", a.out, strerror(errno));
         }
         sink.csv = &csv;
-        rowfile_printf(sink.csv, "t,qw,qx,qy,qz%s\n", c ? ",angle_error" : "");
-        if (rowfile_end_row(sink.csv, 0) != 0) sink.write_error = 1;
+        ld_io_rowfile_printf(sink.csv, "t,qw,qx,qy,qz%s\n", c ? ",angle_error" : "");
+        if (ld_io_rowfile_end_row(sink.csv, 0) != 0) sink.write_error = 1;
     }
     ld_att_metrics_init(&sink.m);
     ld_attitude_stats st;
     double cpu0 = cpu_seconds();
     rc = ld_attitude_integrate(&pb, &o, att_sink_fn, &sink, &st);
     double cpu = cpu_seconds() - cpu0;
-    if (sink.csv && rowfile_close(sink.csv) != 0) sink.write_error = 1;
+    if (sink.csv && ld_io_rowfile_close(sink.csv) != 0) sink.write_error = 1;
     if (sink.write_error && rc == LD_EIO) rc = 0; /* reported as an output failure below */
     ld_gyro_free(g);
     double rl2[4];

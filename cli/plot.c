@@ -103,12 +103,12 @@ static int make_panels(const plot_input *in, const char *list, panel *p, int *np
             return cli_error("run: %s: empty or overlong name in '%s'", src, list);
         memcpy(P->name, s, len);
         P->name[len] = '\0';
-        P->ncol = cols_expand(in->names, in->ncols, P->name, P->col, MAX_LINES);
+        P->ncol = ld_io_cols_expand(in->names, in->ncols, P->name, P->col, MAX_LINES);
         if (P->ncol < 0) return cli_error("run: %s: '%s' has too many columns", src, P->name);
         if (P->ncol == 0) {
             char why[512];
             int tmp[1];
-            (void)cols_select(in->names, in->ncols, P->name, tmp, 1, why, sizeof why);
+            (void)ld_io_cols_select(in->names, in->ncols, P->name, tmp, 1, why, sizeof why);
             return cli_error("run: %s: %s", src, why);
         }
         ++*np;

@@ -115,7 +115,7 @@ static int read_rows(const char *csv, FILE *f, const ld_model *m, view_frames *F
             }
         for (int s = 0; s < F->ns; ++s)
             val[s] = c->series[s] >= 0 ? strtod(field[c->series[s]], NULL) : (double)NAN;
-        if (frames_offer(F, t, x, q, val) != 0) rc = cli_error("view: out of memory");
+        if (ld_io_frames_offer(F, t, x, q, val) != 0) rc = cli_error("view: out of memory");
     }
     if (!rc && ferror(f)) rc = cli_error("view: reading %s failed: %s", csv, strerror(errno));
     if (!rc && row < 2) rc = cli_error("view: %s has no data rows", csv);
@@ -148,7 +148,7 @@ static int view_file(const run_args *a, const char *csv, const char *html, long 
     char *line = malloc(cap);
     char **field = malloc(((size_t)nfield + 1) * sizeof *field);
     static char names[VIEW_SERIES_MAX][VIEW_NAME_CAP];
-    int ns = frames_series_names(m, names);
+    int ns = ld_io_frames_series_names(m, names);
     columns c = {0, calloc(7 * (size_t)m->nbodies + 1, sizeof(int)),
                  calloc((size_t)ns + 1, sizeof(int)), 0};
     view_frames F;
@@ -157,20 +157,20 @@ static int view_file(const run_args *a, const char *csv, const char *html, long 
     double t0 = 0.0, t1 = 1.0;
     if (!rc && !fgets(line, (int)cap, f)) rc = cli_error("view: %s is empty", csv);
     if (!rc) rc = time_range(csv, f, line + strlen(line) + 1, cap - strlen(line) - 1, &t0, &t1);
-    if (!rc && frames_init(&F, m, t0, t1, nframes, ns, names) != 0)
+    if (!rc && ld_io_frames_init(&F, m, t0, t1, nframes, ns, names) != 0)
         rc = cli_error("view: out of memory");
     if (!rc) rc = map_header(csv, field, split(line, field, nfield), m, &F, &c);
     if (!rc) rc = read_rows(csv, f, m, &F, &c, field, line, cap);
-    if (!rc && frames_finish(&F) != 0) rc = cli_error("view: out of memory");
+    if (!rc && ld_io_frames_finish(&F) != 0) rc = cli_error("view: out of memory");
     char why[PATH_CAP + 256];
-    if (!rc && html_write(html, m, title, &F, why, sizeof why) != 0) {
+    if (!rc && ld_io_html_write(html, m, title, &F, why, sizeof why) != 0) {
         cli_error("view: %s", why);
         rc = 4;
     }
     if (!rc && !a->quiet)
         printf("%s: %ld frames, t = %.6g .. %.6g -> %s\n", title, F.n, t0, t1, html);
     fclose(f);
-    frames_free(&F);
+    ld_io_frames_free(&F);
     free(c.pose);
     free(c.series);
     free(field);

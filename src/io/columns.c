@@ -29,7 +29,7 @@ static int find(const char *const *names, int n, const char *name) {
     return -1;
 }
 
-int cols_expand(const char *const *names, int n, const char *token, int *idx, int cap) {
+int ld_io_cols_expand(const char *const *names, int n, const char *token, int *idx, int cap) {
     int k = find(names, n, token);
     if (k >= 0) {
         if (cap < 1) return -1;
@@ -59,8 +59,8 @@ int cols_expand(const char *const *names, int n, const char *token, int *idx, in
     return (int)cnt;
 }
 
-int cols_select(const char *const *names, int n, const char *list, int *idx, int cap, char *why,
-                size_t wcap) {
+int ld_io_cols_select(const char *const *names, int n, const char *list, int *idx, int cap,
+                      char *why, size_t wcap) {
     int total = 0;
     const char *s = list;
     while (*s) {
@@ -72,7 +72,7 @@ int cols_select(const char *const *names, int n, const char *list, int *idx, int
         }
         memcpy(tok, s, len);
         tok[len] = '\0';
-        int got = cols_expand(names, n, tok, idx + total, cap - total);
+        int got = ld_io_cols_expand(names, n, tok, idx + total, cap - total);
         if (got <= 0) {
             snprintf(why, wcap,
                      got < 0 ? "too many columns in '%s'"

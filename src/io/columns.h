@@ -13,10 +13,10 @@
 
 /* The indices (into names[0..n-1]) that token stands for, in order, into idx (cap entries):
  * their number, 0 when the token names nothing, or -1 when more than cap. */
-int cols_expand(const char *const *names, int n, const char *token, int *idx, int cap);
+int ld_io_cols_expand(const char *const *names, int n, const char *token, int *idx, int cap);
 /* A comma-separated list of tokens: the indices of all of them (duplicates kept once) into
  * idx (cap). Their number, or -1 with the reason in why ("unknown column 'foo' …"). */
-int cols_select(const char *const *names, int n, const char *list, int *idx, int cap, char *why,
-                size_t wcap);
+int ld_io_cols_select(const char *const *names, int n, const char *list, int *idx, int cap,
+                      char *why, size_t wcap);
 
 #endif

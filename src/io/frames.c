@@ -9,7 +9,7 @@
 
 #include "view.h"
 
-int frames_series_names(const ld_model *m, char (*names)[VIEW_NAME_CAP]) {
+int ld_io_frames_series_names(const ld_model *m, char (*names)[VIEW_NAME_CAP]) {
     static const char *const cols[6] = {"wx", "wy", "wz", "vx", "vy", "vz"};
     int n = 0;
     snprintf(names[n++], VIEW_NAME_CAP, "energy");
@@ -29,8 +29,8 @@ int frames_series_names(const ld_model *m, char (*names)[VIEW_NAME_CAP]) {
     return n;
 }
 
-int frames_init(view_frames *F, const ld_model *m, double t0, double t1, long max, int ns,
-                char (*names)[VIEW_NAME_CAP]) {
+int ld_io_frames_init(view_frames *F, const ld_model *m, double t0, double t1, long max, int ns,
+                      char (*names)[VIEW_NAME_CAP]) {
     memset(F, 0, sizeof *F);
     F->nb = m->nbodies;
     F->ns = ns;
@@ -69,7 +69,8 @@ static int keep(view_frames *F, double t, const float *pose, const float *val) {
     return 0;
 }
 
-int frames_offer(view_frames *F, double t, const double *x, const double *q, const double *val) {
+int ld_io_frames_offer(view_frames *F, double t, const double *x, const double *q,
+                       const double *val) {
     for (int b = 0; b < F->nb; ++b) {
         float *p = F->last_pose + 7 * b;
         for (int i = 0; i < 3; ++i) p[i] = (float)x[3 * b + i];
@@ -86,13 +87,13 @@ int frames_offer(view_frames *F, double t, const double *x, const double *q, con
     return keep(F, t, F->last_pose, F->last_val);
 }
 
-int frames_finish(view_frames *F) {
+int ld_io_frames_finish(view_frames *F) {
     if (isnan(F->last_t) || F->last_kept) return 0;
     F->last_kept = 1;
     return keep(F, F->last_t, F->last_pose, F->last_val);
 }
 
-void frames_free(view_frames *F) {
+void ld_io_frames_free(view_frames *F) {
     free(F->t);
     free(F->pose);
     free(F->val);

@@ -22,7 +22,7 @@ extern const unsigned char ld_three_core[], ld_three_module[], ld_three_license[
 extern const unsigned long ld_three_core_len, ld_three_module_len, ld_three_license_len,
     ld_viewer_js_len, ld_viewer_html_len;
 
-const char *html_missing(void) {
+const char *ld_io_html_missing(void) {
     return ld_viewer_missing[0] ? ld_viewer_missing : NULL;
 }
 
@@ -100,7 +100,7 @@ static void json_joints(FILE *f, const ld_model *m) {
         const ld_joint *J = &m->joints[j];
         if (J->kind == LD_JOINT_DRIVER) continue; /* drawn by the joint it drives */
         double p1[3], p2[3], a[3];
-        scene_joint(m, j, p1, p2, a);
+        ld_io_scene_joint(m, j, p1, p2, a);
         fprintf(f, "%s{\"name\":", k++ ? "," : "");
         jstr(f, J->name);
         fputs(",\"type\":", f);
@@ -122,7 +122,7 @@ static void json_tubes(FILE *f, const ld_model *m) {
     for (int i = 0; i < m->nrods + m->nbeams; ++i) {
         fprintf(f, "%s{\"name\":", i ? "," : "");
         jstr(f, i < m->nrods ? m->rods[i].name : m->beams[i - m->nrods].name);
-        fprintf(f, ",\"radius\":%.7g,\"points\":[", scene_tube_radius(m, i));
+        fprintf(f, ",\"radius\":%.7g,\"points\":[", ld_io_scene_tube_radius(m, i));
         if (i < m->nrods) {
             for (int k = 0; k <= m->rods[i].n; ++k)
                 fprintf(f, "%s[%d]", k ? "," : "", m->rods[i].body0 + k);
@@ -146,7 +146,7 @@ static int json_data(FILE *f, const ld_model *m, const char *title, const view_f
     view_shape *shapes = NULL;
     int ns = 0;
     unsigned char *node = calloc((size_t)m->nbodies + 1, 1);
-    if (!node || scene_shapes(m, &shapes, &ns, node) != 0) {
+    if (!node || ld_io_scene_shapes(m, &shapes, &ns, node) != 0) {
         free(node);
         return -1;
     }
@@ -191,9 +191,9 @@ static int json_data(FILE *f, const ld_model *m, const char *title, const view_f
     return bad ? -1 : 0;
 }
 
-int html_write(const char *path, const ld_model *m, const char *title, const view_frames *F,
-               char *err, size_t cap) {
-    const char *why = html_missing();
+int ld_io_html_write(const char *path, const ld_model *m, const char *title, const view_frames *F,
+                     char *err, size_t cap) {
+    const char *why = ld_io_html_missing();
     if (why) {
         snprintf(err, cap, "this liedyn was built without the HTML viewer: %s", why);
         return -1;

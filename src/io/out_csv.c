@@ -75,7 +75,7 @@ static int select_columns(char **names, int n, const char *list, int *sel, char 
         for (int i = 0; i < n; ++i) sel[i] = i;
         return n;
     }
-    int got = cols_select((const char *const *)names, n, list, sel + 1, n - 1, why, cap);
+    int got = ld_io_cols_select((const char *const *)names, n, list, sel + 1, n - 1, why, cap);
     if (got < 0) return -1;
     sel[0] = 0;
     int k = 1;
@@ -143,7 +143,7 @@ ld_out_csv *ld_out_csv_open(const char *path, const ld_system *s, const ld_model
     for (int b = 0; b < m->nbodies; ++b) w->exact[b] = (unsigned char)is_exact(m, b);
     w->nsel = select_columns(w->names, w->ncols, columns, w->sel, why, cap);
     if (w->nsel < 0) return open_failed(w, status, LD_EINVAL);
-    if (rowfile_open(&w->f, path) != 0) {
+    if (ld_io_rowfile_open(&w->f, path) != 0) {
         snprintf(why, cap, "cannot write '%s': %s", path, strerror(errno));
         return open_failed(w, status, LD_EIO);
     }
@@ -156,9 +156,9 @@ static void write_header(ld_out_csv *w) {
     if (w->header_done) return;
     w->header_done = 1;
     for (int i = 0; i < w->nsel; ++i)
-        rowfile_printf(&w->f, "%s%s", i ? "," : "", w->names[w->sel[i]]);
-    rowfile_printf(&w->f, "\n");
-    (void)rowfile_end_row(&w->f, 0);
+        ld_io_rowfile_printf(&w->f, "%s%s", i ? "," : "", w->names[w->sel[i]]);
+    ld_io_rowfile_printf(&w->f, "\n");
+    (void)ld_io_rowfile_end_row(&w->f, 0);
 }
 
 /* All the values of a row at (t, q, v, λ) into w->val (the order of w->names). */
@@ -199,9 +199,9 @@ int ld_out_csv_row(ld_out_csv *w, double t, const double *q, const double *v, co
     write_header(w);
     row_values(w, t, q, v, lambda, h, err);
     for (int i = 0; i < w->nsel; ++i)
-        rowfile_printf(&w->f, i ? ",%.17g" : "%.17g", w->val[w->sel[i]]);
-    rowfile_printf(&w->f, "\n");
-    return rowfile_end_row(&w->f, 1) == 0 ? LD_OK : LD_EIO;
+        ld_io_rowfile_printf(&w->f, i ? ",%.17g" : "%.17g", w->val[w->sel[i]]);
+    ld_io_rowfile_printf(&w->f, "\n");
+    return ld_io_rowfile_end_row(&w->f, 1) == 0 ? LD_OK : LD_EIO;
 }
 
 long ld_out_csv_rows(const ld_out_csv *w) {
@@ -215,5 +215,5 @@ const char *ld_out_csv_message(const ld_out_csv *w) {
 int ld_out_csv_close(ld_out_csv *w) {
     if (w->f.fd < 0) return w->f.failed ? LD_EIO : LD_OK;
     if (!w->f.failed) write_header(w);
-    return rowfile_close(&w->f) == 0 ? LD_OK : LD_EIO;
+    return ld_io_rowfile_close(&w->f) == 0 ? LD_OK : LD_EIO;
 }

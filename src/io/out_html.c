@@ -17,14 +17,14 @@ struct ld_out_html {
 };
 
 int ld_out_html_available(char *why, size_t cap) {
-    const char *missing = html_missing();
+    const char *missing = ld_io_html_missing();
     if (why && cap) snprintf(why, cap, "%s", missing ? missing : "");
     return missing == NULL;
 }
 
 void ld_out_html_free(ld_out_html *w) {
     if (!w) return;
-    frames_free(&w->F);
+    ld_io_frames_free(&w->F);
     free(w->buf);
     free(w->phi);
     free(w);
@@ -49,12 +49,12 @@ ld_out_html *ld_out_html_open(const ld_system *s, const ld_model *m, double t0, 
     } else {
         static char names[VIEW_SERIES_MAX][VIEW_NAME_CAP];
         w->s = s, w->m = m;
-        int ns = frames_series_names(m, names);
+        int ns = ld_io_frames_series_names(m, names);
         w->buf = malloc((7 * (size_t)m->nbodies + (size_t)ns + 1) * sizeof(double));
         w->phi = calloc((size_t)s->m + 1, sizeof(double));
         if (!w->buf || !w->phi ||
-            frames_init(&w->F, m, t0, t1, max_frames ? max_frames : VIEW_FRAMES_DEFAULT, ns,
-                        names) != 0)
+            ld_io_frames_init(&w->F, m, t0, t1, max_frames ? max_frames : VIEW_FRAMES_DEFAULT, ns,
+                              names) != 0)
             rc = LD_ENOMEM;
     }
     if (rc == LD_ENOMEM) snprintf(why, cap, "out of memory");
@@ -83,7 +83,7 @@ int ld_out_html_frame(ld_out_html *w, double t, const double *q, const double *v
             k += 6;
         }
     }
-    return frames_offer(F, t, x, qq, val) == 0 ? LD_OK : LD_ENOMEM;
+    return ld_io_frames_offer(F, t, x, qq, val) == 0 ? LD_OK : LD_ENOMEM;
 }
 
 long ld_out_html_frames(const ld_out_html *w) {
@@ -94,11 +94,11 @@ int ld_out_html_write(ld_out_html *w, const char *path, const char *title, char 
     char scratch[8];
     if (!why || !cap) why = scratch, cap = sizeof scratch;
     why[0] = '\0';
-    if (frames_finish(&w->F) != 0) {
+    if (ld_io_frames_finish(&w->F) != 0) {
         snprintf(why, cap, "recording the viewer's frames: out of memory");
         return LD_ENOMEM;
     }
-    if (html_write(path, w->m, title ? title : "", &w->F, why, cap) != 0)
-        return html_missing() ? LD_ENOTSUPPORTED : LD_EIO;
+    if (ld_io_html_write(path, w->m, title ? title : "", &w->F, why, cap) != 0)
+        return ld_io_html_missing() ? LD_ENOTSUPPORTED : LD_EIO;
     return LD_OK;
 }

@@ -125,7 +125,7 @@ int ld_out_vtk_frame(ld_out_vtk *w, double t, const double *q, const double *v) 
     int nb = w->m->nbodies;
     char name[sizeof w->series], tmp[sizeof name + 8];
     snprintf(name, sizeof name, "%s/%s_%05ld.vtk", w->dir, w->base, w->files);
-    if (!w->have_geom && vtk_geom_init(&w->geom, w->m) == 0) w->have_geom = 1;
+    if (!w->have_geom && ld_io_vtk_geom_init(&w->geom, w->m) == 0) w->have_geom = 1;
     double *x = malloc(22 * (size_t)nb * sizeof(double) + 1);
     if (!x || !w->have_geom || times_reserve(w) != 0) {
         free(x);
@@ -143,7 +143,7 @@ int ld_out_vtk_frame(ld_out_vtk *w, double t, const double *q, const double *v) 
     }
     double *qq = x + 3 * nb, *vec = qq + 4 * nb;
     body_vectors(w, q, v, x, qq, vec);
-    vtk_geom_write(f, &w->geom, w->m, w->base, t, x, qq, vec);
+    ld_io_vtk_geom_write(f, &w->geom, w->m, w->base, t, x, qq, vec);
     free(x);
     if (close_atomic(w, f, tmp, name, "VTK file") != 0) return LD_EIO;
     w->files++;
@@ -165,7 +165,7 @@ int ld_out_vtk_close(ld_out_vtk *w) {
 
 void ld_out_vtk_free(ld_out_vtk *w) {
     if (!w) return;
-    if (w->have_geom) vtk_geom_free(&w->geom);
+    if (w->have_geom) ld_io_vtk_geom_free(&w->geom);
     free(w->times);
     free(w);
 }

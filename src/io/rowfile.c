@@ -20,7 +20,7 @@ static double now_s(void) {
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-int rowfile_open(rowfile *r, const char *path) {
+int ld_io_rowfile_open(rowfile *r, const char *path) {
     memset(r, 0, sizeof *r);
     r->fd = -1;
     snprintf(r->name, sizeof r->name, "%s", path);
@@ -55,7 +55,7 @@ static int reserve(rowfile *r, size_t n) {
     return 0;
 }
 
-void rowfile_printf(rowfile *r, const char *fmt, ...) {
+void ld_io_rowfile_printf(rowfile *r, const char *fmt, ...) {
     if (r->failed || r->fd < 0) return;
     for (int pass = 0; pass < 2; ++pass) {
         va_list ap;
@@ -80,7 +80,7 @@ static void cut_back(rowfile *r) {
     if (fstat(r->fd, &st) == 0 && S_ISREG(st.st_mode)) (void)ftruncate(r->fd, r->size);
 }
 
-int rowfile_flush(rowfile *r) {
+int ld_io_rowfile_flush(rowfile *r) {
     if (r->failed) return -1;
     if (r->fd < 0 || r->done == 0) return 0;
     size_t off = 0;
@@ -105,18 +105,19 @@ int rowfile_flush(rowfile *r) {
     return 0;
 }
 
-int rowfile_end_row(rowfile *r, int count) {
+int ld_io_rowfile_end_row(rowfile *r, int count) {
     if (r->failed) return -1;
     if (r->fd < 0) return 0;
     r->done = r->len;
     r->rows_done += count;
-    if (r->done >= BLOCK || now_s() - r->last_write > ROWFILE_FLUSH_S) return rowfile_flush(r);
+    if (r->done >= BLOCK || now_s() - r->last_write > ROWFILE_FLUSH_S)
+        return ld_io_rowfile_flush(r);
     return 0;
 }
 
-int rowfile_close(rowfile *r) {
+int ld_io_rowfile_close(rowfile *r) {
     if (r->fd < 0) return r->failed ? -1 : 0;
-    int rc = rowfile_flush(r);
+    int rc = ld_io_rowfile_flush(r);
     if (close(r->fd) != 0 && rc == 0) {
         set_failed(r, errno);
         rc = -1;

@@ -30,16 +30,16 @@ typedef struct rowfile {
 } rowfile;
 
 /* Create (truncate) path. 0, or -1 with errno set. */
-int rowfile_open(rowfile *r, const char *path);
+int ld_io_rowfile_open(rowfile *r, const char *path);
 /* Append printf-formatted text to the row being formatted (no-op after a failure). */
-void rowfile_printf(rowfile *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void ld_io_rowfile_printf(rowfile *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* End the row being formatted (the caller's text ends with its newline; count 0 for a header
  * line, 1 for a data row) and write a block when one is due. 0, or -1 once a write has
  * failed (r->err says why). */
-int rowfile_end_row(rowfile *r, int count);
+int ld_io_rowfile_end_row(rowfile *r, int count);
 /* Write every whole row now. 0 or -1. */
-int rowfile_flush(rowfile *r);
+int ld_io_rowfile_flush(rowfile *r);
 /* Flush and close. 0 or -1 (r->err says why). Idempotent. */
-int rowfile_close(rowfile *r);
+int ld_io_rowfile_close(rowfile *r);
 
 #endif

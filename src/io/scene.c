@@ -83,7 +83,7 @@ static void inertia_box(const ld_body *b, int index, view_shape *v) {
     ld_quat_from_mat(v->q, V);
 }
 
-int scene_shapes(const ld_model *m, view_shape **out, int *n, unsigned char *node) {
+int ld_io_scene_shapes(const ld_model *m, view_shape **out, int *n, unsigned char *node) {
     unsigned char *is_node = calloc((size_t)m->nbodies + 1, 1);
     unsigned char *has = calloc((size_t)m->nbodies + 1, 1);
     view_shape *v = malloc(((size_t)m->nshapes + (size_t)m->nbodies + 1) * sizeof *v);
@@ -114,7 +114,7 @@ int scene_shapes(const ld_model *m, view_shape **out, int *n, unsigned char *nod
     return 0;
 }
 
-double scene_tube_radius(const ld_model *m, int i) {
+double ld_io_scene_tube_radius(const ld_model *m, int i) {
     double L, ei, ea;
     if (i < m->nrods) {
         const ld_rod *r = &m->rods[i];
@@ -148,7 +148,7 @@ static void to_body(const ld_model *m, int b, const double p[3], double out[3]) 
     ld_quat_rotate_inv(out, m->bodies[b].q, d);
 }
 
-void scene_joint(const ld_model *m, int j, double p1[3], double p2[3], double axis1[3]) {
+void ld_io_scene_joint(const ld_model *m, int j, double p1[3], double p2[3], double axis1[3]) {
     const ld_joint *J = &m->joints[j];
     if (J->point_form) {
         memcpy(p1, J->xg, 3 * sizeof *p1);
@@ -190,7 +190,7 @@ static void lathe(const double *rz, int np, double *pts, int *npts, int *tri, in
     *nt = t;
 }
 
-void scene_tessellate(const view_shape *v, double *pts, int *np, int *tri, int *nt) {
+void ld_io_scene_tessellate(const view_shape *v, double *pts, int *np, int *tri, int *nt) {
     const ld_shape *s = &v->s;
     double rz[2 * 24];
     int k = 0;

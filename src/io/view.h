@@ -33,17 +33,18 @@ typedef struct view_frames {
 
 /* Frames for model m over [t0, t1], at most max (≥ 2; lowered so that the poses stay within
  * about 64 MB), series named names[0 .. ns−1]. 0 or -1 (out of memory). */
-int frames_init(view_frames *F, const ld_model *m, double t0, double t1, long max, int ns,
-                char (*names)[VIEW_NAME_CAP]);
+int ld_io_frames_init(view_frames *F, const ld_model *m, double t0, double t1, long max, int ns,
+                      char (*names)[VIEW_NAME_CAP]);
 /* Offer a row: x (3 per body), q (4 per body), the series' values. 0 or -1 (out of memory). */
-int frames_offer(view_frames *F, double t, const double *x, const double *q, const double *val);
+int ld_io_frames_offer(view_frames *F, double t, const double *x, const double *q,
+                       const double *val);
 /* Keep the last row offered if it was not kept. 0 or -1. */
-int frames_finish(view_frames *F);
-void frames_free(view_frames *F);
+int ld_io_frames_finish(view_frames *F);
+void ld_io_frames_free(view_frames *F);
 /* The series a run records: energy, constraint_residual, and per rigid body (not a node of a
  * rod or beam; at most VIEW_SERIES_MAX in all) wx, wy, wz, vx, vy, vz. names must hold
  * VIEW_SERIES_MAX. Returns the count. */
-int frames_series_names(const ld_model *m, char (*names)[VIEW_NAME_CAP]);
+int ld_io_frames_series_names(const ld_model *m, char (*names)[VIEW_NAME_CAP]);
 
 /* One drawn shape: the model's, or the inertia box of a rigid body without one (q: the
  * orientation of the shape in the body frame, its axis the shape's z). */
@@ -54,27 +55,27 @@ typedef struct view_shape {
 } view_shape;
 /* The drawn shapes of m (malloc'ed into *out, *n of them). Per body: is it a node of a rod or
  * a beam (node may be NULL; nbodies entries). 0 or -1. */
-int scene_shapes(const ld_model *m, view_shape **out, int *n, unsigned char *node);
+int ld_io_scene_shapes(const ld_model *m, view_shape **out, int *n, unsigned char *node);
 /* The tube radius of rod/beam i (rods first, then beams) from its section: a full circle of
  * the same bending to axial stiffness ratio, r = 2 √(EI/EA), within its length / 300 … / 40. */
-double scene_tube_radius(const ld_model *m, int i);
+double ld_io_scene_tube_radius(const ld_model *m, int i);
 /* Joint j's points in the frames of its bodies (relative to the centre of mass; the ground's
  * spatial), and its axis in body1's frame (0 0 0 when it has none). */
-void scene_joint(const ld_model *m, int j, double p1[3], double p2[3], double axis1[3]);
+void ld_io_scene_joint(const ld_model *m, int j, double p1[3], double p2[3], double axis1[3]);
 
 /* Is the HTML viewer built in? NULL, or why not. */
-const char *html_missing(void);
+const char *ld_io_html_missing(void);
 /* Write the self-contained HTML file of F for model m to path (atomically). 0, or -1 with the
  * reason in err. */
-int html_write(const char *path, const ld_model *m, const char *title, const view_frames *F,
-               char *err, size_t cap);
+int ld_io_html_write(const char *path, const ld_model *m, const char *title, const view_frames *F,
+                     char *err, size_t cap);
 
 /* The triangles of shape v (body frame) as points and faces, for VTK: *np points into pts
  * (3 each), *nt triangles into tri (3 each); the arrays must hold VIEW_SHAPE_PTS points and
  * VIEW_SHAPE_TRIS triangles. */
 #define VIEW_SHAPE_PTS  400
 #define VIEW_SHAPE_TRIS 800
-void scene_tessellate(const view_shape *v, double *pts, int *np, int *tri, int *nt);
+void ld_io_scene_tessellate(const view_shape *v, double *pts, int *np, int *tri, int *nt);
 
 /* The VTK geometry of a model (src/io/vtk.c): the bodies' shapes as triangles in body frames,
  * fixed over the run. */
@@ -87,15 +88,15 @@ typedef struct vtk_geom {
     double axis_len; /* half-length of a joint's axis line */
 } vtk_geom;
 /* 0 or -1 (out of memory; g is freed). */
-int vtk_geom_init(vtk_geom *g, const ld_model *m);
-void vtk_geom_free(vtk_geom *g);
+int ld_io_vtk_geom_init(vtk_geom *g, const ld_model *m);
+void ld_io_vtk_geom_free(vtk_geom *g);
 /* One legacy-VTK POLYDATA data set at time t: the bodies' centres (vertices) with the vectors
  * e1 e2 e3 velocity angular_velocity (vec: 15 per body, those five in that order), their
  * shapes (polygons), the joints (lines from each body's centre to the joint point, and the
  * axis), rods and beams (polylines through the nodes and clamped ends); point data body,
  * radius (the tube radius on rods and beams) and the vectors, cell data part (0 centre,
  * 1 shape, 2 joint, 3 rod or beam). x: 3 per body, q: 4 per body. */
-void vtk_geom_write(FILE *f, const vtk_geom *g, const ld_model *m, const char *title, double t,
-                    const double *x, const double *q, const double *vec);
+void ld_io_vtk_geom_write(FILE *f, const vtk_geom *g, const ld_model *m, const char *title,
+                          double t, const double *x, const double *q, const double *vec);
 
 #endif

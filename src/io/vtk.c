@@ -11,7 +11,7 @@
 #include "liedyn/liedyn.h"
 #include "view.h"
 
-void vtk_geom_free(vtk_geom *g) {
+void ld_io_vtk_geom_free(vtk_geom *g) {
     free(g->pts);
     free(g->pbody);
     free(g->tri);
@@ -19,24 +19,24 @@ void vtk_geom_free(vtk_geom *g) {
     memset(g, 0, sizeof *g);
 }
 
-int vtk_geom_init(vtk_geom *g, const ld_model *m) {
+int ld_io_vtk_geom_init(vtk_geom *g, const ld_model *m) {
     memset(g, 0, sizeof *g);
     view_shape *v = NULL;
     int n = 0;
-    if (scene_shapes(m, &v, &n, NULL) != 0) return -1;
+    if (ld_io_scene_shapes(m, &v, &n, NULL) != 0) return -1;
     g->pts = malloc(((size_t)n * VIEW_SHAPE_PTS + 1) * 3 * sizeof *g->pts);
     g->pbody = malloc(((size_t)n * VIEW_SHAPE_PTS + 1) * sizeof *g->pbody);
     g->tri = malloc(((size_t)n * VIEW_SHAPE_TRIS + 1) * 3 * sizeof *g->tri);
     g->tube = malloc(((size_t)m->nbodies + 1) * sizeof *g->tube);
     if (!g->pts || !g->pbody || !g->tri || !g->tube) {
         free(v);
-        vtk_geom_free(g);
+        ld_io_vtk_geom_free(g);
         return -1;
     }
     double ext = 0.0;
     for (int i = 0; i < n; ++i) {
         int np = 0, nt = 0;
-        scene_tessellate(&v[i], g->pts + 3 * g->npts, &np, g->tri + 3 * g->ntri, &nt);
+        ld_io_scene_tessellate(&v[i], g->pts + 3 * g->npts, &np, g->tri + 3 * g->ntri, &nt);
         for (int k = 0; k < 3 * nt; ++k) g->tri[3 * g->ntri + k] += g->npts;
         for (int k = 0; k < np; ++k) {
             g->pbody[g->npts + k] = v[i].s.body;
@@ -86,13 +86,13 @@ static void tube_counts(const ld_model *m, int *lines, int *size, int *extra) {
     }
 }
 
-void vtk_geom_write(FILE *f, const vtk_geom *g, const ld_model *m, const char *title, double t,
-                    const double *x, const double *q, const double *vec) {
+void ld_io_vtk_geom_write(FILE *f, const vtk_geom *g, const ld_model *m, const char *title,
+                          double t, const double *x, const double *q, const double *vec) {
     int nb = m->nbodies, nj = m->njoints;
     int njp = 0, jlines = 0;
     for (int j = 0; j < nj; ++j) {
         double p1[3], p2[3], a[3];
-        scene_joint(m, j, p1, p2, a);
+        ld_io_scene_joint(m, j, p1, p2, a);
         int k = joint_points(&m->joints[j], a);
         njp += k;
         jlines += k ? 2 + (k - 1 - (m->joints[j].body1 < 0) > 0) : 0;
@@ -113,7 +113,7 @@ void vtk_geom_write(FILE *f, const vtk_geom *g, const ld_model *m, const char *t
     int next = nb + g->npts;
     for (int j = 0; j < nj; ++j) {
         double p1[3], p2[3], a[3], jp[3], w[3];
-        scene_joint(m, j, p1, p2, a);
+        ld_io_scene_joint(m, j, p1, p2, a);
         if (jfirst) jfirst[j] = next;
         int k = joint_points(&m->joints[j], a);
         if (!k) continue;
@@ -143,7 +143,7 @@ void vtk_geom_write(FILE *f, const vtk_geom *g, const ld_model *m, const char *t
         fprintf(f, "LINES %d %d\n", nlines, 3 * (jfirst ? jlines : 0) + tsize);
         for (int j = 0; jfirst && j < nj; ++j) {
             double p1[3], p2[3], a[3];
-            scene_joint(m, j, p1, p2, a);
+            ld_io_scene_joint(m, j, p1, p2, a);
             int k = joint_points(&m->joints[j], a), jp = jfirst[j];
             if (!k) continue;
             const ld_joint *J = &m->joints[j];
@@ -178,10 +178,10 @@ void vtk_geom_write(FILE *f, const vtk_geom *g, const ld_model *m, const char *t
     for (int i = nb + g->npts; i < npts; ++i) fputs("-1\n", f);
     fputs("SCALARS radius double 1\nLOOKUP_TABLE default\n", f);
     for (int b = 0; b < nb; ++b)
-        fprintf(f, "%.9g\n", g->tube[b] >= 0 ? scene_tube_radius(m, g->tube[b]) : 0.0);
+        fprintf(f, "%.9g\n", g->tube[b] >= 0 ? ld_io_scene_tube_radius(m, g->tube[b]) : 0.0);
     for (int i = 0; i < g->npts + njp; ++i) fputs("0\n", f);
     for (int i = 0; i < m->nbeams; ++i) {
-        double r = scene_tube_radius(m, m->nrods + i);
+        double r = ld_io_scene_tube_radius(m, m->nrods + i);
         for (int k = 0; k < m->beams[i].nnodes; ++k)
             if (m->beams[i].node_body[k] < 0) fprintf(f, "%.9g\n", r);
     }
