@@ -455,6 +455,8 @@ def write_yaml(path, poses, joints, T0, est):
     w("  dt: 1.0e-4")
     w("  t_end: 9.0")
     w("  alpha: -0.3")
+    w("output:")
+    w("  plot: [crankshaft.omega, conrod-1.pos, energy]")
     with open(path, "w", encoding="utf-8") as f:
         f.write("\n".join(L_) + "\n")
 
