@@ -1,7 +1,7 @@
 /*
  * The public API's conveniences: bodies and joints by name, the model's integrator block as
- * integrator options (what `liedyn run` uses), and the energy and constraint violation of a
- * state behind named functions.
+ * integrator options (what `liedyn run` uses), the energy and constraint violation of a state
+ * behind named functions, whether a model keeps its energy, and the model's output block.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -90,11 +90,72 @@ static void test_diagnostics(void **state) {
     ld_model_free(&m);
 }
 
+/* Which shipped models keep their energy, and the reason of those that do not. */
+static void test_energy_conserved(void **state) {
+    (void)state;
+    static const struct {
+        const char *file;
+        int keeps;
+        const char *why;
+    } cases[] = {
+        {"models/heavy-top.yaml", 1, ""},
+        {"models/free-top.yaml", 1, ""},
+        {"models/spinning-body.yaml", 0, "the model has loads"},
+        {"models/mass-spring.yaml", 0,
+         "element 'spring' (spring-damper) dissipates or adds energy"},
+        {"models/crank-v8.yaml", 0, "the model has loads"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        char p[512], why[160];
+        ld_model m;
+        ld_model_error e;
+        assert_int_equal(
+            ld_model_load((snprintf(p, sizeof p, "%s/%s", LD_SOURCE_DIR, cases[i].file), p), &m,
+                          &e),
+            LD_OK);
+        assert_int_equal(ld_model_energy_conserved(&m, why, sizeof why), cases[i].keeps);
+        assert_string_equal(why, cases[i].why);
+        ld_model_free(&m);
+    }
+    /* an undamped spring keeps the energy; a driver joint does not */
+    const char *text = "bodies:\n  - {name: a, mass: 1, inertia: [1, 1, 1], position: [1, 0, 0]}\n"
+                       "elements:\n  - {name: s, type: spring-damper, body1: ground, body2: a, "
+                       "k: 10, l0: 0.5}\n";
+    ld_model m;
+    ld_model_error e;
+    assert_int_equal(ld_model_parse(text, strlen(text), "s.yaml", &m, &e), LD_OK);
+    assert_int_equal(ld_model_energy_conserved(&m, NULL, 0), 1);
+    m.elements[0].par[7] = 0.5; /* c */
+    assert_int_equal(ld_model_energy_conserved(&m, NULL, 0), 0);
+    ld_model_free(&m);
+    assert_int_equal(ld_model_energy_conserved(NULL, NULL, 0), 0);
+}
+
+/* The output block: rows at fixed times, every k-th step, the default plot's quantities. */
+static void test_output_block(void **state) {
+    (void)state;
+    const char *text = "bodies:\n  - {name: a, mass: 1, inertia: [1, 1, 1], position: [0, 0, 0]}\n"
+                       "output:\n  dt: 0.25\n  plot: [a.z, energy]\n";
+    ld_model m;
+    ld_model_error e;
+    assert_int_equal(ld_model_parse(text, strlen(text), "o.yaml", &m, &e), LD_OK);
+    assert_true(m.output.dt == 0.25);
+    assert_string_equal(m.output.plot, "a.z,energy");
+    assert_int_equal(m.run.output_every, 0);
+    ld_model_free(&m);
+    text = "bodies:\n  - {name: a, mass: 1, inertia: [1, 1, 1], position: [0, 0, 0]}\noutput: "
+           "{every: 7}\n";
+    assert_int_equal(ld_model_parse(text, strlen(text), "o.yaml", &m, &e), LD_OK);
+    assert_int_equal(m.run.output_every, 7);
+    assert_true(m.output.dt == 0.0 && m.output.plot[0] == '\0');
+    ld_model_free(&m);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_find),
-        cmocka_unit_test(test_options_from_model),
-        cmocka_unit_test(test_diagnostics),
+        cmocka_unit_test(test_find),         cmocka_unit_test(test_options_from_model),
+        cmocka_unit_test(test_diagnostics),  cmocka_unit_test(test_energy_conserved),
+        cmocka_unit_test(test_output_block),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -29,27 +29,9 @@ static const opt_field FIELDS[] = {
     {"h_max", offsetof(ld_integ_options, h_max), 0},
     {"max_rejects", offsetof(ld_integ_options, max_rejects), 1},
     {"project", offsetof(ld_integ_options, project), 1},
+    {"newton_reuse", offsetof(ld_integ_options, newton_reuse), 1},
 };
 #define NFIELDS ((int)(sizeof FIELDS / sizeof FIELDS[0]))
-
-/* Method parameters first (as the CLI: the model's block), then the named fields. */
-static void from_model(const ld_model *m, ld_integ_options *o) {
-    for (int i = 0; i < m->run.nparams; ++i) {
-        const ld_method_param *p = ld_method_param_find(m->run.params[i].key, NULL);
-        if (p) memcpy((char *)o + p->offset, &m->run.params[i].value, sizeof(double));
-    }
-    o->newton_atol = m->run.newton_atol;
-    o->newton_rtol = m->run.newton_rtol;
-    o->max_iter = m->run.max_iter;
-    o->la = LD_LA_AUTO;
-    o->adaptive = m->run.adaptive;
-    o->error_atol = m->run.error_atol;
-    o->error_rtol = m->run.error_rtol;
-    o->fac = m->run.fac;
-    o->facmin = m->run.facmin;
-    o->facmax = m->run.facmax;
-    o->h_init = m->run.dt;
-}
 
 static int set_option(ld_integ_options *o, const char *key, PyObject *val) {
     if (strcmp(key, "la") == 0) {
@@ -98,7 +80,8 @@ static int set_option(ld_integ_options *o, const char *key, PyObject *val) {
     PyErr_Format(PyExc_TypeError,
                  "unknown integrator option '%s' (method parameters such as rho_inf, alpha; "
                  "newton_atol, newton_rtol, max_iter, max_halvings, adaptive, error_atol, "
-                 "error_rtol, fac, facmin, facmax, h_init, h_min, h_max, max_rejects, project, la)",
+                 "error_rtol, fac, facmin, facmax, h_init, h_min, h_max, max_rejects, project, "
+                 "newton_reuse, la)",
                  key);
     return -1;
 }
@@ -111,8 +94,11 @@ int ld_py_integ_options(const ld_model *m, const char *method, PyObject *kw, ld_
         PyErr_Format(PyExc_ValueError, "unknown integrator '%s' (see liedyn.integrators())", name);
         return -1;
     }
+    if (ld_integ_options_from_model(m, o) != LD_OK) { /* the model's block, as the CLI */
+        PyErr_Format(PyExc_ValueError, "the model's integrator block names an unknown method");
+        return -1;
+    }
     o->method = (ld_integ_method)mi;
-    from_model(m, o);
     Py_ssize_t pos = 0;
     PyObject *k, *v;
     while (kw && PyDict_Next(kw, &pos, &k, &v)) {

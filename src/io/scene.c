@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../lie/mat3.h"
+
 #include "liedyn/liedyn.h"
 #include "view.h"
 
@@ -23,45 +25,10 @@ static void quat_z_to(const double a[3], double q[4]) {
     q[0] = w, q[1] = -a[1] * s, q[2] = a[0] * s, q[3] = 0.0;
 }
 
-/* Eigenvalues d and eigenvectors (the columns of V) of the symmetric 3×3 J (Jacobi). */
-static void sym_eigen(const double J[9], double d[3], double V[9]) {
-    double A[9];
-    memcpy(A, J, sizeof A);
-    for (int i = 0; i < 9; ++i) V[i] = i % 4 == 0 ? 1.0 : 0.0;
-    for (int sweep = 0; sweep < 30; ++sweep) {
-        double off = fabs(A[1]) + fabs(A[2]) + fabs(A[5]);
-        if (off <= 1e-15 * (fabs(A[0]) + fabs(A[4]) + fabs(A[8]))) break;
-        for (int p = 0; p < 2; ++p)
-            for (int r = p + 1; r < 3; ++r) {
-                double apr = A[3 * p + r];
-                if (apr == 0.0) continue;
-                double th = 0.5 * (A[3 * r + r] - A[3 * p + p]) / apr;
-                double t = (th >= 0 ? 1.0 : -1.0) / (fabs(th) + sqrt(th * th + 1.0));
-                double c = 1.0 / sqrt(t * t + 1.0), s = t * c;
-                for (int k = 0; k < 3; ++k) { /* A ← A G (columns p, r) */
-                    double akp = A[3 * k + p], akr = A[3 * k + r];
-                    A[3 * k + p] = c * akp - s * akr;
-                    A[3 * k + r] = s * akp + c * akr;
-                }
-                for (int k = 0; k < 3; ++k) { /* A ← Gᵀ A (rows p, r) */
-                    double apk = A[3 * p + k], ark = A[3 * r + k];
-                    A[3 * p + k] = c * apk - s * ark;
-                    A[3 * r + k] = s * apk + c * ark;
-                }
-                for (int k = 0; k < 3; ++k) {
-                    double vkp = V[3 * k + p], vkr = V[3 * k + r];
-                    V[3 * k + p] = c * vkp - s * vkr;
-                    V[3 * k + r] = s * vkp + c * vkr;
-                }
-            }
-    }
-    d[0] = A[0], d[1] = A[4], d[2] = A[8];
-}
-
 /* The uniform box of body b's mass and principal moments, along its principal axes. */
 static void inertia_box(const ld_body *b, int index, view_shape *v) {
     double d[3], V[9];
-    sym_eigen(b->inertia, d, V);
+    ld_m3_sym_eigen(b->inertia, V, d);
     double det = V[0] * (V[4] * V[8] - V[5] * V[7]) - V[1] * (V[3] * V[8] - V[5] * V[6]) +
                  V[2] * (V[3] * V[7] - V[4] * V[6]);
     if (det < 0)

@@ -9,6 +9,11 @@
 
 #define LD_PI 3.14159265358979323846
 
+/* Eigen-decomposition of the symmetric 3×3 A by cyclic Jacobi rotations to round-off:
+ * A = V diag(d) Vᵀ, V orthogonal (its columns the eigenvectors, in no particular order, det ±1).
+ * sym3.c. */
+void ld_m3_sym_eigen(const double A[9], double V[9], double d[3]);
+
 static inline double ld_v3_dot(const double a[3], const double b[3]) {
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 }

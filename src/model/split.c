@@ -77,43 +77,11 @@ static const double w8[15] = {Y8_7, Y8_6, Y8_5, Y8_4, Y8_3, Y8_2, Y8_1, -1.78082
 
 /* ---------------------------------------------------------------- set-up */
 
-/* Eigen-decomposition of the symmetric 3×3 A by Jacobi rotations: A = V diag(d) Vᵀ. */
-static void eig3(const double A0[9], double V[9], double d[3]) {
-    double A[9];
-    memcpy(A, A0, sizeof A);
-    for (int i = 0; i < 9; ++i) V[i] = i % 4 == 0 ? 1.0 : 0.0;
-    for (int sweep = 0; sweep < 50; ++sweep) {
-        double off = fabs(A[1]) + fabs(A[2]) + fabs(A[5]);
-        if (off <= 1e-300 + 1e-17 * (fabs(A[0]) + fabs(A[4]) + fabs(A[8]))) break;
-        for (int p = 0; p < 2; ++p)
-            for (int q = p + 1; q < 3; ++q) {
-                double apq = A[3 * p + q];
-                if (apq == 0.0) continue;
-                double th = 0.5 * (A[3 * q + q] - A[3 * p + p]) / apq;
-                double t = (th >= 0 ? 1.0 : -1.0) / (fabs(th) + sqrt(th * th + 1.0));
-                double c = 1.0 / sqrt(t * t + 1.0), s = t * c;
-                for (int k = 0; k < 3; ++k) { /* A ← Jᵀ A J */
-                    double akp = A[3 * k + p], akq = A[3 * k + q];
-                    A[3 * k + p] = c * akp - s * akq, A[3 * k + q] = s * akp + c * akq;
-                }
-                for (int k = 0; k < 3; ++k) {
-                    double apk = A[3 * p + k], aqk = A[3 * q + k];
-                    A[3 * p + k] = c * apk - s * aqk, A[3 * q + k] = s * apk + c * aqk;
-                }
-                for (int k = 0; k < 3; ++k) {
-                    double vkp = V[3 * k + p], vkq = V[3 * k + q];
-                    V[3 * k + p] = c * vkp - s * vkq, V[3 * k + q] = s * vkp + c * vkq;
-                }
-            }
-    }
-    for (int i = 0; i < 3; ++i) d[i] = A[4 * i];
-}
-
 /* The principal frame of body b from its inertia J (about the pivot or the centre of mass):
  * the two closest moments first (the symmetric pair), a right-handed Q. */
 static void principal(sp_body *b, const double J[9]) {
     double V[9], d[3];
-    eig3(J, V, d);
+    ld_m3_sym_eigen(J, V, d);
     int best = 2; /* the axis left out of the closest pair */
     double g01 = fabs(d[0] - d[1]), g02 = fabs(d[0] - d[2]), g12 = fabs(d[1] - d[2]);
     if (g02 < g01 && g02 <= g12) best = 1;
