@@ -278,6 +278,15 @@ static int solve_small(int d, const double *A0, double *x) {
 static int mass_solve(ld_integ *it, double *x) {
     const ld_system *s = it->s;
     struct ld_hem *H = it->priv;
+    if (ld_integ__small(it)) { /* M (checked finite by the stage) factored in it->lu */
+        int k = s->k;
+        double amax;
+        memcpy(it->lu, it->M, (size_t)(k * k) * sizeof(double));
+        if (!ld_small_finite_max(it->lu, k * k, &amax)) return LD_EINVAL;
+        int rc = ld_small_lu(it->lu, it->piv, k, amax);
+        if (!rc) ld_small_solve(it->lu, it->piv, k, x);
+        return rc;
+    }
     if (!H->blocks) {
         int rc = ld_la_factor_dense(H->lm, it->M);
         return rc ? rc : ld_la_solve(H->lm, x);
@@ -288,6 +297,26 @@ static int mass_solve(ld_integ *it, double *x) {
         if (rc) return rc;
     }
     return LD_OK;
+}
+
+/* saddle_solve on the small path (integ_small.c): the matrix formed straight into the
+ * integrator's LU buffer (M, Bi, Bn were checked finite by the stage), factored and solved
+ * there with the fixed-size code. */
+static int small_saddle(ld_integ *it, const double *Bi, const double *Bn, double *rhs) {
+    const int k = it->k, m = it->m, n = it->n;
+    double *restrict a = it->lu, amax = 0.0;
+    for (int i = 0; i < k; ++i) {
+        for (int j = 0; j < k; ++j) a[i * n + j] = it->M[i * k + j];
+        for (int r = 0; r < m; ++r) a[i * n + k + r] = Bi[r * k + i];
+    }
+    for (int r = 0; r < m; ++r) {
+        for (int j = 0; j < k; ++j) a[(k + r) * n + j] = Bn[r * k + j];
+        for (int j = 0; j < m; ++j) a[(k + r) * n + k + j] = 0.0;
+    }
+    if (!ld_small_finite_max(a, n * n, &amax)) return LD_EINVAL;
+    int rc = ld_small_lu(a, it->piv, n, amax);
+    if (!rc) ld_small_solve(a, it->piv, n, rhs);
+    return rc;
 }
 
 /* Solve [M Biᵀ; Bn 0] x = rhs in place (rhs of k + m entries) with M, Bi, Bn as evaluated. */
@@ -308,6 +337,7 @@ static int saddle_solve(ld_integ *it, const double *Bi, const double *Bn, double
         int rc = ld_la_factor_csc(it->la, H->colptr, H->rowind, H->vals);
         return rc ? rc : ld_la_solve(it->la, rhs);
     }
+    if (ld_integ__small(it)) return small_saddle(it, Bi, Bn, rhs);
     for (size_t i = 0; i < k; ++i) {
         double *Si = it->S + i * n;
         memcpy(Si, it->M + i * k, k * sizeof(double));
@@ -328,6 +358,9 @@ static int inputs_finite(ld_integ *it) {
     const ld_system *s = it->s;
     struct ld_hem *H = it->priv;
     size_t k = (size_t)s->k, m = (size_t)s->m, nb = H->sparse ? (size_t)s->bnnz : m * k;
+    if (ld_integ__small(it) && ld_small_finite(H->g, (int)k) &&
+        ld_small_finite(it->M, (int)(k * k)) && ld_small_finite(H->Bi, (int)nb))
+        return LD_OK; /* the scan below only to name the culprit */
     int rc = ld_integ__finite(it, H->g, k, "non-finite force g");
     if (!rc && H->blocks)
         rc = ld_integ__finite(it, H->Mb, (size_t)H->mboff[s->nnodes], "non-finite mass matrix");
@@ -340,6 +373,10 @@ static int inputs_finite(ld_integ *it) {
 static int results_finite(ld_integ *it, const double *vdd, const double *lam) {
     struct ld_hem *H = it->priv;
     size_t k = (size_t)it->k;
+    if (ld_integ__small(it) && ld_small_finite(vdd, (int)k) && ld_small_finite(lam, it->m) &&
+        ld_small_finite(H->vi, (int)k) && ld_small_finite(H->thn, (int)k) &&
+        ld_small_finite(H->qnx, it->s->nq))
+        return LD_OK;
     int rc = ld_integ__finite(it, vdd, k, "non-finite stage acceleration");
     if (!rc) rc = ld_integ__finite(it, lam, (size_t)it->m, "non-finite stage multipliers");
     if (!rc) rc = ld_integ__finite(it, H->vi, k, "non-finite stage velocity");

@@ -245,6 +245,7 @@ ld_integ *ld_integ_create_msg(const ld_system *s, const ld_integ_options *o, int
     /* the sparse half-explicit path and the structured Newton path: no n×n, k×k */
     size_t dn = sparse_only(s, &op) || uses_blocks(s, &op) ? 0 : 1;
     it->meth = method_of(&op);
+    it->small = dn && op.la == LD_LA_DENSE && n <= LD_SMALL_N;
     it->nws = it->meth->work ? it->meth->work(s, &it->nkeep) : 0;
     size_t total = 2 * nq + 5 * k + it->nws + 2 * m + n + n + dn * (n * n + 4 * k * k + m * k) +
                    4 * (size_t)op.max_iter;
@@ -306,6 +307,10 @@ ld_integ *ld_integ_create_msg(const ld_system *s, const ld_integ_options *o, int
 
 ld_integ *ld_integ_create(const ld_system *s, const ld_integ_options *o, int *status) {
     return ld_integ_create_msg(s, o, status, NULL, 0);
+}
+
+void ld_integ__set_generic(ld_integ *it, int on) {
+    if (it) it->generic = on != 0;
 }
 
 ld_la_kind ld_integ_la(const ld_integ *it) {
@@ -528,6 +533,7 @@ static int reuse_matrix(ld_integ *it, double cm, double cc, double ck) {
 int ld_integ__assemble(ld_integ *it, double t, double cm, double cc, double ck, const double *a_k) {
     if (reuse_matrix(it, cm, cc, ck)) return LD_OK;
     if (it->blocks) return ld_integ__blocks_assemble(it, t, cm, cc, ck, a_k);
+    if (ld_integ__small(it)) return ld_integ__small_assemble(it, t, cm, cc, ck, a_k);
     const ld_system *s = it->s;
     int k = it->k, m = it->m, n = it->n;
     int rc = ld_sys_g_v(s, t, it->qn, it->vn, it->C);
@@ -643,6 +649,7 @@ int ld_integ__factor(ld_integ *it) {
 /* Factor the assembled iteration matrix. */
 static int factor_now(ld_integ *it) {
     it->st.factorizations++;
+    if (ld_integ__small(it)) return ld_integ__small_factor(it);
     if (it->o.la == LD_LA_DENSE) return ld_la_factor_dense(it->la, it->S);
     if (it->blocks) return ld_la_factor_csc(it->la, it->colptr, it->rowind, it->vals);
     if (!it->colptr) {

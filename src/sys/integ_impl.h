@@ -11,6 +11,9 @@
 #include "liedyn/linalg.h"
 #include "liedyn/system.h"
 
+/* Unknowns k + m up to which the dense solver takes the small-system path (integ_small.c). */
+#define LD_SMALL_N 12
+
 /* A method: its public description and its hooks. Each method defines one in its own file;
  * the one list of methods is the table in methods.c. */
 typedef struct ld_method_impl {
@@ -75,6 +78,11 @@ struct ld_integ {
     double *Mb, *Tb, *Bv, *BTv, *tv; /* mass blocks, T blocks, B, B T, tangent-block values */
     double *rk, *mk;                 /* k each: products and their magnitudes (residual) */
     double rscale; /* round-off scale of the preconditioned residual (RMS of the term sizes) */
+    /* the small-system path (integ_small.c): k + m ≤ LD_SMALL_N on the dense solver (small),
+     * unless ld_integ__set_generic turned it off (generic); the LU factors live in lu, piv */
+    int small, generic;
+    double lu[LD_SMALL_N * LD_SMALL_N];
+    int piv[LD_SMALL_N];
     /* step-size control */
     double h_next;   /* the step to try next (adaptive) */
     double last_h;   /* size of the last accepted step */
@@ -86,6 +94,34 @@ struct ld_integ {
     const char *oom_what; /* and what it was for (NULL: the solver's factors), static */
     char msg[320];
 };
+
+/* ---------------------------------------------------------------- the small-system path */
+/* In place LU with partial pivoting of the row-major n×n a (1 ≤ n ≤ LD_SMALL_N), pivots in
+ * piv: LD_OK, LD_ESINGULAR when a pivot is at most n·eps·amax (amax = max |a_ij|, the rule of
+ * linalg.c), LD_EINVAL for n out of range. Fixed-size code for every n. */
+int ld_small_lu(double *a, int *piv, int n, double amax);
+/* b ← A⁻¹ b from the factors of ld_small_lu. */
+void ld_small_solve(const double *a, const int *piv, int n, double *b);
+/* 1 and *amax = max |x_i| when the n values are finite, else 0. */
+int ld_small_finite_max(const double *x, int n, double *amax);
+/* 1 when the n values are finite (a branch-free scan; the caller names the culprit with
+ * ld_integ__finite when it is 0). */
+int ld_small_finite(const double *x, int n);
+/* The integrator takes the small-system path. */
+static inline int ld_integ__small(const ld_integ *it) {
+    return it->small && !it->generic;
+}
+/* Factor S (copied to it->lu) on the small path: LD_OK, LD_ESINGULAR, LD_EINVAL (non-finite). */
+int ld_integ__small_factor(ld_integ *it);
+/* ld_integ__assemble on the small path (after the reuse test). */
+int ld_integ__small_assemble(ld_integ *it, double t, double cm, double cc, double ck,
+                             const double *a_k);
+/* b ← S⁻¹ b with the factors of the last ld_integ__factor, on either path. */
+int ld_integ__solve(ld_integ *it, double *b);
+
+/* Take the generic path (on = 1) even where the small-system path applies, or return to the
+ * default (on = 0): the benches compare the two in one run, the tests check they agree. */
+void ld_integ__set_generic(ld_integ *it, int on);
 
 /* The half-explicit tables (hem_tables.c): table i of hem1 … hem5, NULL out of range. */
 const ld_hem_table *ld_hem__table(int i);

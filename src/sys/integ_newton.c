@@ -49,7 +49,7 @@ int ld_integ__correction(ld_integ *it, int *at_roundoff) {
     for (int i = 0; i < k; ++i) it->dx[i] = -bh2 * it->r[i];
     for (int i = k; i < n; ++i) it->dx[i] = -it->r[i];
     int rc = ld_integ__factor(it);
-    if (!rc) rc = ld_la_solve(it->la, it->dx);
+    if (!rc) rc = ld_integ__solve(it, it->dx);
     if (rc) return rc;
     for (int i = 0; i < m; ++i) it->dx[k + i] /= bh2;
     return LD_OK;

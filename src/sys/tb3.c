@@ -70,7 +70,7 @@ static int stage_iteration(ld_integ *it, double ts, double h, double *err, int *
     *at_roundoff = rn <= 1e3 * DBL_EPSILON * it->rscale;
     for (int j = 0; !rc && j < k; ++j) it->dx[j] = -it->r[j] / alpha;
     if (!rc) rc = ld_integ__factor(it);
-    if (!rc) rc = ld_la_solve(it->la, it->dx);
+    if (!rc) rc = ld_integ__solve(it, it->dx);
     double sum = 0.0;
     for (int j = 0; !rc && j < k; ++j) {
         b.vbar[j] += it->dx[j];
@@ -154,7 +154,7 @@ static int new_acceleration(ld_integ *it, double t1, double h) {
     ld_integ__assemble_mass(it);
     if (!rc) rc = ld_integ__factor(it);
     for (int j = 0; !rc && j < k; ++j) it->vdn[j] = -it->r[j];
-    if (!rc) rc = ld_la_solve(it->la, it->vdn);
+    if (!rc) rc = ld_integ__solve(it, it->vdn);
     if (!rc) rc = ld_integ__finite(it, it->vdn, (size_t)k, "non-finite acceleration");
     return ld_integ__newton_status(it, rc, 0.0, h);
 }

@@ -1,0 +1,159 @@
+/*
+ * bench_overhead — the per-step overhead of the integrators on a small rigid model: the heavy
+ * top (models/heavy-top.yaml, one body on a spherical joint: k = 6 velocities, m = 3
+ * constraints), in the formulation of the file (so3xr3) and in s3xr3, dense linear algebra.
+ *
+ * Measured in one run, each figure the best of several interleaved repetitions:
+ *   bare       one evaluation of the model through the system interface (system.h): ops.mass
+ *              (M, k×k), ops.force (g), ops.phi (Φ) and ops.phi_q (B, m×k) at the initial
+ *              state, once each — the floor any integrator that uses these quantities pays
+ *   hem5       a fixed step of h = 1e-3 (7 stages), per step and per stage, and the stage in
+ *              units of the bare evaluation
+ *   genalpha   a fixed step of h = 1e-3 (ρ∞ = 0.9), per step and per Newton iteration
+ * Each integrator runs twice: on its small-system path (the default for k + m ≤ 12 on the
+ * dense solver) and on the generic path that every system takes (ld_integ__set_generic, the
+ * code as it was before the small path), so the speed-up comes from one run. The two paths
+ * must agree to round-off: the bench stops if the states after the timed steps differ by more
+ * than 1e-9 relative.
+ *
+ * CSV on stdout. BENCH_QUICK=1: a few hundred steps, once (the smoke run of make test).
+ */
+#define BENCH_NAME      "bench_overhead"
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <string.h>
+
+#include "bench_common.h"
+#include "integ_impl.h"
+#include "liedyn/integrator.h"
+#include "liedyn/model.h"
+#include "liedyn/system.h"
+
+#ifndef LD_SOURCE_DIR
+#define LD_SOURCE_DIR "."
+#endif
+
+#define H 1e-3
+
+static int STEPS = 2000, REPS = 7, BARE_N = 20000;
+static int ONLY = -1; /* BENCH_PATH=small or generic: time that path alone (for callgrind) */
+
+/* ns per call of the bare evaluation (M, g, Φ, B once each) at (t, q, v). */
+static double bare_ns(const ld_system *s, const double *q, const double *v) {
+    double M[36 * 4], g[16], phi[16], B[16 * 16];
+    if (s->k > 12 || s->m > 12) die("bare", "model larger than the bench's buffers");
+    double best = INFINITY;
+    for (int rep = 0; rep < REPS; ++rep) {
+        double t0 = wall_now();
+        for (int i = 0; i < BARE_N; ++i) {
+            int rc = s->ops.mass(s, q, M);
+            rc |= s->ops.force(s, 0.0, q, v, g);
+            rc |= s->ops.phi(s, 0.0, q, phi);
+            rc |= s->ops.phi_q(s, 0.0, q, B);
+            if (rc) die("bare", "an evaluation failed");
+            __asm__ volatile("" ::: "memory"); /* keep every iteration */
+        }
+        double dt = (wall_now() - t0) / BARE_N * 1e9;
+        if (dt < best) best = dt;
+    }
+    return best;
+}
+
+typedef struct run {
+    double ns_step, its; /* best ns per step, Newton iterations per step */
+    double *q, *v;       /* the final state (nq, k) */
+} run;
+
+/* Time STEPS fixed steps of h from the initial state; keep the best of the calls so far. */
+static void timed(ld_integ *it, const ld_system *s, const double *q0, const double *v0, run *r) {
+    check_ld("init", ld_integ_init(it, 0.0, q0, v0));
+    double t0 = wall_now();
+    for (int i = 1; i <= STEPS; ++i) check_ld("step", ld_integ_advance_to(it, i * H));
+    double ns = (wall_now() - t0) / STEPS * 1e9;
+    ld_integ_stats st;
+    ld_integ_get_stats(it, &st);
+    if (ns < r->ns_step) r->ns_step = ns;
+    r->its = (double)st.newton_iterations / (double)st.steps;
+    memcpy(r->q, ld_integ_q(it), (size_t)s->nq * sizeof(double));
+    memcpy(r->v, ld_integ_v(it), (size_t)s->k * sizeof(double));
+}
+
+/* Largest difference of the two final states relative to their size. */
+static double state_diff(const ld_system *s, const run *a, const run *b) {
+    double d = 0.0, sc = 1.0;
+    for (int i = 0; i < s->nq; ++i) {
+        d = fmax(d, fabs(a->q[i] - b->q[i]));
+        sc = fmax(sc, fabs(a->q[i]));
+    }
+    double dv = 0.0, sv = 1.0;
+    for (int i = 0; i < s->k; ++i) {
+        dv = fmax(dv, fabs(a->v[i] - b->v[i]));
+        sv = fmax(sv, fabs(a->v[i]));
+    }
+    return fmax(d / sc, dv / sv);
+}
+
+static void study(const ld_model *m, ld_formulation f, const char *fname) {
+    ld_system s;
+    double *q0, *v0;
+    check_ld("compile", ld_model_compile(m, f, &s, &q0, &v0));
+    double bare = bare_ns(&s, q0, v0);
+    const ld_integ_method meths[2] = {LD_INTEG_HEM5, LD_INTEG_GENALPHA};
+    for (int mi = 0; mi < 2; ++mi) {
+        ld_integ_options o;
+        check_ld("options", ld_integ_options_from_model(m, &o));
+        o.method = meths[mi];
+        o.la = LD_LA_DENSE;
+        o.adaptive = 0;
+        int rc;
+        ld_integ *it[2];
+        run r[2];
+        for (int g = 0; g < 2; ++g) {
+            it[g] = ld_integ_create(&s, &o, &rc);
+            if (!it[g]) die_code("create", rc);
+            ld_integ__set_generic(it[g], g);
+            r[g] = (run){INFINITY, 0.0, malloc((size_t)s.nq * sizeof(double)),
+                         malloc((size_t)s.k * sizeof(double))};
+            if (!r[g].q || !r[g].v) die("run", "out of memory");
+        }
+        for (int rep = 0; rep < REPS; ++rep)
+            for (int g = 0; g < 2; ++g)
+                if (ONLY < 0 || ONLY == g) timed(it[g], &s, q0, v0, &r[g]);
+        if (ONLY >= 0) memcpy(r[1 - ONLY].q, r[ONLY].q, (size_t)s.nq * sizeof(double));
+        if (ONLY >= 0) memcpy(r[1 - ONLY].v, r[ONLY].v, (size_t)s.k * sizeof(double));
+        double diff = state_diff(&s, &r[0], &r[1]);
+        if (!(diff <= 1e-9)) die("paths", "the small and the generic path disagree");
+        const ld_hem_table *tb = ld_hem_table_of(meths[mi]);
+        for (int g = 0; g < 2; ++g) {
+            double per = tb ? r[g].ns_step / tb->sbar : r[g].ns_step / r[g].its;
+            printf("%s,%s,%s,%.1f,%.2f,%s,%.1f,%.2f,%.2f,%.2e\n", fname,
+                   ld_method_get((int)meths[mi])->name, g ? "generic" : "small", r[g].ns_step,
+                   tb ? (double)tb->sbar : r[g].its, tb ? "stage" : "newton_iteration", per,
+                   per / bare, r[1].ns_step / r[g].ns_step, diff);
+            free(r[g].q);
+            free(r[g].v);
+            ld_integ_free(it[g]);
+        }
+    }
+    printf("%s,bare,M+g+Phi+B,%.1f,1,evaluation,%.1f,1.00,,\n", fname, bare, bare);
+    free(q0);
+    free(v0);
+    ld_model_system_free(&s);
+}
+
+int main(void) {
+    if (bench_quick()) STEPS = 200, REPS = 1, BARE_N = 200;
+    const char *only = getenv("BENCH_PATH");
+    if (only && strcmp(only, "small") == 0) ONLY = 0;
+    if (only && strcmp(only, "generic") == 0) ONLY = 1;
+    ld_model m;
+    ld_model_error err;
+    if (ld_model_load(LD_SOURCE_DIR "/models/heavy-top.yaml", &m, &err) != LD_OK)
+        die("load", err.msg);
+    printf("formulation,method,path,ns_per_step,per_step,unit,ns_per_unit,units_of_bare,"
+           "speedup_vs_generic,state_diff\n");
+    study(&m, LD_FORM_SO3XR3, "so3xr3");
+    study(&m, LD_FORM_S3XR3, "s3xr3");
+    ld_model_free(&m);
+    return 0;
+}

@@ -1,0 +1,215 @@
+/*
+ * The small-system path of the integrators (integ_impl.h): for k + m ≤ LD_SMALL_N unknowns on
+ * the dense solver, the iteration and stage matrices are factored in place in the integrator's
+ * own fixed buffer by an LU with partial pivoting whose size is a compile-time constant (one
+ * specialization per n, so the loops unroll), without the copy, the finiteness scan and the
+ * generic dispatch of ld_la; the Newton assembly fills the matrix in one pass with each node's
+ * tangent block held locally. Same arithmetic as the generic path (the same pivoting, the same
+ * order of the sums), so the results agree with it to round-off (tests/test_small.c).
+ */
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+#include "integ_impl.h"
+#include "liedyn/liedyn.h"
+#include "nodes.h"
+
+/* In place P A = L U of the row-major n×n a (partial pivoting, rows k and piv[k] swapped at
+ * step k), then LD_ESINGULAR if a pivot is at most n·eps·amax: the rules of the dense backend
+ * of linalg.c. */
+static inline __attribute__((always_inline)) int lu_n(double *restrict a, int *restrict piv,
+                                                      const int n, double amax) {
+#pragma GCC unroll 12
+    for (int k = 0; k < n; ++k) {
+        double *rk = a + k * n;
+        int p = k;
+#pragma GCC unroll 12
+        for (int i = k + 1; i < n; ++i)
+            if (fabs(a[i * n + k]) > fabs(a[p * n + k])) p = i;
+        piv[k] = p;
+        if (p != k)
+#pragma GCC unroll 12
+            for (int j = 0; j < n; ++j) {
+                double t = rk[j];
+                rk[j] = a[p * n + j];
+                a[p * n + j] = t;
+            }
+        if (rk[k] == 0.0) continue;
+        double inv = 1.0 / rk[k];
+#pragma GCC unroll 12
+        for (int i = k + 1; i < n; ++i) {
+            double *ri = a + i * n, l = ri[k] *= inv;
+#pragma GCC unroll 12
+            for (int j = k + 1; j < n; ++j) ri[j] -= l * rk[j];
+        }
+    }
+    double tol = (double)n * DBL_EPSILON * amax;
+#pragma GCC unroll 12
+    for (int k = 0; k < n; ++k)
+        if (!(fabs(a[k * n + k]) > tol)) return LD_ESINGULAR;
+    return LD_OK;
+}
+
+/* b ← A⁻¹ b from the factors of lu_n. */
+static inline __attribute__((always_inline)) void
+solve_n(const double *restrict a, const int *restrict piv, const int n, double *restrict b) {
+#pragma GCC unroll 12
+    for (int k = 0; k < n; ++k) {
+        double t = b[k];
+        b[k] = b[piv[k]];
+        b[piv[k]] = t;
+    }
+#pragma GCC unroll 12
+    for (int i = 1; i < n; ++i) {
+        double s = b[i];
+#pragma GCC unroll 12
+        for (int j = 0; j < i; ++j) s -= a[i * n + j] * b[j];
+        b[i] = s;
+    }
+#pragma GCC unroll 12
+    for (int i = n - 1; i >= 0; --i) {
+        double s = b[i];
+#pragma GCC unroll 12
+        for (int j = i + 1; j < n; ++j) s -= a[i * n + j] * b[j];
+        b[i] = s / a[i * n + i];
+    }
+}
+
+#define LD_SMALL_CASES(X) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12)
+
+int ld_small_lu(double *a, int *piv, int n, double amax) {
+    switch (n) {
+#define LU_CASE(N)                                                                                 \
+    case N:                                                                                        \
+        return lu_n(a, piv, N, amax);
+        LD_SMALL_CASES(LU_CASE)
+#undef LU_CASE
+    default:
+        return LD_EINVAL;
+    }
+}
+
+void ld_small_solve(const double *a, const int *piv, int n, double *b) {
+    switch (n) {
+#define SOLVE_CASE(N)                                                                              \
+    case N:                                                                                        \
+        solve_n(a, piv, N, b);                                                                     \
+        return;
+        LD_SMALL_CASES(SOLVE_CASE)
+#undef SOLVE_CASE
+    default:
+        return;
+    }
+}
+
+int ld_small_finite_max(const double *x, int n, double *amax) {
+    double a[4] = {0.0, 0.0, 0.0, 0.0}, z[4] = {0.0, 0.0, 0.0, 0.0};
+    int i = 0;
+    for (; i + 4 <= n; i += 4) /* four lanes, no branch: x·0 is NaN exactly for inf and NaN */
+        for (int l = 0; l < 4; ++l) {
+            double v = fabs(x[i + l]);
+            a[l] = v > a[l] ? v : a[l];
+            z[l] += x[i + l] * 0.0;
+        }
+    for (; i < n; ++i) {
+        double v = fabs(x[i]);
+        a[0] = v > a[0] ? v : a[0];
+        z[0] += x[i] * 0.0;
+    }
+    if (z[0] + z[1] + z[2] + z[3] != 0.0) return 0;
+    double m01 = a[0] > a[1] ? a[0] : a[1], m23 = a[2] > a[3] ? a[2] : a[3];
+    *amax = m01 > m23 ? m01 : m23;
+    return 1;
+}
+
+int ld_small_finite(const double *x, int n) {
+    double z[4] = {0.0, 0.0, 0.0, 0.0};
+    int i = 0;
+    for (; i + 4 <= n; i += 4)
+        for (int l = 0; l < 4; ++l) z[l] += x[i + l] * 0.0;
+    for (; i < n; ++i) z[0] += x[i] * 0.0;
+    return z[0] + z[1] + z[2] + z[3] == 0.0;
+}
+
+/* ------------------------------------------------------------------ the Newton methods */
+
+int ld_integ__small_factor(ld_integ *it) {
+    int n = it->n;
+    double amax;
+    if (!ld_small_finite_max(it->S, n * n, &amax)) return LD_EINVAL;
+    memcpy(it->lu, it->S, (size_t)(n * n) * sizeof(double));
+    return ld_small_lu(it->lu, it->piv, n, amax);
+}
+
+int ld_integ__solve(ld_integ *it, double *b) {
+    if (!ld_integ__small(it)) return ld_la_solve(it->la, b);
+    ld_small_solve(it->lu, it->piv, it->n, b);
+    return LD_OK;
+}
+
+/* The columns o … o + d − 1 of S for a node of d velocities with tangent block T (d×d). */
+static inline __attribute__((always_inline)) void
+node_columns(ld_integ *it, const double *T, int o, const int d, double cm, double cc, double ck) {
+    const int k = it->k, m = it->m, n = it->n;
+    const double *restrict M = it->M, *restrict C = it->C, *restrict K = it->K, *B = it->B;
+    double *restrict S = it->S;
+    for (int i = 0; i < k; ++i) {
+        const double *Ki = K + i * k + o;
+#pragma GCC unroll 6
+        for (int j = 0; j < d; ++j) {
+            double kt = 0.0;
+#pragma GCC unroll 6
+            for (int l = 0; l < d; ++l) kt += Ki[l] * T[l * d + j];
+            S[i * n + o + j] = cm * M[i * k + o + j] + cc * C[i * k + o + j] + ck * kt;
+        }
+    }
+    for (int c = 0; c < m; ++c) {
+        const double *Bc = B + c * k + o;
+#pragma GCC unroll 6
+        for (int j = 0; j < d; ++j) {
+            double bt = 0.0;
+#pragma GCC unroll 6
+            for (int l = 0; l < d; ++l) bt += Bc[l] * T[l * d + j];
+            S[(k + c) * n + o + j] = bt;
+        }
+    }
+}
+
+/* S = [cm M + cc C + ck K T, Bᵀ; B T, 0] (integ_impl.h) in one pass over the rows, each node's
+ * T(ξ) block computed into a local array (no k×k T, no dispatch per entry); the sums in the
+ * order of the generic assembly. */
+int ld_integ__small_assemble(ld_integ *it, double t, double cm, double cc, double ck,
+                             const double *a_k) {
+    const ld_system *s = it->s;
+    const int k = it->k, m = it->m, n = it->n;
+    int rc = ld_sys_g_v(s, t, it->qn, it->vn, it->C);
+    if (!rc) rc = ld_sys_stiffness(s, t, it->qn, it->vn, a_k ? a_k : it->vdn, it->lamn, it->K);
+    if (rc) return rc;
+    const double *restrict M = it->M, *restrict C = it->C, *restrict K = it->K, *B = it->B;
+    double *restrict S = it->S;
+    for (int nd = 0; nd < s->nnodes; ++nd) {
+        const ld_node *N = &s->nodes[nd];
+        const int o = N->voff, d = ld_node_nv(N);
+        if (ld_node_kind_get(N->kind)->flat) {
+            for (int i = 0; i < k; ++i)
+                for (int j = o; j < o + d; ++j)
+                    S[i * n + j] = cm * M[i * k + j] + cc * C[i * k + j] + ck * K[i * k + j];
+            for (int c = 0; c < m; ++c)
+                for (int j = o; j < o + d; ++j) S[(k + c) * n + j] = B[c * k + j];
+            continue;
+        }
+        double T[LD_NODE_GROUP_MAX_NV * LD_NODE_GROUP_MAX_NV];
+        ld_node_tangent(N, T, (size_t)d, it->xi + o);
+        if (d == 6)
+            node_columns(it, T, o, 6, cm, cc, ck);
+        else
+            node_columns(it, T, o, d, cm, cc, ck);
+    }
+    for (int c = 0; c < m; ++c) {
+        for (int i = 0; i < k; ++i) S[i * n + k + c] = B[c * k + i];
+        for (int j = 0; j < m; ++j) S[(k + c) * n + k + j] = 0.0;
+    }
+    if (ld_small_finite(S, n * n)) return LD_OK;
+    return ld_integ__finite(it, S, (size_t)(n * n), "non-finite iteration matrix");
+}
