@@ -280,9 +280,12 @@ static int mass_solve(ld_integ *it, double *x) {
     struct ld_hem *H = it->priv;
     if (ld_integ__small(it)) { /* M (checked finite by the stage) factored in it->lu */
         int k = s->k;
-        double amax;
-        memcpy(it->lu, it->M, (size_t)(k * k) * sizeof(double));
-        if (!ld_small_finite_max(it->lu, k * k, &amax)) return LD_EINVAL;
+        double amax = 0.0;
+        for (int i = 0; i < k * k; ++i) {
+            it->lu[i] = it->M[i];
+            amax = fabs(it->M[i]) > amax ? fabs(it->M[i]) : amax;
+        }
+        if (!(amax <= DBL_MAX)) return LD_EINVAL;
         int rc = ld_small_lu(it->lu, it->piv, k, amax);
         if (!rc) ld_small_solve(it->lu, it->piv, k, x);
         return rc;
@@ -304,16 +307,31 @@ static int mass_solve(ld_integ *it, double *x) {
  * there with the fixed-size code. */
 static int small_saddle(ld_integ *it, const double *Bi, const double *Bn, double *rhs) {
     const int k = it->k, m = it->m, n = it->n;
-    double *restrict a = it->lu, amax = 0.0;
+    double *restrict a = it->lu, amax = 0.0, z = 0.0;
     for (int i = 0; i < k; ++i) {
-        for (int j = 0; j < k; ++j) a[i * n + j] = it->M[i * k + j];
-        for (int r = 0; r < m; ++r) a[i * n + k + r] = Bi[r * k + i];
+        for (int j = 0; j < k; ++j) {
+            double v = it->M[i * k + j];
+            a[i * n + j] = v;
+            amax = fabs(v) > amax ? fabs(v) : amax;
+            z += v * 0.0;
+        }
+        for (int r = 0; r < m; ++r) {
+            double v = Bi[r * k + i];
+            a[i * n + k + r] = v;
+            amax = fabs(v) > amax ? fabs(v) : amax;
+            z += v * 0.0;
+        }
     }
     for (int r = 0; r < m; ++r) {
-        for (int j = 0; j < k; ++j) a[(k + r) * n + j] = Bn[r * k + j];
+        for (int j = 0; j < k; ++j) {
+            double v = Bn[r * k + j];
+            a[(k + r) * n + j] = v;
+            amax = fabs(v) > amax ? fabs(v) : amax;
+            z += v * 0.0;
+        }
         for (int j = 0; j < m; ++j) a[(k + r) * n + k + j] = 0.0;
     }
-    if (!ld_small_finite_max(a, n * n, &amax)) return LD_EINVAL;
+    if (z != 0.0) return LD_EINVAL; /* a non-finite entry, as ld_la_factor_dense reports it */
     int rc = ld_small_lu(a, it->piv, n, amax);
     if (!rc) ld_small_solve(a, it->piv, n, rhs);
     return rc;

@@ -137,7 +137,7 @@ int ld_small_finite(const double *x, int n) {
 int ld_integ__small_factor(ld_integ *it) {
     int n = it->n;
     double amax;
-    if (!ld_small_finite_max(it->S, n * n, &amax)) return LD_EINVAL;
+    if (!ld_small_finite_max(it->S, n * n, &amax)) return LD_EINVAL; /* hht adds to S */
     memcpy(it->lu, it->S, (size_t)(n * n) * sizeof(double));
     return ld_small_lu(it->lu, it->piv, n, amax);
 }
