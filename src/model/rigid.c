@@ -1,5 +1,5 @@
 /* The compiler of the rigid-body models: a model (bodies, joints, Cosserat rods whose nodes are
- * bodies, force elements, loads, gravity) into a system (system.h) in one of five formulations.
+ * bodies, force elements, loads, gravity) into a system (system.h) in one of seven formulations.
  * One node per body; everything that acts on the nodes is an element instance (elem.h: bodies,
  * joints, rod segments, force elements, unit norms), and the system's operations are the loops
  * of elem.c over them. Here: the node kinds, the initial state and its checks, and the
