@@ -171,7 +171,8 @@ void ld_sys_tangent(const ld_system *s, double *T, const double *xi);
 /* r = [x, y] node by node: the Lie bracket of the algebra, in the convention of the
  * right-trivialized velocities (the matrix commutator of the hats). Rotation parts
  * x_ω × y_ω; the translations of SE3/S3SDR3 x_ω × y_u − y_ω × x_u; R³ of the direct
- * products, RN, R3 and R3E4: 0. r may not alias x or y. */
+ * products, RN, R3 and R3E4: 0; the *_SPATIAL kinds: −[x, y] (the opposite group). r may not
+ * alias x or y. */
 void ld_sys_bracket(const ld_system *s, double *r, const double *x, const double *y);
 /* Renormalize quaternions and Euler parameters / reorthogonalize rotations in q (for long
  * runs). */

@@ -182,15 +182,17 @@ static int check_rods(const ld_model *m, ld_formulation f, char *msg, size_t n) 
     if (m->nbeams > 0 && f == LD_FORM_EULER) {
         if (msg)
             snprintf(msg, n,
-                     "beams need a Lie-group formulation (so3xr3, se3, s3xr3 or s3sdr3); the "
+                     "beams need a Lie-group formulation (so3xr3, se3, s3xr3, s3sdr3, "
+                     "so3xr3-spatial or s3xr3-spatial); the "
                      "euler formulation does not support them");
         return LD_ENOTSUPPORTED;
     }
     if (m->nrods > 0 && f == LD_FORM_EULER) {
         if (msg)
-            snprintf(msg, n,
-                     "rods need a Lie-group formulation (so3xr3, se3, s3xr3 or "
-                     "s3sdr3); the euler formulation does not support them");
+            snprintf(
+                msg, n,
+                "rods need a Lie-group formulation (so3xr3, se3, s3xr3, s3sdr3, "
+                "so3xr3-spatial or s3xr3-spatial); the euler formulation does not support them");
         return LD_ENOTSUPPORTED;
     }
     for (int r = 0; r < m->nrods; ++r) {
