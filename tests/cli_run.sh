@@ -55,7 +55,7 @@ grep -q '"max_angle_error"' "$WORK/run_heavy_top_genalpha.json" &&
     fail "heavy top: max_angle_error reported for a model without an exact solution"
 
 # the spatial formulation reproduces Kynema-FMB's heavy-top regression value at t = 0.8 (its
-# steps and Newton tolerances; x = its displacement + (0, 1, 0)) to round-off
+# steps and Newton tolerances; x = its displacement + (0, 1, 0)) within its own 1e-10 (1e-14 measured)
 for form in so3xr3-spatial s3xr3-spatial; do
     "$LIEDYN" run heavy-top --formulation $form --dt 0.002 --t-end 0.8 --newton-atol 1e-5 \
         --newton-rtol 1e-3 --max-iter 10 --json >"$WORK/kynema.json" 2>"$WORK/kynema.err" ||
@@ -64,7 +64,7 @@ for form in so3xr3-spatial s3xr3-spatial; do
     array x "$WORK/kynema.json" | awk -v f="$form" '
         BEGIN { k[1] = -0.42217802273894345; k[2] = 0.90541736469949297; k[3] = -0.04455460488952848 }
         { d = $1 - k[NR]; if (d < 0) d = -d; if (d > m) m = d }
-        END { if (NR != 3 || !(m < 1e-12)) { print "FAIL: " f ": " m " from Kynema" > "/dev/stderr"; exit 1 } }' ||
+        END { if (NR != 3 || !(m < 1e-10)) { print "FAIL: " f ": " m " from Kynema" > "/dev/stderr"; exit 1 } }' ||
         fail "heavy-top $form: not Kynema's value"
 done
 

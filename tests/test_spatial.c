@@ -97,7 +97,7 @@ static void test_kynema_heavy_top(void **state) {
                "%.17g %.17g)\n",
                ld_formulation_name(SPATIAL[k]), d, e.x[0], e.x[1], e.x[2], e.q[0], e.q[1], e.q[2],
                e.q[3]);
-        if (!(d < 1e-12)) /* 7e-14 and 1e-14 measured: the Newton iterates agree */
+        if (!(d < 1e-10)) /* Kynema asserts 1e-10; 7e-14 and 1e-14 measured here */
             fail_msg("%s: %.3e from Kynema's value", ld_formulation_name(SPATIAL[k]), d);
         if (!(e.phi_max < 1e-12)) fail_msg("max |Phi| %.3e", e.phi_max);
     }
