@@ -84,7 +84,7 @@ int ld_elems_build(const ld_system *s, ld_elems *E, int *rows, char *msg, size_t
         if (kinds[k]->prepare) rc = kinds[k]->prepare(s, &E->data[k], msg, n);
     if (!rc) {
         E->buf = malloc(E->nbuf * sizeof *E->buf);
-        if (ld_rb(s)->spatial) {
+        if (ld_rb(s)->left) {
             E->sbuf = malloc(ld_elem_spatial_doubles(E->maxnl, E->maxrows) * sizeof *E->sbuf);
             if (!E->sbuf) rc = LD_ENOMEM;
         }
@@ -211,7 +211,7 @@ hook_fn ld_ekind_hook(const ld_ekind *k, int op) {
 /* Operation op of c's instance into out (zeroed by the caller): the kind's hook, through the
  * frame map of elem_spatial.c in the spatial formulations. */
 static int call(const ld_elem_ctx *c, int op, double *out) {
-    if (ld_rb(c->s)->spatial) return ld_elem_spatial_eval(c, op, out);
+    if (ld_rb(c->s)->left) return ld_elem_spatial_eval(c, op, out);
     hook_fn h = ld_ekind_hook(c->e->kind, op);
     return h ? h(c, out) : LD_OK;
 }

@@ -60,7 +60,7 @@ void ld_rb_velocity_frame(const ld_system *s, const double *q, int i, const doub
                           int to_spatial) {
     int n = (i + 1 < s->nnodes ? s->nodes[i + 1].voff : s->k) - s->nodes[i].voff;
     if (vb != v) memcpy(vb, v, (size_t)n * sizeof(double));
-    if (!RB(s)->spatial) return;
+    if (!RB(s)->left) return;
     double R[9], w[3];
     const double *x;
     ld_rb_pose(s, q, i, R, &x);
@@ -247,7 +247,7 @@ static int compile(const ld_model *m, ld_formulation f, ld_system *s, double **q
         return rc;
     }
     rb->m = m;
-    rb->spatial = f == LD_FORM_SO3XR3_SPATIAL || f == LD_FORM_S3XR3_SPATIAL;
+    rb->left = f == LD_FORM_SO3XR3_SPATIAL || f == LD_FORM_S3XR3_SPATIAL;
     rb->f = f == LD_FORM_SO3XR3_SPATIAL  ? LD_FORM_SO3XR3
             : f == LD_FORM_S3XR3_SPATIAL ? LD_FORM_S3XR3
                                          : f;
@@ -295,7 +295,7 @@ static int compile(const ld_model *m, ld_formulation f, ld_system *s, double **q
     }
     if (!rc) rc = ld_jsys_initial_velocity(rb->J, s, m->run.t_start, q, v, msg, n);
     if (!rc && rb->nkrows > 0) rc = ld_rod_check_initial(s, q, v, msg, n);
-    for (int i = 0; !rc && rb->spatial && i < m->nbodies; ++i) /* Ω → ω = RΩ */
+    for (int i = 0; !rc && rb->left && i < m->nbodies; ++i) /* Ω → ω = RΩ */
         ld_rb_velocity_frame(s, q, i, v + s->nodes[i].voff, v + s->nodes[i].voff, 1);
     if (rc) {
         free(q);

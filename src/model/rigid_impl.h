@@ -9,7 +9,7 @@
  * U = ẋ for the direct products, U = Rᵀẋ for the semidirect ones; Ω body frame. The spatial
  * formulations (so3xr3-spatial, s3xr3-spatial) store as so3xr3, s3xr3 with v = (ω, ẋ), ω = RΩ;
  * rb_sys.f is then that body-frame formulation, in which every element kind evaluates
- * (elem_spatial.c maps the local arrays), and rb_sys.spatial is set. In the euler
+ * (elem_spatial.c maps the local arrays), and rb_sys.left is set. In the euler
  * formulation R = R(e) of Sherif et al. (2019) eq. 2 (quadratic in e, not normalized).
  *
  * Constraint rows: the joints' rows first (joints.c, in the order of ld_model.joints), then the
@@ -34,12 +34,12 @@ typedef struct ld_jsys ld_jsys;
 typedef struct rb_sys {
     const ld_model *m;
     ld_formulation f;
-    int semi;    /* semidirect: U in the body frame */
-    int quat;    /* S³ storage */
-    int euler;   /* the euler formulation */
-    int spatial; /* spatial angular velocities, increments on the left (f: the body-frame form) */
-    int njrows;  /* rows of all joints */
-    int nkrows;  /* Kirchhoff rows of all rods */
+    int semi;   /* semidirect: U in the body frame */
+    int quat;   /* S³ storage */
+    int euler;  /* the euler formulation */
+    int left;   /* spatial formulation: ω = RΩ, increments on the left (f: the body-frame one) */
+    int njrows; /* rows of all joints */
+    int nkrows; /* Kirchhoff rows of all rods */
     ld_jsys *J;
     int *load_start, *load_list; /* body i's loads: load_list[load_start[i] … load_start[i+1]) */
     ld_elems E;                  /* the element instances (elem.h) */
