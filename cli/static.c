@@ -20,7 +20,8 @@ static void usage(FILE *f) {
                "                    end time)\n"
                "  --steps N         load steps: the loads grow in N equal steps, a step whose\n"
                "                    Newton iteration fails is halved (default 10)\n"
-               "  --formulation F   so3xr3 se3 s3xr3 s3sdr3 euler (default: the model's)\n"
+               "  --formulation F   so3xr3 se3 s3xr3 s3sdr3 so3xr3-spatial s3xr3-spatial euler\n"
+               "                    (default: the model's)\n"
                "  --tol X           residual tolerance relative to the loads (default 1e-10)\n"
                "  --out FILE.csv    the equilibrium as one row: t, then per body\n"
                "                    x,y,z,qw,qx,qy,qz\n"
@@ -77,7 +78,8 @@ static int parse(int argc, char **argv, static_args *a) {
         } else if (strncmp(arg, "--formulation", len) == 0 && len == 13) {
             a->form = ld_formulation_find(v);
             if (a->form < 0)
-                return cli_error("static: unknown formulation '%s' (so3xr3 se3 s3xr3 s3sdr3 euler)",
+                return cli_error("static: unknown formulation '%s' (so3xr3 se3 s3xr3 s3sdr3 "
+                                 "so3xr3-spatial s3xr3-spatial euler)",
                                  v);
         } else if (strncmp(arg, "--out", len) == 0 && len == 5) {
             a->out = v;

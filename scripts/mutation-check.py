@@ -55,6 +55,11 @@ MUTANTS = [
     ("src/sys/hht.c", "it->gamma = 0.5 - a;", "it->gamma = 0.5 + a;", "HHT: gamma of the wrong sign of alpha"),
     ("src/sys/hht.c", "it->r[i] -= c * (mv + it->fo[i]);", "it->r[i] -= c * mv;", "HHT: force history of t_n dropped"),
     ("src/sys/hht.c", "D[4 * r + c] = hb * W[4 * r + c] - hg * e[r] * e[c] -", "D[4 * r + c] = -hg * e[r] * e[c] -", "modified HHT: eq. 69 without its w-hat term"),
+    # the spatial formulations: the opposite-group node kinds and the mapping of the elements
+    ("src/sys/nodes.c", "        ld_##G##_tangent(T, m);", "        ld_##G##_tangent(T, xi);", "spatial node kinds: right instead of left Jacobian"),
+    ("src/sys/nodes.c", "    bracket_direct(r, y, x);", "    bracket_direct(r, x, y);", "spatial node kinds: the bracket of the group, not of its opposite"),
+    ("src/model/elem_spatial.c", "        add_times_hat(c->e, A, c->v, K);", "        (void)0;", "spatial stiffness without the (dg/dv) hat(omega) term"),
+    ("src/model/elem_spatial.c", "        map_vec(c->e, R, out, out, 0);", "        map_vec(c->e, R, out, out, 1);", "spatial force rotated by R^T instead of R"),
     ("src/sys/tb3.c", "#define KAPPA_MAGNUS (1.0 / 12.0)", "#define KAPPA_MAGNUS (1.0 / 24.0)", "tb3: the printed correction coefficient"),
     ("src/sys/system.c", "for (int j = 0; j < 3; ++j) r[o + 3 + j] = a[j] - b[j];", "for (int j = 0; j < 3; ++j) r[o + 3 + j] = a[j] + b[j];", "se(3) bracket with a wrong sign"),
     ("src/sys/tb3.c", "it->vn[j] = it->v[j] + h * (B3[0] * it->vd[j] + B3[1] * it->a1[j] + B3[2] * it->a2[j]);", "it->vn[j] = it->v[j] + h * (B3[0] * it->vd[j] + B3[1] * it->a1[j] + B3[1] * it->a2[j]);", "tb3: wrong velocity weight"),
@@ -80,7 +85,7 @@ def main():
         sys.exit("mutation-check: configure failed")
     targets = ["test_fn", "test_quat", "test_so3", "test_groups", "test_erk", "test_attitude",
                "test_system", "test_genalpha", "test_tb3", "test_hht", "test_joints", "test_rod",
-               "test_rod_yaml", "liedyn",
+               "test_rod_yaml", "test_nodes", "test_spatial", "liedyn",
                "json_compare"]
     survived = 0
     print("mutant,file,result")
@@ -94,7 +99,7 @@ def main():
             sys.exit(f"mutation-check: pattern not found once in {path}: {old}")
         open(f, "w").write(text.replace(old, new))
         built = run(["cmake", "--build", build, "-j2", "--target"] + targets, work) == 0
-        failed = (not built) or run(["ctest", "-R", "^(fn|quat|so3|groups|erk|attitude|cli_attitude|system|genalpha|tb3|hht|joints|rod|rod_yaml)$"], build) != 0
+        failed = (not built) or run(["ctest", "-R", "^(fn|quat|so3|groups|erk|attitude|cli_attitude|system|genalpha|tb3|hht|joints|rod|rod_yaml|nodes|spatial)$"], build) != 0
         open(f, "w").write(text)
         survived += not failed
         print(f'"{what}",{path},{"killed" if failed else "SURVIVED"}', flush=True)

@@ -80,7 +80,7 @@ sed 's/position: \[0, 1, 0\]/position: [0, 2, 0]/' "$SRC/models/heavy-top.yaml" 
 line=$(grep -n "name: pivot" open-joint.yaml | cut -d: -f1)
 refused "open-joint.yaml: inconsistent initial state: joint 0 ('pivot') is not closed at the start (violation 0.5; joints[0] at line $line)" open-joint.yaml
 
-refused "$SRC/models/roll-up.yaml: cannot compile the model: rods need a Lie-group formulation (so3xr3, se3, s3xr3 or s3sdr3); the euler formulation does not support them" roll-up --formulation euler
+refused "$SRC/models/roll-up.yaml: cannot compile the model: rods need a Lie-group formulation (so3xr3, se3, s3xr3, s3sdr3, so3xr3-spatial or s3xr3-spatial); the euler formulation does not support them" roll-up --formulation euler
 
 cat >two-spherical.yaml <<'EOF'
 bodies:

@@ -14,7 +14,7 @@ methods=$("$LIEDYN" run --help | sed -n '/^integrators/,$p' | awk 'NR > 1 { prin
 
 for model in "$SRC"/models/*.yaml; do
     for meth in $methods; do
-        for form in so3xr3 se3 s3xr3 s3sdr3 euler; do
+        for form in so3xr3 se3 s3xr3 s3sdr3 so3xr3-spatial s3xr3-spatial euler; do
             err=$("$LIEDYN" run "$model" --integrator "$meth" --formulation "$form" --dt 1e-4 \
                 --t-end 3e-4 --quiet 2>&1 >/dev/null)
             rc=$?

@@ -54,6 +54,20 @@ grep -q '"max_angle_error": [0-9]' "$WORK/run_torque_body_ii_newmark.json" ||
 grep -q '"max_angle_error"' "$WORK/run_heavy_top_genalpha.json" &&
     fail "heavy top: max_angle_error reported for a model without an exact solution"
 
+# the spatial formulation reproduces Kynema-FMB's heavy-top regression value at t = 0.8 (its
+# steps and Newton tolerances; x = its displacement + (0, 1, 0)) within its own 1e-10 (1e-14 measured)
+for form in so3xr3-spatial s3xr3-spatial; do
+    "$LIEDYN" run heavy-top --formulation $form --dt 0.002 --t-end 0.8 --newton-atol 1e-5 \
+        --newton-rtol 1e-3 --max-iter 10 --json >"$WORK/kynema.json" 2>"$WORK/kynema.err" ||
+        fail "heavy-top $form: $(cat "$WORK/kynema.err")"
+    [ "$(value formulation "$WORK/kynema.json")" = "\"$form\"" ] || fail "$form: formulation not reported"
+    array x "$WORK/kynema.json" | awk -v f="$form" '
+        BEGIN { k[1] = -0.42217802273894345; k[2] = 0.90541736469949297; k[3] = -0.04455460488952848 }
+        { d = $1 - k[NR]; if (d < 0) d = -d; if (d > m) m = d }
+        END { if (NR != 3 || !(m < 1e-10)) { print "FAIL: " f ": " m " from Kynema" > "/dev/stderr"; exit 1 } }' ||
+        fail "heavy-top $form: not Kynema's value"
+done
+
 # the shipped V8 crank drive loads, compiles (joints closed at t0) and runs in Euler parameters
 "$LIEDYN" run crank-v8 --t-end 0.005 --la klu --json >"$WORK/crank.json" 2>"$WORK/crank.err" ||
     fail "crank-v8: $(cat "$WORK/crank.err")"
@@ -220,7 +234,7 @@ bad "run: --dt must be positive, got '-1'" run heavy-top --dt -1
 bad "run: --dt needs a finite number, got 'abc'" run heavy-top --dt abc
 bad "run: --dt needs a value" run heavy-top --dt
 bad "unknown integrator 'rk9' (genalpha, newmark, tb3, tb3-paper, hht, hht-modified, hem1, hem2, hem3, hem4, hem5, newmark-beta, split2, split4, split6, split8)" run heavy-top --integrator rk9
-bad "unknown formulation 'eul' (so3xr3, se3, s3xr3, s3sdr3, euler)" run heavy-top --formulation eul
+bad "unknown formulation 'eul' (so3xr3, se3, s3xr3, s3sdr3, so3xr3-spatial, s3xr3-spatial, euler)" run heavy-top --formulation eul
 bad "neg-mass.yaml:4: bodies\[0\].mass: must be positive" run "$WORK/neg-mass.yaml"
 bad "bad-velocity.yaml: inconsistent initial state: body 'top': the given velocity contradicts joint 0 ('pivot')" run "$WORK/bad-velocity.yaml"
 sed -e 's/position: \[0, 1, 0\]/position: [0, 2, 0]/' -e '/velocity: \[0, 0, 5\]/d' "$WORK/bad-velocity.yaml" >"$WORK/open-joint.yaml"

@@ -178,8 +178,9 @@ static void test_compile_messages(void **state) {
           &m);
     assert_int_equal(ld_model_compile_msg(&m, LD_FORM_EULER, &s, &q0, &v0, msg, sizeof msg),
                      LD_ENOTSUPPORTED);
-    assert_string_equal(msg, "rods need a Lie-group formulation (so3xr3, se3, s3xr3 or s3sdr3); "
-                             "the euler formulation does not support them");
+    assert_string_equal(msg, "rods need a Lie-group formulation (so3xr3, se3, s3xr3, s3sdr3, "
+                             "so3xr3-spatial or s3xr3-spatial); the euler formulation does not "
+                             "support them");
     assert_int_equal(ld_model_compile_msg(&m, LD_FORM_SE3, &s, &q0, &v0, msg, sizeof msg), LD_OK);
     free(q0);
     free(v0);

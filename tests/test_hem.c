@@ -142,8 +142,10 @@ static void test_orders(void **state) {
     tm_heavy_top(&m, 1.0);
     const double t1 = 0.25;
     const int n0[5] = {1000, 500, 250, 200, 100}, plam[5] = {1, 2, 2, 4, 5};
-    const ld_formulation forms[4] = {LD_FORM_SO3XR3, LD_FORM_SE3, LD_FORM_S3XR3, LD_FORM_S3SDR3};
-    for (int fi = 0; fi < 4; ++fi) {
+    const ld_formulation forms[6] = {LD_FORM_SO3XR3,         LD_FORM_SE3,
+                                     LD_FORM_S3XR3,          LD_FORM_S3SDR3,
+                                     LD_FORM_SO3XR3_SPATIAL, LD_FORM_S3XR3_SPATIAL};
+    for (int fi = 0; fi < 6; ++fi) {
         snap ref, mid[2];
         run_to(&m, forms[fi], LD_INTEG_HEM5, t1, 16 * 4 * n0[4], &ref);
         for (int j = 0; j < 2; ++j) {
@@ -161,7 +163,10 @@ static void test_orders(void **state) {
             if (getenv("HEM_PRINT"))
                 print_message("%s %s %.2f %.2f\n", ld_integ_method_name(meth),
                               ld_formulation_name(forms[fi]), op, ol);
-            if (!(op > p - 0.3 && op < p + 0.6 && ol > plam[p - 1] - 0.3 && ol < plam[p - 1] + 2.5))
+            /* hem4's multipliers converge at order 3 in the spatial formulations (measured
+             * 3.01 to h = 1.6e-4; velocities and positions at 4) */
+            int pl = fi >= 4 && p == 4 ? 3 : plam[p - 1];
+            if (!(op > p - 0.3 && op < p + 0.6 && ol > pl - 0.3 && ol < pl + 2.5))
                 fail_msg("%s on %s: observed orders %.2f (positions), %.2f (multipliers)",
                          ld_integ_method_name(meth), ld_formulation_name(forms[fi]), op, ol);
         }

@@ -28,7 +28,8 @@ static const char *src_path(char buf[512], const char *rel) {
 
 static void test_formulation_names(void **state) {
     (void)state;
-    const char *names[] = {"so3xr3", "se3", "s3xr3", "s3sdr3", "euler"};
+    const char *names[] = {"so3xr3",         "se3",           "s3xr3", "s3sdr3",
+                           "so3xr3-spatial", "s3xr3-spatial", "euler"};
     for (int i = 0; i < LD_FORM_COUNT; ++i) {
         assert_string_equal(ld_formulation_name((ld_formulation)i), names[i]);
         assert_int_equal(ld_formulation_find(names[i]), i);
@@ -674,7 +675,7 @@ static void test_validate_programmatic(void **state) {
     m.loads[0].fn.t0 = NAN;
     expect_invalid(&m, "<model>:0: loads[0].time.t0: must be finite, found nan");
     m.run.formulation = LD_FORM_COUNT;
-    expect_invalid(&m, "<model>:0: integrator.formulation: unknown formulation 5");
+    expect_invalid(&m, "<model>:0: integrator.formulation: unknown formulation 7");
     m.run.integrator[0] = '\0';
     expect_invalid(&m, "<model>:0: integrator.name: must not be empty");
     m.run.t_start = NAN;

@@ -23,8 +23,10 @@
 #error "LD_SOURCE_DIR must name the source tree (tests/CMakeLists.txt)"
 #endif
 
-static const ld_formulation lie_forms[4] = {LD_FORM_SO3XR3, LD_FORM_SE3, LD_FORM_S3XR3,
-                                            LD_FORM_S3SDR3};
+enum { NLIE = 6 }; /* the Lie-group formulations; quaternion storage at 2, 3, 5 */
+static const ld_formulation lie_forms[NLIE] = {LD_FORM_SO3XR3,         LD_FORM_SE3,
+                                               LD_FORM_S3XR3,          LD_FORM_S3SDR3,
+                                               LD_FORM_SO3XR3_SPATIAL, LD_FORM_S3XR3_SPATIAL};
 
 /* ---------------------------------------------------------------- a rod built in code */
 
@@ -199,7 +201,7 @@ static void test_tangents(void **state) {
     (void)state;
     for (int kirchhoff = 0; kirchhoff < 2; ++kirchhoff)
         for (int damped = 0; damped < 2; ++damped)
-            for (int f = 0; f < 4; ++f) {
+            for (int f = 0; f < NLIE; ++f) {
                 rm w;
                 rm_init(&w, 3, FROM, TO, NULL, kirchhoff, damped);
                 w.m.gravity[2] = -9.81;
@@ -234,7 +236,7 @@ static void test_tangent_check_detects_errors(void **state) {
  * that V at rest, plus the kinetic energy when moving. */
 static void test_gradient_and_energy(void **state) {
     (void)state;
-    for (int f = 0; f < 4; ++f) {
+    for (int f = 0; f < NLIE; ++f) {
         rm w;
         rm_init(&w, 4, FROM, TO, NULL, 1, 0);
         ld_system s;
@@ -276,7 +278,7 @@ static void test_gradient_and_energy(void **state) {
 /* The viscous force's power g_D·v is ds Σ ẇᵀ D ẇ ≥ 0, ẇ differenced from the strains. */
 static void test_dissipation(void **state) {
     (void)state;
-    for (int f = 0; f < 4; ++f) {
+    for (int f = 0; f < NLIE; ++f) {
         rm wd, w0;
         rm_init(&wd, 4, FROM, TO, NULL, 1, 1);
         rm_init(&w0, 4, FROM, TO, NULL, 1, 0);
@@ -321,6 +323,10 @@ static void test_dissipation(void **state) {
 /* ---------------------------------------------------------------- rest and rigid motions */
 
 /* Node i's rod force in its body frame: (F_θ, F_u), F_u = Rᵀ F_x in the direct products. */
+static int spatial_kind(ld_node_kind k) {
+    return k == LD_NODE_SO3XR3_SPATIAL || k == LD_NODE_S3XR3_SPATIAL;
+}
+
 static void body_frame_force(const ld_system *s, int i, const double *q, const double *gr,
                              double out[6]) {
     double x[3], qq[4], om[3], xd[3], *vz = calloc((size_t)s->k, sizeof(double));
@@ -330,7 +336,8 @@ static void body_frame_force(const ld_system *s, int i, const double *q, const d
     const double *F = gr + s->nodes[i].voff;
     memcpy(out, F, 6 * sizeof(double));
     ld_node_kind kd = s->nodes[i].kind;
-    if (kd == LD_NODE_SO3XR3 || kd == LD_NODE_S3XR3) ld_quat_rotate_inv(out + 3, qq, F + 3);
+    if (kd != LD_NODE_SE3 && kd != LD_NODE_S3SDR3) ld_quat_rotate_inv(out + 3, qq, F + 3);
+    if (spatial_kind(kd)) ld_quat_rotate_inv(out, qq, F); /* the torque of ω = RΩ */
 }
 
 /* Every node moved by the same (qh, xh) on the left: q' = qh q, x' = xh + R_h x. */
@@ -342,7 +349,8 @@ static void left_move(const ld_system *s, const double *q, const double qh[4], c
     for (int i = 0; i < s->nnodes; ++i) {
         const double *a = q + s->nodes[i].qoff;
         double *b = out + s->nodes[i].qoff;
-        int quat = s->nodes[i].kind == LD_NODE_S3XR3 || s->nodes[i].kind == LD_NODE_S3SDR3;
+        int quat = s->nodes[i].kind == LD_NODE_S3XR3 || s->nodes[i].kind == LD_NODE_S3SDR3 ||
+                   s->nodes[i].kind == LD_NODE_S3XR3_SPATIAL;
         if (quat) {
             ld_quat_mul(b, qh, a);
         } else {
@@ -364,7 +372,10 @@ static void rigid_velocity(const ld_system *s, const double *q, const double w[3
         double x[3], qq[4], om[3], xd[3], wx[3];
         assert_int_equal(ld_model_body_state(s, i, q, vz, x, qq, om, xd), LD_OK);
         double *vi = v + s->nodes[i].voff;
-        ld_quat_rotate_inv(vi, qq, w);
+        if (spatial_kind(s->nodes[i].kind))
+            memcpy(vi, w, 3 * sizeof(double));
+        else
+            ld_quat_rotate_inv(vi, qq, w);
         wx[0] = c[0] + w[1] * x[2] - w[2] * x[1];
         wx[1] = c[1] + w[2] * x[0] - w[0] * x[2];
         wx[2] = c[2] + w[0] * x[1] - w[1] * x[0];
@@ -389,7 +400,7 @@ static void test_rest_and_rigid_motion(void **state) {
     (void)state;
     const double qh[4] = {0.6, 0.3, -0.5, 0.54772255750516607}, xh[3] = {1.0, -2.0, 0.5};
     const double wr[3] = {0.7, -1.1, 0.4}, cr[3] = {0.3, 0.2, -0.9};
-    for (int f = 0; f < 4; ++f) {
+    for (int f = 0; f < NLIE; ++f) {
         rm w, bare;
         rm_init(&w, 4, FROM, TO, NULL, 1, 1);
         rm_init(&bare, 4, FROM, TO, NULL, 1, 1);
@@ -415,9 +426,13 @@ static void test_rest_and_rigid_motion(void **state) {
         random_state(&s, &g, q0, 0.4, 0.15, q, v);
         left_move(&s, q, qh, xh, qm);
         memcpy(vm, v, k * sizeof(double));
-        for (int i = 0; i < s.nnodes; ++i) /* ẋ turns with the motion in the direct products */
-            if (s.nodes[i].kind == LD_NODE_SO3XR3 || s.nodes[i].kind == LD_NODE_S3XR3)
+        for (int i = 0; i < s.nnodes; ++i) { /* ẋ turns with the motion in the direct products */
+            ld_node_kind kd = s.nodes[i].kind;
+            if (kd != LD_NODE_SE3 && kd != LD_NODE_S3SDR3)
                 ld_quat_rotate(vm + s.nodes[i].voff + 3, qh, v + s.nodes[i].voff + 3);
+            if (spatial_kind(kd)) /* and so does ω */
+                ld_quat_rotate(vm + s.nodes[i].voff, qh, v + s.nodes[i].voff);
+        }
         rod_force(&s, &sb, q, v, g1, t);
         rod_force(&s, &sb, qm, vm, g2, t);
         assert_true(maxabs(g1, s.k) > 10.0);
@@ -441,7 +456,8 @@ static void test_rest_and_rigid_motion(void **state) {
 /* q and −q are the same node: negating one node's quaternion changes no force or energy. */
 static void test_quaternion_sign(void **state) {
     (void)state;
-    for (int f = 2; f < 4; ++f) {
+    for (int f = 2; f < NLIE; ++f) {
+        if (f == 4) continue; /* rotation matrices */
         rm w;
         rm_init(&w, 4, FROM, TO, NULL, 1, 1);
         ld_system s;
@@ -557,7 +573,7 @@ static double arc_accel(ld_formulation f, int axis, double kappa, double factor)
 static void test_arc_equilibrium(void **state) {
     (void)state;
     const double kappa[3] = {2 * PI / 10.0, -0.4, 0.25};
-    for (int f = 0; f < 4; ++f)
+    for (int f = 0; f < NLIE; ++f)
         for (int axis = 0; axis < 3; ++axis) {
             double a1 = arc_accel(lie_forms[f], axis, kappa[axis], 1.0);
             double a2 = arc_accel(lie_forms[f], axis, kappa[axis], 1.1);
@@ -649,7 +665,7 @@ static void test_sparse_structure(void **state) {
             ld_model_error e;
             if (ld_model_parse(box_rod, strlen(box_rod), "box-rod", &m, &e)) fail_msg("%s", e.msg);
         }
-        for (int f = 0; f < 4; ++f) check_sparse(&m, lie_forms[f], i < 4 ? files[i] : "box-rod");
+        for (int f = 0; f < NLIE; ++f) check_sparse(&m, lie_forms[f], i < 4 ? files[i] : "box-rod");
         if (i == 0) { /* euler: no sparse structure */
             ld_system s;
             double *q0, *v0;
@@ -706,7 +722,7 @@ static void test_shipped_models(void **state) {
         load_model(files[i], &m);
         assert_int_equal(m.run.formulation, LD_FORM_S3SDR3);
         double ref[3], x[3], phi;
-        for (int f = 0; f < 4; ++f) {
+        for (int f = 0; f < NLIE; ++f) {
             run_steps(&m, lie_forms[f], 40, f ? x : ref, &phi);
             assert_true(phi < 1e-10);
             if (f && !(maxabs_diff(x, ref, 3) < 1e-4))

@@ -4,7 +4,7 @@
  *
  * A model is plain data (ld_model). It is read from YAML (ld_model_load, format in
  * docs/model-format.md) or filled in by a program, then compiled into a constrained
- * second-order system on a product Lie group (system.h) in one of five formulations
+ * second-order system on a product Lie group (system.h) in one of seven formulations
  * (ld_model_compile). The model is never modified by compiling or integrating it.
  *
  * Conventions (docs/conventions.md): SI units; quaternions [w x y z], body → spatial;
@@ -32,6 +32,9 @@ LD_BEGIN_DECLS
  *   se3     SE(3),    (R, x), velocity (Ω, Rᵀẋ)          semidirect product
  *   s3xr3   S³×R³,    (q, x), velocity (Ω, ẋ)            direct product
  *   s3sdr3  S³⋉R³,    (q, x), velocity (Ω, Rᵀẋ)          semidirect product
+ *   so3xr3-spatial  R³×SO(3), (R, x), velocity (ω, ẋ), ω = RΩ the spatial angular velocity:
+ *           increments compose on the left, (R, x) ← (exp(hω̂) R, x + hẋ)
+ *   s3xr3-spatial   S³×R³, (q, x), velocity (ω, ẋ), likewise q ← exp(hω) ∘ q
  *   euler   R³×R⁴,    (x, e), velocity (ẋ, ė)            Euler parameters as redundant
  *           coordinates (Sherif et al. 2019, eq. 9): 7 per body, the unit norm ½(eᵀe − 1) = 0
  *           one constraint per body (after the joints' rows), integrated in the vector space */
@@ -40,6 +43,8 @@ typedef enum ld_formulation {
     LD_FORM_SE3,
     LD_FORM_S3XR3,
     LD_FORM_S3SDR3,
+    LD_FORM_SO3XR3_SPATIAL,
+    LD_FORM_S3XR3_SPATIAL,
     LD_FORM_EULER,
     LD_FORM_COUNT
 } ld_formulation;

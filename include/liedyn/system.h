@@ -17,7 +17,11 @@
  *   R3E4    R³×R⁴       7 / 7        (x, e), v = (ẋ, ė): Euler parameters e as plain
  *                                    coordinates (a vector space: q̇ = v, increments add);
  *                                    the model keeps |e| = 1 as a constraint
- * Increments compose on the right: q ∘ exp(ξ) node by node (docs/conventions.md). Inside the
+ *   SO3XR3_SPATIAL, S3XR3_SPATIAL   storage of SO3XR3, S3XR3, v = (ω, ẋ) with ω = RΩ spatial:
+ *                                    the opposite group (a ∘' b = b ∘ a), so that q ∘' exp(ξ) =
+ *                                    exp(ξ) ∘ q, T'(ξ) = T(−ξ) (the left Jacobian), bracket −[x, y]
+ * Increments compose on the right: q ∘ exp(ξ) node by node (docs/conventions.md); in the
+ * *_SPATIAL kinds this right composition is that of the opposite group, a left one in G. Inside the
  * library the kinds are one table of descriptors (src/sys/nodes.c), one entry per kind.
  *
  * Matrices are dense row-major. The callbacks return 0, > 0 (recoverable: the integrator
@@ -47,6 +51,8 @@ typedef enum ld_node_kind {
     LD_NODE_S3XR3,
     LD_NODE_S3SDR3,
     LD_NODE_R3E4,
+    LD_NODE_SO3XR3_SPATIAL,
+    LD_NODE_S3XR3_SPATIAL,
     LD_NODE_KIND_COUNT /* the number of kinds, not a kind */
 } ld_node_kind;
 
@@ -165,7 +171,8 @@ void ld_sys_tangent(const ld_system *s, double *T, const double *xi);
 /* r = [x, y] node by node: the Lie bracket of the algebra, in the convention of the
  * right-trivialized velocities (the matrix commutator of the hats). Rotation parts
  * x_ω × y_ω; the translations of SE3/S3SDR3 x_ω × y_u − y_ω × x_u; R³ of the direct
- * products, RN, R3 and R3E4: 0. r may not alias x or y. */
+ * products, RN, R3 and R3E4: 0; the *_SPATIAL kinds: −[x, y] (the opposite group). r may not
+ * alias x or y. */
 void ld_sys_bracket(const ld_system *s, double *r, const double *x, const double *y);
 /* Renormalize quaternions and Euler parameters / reorthogonalize rotations in q (for long
  * runs). */

@@ -240,7 +240,9 @@ static PyObject *model_compile(ld_py_model *M, PyObject *args, PyObject *kw) {
     int f = (int)M->m.run.formulation;
     if (fname && (f = ld_formulation_find(fname)) < 0) {
         PyErr_Format(PyExc_ValueError,
-                     "unknown formulation '%s' (so3xr3, se3, s3xr3, s3sdr3, euler)", fname);
+                     "unknown formulation '%s' (so3xr3, se3, s3xr3, s3sdr3, so3xr3-spatial, "
+                     "s3xr3-spatial, euler)",
+                     fname);
         return NULL;
     }
     return (PyObject *)ld_py_system_compile(M, f);
@@ -346,7 +348,8 @@ static PyMethodDef model_methods[] = {
     {"compile", (PyCFunction)(void (*)(void))model_compile, METH_VARARGS | METH_KEYWORDS,
      "compile(formulation=None) -> System\n\n"
      "Compile the model into a constrained second-order system on a product Lie group in the "
-     "given formulation (so3xr3, se3, s3xr3, s3sdr3, euler; default: the model's integrator "
+     "given formulation (so3xr3, se3, s3xr3, s3sdr3, so3xr3-spatial, s3xr3-spatial, euler; "
+     "default: the model's integrator "
      "block). Raises liedyn.Error with the reason (e.g. which joint is not closed)."},
     {"add_force", (PyCFunction)(void (*)(void))model_add_force, METH_VARARGS | METH_KEYWORDS,
      "add_force(fn, body1, body2=None, name=None)\n\n"

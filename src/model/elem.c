@@ -84,6 +84,10 @@ int ld_elems_build(const ld_system *s, ld_elems *E, int *rows, char *msg, size_t
         if (kinds[k]->prepare) rc = kinds[k]->prepare(s, &E->data[k], msg, n);
     if (!rc) {
         E->buf = malloc(E->nbuf * sizeof *E->buf);
+        if (ld_rb(s)->left) {
+            E->sbuf = malloc(ld_elem_spatial_doubles(E->maxnl, E->maxrows) * sizeof *E->sbuf);
+            if (!E->sbuf) rc = LD_ENOMEM;
+        }
         E->row_owner = malloc((size_t)(*rows > 0 ? *rows : 1) * sizeof *E->row_owner);
         if (!E->buf || !E->row_owner) rc = LD_ENOMEM;
     }
@@ -102,6 +106,7 @@ void ld_elems_free(ld_elems *E) {
     free(E->e);
     free(E->row_owner);
     free(E->buf);
+    free(E->sbuf);
     memset(E, 0, sizeof *E);
 }
 
@@ -179,23 +184,36 @@ static ld_elem_ctx context(const ld_system *s, const ld_elem *e, double t, const
 
 /* The hooks that fill one local array, by operation. */
 typedef int (*hook_fn)(const ld_elem_ctx *c, double *out);
-enum { OP_MASS, OP_G_V, OP_STIFFNESS, OP_PHI, OP_PHI_T, OP_PHI_DD };
 
-static hook_fn hook(const ld_ekind *k, int op) {
+hook_fn ld_ekind_hook(const ld_ekind *k, int op) {
     switch (op) {
-    case OP_MASS:
+    case LD_EOP_MASS:
         return k->mass;
-    case OP_G_V:
+    case LD_EOP_FORCE:
+        return k->force;
+    case LD_EOP_G_V:
         return k->g_v;
-    case OP_STIFFNESS:
+    case LD_EOP_STIFFNESS:
         return k->stiffness;
-    case OP_PHI:
+    case LD_EOP_ENERGY:
+        return k->energy;
+    case LD_EOP_PHI:
         return k->phi;
-    case OP_PHI_T:
+    case LD_EOP_PHI_Q:
+        return k->phi_q;
+    case LD_EOP_PHI_T:
         return k->phi_t;
     default:
         return k->phi_dd;
     }
+}
+
+/* Operation op of c's instance into out (zeroed by the caller): the kind's hook, through the
+ * frame map of elem_spatial.c in the spatial formulations. */
+static int call(const ld_elem_ctx *c, int op, double *out) {
+    if (ld_rb(c->s)->left) return ld_elem_spatial_eval(c, op, out);
+    hook_fn h = ld_ekind_hook(c->e->kind, op);
+    return h ? h(c, out) : LD_OK;
 }
 
 /* A = Σ the local matrices of operation op (k×k). */
@@ -206,11 +224,10 @@ static int sum_mat(const ld_system *s, int op, double t, const double *q, const 
     memset(A, 0, (size_t)s->k * (size_t)s->k * sizeof(double));
     for (int i = 0; i < E->n; ++i) {
         const ld_elem *e = &E->e[i];
-        hook_fn h = hook(e->kind, op);
-        if (!h) continue;
+        if (!ld_ekind_hook(e->kind, op)) continue;
         ld_elem_ctx c = context(s, e, t, q, v, a, lambda, &w);
         memset(w.blk, 0, (size_t)e->nl * (size_t)e->nl * sizeof(double));
-        int rc = h(&c, w.blk);
+        int rc = call(&c, op, w.blk);
         if (rc) return rc;
         scatter_mat(s, e, w.blk, A);
     }
@@ -218,16 +235,16 @@ static int sum_mat(const ld_system *s, int op, double t, const double *q, const 
 }
 
 int ld_elems_mass(const ld_system *s, const double *q, double *M) {
-    return sum_mat(s, OP_MASS, 0.0, q, NULL, NULL, NULL, M);
+    return sum_mat(s, LD_EOP_MASS, 0.0, q, NULL, NULL, NULL, M);
 }
 
 int ld_elems_g_v(const ld_system *s, double t, const double *q, const double *v, double *C) {
-    return sum_mat(s, OP_G_V, t, q, v, NULL, NULL, C);
+    return sum_mat(s, LD_EOP_G_V, t, q, v, NULL, NULL, C);
 }
 
 int ld_elems_stiffness(const ld_system *s, double t, const double *q, const double *v,
                        const double *a, const double *lambda, double *K) {
-    return sum_mat(s, OP_STIFFNESS, t, q, v, a, lambda, K);
+    return sum_mat(s, LD_EOP_STIFFNESS, t, q, v, a, lambda, K);
 }
 
 /* M by node blocks (Σ nv² entries): the single-node instances' mass blocks. */
@@ -244,7 +261,7 @@ int ld_elems_mass_blocks(const ld_system *s, const double *q, double *Mb) {
         ld_elem_ctx c = context(s, e, 0.0, q, NULL, NULL, NULL, &w);
         size_t nl2 = (size_t)e->nl * (size_t)e->nl;
         memset(w.blk, 0, nl2 * sizeof(double));
-        int rc = e->kind->mass(&c, w.blk);
+        int rc = call(&c, LD_EOP_MASS, w.blk);
         if (rc) return rc;
         for (size_t j = 0; j < nl2; ++j) Mb[o + j] += w.blk[j];
     }
@@ -260,7 +277,7 @@ int ld_elems_add_force_of(const ld_system *s, const ld_ekind *kind, double t, co
         if (!e->kind->force || (kind && e->kind != kind)) continue;
         ld_elem_ctx c = context(s, e, t, q, v, NULL, NULL, &w);
         memset(w.vec, 0, (size_t)e->nl * sizeof(double));
-        int rc = e->kind->force(&c, w.vec);
+        int rc = call(&c, LD_EOP_FORCE, w.vec);
         if (rc) return rc;
         scatter_vec(s, e, w.vec, g);
     }
@@ -283,7 +300,7 @@ int ld_elems_energy_of(const ld_system *s, const ld_ekind *kind, double t, const
         if (e->kind->energy && (!kind || e->kind == kind)) {
             ld_elem_ctx c = context(s, e, t, q, v, NULL, NULL, &w);
             double V = 0.0;
-            int rc = e->kind->energy(&c, &V);
+            int rc = call(&c, LD_EOP_ENERGY, &V);
             if (rc) return rc;
             part += V;
         }
@@ -308,25 +325,24 @@ static int rows_of(const ld_system *s, int op, double t, const double *q, const 
     memset(out, 0, (size_t)s->m * sizeof(double));
     for (int i = 0; i < E->n; ++i) {
         const ld_elem *e = &E->e[i];
-        hook_fn h = hook(e->kind, op);
-        if (!h || e->nrows == 0) continue;
+        if (!ld_ekind_hook(e->kind, op) || e->nrows == 0) continue;
         ld_elem_ctx c = context(s, e, t, q, v, NULL, NULL, &w);
-        int rc = h(&c, out + e->row0);
+        int rc = call(&c, op, out + e->row0);
         if (rc) return rc;
     }
     return LD_OK;
 }
 
 int ld_elems_phi(const ld_system *s, double t, const double *q, double *Phi) {
-    return rows_of(s, OP_PHI, t, q, NULL, Phi);
+    return rows_of(s, LD_EOP_PHI, t, q, NULL, Phi);
 }
 
 int ld_elems_phi_t(const ld_system *s, double t, const double *q, double *Phit) {
-    return rows_of(s, OP_PHI_T, t, q, NULL, Phit);
+    return rows_of(s, LD_EOP_PHI_T, t, q, NULL, Phit);
 }
 
 int ld_elems_phi_dd(const ld_system *s, double t, const double *q, const double *v, double *z) {
-    return rows_of(s, OP_PHI_DD, t, q, v, z);
+    return rows_of(s, LD_EOP_PHI_DD, t, q, v, z);
 }
 
 /* B (m×k): every instance's rows on its nodes' columns. */
@@ -341,7 +357,7 @@ int ld_elems_phi_q(const ld_system *s, double t, const double *q, double *B) {
         ld_elem_ctx c = context(s, e, t, q, NULL, NULL, NULL, &w);
         size_t nl = (size_t)e->nl;
         memset(w.blk, 0, (size_t)e->nrows * nl * sizeof(double));
-        int rc = e->kind->phi_q(&c, w.blk);
+        int rc = call(&c, LD_EOP_PHI_Q, w.blk);
         if (rc) return rc;
         for (int r = 0; r < e->nrows; ++r)
             for (int a = 0; a < e->nn; ++a) {
@@ -414,7 +430,7 @@ int ld_elems_phi_q_sparse(const ld_system *s, double t, const double *q, double 
         memset(w.blk, 0, (size_t)e->nrows * nl * sizeof(double));
         if (e->kind->phi_q) {
             ld_elem_ctx c = context(s, e, t, q, NULL, NULL, NULL, &w);
-            int rc = e->kind->phi_q(&c, w.blk);
+            int rc = call(&c, LD_EOP_PHI_Q, w.blk);
             if (rc) return rc;
         }
         int ord[LD_ELEM_MAX_NODES];
@@ -548,11 +564,12 @@ int ld_elems_tangent_blocks(const ld_system *s, double t, const double *q, const
         ld_elem_ctx c = context(s, e, t, q, v, a, lambda, &w);
         memset(w.blk2, 0, nl2 * sizeof(double));
         hook_fn parts[3] = {k->mass, k->g_v, k->stiffness};
+        const int ops[3] = {LD_EOP_MASS, LD_EOP_G_V, LD_EOP_STIFFNESS};
         double sc[3] = {cm, cc, ck};
         for (int h = 0; h < 3; ++h) {
             if (!parts[h] || sc[h] == 0.0) continue;
             memset(w.blk, 0, nl2 * sizeof(double));
-            int rc = parts[h](&c, w.blk);
+            int rc = call(&c, ops[h], w.blk);
             if (rc) return rc;
             if (h < 2)
                 axpy(w.blk2, w.blk, sc[h], nl2);

@@ -87,6 +87,25 @@ struct ld_ekind {
     void (*release)(void *data);
 };
 
+/* The operations of the hooks, and kind k's hook for one (NULL: none). */
+enum {
+    LD_EOP_MASS,
+    LD_EOP_FORCE,
+    LD_EOP_G_V,
+    LD_EOP_STIFFNESS,
+    LD_EOP_ENERGY,
+    LD_EOP_PHI,
+    LD_EOP_PHI_Q,
+    LD_EOP_PHI_T,
+    LD_EOP_PHI_DD
+};
+int (*ld_ekind_hook(const ld_ekind *k, int op))(const ld_elem_ctx *c, double *out);
+/* The spatial formulations (elem_spatial.c): operation op of c's instance, with c->v, c->a
+ * spatial (ω, ẋ), evaluated by the kind in the body frame and mapped; out zeroed by the
+ * caller. Scratch: ld_elem_spatial_doubles(maxnl, maxrows) doubles at ld_elems.sbuf. */
+int ld_elem_spatial_eval(const ld_elem_ctx *c, int op, double *out);
+size_t ld_elem_spatial_doubles(int maxnl, int maxrows);
+
 /* The kinds (their files). */
 extern const ld_ekind ld_ek_body, ld_ek_joint, ld_ek_rod, ld_ek_force, ld_ek_unit_norm, ld_ek_beam,
     ld_ek_beam_mass;
@@ -104,6 +123,7 @@ typedef struct ld_elems {
     int maxrows;    /* most rows of one instance */
     double *buf;    /* scratch: local v, a, λ and the blocks (sized at build) */
     size_t nbuf;
+    double *sbuf;  /* the spatial formulations' scratch (elem_spatial.c), else NULL */
     int *bix;      /* per instance (from ld_elem.bix), node slots (a, b): its tangent block */
     size_t *mboff; /* nnodes + 1: each node's block offset in the mass-block layout */
     void *data[LD_EKIND_MAX]; /* the kinds\' own data (prepare), by their place in the table */

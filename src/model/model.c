@@ -24,7 +24,8 @@
 
 /* ------------------------------------------------------------------ names */
 
-static const char *const form_names[LD_FORM_COUNT] = {"so3xr3", "se3", "s3xr3", "s3sdr3", "euler"};
+static const char *const form_names[LD_FORM_COUNT] = {
+    "so3xr3", "se3", "s3xr3", "s3sdr3", "so3xr3-spatial", "s3xr3-spatial", "euler"};
 
 const char *ld_formulation_name(ld_formulation f) {
     return (unsigned)f < LD_FORM_COUNT ? form_names[f] : "?";

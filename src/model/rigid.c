@@ -1,5 +1,5 @@
 /* The compiler of the rigid-body models: a model (bodies, joints, Cosserat rods whose nodes are
- * bodies, force elements, loads, gravity) into a system (system.h) in one of five formulations.
+ * bodies, force elements, loads, gravity) into a system (system.h) in one of seven formulations.
  * One node per body; everything that acts on the nodes is an element instance (elem.h: bodies,
  * joints, rod segments, force elements, unit norms), and the system's operations are the loops
  * of elem.c over them. Here: the node kinds, the initial state and its checks, and the
@@ -56,6 +56,21 @@ void ld_rb_body_velocity(const ld_system *s, const double *q, const double *vi, 
         memcpy(xd, vi + 3, 3 * sizeof(double));
 }
 
+void ld_rb_velocity_frame(const ld_system *s, const double *q, int i, const double *v, double *vb,
+                          int to_spatial) {
+    int n = (i + 1 < s->nnodes ? s->nodes[i + 1].voff : s->k) - s->nodes[i].voff;
+    if (vb != v) memcpy(vb, v, (size_t)n * sizeof(double));
+    if (!RB(s)->left) return;
+    double R[9], w[3];
+    const double *x;
+    ld_rb_pose(s, q, i, R, &x);
+    if (to_spatial)
+        ld_m3_mulv(w, R, v);
+    else
+        ld_m3_tmulv(w, R, v);
+    memcpy(vb, w, sizeof w);
+}
+
 /* ---------------------------------------------------------------- compiling */
 
 /* The loads by body (load_start, load_list: counting sort, in the order of the model), so
@@ -89,6 +104,10 @@ static ld_node_kind node_kind(ld_formulation f) {
         return LD_NODE_S3SDR3;
     case LD_FORM_EULER:
         return LD_NODE_R3E4;
+    case LD_FORM_SO3XR3_SPATIAL:
+        return LD_NODE_SO3XR3_SPATIAL;
+    case LD_FORM_S3XR3_SPATIAL:
+        return LD_NODE_S3XR3_SPATIAL;
     default:
         return LD_NODE_SO3XR3;
     }
@@ -163,15 +182,17 @@ static int check_rods(const ld_model *m, ld_formulation f, char *msg, size_t n) 
     if (m->nbeams > 0 && f == LD_FORM_EULER) {
         if (msg)
             snprintf(msg, n,
-                     "beams need a Lie-group formulation (so3xr3, se3, s3xr3 or s3sdr3); the "
+                     "beams need a Lie-group formulation (so3xr3, se3, s3xr3, s3sdr3, "
+                     "so3xr3-spatial or s3xr3-spatial); the "
                      "euler formulation does not support them");
         return LD_ENOTSUPPORTED;
     }
     if (m->nrods > 0 && f == LD_FORM_EULER) {
         if (msg)
-            snprintf(msg, n,
-                     "rods need a Lie-group formulation (so3xr3, se3, s3xr3 or "
-                     "s3sdr3); the euler formulation does not support them");
+            snprintf(
+                msg, n,
+                "rods need a Lie-group formulation (so3xr3, se3, s3xr3, s3sdr3, "
+                "so3xr3-spatial or s3xr3-spatial); the euler formulation does not support them");
         return LD_ENOTSUPPORTED;
     }
     for (int r = 0; r < m->nrods; ++r) {
@@ -226,9 +247,12 @@ static int compile(const ld_model *m, ld_formulation f, ld_system *s, double **q
         return rc;
     }
     rb->m = m;
-    rb->f = f;
+    rb->left = f == LD_FORM_SO3XR3_SPATIAL || f == LD_FORM_S3XR3_SPATIAL;
+    rb->f = f == LD_FORM_SO3XR3_SPATIAL  ? LD_FORM_SO3XR3
+            : f == LD_FORM_S3XR3_SPATIAL ? LD_FORM_S3XR3
+                                         : f;
     rb->semi = f == LD_FORM_SE3 || f == LD_FORM_S3SDR3;
-    rb->quat = f == LD_FORM_S3XR3 || f == LD_FORM_S3SDR3;
+    rb->quat = rb->f == LD_FORM_S3XR3 || f == LD_FORM_S3SDR3;
     rb->euler = f == LD_FORM_EULER;
     for (int i = 0; i < m->nbodies; ++i) nodes[i].kind = node_kind(f);
     s->nnodes = m->nbodies;
@@ -247,7 +271,7 @@ static int compile(const ld_model *m, ld_formulation f, ld_system *s, double **q
                              .tangent_blocks = rb->euler ? NULL : ld_elems_tangent_blocks,
                              .phi_t = ld_elems_phi_t};
     rc = index_loads(rb);
-    if (!rc) rc = ld_jsys_create(m, f, &rb->J, msg, n);
+    if (!rc) rc = ld_jsys_create(m, rb->f, &rb->J, msg, n);
     if (!rc) {
         rb->njrows = ld_jsys_rows(rb->J);
         rb->nkrows = ld_rod_rows(m);
@@ -271,6 +295,8 @@ static int compile(const ld_model *m, ld_formulation f, ld_system *s, double **q
     }
     if (!rc) rc = ld_jsys_initial_velocity(rb->J, s, m->run.t_start, q, v, msg, n);
     if (!rc && rb->nkrows > 0) rc = ld_rod_check_initial(s, q, v, msg, n);
+    for (int i = 0; !rc && rb->left && i < m->nbodies; ++i) /* Ω → ω = RΩ */
+        ld_rb_velocity_frame(s, q, i, v + s->nodes[i].voff, v + s->nodes[i].voff, 1);
     if (rc) {
         free(q);
         free(v);
@@ -348,7 +374,9 @@ int ld_model_body_state(const ld_system *s, int body, const double *q, const dou
         ld_quat_from_mat(quat, R);
     }
     memcpy(x, xp, 3 * sizeof(double));
-    ld_rb_body_velocity(s, q, v + s->nodes[body].voff, body, omega, xdot);
+    double vb[7];
+    ld_rb_velocity_frame(s, q, body, v + s->nodes[body].voff, vb, 0);
+    ld_rb_body_velocity(s, q, vb, body, omega, xdot);
     return LD_OK;
 }
 

@@ -6,7 +6,10 @@
  *   so3xr3, se3     q = (R row-major 9, x 3),  v = (Ω, U)
  *   s3xr3, s3sdr3   q = (quaternion 4, x 3),   v = (Ω, U)
  *   euler           q = (x 3, e 4),            v = (ẋ, ė)
- * U = ẋ for the direct products, U = Rᵀẋ for the semidirect ones; Ω body frame. In the euler
+ * U = ẋ for the direct products, U = Rᵀẋ for the semidirect ones; Ω body frame. The spatial
+ * formulations (so3xr3-spatial, s3xr3-spatial) store as so3xr3, s3xr3 with v = (ω, ẋ), ω = RΩ;
+ * rb_sys.f is then that body-frame formulation, in which every element kind evaluates
+ * (elem_spatial.c maps the local arrays), and rb_sys.left is set. In the euler
  * formulation R = R(e) of Sherif et al. (2019) eq. 2 (quadratic in e, not normalized).
  *
  * Constraint rows: the joints' rows first (joints.c, in the order of ld_model.joints), then the
@@ -34,6 +37,7 @@ typedef struct rb_sys {
     int semi;   /* semidirect: U in the body frame */
     int quat;   /* S³ storage */
     int euler;  /* the euler formulation */
+    int left;   /* spatial formulation: ω = RΩ, increments on the left (f: the body-frame one) */
     int njrows; /* rows of all joints */
     int nkrows; /* Kirchhoff rows of all rods */
     ld_jsys *J;
@@ -52,6 +56,11 @@ void ld_rb_pose(const ld_system *s, const double *q, int i, double R[9], const d
  * vi (the node's slice of v). */
 void ld_rb_body_velocity(const ld_system *s, const double *q, const double *vi, int i, double Om[3],
                          double xd[3]);
+
+/* Node i's velocity slice in the body-frame formulation rb_sys.f (vb) from the system's (v), and
+ * back (to_spatial): ω ↔ Ω = Rᵀω in the spatial formulations, a copy otherwise; vb may be v. */
+void ld_rb_velocity_frame(const ld_system *s, const double *q, int i, const double *v, double *vb,
+                          int to_spatial);
 
 /* Loads on a body at time t: body-frame torque tb, spatial torque ts, spatial force fs (with
  * gravity), body-frame force fb; the body feels τ = tb + Rᵀ ts and f = fs + R fb. */

@@ -203,10 +203,11 @@ static void body_rotation(const sp_body *b, double R[9]) {
 
 /* Read body i's step state from (q, v). */
 static void load_body(const ld_system *s, sp_body *b, int i, const double *q, const double *v) {
-    double R[9], Om[3], xd[3], w[3];
+    double R[9], Om[3], xd[3], w[3], vb[6];
     const double *x;
     ld_rb_pose(s, q, i, R, &x);
-    ld_rb_body_velocity(s, q, v + s->nodes[i].voff, i, Om, xd);
+    ld_rb_velocity_frame(s, q, i, v + s->nodes[i].voff, vb, 0);
+    ld_rb_body_velocity(s, q, vb, i, Om, xd);
     ld_m3_mul(b->R, R, b->Q);
     ld_m3_tmulv(w, b->Q, Om);
     for (int k = 0; k < 3; ++k) b->Pi[k] = b->I[k] * w[k], b->pl[k] = b->m * xd[k];
@@ -242,6 +243,7 @@ static void store_body(const ld_system *s, const sp_body *b, int i, double *q, d
         ld_m3_tmulv(vi + 3, R, xd);
     else
         memcpy(vi + 3, xd, sizeof xd);
+    ld_rb_velocity_frame(s, q, i, vi, vi, 1); /* ω = RΩ in the spatial formulations */
 }
 
 /* ---------------------------------------------------------------- the flows */

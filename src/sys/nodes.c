@@ -22,6 +22,31 @@ static void bracket_semidirect(double *r, const double *x, const double *y) {
     for (int j = 0; j < 3; ++j) r[3 + j] = a[j] - b[j];
 }
 
+/* ------------------------------------------------------------------ opposite groups */
+
+/* The *_SPATIAL kinds: the opposite group G' of a direct product G (a ∘' b = b ∘ a), whose
+ * right composition q ∘' exp(ξ) = exp(ξ) ∘ q puts the increment on the left (spatial angular
+ * velocity). Same exp, log and inverse; T'(ξ) = T(−ξ), the left Jacobian of G, because
+ * exp(ξ + δ) = exp(T(−ξ)δ) ∘ exp(ξ); the bracket of G' is −[x, y]. */
+#define OPPOSITE(G)                                                                                \
+    static void G##_opp_compose(double *g, const double *a, const double *b) {                     \
+        ld_##G##_compose(g, b, a);                                                                 \
+    }                                                                                              \
+    static void G##_opp_tangent(double *T, const double *xi) {                                     \
+        const double m[6] = {-xi[0], -xi[1], -xi[2], -xi[3], -xi[4], -xi[5]};                      \
+        ld_##G##_tangent(T, m);                                                                    \
+    }                                                                                              \
+    static void G##_opp_tangent_inv(double *Ti, const double *xi) {                                \
+        const double m[6] = {-xi[0], -xi[1], -xi[2], -xi[3], -xi[4], -xi[5]};                      \
+        ld_##G##_tangent_inv(Ti, m);                                                               \
+    }
+OPPOSITE(so3xr3)
+OPPOSITE(s3xr3)
+
+static void bracket_direct_opposite(double *r, const double *x, const double *y) {
+    bracket_direct(r, y, x);
+}
+
 /* ------------------------------------------------------------------ normalization */
 
 /* (R, x): the nearest rotation by one Newton step of the polar decomposition from the
@@ -96,6 +121,14 @@ static const ld_node_kind_info KINDS[LD_NODE_KIND_COUNT] = {
                         ld_s3sdr3_tangent_inv, bracket_semidirect, normalize_quat_first, NULL},
     [LD_NODE_R3E4] = {LD_NODE_R3E4, "r3e4", "R³×R⁴", 7, 7, 1, NULL, NULL, NULL, NULL, NULL, NULL,
                       NULL, normalize_euler_parameters, &EULER_PARAMETERS},
+    [LD_NODE_SO3XR3_SPATIAL] = {LD_NODE_SO3XR3_SPATIAL, "so3xr3-spatial", "R³×SO(3), left", 12, 6,
+                                0, ld_so3xr3_exp, ld_so3xr3_log, so3xr3_opp_compose,
+                                ld_so3xr3_inverse, so3xr3_opp_tangent, so3xr3_opp_tangent_inv,
+                                bracket_direct_opposite, normalize_matrix_first, NULL},
+    [LD_NODE_S3XR3_SPATIAL] = {LD_NODE_S3XR3_SPATIAL, "s3xr3-spatial", "S³×R³, left", 7, 6, 0,
+                               ld_s3xr3_exp, ld_s3xr3_log, s3xr3_opp_compose, ld_s3xr3_inverse,
+                               s3xr3_opp_tangent, s3xr3_opp_tangent_inv, bracket_direct_opposite,
+                               normalize_quat_first, NULL},
 };
 
 const ld_node_kind_info *ld_node_kind_get(ld_node_kind k) {
