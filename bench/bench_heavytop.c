@@ -6,7 +6,7 @@
  *   2. work-precision: error at t = 2 against a tight reference vs CPU time, for liedyn's
  *      methods (heavytop_liedyn.c: the ld_integ methods in two formulations and the explicit
  *      Dormand-Prince on the reduced quaternion ODE) and the optional peers (heavytop_peers.c:
- *      GSL odeiv2, SUNDIALS ARKODE ERKStep, MuJoCo).
+ *      GSL odeiv2, SUNDIALS ARKODE ERKStep and CVODE, MuJoCo).
  *   3. target: per solver the cheapest CPU time with error <= 1e-6, and its ratio to GSL
  *      rk8pd's.
  * The reference and the explicit solvers integrate the reduced ODE about the fixed point in
@@ -50,6 +50,7 @@ static void integrate(const solver *s, double setting, result *r, int measure) {
         break;
     case K_GSL:
     case K_ARKODE:
+    case K_CVODE:
     case K_MUJOCO:
         integrate_peer(s, setting, r, measure);
         break;

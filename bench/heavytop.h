@@ -50,7 +50,7 @@ void check_initial(void);
 
 /* ---- the solvers of the work-precision study */
 
-typedef enum solver_kind { K_IMPLICIT, K_ERK, K_GSL, K_ARKODE, K_MUJOCO } solver_kind;
+typedef enum solver_kind { K_IMPLICIT, K_ERK, K_GSL, K_ARKODE, K_CVODE, K_MUJOCO } solver_kind;
 
 typedef struct solver {
     char name[40];
@@ -90,16 +90,16 @@ int refuses(int m, ld_formulation f);
 /* Section 1: ns per step of every method, formulation and linear solver at h = SPEED_H. */
 void speed_section(void);
 
-/* ---- the optional peers GSL, SUNDIALS ARKODE, MuJoCo (heavytop_peers.c) */
+/* ---- the optional peers GSL, SUNDIALS ARKODE and CVODE, MuJoCo (heavytop_peers.c) */
 
 /* Set the peers up and print one '#' line per peer (what it is, or why it is skipped). */
 void peers_init(void);
 void peers_free(void);
-/* Add the peers' ODE solvers (GSL, ARKODE) or MuJoCo's integrators to the solver table. */
+/* Add the peers' ODE solvers (GSL, ARKODE, CVODE) or MuJoCo's integrators to the solver table. */
 void peers_add_ode_solvers(void);
 void peers_add_mujoco_solvers(void);
-/* One integration of a peer solver (kinds K_GSL, K_ARKODE, K_MUJOCO); exits for a kind that is
- * not compiled in. */
+/* One integration of a peer solver (kinds K_GSL, K_ARKODE, K_CVODE, K_MUJOCO); exits for a kind
+ * that is not compiled in. */
 void integrate_peer(const solver *s, double setting, result *r, int measure);
 /* GSL rk8pd on the reduced ODE at rtol = atol = tol: 0 and y at T_END; 1 without GSL; −1 when
  * it failed. */

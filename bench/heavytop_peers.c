@@ -1,8 +1,9 @@
 /*
- * The heavy-top benchmark's optional peers on the same problem: GSL odeiv2 (rk8pd, rkf45) and
- * SUNDIALS ARKODE ERKStep (Dormand-Prince 5(4)) on the reduced quaternion ODE, and MuJoCo's
- * integrators on one body on a ball joint. Each is compiled in only when found at configure
- * time (LD_HAVE_GSL, LD_HAVE_ARKODE, LD_HAVE_MUJOCO); without them this file only says so.
+ * The heavy-top benchmark's optional peers on the same problem: GSL odeiv2 (rk8pd, rkf45),
+ * SUNDIALS ARKODE ERKStep (Dormand-Prince 5(4)) and CVODE (variable-order Adams with fixed-point
+ * iteration, its non-stiff method) on the reduced quaternion ODE, and MuJoCo's integrators on
+ * one body on a ball joint. Each is compiled in only when found at configure time (LD_HAVE_GSL,
+ * LD_HAVE_ARKODE, LD_HAVE_CVODE, LD_HAVE_MUJOCO); without them this file only says so.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -17,6 +18,22 @@
 
 #ifdef LD_HAVE_MUJOCO
 #include <mujoco/mujoco.h>
+#endif
+
+/* CVODE: SUNDIALS ≥ 6 in double precision only, as ARKODE (bench_common.h). */
+#ifdef LD_HAVE_CVODE
+#include <sundials/sundials_config.h>
+#if !defined(SUNDIALS_VERSION_MAJOR) || SUNDIALS_VERSION_MAJOR < 6 ||                              \
+    !defined(SUNDIALS_DOUBLE_PRECISION)
+#undef LD_HAVE_CVODE
+#define LD_CVODE_UNUSABLE 1
+#endif
+#endif
+#ifdef LD_HAVE_CVODE
+#include <cvode/cvode.h>
+#include <nvector/nvector_serial.h>
+#include <sundials/sundials_context.h>
+#include <sunnonlinsol/sunnonlinsol_fixedpoint.h>
 #endif
 
 #ifdef LD_HAVE_GSL
@@ -90,6 +107,54 @@ static void integrate_arkode(const solver *s, double tol, result *r, int measure
     long steps = 0;
     check_ark("ERKStepGetNumSteps", ERKStepGetNumSteps(mem, &steps));
     ERKStepFree(&mem);
+    r->steps = steps;
+    r->evals = c.fevals;
+    if (measure) {
+        double x[3];
+        com_of(x, y);
+        set_error(r, y, x);
+    }
+}
+#endif
+
+#ifdef LD_HAVE_CVODE
+static SUNContext cv_ctx;
+static N_Vector cv_y;
+
+/* die on a negative CVODE flag. */
+static void check_cv(const char *what, int flag) {
+    if (flag < 0) die_code(what, flag);
+}
+
+static int cv_rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *user) {
+    (void)t;
+    ((ode_ctx *)user)->fevals++;
+    top_rhs(N_VGetArrayPointer(y), N_VGetArrayPointer(ydot));
+    return 0;
+}
+
+/* CVODE's Adams methods (orders 1 to 12) with the fixed-point iteration, stop time T_END. */
+static void integrate_cvode(const solver *s, double tol, result *r, int measure) {
+    ode_ctx c = {0};
+    sunrealtype *y = N_VGetArrayPointer(cv_y);
+    memcpy(y, Y0, sizeof Y0);
+    void *mem = CVodeCreate(CV_ADAMS, cv_ctx);
+    if (!mem) die(s->name, "CVodeCreate failed");
+    check_cv("CVodeInit", CVodeInit(mem, cv_rhs, 0.0, cv_y));
+    SUNNonlinearSolver nls = SUNNonlinSol_FixedPoint(cv_y, 0, cv_ctx);
+    if (!nls) die(s->name, "SUNNonlinSol_FixedPoint failed");
+    check_cv("CVodeSetNonlinearSolver", CVodeSetNonlinearSolver(mem, nls));
+    check_cv("CVodeSetUserData", CVodeSetUserData(mem, &c));
+    check_cv("CVodeSStolerances", CVodeSStolerances(mem, tol, tol));
+    check_cv("CVodeSetStopTime", CVodeSetStopTime(mem, T_END));
+    check_cv("CVodeSetMaxNumSteps", CVodeSetMaxNumSteps(mem, 100000000L));
+    sunrealtype t = 0.0;
+    check_cv("CVode", CVode(mem, T_END, cv_y, &t, CV_NORMAL));
+    if (t != T_END) die(s->name, "CVode stopped before the end");
+    long steps = 0;
+    check_cv("CVodeGetNumSteps", CVodeGetNumSteps(mem, &steps));
+    CVodeFree(&mem);
+    SUNNonlinSolFree(nls);
     r->steps = steps;
     r->evals = c.fevals;
     if (measure) {
@@ -192,6 +257,18 @@ void peers_init(void) {
 #else
     printf("# peer: SUNDIALS ARKODE not found at configure time (skipped)\n");
 #endif
+#ifdef LD_HAVE_CVODE
+    printf("# peer: SUNDIALS %s CVODE, CV_ADAMS with SUNNonlinSol_FixedPoint, SStolerances(tol, "
+           "tol), CV_NORMAL with stop time, reduced quaternion ODE\n",
+           SUNDIALS_VERSION);
+    check_cv("SUNContext_Create", SUNContext_Create(NULL, &cv_ctx));
+    cv_y = N_VNew_Serial(NY, cv_ctx);
+    if (!cv_y) die("N_VNew_Serial", "failed");
+#elif defined(LD_CVODE_UNUSABLE)
+    printf("# peer: SUNDIALS CVODE found but older than 6.0 or not double precision (skipped)\n");
+#else
+    printf("# peer: SUNDIALS CVODE not found at configure time (skipped)\n");
+#endif
 #ifdef LD_HAVE_MUJOCO
     mujoco_load();
     printf("# peer: MuJoCo %s: one body on a ball joint at the origin, inertial pos (0 1 0), "
@@ -209,6 +286,10 @@ void peers_free(void) {
     N_VDestroy(ark_y);
     check_ark("SUNContext_Free", SUNContext_Free(&ark_ctx));
 #endif
+#ifdef LD_HAVE_CVODE
+    N_VDestroy(cv_y);
+    check_cv("SUNContext_Free", SUNContext_Free(&cv_ctx));
+#endif
 #ifdef LD_HAVE_MUJOCO
     mj_deleteData(mj_d);
     mj_deleteModel(mj_m);
@@ -222,6 +303,9 @@ void peers_add_ode_solvers(void) {
 #endif
 #ifdef LD_HAVE_ARKODE
     add_solver("arkode-erk-dopri5", K_ARKODE, 0, 1);
+#endif
+#ifdef LD_HAVE_CVODE
+    add_solver("cvode-adams", K_CVODE, 0, 1);
 #endif
 }
 
@@ -246,6 +330,11 @@ void integrate_peer(const solver *s, double setting, result *r, int measure) {
 #ifdef LD_HAVE_ARKODE
     case K_ARKODE:
         integrate_arkode(s, setting, r, measure);
+        break;
+#endif
+#ifdef LD_HAVE_CVODE
+    case K_CVODE:
+        integrate_cvode(s, setting, r, measure);
         break;
 #endif
 #ifdef LD_HAVE_MUJOCO
