@@ -346,8 +346,8 @@ int main(void) {
     CASE = ld_att_case_find("ex1");
     if (!CASE) die("ld_att_case_find", "case ex1 not found");
     ld_att_case_quat(CASE, T_START, Q0);
-    enum { NMAGNUS = 3 };
-    const char *magnus_name[NMAGNUS] = {"magnus4", "magnus6", "magnus8"};
+    enum { NMAGNUS = 4 };
+    const char *magnus_name[NMAGNUS] = {"magnus4", "magnus6", "magnus8", "magnus8x2"};
     int magnus[NMAGNUS];
     for (int i = 0; i < NMAGNUS; ++i) magnus[i] = find_method(magnus_name[i]);
 

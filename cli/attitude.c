@@ -29,7 +29,7 @@ static void att_usage(FILE *f) {
             "  --input FILE       body-frame gyro samples 't,wx,wy,wz' (rad/s), linear in t\n"
             "  --q0 w,x,y,z       initial rotation for --input (default 1,0,0,0)\n"
             "  --method M         mpr mpq mpq-eq25 rk4 ode23 ode45 rkmk4 rkmk45 magnus4\n"
-            "                     magnus6 magnus8 (default mpq)\n"
+            "                     magnus6 magnus8 magnus8x2 (default mpq)\n"
             "  --param P          quat rotvec tanvec, for mpr rk4 ode23 ode45 (default quat)\n"
             "  --frame F          body (default) or spatial: the frame of the given omega\n"
             "  --dt H             fixed step (default: the case's, or the mean sample spacing);\n"

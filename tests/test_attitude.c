@@ -108,10 +108,10 @@ typedef struct order_case {
 static void test_convergence(void **state) {
     (void)state;
     const order_case oc[] = {
-        {LD_ATT_MPR, 2, 0.02},    {LD_ATT_MPQ, 2, 0.02},    {LD_ATT_RK4, 4, 0.1},
-        {LD_ATT_ODE23, 3, 0.05},  {LD_ATT_ODE45, 5, 0.05},  {LD_ATT_RKMK4, 4, 0.1},
-        {LD_ATT_RKMK45, 5, 0.05}, {LD_ATT_MAGNUS4, 4, 0.1}, {LD_ATT_MAGNUS6, 6, 0.2},
-        {LD_ATT_MAGNUS8, 8, 0.4},
+        {LD_ATT_MPR, 2, 0.02},    {LD_ATT_MPQ, 2, 0.02},      {LD_ATT_RK4, 4, 0.1},
+        {LD_ATT_ODE23, 3, 0.05},  {LD_ATT_ODE45, 5, 0.05},    {LD_ATT_RKMK4, 4, 0.1},
+        {LD_ATT_RKMK45, 5, 0.05}, {LD_ATT_MAGNUS4, 4, 0.1},   {LD_ATT_MAGNUS6, 6, 0.2},
+        {LD_ATT_MAGNUS8, 8, 0.4}, {LD_ATT_MAGNUS8X2, 8, 0.4},
     };
     for (size_t i = 0; i < sizeof oc / sizeof oc[0]; ++i) {
         int np = ld_att_method_has_param(oc[i].m) ? 3 : 1;
@@ -138,6 +138,30 @@ static void test_convergence(void **state) {
     }
 }
 
+/* magnus8x2 (magnus8 on the half steps of the quartic through five Gauss samples) has the order
+ * of magnus8 with an error constant about 2⁸ smaller: at equal steps its error is below 1/50 of
+ * magnus8's, in both frames; with 5/4 of magnus8's evaluations per step it pays from ~1.1× its
+ * step on. */
+static void test_magnus8x2_error_constant(void **state) {
+    (void)state;
+    for (int fr = 0; fr < 2; ++fr) {
+        err_sink e8, e82;
+        ld_attitude_stats s8, s82;
+        assert_int_equal(run_case("ex1", LD_ATT_MAGNUS8, LD_PARAM_QUAT, (ld_frame)fr, 10.0, 0.25, 1,
+                                  0, &e8, &s8),
+                         LD_OK);
+        assert_int_equal(run_case("ex1", LD_ATT_MAGNUS8X2, LD_PARAM_QUAT, (ld_frame)fr, 10.0, 0.25,
+                                  1, 0, &e82, &s82),
+                         LD_OK);
+        assert_int_equal(s8.steps, 40);
+        assert_int_equal(s82.steps, 40);
+        assert_int_equal(s8.fevals, 4 * 40);
+        assert_int_equal(s82.fevals, 5 * 40);
+        if (!(e82.max_err < e8.max_err / 50.0 && e82.max_err > 0.0))
+            fail_msg("frame %d: magnus8x2 %.3e against magnus8 %.3e", fr, e82.max_err, e8.max_err);
+    }
+}
+
 /* Eq. (25) taken literally with the body angular velocity converges to a wrong rotation. */
 static void test_eq25_literal_is_wrong(void **state) {
     (void)state;
@@ -157,7 +181,8 @@ static void test_eq25_literal_is_wrong(void **state) {
 /* 10⁶ steps: mpq and rkmk4 keep |q| = 1 to round-off; q is never renormalized. */
 static void test_norm_preservation(void **state) {
     (void)state;
-    const ld_att_method ms[] = {LD_ATT_MPQ, LD_ATT_RKMK4, LD_ATT_MAGNUS6, LD_ATT_MAGNUS8};
+    const ld_att_method ms[] = {LD_ATT_MPQ, LD_ATT_RKMK4, LD_ATT_MAGNUS6, LD_ATT_MAGNUS8,
+                                LD_ATT_MAGNUS8X2};
     for (size_t i = 0; i < sizeof ms / sizeof ms[0]; ++i) {
         err_sink es;
         ld_attitude_stats st;
@@ -394,6 +419,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_case_omega),
         cmocka_unit_test(test_convergence),
+        cmocka_unit_test(test_magnus8x2_error_constant),
         cmocka_unit_test(test_eq25_literal_is_wrong),
         cmocka_unit_test(test_norm_preservation),
         cmocka_unit_test(test_ex3_failures),

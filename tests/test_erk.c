@@ -145,6 +145,71 @@ static void test_fsal_and_stats(void **state) {
     ld_erk_free(e);
 }
 
+/* The vector space written out with callbacks (x + u, |x|): the engine's general path. */
+static void retract_add(double *x1, const double *x, const double *u, void *user) {
+    (void)user;
+    for (int i = 0; i < 2; ++i) x1[i] = x[i] + u[i];
+}
+
+static void scale_abs(double *s, const double *x, void *user) {
+    (void)user;
+    for (int i = 0; i < 2; ++i) s[i] = fabs(x[i]);
+}
+
+/* Adaptive dopri5 over [0, 1] on space sp with engine e (created by the caller). */
+static void run_tan(ld_erk *e, double x[2], ld_erk_stats *st) {
+    ld_erk_options o;
+    ld_erk_options_default(&o);
+    o.error_rtol = 1e-7;
+    o.error_atol = 1e-9;
+    x[0] = x[1] = 1.0;
+    assert_int_equal(ld_erk_integrate(e, &o, 0.0, 1.0, x, NULL, NULL, st), LD_OK);
+}
+
+/* The fused loops of a plain vector space give the same bits as the general path with
+ * callbacks, and an engine reused after a run (its FSAL buffers swapped) repeats it exactly. */
+static void test_plain_path_and_reuse(void **state) {
+    (void)state;
+    const ld_rk_table *tab = ld_rk_table_find("dopri5");
+    ld_erk_space plain = {2, 2, rhs_tan, NULL, NULL, NULL, NULL, NULL};
+    ld_erk_space general = {2, 2, rhs_tan, retract_add, NULL, NULL, scale_abs, NULL};
+    ld_erk *ep = NULL, *eg = NULL;
+    assert_int_equal(ld_erk_create(&ep, &plain, tab), LD_OK);
+    assert_int_equal(ld_erk_create(&eg, &general, tab), LD_OK);
+    double xp[2], xg[2], xr[2];
+    ld_erk_stats sp, sg, sr;
+    run_tan(ep, xp, &sp);
+    run_tan(eg, xg, &sg);
+    assert_true(sp.steps > 10 && sp.steps == sg.steps && sp.rejected == sg.rejected);
+    assert_memory_equal(xp, xg, sizeof xp);
+    for (int k = 0; k < 3; ++k) { /* odd and even numbers of swaps behind it */
+        run_tan(ep, xr, &sr);
+        assert_true(sr.steps == sp.steps && sr.fevals == sp.fevals);
+        assert_memory_equal(xr, xp, sizeof xp);
+    }
+    /* a single step after a run is the step of a fresh engine */
+    double y1[2] = {1.0, 1.0}, y2[2] = {1.0, 1.0}, e1[2], e2[2];
+    assert_int_equal(ld_erk_step(ep, 0.0, 0.1, y1, e1), LD_OK);
+    assert_int_equal(ld_erk_step(eg, 0.0, 0.1, y2, e2), LD_OK);
+    assert_memory_equal(y1, y2, sizeof y1);
+    assert_memory_equal(e1, e2, sizeof e1);
+    ld_erk_free(ep);
+    ld_erk_free(eg);
+    /* on SO(3) with dexp⁻¹ (stage buffers of their own), a reused engine repeats its run */
+    ld_erk_space so3 = {9, 3, rhs_so3, retract_so3, dexpinv_so3, NULL, unit_scale, NULL};
+    ld_erk *e = NULL;
+    assert_int_equal(ld_erk_create(&e, &so3, tab), LD_OK);
+    ld_erk_options o;
+    ld_erk_options_default(&o);
+    o.error_rtol = o.error_atol = 1e-8;
+    double R1[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, R2[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+    assert_int_equal(ld_erk_integrate(e, &o, 0.0, 2.0, R1, NULL, NULL, &sp), LD_OK);
+    assert_int_equal(ld_erk_integrate(e, &o, 0.0, 2.0, R2, NULL, NULL, &sr), LD_OK);
+    assert_true(sp.steps > 10 && sr.steps == sp.steps);
+    assert_memory_equal(R1, R2, sizeof R1);
+    ld_erk_free(e);
+}
+
 /* y' = 1/(1 − t): the solution blows up at t = 1, and the rhs refuses t ≥ 1; the run must
  * stop with LD_ESINGULAR (the rhs refused states of the collapsing step) near 1. */
 static int rhs_blowup(double t, const double *x, double *v, void *user) {
@@ -235,7 +300,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_orders_vector_space), cmocka_unit_test(test_orders_so3),
         cmocka_unit_test(test_fsal_and_stats),      cmocka_unit_test(test_step_collapse),
-        cmocka_unit_test(test_bad_input_and_stop),
+        cmocka_unit_test(test_bad_input_and_stop),  cmocka_unit_test(test_plain_path_and_reuse),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

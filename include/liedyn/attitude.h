@@ -16,7 +16,10 @@
  *            rkmk45 adaptive with the error measured on the group.
  *   magnus4, magnus6, magnus8   Magnus integrators of orders 4, 6 and 8 (2, 3 and 4
  *            Gauss–Legendre evaluations of ω per step, one exact exponential): ω does not depend on
- * the rotation, so Ṙ = R hat(ω) is linear and its Magnus series applies directly. ω at the step
+ * the rotation, so Ṙ = R hat(ω) is linear and its Magnus series applies directly.
+ *   magnus8x2 order 8 from 5 Gauss–Legendre evaluations of ω per step: magnus8's formula on
+ *            the two half steps of the quartic through the samples (two exponentials); its error
+ *            constant is ~1/250 of magnus8's, so it takes ~1.8× magnus8's step. ω at the step
  * ends t_n, t_{n+1} for midpoint rules, at the stage times for RK methods.
  *
  * NULL arguments: functions with a status return LD_EINVAL, getters a neutral value (0, NaN,
@@ -57,6 +60,7 @@ typedef enum ld_att_method {
     LD_ATT_MAGNUS4,
     LD_ATT_MAGNUS6,
     LD_ATT_MAGNUS8,
+    LD_ATT_MAGNUS8X2,
     LD_ATT_METHOD_COUNT
 } ld_att_method;
 

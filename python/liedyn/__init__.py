@@ -160,7 +160,7 @@ def attitude(omega, t=None, *, q0=None, method="mpq", dt=None, t0=None, t1=None,
     run spans them unless t0, t1 say otherwise); or an analytic case's name ("ex1", ...:
     liedyn.attitude_cases(); its interval, step and exact start by default); or a callable
     omega(t) -> 3 numbers (slower: called from C for every evaluation; give t0, t1).
-    method: mpr, mpq, mpq-eq25, rk4, ode23, ode45, rkmk4, rkmk45, magnus4, magnus6, magnus8;
+    method: mpr, mpq, mpq-eq25, rk4, ode23, ode45, rkmk4, rkmk45, magnus4, magnus6, magnus8, magnus8x2;
     param: quat, rotvec, tanvec (for mpr, rk4, ode23, ode45); frame: 'body' or 'spatial';
     dt: the step (adaptive methods: the first step; fixed=True: no control); rtol, atol,
     h_max, h_min, max_steps: the adaptive control. q0: initial rotation [w x y z]."""

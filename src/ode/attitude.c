@@ -10,8 +10,8 @@
 #include "../lie/mat3.h"
 
 static const char *const method_names[LD_ATT_METHOD_COUNT] = {
-    "mpr",   "mpq",    "mpq-eq25", "rk4",     "ode23",  "ode45",
-    "rkmk4", "rkmk45", "magnus4",  "magnus6", "magnus8"};
+    "mpr",   "mpq",    "mpq-eq25", "rk4",     "ode23",   "ode45",
+    "rkmk4", "rkmk45", "magnus4",  "magnus6", "magnus8", "magnus8x2"};
 static const char *const param_names[3] = {"quat", "rotvec", "tanvec"};
 
 const char *ld_att_method_name(ld_att_method m) {
@@ -349,6 +349,9 @@ static void comb(double x[3], double p, const double y[3], double q, const doubl
  *   Q5 = [−6025/4116 B0 + 2875/343 B2, [B2, Q1]],  Q6 = [B3, 20/7 (Q3 + Q4) + 820/189 h Q5],
  *   Q7 = −1/42 [B0, [B0, Q3 − Q4/3 + h Q5]],
  *   Ω = h B0 + h² (Q1 + Q2) + h³ (Q3 + Q4) + h⁴ (Q5 + Q6) + h⁵ Q7. */
+static void magnus_omega8_moments(double Om[3], const double B0[3], const double B1[3],
+                                  const double B2[3], const double B3[3], double h);
+
 static void magnus_omega8(double Om[3], double a[][3], double h) {
     const double v1 = 0.5 * sqrt((3.0 + 2.0 * sqrt(1.2)) / 7.0);
     const double v2 = 0.5 * sqrt((3.0 - 2.0 * sqrt(1.2)) / 7.0);
@@ -362,6 +365,12 @@ static void magnus_omega8(double Om[3], double a[][3], double h) {
         B2[i] = 0.5 * (v1 * v1 * w1 * s1 + v2 * v2 * w2 * s2);
         B3[i] = 0.5 * (v1 * v1 * v1 * w1 * r1 + v2 * v2 * v2 * w2 * r2);
     }
+    magnus_omega8_moments(Om, B0, B1, B2, B3, h);
+}
+
+/* The order-8 Ω above from the moments B0 … B3 of a over the step. */
+static void magnus_omega8_moments(double Om[3], const double B0[3], const double B1[3],
+                                  const double B2[3], const double B3[3], double h) {
     double x[3], y[3], z[3], Q1[3], Q2[3], Q3[3], Q4[3], Q5[3], Q6[3], Q7[3];
     comb(x, -38.0 / 5.0, B0, 24.0, B2);
     ld_v3_cross(Q1, x, B3);
@@ -389,7 +398,67 @@ static void magnus_omega8(double Om[3], double a[][3], double h) {
                 h5 * Q7[i] / 42.0;
 }
 
-/* Body data: Rᵀ' = hat(−ω_G) Rᵀ, so q_{n+1} = q_n ∘ exp(−Ω[−ω_G]); spatial: exp(Ω[ω_g]) ∘ q_n. */
+/* The five Gauss–Legendre nodes of [−1/2, 1/2], increasing. */
+static void gauss5(double x[5]) {
+    const double u = sqrt(5.0 - 2.0 * sqrt(10.0 / 7.0)) / 6.0;
+    const double v = sqrt(5.0 + 2.0 * sqrt(10.0 / 7.0)) / 6.0;
+    x[0] = -v, x[1] = -u, x[2] = 0.0, x[3] = u, x[4] = v;
+}
+
+/* magnus8x2: ω at the five Gauss nodes of the step (offsets x_j, in units of h, from its
+ * midpoint) defines the quartic interpolant p. Its moments over the half step s (0: first, 1:
+ * second), B_k = ∫ τ^k p(c_s + τ/2) dτ over τ ∈ [−1/2, 1/2] with c_s = ∓1/4, are linear in
+ * the samples: B_k = Σ_j M[s][k][j] a_j. The four-point Gauss rule integrates these degree-7
+ * polynomials exactly. */
+static void magnus8x2_weights(double M[2][4][5]) {
+    const double v1 = 0.5 * sqrt((3.0 + 2.0 * sqrt(1.2)) / 7.0);
+    const double v2 = 0.5 * sqrt((3.0 - 2.0 * sqrt(1.2)) / 7.0);
+    const double w1 = 0.5 - sqrt(5.0 / 6.0) / 6.0, w2 = 0.5 + sqrt(5.0 / 6.0) / 6.0;
+    const double tq[4] = {-v1, -v2, v2, v1}, wq[4] = {0.5 * w1, 0.5 * w2, 0.5 * w2, 0.5 * w1};
+    double x[5];
+    gauss5(x);
+    for (int s = 0; s < 2; ++s)
+        for (int j = 0; j < 5; ++j)
+            for (int k = 0; k < 4; ++k) {
+                double sum = 0.0;
+                for (int m = 0; m < 4; ++m) {
+                    double tau = (s == 0 ? -0.25 : 0.25) + 0.5 * tq[m], L = 1.0;
+                    for (int l = 0; l < 5; ++l)
+                        if (l != j) L *= (tau - x[l]) / (x[j] - x[l]);
+                    sum += wq[m] * pow(tq[m], k) * L;
+                }
+                M[s][k][j] = sum;
+            }
+}
+
+/* Ω of half step s of magnus8x2 from the five samples a (size h/2). */
+static void magnus8x2_half(double Om[3], double M[2][4][5], int s, double a[][3], double h) {
+    double B[4][3];
+    for (int k = 0; k < 4; ++k)
+        for (int i = 0; i < 3; ++i) {
+            double b = 0.0;
+            for (int j = 0; j < 5; ++j) b += M[s][k][j] * a[j][i];
+            B[k][i] = b;
+        }
+    magnus_omega8_moments(Om, B[0], B[1], B[2], B[3], 0.5 * h);
+}
+
+/* x = x ∘ exp(−Ω) (body data) or exp(Ω) ∘ x (spatial data). */
+static void magnus_apply(double x[4], double Om[3], int body) {
+    double e[4], qn[4];
+    if (body) {
+        for (int j = 0; j < 3; ++j) Om[j] = -Om[j];
+        ld_s3_exp(e, Om);
+        ld_quat_mul(qn, x, e);
+    } else {
+        ld_s3_exp(e, Om);
+        ld_quat_mul(qn, e, x);
+    }
+    memcpy(x, qn, sizeof qn);
+}
+
+/* Body data: Rᵀ' = hat(−ω_G) Rᵀ, so q_{n+1} = q_n ∘ exp(−Ω[−ω_G]); spatial: exp(Ω[ω_g]) ∘ q_n.
+ * magnus8x2 applies the Ω of its two half steps in turn. */
 static int run_magnus(att_run *r, const ld_attitude_options *o, double *x, ld_attitude_stats *st) {
     const ld_attitude_problem *pb = r->pb;
     const double g4[2] = {0.5 - sqrt(3.0) / 6.0, 0.5 + sqrt(3.0) / 6.0};
@@ -397,8 +466,15 @@ static int run_magnus(att_run *r, const ld_attitude_options *o, double *x, ld_at
     const double v1 = 0.5 * sqrt((3.0 + 2.0 * sqrt(1.2)) / 7.0);
     const double v2 = 0.5 * sqrt((3.0 - 2.0 * sqrt(1.2)) / 7.0);
     const double g8[4] = {0.5 - v1, 0.5 - v2, 0.5 + v2, 0.5 + v1};
-    int ns = r->method == LD_ATT_MAGNUS4 ? 2 : r->method == LD_ATT_MAGNUS6 ? 3 : 4;
-    const double *c = ns == 2 ? g4 : ns == 3 ? g6 : g8;
+    double g10[5], M[2][4][5];
+    gauss5(g10);
+    for (int i = 0; i < 5; ++i) g10[i] += 0.5;
+    int ns = r->method == LD_ATT_MAGNUS4   ? 2
+             : r->method == LD_ATT_MAGNUS6 ? 3
+             : r->method == LD_ATT_MAGNUS8 ? 4
+                                           : 5;
+    const double *c = ns == 2 ? g4 : ns == 3 ? g6 : ns == 4 ? g8 : g10;
+    if (ns == 5) magnus8x2_weights(M);
     int body = pb->frame == LD_FRAME_BODY;
     double nf = ceil((pb->t1 - pb->t0) / o->dt * (1.0 - 1e-12));
     if (!(o->dt > 0.0) || !(nf >= 1.0) || nf > 1e15) return LD_EINVAL;
@@ -408,27 +484,26 @@ static int run_magnus(att_run *r, const ld_attitude_options *o, double *x, ld_at
         double tn = (k == n - 1) ? pb->t1 : pb->t0 + (double)(k + 1) * o->dt, h = tn - t;
         if (o->max_steps > 0 && st->steps >= o->max_steps) return LD_ETOOMUCHWORK;
         if (!(tn > t)) return LD_ESTEPSIZE; /* dt below the resolution of t */
-        double a[4][3], Om[3], e[4], qn[4];
+        double a[5][3], Om[3], qn[4];
         for (int i = 0; i < ns; ++i) {
             int rc = omega_at(r, t + c[i] * h, a[i]);
             if (rc) return rc;
             if (body)
                 for (int j = 0; j < 3; ++j) a[i][j] = -a[i][j];
         }
-        if (ns == 2)
+        memcpy(qn, x, sizeof qn);
+        if (ns == 5) {
+            magnus8x2_half(Om, M, 0, a, h);
+            magnus_apply(qn, Om, body);
+            magnus8x2_half(Om, M, 1, a, h);
+        } else if (ns == 2) {
             magnus_omega4(Om, a, h);
-        else if (ns == 3)
+        } else if (ns == 3) {
             magnus_omega6(Om, a, h);
-        else
-            magnus_omega8(Om, a, h);
-        if (body) {
-            for (int j = 0; j < 3; ++j) Om[j] = -Om[j];
-            ld_s3_exp(e, Om);
-            ld_quat_mul(qn, x, e);
         } else {
-            ld_s3_exp(e, Om);
-            ld_quat_mul(qn, e, x);
+            magnus_omega8(Om, a, h);
         }
+        magnus_apply(qn, Om, body);
         if (!all_finite(qn, 4)) return LD_EDOMAIN;
         memcpy(x, qn, sizeof qn);
         note_step(st, t, tn);
@@ -542,7 +617,7 @@ int ld_attitude_integrate(const ld_attitude_problem *pb, const ld_attitude_optio
         o->method == LD_ATT_MPR || o->method == LD_ATT_MPQ || o->method == LD_ATT_MPQ_EQ25;
     int lie = o->method == LD_ATT_RKMK4 || o->method == LD_ATT_RKMK45 ||
               o->method == LD_ATT_MAGNUS4 || o->method == LD_ATT_MAGNUS6 ||
-              o->method == LD_ATT_MAGNUS8;
+              o->method == LD_ATT_MAGNUS8 || o->method == LD_ATT_MAGNUS8X2;
     ld_param p = (o->method == LD_ATT_MPR || (!midpoint && !lie)) ? o->param : LD_PARAM_QUAT;
     double qs[4];
     memcpy(qs, q0, sizeof qs);
@@ -551,8 +626,8 @@ int ld_attitude_integrate(const ld_attitude_problem *pb, const ld_attitude_optio
     int rc = quat_to_param(p, qs, x);
     if (rc) return st->status = rc;
     rc = emit(&r, pb->t0, x, p, o->method == LD_ATT_MPR);
-    int magnus =
-        o->method == LD_ATT_MAGNUS4 || o->method == LD_ATT_MAGNUS6 || o->method == LD_ATT_MAGNUS8;
+    int magnus = o->method == LD_ATT_MAGNUS4 || o->method == LD_ATT_MAGNUS6 ||
+                 o->method == LD_ATT_MAGNUS8 || o->method == LD_ATT_MAGNUS8X2;
     if (rc == 0)
         rc = midpoint ? run_midpoint(&r, o, x, st)
                       : (magnus ? run_magnus(&r, o, x, st) : run_rk(&r, o, x, st));

@@ -11,18 +11,33 @@
 #include "liedyn/erk.h"
 #include "liedyn/liedyn.h"
 
+/* The nonzero entries of one row of a Butcher table (a stage's a_i·, b or bhat), so that a
+ * linear combination skips the zeros without testing them at every step. */
+typedef struct erk_row {
+    int n;                      /* number of nonzero entries */
+    int j[LD_RK_MAX_STAGES];    /* their stage indices, increasing */
+    double w[LD_RK_MAX_STAGES]; /* their coefficients */
+} erk_row;
+
 struct ld_erk {
     const ld_erk_space *sp;
     const ld_rk_table *tab;
     int nx, nv, s;
-    double *F;    /* s × nv raw velocities f(t + c_i h, Y_i) */
-    double *K;    /* s × nv  dexp⁻¹_{U_i}(F_i) */
-    double *U;    /* nv stage / final increment */
-    double *Uh;   /* nv embedded increment */
-    double *Y;    /* nx stage point */
-    double *xnew; /* nx proposed new state */
-    double *err;  /* nv local error */
+    int plain; /* a vector space without retract, dexpinv, local_error or scale: fused loops */
+    erk_row rows[LD_RK_MAX_STAGES + 2]; /* stage i ≥ 1: rows[i]; b: rows[s]; bhat: rows[s + 1] */
+    double *F[LD_RK_MAX_STAGES];        /* nv each: raw velocities f(t + c_i h, Y_i); FSAL swaps the
+                                           first and the last instead of copying */
+    double *K[LD_RK_MAX_STAGES]; /* nv each: dexp⁻¹_{U_i}(F_i); the same buffer as F_i for i = 0
+                                    (U_0 = 0) and on spaces without dexpinv */
+    double *buf;                 /* the one allocation behind every array below */
+    double *U;                   /* nv stage / final increment */
+    double *Uh;                  /* nv embedded increment */
+    double *Y;                   /* nx stage point */
+    double *xnew;                /* nx proposed new state */
+    double *err;                 /* nv local error */
     double *s0, *s1;
+    double en;     /* weighted error norm of the last attempt (adaptive runs) */
+    int nonfinite; /* the last attempt gave a non-finite state or error norm */
     long fevals;
 };
 
@@ -35,6 +50,27 @@ void ld_erk_options_default(ld_erk_options *o) {
     o->shrink_min = 0.1;
 }
 
+/* The nonzero entries of w[0 .. n-1] into r. */
+static void row_init(erk_row *r, const double *w, int n) {
+    r->n = 0;
+    for (int j = 0; w && j < n; ++j)
+        if (w[j] != 0.0) {
+            r->j[r->n] = j;
+            r->w[r->n] = w[j];
+            r->n++;
+        }
+}
+
+/* Point the stage buffers at F and K: K_i is its own buffer only where dexp⁻¹ acts. */
+static void link_stages(ld_erk *e, double *buf) {
+    size_t nv = (size_t)e->nv;
+    for (int i = 0; i < e->s; ++i) {
+        e->F[i] = buf + (size_t)i * nv;
+        e->K[i] = e->F[i];
+        if (i > 0 && e->sp->dexpinv) e->K[i] = buf + (size_t)(e->s + i) * nv;
+    }
+}
+
 int ld_erk_create(ld_erk **out, const ld_erk_space *sp, const ld_rk_table *tab) {
     if (!out) return LD_EINVAL;
     *out = NULL;
@@ -45,7 +81,7 @@ int ld_erk_create(ld_erk **out, const ld_erk_space *sp, const ld_rk_table *tab) 
     ld_erk *e = calloc(1, sizeof *e);
     if (!e) return LD_ENOMEM;
     size_t nv = (size_t)sp->nv, nx = (size_t)sp->nx, s = (size_t)tab->stages;
-    double *buf = calloc(2 * s * nv + 6 * nv + 2 * nx, sizeof *buf);
+    double *buf = calloc(2 * s * nv + 5 * nv + 2 * nx, sizeof *buf);
     if (!buf) {
         free(e);
         return LD_ENOMEM;
@@ -55,9 +91,13 @@ int ld_erk_create(ld_erk **out, const ld_erk_space *sp, const ld_rk_table *tab) 
     e->nx = sp->nx;
     e->nv = sp->nv;
     e->s = tab->stages;
-    e->F = buf;
-    e->K = e->F + s * nv;
-    e->U = e->K + s * nv;
+    e->plain = !sp->retract && !sp->dexpinv && !sp->local_error && !sp->scale;
+    for (int i = 1; i < e->s; ++i) row_init(&e->rows[i], tab->A + (size_t)i * s, i);
+    row_init(&e->rows[e->s], tab->b, e->s);
+    row_init(&e->rows[e->s + 1], tab->bhat, e->s);
+    e->buf = buf;
+    link_stages(e, buf);
+    e->U = buf + 2 * s * nv;
     e->Uh = e->U + nv;
     e->err = e->Uh + nv;
     e->s0 = e->err + nv;
@@ -70,7 +110,7 @@ int ld_erk_create(ld_erk **out, const ld_erk_space *sp, const ld_rk_table *tab) 
 
 void ld_erk_free(ld_erk *e) {
     if (!e) return;
-    free(e->F);
+    free(e->buf);
     free(e);
 }
 
@@ -83,56 +123,122 @@ static void retract(const ld_erk *e, double *x1, const double *x, const double *
     for (int i = 0; i < e->nx; ++i) x1[i] = x[i] + u[i];
 }
 
-/* u = h Σ_{j<n} w_j K_j. */
-static void combine(const ld_erk *e, double *u, double h, const double *w, int n) {
-    for (int k = 0; k < e->nv; ++k) u[k] = 0.0;
-    for (int j = 0; j < n; ++j) {
-        if (w[j] == 0.0) continue;
-        const double *Kj = e->K + (size_t)j * (size_t)e->nv;
-        for (int k = 0; k < e->nv; ++k) u[k] += h * w[j] * Kj[k];
+/* Σ_m c_m K_m[k], summed left to right from 0.0 (the order and the rounding of the textbook
+ * loop u = 0; u += h w_j K_j). With n a constant the compiler unrolls it into registers. */
+static inline double lin(int n, const double *c, const double *const *K, int k) {
+    double s = 0.0;
+    for (int m = 0; m < n; ++m) s += c[m] * K[m][k];
+    return s;
+}
+
+/* One unrolled case of combine for N nonzero entries. */
+#define ERK_COMBINE_CASE(N)                                                                        \
+    case N:                                                                                        \
+        if (x)                                                                                     \
+            for (int k = 0; k < nv; ++k) u[k] = x[k] + lin(N, c, K, k);                            \
+        else                                                                                       \
+            for (int k = 0; k < nv; ++k) u[k] = lin(N, c, K, k);                                   \
+        break;
+
+/* u = h Σ_m w_m K_{j_m} over the nonzero entries of row r, summed in increasing j (u = 0 for an
+ * empty row); with x (plain vector spaces), u = x + that sum, the stage point itself. */
+static void combine(const ld_erk *e, double *restrict u, const double *restrict x, double h,
+                    const erk_row *r) {
+    int nv = e->nv, n = r->n;
+    double c[LD_RK_MAX_STAGES];
+    const double *K[LD_RK_MAX_STAGES];
+    for (int m = 0; m < n; ++m) {
+        c[m] = h * r->w[m];
+        K[m] = e->K[r->j[m]];
+    }
+    switch (n) {
+        ERK_COMBINE_CASE(0)
+        ERK_COMBINE_CASE(1)
+        ERK_COMBINE_CASE(2)
+        ERK_COMBINE_CASE(3)
+        ERK_COMBINE_CASE(4)
+        ERK_COMBINE_CASE(5)
+        ERK_COMBINE_CASE(6)
+        ERK_COMBINE_CASE(7)
+    default:
+        for (int k = 0; k < nv; ++k) u[k] = (x ? x[k] : 0.0) + lin(n, c, K, k);
+        break;
     }
 }
 
-/* Evaluate stage i at increment e->U (already formed) and store F_i, K_i. */
+/* Evaluate stage i ≥ 1 of the step (t, h) from x: F_i and K_i. */
 static int eval_stage(ld_erk *e, int i, double t, double h, const double *x) {
-    const double *Y = x;
-    size_t off = (size_t)i * (size_t)e->nv;
-    if (i > 0) {
+    if (e->plain) {
+        combine(e, e->Y, x, h, &e->rows[i]); /* Y_i = x + U_i */
+    } else {
+        combine(e, e->U, NULL, h, &e->rows[i]);
         retract(e, e->Y, x, e->U);
-        Y = e->Y;
     }
-    int rc = e->sp->rhs(t + e->tab->c[i] * h, Y, e->F + off, e->sp->user);
+    int rc = e->sp->rhs(t + e->tab->c[i] * h, e->Y, e->F[i], e->sp->user);
     e->fevals++;
     if (rc != 0) return rc;
-    if (i > 0 && e->sp->dexpinv)
-        e->sp->dexpinv(e->K + off, e->U, e->F + off, e->sp->user);
-    else
-        memcpy(e->K + off, e->F + off, (size_t)e->nv * sizeof(double));
+    if (e->sp->dexpinv) e->sp->dexpinv(e->K[i], e->U, e->F[i], e->sp->user);
     return 0;
 }
 
+static int all_finite(const double *v, int n);
+static void error_norm(ld_erk *e, const ld_erk_options *o, const double *x);
+
+/* The end of a step on a plain vector space in one pass: xnew = x + U, err = U − Uh and, with
+ * o, the weighted norm of err and whether xnew is finite (as error_norm computes them: for a
+ * finite x and a positive atol, fmax reduces to plain comparisons). */
+static void finish_plain(ld_erk *e, const ld_erk_options *o, const double *restrict x) {
+    const double *restrict U = e->U, *restrict Uh = e->Uh;
+    double *restrict xn = e->xnew, *restrict er = e->err;
+    int nv = e->nv, finite = 1, emb = e->tab->bhat != NULL;
+    double m = 0.0, rtol = o ? o->error_rtol : 0.0, atol = o ? o->error_atol : 0.0;
+    for (int k = 0; k < nv; ++k) {
+        double y = x[k] + U[k];
+        xn[k] = y;
+        if (!emb) continue;
+        double d = U[k] - Uh[k];
+        er[k] = d;
+        if (!o) continue;
+        finite &= isfinite(y) != 0;
+        double ax = fabs(x[k]), ay = fabs(y);
+        double sc = rtol * (ay > ax ? ay : ax);
+        double w = sc > atol ? sc : atol;
+        double r = fabs(d) / w;
+        if (!(r <= m)) m = r; /* NaN propagates */
+    }
+    if (!o) return;
+    e->nonfinite = !finite || isnan(m);
+    e->en = finite ? m : (double)INFINITY;
+}
+
 /* One attempt from (t, x) with step h into e->xnew (and e->err when embedded weights exist).
- * have_f0: F_0 already holds f(t, x) (first same as last). Returns the rhs status. */
-static int attempt(ld_erk *e, double t, double h, const double *x, int have_f0) {
-    const ld_rk_table *tb = e->tab;
-    for (int i = 0; i < e->s; ++i) {
-        if (i == 0 && have_f0) {
-            memcpy(e->K, e->F, (size_t)e->nv * sizeof(double));
-            continue;
-        }
-        if (i > 0) combine(e, e->U, h, tb->A + (size_t)i * (size_t)e->s, i);
+ * have_f0: F_0 already holds f(t, x) (first same as last). With o (adaptive runs) also e->en and
+ * e->nonfinite. Returns the rhs status. */
+static int attempt(ld_erk *e, double t, double h, const double *x, int have_f0,
+                   const ld_erk_options *o) {
+    if (!have_f0) {
+        int rc = e->sp->rhs(t + e->tab->c[0] * h, x, e->F[0], e->sp->user);
+        e->fevals++;
+        if (rc != 0) return rc;
+    }
+    for (int i = 1; i < e->s; ++i) {
         int rc = eval_stage(e, i, t, h, x);
         if (rc != 0) return rc;
     }
-    combine(e, e->U, h, tb->b, e->s);
+    combine(e, e->U, NULL, h, &e->rows[e->s]);
+    if (e->tab->bhat) combine(e, e->Uh, NULL, h, &e->rows[e->s + 1]);
+    if (e->plain) {
+        finish_plain(e, o, x);
+        return 0;
+    }
     retract(e, e->xnew, x, e->U);
-    if (tb->bhat) {
-        combine(e, e->Uh, h, tb->bhat, e->s);
+    if (e->tab->bhat) {
         if (e->sp->local_error)
             e->sp->local_error(e->err, x, e->U, e->Uh, e->sp->user);
         else
             for (int k = 0; k < e->nv; ++k) e->err[k] = e->U[k] - e->Uh[k];
     }
+    if (o) error_norm(e, o, x);
     return 0;
 }
 
@@ -144,7 +250,7 @@ static int all_finite(const double *v, int n) {
 
 int ld_erk_step(ld_erk *e, double t, double h, double *x, double *err) {
     if (!e || !x || !(h > 0.0) || !isfinite(t)) return LD_EINVAL;
-    int rc = attempt(e, t, h, x, 0);
+    int rc = attempt(e, t, h, x, 0, NULL);
     if (rc != 0) return rc;
     if (!all_finite(e->xnew, e->nx)) return LD_EDOMAIN;
     memcpy(x, e->xnew, (size_t)e->nx * sizeof(double));
@@ -172,6 +278,28 @@ static double weighted_norm(const ld_erk *e, const double *v, const double *s0, 
     return m;
 }
 
+/* e->en and e->nonfinite of an attempt on a space with callbacks: a non-finite new state counts
+ * as an infinite error. */
+static void error_norm(ld_erk *e, const ld_erk_options *o, const double *x) {
+    e->en = INFINITY;
+    e->nonfinite = !all_finite(e->xnew, e->nx);
+    if (e->nonfinite) return;
+    get_scale(e, e->s0, x);
+    get_scale(e, e->s1, e->xnew);
+    e->en = weighted_norm(e, e->err, e->s0, e->s1, o->error_rtol, o->error_atol);
+    e->nonfinite = isnan(e->en);
+}
+
+/* First same as last: the last stage was evaluated at the accepted state, so its buffer becomes
+ * F_0 (and K_0) of the next step, and the old F_0 takes its place. */
+static void swap_fsal(ld_erk *e) {
+    int l = e->s - 1;
+    double *f0 = e->F[0];
+    e->F[0] = e->K[0] = e->F[l];
+    e->F[l] = f0;
+    if (!e->sp->dexpinv) e->K[l] = f0;
+}
+
 static void note_step(ld_erk_stats *st, double h) {
     st->steps++;
     if (st->steps == 1 || h < st->h_min_used) st->h_min_used = h;
@@ -190,7 +318,7 @@ static int run_fixed(ld_erk *e, const ld_erk_options *o, double t0, double t1, d
         double tn = (k == n - 1) ? t1 : t0 + (double)(k + 1) * o->h_init;
         if (o->max_steps > 0 && st->steps >= o->max_steps) return LD_ETOOMUCHWORK;
         if (!(tn > t)) return LD_ESTEPSIZE; /* h_init below the resolution of t */
-        int rc = attempt(e, t, tn - t, x, 0);
+        int rc = attempt(e, t, tn - t, x, 0, NULL);
         if (rc != 0) return rc > 0 ? LD_ESINGULAR : rc;
         if (!all_finite(e->xnew, e->nx)) return LD_EDOMAIN;
         memcpy(x, e->xnew, (size_t)e->nx * sizeof(double));
@@ -211,7 +339,7 @@ static double initial_step(ld_erk *e, const ld_erk_options *o, const double *x, 
     double h = fmin(hmax, span);
     get_scale(e, e->s0, x);
     double thr = o->error_atol / o->error_rtol, rh = 0.0;
-    for (int i = 0; i < e->nv; ++i) rh = fmax(rh, fabs(e->F[i]) / fmax(e->s0[i], thr));
+    for (int i = 0; i < e->nv; ++i) rh = fmax(rh, fabs(e->F[0][i]) / fmax(e->s0[i], thr));
     rh /= 0.8 * pow(o->error_rtol, pow_);
     if (h * rh > 1.0) h = 1.0 / rh;
     return h;
@@ -235,7 +363,7 @@ static int run_adaptive(ld_erk *e, const ld_erk_options *o, double t0, double t1
     ctrl.shrink_min = o->shrink_min > 0.0 && o->shrink_min < 1.0 ? o->shrink_min : 0.1;
     double span = t1 - t0;
     double hmax = o->h_max > 0.0 ? o->h_max : 0.1 * span;
-    int rc = e->sp->rhs(t0, x, e->F, e->sp->user);
+    int rc = e->sp->rhs(t0, x, e->F[0], e->sp->user);
     e->fevals++;
     if (rc != 0) return rc > 0 ? LD_ESINGULAR : rc;
     double h = o->h_init > 0.0 ? fmin(o->h_init, hmax) : initial_step(e, o, x, span, hmax, pow_);
@@ -251,17 +379,11 @@ static int run_adaptive(ld_erk *e, const ld_erk_options *o, double t0, double t1
                 return LD_ETOOMUCHWORK;
             if (!(t + h > t)) /* the step no longer advances t */
                 return collapse_status(cause);
-            rc = attempt(e, t, h, x, have_f0);
+            rc = attempt(e, t, h, x, have_f0, o);
             have_f0 = 1; /* F_0 = f(t, x) stays valid across retries */
             if (rc < 0) return rc;
-            double en = INFINITY;
-            int nonfinite = rc == 0 && !all_finite(e->xnew, e->nx);
-            if (rc == 0 && !nonfinite) {
-                get_scale(e, e->s0, x);
-                get_scale(e, e->s1, e->xnew);
-                en = weighted_norm(e, e->err, e->s0, e->s1, o->error_rtol, o->error_atol);
-                nonfinite = isnan(en);
-            }
+            double en = rc == 0 ? e->en : (double)INFINITY;
+            int nonfinite = rc == 0 && e->nonfinite;
             cause = nonfinite ? 1 : (rc > 0 || cause == 2) ? 2 : 0;
             if (en <= 1.0) break;
             st->rejected++;
@@ -277,9 +399,9 @@ static int run_adaptive(ld_erk *e, const ld_erk_options *o, double t0, double t1
         st->t = t;
         /* first same as last: the last stage was evaluated at the new state */
         if (tb->fsal) {
-            memcpy(e->F, e->F + (size_t)(e->s - 1) * (size_t)e->nv, (size_t)e->nv * sizeof(double));
+            swap_fsal(e);
         } else {
-            rc = e->sp->rhs(t, x, e->F, e->sp->user);
+            rc = e->sp->rhs(t, x, e->F[0], e->sp->user);
             e->fevals++;
             if (rc != 0) return rc > 0 ? LD_ESINGULAR : rc;
         }
@@ -287,8 +409,7 @@ static int run_adaptive(ld_erk *e, const ld_erk_options *o, double t0, double t1
             rc = out(t, x, ou);
             if (rc != 0) return rc;
         }
-        double en = weighted_norm(e, e->err, e->s0, e->s1, o->error_rtol, o->error_atol);
-        h = ld_ctrl_accepted(&ctrl, hdone, en, hdone);
+        h = ld_ctrl_accepted(&ctrl, hdone, e->en, hdone);
     }
     return LD_OK;
 }
