@@ -317,42 +317,63 @@ static void gdiag(const double *q, const double *g, double Nq[9]) {
         for (int c = 0; c < 3; ++c) Nq[3 * r + c] = 0.25 * (Nq[3 * r + c] - g[1 + r] * q[1 + c]);
 }
 
-/* K (6 nn × 6 nn, row-major, the blocks i ≤ j) += A_iᵀ Hz A_j at one quadrature point, with
- * A_i = ∂z/∂(δθ_i, δx_i) = [N_i G_i, 0; N_i' G_i, 0; 0, N_i' I] (rows p, b, a). */
-static void add_canonical(const ld_beam_fe *e, int g, const double G[][12], const double *Hz,
-                          double *K) {
+/* Rr (the raw Hessian, 7 nn square at stride nr, rows q_i then x_i per node: the block rows
+ * of node i from column 7 i on) += A_gᵀ Hz A_g at quadrature point g, with A_g = ∂z/∂(q, x):
+ * node j's columns are N_j on the p rows and N_j' on the b rows (q_j), N_j' on the a rows (x_j).
+ * First Y = Hz A_g (11 × 7 nn), then row (i, k) of Rr gains N_i Y_{p_k} + N_i' Y_{b_k} (k < 4) or
+ * N_i' Y_{a_k}: contiguous rows, the pairs i ≤ j only (7 nn (7 nn + 7) / 2 · 11/7 products). */
+static void add_raw(const ld_beam_fe *e, int g, const double *Hz, double *Rr, int nr) {
+    enum { RAW = 7 * LD_BEAM_MAX_NODES };
     int nn = e->nn;
-    size_t nc = 6 * (size_t)nn;
-    double W[LD_BEAM_MAX_NODES][NZ * 6]; /* Hz A_j, 11 × 6 */
-    for (int j = 0; j < nn; ++j) {
-        double Nj = e->N[g][j], Dj = e->dN[g][j], *Wj = W[j];
-        for (int r = 0; r < NZ; ++r) {
-            const double *h = Hz + NZ * r;
-            double y[4];
+    const double *N = e->N[g], *D = e->dN[g];
+    double Y[NZ][RAW];
+    for (int r = 0; r < NZ; ++r) {
+        const double *h = Hz + NZ * r;
+        double *y = Y[r];
+        for (int j = 0; j < nn; ++j, y += 7) {
+            double Nj = N[j], Dj = D[j];
             for (int k = 0; k < 4; ++k) y[k] = Nj * h[ZP + k] + Dj * h[ZB + k];
-            for (int c = 0; c < 3; ++c)
-                Wj[6 * r + c] =
-                    y[0] * G[j][c] + y[1] * G[j][3 + c] + y[2] * G[j][6 + c] + y[3] * G[j][9 + c];
-            for (int c = 0; c < 3; ++c) Wj[6 * r + 3 + c] = Dj * h[ZA + c];
+            for (int k = 0; k < 3; ++k) y[4 + k] = Dj * h[ZA + k];
         }
     }
     for (int i = 0; i < nn; ++i) {
-        double Ni = e->N[g][i], Di = e->dN[g][i];
-        for (int j = i; j < nn; ++j) {
-            const double *Wj = W[j];
-            double *O = K + (size_t)(6 * i) * nc + (size_t)(6 * j), t[4][6];
-            for (int k = 0; k < 4; ++k)
-                for (int c = 0; c < 6; ++c)
-                    t[k][c] = Ni * Wj[6 * (ZP + k) + c] + Di * Wj[6 * (ZB + k) + c];
-            for (int r = 0; r < 3; ++r)
-                for (int c = 0; c < 6; ++c)
-                    O[nc * (size_t)r + (size_t)c] += G[i][r] * t[0][c] + G[i][3 + r] * t[1][c] +
-                                                     G[i][6 + r] * t[2][c] + G[i][9 + r] * t[3][c];
-            for (int r = 0; r < 3; ++r)
-                for (int c = 0; c < 6; ++c)
-                    O[nc * (size_t)(3 + r) + (size_t)c] += Di * Wj[6 * (ZA + r) + c];
+        double Ni = N[i], Di = D[i];
+        int c0 = 7 * i, len = nr - c0;
+        double *o = Rr + (size_t)nr * (size_t)c0 + (size_t)c0;
+        for (int k = 0; k < 4; ++k, o += nr) {
+            const double *yp = Y[ZP + k] + c0, *yb = Y[ZB + k] + c0;
+            for (int c = 0; c < len; ++c) o[c] += Ni * yp[c] + Di * yb[c];
+        }
+        for (int k = 0; k < 3; ++k, o += nr) {
+            const double *ya = Y[ZA + k] + c0;
+            for (int c = 0; c < len; ++c) o[c] += Di * ya[c];
         }
     }
+}
+
+/* K (6 nn square, row-major) = Tᵀ Rr T on the blocks i ≤ j, T_i = diag(G_i, I) = ∂(q_i, x_i)/
+ * ∂(δθ_i, δx_i): the raw Hessian turned into canonical coordinates once per element. */
+static void raw_to_canonical(int nn, const double G[][12], const double *Rr, int nr, double *K) {
+    size_t nc = 6 * (size_t)nn;
+    for (int i = 0; i < nn; ++i)
+        for (int j = i; j < nn; ++j) {
+            const double *B = Rr + (size_t)nr * (size_t)(7 * i) + (size_t)(7 * j), *Gi = G[i],
+                         *Gj = G[j];
+            double BT[7][6], *O = K + (size_t)(6 * i) * nc + (size_t)(6 * j);
+            for (int r = 0; r < 7; ++r) { /* B T_j */
+                const double *b = B + (size_t)nr * (size_t)r;
+                for (int c = 0; c < 3; ++c)
+                    BT[r][c] =
+                        b[0] * Gj[c] + b[1] * Gj[3 + c] + b[2] * Gj[6 + c] + b[3] * Gj[9 + c];
+                for (int c = 0; c < 3; ++c) BT[r][3 + c] = b[4 + c];
+            }
+            for (int r = 0; r < 3; ++r) /* T_iᵀ (B T_j) */
+                for (int c = 0; c < 6; ++c)
+                    O[nc * (size_t)r + (size_t)c] = Gi[r] * BT[0][c] + Gi[3 + r] * BT[1][c] +
+                                                    Gi[6 + r] * BT[2][c] + Gi[9 + r] * BT[3][c];
+            for (int r = 0; r < 3; ++r)
+                for (int c = 0; c < 6; ++c) O[nc * (size_t)(3 + r) + (size_t)c] = BT[4 + r][c];
+        }
 }
 
 void ld_beam_fe_elastic(const ld_beam_fe *e, const double *q, const double *x, unsigned want,
@@ -362,10 +383,12 @@ void ld_beam_fe_elastic(const ld_beam_fe *e, const double *q, const double *x, u
     size_t nc = 6 * (size_t)nn;
     double qa[4 * LD_BEAM_MAX_NODES], gr[RAW], energy = 0.0, G[LD_BEAM_MAX_NODES][12];
     int stiff = (want & LD_BEAM_STIFF) != 0, grad = (want & (LD_BEAM_FORCE | LD_BEAM_STIFF)) != 0;
+    static _Thread_local double Rr[RAW * RAW]; /* the raw Hessian, 7 nn square */
+    int nr = 7 * nn;
     align(nn, q, qa);
     memset(gr, 0, sizeof gr);
     for (int i = 0; i < nn; ++i) qgrad(qa + 4 * i, G[i]);
-    if (stiff) memset(K, 0, nc * nc * sizeof(double));
+    if (stiff) memset(Rr, 0, (size_t)nr * (size_t)nr * sizeof(double));
     for (int g = 0; g < e->nq; ++g) {
         double z[NZ], eps[6], D[6 * NZ], sig[6], gz[NZ], Hz[NZ * NZ];
         const double *Cg = ld_beam_fe_C(e, g);
@@ -408,7 +431,7 @@ void ld_beam_fe_elastic(const ld_beam_fe *e, const double *q, const double *x, u
                 Hz[NZ * r + c] += e->w[g] * acc;
                 if (c != r) Hz[NZ * c + r] += e->w[g] * acc;
             }
-        add_canonical(e, g, (const double(*)[12])G, Hz, K);
+        add_raw(e, g, Hz, Rr, nr);
     }
     if (want & LD_BEAM_ENERGY) *V = energy;
     if (!grad) return;
@@ -421,6 +444,7 @@ void ld_beam_fe_elastic(const ld_beam_fe *e, const double *q, const double *x, u
             }
         }
     if (!stiff) return;
+    raw_to_canonical(nn, (const double(*)[12])G, Rr, nr, K);
     /* the lower blocks by symmetry of Aᵀ Hz A, then the derivative of G along δθ_i */
     for (size_t r = 0; r < nc; ++r)
         for (size_t c = 0; c < r; ++c)
