@@ -23,6 +23,15 @@
 
 #define LD_BEAM_PI 3.14159265358979323846
 
+/* The element's innermost loops, compiled twice on x86-64 with GCC and glibc: for the baseline
+ * ISA and for x86-64-v3 (AVX2, FMA), the one the processor supports chosen when the library is
+ * loaded. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
+#define LD_BEAM_HOT __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define LD_BEAM_HOT
+#endif
+
 /* ---------------------------------------------------------------- quadrature and basis */
 
 int ld_beam_gll(int p, double *xi) {
@@ -322,7 +331,7 @@ static void gdiag(const double *q, const double *g, double Nq[9]) {
  * node j's columns are N_j on the p rows and N_j' on the b rows (q_j), N_j' on the a rows (x_j).
  * First Y = Hz A_g (11 × 7 nn), then row (i, k) of Rr gains N_i Y_{p_k} + N_i' Y_{b_k} (k < 4) or
  * N_i' Y_{a_k}: contiguous rows, the pairs i ≤ j only (7 nn (7 nn + 7) / 2 · 11/7 products). */
-static void add_raw(const ld_beam_fe *e, int g, const double *Hz, double *Rr, int nr) {
+LD_BEAM_HOT static void add_raw(const ld_beam_fe *e, int g, const double *Hz, double *Rr, int nr) {
     enum { RAW = 7 * LD_BEAM_MAX_NODES };
     int nn = e->nn;
     const double *N = e->N[g], *D = e->dN[g];
@@ -376,6 +385,28 @@ static void raw_to_canonical(int nn, const double G[][12], const double *Rr, int
         }
 }
 
+/* Hz (11 × 11, symmetric: the upper triangle added, then mirrored) += w Dᵀ C D, by rows:
+ * CD = w C D, then row r of Hz gains Σ_l D_lr CD_l from column r on. */
+static void material_part(const double *C, const double *D, double w, double CD[6][NZ],
+                          double *Hz) {
+    for (int r = 0; r < 6; ++r) {
+        for (int c = 0; c < NZ; ++c) CD[r][c] = 0.0;
+        for (int l = 0; l < 6; ++l) {
+            double f = w * C[6 * r + l];
+            const double *d = D + NZ * l;
+            for (int c = 0; c < NZ; ++c) CD[r][c] += f * d[c];
+        }
+    }
+    for (int r = 0; r < NZ; ++r) {
+        double *h = Hz + NZ * r;
+        for (int l = 0; l < 6; ++l) {
+            double d = D[NZ * l + r];
+            for (int c = r; c < NZ; ++c) h[c] += d * CD[l][c];
+        }
+        for (int c = r + 1; c < NZ; ++c) Hz[NZ * c + r] = h[c];
+    }
+}
+
 void ld_beam_fe_elastic(const ld_beam_fe *e, const double *q, const double *x, unsigned want,
                         double *F, double *K, double *V) {
     enum { RAW = 7 * LD_BEAM_MAX_NODES };
@@ -415,22 +446,11 @@ void ld_beam_fe_elastic(const ld_beam_fe *e, const double *q, const double *x, u
             for (int k = 0; k < 3; ++k) gr[7 * i + 4 + k] += Di * gz[ZA + k];
         }
         if (!stiff) continue;
-        double CD[6 * NZ], ws[6];
-        for (int k = 0; k < 6; ++k) ws[k] = e->w[g] * sig[k];
+        double CD[6][NZ], ws[6], wg = e->w[g];
+        for (int k = 0; k < 6; ++k) ws[k] = wg * sig[k];
         memset(Hz, 0, sizeof Hz);
         strain_hessian(z, e->J[g], ws, Hz);
-        for (int r = 0; r < 6; ++r)
-            for (int c = 0; c < NZ; ++c) {
-                CD[NZ * r + c] = 0.0;
-                for (int l = 0; l < 6; ++l) CD[NZ * r + c] += Cg[6 * r + l] * D[NZ * l + c];
-            }
-        for (int r = 0; r < NZ; ++r)
-            for (int c = r; c < NZ; ++c) {
-                double acc = 0.0;
-                for (int l = 0; l < 6; ++l) acc += D[NZ * l + r] * CD[NZ * l + c];
-                Hz[NZ * r + c] += e->w[g] * acc;
-                if (c != r) Hz[NZ * c + r] += e->w[g] * acc;
-            }
+        material_part(Cg, D, wg, CD, Hz);
         add_raw(e, g, Hz, Rr, nr);
     }
     if (want & LD_BEAM_ENERGY) *V = energy;
