@@ -327,35 +327,45 @@ static void gdiag(const double *q, const double *g, double Nq[9]) {
 }
 
 /* Rr (the raw Hessian, 7 nn square at stride nr, rows q_i then x_i per node: the block rows
- * of node i from column 7 i on) += A_gᵀ Hz A_g at quadrature point g, with A_g = ∂z/∂(q, x):
- * node j's columns are N_j on the p rows and N_j' on the b rows (q_j), N_j' on the a rows (x_j).
- * First Y = Hz A_g (11 × 7 nn), then row (i, k) of Rr gains N_i Y_{p_k} + N_i' Y_{b_k} (k < 4) or
- * N_i' Y_{a_k}: contiguous rows, the pairs i ≤ j only (7 nn (7 nn + 7) / 2 · 11/7 products). */
-LD_BEAM_HOT static void add_raw(const ld_beam_fe *e, int g, const double *Hz, double *Rr, int nr) {
+ * of node i from column 7 i on) += Σ A_gᵀ Hz_g A_g over the quadrature points g0 and, with two,
+ * g0 + 1 (Hz: nb z-Hessians of 11 × 11), A_g = ∂z/∂(q, x): node j's columns are N_j on the p rows
+ * and N_j' on the b rows (q_j), N_j' on the a rows (x_j). First Y_g = Hz_g A_g (11 × 7 nn), then
+ * row (i, k) of Rr gains Σ_g N_i Y_{g,p_k} + N_i' Y_{g,b_k} (k < 4) or N_i' Y_{g,a_k}: contiguous
+ * rows, the pairs i ≤ j only, two points per pass over Rr. */
+LD_BEAM_HOT static void add_raw(const ld_beam_fe *e, int g0, int nb, const double (*Hz)[NZ * NZ],
+                                double *Rr, int nr) {
     enum { RAW = 7 * LD_BEAM_MAX_NODES };
     int nn = e->nn;
-    const double *N = e->N[g], *D = e->dN[g];
-    double Y[NZ][RAW];
-    for (int r = 0; r < NZ; ++r) {
-        const double *h = Hz + NZ * r;
-        double *y = Y[r];
-        for (int j = 0; j < nn; ++j, y += 7) {
-            double Nj = N[j], Dj = D[j];
-            for (int k = 0; k < 4; ++k) y[k] = Nj * h[ZP + k] + Dj * h[ZB + k];
-            for (int k = 0; k < 3; ++k) y[4 + k] = Dj * h[ZA + k];
+    double Y[2][NZ][RAW];
+    for (int b = 0; b < nb; ++b) {
+        const double *N = e->N[g0 + b], *D = e->dN[g0 + b];
+        for (int r = 0; r < NZ; ++r) {
+            const double *h = Hz[b] + NZ * r;
+            double *y = Y[b][r];
+            for (int j = 0; j < nn; ++j, y += 7) {
+                double Nj = N[j], Dj = D[j];
+                for (int k = 0; k < 4; ++k) y[k] = Nj * h[ZP + k] + Dj * h[ZB + k];
+                for (int k = 0; k < 3; ++k) y[4 + k] = Dj * h[ZA + k];
+            }
         }
     }
+    if (nb == 1) /* a zero second point: the same sums */
+        for (int r = 0; r < NZ; ++r) memset(Y[1][r], 0, (size_t)nr * sizeof(double));
+    const double *N0 = e->N[g0], *D0 = e->dN[g0], *N1 = nb > 1 ? e->N[g0 + 1] : N0,
+                 *D1 = nb > 1 ? e->dN[g0 + 1] : D0;
     for (int i = 0; i < nn; ++i) {
-        double Ni = N[i], Di = D[i];
+        double Na = N0[i], Da = D0[i], Nb = N1[i], Db = D1[i];
         int c0 = 7 * i, len = nr - c0;
         double *o = Rr + (size_t)nr * (size_t)c0 + (size_t)c0;
         for (int k = 0; k < 4; ++k, o += nr) {
-            const double *yp = Y[ZP + k] + c0, *yb = Y[ZB + k] + c0;
-            for (int c = 0; c < len; ++c) o[c] += Ni * yp[c] + Di * yb[c];
+            const double *pa = Y[0][ZP + k] + c0, *ba = Y[0][ZB + k] + c0;
+            const double *pb = Y[1][ZP + k] + c0, *bb = Y[1][ZB + k] + c0;
+            for (int c = 0; c < len; ++c)
+                o[c] += Na * pa[c] + Da * ba[c] + (Nb * pb[c] + Db * bb[c]);
         }
         for (int k = 0; k < 3; ++k, o += nr) {
-            const double *ya = Y[ZA + k] + c0;
-            for (int c = 0; c < len; ++c) o[c] += Di * ya[c];
+            const double *aa = Y[0][ZA + k] + c0, *ab = Y[1][ZA + k] + c0;
+            for (int c = 0; c < len; ++c) o[c] += Da * aa[c] + Db * ab[c];
         }
     }
 }
@@ -415,13 +425,14 @@ void ld_beam_fe_elastic(const ld_beam_fe *e, const double *q, const double *x, u
     double qa[4 * LD_BEAM_MAX_NODES], gr[RAW], energy = 0.0, G[LD_BEAM_MAX_NODES][12];
     int stiff = (want & LD_BEAM_STIFF) != 0, grad = (want & (LD_BEAM_FORCE | LD_BEAM_STIFF)) != 0;
     static _Thread_local double Rr[RAW * RAW]; /* the raw Hessian, 7 nn square */
+    double Hzs[2][NZ * NZ];                    /* the z-Hessians of two quadrature points */
     int nr = 7 * nn;
     align(nn, q, qa);
     memset(gr, 0, sizeof gr);
     for (int i = 0; i < nn; ++i) qgrad(qa + 4 * i, G[i]);
     if (stiff) memset(Rr, 0, (size_t)nr * (size_t)nr * sizeof(double));
     for (int g = 0; g < e->nq; ++g) {
-        double z[NZ], eps[6], D[6 * NZ], sig[6], gz[NZ], Hz[NZ * NZ];
+        double z[NZ], eps[6], D[6 * NZ], sig[6], gz[NZ], *Hz = Hzs[g & 1];
         const double *Cg = ld_beam_fe_C(e, g);
         field(e, g, qa, x, z);
         strain(z, e->J[g], eps, grad ? D : NULL);
@@ -448,10 +459,13 @@ void ld_beam_fe_elastic(const ld_beam_fe *e, const double *q, const double *x, u
         if (!stiff) continue;
         double CD[6][NZ], ws[6], wg = e->w[g];
         for (int k = 0; k < 6; ++k) ws[k] = wg * sig[k];
-        memset(Hz, 0, sizeof Hz);
+        memset(Hz, 0, NZ * NZ * sizeof(double));
         strain_hessian(z, e->J[g], ws, Hz);
         material_part(Cg, D, wg, CD, Hz);
-        add_raw(e, g, Hz, Rr, nr);
+        if (g & 1)
+            add_raw(e, g - 1, 2, (const double(*)[NZ * NZ]) Hzs, Rr, nr);
+        else if (g + 1 == e->nq)
+            add_raw(e, g, 1, (const double(*)[NZ * NZ]) Hzs, Rr, nr);
     }
     if (want & LD_BEAM_ENERGY) *V = energy;
     if (!grad) return;
