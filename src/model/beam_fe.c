@@ -407,9 +407,9 @@ static void material_part(const double *C, const double *D, double w, double CD[
             for (int c = 0; c < NZ; ++c) CD[r][c] += f * d[c];
         }
     }
-    for (int r = 0; r < NZ; ++r) {
+    for (int r = 0; r < NZ; ++r) { /* Γ does not depend on b, K not on a: D's zeros skipped */
         double *h = Hz + NZ * r;
-        for (int l = 0; l < 6; ++l) {
+        for (int l = r >= ZB && r < ZA ? 3 : 0; l < (r >= ZA ? 3 : 6); ++l) {
             double d = D[NZ * l + r];
             for (int c = r; c < NZ; ++c) h[c] += d * CD[l][c];
         }
@@ -480,9 +480,10 @@ void ld_beam_fe_elastic(const ld_beam_fe *e, const double *q, const double *x, u
     if (!stiff) return;
     raw_to_canonical(nn, (const double(*)[12])G, Rr, nr, K);
     /* the lower blocks by symmetry of Aᵀ Hz A, then the derivative of G along δθ_i */
-    for (size_t r = 0; r < nc; ++r)
-        for (size_t c = 0; c < r; ++c)
-            if (c / 6 < r / 6) K[nc * r + c] = K[nc * c + r];
+    for (size_t bi = 0; bi < (size_t)nn; ++bi)
+        for (size_t bj = 0; bj < bi; ++bj)
+            for (size_t r = 6 * bi; r < 6 * bi + 6; ++r)
+                for (size_t c = 6 * bj; c < 6 * bj + 6; ++c) K[nc * r + c] = K[nc * c + r];
     for (int i = 0; i < nn; ++i) {
         double Nq[9], *O = K + (size_t)(6 * i) * nc + (size_t)(6 * i);
         gdiag(qa + 4 * i, gr + 7 * i, Nq);
