@@ -395,25 +395,28 @@ static void raw_to_canonical(int nn, const double G[][12], const double *Rr, int
         }
 }
 
-/* Hz (11 × 11, symmetric: the upper triangle added, then mirrored) += w Dᵀ C D, by rows:
- * CD = w C D, then row r of Hz gains Σ_l D_lr CD_l from column r on. */
+/* Hz (11 × 11) += w Dᵀ C D, by rows: CD = w C D, then row r of Hz gains Σ_l D_lr CD_l. Γ does
+ * not depend on b nor K on a: those zeros of D are skipped (fixed bounds, whole rows). */
 static void material_part(const double *C, const double *D, double w, double CD[6][NZ],
                           double *Hz) {
     for (int r = 0; r < 6; ++r) {
-        for (int c = 0; c < NZ; ++c) CD[r][c] = 0.0;
-        for (int l = 0; l < 6; ++l) {
-            double f = w * C[6 * r + l];
-            const double *d = D + NZ * l;
-            for (int c = 0; c < NZ; ++c) CD[r][c] += f * d[c];
-        }
+        double f[6];
+        for (int l = 0; l < 6; ++l) f[l] = w * C[6 * r + l];
+        for (int c = 0; c < ZB; ++c) /* p: all six rows of D */
+            CD[r][c] = f[0] * D[c] + f[1] * D[NZ + c] + f[2] * D[2 * NZ + c] +
+                       f[3] * D[3 * NZ + c] + f[4] * D[4 * NZ + c] + f[5] * D[5 * NZ + c];
+        for (int c = ZB; c < ZA; ++c) /* b: the curvature rows */
+            CD[r][c] = f[3] * D[3 * NZ + c] + f[4] * D[4 * NZ + c] + f[5] * D[5 * NZ + c];
+        for (int c = ZA; c < NZ; ++c) /* a: the shear–extension rows */
+            CD[r][c] = f[0] * D[c] + f[1] * D[NZ + c] + f[2] * D[2 * NZ + c];
     }
-    for (int r = 0; r < NZ; ++r) { /* Γ does not depend on b, K not on a: D's zeros skipped */
+    for (int r = 0; r < NZ; ++r) {
+        int l0 = r >= ZB && r < ZA ? 3 : 0, l1 = r >= ZA ? 3 : 6;
         double *h = Hz + NZ * r;
-        for (int l = r >= ZB && r < ZA ? 3 : 0; l < (r >= ZA ? 3 : 6); ++l) {
+        for (int l = l0; l < l1; ++l) {
             double d = D[NZ * l + r];
-            for (int c = r; c < NZ; ++c) h[c] += d * CD[l][c];
+            for (int c = 0; c < NZ; ++c) h[c] += d * CD[l][c];
         }
-        for (int c = r + 1; c < NZ; ++c) Hz[NZ * c + r] = h[c];
     }
 }
 
