@@ -541,7 +541,15 @@ int ld_integ__assemble(ld_integ *it, double t, double cm, double cc, double ck, 
             size_t o = (size_t)s->nodes[nd].voff, e = o + (size_t)d;
             const double *src = i < K ? it->K + i * K : it->B + (i - K) * K;
             double *dst = it->S + i * N, kt[LD_NODE_GROUP_MAX_NV];
-            if (!flat) /* (K T)_ij or (B T)_cj, the node's block of T */
+            if (!flat && d == 6) { /* six independent sums (the common rotation–translation node) */
+                double k0 = 0.0, k1 = 0.0, k2 = 0.0, k3 = 0.0, k4 = 0.0, k5 = 0.0;
+                for (size_t l = o; l < e; ++l) {
+                    const double sl = src[l], *Tl = it->T + l * K + o;
+                    k0 += sl * Tl[0], k1 += sl * Tl[1], k2 += sl * Tl[2];
+                    k3 += sl * Tl[3], k4 += sl * Tl[4], k5 += sl * Tl[5];
+                }
+                kt[0] = k0, kt[1] = k1, kt[2] = k2, kt[3] = k3, kt[4] = k4, kt[5] = k5;
+            } else if (!flat) /* (K T)_ij or (B T)_cj, the node's block of T */
                 for (size_t j = o; j < e; ++j) {
                     double acc = 0.0;
                     for (size_t l = o; l < e; ++l) acc += src[l] * it->T[l * K + j];
