@@ -117,7 +117,9 @@ static void test_rollup(void **state) {
     /* Kynema's roll-up: its section, one element of order 14, one load step, the end moment
      * M = 2π EI₂ / L to the last bit (a moment off by δ relative leaves the tip at −L δ: the
      * 2π·8690 written to ten digits, 54600.88031081315, put it at −1.6e-9) */
-    static const char *const fmt =
+    char text[1024];
+    snprintf(
+        text, sizeof text,
         "name: kynema-roll-up\n"
         "beams:\n"
         "  - name: beam\n"
@@ -131,9 +133,8 @@ static void test_rollup(void **state) {
         "    rho_j: [1, 1, 1]\n"
         "    clamp: start\n"
         "loads:\n"
-        "  - {body: 'beam[14]', type: torque, frame: spatial, value: [0, %.17g, 0]}\n";
-    char text[1024];
-    snprintf(text, sizeof text, fmt, -2.0 * 3.14159265358979323846 * 86.9e3 / 10.0);
+        "  - {body: 'beam[14]', type: torque, frame: spatial, value: [0, %.17g, 0]}\n",
+        -2.0 * 3.14159265358979323846 * 86.9e3 / 10.0);
     ld_model_error err;
     if (ld_model_parse(text, strlen(text), "kynema-roll-up", &m, &err)) fail_msg("%s", err.msg);
     double u[3];
