@@ -16,6 +16,8 @@
  *              per Newton iteration and iterations per step, beside the figures measured for
  *              Kynema on the same machine class (docs/beam.md).
  * BENCH_QUICK=1 (the smoke run of make test): up to 40 nodes, t ∈ [0, 3], a coarse reference.
+ * BENCH_STUDY=per-iter|scaling|cantilever runs one study; in per-iter, BENCH_MODEL=composite|iea15
+ * and BENCH_LA=dense|klu one model or solver (for profiling).
  */
 #define BENCH_NAME      "bench_beam"
 #define _POSIX_C_SOURCE 200809L
