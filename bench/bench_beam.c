@@ -16,6 +16,8 @@
  *              per Newton iteration and iterations per step, beside the figures measured for
  *              Kynema on the same machine class (docs/beam.md).
  * BENCH_QUICK=1 (the smoke run of make test): up to 40 nodes, t ∈ [0, 3], a coarse reference.
+ * BENCH_STUDY=per-iter|scaling|cantilever runs one study; in per-iter, BENCH_MODEL=composite|iea15
+ * and BENCH_LA=dense|klu one model or solver (for profiling).
  */
 #define BENCH_NAME      "bench_beam"
 #define _POSIX_C_SOURCE 200809L
@@ -177,7 +179,9 @@ static void cantilever_study(void) {
 
 /* µs per Newton iteration and iterations per step of genalpha on m for T seconds at step h. */
 static void per_iteration(const char *name, const ld_model *m, double h, double rho, double T) {
+    const char *only = getenv("BENCH_LA"); /* dense or klu: one of the two */
     for (int la = 0; la < 2; ++la) {
+        if (only && strcmp(only, la ? "klu" : "dense")) continue;
         ld_system s;
         double *q0, *v0;
         check_ld("compile", ld_model_compile(m, LD_FORM_SO3XR3, &s, &q0, &v0));
@@ -212,8 +216,11 @@ static void kynema_study(void) {
     ld_model_error err;
     int rc = ld_model_load(path, &m, &err);
     if (rc) die(path, rc == LD_EINVAL ? err.msg : ld_strerror(rc));
-    per_iteration("composite-p4-7qp", &m, 0.005, 0.0, bench_quick() ? 0.1 : 5.0);
+    const char *only = getenv("BENCH_MODEL"); /* composite or iea15: one of the two */
+    if (!only || !strcmp(only, "composite"))
+        per_iteration("composite-p4-7qp", &m, 0.005, 0.0, bench_quick() ? 0.1 : 5.0);
     ld_model_free(&m);
+    if (only && strcmp(only, "iea15")) return;
     snprintf(path, sizeof path, "%s/models/iea15-blade.yaml", LD_SOURCE_DIR);
     if ((rc = ld_model_load(path, &m, &err)))
         die(path, rc == LD_EINVAL ? err.msg : ld_strerror(rc));
@@ -221,9 +228,11 @@ static void kynema_study(void) {
     ld_model_free(&m);
 }
 
+/* BENCH_STUDY=per-iter|scaling|cantilever runs one study (default: all three). */
 int main(void) {
-    kynema_study();
-    scaling();
-    cantilever_study();
+    const char *only = getenv("BENCH_STUDY");
+    if (!only || !strcmp(only, "per-iter")) kynema_study();
+    if (!only || !strcmp(only, "scaling")) scaling();
+    if (!only || !strcmp(only, "cantilever")) cantilever_study();
     return 0;
 }

@@ -81,14 +81,22 @@ struct ld_la {
 
 /* *amax = max |x_k| over m values; returns 0 (amax untouched) if one is not finite. */
 static int finite_max(const double *x, size_t m, double *amax) {
-    double a = 0.0;
-    for (size_t k = 0; k < m; ++k) {
+    double a[4] = {0.0, 0.0, 0.0, 0.0}; /* four independent maxima: no chain of compares */
+    int ok = 1;
+    size_t k = 0;
+    for (; k + 4 <= m; k += 4)
+        for (int u = 0; u < 4; ++u) {
+            double v = fabs(x[k + (size_t)u]);
+            ok &= v <= DBL_MAX;
+            a[u] = v > a[u] ? v : a[u];
+        }
+    for (; k < m; ++k) {
         double v = fabs(x[k]);
-        if (!(v <= DBL_MAX)) return 0;
-        if (v > a) a = v;
+        ok &= v <= DBL_MAX;
+        a[0] = v > a[0] ? v : a[0];
     }
-    *amax = a;
-    return 1;
+    *amax = fmax(fmax(a[0], a[1]), fmax(a[2], a[3]));
+    return ok;
 }
 
 /* A pivot at or below this is "numerically zero". */

@@ -800,8 +800,11 @@ static int bel_eval(const ld_elem_ctx *c, double *g, double *K, double *Cd, doub
         ld_beam_fe_damping(fe, q, x, Om, xd, b->damping, F, stiff ? Kc : NULL,
                            Cd || stiff ? Kv : NULL);
     }
-    turn(nn, Rc, F, stiff ? Kc : NULL);
-    if (damp && (Cd || stiff)) {
+    int corner = 0; /* some node's frame is not the element's (Rc ≠ I): turn */
+    for (int j = 0; j < nn && !corner; ++j)
+        for (int k = 0; k < 9; ++k) corner |= Rc[j][k] != (k % 4 == 0 ? 1.0 : 0.0);
+    if (corner) turn(nn, Rc, F, stiff ? Kc : NULL);
+    if (corner && damp && (Cd || stiff)) {
         double F0[M];
         memset(F0, 0, sizeof F0);
         turn(nn, Rc, F0, Kv);
@@ -850,6 +853,7 @@ static int bel_force(const ld_elem_ctx *c, double *g) {
 }
 
 static int bel_g_v(const ld_elem_ctx *c, double *Cd) {
+    if (!(ld_rb(c->s)->m->beams[c->e->item].damping > 0.0)) return LD_OK; /* ∂g/∂v = 0 */
     return bel_eval(c, NULL, NULL, Cd, NULL);
 }
 

@@ -23,6 +23,15 @@
 
 #define LD_BEAM_PI 3.14159265358979323846
 
+/* The element's innermost loops, compiled twice on x86-64 with GCC and glibc: for the baseline
+ * ISA and for x86-64-v3 (AVX2), the one the processor supports chosen when the library is loaded
+ * (an ifunc). ISO C mode contracts no a·b + c into an FMA, so both give the same bits. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__GLIBC__)
+#define LD_BEAM_HOT __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define LD_BEAM_HOT
+#endif
+
 /* ---------------------------------------------------------------- quadrature and basis */
 
 int ld_beam_gll(int p, double *xi) {
@@ -317,40 +326,96 @@ static void gdiag(const double *q, const double *g, double Nq[9]) {
         for (int c = 0; c < 3; ++c) Nq[3 * r + c] = 0.25 * (Nq[3 * r + c] - g[1 + r] * q[1 + c]);
 }
 
-/* K (6 nn × 6 nn, row-major, the blocks i ≤ j) += A_iᵀ Hz A_j at one quadrature point, with
- * A_i = ∂z/∂(δθ_i, δx_i) = [N_i G_i, 0; N_i' G_i, 0; 0, N_i' I] (rows p, b, a). */
-static void add_canonical(const ld_beam_fe *e, int g, const double G[][12], const double *Hz,
-                          double *K) {
+/* Rr (the raw Hessian, 7 nn square at stride nr, rows q_i then x_i per node: the block rows
+ * of node i from column 7 i on) += Σ A_gᵀ Hz_g A_g over the quadrature points g0 and, with two,
+ * g0 + 1 (Hz: nb z-Hessians of 11 × 11), A_g = ∂z/∂(q, x): node j's columns are N_j on the p rows
+ * and N_j' on the b rows (q_j), N_j' on the a rows (x_j). First Y_g = Hz_g A_g (11 × 7 nn), then
+ * row (i, k) of Rr gains Σ_g N_i Y_{g,p_k} + N_i' Y_{g,b_k} (k < 4) or N_i' Y_{g,a_k}: contiguous
+ * rows, the pairs i ≤ j only, two points per pass over Rr. */
+LD_BEAM_HOT static void add_raw(const ld_beam_fe *e, int g0, int nb, const double (*Hz)[NZ * NZ],
+                                double *Rr, int nr) {
+    enum { RAW = 7 * LD_BEAM_MAX_NODES };
     int nn = e->nn;
-    size_t nc = 6 * (size_t)nn;
-    double W[LD_BEAM_MAX_NODES][NZ * 6]; /* Hz A_j, 11 × 6 */
-    for (int j = 0; j < nn; ++j) {
-        double Nj = e->N[g][j], Dj = e->dN[g][j], *Wj = W[j];
+    double Y[2][NZ][RAW];
+    for (int b = 0; b < nb; ++b) {
+        const double *N = e->N[g0 + b], *D = e->dN[g0 + b];
         for (int r = 0; r < NZ; ++r) {
-            const double *h = Hz + NZ * r;
-            double y[4];
-            for (int k = 0; k < 4; ++k) y[k] = Nj * h[ZP + k] + Dj * h[ZB + k];
-            for (int c = 0; c < 3; ++c)
-                Wj[6 * r + c] =
-                    y[0] * G[j][c] + y[1] * G[j][3 + c] + y[2] * G[j][6 + c] + y[3] * G[j][9 + c];
-            for (int c = 0; c < 3; ++c) Wj[6 * r + 3 + c] = Dj * h[ZA + c];
+            const double *h = Hz[b] + NZ * r;
+            double *y = Y[b][r];
+            for (int j = 0; j < nn; ++j, y += 7) {
+                double Nj = N[j], Dj = D[j];
+                for (int k = 0; k < 4; ++k) y[k] = Nj * h[ZP + k] + Dj * h[ZB + k];
+                for (int k = 0; k < 3; ++k) y[4 + k] = Dj * h[ZA + k];
+            }
         }
     }
+    if (nb == 1) /* a zero second point: the same sums */
+        for (int r = 0; r < NZ; ++r) memset(Y[1][r], 0, (size_t)nr * sizeof(double));
+    const double *N0 = e->N[g0], *D0 = e->dN[g0], *N1 = nb > 1 ? e->N[g0 + 1] : N0,
+                 *D1 = nb > 1 ? e->dN[g0 + 1] : D0;
     for (int i = 0; i < nn; ++i) {
-        double Ni = e->N[g][i], Di = e->dN[g][i];
+        double Na = N0[i], Da = D0[i], Nb = N1[i], Db = D1[i];
+        int c0 = 7 * i, len = nr - c0;
+        double *o = Rr + (size_t)nr * (size_t)c0 + (size_t)c0;
+        for (int k = 0; k < 4; ++k, o += nr) {
+            const double *pa = Y[0][ZP + k] + c0, *ba = Y[0][ZB + k] + c0;
+            const double *pb = Y[1][ZP + k] + c0, *bb = Y[1][ZB + k] + c0;
+            for (int c = 0; c < len; ++c)
+                o[c] += Na * pa[c] + Da * ba[c] + (Nb * pb[c] + Db * bb[c]);
+        }
+        for (int k = 0; k < 3; ++k, o += nr) {
+            const double *aa = Y[0][ZA + k] + c0, *ab = Y[1][ZA + k] + c0;
+            for (int c = 0; c < len; ++c) o[c] += Da * aa[c] + Db * ab[c];
+        }
+    }
+}
+
+/* K (6 nn square, row-major) = Tᵀ Rr T on the blocks i ≤ j, T_i = diag(G_i, I) = ∂(q_i, x_i)/
+ * ∂(δθ_i, δx_i): the raw Hessian turned into canonical coordinates once per element. */
+static void raw_to_canonical(int nn, const double G[][12], const double *Rr, int nr, double *K) {
+    size_t nc = 6 * (size_t)nn;
+    for (int i = 0; i < nn; ++i)
         for (int j = i; j < nn; ++j) {
-            const double *Wj = W[j];
-            double *O = K + (size_t)(6 * i) * nc + (size_t)(6 * j), t[4][6];
-            for (int k = 0; k < 4; ++k)
+            const double *B = Rr + (size_t)nr * (size_t)(7 * i) + (size_t)(7 * j), *Gi = G[i],
+                         *Gj = G[j];
+            double BT[7][6], *O = K + (size_t)(6 * i) * nc + (size_t)(6 * j);
+            for (int r = 0; r < 7; ++r) { /* B T_j */
+                const double *b = B + (size_t)nr * (size_t)r;
+                for (int c = 0; c < 3; ++c)
+                    BT[r][c] =
+                        b[0] * Gj[c] + b[1] * Gj[3 + c] + b[2] * Gj[6 + c] + b[3] * Gj[9 + c];
+                for (int c = 0; c < 3; ++c) BT[r][3 + c] = b[4 + c];
+            }
+            for (int r = 0; r < 3; ++r) /* T_iᵀ (B T_j) */
                 for (int c = 0; c < 6; ++c)
-                    t[k][c] = Ni * Wj[6 * (ZP + k) + c] + Di * Wj[6 * (ZB + k) + c];
+                    O[nc * (size_t)r + (size_t)c] = Gi[r] * BT[0][c] + Gi[3 + r] * BT[1][c] +
+                                                    Gi[6 + r] * BT[2][c] + Gi[9 + r] * BT[3][c];
             for (int r = 0; r < 3; ++r)
-                for (int c = 0; c < 6; ++c)
-                    O[nc * (size_t)r + (size_t)c] += G[i][r] * t[0][c] + G[i][3 + r] * t[1][c] +
-                                                     G[i][6 + r] * t[2][c] + G[i][9 + r] * t[3][c];
-            for (int r = 0; r < 3; ++r)
-                for (int c = 0; c < 6; ++c)
-                    O[nc * (size_t)(3 + r) + (size_t)c] += Di * Wj[6 * (ZA + r) + c];
+                for (int c = 0; c < 6; ++c) O[nc * (size_t)(3 + r) + (size_t)c] = BT[4 + r][c];
+        }
+}
+
+/* Hz (11 × 11) += w Dᵀ C D, by rows: CD = w C D, then row r of Hz gains Σ_l D_lr CD_l. Γ does
+ * not depend on b nor K on a: those zeros of D are skipped (fixed bounds, whole rows). */
+static void material_part(const double *C, const double *D, double w, double CD[6][NZ],
+                          double *Hz) {
+    for (int r = 0; r < 6; ++r) {
+        double f[6];
+        for (int l = 0; l < 6; ++l) f[l] = w * C[6 * r + l];
+        for (int c = 0; c < ZB; ++c) /* p: all six rows of D */
+            CD[r][c] = f[0] * D[c] + f[1] * D[NZ + c] + f[2] * D[2 * NZ + c] +
+                       f[3] * D[3 * NZ + c] + f[4] * D[4 * NZ + c] + f[5] * D[5 * NZ + c];
+        for (int c = ZB; c < ZA; ++c) /* b: the curvature rows */
+            CD[r][c] = f[3] * D[3 * NZ + c] + f[4] * D[4 * NZ + c] + f[5] * D[5 * NZ + c];
+        for (int c = ZA; c < NZ; ++c) /* a: the shear–extension rows */
+            CD[r][c] = f[0] * D[c] + f[1] * D[NZ + c] + f[2] * D[2 * NZ + c];
+    }
+    for (int r = 0; r < NZ; ++r) {
+        int l0 = r >= ZB && r < ZA ? 3 : 0, l1 = r >= ZA ? 3 : 6;
+        double *h = Hz + NZ * r;
+        for (int l = l0; l < l1; ++l) {
+            double d = D[NZ * l + r];
+            for (int c = 0; c < NZ; ++c) h[c] += d * CD[l][c];
         }
     }
 }
@@ -362,12 +427,15 @@ void ld_beam_fe_elastic(const ld_beam_fe *e, const double *q, const double *x, u
     size_t nc = 6 * (size_t)nn;
     double qa[4 * LD_BEAM_MAX_NODES], gr[RAW], energy = 0.0, G[LD_BEAM_MAX_NODES][12];
     int stiff = (want & LD_BEAM_STIFF) != 0, grad = (want & (LD_BEAM_FORCE | LD_BEAM_STIFF)) != 0;
+    static _Thread_local double Rr[RAW * RAW]; /* the raw Hessian, 7 nn square */
+    double Hzs[2][NZ * NZ];                    /* the z-Hessians of two quadrature points */
+    int nr = 7 * nn;
     align(nn, q, qa);
     memset(gr, 0, sizeof gr);
     for (int i = 0; i < nn; ++i) qgrad(qa + 4 * i, G[i]);
-    if (stiff) memset(K, 0, nc * nc * sizeof(double));
+    if (stiff) memset(Rr, 0, (size_t)nr * (size_t)nr * sizeof(double));
     for (int g = 0; g < e->nq; ++g) {
-        double z[NZ], eps[6], D[6 * NZ], sig[6], gz[NZ], Hz[NZ * NZ];
+        double z[NZ], eps[6], D[6 * NZ], sig[6], gz[NZ], *Hz = Hzs[g & 1];
         const double *Cg = ld_beam_fe_C(e, g);
         field(e, g, qa, x, z);
         strain(z, e->J[g], eps, grad ? D : NULL);
@@ -392,23 +460,15 @@ void ld_beam_fe_elastic(const ld_beam_fe *e, const double *q, const double *x, u
             for (int k = 0; k < 3; ++k) gr[7 * i + 4 + k] += Di * gz[ZA + k];
         }
         if (!stiff) continue;
-        double CD[6 * NZ], ws[6];
-        for (int k = 0; k < 6; ++k) ws[k] = e->w[g] * sig[k];
-        memset(Hz, 0, sizeof Hz);
+        double CD[6][NZ], ws[6], wg = e->w[g];
+        for (int k = 0; k < 6; ++k) ws[k] = wg * sig[k];
+        memset(Hz, 0, NZ * NZ * sizeof(double));
         strain_hessian(z, e->J[g], ws, Hz);
-        for (int r = 0; r < 6; ++r)
-            for (int c = 0; c < NZ; ++c) {
-                CD[NZ * r + c] = 0.0;
-                for (int l = 0; l < 6; ++l) CD[NZ * r + c] += Cg[6 * r + l] * D[NZ * l + c];
-            }
-        for (int r = 0; r < NZ; ++r)
-            for (int c = r; c < NZ; ++c) {
-                double acc = 0.0;
-                for (int l = 0; l < 6; ++l) acc += D[NZ * l + r] * CD[NZ * l + c];
-                Hz[NZ * r + c] += e->w[g] * acc;
-                if (c != r) Hz[NZ * c + r] += e->w[g] * acc;
-            }
-        add_canonical(e, g, (const double(*)[12])G, Hz, K);
+        material_part(Cg, D, wg, CD, Hz);
+        if (g & 1)
+            add_raw(e, g - 1, 2, (const double(*)[NZ * NZ]) Hzs, Rr, nr);
+        else if (g + 1 == e->nq)
+            add_raw(e, g, 1, (const double(*)[NZ * NZ]) Hzs, Rr, nr);
     }
     if (want & LD_BEAM_ENERGY) *V = energy;
     if (!grad) return;
@@ -421,10 +481,12 @@ void ld_beam_fe_elastic(const ld_beam_fe *e, const double *q, const double *x, u
             }
         }
     if (!stiff) return;
+    raw_to_canonical(nn, (const double(*)[12])G, Rr, nr, K);
     /* the lower blocks by symmetry of Aᵀ Hz A, then the derivative of G along δθ_i */
-    for (size_t r = 0; r < nc; ++r)
-        for (size_t c = 0; c < r; ++c)
-            if (c / 6 < r / 6) K[nc * r + c] = K[nc * c + r];
+    for (size_t bi = 0; bi < (size_t)nn; ++bi)
+        for (size_t bj = 0; bj < bi; ++bj)
+            for (size_t r = 6 * bi; r < 6 * bi + 6; ++r)
+                for (size_t c = 6 * bj; c < 6 * bj + 6; ++c) K[nc * r + c] = K[nc * c + r];
     for (int i = 0; i < nn; ++i) {
         double Nq[9], *O = K + (size_t)(6 * i) * nc + (size_t)(6 * i);
         gdiag(qa + 4 * i, gr + 7 * i, Nq);

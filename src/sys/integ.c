@@ -541,30 +541,34 @@ int ld_integ__assemble(ld_integ *it, double t, double cm, double cc, double ck, 
     if (rc) return rc;
     ld_sys_tangent(s, it->T, it->xi);
     size_t K = (size_t)k, N = (size_t)n, M = (size_t)m;
-    for (int nd = 0; nd < s->nnodes; ++nd) {
-        int flat, d = node_block(s, nd, &flat);
-        size_t o = (size_t)s->nodes[nd].voff;
-        for (size_t j = o; j < o + (size_t)d; ++j) {
-            for (size_t i = 0; i < K; ++i) {
-                double kt = 0.0;
-                if (flat)
-                    kt = it->K[i * K + j];
-                else
-                    for (size_t l = o; l < o + (size_t)d; ++l)
-                        kt += it->K[i * K + l] * it->T[l * K + j];
-                it->S[i * N + j] = cm * it->M[i * K + j] + cc * it->C[i * K + j] + ck * kt;
+    for (size_t i = 0; i < K + M; ++i) /* row by row: contiguous in K, B, S and T */
+        for (int nd = 0; nd < s->nnodes; ++nd) {
+            int flat, d = node_block(s, nd, &flat);
+            size_t o = (size_t)s->nodes[nd].voff, e = o + (size_t)d;
+            const double *src = i < K ? it->K + i * K : it->B + (i - K) * K;
+            double *dst = it->S + i * N, kt[LD_NODE_GROUP_MAX_NV];
+            if (!flat && d == 6) { /* six independent sums (the common rotation–translation node) */
+                double k0 = 0.0, k1 = 0.0, k2 = 0.0, k3 = 0.0, k4 = 0.0, k5 = 0.0;
+                for (size_t l = o; l < e; ++l) {
+                    const double sl = src[l], *Tl = it->T + l * K + o;
+                    k0 += sl * Tl[0], k1 += sl * Tl[1], k2 += sl * Tl[2];
+                    k3 += sl * Tl[3], k4 += sl * Tl[4], k5 += sl * Tl[5];
+                }
+                kt[0] = k0, kt[1] = k1, kt[2] = k2, kt[3] = k3, kt[4] = k4, kt[5] = k5;
+            } else if (!flat) /* (K T)_ij or (B T)_cj, the node's block of T */
+                for (size_t j = o; j < e; ++j) {
+                    double acc = 0.0;
+                    for (size_t l = o; l < e; ++l) acc += src[l] * it->T[l * K + j];
+                    kt[j - o] = acc;
+                }
+            if (i >= K) {
+                for (size_t j = o; j < e; ++j) dst[j] = flat ? src[j] : kt[j - o];
+                continue;
             }
-            for (size_t c = 0; c < M; ++c) {
-                const double *Bc = it->B + c * K;
-                double bt = 0.0;
-                if (flat)
-                    bt = Bc[j];
-                else
-                    for (size_t l = o; l < o + (size_t)d; ++l) bt += Bc[l] * it->T[l * K + j];
-                it->S[(K + c) * N + j] = bt;
-            }
+            const double *Mi = it->M + i * K, *Ci = it->C + i * K;
+            for (size_t j = o; j < e; ++j)
+                dst[j] = cm * Mi[j] + cc * Ci[j] + ck * (flat ? src[j] : kt[j - o]);
         }
-    }
     for (size_t c = 0; c < M; ++c) {
         const double *Bc = it->B + c * K;
         for (size_t i = 0; i < K; ++i) it->S[i * N + K + c] = Bc[i];
