@@ -17,6 +17,8 @@
  *   R3E4    R³×R⁴       7 / 7        (x, e), v = (ẋ, ė): Euler parameters e as plain
  *                                    coordinates (a vector space: q̇ = v, increments add);
  *                                    the model keeps |e| = 1 as a constraint
+ *   SO3     SO(3)       9 / 3        R, v = Ω: a rotation only (a pinned body, model.h)
+ *   S3      S³          4 / 3        q, v = Ω: the same as a unit quaternion
  * Increments compose on the right: q ∘ exp(ξ) node by node (docs/conventions.md). Inside the
  * library the kinds are one table of descriptors (src/sys/nodes.c), one entry per kind.
  *
@@ -47,6 +49,8 @@ typedef enum ld_node_kind {
     LD_NODE_S3XR3,
     LD_NODE_S3SDR3,
     LD_NODE_R3E4,
+    LD_NODE_SO3,       /* rotation only (a pinned node: its position eliminated) */
+    LD_NODE_S3,        /* rotation only, as a unit quaternion */
     LD_NODE_KIND_COUNT /* the number of kinds, not a kind */
 } ld_node_kind;
 
