@@ -119,6 +119,16 @@ static void test_nodes_and_refusals(void **state) {
     assert_non_null(strstr(msg, "a joint cannot hold it too"));
     m.joints = NULL, m.njoints = 0;
     ld_model_free(&m);
+    /* a body's pin checked by validation: its kind, the axis a unit vector */
+    beam(&m, 2, 3, 2.0, sec, 1.0, 0.01, 1, 0, Z);
+    ld_model_error err;
+    m.bodies[0].pin = 3;
+    assert_int_equal(ld_model_validate(&m, &err), LD_EINVAL);
+    assert_non_null(strstr(err.msg, "bodies[0].pin"));
+    m.bodies[0].pin = LD_PIN_AXIS, m.bodies[0].pin_axis[2] = 1.5;
+    assert_int_equal(ld_model_validate(&m, &err), LD_EINVAL);
+    assert_non_null(strstr(err.msg, "must be a unit vector"));
+    ld_model_free(&m);
     /* an end clamped and pinned both */
     ld_beam b;
     memset(&b, 0, sizeof b);
