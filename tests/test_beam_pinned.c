@@ -170,6 +170,13 @@ static void check_tangents(ld_model *m) {
             ld_model_body_state(&s, i, q, v, x, qq, om, xd);
             if (m->bodies[i].pin)
                 assert_true(maxabs_diff(x, m->bodies[i].x, 3) == 0.0 && maxabs(xd, 3) == 0.0);
+            if (m->bodies[i].pin == LD_PIN_AXIS) { /* it turned about its axis, fixed in space */
+                double a0[3], a1[3];
+                ld_quat_rotate(a0, m->bodies[i].q, m->bodies[i].pin_axis);
+                ld_quat_rotate(a1, qq, m->bodies[i].pin_axis);
+                assert_true(maxabs_diff(a0, a1, 3) < 1e-14 &&
+                            fabs(ld_quat_angle(qq, m->bodies[i].q)) > 1e-3);
+            }
         }
         double ek = 0.0, sk = 1.0, ev = 0.0, sv = 1e-300;
         assert_int_equal(s.ops.stiffness(&s, 0.0, q, v, a, NULL, KA), LD_OK);
@@ -230,7 +237,7 @@ static void test_tangents(void **state) {
     (void)state;
     const double sec[6] = {1e3, 4e2, 3e2, 10, 20, 30}, axis[3] = {0.3, 0.4, 1.2};
     static const char *const what[3] = {"both ends pinned", "pinned, damped, mass off the axis",
-                                        "hinged about an oblique axis"};
+                                        "a tilted beam hinged about an oblique axis"};
     ld_load ld[2];
     memset(ld, 0, sizeof ld);
     ld[0].kind = LD_LOAD_FORCE, ld[0].frame = LD_IN_SPATIAL, ld[0].body = 0;
@@ -239,8 +246,22 @@ static void test_tangents(void **state) {
     ld[1].vec[0] = 0.5, ld[1].vec[1] = -0.7, ld[1].vec[2] = 0.2;
     for (int variant = 0; variant < 3; ++variant) {
         ld_model m;
-        if (variant != 1) {
-            beam(&m, 2, 3, 2.0, sec, 1.0, 0.01, 1, 1, variant == 2 ? axis : NULL);
+        if (variant == 0) {
+            beam(&m, 2, 3, 2.0, sec, 1.0, 0.01, 1, 1, NULL);
+        } else if (variant == 2) { /* a tilted beam: its nodes' frames are not the spatial one */
+            ld_model_init(&m);
+            ld_beam b;
+            memset(&b, 0, sizeof b);
+            strcpy(b.name, "beam");
+            b.order = 3, b.nelem = 2, b.npoints = 2, b.points[3] = 2.0, b.points[4] = 0.7;
+            b.points[5] = -0.4, b.normal[1] = 1.0;
+            for (int i = 0; i < 6; ++i) b.C[7 * i] = sec[i];
+            b.rho_a = 1.0, b.rho_j[0] = 0.02, b.rho_j[4] = b.rho_j[8] = 0.01;
+            b.pin[0] = b.pin[1] = 1;
+            memcpy(b.pin_axis, axis, sizeof b.pin_axis);
+            assert_int_equal(ld_beam_place(&m, &b), LD_OK);
+            assert_int_equal(ld_model_add_beam(&m, &b), LD_OK);
+            assert_int_equal(m.bodies[0].pin, LD_PIN_AXIS);
         } else {
             ld_model_init(&m);
             ld_beam b;
