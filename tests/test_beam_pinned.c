@@ -387,7 +387,7 @@ static double discrete_w1(const ld_system *s, const double *q0, double *phi) {
 }
 
 /* A run from the velocity 10⁻⁶ φ₁ of the discrete first mode (so that no other mode moves):
- * the midspan's zero crossings over two periods give the period. */
+ * the midspan's zero crossings over one period give the period. */
 static double measured_w1(ld_model *m, ld_integ_method meth, double h, double *wh,
                           double *steps_out) {
     int mid = -1;
@@ -409,14 +409,14 @@ static double measured_w1(ld_model *m, ld_integ_method meth, double h, double *w
     assert_int_equal(ld_integ_init(it, 0.0, q0, v0), LD_OK);
     double prev = 0.0, tc[8], x[3], qq[4], om[3], xd[3];
     int nc = 0, n = 0;
-    for (; nc < 5 && n < 200000; ++n) {
+    for (; nc < 3 && n < 200000; ++n) {
         rc = ld_integ_step(it, h);
         if (rc) fail_msg("step %d: %s", n, ld_strerror(rc));
         ld_model_body_state(&s, mid, ld_integ_q(it), ld_integ_v(it), x, qq, om, xd);
         if (n > 0 && (prev < 0.0) != (x[1] < 0.0)) tc[nc++] = n * h + h * prev / (prev - x[1]);
         prev = x[1];
     }
-    assert_int_equal(nc, 5);
+    assert_int_equal(nc, 3);
     *steps_out = n;
     ld_integ_free(it);
     free(q0);
@@ -458,15 +458,15 @@ static void test_first_frequency(void **state) {
         ld_model_system_free(&s);
         ld_model_free(&m);
     }
-    /* measured in time (tb3 on the coarser mesh, whose stiffest mode is softer: tb3 grows
-     * every undamped mode a little, docs/beam.md) */
+    /* measured in time on 2 × 4 (whose stiffest mode is softer than 4 × 4's: tb3 grows every
+     * undamped mode a little, docs/beam.md) */
     static const struct {
         ld_integ_method meth;
         const char *name;
         int nel;
         double h, tol;
-    } runs[] = {{LD_INTEG_GENALPHA, "genalpha", 4, 4e-4, 2e-6},
-                {LD_INTEG_GENALPHA, "genalpha", 4, 2e-4, 5e-7},
+    } runs[] = {{LD_INTEG_GENALPHA, "genalpha", 2, 4e-4, 2e-6},
+                {LD_INTEG_GENALPHA, "genalpha", 2, 2e-4, 5e-7},
                 {LD_INTEG_TB3, "tb3", 2, 1e-4, 1e-9}};
     for (size_t r = 0; r < sizeof runs / sizeof runs[0]; ++r) {
         ld_model m;
