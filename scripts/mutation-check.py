@@ -50,6 +50,10 @@ MUTANTS = [
     ("src/model/rod.c", "K[12 * (6 * n + 3 + i) + 6 * n + j] -= RH[3 * i + j];", "K[12 * (6 * n + 3 + i) + 6 * n + j] += RH[3 * i + j];", "rod stiffness: rotating force term of the direct products with the wrong sign"),
     ("src/model/rod.c", "if (g[0] < 0.0) /* the shorter of the two rotations, as SE(3)'s log */", "if (g[0] < -2.0) /* never */", "rod: relative quaternion not signed to the shorter rotation"),
     ("src/model/rod.c", "b->mass = rod->rho_a * w;", "b->mass = rod->rho_a * ds;", "rod: end nodes with a full segment's mass"),
+    # pinned nodes
+    ("src/model/rigid.c", "        ld_m3_mul(R, R0, E);\n", "        ld_m3_mul(R, E, R0);\n", "hinge: the turn about the axis applied on the wrong side"),
+    ("src/model/elem.c", "for (int r = 0; r < 3; ++r) P[r] = b->pin_axis[r];", "for (int r = 0; r < 3; ++r) P[r] = -b->pin_axis[r];", "hinge: the embedding of its angle against the pose's axis"),
+    ("src/model/elem.c", "            xl[e->off[a] + r] = acc;", "            xl[e->off[a] + r] = r < 3 ? acc : 1e-3;", "pinned node: a translational velocity gathered"),
     ("src/sys/genalpha.c", "it->gamma = 0.5 + it->af - it->am;", "it->gamma = 0.5 + it->af + it->am;", "generalized-alpha: gamma off the second-order condition"),
     ("src/sys/integ.c", "for (int i = 0; i < m; ++i) it->dx[k + i] /= bh2;", "for (int i = 0; i < m; ++i) it->dx[k + i] *= bh2;", "preconditioning: multipliers not scaled back"),
     ("src/sys/hht.c", "it->gamma = 0.5 - a;", "it->gamma = 0.5 + a;", "HHT: gamma of the wrong sign of alpha"),
@@ -85,7 +89,7 @@ def main():
         sys.exit("mutation-check: configure failed")
     targets = ["test_fn", "test_quat", "test_so3", "test_groups", "test_erk", "test_attitude",
                "test_system", "test_genalpha", "test_tb3", "test_hht", "test_joints", "test_rod",
-               "test_rod_yaml", "test_nodes", "test_spatial", "liedyn",
+               "test_rod_yaml", "test_nodes", "test_spatial", "test_beam_pinned", "liedyn",
                "json_compare"]
     survived = 0
     print("mutant,file,result")
@@ -99,7 +103,7 @@ def main():
             sys.exit(f"mutation-check: pattern not found once in {path}: {old}")
         open(f, "w").write(text.replace(old, new))
         built = run(["cmake", "--build", build, "-j2", "--target"] + targets, work) == 0
-        failed = (not built) or run(["ctest", "-R", "^(fn|quat|so3|groups|erk|attitude|cli_attitude|system|genalpha|tb3|hht|joints|rod|rod_yaml|nodes|spatial)$"], build) != 0
+        failed = (not built) or run(["ctest", "-R", "^(fn|quat|so3|groups|erk|attitude|cli_attitude|system|genalpha|tb3|hht|joints|rod|rod_yaml|nodes|spatial|beam_pinned)$"], build) != 0
         open(f, "w").write(text)
         survived += not failed
         print(f'"{what}",{path},{"killed" if failed else "SURVIVED"}', flush=True)

@@ -74,5 +74,13 @@ f=$(ls "$WORK"/beam/*.vtk | tail -n 1)
 awk '/^SCALARS radius/ {getline; on = 1; next} on && /^[A-Z]/ {on = 0} on && $1 > 0 {c++} END {exit !(c > 2)}' "$f" ||
     fail "beam: no radius on its nodes"
 
+# a pinned beam: its end nodes stay at their points (0, 0, 0) and (10, 0, 0), the midspan sags
+"$LIEDYN" run beam-pinned --t-end 2 --frames 2 --quiet --vtk "$WORK/pinned" >/dev/null 2>"$WORK/e" ||
+    fail "beam-pinned --vtk: $(cat "$WORK/e")"
+f=$(ls "$WORK"/pinned/*.vtk | tail -n 1)
+awk '/^POINTS/ {on = 1; n = 0; next} on && /^[A-Z]/ {on = 0} on {p[n++] = $0}
+     END {exit !(p[0] == "0 0 0" && p[8] == "10 0 0" && (p[4] ~ /^5 -/))}' "$f" ||
+    fail "beam-pinned: the ends moved or the midspan did not sag: $(sed -n '/^POINTS/,/^VERTICES/p' "$f" | tr '\n' ' ')"
+
 [ "$fails" -eq 0 ] || exit 1
 echo "cli_vtk: all checks passed"

@@ -159,6 +159,12 @@ static void check_phi_t(const ld_system *s, const double *q, const char *file) {
     free(p);
 }
 
+/* Velocity entries of node n (6, or fewer for a pinned body). */
+static size_t node_nv(const ld_system *s, size_t n) {
+    return (n + 1 < (size_t)s->nnodes ? (size_t)s->nodes[n + 1].voff : (size_t)s->k) -
+           (size_t)s->nodes[n].voff;
+}
+
 /* The pattern from the elements against the dense B; the mass blocks against M. */
 static void check_sparse(const ld_system *s, const double *q, const char *file) {
     size_t k = (size_t)s->k, m = (size_t)s->m;
@@ -181,12 +187,13 @@ static void check_sparse(const ld_system *s, const double *q, const char *file) 
             fail_msg("%s: B(%zu, %zu) = %g is outside the pattern", file, i / k, i % k, B[i]);
     assert_int_equal(s->ops.mass(s, q, M), LD_OK);
     assert_int_equal(s->ops.mass_blocks(s, q, Mb), LD_OK);
-    for (int n = 0, o = 0; n < s->nnodes; ++n, o += 36)
-        for (int r = 0; r < 6; ++r)
-            for (int c = 0; c < 6; ++c)
-                assert_true(
-                    Mb[o + 6 * r + c] ==
-                    M[(size_t)(s->nodes[n].voff + r) * k + (size_t)s->nodes[n].voff + (size_t)c]);
+    for (size_t n = 0, o = 0; n < (size_t)s->nnodes; ++n) {
+        size_t vo = (size_t)s->nodes[n].voff, nv = node_nv(s, n);
+        for (size_t r = 0; r < nv; ++r)
+            for (size_t c = 0; c < nv; ++c)
+                assert_true(Mb[o + nv * r + c] == M[(vo + r) * k + vo + c]);
+        o += nv * nv;
+    }
     free(B);
     free(vals);
     free(M);
@@ -206,10 +213,9 @@ static void check_blocks(const ld_system *s, const double *q0, const double *v, 
     for (size_t i = 0; i < k; ++i) a[i] = rng_range(&r, -2, 2), D[i] = rng_range(&r, -0.3, 0.3);
     for (size_t i = 0; i < m; ++i) lam[i] = rng_range(&r, -3, 3);
     ld_sys_tangent(s, T, D); /* T(ξ) for a random ξ, then its node blocks */
-    for (int n = 0, o = 0; n < s->nnodes; ++n)
-        for (int i = 0; i < 6; ++i)
-            for (int j = 0; j < 6; ++j, ++o)
-                Tb[o] = T[(size_t)(s->nodes[n].voff + i) * k + (size_t)(s->nodes[n].voff + j)];
+    for (size_t n = 0, o = 0; n < (size_t)s->nnodes; ++n)
+        for (size_t i = 0, vo = (size_t)s->nodes[n].voff, nv = node_nv(s, n); i < nv; ++i)
+            for (size_t j = 0; j < nv; ++j, ++o) Tb[o] = T[(vo + i) * k + vo + j];
     const double cm = 0.7, cc = -1.3, ck = 2.1;
     assert_int_equal(s->ops.mass(s, q0, M), LD_OK);
     assert_int_equal(s->ops.g_v(s, 0.3, q0, v, C), LD_OK);
@@ -225,10 +231,11 @@ static void check_blocks(const ld_system *s, const double *q0, const double *v, 
         }
     for (int b = 0; b < s->nblk; ++b) {
         size_t r0 = (size_t)s->nodes[s->blk_row[b]].voff, c0 = (size_t)s->nodes[s->blk_col[b]].voff;
-        for (size_t i = 0; i < 6; ++i)
-            for (size_t j = 0; j < 6; ++j) {
+        size_t nr = node_nv(s, (size_t)s->blk_row[b]), ncl = node_nv(s, (size_t)s->blk_col[b]);
+        for (size_t i = 0; i < nr; ++i)
+            for (size_t j = 0; j < ncl; ++j) {
                 size_t at = (r0 + i) * k + c0 + j;
-                err = fmax(err, fabs(vals[s->blk_off[b] + 6 * i + j] - D[at]));
+                err = fmax(err, fabs(vals[s->blk_off[b] + ncl * i + j] - D[at]));
                 D[at] = 0.0; /* covered */
             }
     }

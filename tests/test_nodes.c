@@ -100,12 +100,13 @@ static void rand_element(rng *r, const ld_node_kind_info *d, const ld_node *nd, 
     ld_node_normalize(nd, g);
 }
 
-/* How far g is from the group: the rotation's orthogonality and determinant, the norm of the
- * quaternion or of the Euler parameters; 0 for the other vector spaces. */
+/* How far g is from the group: the rotation's orthogonality and determinant (SO(3) and the
+ * 12-stored groups), the norm of the quaternion or of the Euler parameters; 0 for the other
+ * vector spaces. */
 static double off_group(const ld_node_kind_info *d, const double *g) {
     if (d->ep) return fabs(ld_quat_norm(g + d->ep->off) - 1.0);
     if (d->flat) return 0.0;
-    if (d->nq == 12) return fmax(orth_error(g), fabs(det3(g) - 1.0));
+    if (d->nq == 12 || d->nq == 9) return fmax(orth_error(g), fabs(det3(g) - 1.0));
     return fabs(ld_quat_norm(g) - 1.0);
 }
 
@@ -384,7 +385,7 @@ static void test_normalize(void **state) {
             memcpy(n2, n1, sizeof n1);
             ld_node_normalize(&nd, n1);
             worst_add(&on, off_group(d, n1), 4 * EPS, i);
-            int tr = d->ep ? 0 : nq - 3, te = d->ep ? d->ep->off : nq; /* the translation */
+            int tr = d->ep ? 0 : nq - (d->nv - 3), te = d->ep ? d->ep->off : nq; /* translation */
             if (maxabs_diff(n1 + tr, n2 + tr, te - tr) != 0.0)
                 fail_msg("%s: normalize moved the translation", d->name);
             memcpy(n2, n1, sizeof n1);

@@ -115,7 +115,14 @@ typedef struct ld_body {
     double v[3];       /* centre-of-mass velocity, spatial */
     int has_v;         /* 0: v was not given (a joint determines it, else 0) */
     int line;          /* line in the model file (a rod's node: the rod's; 0 if built in code) */
+    /* LD_PIN_NONE, or the position eliminated: the body stays at x and only turns, freely
+     * (LD_PIN_POINT: a node of SO(3) or S³) or about pin_axis (LD_PIN_AXIS: one angle θ,
+     * R = R(q) exp(θ a)); no joints on it, Lie formulations only (pinned beam ends) */
+    int pin;
+    /* LD_PIN_AXIS: the axis a in the body frame (unit) */
+    double pin_axis[3];
 } ld_body;
+enum { LD_PIN_NONE = 0, LD_PIN_POINT = 1, LD_PIN_AXIS = 2 };
 
 /* Joints between two bodies, or between a body and the ground (body1 = LD_GROUND). The
  * geometry is given in the spatial frame at the initial configuration (the bodies' x and q):
@@ -233,7 +240,9 @@ int ld_rod_place(const ld_rod *rod, const double from[3], const double to[3],
  * section mass, carried by the beam-mass element on the nodes); uniform (C, rho_a, rho_j, mxi),
  * or varying: given at stations along the centreline (each with a twist of the section about
  * e1) and linear between them. With curve set, the points sample a smooth axis (a spline) and
- * nelem elements share its length. Beams need a Lie-group formulation. */
+ * nelem elements share its length. Beams need a Lie-group formulation. A pinned end (pin) is a
+ * body whose position is eliminated like a clamped node's (ld_body.pin): it keeps its reference
+ * position and turns, freely or about pin_axis. */
 #define LD_BEAM_ORDER_MAX    14
 #define LD_BEAM_QUAD_MAX     64 /* Gauss points per element */
 #define LD_BEAM_POINTS_MAX   256
@@ -281,6 +290,11 @@ typedef struct ld_beam {
     double *mxi_node; /* nnodes × 3: each node's lumped ρA ξ in its frame, or NULL: all on the
                        * axis (in the block of wlen) */
     int line;         /* line in the model file (messages; 0 if built in code) */
+    /* 1: node 0 / the last node pinned: it keeps its position and turns (its body's pin is
+     * LD_PIN_POINT, or LD_PIN_AXIS about pin_axis); an end is not clamped and pinned both */
+    int pin[2];
+    /* ≠ 0: the pinned ends turn about this spatial axis only (a hinge) */
+    double pin_axis[3];
 } ld_beam;
 /* The beam's elements: (npoints − 1) · nelem for a polyline, nelem along a curve. */
 static inline int ld_beam_elements(const ld_beam *b) {

@@ -20,6 +20,8 @@
  *   SO3XR3_SPATIAL, S3XR3_SPATIAL   storage of SO3XR3, S3XR3, v = (ω, ẋ) with ω = RΩ spatial:
  *                                    the opposite group (a ∘' b = b ∘ a), so that q ∘' exp(ξ) =
  *                                    exp(ξ) ∘ q, T'(ξ) = T(−ξ) (the left Jacobian), bracket −[x, y]
+ *   SO3     SO(3)       9 / 3        R, v = Ω: a rotation only (a pinned body, model.h)
+ *   S3      S³          4 / 3        q, v = Ω: the same as a unit quaternion
  * Increments compose on the right: q ∘ exp(ξ) node by node (docs/conventions.md); in the
  * *_SPATIAL kinds this right composition is that of the opposite group, a left one in G. Inside the
  * library the kinds are one table of descriptors (src/sys/nodes.c), one entry per kind.
@@ -53,6 +55,8 @@ typedef enum ld_node_kind {
     LD_NODE_R3E4,
     LD_NODE_SO3XR3_SPATIAL,
     LD_NODE_S3XR3_SPATIAL,
+    LD_NODE_SO3,       /* rotation only (a pinned node: its position eliminated) */
+    LD_NODE_S3,        /* rotation only, as a unit quaternion */
     LD_NODE_KIND_COUNT /* the number of kinds, not a kind */
 } ld_node_kind;
 

@@ -151,10 +151,20 @@ static int sections_ok(const ld_beam *b) {
     return section_fault(b, &why, key, sizeof key) == NULL;
 }
 
-/* Append the free nodes as bodies (lumped masses m_k, inertias J: 9 per node), at rest. */
+/* The beam's pin axis (spatial) as a unit vector; 0 when none is given (the ends turn freely). */
+static int pin_axis(const ld_beam *b, double a[3]) {
+    double n = ld_v3_norm(b->pin_axis);
+    if (!(n > 0.0) || !isfinite(n)) return 0;
+    for (int i = 0; i < 3; ++i) a[i] = b->pin_axis[i] / n;
+    return 1;
+}
+
+/* Append the free nodes as bodies (lumped masses m_k, inertias J: 9 per node), at rest; a
+ * pinned end's body keeps its position (turning freely or about the pin axis). */
 static void add_bodies(ld_model *m, ld_beam *b, const double *mass, const double *J) {
     for (int k = 0; k < b->nnodes; ++k) {
-        if ((k == 0 && b->clamp[0]) || (k == b->nnodes - 1 && b->clamp[1])) {
+        int end = k == 0 ? 0 : (k == b->nnodes - 1 ? 1 : -1);
+        if (end >= 0 && b->clamp[end]) {
             b->node_body[k] = LD_GROUND;
             continue;
         }
@@ -167,6 +177,11 @@ static void add_bodies(ld_model *m, ld_beam *b, const double *mass, const double
         memcpy(bd->q, b->q0 + 4 * k, sizeof bd->q);
         bd->has_v = 1;
         bd->line = b->line;
+        double a[3];
+        if (end >= 0 && b->pin[end]) {
+            bd->pin = pin_axis(b, a) ? LD_PIN_AXIS : LD_PIN_POINT;
+            if (bd->pin == LD_PIN_AXIS) ld_quat_rotate_inv(bd->pin_axis, bd->q, a);
+        }
         b->node_body[k] = m->nbodies++;
     }
 }
@@ -350,7 +365,8 @@ static int place_curve(const ld_beam *b, double *q0, double *x0, double *qe0, do
 int ld_beam_place(ld_model *m, ld_beam *b) {
     if (!m || !b || b->order < 1 || b->order > LD_BEAM_ORDER_MAX || b->nelem < 1 ||
         b->npoints < 2 || b->npoints > LD_BEAM_POINTS_MAX || b->nelem > 1000000 || b->nquad < 0 ||
-        b->nquad > LD_BEAM_QUAD_MAX || !sections_ok(b))
+        b->nquad > LD_BEAM_QUAD_MAX || !sections_ok(b) || (b->pin[0] && b->clamp[0]) ||
+        (b->pin[1] && b->clamp[1]) || !isfinite(ld_v3_norm(b->pin_axis)))
         return LD_EINVAL;
     int p = b->order, ne = ld_beam_elements(b), nn = ne * p + 1;
     int nfree = nn - (b->clamp[0] != 0) - (b->clamp[1] != 0);
@@ -485,6 +501,10 @@ int ld_beam_check(const ld_model *m, int i, char *key, size_t nk, char *why, siz
         ;
     else if (!(b->damping >= 0.0) || !isfinite(b->damping))
         k = "damping", w = "must be a finite number >= 0 (seconds)";
+    else if ((b->pin[0] && b->clamp[0]) || (b->pin[1] && b->clamp[1]))
+        k = "pin", w = "an end cannot be clamped and pinned both";
+    else if (!isfinite(ld_v3_norm(b->pin_axis)))
+        k = "pin_axis", w = "must be finite";
     else if (b->npoints < 2 || b->npoints > LD_BEAM_POINTS_MAX ||
              b->nnodes != ld_beam_elements(b) * b->order + 1 || !b->node_body || !b->q0 || !b->x0 ||
              !b->qe0 || !b->wlen || !b->eta)

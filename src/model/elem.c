@@ -42,6 +42,27 @@ static int node_nv(const ld_system *s, int i) {
     return (i + 1 < s->nnodes ? s->nodes[i + 1].voff : s->k) - s->nodes[i].voff;
 }
 
+/* The hook block of node i (elem.h): its width, and when that exceeds the node's own nv
+ * the embedding P (hw × nv, row-major) of its coordinates; 0 (P untouched) when they agree. */
+static int node_embedding(const ld_system *s, int i, double P[18]) {
+    const ld_body *b = &ld_rb(s)->m->bodies[i];
+    if (!b->pin) return 0;
+    memset(P, 0, 18 * sizeof(double));
+    if (b->pin == LD_PIN_AXIS) {
+        for (int r = 0; r < 3; ++r) P[r] = b->pin_axis[r];
+    } else {
+        for (int r = 0; r < 3; ++r) P[3 * r + r] = 1.0;
+    }
+    return 6;
+}
+
+/* Width of node i's block in the hooks' local arrays. */
+static int node_hw(const ld_system *s, int i) {
+    double P[18];
+    int hw = node_embedding(s, i, P);
+    return hw ? hw : node_nv(s, i);
+}
+
 /* ---------------------------------------------------------------- building */
 
 /* The instances of every kind, their local offsets and rows. */
@@ -58,11 +79,14 @@ static int fill(const ld_system *s, ld_elems *E, int *rows) {
         for (int j = i; j < i + c; ++j) {
             ld_elem *e = &E->e[j];
             e->kind = kinds[k];
-            e->nl = 0;
+            e->nl = e->cnl = e->red = 0;
             for (int a = 0; a < e->nn; ++a) {
                 e->off[a] = e->nl;
-                e->nl += node_nv(s, e->node[a]);
+                e->coff[a] = e->cnl;
+                e->nl += node_hw(s, e->node[a]);
+                e->cnl += node_nv(s, e->node[a]);
             }
+            e->red = e->nl != e->cnl;
             e->row0 = r;
             r += e->nrows;
             if (e->nl > E->maxnl) E->maxnl = e->nl;
@@ -72,7 +96,7 @@ static int fill(const ld_system *s, ld_elems *E, int *rows) {
     }
     size_t nl = (size_t)E->maxnl, mr = (size_t)maxrows;
     E->maxrows = maxrows;
-    E->nbuf = 3 * nl + mr + (nl * nl > mr * nl ? nl * nl : mr * nl) + nl * nl;
+    E->nbuf = 3 * nl + mr + 2 * (nl * nl > mr * nl ? nl * nl : mr * nl) + nl * nl;
     *rows = r;
     return LD_OK;
 }
@@ -112,9 +136,10 @@ void ld_elems_free(ld_elems *E) {
 
 /* ---------------------------------------------------------------- gather and scatter */
 
-/* The scratch of one evaluation: local v, a, λ, a vector and two matrix blocks. */
+/* The scratch of one evaluation: local v, a, λ, a vector and three matrix blocks (red: the
+ * reduced copy of a block). */
 typedef struct scratch {
-    double *v, *a, *lam, *vec, *blk, *blk2;
+    double *v, *a, *lam, *vec, *blk, *blk2, *red;
 } scratch;
 
 static scratch scratch_of(const ld_elems *E) {
@@ -124,36 +149,91 @@ static scratch scratch_of(const ld_elems *E) {
     w.a = w.v + nl;
     w.vec = w.a + nl;
     w.lam = w.vec + nl;
-    w.blk = w.lam + (size_t)E->maxrows;
-    w.blk2 = E->buf + E->nbuf - nl * nl;
+    size_t mr = (size_t)E->maxrows, bsz = nl * nl > mr * nl ? nl * nl : mr * nl;
+    w.blk = w.lam + mr;
+    w.red = w.blk + bsz;
+    w.blk2 = w.red + bsz;
     return w;
 }
 
-/* xl = the instance's entries of the global vector x (velocity layout). */
+/* xl = the instance's entries of the global vector x (velocity layout), each node's block
+ * P ξ for a pinned node. */
 static void gather(const ld_system *s, const ld_elem *e, const double *x, double *xl) {
-    for (int a = 0; a < e->nn; ++a)
-        memcpy(xl + e->off[a], x + s->nodes[e->node[a]].voff,
-               (size_t)node_nv(s, e->node[a]) * sizeof(double));
+    for (int a = 0; a < e->nn; ++a) {
+        const double *src = x + s->nodes[e->node[a]].voff;
+        int nv = node_nv(s, e->node[a]);
+        double P[18];
+        int hw = e->red ? node_embedding(s, e->node[a], P) : 0;
+        for (int r = 0; r < hw; ++r) {
+            double acc = 0.0;
+            for (int c = 0; c < nv; ++c) acc += P[nv * r + c] * src[c];
+            xl[e->off[a] + r] = acc;
+        }
+        if (!hw) memcpy(xl + e->off[a], src, (size_t)nv * sizeof(double));
+    }
 }
 
-/* x += the local vector xl. */
+/* The reduced copy of nr rows of a local array (rows nl apart; nr = 1: a vector): columns by
+ * P, and with rows set (a square block) rows by Pᵀ, into the nodes' own coordinates (cnl
+ * columns; *out = R) — or A itself when no node of e is reduced. */
+static const double *reduce(const ld_system *s, const ld_elem *e, const double *A, int nr, int rows,
+                            double *R) {
+    if (!e->red) return A;
+    size_t nl = (size_t)e->nl, cnl = (size_t)e->cnl;
+    double P[LD_ELEM_MAX_NODES][18];
+    int hw[LD_ELEM_MAX_NODES], nv[LD_ELEM_MAX_NODES];
+    for (int a = 0; a < e->nn; ++a) {
+        hw[a] = node_embedding(s, e->node[a], P[a]);
+        nv[a] = node_nv(s, e->node[a]);
+    }
+    for (int r = 0; r < nr; ++r) /* columns: R(r, ·) = A(r, ·) P */
+        for (int b = 0; b < e->nn; ++b)
+            for (int c = 0; c < nv[b]; ++c) {
+                const double *src = A + (size_t)r * nl + (size_t)e->off[b];
+                double acc = 0.0;
+                if (!hw[b]) acc = src[c];
+                for (int l = 0; l < hw[b]; ++l) acc += src[l] * P[b][nv[b] * l + c];
+                R[(size_t)r * cnl + (size_t)e->coff[b] + (size_t)c] = acc;
+            }
+    if (!rows) return R;
+    for (int a = 0; a < e->nn; ++a) { /* rows: Pᵀ, in place (coff ≤ off: upwards) */
+        if (!hw[a]) {
+            for (int r = 0; r < nv[a]; ++r)
+                memmove(R + ((size_t)e->coff[a] + (size_t)r) * cnl,
+                        R + ((size_t)e->off[a] + (size_t)r) * cnl, cnl * sizeof(double));
+            continue;
+        }
+        double T[6 * 6 * LD_ELEM_MAX_NODES];
+        for (int r = 0; r < nv[a]; ++r)
+            for (size_t c = 0; c < cnl; ++c) {
+                double acc = 0.0;
+                for (int l = 0; l < hw[a]; ++l)
+                    acc += P[a][nv[a] * l + r] * R[((size_t)e->off[a] + (size_t)l) * cnl + c];
+                T[(size_t)r * cnl + c] = acc;
+            }
+        memcpy(R + (size_t)e->coff[a] * cnl, T, (size_t)nv[a] * cnl * sizeof(double));
+    }
+    return R;
+}
+
+/* x += the local vector xl (nodes' own coordinates: cnl entries at coff). */
 static void scatter_vec(const ld_system *s, const ld_elem *e, const double *xl, double *x) {
     for (int a = 0; a < e->nn; ++a) {
         double *dst = x + s->nodes[e->node[a]].voff;
-        const double *src = xl + e->off[a];
+        const double *src = xl + e->coff[a];
         for (int j = 0, nv = node_nv(s, e->node[a]); j < nv; ++j) dst[j] += src[j];
     }
 }
 
-/* A (k×k) += the local nl×nl matrix Al. */
+/* A (k×k) += the local cnl×cnl matrix Al (nodes' own coordinates). */
 static void scatter_mat(const ld_system *s, const ld_elem *e, const double *Al, double *A) {
-    size_t k = (size_t)s->k, nl = (size_t)e->nl;
+    size_t k = (size_t)s->k, nl = (size_t)e->cnl;
     for (int a = 0; a < e->nn; ++a) {
         size_t ra = (size_t)s->nodes[e->node[a]].voff, na = (size_t)node_nv(s, e->node[a]);
         for (int b = 0; b < e->nn; ++b) {
             size_t cb = (size_t)s->nodes[e->node[b]].voff, nb = (size_t)node_nv(s, e->node[b]);
             for (size_t r = 0; r < na; ++r) {
-                const double *src = Al + ((size_t)e->off[a] + r) * nl + (size_t)e->off[b];
+                const double *src = Al + ((size_t)e->coff[a] + r) * nl + (size_t)e->coff[b];
                 double *dst = A + (ra + r) * k + cb;
                 for (size_t c = 0; c < nb; ++c) dst[c] += src[c];
             }
@@ -229,7 +309,7 @@ static int sum_mat(const ld_system *s, int op, double t, const double *q, const 
         memset(w.blk, 0, (size_t)e->nl * (size_t)e->nl * sizeof(double));
         int rc = call(&c, op, w.blk);
         if (rc) return rc;
-        scatter_mat(s, e, w.blk, A);
+        scatter_mat(s, e, reduce(s, e, w.blk, e->nl, 1, w.red), A);
     }
     return LD_OK;
 }
@@ -259,11 +339,12 @@ int ld_elems_mass_blocks(const ld_system *s, const double *q, double *Mb) {
         if (e->nn != 1) return LD_ENOTSUPPORTED;
         size_t o = E->mboff[e->node[0]];
         ld_elem_ctx c = context(s, e, 0.0, q, NULL, NULL, NULL, &w);
-        size_t nl2 = (size_t)e->nl * (size_t)e->nl;
+        size_t nl2 = (size_t)e->nl * (size_t)e->nl, cnl2 = (size_t)e->cnl * (size_t)e->cnl;
         memset(w.blk, 0, nl2 * sizeof(double));
         int rc = call(&c, LD_EOP_MASS, w.blk);
         if (rc) return rc;
-        for (size_t j = 0; j < nl2; ++j) Mb[o + j] += w.blk[j];
+        const double *Ml = reduce(s, e, w.blk, e->nl, 1, w.red);
+        for (size_t j = 0; j < cnl2; ++j) Mb[o + j] += Ml[j];
     }
     return LD_OK;
 }
@@ -279,7 +360,7 @@ int ld_elems_add_force_of(const ld_system *s, const ld_ekind *kind, double t, co
         memset(w.vec, 0, (size_t)e->nl * sizeof(double));
         int rc = call(&c, LD_EOP_FORCE, w.vec);
         if (rc) return rc;
-        scatter_vec(s, e, w.vec, g);
+        scatter_vec(s, e, reduce(s, e, w.vec, 1, 0, w.red), g);
     }
     return LD_OK;
 }
@@ -359,11 +440,13 @@ int ld_elems_phi_q(const ld_system *s, double t, const double *q, double *B) {
         memset(w.blk, 0, (size_t)e->nrows * nl * sizeof(double));
         int rc = call(&c, LD_EOP_PHI_Q, w.blk);
         if (rc) return rc;
+        const double *Bl = reduce(s, e, w.blk, e->nrows, 0, w.red);
+        size_t cnl = (size_t)e->cnl;
         for (int r = 0; r < e->nrows; ++r)
             for (int a = 0; a < e->nn; ++a) {
                 size_t nv = (size_t)node_nv(s, e->node[a]);
                 double *dst = B + ((size_t)e->row0 + (size_t)r) * k + s->nodes[e->node[a]].voff;
-                memcpy(dst, w.blk + (size_t)r * nl + (size_t)e->off[a], nv * sizeof(double));
+                memcpy(dst, Bl + (size_t)r * cnl + (size_t)e->coff[a], nv * sizeof(double));
             }
     }
     return LD_OK;
@@ -390,7 +473,7 @@ int ld_elems_pattern(ld_system *s) {
     size_t nnz = 0;
     int npairs = 0;
     for (int i = 0; i < E->n; ++i) {
-        nnz += (size_t)E->e[i].nrows * (size_t)E->e[i].nl;
+        nnz += (size_t)E->e[i].nrows * (size_t)E->e[i].cnl;
         npairs += E->e[i].nn * (E->e[i].nn - 1) / 2;
     }
     s->brow = malloc((nnz > 0 ? nnz : 1) * sizeof(int));
@@ -435,10 +518,12 @@ int ld_elems_phi_q_sparse(const ld_system *s, double t, const double *q, double 
         }
         int ord[LD_ELEM_MAX_NODES];
         column_order(s, e, ord);
+        const double *Bl = reduce(s, e, w.blk, e->nrows, 0, w.red);
+        size_t cnl = (size_t)e->cnl;
         for (int r = 0; r < e->nrows; ++r)
             for (int a = 0; a < e->nn; ++a) {
                 size_t nv = (size_t)node_nv(s, e->node[ord[a]]);
-                memcpy(vals + p, w.blk + (size_t)r * nl + (size_t)e->off[ord[a]],
+                memcpy(vals + p, Bl + (size_t)r * cnl + (size_t)e->coff[ord[a]],
                        nv * sizeof(double));
                 p += nv;
             }
@@ -529,18 +614,19 @@ static int block_pattern(ld_system *s, ld_elems *E) {
     return LD_OK;
 }
 
-/* L += sc · A over the instance's nl×nl entries. */
+/* L += sc · A over the instance's n entries. */
 static void axpy(double *L, const double *A, double sc, size_t n) {
     for (size_t j = 0; j < n; ++j) L[j] += sc * A[j];
 }
 
-/* L += sc · K T with T block diagonal by the instance's nodes (their blocks in Tb). */
+/* L += sc · K T with T block diagonal by the instance's nodes (their blocks in Tb; K and L in
+ * the nodes' own coordinates, cnl square). */
 static void add_kt(const ld_system *s, const ld_elems *E, const ld_elem *e, const double *K,
                    const double *Tb, double sc, double *L) {
-    size_t nl = (size_t)e->nl;
+    size_t nl = (size_t)e->cnl;
     for (int b = 0; b < e->nn; ++b) {
         const double *T = Tb + E->mboff[e->node[b]];
-        size_t nv = (size_t)node_nv(s, e->node[b]), c0 = (size_t)e->off[b];
+        size_t nv = (size_t)node_nv(s, e->node[b]), c0 = (size_t)e->coff[b];
         for (size_t r = 0; r < nl; ++r)
             for (size_t c = 0; c < nv; ++c) {
                 double acc = 0.0;
@@ -560,9 +646,9 @@ int ld_elems_tangent_blocks(const ld_system *s, double t, const double *q, const
         const ld_elem *e = &E->e[i];
         const ld_ekind *k = e->kind;
         if (!has_matrix(k)) continue;
-        size_t nl = (size_t)e->nl, nl2 = nl * nl;
+        size_t nl = (size_t)e->cnl, nl2 = (size_t)e->nl * (size_t)e->nl;
         ld_elem_ctx c = context(s, e, t, q, v, a, lambda, &w);
-        memset(w.blk2, 0, nl2 * sizeof(double));
+        memset(w.blk2, 0, nl * nl * sizeof(double));
         hook_fn parts[3] = {k->mass, k->g_v, k->stiffness};
         const int ops[3] = {LD_EOP_MASS, LD_EOP_G_V, LD_EOP_STIFFNESS};
         double sc[3] = {cm, cc, ck};
@@ -571,10 +657,11 @@ int ld_elems_tangent_blocks(const ld_system *s, double t, const double *q, const
             memset(w.blk, 0, nl2 * sizeof(double));
             int rc = call(&c, ops[h], w.blk);
             if (rc) return rc;
+            const double *Al = reduce(s, e, w.blk, e->nl, 1, w.red);
             if (h < 2)
-                axpy(w.blk2, w.blk, sc[h], nl2);
+                axpy(w.blk2, Al, sc[h], nl * nl);
             else
-                add_kt(s, E, e, w.blk, Tb, sc[h], w.blk2);
+                add_kt(s, E, e, Al, Tb, sc[h], w.blk2);
         }
         for (int x = 0; x < e->nn; ++x)
             for (int y = 0; y < e->nn; ++y) {
@@ -584,7 +671,7 @@ int ld_elems_tangent_blocks(const ld_system *s, double t, const double *q, const
                 for (size_t r = 0; r < nx; ++r)
                     for (size_t cl = 0; cl < ny; ++cl)
                         dst[r * ny + cl] +=
-                            w.blk2[((size_t)e->off[x] + r) * nl + (size_t)e->off[y] + cl];
+                            w.blk2[((size_t)e->coff[x] + r) * nl + (size_t)e->coff[y] + cl];
             }
     }
     return LD_OK;

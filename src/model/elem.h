@@ -44,10 +44,20 @@ typedef struct ld_elem {
     int nn;                      /* nodes touched (the ground is no node) */
     int node[LD_ELEM_MAX_NODES]; /* node indices, in the kind's order */
     int off[LD_ELEM_MAX_NODES];  /* their first local entry */
-    int nl;                      /* local dimension: Σ nv of the nodes */
+    int nl;                      /* local dimension: Σ of the nodes' hook widths (below) */
+    int coff[LD_ELEM_MAX_NODES]; /* the same in the nodes' own coordinates (Σ nv): equal to */
+    int cnl;                     /* off, nl unless a node is pinned (red) */
+    int red;                     /* a node's coordinates are fewer than its hook block's */
     int row0, nrows;             /* its constraint rows in Φ */
     int bix; /* its nn² tangent blocks: ld_elems.bix[bix + a nn + b] for node slots (a, b) */
 } ld_elem;
+
+/* A hook sees every body node as the full block of its formulation (6 in the Lie-group ones:
+ * (Ω, U)), also a pinned body whose node holds fewer coordinates (ld_body.pin: its rotation
+ * only, or one angle): its block is P ξ with the node's tangent vector ξ and a constant P
+ * (6 × nv: [I; 0], or [a; 0] about an axis a), so U = 0 and the hook's position stays where
+ * ld_rb_pose puts it. elem.c gathers through P and reduces the hooks' outputs by Pᵀ (·) P:
+ * the forces on the eliminated coordinates are the support's reactions. */
 
 /* What a hook sees: the system (global q; the model through ld_rb(s)), the instance, the time,
  * and the local velocity, acceleration and multipliers (NULL when the operation has none). */

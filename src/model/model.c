@@ -349,7 +349,16 @@ static int check_body(const checker *c, int i) {
     strf(key, sizeof key, "bodies[%d].angular_velocity", i);
     if ((rc = check_finite(c, key, b->omega, 3))) return rc;
     strf(key, sizeof key, "bodies[%d].velocity", i);
-    return check_finite(c, key, b->v, 3);
+    if ((rc = check_finite(c, key, b->v, 3))) return rc;
+    strf(key, sizeof key, "bodies[%d].pin", i);
+    if (b->pin < LD_PIN_NONE || b->pin > LD_PIN_AXIS)
+        return invalid(c, key, "must be none, a point or an axis (found %d)", b->pin);
+    double an = sqrt(b->pin_axis[0] * b->pin_axis[0] + b->pin_axis[1] * b->pin_axis[1] +
+                     b->pin_axis[2] * b->pin_axis[2]);
+    if (b->pin == LD_PIN_AXIS && !(fabs(an - 1.0) <= 1e-10))
+        return invalid(c, key, "the axis of a pinned body must be a unit vector, its norm is %s",
+                       num(v, an));
+    return LD_OK;
 }
 
 /* An index into the bodies. */

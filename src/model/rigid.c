@@ -22,9 +22,29 @@ static const rb_sys *RB(const ld_system *s) {
     return ld_rb(s);
 }
 
+/* A pinned body's pose: its fixed position, the rotation of its node (SO(3) or S³), or
+ * R(q_body) exp(θ a) about its axis (one angle). */
+static void pinned_pose(const ld_system *s, const double *g, int i, double R[9], const double **x) {
+    const ld_body *b = &RB(s)->m->bodies[i];
+    *x = b->x;
+    if (b->pin == LD_PIN_AXIS) {
+        double R0[9], E[9],
+            w[3] = {g[0] * b->pin_axis[0], g[0] * b->pin_axis[1], g[0] * b->pin_axis[2]};
+        ld_quat_to_mat(R0, b->q);
+        ld_so3_exp(E, w);
+        ld_m3_mul(R, R0, E);
+    } else if (RB(s)->quat) {
+        ld_quat_to_mat(R, g);
+    } else {
+        memcpy(R, g, 9 * sizeof(double));
+    }
+}
+
 void ld_rb_pose(const ld_system *s, const double *q, int i, double R[9], const double **x) {
     const double *g = q + s->nodes[i].qoff;
-    if (RB(s)->euler) {
+    if (RB(s)->m->bodies[i].pin) {
+        pinned_pose(s, g, i, R, x);
+    } else if (RB(s)->euler) {
         ld_ep_rot(R, g + 3);
         *x = g;
     } else if (RB(s)->quat) {
@@ -48,6 +68,12 @@ void ld_rb_body_velocity(const ld_system *s, const double *q, const double *vi, 
         return;
     }
     double R[9];
+    const ld_body *b = &RB(s)->m->bodies[i];
+    if (b->pin) { /* at rest in place; Ω = a θ̇ about a hinge's axis */
+        for (int j = 0; j < 3; ++j) Om[j] = b->pin == LD_PIN_AXIS ? b->pin_axis[j] * vi[0] : vi[j];
+        memset(xd, 0, 3 * sizeof(double));
+        return;
+    }
     memcpy(Om, vi, 3 * sizeof(double));
     ld_rb_pose(s, q, i, R, &x);
     if (RB(s)->semi)
@@ -113,12 +139,34 @@ static ld_node_kind node_kind(ld_formulation f) {
     }
 }
 
+/* The node of body b in formulation f: the formulation's group, or for a pinned body its
+ * rotations only (SO(3) or S³) or, turning about an axis, its angle (R¹). */
+static ld_node node_of(ld_formulation f, const ld_body *b) {
+    int quat = f == LD_FORM_S3XR3 || f == LD_FORM_S3SDR3;
+    if (b->pin == LD_PIN_AXIS) return (ld_node){LD_NODE_RN, 1, 0, 0};
+    if (b->pin) return (ld_node){quat ? LD_NODE_S3 : LD_NODE_SO3, 0, 0, 0};
+    return (ld_node){node_kind(f), 0, 0, 0};
+}
+
 /* The initial state of body i from the model: configuration, Ω, and ẋ where given (else 0;
  * the joints complete it). */
 static void initial_body(const ld_system *s, const ld_body *b, int i, double *q, double *v) {
     double *g = q + s->nodes[i].qoff, *vi = v + s->nodes[i].voff, R[9], qn[4];
     (void)ld_quat_normalize(qn, b->q);
     ld_quat_to_mat(R, qn);
+    if (b->pin == LD_PIN_AXIS) { /* θ = 0, θ̇ = a · Ω */
+        g[0] = 0.0;
+        vi[0] = ld_v3_dot(b->pin_axis, b->omega);
+        return;
+    }
+    if (b->pin) {
+        if (RB(s)->quat)
+            memcpy(g, qn, sizeof qn);
+        else
+            memcpy(g, R, sizeof R);
+        memcpy(vi, b->omega, 3 * sizeof(double));
+        return;
+    }
     if (RB(s)->euler) {
         memcpy(g, b->x, 3 * sizeof(double));
         memcpy(g + 3, qn, sizeof qn);
@@ -210,6 +258,30 @@ static int check_rods(const ld_model *m, ld_formulation f, char *msg, size_t n) 
     return LD_OK;
 }
 
+/* Pinned bodies: Lie formulations only, no joints on them, not a rod's node (the joints' and
+ * rods' evaluators address a body's position). */
+static int check_pins(const ld_model *m, ld_formulation f, char *msg, size_t n) {
+    for (int i = 0; i < m->nbodies; ++i) {
+        const ld_body *b = &m->bodies[i];
+        if (!b->pin) continue;
+        const char *why = NULL;
+        if (f == LD_FORM_EULER)
+            why = "needs a Lie-group formulation (so3xr3, se3, s3xr3 or s3sdr3); the euler "
+                  "formulation does not support pinned nodes";
+        for (int j = 0; !why && j < m->njoints; ++j)
+            if (m->joints[j].body1 == i || m->joints[j].body2 == i)
+                why = "is pinned (its position eliminated): a joint cannot hold it too; clamp or "
+                      "leave the end free and use the joint";
+        for (int r = 0; !why && r < m->nrods; ++r)
+            if (i >= m->rods[r].body0 && i <= m->rods[r].body0 + m->rods[r].n)
+                why = "is a rod's node: rods cannot pin their nodes";
+        if (!why) continue;
+        if (msg) snprintf(msg, n, "body %d ('%s') %s", i, b->name, why);
+        return f == LD_FORM_EULER ? LD_ENOTSUPPORTED : LD_EINVAL;
+    }
+    return LD_OK;
+}
+
 /* ld_model_validate on the model's content, so that a model built in code is checked like a
  * file's; the run block, of which compiling uses t_start only, is checked with the defaults. */
 static int validate_content(const ld_model *m, char *msg, size_t n) {
@@ -236,6 +308,7 @@ static int compile(const ld_model *m, ld_formulation f, ld_system *s, double **q
         return LD_EINVAL;
     int rc = validate_content(m, msg, n);
     if (!rc) rc = check_rods(m, f, msg, n);
+    if (!rc) rc = check_pins(m, f, msg, n);
     if (rc) return rc;
     memset(s, 0, sizeof *s);
     rb_sys *rb = calloc(1, sizeof *rb);
@@ -254,7 +327,7 @@ static int compile(const ld_model *m, ld_formulation f, ld_system *s, double **q
     rb->semi = f == LD_FORM_SE3 || f == LD_FORM_S3SDR3;
     rb->quat = rb->f == LD_FORM_S3XR3 || f == LD_FORM_S3SDR3;
     rb->euler = f == LD_FORM_EULER;
-    for (int i = 0; i < m->nbodies; ++i) nodes[i].kind = node_kind(f);
+    for (int i = 0; i < m->nbodies; ++i) nodes[i] = node_of(f, &m->bodies[i]);
     s->nnodes = m->nbodies;
     s->nodes = nodes;
     s->user = rb;
@@ -366,7 +439,9 @@ int ld_model_body_state(const ld_system *s, int body, const double *q, const dou
     const double *g = q + s->nodes[body].qoff, *xp;
     double R[9];
     ld_rb_pose(s, q, body, R, &xp);
-    if (RB(s)->euler) {
+    if (RB(s)->m->bodies[body].pin == LD_PIN_AXIS) {
+        ld_quat_from_mat(quat, R);
+    } else if (RB(s)->euler) {
         if (ld_quat_normalize(quat, g + 3)) return LD_EDOMAIN;
     } else if (RB(s)->quat) {
         (void)ld_quat_normalize(quat, g);

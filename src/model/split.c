@@ -112,6 +112,8 @@ static const char *unfit(const ld_system *s, int *item) {
     if (m->nrods > 0) return "rods are not rigid bodies";
     if (m->nbeams > 0) return "beams are not rigid bodies";
     if (m->nelements > 0) return "force elements (springs, dampers, user forces) are not split";
+    for (int i = 0; i < m->nbodies; ++i)
+        if (m->bodies[i].pin) return "pinned bodies (their position eliminated) are not split";
     int *seen = calloc((size_t)m->nbodies, sizeof *seen);
     if (!seen) return "out of memory";
     const char *why = NULL;

@@ -22,7 +22,7 @@ static const char *const beam_keys[] = {
     "name",   "order",      "elements",  "from",     "to",    "points",
     "normal", "section",    "stiffness", "mass",     "rho_a", "rho_j",
     "clamp",  "quadrature", "damping",   "sections", "curve", "quadrature_per_section",
-    NULL};
+    "pin",    "pin_axis",   NULL};
 static const char *const station_keys[] = {"eta",   "section", "stiffness", "mass",
                                            "rho_a", "rho_j",   "twist",     NULL};
 static const char *const section_keys[] = {"EA", "GA2", "GA3", "GJ", "EI2", "EI3", NULL};
@@ -263,7 +263,7 @@ static int read_centreline(reader *r, const yaml_node_t *n, ld_beam *b) {
 }
 
 static int read_beam(reader *r, const yaml_node_t *n, ld_model *m, ld_beam *b) {
-    int rc, has_normal = 0, clamp = 0;
+    int rc, has_normal = 0, clamp = 0, pin = 0, has_axis = 0;
     memset(b, 0, sizeof *b);
     b->order = 4;
     b->nelem = 1;
@@ -281,10 +281,23 @@ static int read_beam(reader *r, const yaml_node_t *n, ld_model *m, ld_beam *b) {
     if ((rc = read_section(r, n, b))) return rc;
     if ((rc = ly_get_number(r, n, "damping", 0, &b->damping))) return rc;
     if ((rc = ly_get_choice(r, n, "clamp", 0, clamps, &clamp))) return rc;
+    if ((rc = ly_get_choice(r, n, "pin", 0, clamps, &pin))) return rc;
+    if ((rc = ly_get_vec(r, n, "pin_axis", 0, b->pin_axis, 3, &has_axis))) return rc;
     if ((rc = read_quadrature(r, n, b))) return rc;
     if ((rc = read_qsec(r, n, b))) return rc;
     b->clamp[0] = clamp == 1 || clamp == 3;
     b->clamp[1] = clamp == 2 || clamp == 3;
+    b->pin[0] = pin == 1 || pin == 3;
+    b->pin[1] = pin == 2 || pin == 3;
+    if ((b->pin[0] && b->clamp[0]) || (b->pin[1] && b->clamp[1]))
+        return fail_at(r, n, "pin",
+                       "names an end that 'clamp' clamps already: an end is either "
+                       "clamped or pinned");
+    if (has_axis && !(ld_v3_norm(b->pin_axis) > 0.0))
+        return fail_at(r, n, "pin_axis",
+                       "must be a non-zero vector (the axis the pinned ends "
+                       "turn about)");
+    if (has_axis && !pin) return fail_at(r, n, "pin_axis", "needs 'pin': the ends it applies to");
     if (!has_normal) { /* the spatial axis least aligned with the first segment */
         double d[3];
         for (int i = 0; i < 3; ++i) d[i] = b->points[3 + i] - b->points[i];

@@ -47,6 +47,11 @@ static void bracket_direct_opposite(double *r, const double *x, const double *y)
     bracket_direct(r, y, x);
 }
 
+/* [x, y] of SO(3), S³: x × y. */
+static void bracket_rotation(double *r, const double *x, const double *y) {
+    ld_v3_cross(r, x, y);
+}
+
 /* ------------------------------------------------------------------ normalization */
 
 /* (R, x): the nearest rotation by one Newton step of the polar decomposition from the
@@ -129,6 +134,12 @@ static const ld_node_kind_info KINDS[LD_NODE_KIND_COUNT] = {
                                ld_s3xr3_exp, ld_s3xr3_log, s3xr3_opp_compose, ld_s3xr3_inverse,
                                s3xr3_opp_tangent, s3xr3_opp_tangent_inv, bracket_direct_opposite,
                                normalize_quat_first, NULL},
+    [LD_NODE_SO3] = {LD_NODE_SO3, "so3", "SO(3)", 9, 3, 0, ld_so3_exp, ld_so3_log, ld_so3_compose,
+                     ld_so3_inverse, ld_so3_tangent, ld_so3_tangent_inv, bracket_rotation,
+                     normalize_matrix_first, NULL},
+    [LD_NODE_S3] = {LD_NODE_S3, "s3", "S³", 4, 3, 0, ld_s3_exp, ld_s3_log, ld_quat_mul,
+                    ld_quat_conj, ld_so3_tangent, ld_so3_tangent_inv, bracket_rotation,
+                    normalize_quat_first, NULL},
 };
 
 const ld_node_kind_info *ld_node_kind_get(ld_node_kind k) {
