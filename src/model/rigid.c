@@ -268,6 +268,9 @@ static int check_pins(const ld_model *m, ld_formulation f, char *msg, size_t n) 
         if (f == LD_FORM_EULER)
             why = "needs a Lie-group formulation (so3xr3, se3, s3xr3 or s3sdr3); the euler "
                   "formulation does not support pinned nodes";
+        else if (f == LD_FORM_SO3XR3_SPATIAL || f == LD_FORM_S3XR3_SPATIAL)
+            why = "is pinned: pinned nodes carry body-frame velocities; use so3xr3, se3, s3xr3 or "
+                  "s3sdr3 (the spatial formulations do not support pinned nodes)";
         for (int j = 0; !why && j < m->njoints; ++j)
             if (m->joints[j].body1 == i || m->joints[j].body2 == i)
                 why = "is pinned (its position eliminated): a joint cannot hold it too; clamp or "
@@ -277,7 +280,9 @@ static int check_pins(const ld_model *m, ld_formulation f, char *msg, size_t n) 
                 why = "is a rod's node: rods cannot pin their nodes";
         if (!why) continue;
         if (msg) snprintf(msg, n, "body %d ('%s') %s", i, b->name, why);
-        return f == LD_FORM_EULER ? LD_ENOTSUPPORTED : LD_EINVAL;
+        return f == LD_FORM_EULER || f == LD_FORM_SO3XR3_SPATIAL || f == LD_FORM_S3XR3_SPATIAL
+                   ? LD_ENOTSUPPORTED
+                   : LD_EINVAL;
     }
     return LD_OK;
 }
