@@ -236,7 +236,7 @@ static void test_bad_arguments(void **state) {
 
 /* ------------------------------------------------------------------ random systems */
 
-static const int SIZES[] = {1, 2, 3, 6, 9, 12, 13, 50, 200};
+static const int SIZES[] = {1, 2, 3, 6, 9, 12, 13, 24, 32, 33, 50, 200};
 #define NSIZES ((int)(sizeof SIZES / sizeof SIZES[0]))
 
 /* Two matrices with one pattern (density given) through one solver, two right-hand sides

@@ -30,7 +30,7 @@
 
 /* Largest n the dense backend factors in plain C (bench/bench_linalg.c: faster than LAPACK
  * up to here, see docs/linalg.md). */
-#define LA_SMALL 12
+#define LA_SMALL 32
 
 /* KLU's pivot tolerance: a diagonal pivot is taken when at least this fraction of the largest
  * entry of its (row-scaled) column. KLU's default, 0.001, gave backward errors up to 7e5 eps on

@@ -541,10 +541,10 @@ int ld_integ__assemble(ld_integ *it, double t, double cm, double cc, double ck, 
     if (rc) return rc;
     ld_sys_tangent(s, it->T, it->xi);
     size_t K = (size_t)k, N = (size_t)n, M = (size_t)m;
-    for (size_t i = 0; i < K + M; ++i) /* row by row: contiguous in K, B, S and T */
-        for (int nd = 0; nd < s->nnodes; ++nd) {
-            int flat, d = node_block(s, nd, &flat);
-            size_t o = (size_t)s->nodes[nd].voff, e = o + (size_t)d;
+    for (int nd = 0; nd < s->nnodes; ++nd) { /* node by node, then row by row in its columns */
+        int flat, d = node_block(s, nd, &flat);
+        size_t o = (size_t)s->nodes[nd].voff, e = o + (size_t)d;
+        for (size_t i = 0; i < K + M; ++i) {
             const double *src = i < K ? it->K + i * K : it->B + (i - K) * K;
             double *dst = it->S + i * N, kt[LD_NODE_GROUP_MAX_NV];
             if (!flat && d == 6) { /* six independent sums (the common rotation–translation node) */
@@ -569,6 +569,7 @@ int ld_integ__assemble(ld_integ *it, double t, double cm, double cc, double ck, 
             for (size_t j = o; j < e; ++j)
                 dst[j] = cm * Mi[j] + cc * Ci[j] + ck * (flat ? src[j] : kt[j - o]);
         }
+    }
     for (size_t c = 0; c < M; ++c) {
         const double *Bc = it->B + c * K;
         for (size_t i = 0; i < K; ++i) it->S[i * N + K + c] = Bc[i];
