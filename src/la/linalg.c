@@ -118,9 +118,23 @@ static int csc_valid(int n, const int *p, const int *i) {
 
 /* ------------------------------------------------------------------ dense backend */
 
+/* The plain-C factorization and solve, compiled twice on x86-64 with GCC and glibc: for the
+ * baseline ISA and for x86-64-v3 (AVX2), the one the processor supports chosen when the library
+ * is loaded. ISO C mode contracts no a·b + c into an FMA, so both give the same bits. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__GLIBC__)
+#define LA_HOT __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define LA_HOT
+#endif
+
+/* ri[j] -= l rk[j] for j < len: two distinct rows, so no overlap to check for. */
+static inline void row_update(double *restrict ri, const double *restrict rk, double l, int len) {
+    for (int j = 0; j < len; ++j) ri[j] -= l * rk[j];
+}
+
 /* In place P A = L U of the row-major n×n a, partial pivoting (rows k and piv[k] swapped at
  * step k). A zero pivot column is left as it is; the caller's pivot test rejects it. */
-static void small_lu(double *a, lapack_int *piv, int n) {
+LA_HOT static void small_lu(double *a, lapack_int *piv, int n) {
     for (int k = 0; k < n; ++k) {
         double *rk = a + k * n;
         int p = k;
@@ -136,13 +150,13 @@ static void small_lu(double *a, lapack_int *piv, int n) {
         double inv = 1.0 / rk[k];
         for (int i = k + 1; i < n; ++i) {
             double *ri = a + i * n, l = ri[k] *= inv;
-            for (int j = k + 1; j < n; ++j) ri[j] -= l * rk[j];
+            row_update(ri + k + 1, rk + k + 1, l, n - k - 1);
         }
     }
 }
 
 /* b ← A⁻¹ b from the factors of small_lu. */
-static void small_solve(const double *a, const lapack_int *piv, int n, double *b) {
+LA_HOT static void small_solve(const double *a, const lapack_int *piv, int n, double *b) {
     for (int k = 0; k < n; ++k) {
         double t = b[k];
         b[k] = b[piv[k]];
