@@ -235,7 +235,10 @@ static void scatter_mat(const ld_system *s, const ld_elem *e, const double *Al, 
             for (size_t r = 0; r < na; ++r) {
                 const double *src = Al + ((size_t)e->coff[a] + r) * nl + (size_t)e->coff[b];
                 double *dst = A + (ra + r) * k + cb;
-                for (size_t c = 0; c < nb; ++c) dst[c] += src[c];
+                if (nb == 6) /* the common six-velocity node: a fixed-length row */
+                    for (size_t c = 0; c < 6; ++c) dst[c] += src[c];
+                else
+                    for (size_t c = 0; c < nb; ++c) dst[c] += src[c];
             }
         }
     }
