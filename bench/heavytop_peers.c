@@ -79,22 +79,25 @@ static void integrate_gsl(const solver *s, double tol, result *r, int measure) {
 }
 #endif
 
-#ifdef LD_HAVE_ARKODE
-static SUNContext ark_ctx;
-static N_Vector ark_y;
-
-static int ark_rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *user) {
+#if defined(LD_HAVE_ARKODE) || defined(LD_HAVE_CVODE)
+/* The reduced ODE as SUNDIALS calls it (ARKODE and CVODE), counting evaluations. */
+static int sun_rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *user) {
     (void)t;
     ((ode_ctx *)user)->fevals++;
     top_rhs(N_VGetArrayPointer(y), N_VGetArrayPointer(ydot));
     return 0;
 }
+#endif
+
+#ifdef LD_HAVE_ARKODE
+static SUNContext ark_ctx;
+static N_Vector ark_y;
 
 static void integrate_arkode(const solver *s, double tol, result *r, int measure) {
     ode_ctx c = {0};
     sunrealtype *y = N_VGetArrayPointer(ark_y);
     memcpy(y, Y0, sizeof Y0);
-    void *mem = ERKStepCreate(ark_rhs, 0.0, ark_y, ark_ctx);
+    void *mem = ERKStepCreate(sun_rhs, 0.0, ark_y, ark_ctx);
     if (!mem) die(s->name, "ERKStepCreate failed");
     check_ark("ERKStepSetUserData", ERKStepSetUserData(mem, &c));
     check_ark("ERKStepSetTableNum", ERKStepSetTableNum(mem, ARKODE_DORMAND_PRINCE_7_4_5));
@@ -126,13 +129,6 @@ static void check_cv(const char *what, int flag) {
     if (flag < 0) die_code(what, flag);
 }
 
-static int cv_rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *user) {
-    (void)t;
-    ((ode_ctx *)user)->fevals++;
-    top_rhs(N_VGetArrayPointer(y), N_VGetArrayPointer(ydot));
-    return 0;
-}
-
 /* CVODE's Adams methods (orders 1 to 12) with the fixed-point iteration, stop time T_END. */
 static void integrate_cvode(const solver *s, double tol, result *r, int measure) {
     ode_ctx c = {0};
@@ -140,7 +136,7 @@ static void integrate_cvode(const solver *s, double tol, result *r, int measure)
     memcpy(y, Y0, sizeof Y0);
     void *mem = CVodeCreate(CV_ADAMS, cv_ctx);
     if (!mem) die(s->name, "CVodeCreate failed");
-    check_cv("CVodeInit", CVodeInit(mem, cv_rhs, 0.0, cv_y));
+    check_cv("CVodeInit", CVodeInit(mem, sun_rhs, 0.0, cv_y));
     SUNNonlinearSolver nls = SUNNonlinSol_FixedPoint(cv_y, 0, cv_ctx);
     if (!nls) die(s->name, "SUNNonlinSol_FixedPoint failed");
     check_cv("CVodeSetNonlinearSolver", CVodeSetNonlinearSolver(mem, nls));
