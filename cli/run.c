@@ -108,6 +108,22 @@ static const char *run_status(const sim *S) {
 }
 
 /* What the run wrote, as JSON members (", \"csv_rows\": …"). */
+/* ", "redundant_rows": [{"joint": "D", "row": 3}, …], "joint_residual": x' (rows from 1). */
+static void json_redundant(const sim *S) {
+    int n = ld_model_redundant_rows(&S->s, NULL, NULL, 0);
+    int *jr = malloc(2 * (size_t)(n > 0 ? n : 1) * sizeof *jr), *rr = jr + (n > 0 ? n : 1);
+    if (jr) (void)ld_model_redundant_rows(&S->s, jr, rr, n);
+    printf(", \"redundant_rows\": [");
+    for (int i = 0; jr && i < n; ++i) {
+        printf("%s{\"joint\": ", i ? ", " : "");
+        json_str(S->m->joints[jr[i]].name);
+        printf(", \"row\": %d}", rr[i] + 1);
+    }
+    free(jr);
+    printf("], \"joint_residual\": ");
+    json_num(S->it ? ld_model_joint_phi_max(&S->s, S->t, ld_integ_q(S->it), NULL) : (double)NAN);
+}
+
 static void json_outputs(const sim *S) {
     if (S->csv) printf(", \"csv_rows\": %ld", ld_out_csv_rows(S->csv));
     if (S->vtk) printf(", \"vtk_files\": %ld", ld_out_vtk_files(S->vtk));
@@ -186,6 +202,7 @@ static void print_json(const sim *S, const ld_model *m, const char *base) {
     if (S->tot.phimax > 0.0) (void)ld_model_row_name(&S->s, S->tot.phirow, row, sizeof row);
     printf(", \"constraint_residual_row\": ");
     json_str(row);
+    json_redundant(S);
     if (S->any_exact) {
         printf(", \"max_angle_error\": ");
         json_num(S->tot.angmax);
@@ -254,6 +271,45 @@ static void print_energy(const sim *S) {
 }
 
 /* The final position and body angular velocity of the (at most 3) bodies that moved most. */
+/* The joints' rows left out as redundant (docs/constraints.md), the first MAXJ joints named:
+ * "joint 'D' (line 11) rows 3, 4, 5; … and 37 more joints" into buf; their count. */
+static int redundant_text(const sim *S, char *buf, size_t cap) {
+    enum { MAXJ = 4 };
+    int n = ld_model_redundant_rows(&S->s, NULL, NULL, 0), joints = 0;
+    int *jr = malloc(2 * (size_t)(n > 0 ? n : 1) * sizeof *jr), *rr = jr + (n > 0 ? n : 1);
+    size_t len = 0;
+    buf[0] = '\0';
+    if (!jr) return n;
+    (void)ld_model_redundant_rows(&S->s, jr, rr, n);
+    for (int i = 0; i < n; ++i) {
+        int first = i == 0 || jr[i - 1] != jr[i];
+        joints += first;
+        if (joints > MAXJ || len + 96 + LD_NAME_MAX >= cap) continue;
+        const ld_joint *jd = &S->m->joints[jr[i]];
+        int w = first ? snprintf(buf + len, cap - len, "%sjoint '%s' (line %d) row%s %d",
+                                 i ? "; " : "", jd->name, jd->line,
+                                 i + 1 < n && jr[i + 1] == jr[i] ? "s" : "", rr[i] + 1)
+                      : snprintf(buf + len, cap - len, ", %d", rr[i] + 1);
+        if (w > 0) len += (size_t)w;
+    }
+    if (joints > MAXJ && len + 48 < cap)
+        snprintf(buf + len, cap - len, "; and %d more joint%s", joints - MAXJ,
+                 joints - MAXJ == 1 ? "" : "s");
+    free(jr);
+    return n;
+}
+
+/* "  redundant: …" after the constraint line, when compiling left joint rows out. */
+static void print_redundant(const sim *S) {
+    char txt[2048];
+    int n = redundant_text(S, txt, sizeof txt), jbad = -1;
+    if (n == 0 || !S->it) return;
+    double ph = ld_model_joint_phi_max(&S->s, S->t, ld_integ_q(S->it), &jbad);
+    printf("  redundant: %d joint equation%s left out, dependent on the others (%s); every "
+           "joint equation holds to %.3e at the end\n",
+           n, n == 1 ? "" : "s", txt, ph);
+}
+
 static void print_moving(const sim *S) {
     const ld_model *m = S->m;
     int pick[3] = {-1, -1, -1}, moved = 0;
@@ -311,6 +367,7 @@ static void print_summary(const sim *S, const char *base, const run_args *a) {
         printf(" (%s, at t = %.6g)", row, S->tot.phit);
     if (S->any_exact) printf(", max angle error %.3e rad", S->tot.angmax);
     printf("\n");
+    print_redundant(S);
     if (a->out) printf("  csv: %s (%ld rows)\n", a->out, S->csv ? ld_out_csv_rows(S->csv) : 0L);
     if (a->vtk)
         printf("  vtk: %s/%s_*.vtk (%ld files), %s/%s.vtk.series\n", a->vtk, base,

@@ -102,6 +102,12 @@ int sim_setup(sim *S) {
         snprintf(S->warning, sizeof S->warning, "%s: %.240s", S->path, why);
         fprintf(stderr, "liedyn %s: warning: %s\n", S->cmd, S->warning);
     }
+    const char *caution = ld_integ_options_caution(&S->s, &S->o);
+    if (caution && !S->warning[0]) { /* said before the run, and in its JSON */
+        snprintf(S->warning, sizeof S->warning, "%s: %s: %.400s", S->path,
+                 ld_integ_method_name(S->o.method), caution);
+        fprintf(stderr, "liedyn %s: warning: %s\n", S->cmd, S->warning);
+    }
     const char *why_not = ld_integ_options_check(&S->s, &S->o);
     if (why_not)
         return cli_error("%s: %s cannot run this model: %s", S->path,

@@ -104,7 +104,7 @@ typedef struct sim {
     int status;  /* 0 or the status of the failing advance */
     int stopped; /* the run stopped early: the signal number, or -1 for --max-steps */
     char msg[320];
-    char warning[256]; /* "" or a warning about the run's meaning (printed on stderr too) */
+    char warning[640]; /* "" or a warning about the run's meaning (printed on stderr too) */
     double t, e1;
     sim_totals tot; /* over the whole run (carried by checkpoints) */
     int est;        /* the method estimates its error: h, error_estimate columns */

@@ -143,8 +143,10 @@ static int view_file(const run_args *a, const char *csv, const char *html, long 
                      const ld_model *m, const char *title) {
     FILE *f = fopen(csv, "r");
     if (!f) return cli_error("view: cannot read '%s': %s", csv, strerror(errno));
-    size_t cap = 64 + 520 * ((size_t)m->nbodies * 13 + 64 + 6 * (size_t)m->njoints);
-    int nfield = 13 * m->nbodies + 16 + 6 * m->njoints + 8;
+    /* a field per column (ld_out_columns): 13 per body, 6 reactions and up to 6 coordinates
+     * and rates per joint, a few more */
+    size_t cap = 64 + 520 * ((size_t)m->nbodies * 13 + 64 + 12 * (size_t)m->njoints);
+    int nfield = 13 * m->nbodies + 16 + 12 * m->njoints + 8;
     char *line = malloc(cap);
     char **field = malloc(((size_t)nfield + 1) * sizeof *field);
     static char names[VIEW_SERIES_MAX][VIEW_NAME_CAP];

@@ -78,13 +78,13 @@ awk -v r="$(value constraint_residual "$WORK/crank.json")" 'BEGIN { exit !(r < 1
 # CSV layout: header, the initial row, every 10th step and the (shortened) last step
 "$LIEDYN" run heavy-top --dt 1e-3 --t-end 0.105 --output-every 10 --out "$WORK/ht.csv" \
     >"$WORK/ht.out" 2>"$WORK/ht.err" || fail "csv run: $(cat "$WORK/ht.err")"
-hdr="t,top.x,top.y,top.z,top.qw,top.qx,top.qy,top.qz,top.wx,top.wy,top.wz,top.vx,top.vy,top.vz,energy,constraint_residual,pivot.fx,pivot.fy,pivot.fz,pivot.tx,pivot.ty,pivot.tz"
+hdr="t,top.x,top.y,top.z,top.qw,top.qx,top.qy,top.qz,top.wx,top.wy,top.wz,top.vx,top.vy,top.vz,energy,constraint_residual,pivot.fx,pivot.fy,pivot.fz,pivot.tx,pivot.ty,pivot.tz,pivot.rx,pivot.ry,pivot.rz,pivot.wx,pivot.wy,pivot.wz"
 [ "$(head -n 1 "$WORK/ht.csv")" = "$hdr" ] || fail "csv header: $(head -n 1 "$WORK/ht.csv")"
 [ "$(wc -l <"$WORK/ht.csv")" -eq 13 ] || fail "csv lines: $(wc -l <"$WORK/ht.csv"), expected 13"
 [ "$(sed -n 2p "$WORK/ht.csv" | cut -d, -f1)" = "0" ] || fail "csv first time"
 [ "$(sed -n 3p "$WORK/ht.csv" | cut -d, -f1)" = "0.01" ] || fail "csv second time: $(sed -n 3p "$WORK/ht.csv" | cut -d, -f1)"
 [ "$(tail -n 1 "$WORK/ht.csv" | cut -d, -f1)" = "0.105" ] || fail "csv last time: $(tail -n 1 "$WORK/ht.csv" | cut -d, -f1)"
-awk -F, 'NF != 22 { bad = 1 } END { exit bad }' "$WORK/ht.csv" || fail "csv: a row without 22 columns"
+awk -F, 'NF != 28 { bad = 1 } END { exit bad }' "$WORK/ht.csv" || fail "csv: a row without 28 columns"
 # the joint's force on the top at t = 0: m (ẍ(0) − g) with the consistent ẍ(0) of Kynema's tests,
 # = (0, −319.526, −317.262) N, and its torque about the centre of mass (−X) × f = (317.262, 0, 0) N m
 sed -n 2p "$WORK/ht.csv" | awk -F, '{ if ((($17)^2 + ($18 + 319.52598816)^2 + ($19 + 317.26246154)^2) > 1e-10 ||
@@ -272,7 +272,7 @@ grep -q "^liedyn: run failed at t = 0: .*Newton did not converge in 1 iterations
 [ "$(value t "$WORK/fail.json")" = "0" ] || fail "failing run: t $(value t "$WORK/fail.json")"
 [ "$(head -n 1 "$WORK/fail.csv")" = "$hdr" ] || fail "failing run: csv header"
 [ "$(wc -l <"$WORK/fail.csv")" -eq 2 ] || fail "failing run: csv lines $(wc -l <"$WORK/fail.csv")"
-awk -F, 'NF != 22 { bad = 1 } END { exit bad }' "$WORK/fail.csv" || fail "failing run: csv row"
+awk -F, 'NF != 28 { bad = 1 } END { exit bad }' "$WORK/fail.csv" || fail "failing run: csv row"
 
 # a run failing midway (undamped Newmark on the index-3 heavy top diverges near t = 0.44): the
 # CSV ends on the last accepted step, which is the time the JSON reports
@@ -284,7 +284,7 @@ tm=$(value t "$WORK/mid.json")
 awk -v t="$tm" 'BEGIN { exit !(t > 0.3 && t < 1) }' || fail "mid-run failure at t = $tm"
 [ "$(tail -n 1 "$WORK/mid.csv" | cut -d, -f1)" = "$tm" ] ||
     fail "mid-run failure: last csv row $(tail -n 1 "$WORK/mid.csv" | cut -d, -f1), JSON t $tm"
-awk -F, 'NF != 22 { bad = 1 } END { exit bad }' "$WORK/mid.csv" || fail "mid-run failure: csv row"
+awk -F, 'NF != 28 { bad = 1 } END { exit bad }' "$WORK/mid.csv" || fail "mid-run failure: csv row"
 
 # The shipped models listed with their descriptions; -h; --name=value as --name value; demo --help.
 "$LIEDYN" models >"$WORK/models.txt" 2>&1 || fail "models: exit $?"

@@ -22,11 +22,14 @@ static void parse(const char *text, ld_model *m) {
 
 /* Compile in f, try the initial accelerations, diagnose: the status and message. */
 static int diagnose(const ld_model *m, ld_formulation f, int accel_ok, char *msg, size_t n) {
+    int dropped = 0;
     ld_system s;
     double *q0 = NULL, *v0 = NULL;
     char why[256];
     int rc = ld_model_compile_msg(m, f, &s, &q0, &v0, why, sizeof why);
     if (rc) fail_msg("compile: %s", why);
+    dropped = ld_model_redundant_rows(&s, NULL, NULL, 0);
+    assert_true(!m->keep_redundant || dropped == 0);
     double *a = calloc((size_t)s.k + (size_t)s.m + 1, sizeof *a);
     assert_non_null(a);
     int init = ld_sys_initial_accel(&s, m->run.t_start, q0, v0, a, a + s.k);
@@ -55,12 +58,30 @@ static const char fixed_revolute[] =
     ARM "  - {name: weld, type: fixed, body2: arm, at: [0, 0, 0]}\n"
         "  - {name: hinge, type: revolute, body2: arm, at: [0, 0, 0], axis: [0, 0, 1]}\n";
 
+/* By default the dependent rows are left out: want of them, the initial accelerations exist and
+ * nothing is left to diagnose; then m keeps every row, as the checks below need. */
+static void left_out_by_default(ld_model *m, ld_formulation f, int want) {
+    ld_system s;
+    double *q0 = NULL, *v0 = NULL;
+    char msg[512] = "x";
+    m->keep_redundant = 0;
+    assert_int_equal(ld_model_compile(m, f, &s, &q0, &v0), LD_OK);
+    assert_int_equal(ld_model_redundant_rows(&s, NULL, NULL, 0), want);
+    free(q0);
+    free(v0);
+    ld_model_system_free(&s);
+    assert_int_equal(diagnose(m, f, 1, msg, sizeof msg), LD_OK);
+    assert_string_equal(msg, "");
+    m->keep_redundant = 1;
+}
+
 static void test_redundant_joints(void **state) {
     (void)state;
     ld_model m;
     char msg[512];
     parse(two_spherical, &m);
     for (int f = 0; f < LD_FORM_COUNT; ++f) { /* dense B in euler, sparse in the others */
+        left_out_by_default(&m, (ld_formulation)f, 3);
         assert_int_equal(diagnose(&m, (ld_formulation)f, 0, msg, sizeof msg), LD_ESINGULAR);
         const char *want_lie = "joints 'a' (line 7) and 'b' (line 9) constrain the same motion: "
                                "constraint rows 1..3 of 'b' depend on the others (the constraint "
@@ -72,6 +93,7 @@ static void test_redundant_joints(void **state) {
     }
     ld_model_free(&m);
     parse(fixed_revolute, &m);
+    left_out_by_default(&m, LD_FORM_S3SDR3, 5);
     assert_int_equal(diagnose(&m, LD_FORM_S3SDR3, 0, msg, sizeof msg), LD_ESINGULAR);
     assert_string_equal(msg, "joints 'weld' (line 7) and 'hinge' (line 8) constrain the same "
                              "motion: constraint rows 1..5 of 'hinge' depend on the others (the "
@@ -81,6 +103,7 @@ static void test_redundant_joints(void **state) {
     parse(ARM "  - {name: hinge, type: revolute, body2: arm, at: [0, 0, 0], axis: [0, 0, 1]}\n"
               "  - {name: pin, type: spherical, body2: arm, at: [0, 0, 0]}\n",
           &m);
+    left_out_by_default(&m, LD_FORM_SO3XR3, 3);
     assert_int_equal(diagnose(&m, LD_FORM_SO3XR3, 0, msg, sizeof msg), LD_ESINGULAR);
     assert_string_equal(msg, "joints 'hinge' (line 7) and 'pin' (line 8) constrain the same "
                              "motion: constraint rows 1..3 of 'pin' depend on the others (the "
@@ -103,6 +126,12 @@ static void test_large_rod(void **state) {
           &m);
     ld_system s;
     double *q0 = NULL, *v0 = NULL;
+    assert_int_equal(ld_model_compile_msg(&m, LD_FORM_SE3, &s, &q0, &v0, msg, sizeof msg), LD_OK);
+    assert_int_equal(ld_model_redundant_rows(&s, NULL, NULL, 0), 3); /* the joints' rows alone */
+    free(q0);
+    free(v0);
+    ld_model_system_free(&s);
+    m.keep_redundant = 1;
     assert_int_equal(ld_model_compile_msg(&m, LD_FORM_SE3, &s, &q0, &v0, msg, sizeof msg), LD_OK);
     assert_true((double)s.m * s.k > 4e6);
     assert_int_equal(ld_model_diagnose(&s, 0.0, q0, msg, sizeof msg), LD_ESINGULAR);

@@ -99,7 +99,11 @@ static void check_instances(const ld_system *s, const ld_model *m, ld_formulatio
         const ld_elem *e = &E->e[i];
         assert_true(e->nn >= 1 && e->nn <= LD_ELEM_MAX_NODES);
         assert_int_equal(e->row0, rows); /* rows given out in table order */
-        rows += e->nrows;
+        int kept = 0;                    /* the rows left out as redundant are absent */
+        for (int r = 0; r < e->nrows; ++r) kept += !(e->drop >> r & 1u);
+        assert_int_equal(e->nkeep, kept);
+        assert_true(e->drop == 0 || e->kind == &ld_ek_joint);
+        rows += e->nkeep;
         for (int a = 0; a < e->nn; ++a) assert_true(e->node[a] >= 0 && e->node[a] < s->nnodes);
     }
     assert_int_equal(rows, s->m);
@@ -110,7 +114,7 @@ static void check_rows(const ld_system *s, const ld_model *m, const char *file) 
     for (int r = 0; r < s->m; ++r) {
         const ld_elem *e = ld_elems_row_owner(s, r);
         assert_non_null(e);
-        assert_true(r >= e->row0 && r < e->row0 + e->nrows);
+        assert_true(r >= e->row0 && r < e->row0 + e->nkeep);
         assert_int_equal(ld_model_row_name(s, r, buf, sizeof buf), LD_OK);
         const char *name = item_name(m, e);
         if (!strstr(buf, e->kind == &ld_ek_unit_norm ? "body" : e->kind->name) ||

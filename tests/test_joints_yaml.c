@@ -99,10 +99,27 @@ static void test_yaml_kinds(void **state) {
              &m);
     assert_int_equal(m.joints[1].fn.ntab, 3);
     char msg[256];
+    assert_true(m.bodies[1].omega_free); /* not given: the driver determines it */
+    assert_int_equal(ld_model_check_initial(&m, msg, sizeof msg), LD_OK);
+    m.bodies[1].omega_free = 0;                                               /* given as 0 */
     assert_int_equal(ld_model_check_initial(&m, msg, sizeof msg), LD_EINVAL); /* Ω ≠ value f'(0) */
     assert_non_null(strstr(msg, "body 'b': the given angular velocity contradicts joint 1"));
     m.bodies[1].omega[0] = 1.0; /* the axis is body b's x axis too */
     assert_int_equal(ld_model_check_initial(&m, msg, sizeof msg), LD_OK);
+    ld_model_free(&m);
+}
+
+/* A joint between a body and the ground written either way round: the body becomes body2. */
+static void test_yaml_ground_either_way(void **state) {
+    (void)state;
+    ld_model m;
+    parse_ok(TWO "  - {type: revolute, body1: b, at: [1, 0, 0], axis: [0, 0, 1]}\n"
+                 "  - {type: spherical, body1: a, body2: ground, at: [0, 0, 0]}\n",
+             &m);
+    assert_int_equal(m.joints[0].body1, LD_GROUND);
+    assert_int_equal(m.joints[0].body2, 1);
+    assert_int_equal(m.joints[1].body1, LD_GROUND);
+    assert_int_equal(m.joints[1].body2, 0);
     ld_model_free(&m);
 }
 
@@ -193,6 +210,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_yaml_kinds),
         cmocka_unit_test(test_yaml_errors),
+        cmocka_unit_test(test_yaml_ground_either_way),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,7 +3,8 @@
  * heavy-top run written as CSV (all columns, and chosen ones), as a VTK series and (when the
  * library has the viewer) as an HTML file, each read back and checked against the integrator's
  * state: the header's names, the row count, every value bit-exact, the VTK files' points, the
- * HTML file's frames.
+ * HTML file's frames; the joint's coordinates (liedyn/coords.h) in the CSV and among the HTML
+ * file's series.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -14,6 +15,7 @@
 
 #include "support.h"
 
+#include "liedyn/coords.h"
 #include "liedyn/integrator.h"
 #include "liedyn/liedyn.h"
 #include "liedyn/model.h"
@@ -21,7 +23,7 @@
 #include "liedyn/system.h"
 
 #define NSTEPS 20
-#define NCOL   22 /* t, top's 13, energy, constraint_residual, pivot's 6 */
+#define NCOL   28 /* t, top's 13, energy, constraint_residual, pivot's 6, its rx … wz */
 
 typedef struct run {
     ld_model m;
@@ -74,6 +76,12 @@ static void expect_row(run *r, int i) {
     e[15] = ld_sys_phi_max(&r->s, t, q, work, NULL);
     assert_int_equal(ld_model_joint_reaction(&r->s, 0, q, ld_integ_lambda(r->it), e + 16, e + 19),
                      LD_OK);
+    double c[3], cd[3];
+    int n = 0;
+    assert_int_equal(ld_model_joint_coords(&r->s, 0, t, q, v, c, cd, &n), LD_OK);
+    assert_int_equal(n, 3);
+    memcpy(e + 22, c, sizeof c);
+    memcpy(e + 25, cd, sizeof cd);
     assert_true(fabs(e[4] * e[4] + e[5] * e[5] + e[6] * e[6] + e[7] * e[7] - 1.0) < 1e-12);
 }
 
@@ -148,7 +156,8 @@ static void test_csv_vtk_html(void **state) {
     char *text = slurp(all), *save = NULL;
     const char *names = "t,top.x,top.y,top.z,top.qw,top.qx,top.qy,top.qz,top.wx,top.wy,top.wz,"
                         "top.vx,top.vy,top.vz,energy,constraint_residual,pivot.fx,pivot.fy,"
-                        "pivot.fz,pivot.tx,pivot.ty,pivot.tz";
+                        "pivot.fz,pivot.tx,pivot.ty,pivot.tz,pivot.rx,pivot.ry,pivot.rz,"
+                        "pivot.wx,pivot.wy,pivot.wz";
     char *line = strtok_r(text, "\n", &save);
     assert_string_equal(line, names);
     int nrows = 0;
@@ -222,6 +231,8 @@ static void test_csv_vtk_html(void **state) {
         assert_non_null(strstr(text, "\"title\":\"heavy top\""));
         assert_non_null(strstr(text, "\"nframes\":11,"));
         assert_non_null(strstr(text, "id=\"three-core\""));
+        assert_non_null(strstr(text, "{\"name\":\"pivot.rx\""));
+        assert_non_null(strstr(text, "{\"name\":\"pivot.wz\""));
         free(text);
         ld_out_html_free(wh);
     }

@@ -159,7 +159,11 @@ typedef struct ld_integ_options {
     double h_init;                 /* first step; 0: a guess from the initial state (default) */
     double h_min, h_max;           /* bounds of the step (defaults 1e-12, +inf) */
     int max_rejects;               /* consecutive rejections before giving up (default 30) */
-    int project; /* hem1 … hem5: project onto Φ = 0 after every step (default 0) */
+    /* hem1 … hem5: project onto Φ = 0 after every step; genalpha, newmark, newmark-beta:
+     * project v and v̇ onto B v + Φ_t = 0 and B v̇ + z = 0 in the mass metric after every step
+     * (one more factorization per step; stabilizes the undamped index-3 scheme, Bayo &
+     * Ledesma 1996); default 0 */
+    int project;
     /* Newton methods: keep the factored iteration matrix across iterations and steps while the
      * step size stays and the iteration contracts (a simplified Newton method); it is formed
      * anew when h changes, after a rejected step, and as soon as a correction is not at least
@@ -177,6 +181,12 @@ void ld_integ_options_init(ld_integ_options *o);
 /* NULL if the options suit the system, otherwise a one-line reason (static string) why
  * ld_integ_create would refuse them (e.g. tb3 on a constrained system). */
 const char *ld_integ_options_check(const ld_system *s, const ld_integ_options *o);
+/* NULL, or a one-line caution (static string) when the options run but are known to fail on
+ * the system: a method without numerical damping (genalpha with rho_inf = 1, newmark,
+ * newmark-beta with gamma = 1/2, hht and hht-modified with alpha = 0; the first three without
+ * project) on constraints in the index-3 form, whose multipliers' errors do not decay there
+ * (docs/constraints.md). */
+const char *ld_integ_options_caution(const ld_system *s, const ld_integ_options *o);
 /* The model's integrator block as options: the method by its name, the parameters set in the
  * block (the others keep their defaults), the Newton and error tolerances, step-size control
  * (h_init = the block's dt; Newton then stops at 1/100 of the error tolerances when that is

@@ -58,6 +58,7 @@ LD_END_DECLS
 #include "liedyn/linalg.h"
 #include "liedyn/model.h"
 #include "liedyn/system.h"
+#include "liedyn/coords.h"
 #include "liedyn/integrator.h"
 #include "liedyn/output.h"
 

@@ -114,6 +114,7 @@ typedef struct ld_body {
     double omega[3];   /* body angular velocity */
     double v[3];       /* centre-of-mass velocity, spatial */
     int has_v;         /* 0: v was not given (a joint determines it, else 0) */
+    int omega_free;    /* 1: omega was not given: the joints determine it with v (else 0) */
     int line;          /* line in the model file (a rod's node: the rod's; 0 if built in code) */
     /* LD_PIN_NONE, or the position eliminated: the body stays at x and only turns, freely
      * (LD_PIN_POINT: a node of SO(3) or S³) or about pin_axis (LD_PIN_AXIS: one angle θ,
@@ -444,6 +445,10 @@ typedef struct ld_model {
     ld_beam *beams;       /* nbeams, owned by the model (malloc'ed; NULL when none) */
     int nshapes;          /* shapes of the bodies (viewer and VTK output only) */
     ld_shape *shapes;     /* nshapes, owned by the model (malloc'ed; NULL when none) */
+    /* 0 (default): compiling leaves out the joints' rows that depend on the others at the start
+     * (ld_model_redundant_rows, docs/constraints.md); 1: every row as written (dependent rows
+     * then make the saddle-point matrices singular; ld_model_diagnose names them) */
+    int keep_redundant;
 } ld_model;
 
 /* Error report of the loader: file, line (1-based, 0 if unknown), the key or item at fault

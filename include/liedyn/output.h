@@ -9,7 +9,12 @@
  *   BODY.angle_error per body whose rotation the model prescribes (an exact-torque load);
  *   h, error_estimate (when asked for: the step's size and error estimate); per joint
  *   JOINT.fx … JOINT.tz, its reaction (ld_model_joint_reaction; a joint without a name is
- *   "jointJ"). Numbers are written with 17 significant digits (read back bit-exact).
+ *   "jointJ"); per joint its coordinates, then its rates (ld_model_joint_coords, coords.h:
+ *   JOINT.angle, JOINT.angle_rate, JOINT.slide, JOINT.slide_rate, JOINT.rx … JOINT.wz,
+ *   JOINT.value, JOINT.value_rate as its kind has them). The CSV and HTML writers unwrap the
+ *   angles row by row (ld_joint_angle_unwrap against the row before, so they run on through
+ *   ±π; rows more than half a turn apart lose whole turns; a new writer starts the count
+ *   anew). Numbers are written with 17 significant digits (read back bit-exact).
  *
  * Ownership: a writer keeps pointers to s and m (they must outlive it) and owns its buffers
  * and file. Status codes as everywhere (liedyn.h): 0, < 0 fatal. A writer whose write failed
@@ -33,8 +38,8 @@ LD_BEGIN_DECLS
  * names into *names, one malloc'ed block (free(*names) frees it all). 0 or LD_ENOMEM. */
 int ld_out_columns(const ld_model *m, int estimates, char ***names, int *n);
 /* Check a comma-separated column list (column names, BODY, BODY.pos/.q/.omega/.v, JOINT,
- * JOINT.f/.t; docs/cli-run.md "Choosing columns") against m's columns: 0, or LD_EINVAL with
- * the reason ("unknown column 'foo' …") in why. */
+ * JOINT.f/.t/.coords/.rate/.rotvec/.omega; docs/cli-run.md) against m's columns: 0, or
+ * LD_EINVAL with the reason ("unknown column 'foo' …") in why. */
 int ld_out_columns_check(const ld_model *m, int estimates, const char *columns, char *why,
                          size_t cap);
 
@@ -105,7 +110,9 @@ int ld_out_html_available(char *why, size_t cap);
 /* Record the animation of m compiled as s over [t0, t1]: at most max_frames (≥ 2; 0: 1000;
  * lowered so that the poses stay within about 64 MB) frames spaced at least
  * (t1 − t0)/(max_frames − 1) apart, and the last one offered. Each frame holds the bodies' poses
- * and the series energy, constraint_residual and the rigid bodies' wx … vz (float). NULL on
+ * and the series energy, constraint_residual, the rigid bodies' wx … vz and the joints'
+ * coordinates and rates (float; the CSV's names, angles unwrapped over every frame offered,
+ * up to 200 series). NULL on
  * failure: *status LD_ENOTSUPPORTED (not built in; why says why), LD_EINVAL or LD_ENOMEM. */
 ld_out_html *ld_out_html_open(const ld_system *s, const ld_model *m, double t0, double t1,
                               long max_frames, int *status, char *why, size_t cap);

@@ -266,6 +266,18 @@ int ld_model_diagnose(const ld_system *s, double t, const double *q, char *msg, 
  * unit norm of the Euler parameters". LD_OK, or LD_EINVAL (no compiled model, row out of
  * range; buf then ""). */
 int ld_model_row_name(const ld_system *s, int row, char *buf, size_t cap);
+/* The joints' constraint rows that compiling left out because they depend on the others at the
+ * initial configuration (a planar loop of revolute joints, an overconstrained mechanism;
+ * docs/constraints.md): their number (0 for NULL or a system not compiled from a model); with
+ * joint and row not NULL the first cap of them, each as the joint's index in the model and the
+ * row of its equations (0-based, in the order of model.h), in row order. The integrators never
+ * see these rows: their multipliers, and so their share of the joint reactions, are 0. */
+int ld_model_redundant_rows(const ld_system *s, int *joint, int *row, int cap);
+/* max |Φ| over every joint equation of the model as written, the rows left out as redundant
+ * included (ld_sys_phi_max sees the system's rows only); *joint (may be NULL) receives the
+ * joint of the largest entry (−1: none). 0 without joints, NaN when it cannot be evaluated.
+ * Allocates O(rows) scratch: for checks outside the steps. */
+double ld_model_joint_phi_max(const ld_system *s, double t, const double *q, int *joint);
 /* The initial state is consistent: every joint closed (to 1e-9 relative) and every given
  * velocity of a jointed body equal to the joint's (to 1e-6 relative); every Kirchhoff
  * constraint of the rods satisfied, in position (to 1e-9 relative to max(1, ds)) and velocity

@@ -52,11 +52,33 @@ class BodyResult:
         return f"BodyResult({self.name!r}, {len(self.x)} rows)"
 
 
+class JointResult:
+    """One joint's rows of a run: its coordinates and rates (include/liedyn/coords.h), each an
+    array (n,) named as the CSV's columns without the joint's name -- angle, angle_rate
+    (revolute; cylindrical with slide, slide_rate), slide, slide_rate (prismatic), rx, ry, rz,
+    wx, wy, wz (spherical, universal: the relative rotation vector and angular velocity in
+    body1's frame carried from the start), value, value_rate (driver); body2 relative to body1,
+    0 at t_start, angles unwrapped through +-pi. names: the fields."""
+
+    def __init__(self, name, values):
+        self.name, self.names = name, list(values)
+        for k, a in values.items():
+            setattr(self, k, a)
+
+    def __getitem__(self, key):
+        return getattr(self, key)
+
+    def __repr__(self):
+        return f"JointResult({self.name!r}, {', '.join(self.names)})"
+
+
 class Result:
     """The result of liedyn.run.
 
     t: output times (n,); bodies: dict name -> BodyResult (x, q, omega, v, one row per
-    output time); energy (n,); constraint_residual (n,) max |Phi| at each output time;
+    output time); joints: dict name -> JointResult (the coordinates and rates of every joint
+    that has some, e.g. r.joints["elbow"].angle); energy (n,); constraint_residual (n,) max
+    |Phi| at each output time;
     stats: steps, rejected, newton_iterations, ..., constraint_residual_max (over every
     step), cpu_s (process CPU seconds of the loop), wall_s (its wall time); integrator,
     formulation, dt, t_start, t_end."""
@@ -72,6 +94,7 @@ class Result:
             name: BodyResult(name, d["x"][:, b], d["q"][:, b], d["omega"][:, b], d["v"][:, b])
             for b, name in enumerate(d["body_names"])
         }
+        self.joints = {name: JointResult(name, v) for name, v in d["joints"].items()}
 
     def __repr__(self):
         return (f"Result({self.integrator}/{self.formulation}, dt={self.dt:g}, "

@@ -1,12 +1,13 @@
 /* liedyn.run (the C part): the simulation loop of `liedyn run` on a Model — fixed steps on the
  * grid t0 + n dt (the last one ending on t_end) or controlled steps — with the GIL released,
- * rows of t, the bodies' x, q, ω, v, the energy and the constraint residual at the output
- * times (every k-th step, or requested times by dense output between steps), and the
- * statistics. */
+ * rows of t, the bodies' x, q, ω, v, the joints' coordinates and rates (liedyn/coords.h,
+ * angles unwrapped row by row), the energy and the constraint residual at the output times
+ * (every k-th step, or requested times by dense output between steps), and the statistics. */
 #define _POSIX_C_SOURCE 200809L
 #include "ext.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -20,8 +21,9 @@ typedef struct run_ctx {
     int every, adaptive;
     const double *times; /* requested output times (sorted) or NULL */
     npy_intp ntimes, next_time;
-    /* rows: t, per body 13, energy, residual */
-    int width;
+    /* rows: t, per body 13, the joints' values (njc), energy, residual */
+    int width, njc;
+    double *jprev; /* the joints' values of the row before (NaN: none) */
     double *rows;
     npy_intp nrows, cap;
     /* the previous step's state (dense output) and scratch */
@@ -36,6 +38,30 @@ static double cpu_now(void) {
     struct timespec ts;
     if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0) return (double)clock() / CLOCKS_PER_SEC;
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* The joints' coordinates and rates at (t, q, v) into out (c->njc): per joint its n coordinates,
+ * then its n rates, the periodic angles unwrapped against the row before. */
+static void joint_values(run_ctx *c, double t, const double *q, const double *v, double *out) {
+    const ld_model *m = &c->S->model->m;
+    int k = 0;
+    for (int j = 0; j < m->njoints; ++j) {
+        ld_joint_kind kind = m->joints[j].kind;
+        int n = ld_joint_coords_count(kind), got = 0;
+        if (n == 0) continue;
+        double jc[LD_JOINT_COORDS_MAX], jd[LD_JOINT_COORDS_MAX];
+        if (ld_model_joint_coords(&c->S->s, j, t, q, v, jc, jd, &got) != LD_OK || got != n)
+            for (int i = 0; i < n; ++i) jc[i] = jd[i] = NAN;
+        for (int i = 0; i < n; ++i) {
+            out[k + i] = ld_joint_coord_periodic(kind, i)
+                             ? ld_joint_angle_unwrap(jc[i], c->jprev[k + i])
+                             : jc[i];
+            out[k + n + i] = jd[i];
+        }
+        for (int i = 0; i < 2 * n; ++i)
+            if (isfinite(out[k + i])) c->jprev[k + i] = out[k + i];
+        k += 2 * n;
+    }
 }
 
 /* Append the row of the state (t, q, v); −1 when out of memory. */
@@ -54,6 +80,7 @@ static int add_row(run_ctx *c, double t, const double *q, const double *v) {
         double *p = row + 1 + ROW_BODY * b;
         ld_model_body_state(&S->s, b, q, v, p, p + 3, p + 7, p + 10);
     }
+    joint_values(c, t, q, v, row + 1 + ROW_BODY * S->model->m.nbodies);
     row[c->width - 2] = ld_py_system_energy(S, t, q, v);
     row[c->width - 1] = ld_py_system_phimax(S, t, q);
     c->nrows++;
@@ -132,6 +159,41 @@ static int loop(run_ctx *c, PyThreadState **save) {
     return 0;
 }
 
+/* The joints' columns of the rows: {joint name ("joint<i>" when unnamed): {value name: (n,)
+ * array}} for the joints with coordinates. NULL with an exception. */
+static PyObject *joint_results(const run_ctx *c) {
+    const ld_model *m = &c->S->model->m;
+    npy_intp n = c->nrows, s1[1] = {n};
+    int col = 1 + ROW_BODY * m->nbodies;
+    PyObject *all = PyDict_New();
+    for (int j = 0; all && j < m->njoints; ++j) {
+        ld_joint_kind kind = m->joints[j].kind;
+        int nv = 2 * ld_joint_coords_count(kind);
+        if (nv == 0) continue;
+        PyObject *d = PyDict_New();
+        int bad = !d;
+        for (int i = 0; !bad && i < nv; ++i, ++col) {
+            PyArrayObject *a = ld_py_new(1, s1);
+            if (!a) {
+                bad = 1;
+                break;
+            }
+            double *x = PyArray_DATA(a);
+            for (npy_intp r = 0; r < n; ++r) x[r] = c->rows[r * c->width + col];
+            bad = PyDict_SetItemString(d, ld_joint_coord_name(kind, i), (PyObject *)a) < 0;
+            Py_DECREF(a);
+        }
+        char name[LD_NAME_MAX + 16];
+        if (m->joints[j].name[0])
+            snprintf(name, sizeof name, "%s", m->joints[j].name);
+        else
+            snprintf(name, sizeof name, "joint%d", j);
+        if (bad || PyDict_SetItemString(all, name, d) < 0) Py_CLEAR(all);
+        Py_XDECREF(d);
+    }
+    return all;
+}
+
 /* The result dict from the rows. */
 static PyObject *result(run_ctx *c, const ld_integ_options *o, double wall) {
     const ld_model *m = &c->S->model->m;
@@ -141,9 +203,9 @@ static PyObject *result(run_ctx *c, const ld_integ_options *o, double wall) {
     PyArrayObject *T = ld_py_new(1, s1), *X = ld_py_new(3, s3), *Q = ld_py_new(3, s4),
                   *W = ld_py_new(3, s3), *V = ld_py_new(3, s3), *E = ld_py_new(1, s1),
                   *P = ld_py_new(1, s1);
-    PyObject *names = PyList_New(nb);
+    PyObject *names = PyList_New(nb), *joints = joint_results(c);
     PyObject *out = NULL;
-    if (!T || !X || !Q || !W || !V || !E || !P || !names) goto done;
+    if (!T || !X || !Q || !W || !V || !E || !P || !names || !joints) goto done;
     for (int b = 0; b < nb; ++b) {
         PyObject *nm = PyUnicode_FromString(m->bodies[b].name);
         if (!nm) goto done;
@@ -167,10 +229,10 @@ static PyObject *result(run_ctx *c, const ld_integ_options *o, double wall) {
     ld_integ_stats st;
     ld_integ_get_stats(c->it, &st);
     out = Py_BuildValue(
-        "{s:O,s:O,s:O,s:O,s:O,s:O,s:O,s:O,s:{s:l,s:l,s:l,s:l,s:l,s:l,s:l,s:d,s:d,s:d},s:s,s:s,"
-        "s:d,s:d,s:d}",
+        "{s:O,s:O,s:O,s:O,s:O,s:O,s:O,s:O,s:O,s:{s:l,s:l,s:l,s:l,s:l,s:l,s:l,s:d,s:d,s:d},s:s,"
+        "s:s,s:d,s:d,s:d}",
         "t", T, "x", X, "q", Q, "omega", W, "v", V, "energy", E, "constraint_residual", P,
-        "body_names", names, "stats", "steps", st.steps, "rejected", st.rejected,
+        "body_names", names, "joints", joints, "stats", "steps", st.steps, "rejected", st.rejected,
         "error_test_failures", st.error_test_failures, "newton_failures", st.newton_failures,
         "newton_iterations", st.newton_iterations, "factorizations", st.factorizations,
         "roundoff_stops", st.roundoff_stops, "constraint_residual_max", c->phimax, "cpu_s", c->cpu,
@@ -185,6 +247,7 @@ done:
     Py_XDECREF(E);
     Py_XDECREF(P);
     Py_XDECREF(names);
+    Py_XDECREF(joints);
     return out;
 }
 
@@ -333,7 +396,13 @@ PyObject *ld_py_run(PyObject *self, PyObject *args, PyObject *kw) {
     if (!(S = ld_py_system_compile(M, f))) goto done;
     c.S = S;
     if (!(c.it = ld_py_integ_start(S, &o, c.t0))) goto done;
-    c.width = 3 + ROW_BODY * M->m.nbodies;
+    for (int j = 0; j < M->m.njoints; ++j) c.njc += 2 * ld_joint_coords_count(M->m.joints[j].kind);
+    c.width = 3 + ROW_BODY * M->m.nbodies + c.njc;
+    if (!(c.jprev = malloc(((size_t)c.njc + 1) * sizeof(double)))) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (int i = 0; i < c.njc; ++i) c.jprev[i] = NAN;
     /* the rows' storage at once when their number is known (fixed steps) */
     if (!c.adaptive) {
         double nst = ceil((c.t1 - c.t0) / c.dt - 1e-9);
@@ -380,6 +449,7 @@ done:
     Py_XDECREF(S);
     free(c.rows);
     free(c.qp);
+    free(c.jprev);
     Py_XDECREF(ta);
     Py_XDECREF(form);
     Py_XDECREF(times);

@@ -40,6 +40,22 @@ def test_same_as_the_cli(cli, tmp_path, method, form):
     assert r.stats["steps"] == 150 and r.integrator == method and r.formulation == form
 
 
+def test_joints_as_the_cli(cli, tmp_path):
+    """The joints' coordinates and rates: the CLI's columns bit for bit, angles unwrapped."""
+    c = cli_rows(cli, tmp_path, "double-pendulum-damped", "--t-end", "3")
+    r = liedyn.run("double-pendulum-damped", t_end=3.0)
+    assert sorted(r.joints) == ["elbow", "shoulder"]
+    for name, j in r.joints.items():
+        assert j.names == ["angle", "angle_rate"]
+        for k in j.names:
+            assert np.array_equal(j[k], c[f"{name}.{k}"])
+    w = r.bodies["link2"].omega[:, 2] - r.bodies["link1"].omega[:, 2]
+    assert np.allclose(r.joints["elbow"].angle_rate, w, rtol=0, atol=1e-12)
+    heavy = liedyn.run("heavy-top", t_end=0.05)
+    assert heavy.joints["pivot"].names == ["rx", "ry", "rz", "wx", "wy", "wz"]
+    assert np.array_equal(heavy.joints["pivot"].rx[0], 0.0)
+
+
 def test_a_failure_reads_as_the_clis(cli, tmp_path):
     args = ["--integrator", "genalpha", "--formulation", "euler", "--dt", "2e-3", "--t-end", "0.3"]
     p = subprocess.run([cli, "run", "heavy-top", *args, "--quiet"], capture_output=True, text=True)

@@ -12,12 +12,18 @@ static const char *const *group_members(const char *g) {
     static const char *const v[] = {"vx", "vy", "vz", NULL};
     static const char *const f[] = {"fx", "fy", "fz", NULL};
     static const char *const t[] = {"tx", "ty", "tz", NULL};
+    static const char *const rv[] = {"rx", "ry", "rz", NULL};
+    static const char *const co[] = {"angle", "slide", "rx", "ry", "rz", "value", NULL};
+    static const char *const ra[] = {"angle_rate", "slide_rate", "wx", "wy",
+                                     "wz",         "value_rate", NULL};
     static const struct {
         const char *name;
         const char *const *members;
-    } groups[] = {{"pos", pos},  {"position", pos}, {"q", q},        {"quaternion", q},
-                  {"omega", om}, {"v", v},          {"velocity", v}, {"f", f},
-                  {"force", f},  {"t", t},          {"torque", t}};
+    } groups[] = {
+        {"pos", pos},  {"position", pos}, {"q", q},       {"quaternion", q},   {"omega", om},
+        {"v", v},      {"velocity", v},   {"f", f},       {"force", f},        {"t", t},
+        {"torque", t}, {"rotvec", rv},    {"coords", co}, {"coordinates", co}, {"rate", ra},
+        {"rates", ra}};
     for (size_t i = 0; i < sizeof groups / sizeof groups[0]; ++i)
         if (strcmp(g, groups[i].name) == 0) return groups[i].members;
     return NULL;
@@ -77,8 +83,10 @@ int ld_io_cols_select(const char *const *names, int n, const char *list, int *id
             snprintf(why, wcap,
                      got < 0 ? "too many columns in '%s'"
                              : "unknown column '%s' (a body or joint name; BODY.pos, .q, .omega, "
-                               ".v or one column such as BODY.z; JOINT.f, .t; energy, "
-                               "constraint_residual, h, error_estimate where written)",
+                               ".v or one column such as BODY.z; JOINT.f, .t, .coords, .rate, "
+                               ".rotvec, .omega or one column such as JOINT.angle, .slide, "
+                               ".value; energy, constraint_residual, h, error_estimate where "
+                               "written)",
                      got < 0 ? list : tok);
             return -1;
         }

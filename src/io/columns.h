@@ -1,9 +1,13 @@
 /*
  * Internal to the library (src/io; the liedyn tool uses it too): the columns of a run's rows by
  * name, and the short names that stand for groups of them (docs/cli-run.md, "Choosing columns"):
- *   BODY                  its 13 columns (x … vz);  JOINT  its 6 reaction columns
+ *   BODY                  its 13 columns (x … vz)
+ *   JOINT                 its 6 reaction columns and its coordinates and rates (jcols.h)
  *   BODY.pos  BODY.q  BODY.omega  BODY.v   (x,y,z / qw,qx,qy,qz / wx,wy,wz / vx,vy,vz)
  *   JOINT.f  JOINT.t      (fx,fy,fz / tx,ty,tz)
+ *   JOINT.coords          its coordinates (those of angle, slide, rx,ry,rz, value it has)
+ *   JOINT.rate            its rates (angle_rate, slide_rate, wx,wy,wz, value_rate)
+ *   JOINT.rotvec  JOINT.omega   (rx,ry,rz / wx,wy,wz: spherical and universal joints)
  *   any column's own name: top.z, energy, constraint_residual, h, error_estimate, …
  */
 #ifndef LIEDYN_CLI_COLUMNS_H

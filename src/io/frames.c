@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jcols.h"
+#include "liedyn/coords.h"
 #include "view.h"
 
 int ld_io_frames_series_names(const ld_model *m, char (*names)[VIEW_NAME_CAP]) {
@@ -26,6 +28,15 @@ int ld_io_frames_series_names(const ld_model *m, char (*names)[VIEW_NAME_CAP]) {
             snprintf(names[n++], VIEW_NAME_CAP, "%s.%s", m->bodies[b].name, cols[c]);
     }
     free(node);
+    for (int j = 0; j < m->njoints; ++j) { /* the joints' coordinates and rates (jcols.h) */
+        ld_joint_kind kind = m->joints[j].kind;
+        int nc = 2 * ld_joint_coords_count(kind);
+        if (nc == 0 || n + nc > VIEW_SERIES_MAX) continue;
+        char lab[LD_NAME_MAX];
+        ld_io_jcols_label(m, j, lab, sizeof lab);
+        for (int i = 0; i < nc; ++i)
+            snprintf(names[n++], VIEW_NAME_CAP, "%s.%s", lab, ld_joint_coord_name(kind, i));
+    }
     return n;
 }
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "columns.h"
+#include "jcols.h"
 #include "liedyn/liedyn.h"
 #include "liedyn/output.h"
 #include "rowfile.h"
@@ -20,6 +21,7 @@ struct ld_out_csv {
     int *sel;             /* the columns written (nsel) */
     double *val;          /* the values of a row (ncols) */
     double *phi;          /* the constraint residual's scratch (s->m + 1) */
+    double *jprev;        /* the joints' coordinates of the row before (jcols.h; NaN: none) */
     rowfile f;
 };
 
@@ -38,6 +40,7 @@ int ld_out_columns(const ld_model *m, int estimates, char ***names, int *n_out) 
                                          "wx", "wy", "wz", "vx", "vy", "vz"};
     static const char *const rc[6] = {"fx", "fy", "fz", "tx", "ty", "tz"};
     int nb = m->nbodies, est = estimates != 0, n = 1 + 13 * nb + 2 + 2 * est + 6 * m->njoints;
+    n += ld_io_jcols_count(m);
     for (int b = 0; b < nb; ++b) n += is_exact(m, b);
     size_t w = LD_NAME_MAX + 24;
     char **names_ = malloc((size_t)n * (sizeof(char *) + w));
@@ -58,13 +61,12 @@ int ld_out_columns(const ld_model *m, int estimates, char ***names, int *n_out) 
         snprintf(names_[k++], w, "h");
         snprintf(names_[k++], w, "error_estimate");
     }
-    for (int j = 0; j < m->njoints; ++j)
-        for (int c = 0; c < 6; ++c) {
-            if (m->joints[j].name[0])
-                snprintf(names_[k++], w, "%s.%s", m->joints[j].name, rc[c]);
-            else
-                snprintf(names_[k++], w, "joint%d.%s", j, rc[c]);
-        }
+    for (int j = 0; j < m->njoints; ++j) {
+        char lab[LD_NAME_MAX + 16];
+        ld_io_jcols_label(m, j, lab, sizeof lab);
+        for (int c = 0; c < 6; ++c) snprintf(names_[k++], w, "%s.%s", lab, rc[c]);
+    }
+    (void)ld_io_jcols_names(m, names_ + k, w);
     *n_out = n;
     return LD_OK;
 }
@@ -108,6 +110,7 @@ void ld_out_csv_free(ld_out_csv *w) {
     free(w->sel);
     free(w->val);
     free(w->phi);
+    free(w->jprev);
     free(w);
 }
 
@@ -136,11 +139,13 @@ ld_out_csv *ld_out_csv_open(const char *path, const ld_system *s, const ld_model
         !(w->sel = malloc((size_t)w->ncols * sizeof(int))) ||
         !(w->val = calloc((size_t)w->ncols, sizeof(double))) ||
         !(w->exact = calloc((size_t)m->nbodies + 1, 1)) ||
-        !(w->phi = calloc((size_t)s->m + 1, sizeof(double)))) {
+        !(w->phi = calloc((size_t)s->m + 1, sizeof(double))) ||
+        !(w->jprev = malloc(((size_t)ld_io_jcols_count(m) + 1) * sizeof(double)))) {
         snprintf(why, cap, "out of memory");
         return open_failed(w, status, LD_ENOMEM);
     }
     for (int b = 0; b < m->nbodies; ++b) w->exact[b] = (unsigned char)is_exact(m, b);
+    for (int i = 0; i < ld_io_jcols_count(m); ++i) w->jprev[i] = NAN;
     w->nsel = select_columns(w->names, w->ncols, columns, w->sel, why, cap);
     if (w->nsel < 0) return open_failed(w, status, LD_EINVAL);
     if (ld_io_rowfile_open(&w->f, path) != 0) {
@@ -191,6 +196,7 @@ static void row_values(ld_out_csv *w, double t, const double *q, const double *v
         (void)ld_model_joint_reaction(s, j, q, lam, r + k, r + k + 3);
         k += 6;
     }
+    ld_io_jcols_values(s, m, t, q, v, w->jprev, r + k);
 }
 
 int ld_out_csv_row(ld_out_csv *w, double t, const double *q, const double *v, const double *lambda,

@@ -1,9 +1,11 @@
 /* The HTML writer (liedyn/output.h): the frames of a run (frames.c) and, at the end, the
  * viewer's file (html.c). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "jcols.h"
 #include "liedyn/liedyn.h"
 #include "liedyn/output.h"
 #include "view.h"
@@ -12,8 +14,11 @@ struct ld_out_html {
     const ld_system *s;
     const ld_model *m;
     view_frames F;
-    double *buf; /* a row's poses (7 per body) and series */
-    double *phi; /* the constraint residual's scratch (s->m + 1) */
+    double *buf;  /* a row's poses (7 per body) and series */
+    double *phi;  /* the constraint residual's scratch (s->m + 1) */
+    double *all;  /* every value a series may show: energy, residual, 6 per body, the joints' */
+    double *prev; /* the joints' values of the frame before (unwrapping; NaN: none) */
+    int *src;     /* per series its index in all */
 };
 
 int ld_out_html_available(char *why, size_t cap) {
@@ -27,7 +32,49 @@ void ld_out_html_free(ld_out_html *w) {
     ld_io_frames_free(&w->F);
     free(w->buf);
     free(w->phi);
+    free(w->all);
+    free(w->prev);
+    free(w->src);
     free(w);
+}
+
+/* The name of entry p of a row's values (all): energy, constraint_residual, BODY.wx … BODY.vz
+ * per body, then the joints' (jnames). */
+static void value_name(const ld_model *m, char (*jnames)[VIEW_NAME_CAP], int p, char *buf) {
+    static const char *const cols[6] = {"wx", "wy", "wz", "vx", "vy", "vz"};
+    int nb = m->nbodies;
+    if (p < 2)
+        snprintf(buf, VIEW_NAME_CAP, "%s", p == 0 ? "energy" : "constraint_residual");
+    else if (p < 2 + 6 * nb)
+        snprintf(buf, VIEW_NAME_CAP, "%s.%s", m->bodies[(p - 2) / 6].name, cols[(p - 2) % 6]);
+    else
+        memcpy(buf, jnames[p - 2 - 6 * nb], VIEW_NAME_CAP);
+}
+
+/* The series' places among a row's values: the series are a subsequence of them, in order.
+ * 0 or -1 (out of memory). */
+static int map_series(ld_out_html *w) {
+    const ld_model *m = w->m;
+    int nj = ld_io_jcols_count(m), nall = 2 + 6 * m->nbodies + nj;
+    char(*jn)[VIEW_NAME_CAP] = calloc((size_t)nj + 1, sizeof *jn);
+    char **jp = calloc((size_t)nj + 1, sizeof *jp);
+    w->all = calloc((size_t)nall, sizeof(double));
+    w->prev = malloc(((size_t)nj + 1) * sizeof(double));
+    w->src = calloc((size_t)w->F.ns + 1, sizeof(int));
+    int rc = !jn || !jp || !w->all || !w->prev || !w->src ? -1 : 0;
+    for (int i = 0; !rc && i < nj; ++i) jp[i] = jn[i], w->prev[i] = NAN;
+    if (!rc) (void)ld_io_jcols_names(m, jp, VIEW_NAME_CAP);
+    char name[VIEW_NAME_CAP];
+    for (int i = 0, p = 0; !rc && i < w->F.ns; ++i) {
+        for (; p < nall; ++p) {
+            value_name(m, jn, p, name);
+            if (strcmp(name, w->F.sname[i]) == 0) break;
+        }
+        w->src[i] = p < nall ? p++ : 0;
+    }
+    free(jn);
+    free(jp);
+    return rc;
 }
 
 ld_out_html *ld_out_html_open(const ld_system *s, const ld_model *m, double t0, double t1,
@@ -54,7 +101,8 @@ ld_out_html *ld_out_html_open(const ld_system *s, const ld_model *m, double t0, 
         w->phi = calloc((size_t)s->m + 1, sizeof(double));
         if (!w->buf || !w->phi ||
             ld_io_frames_init(&w->F, m, t0, t1, max_frames ? max_frames : VIEW_FRAMES_DEFAULT, ns,
-                              names) != 0)
+                              names) != 0 ||
+            map_series(w) != 0)
             rc = LD_ENOMEM;
     }
     if (rc == LD_ENOMEM) snprintf(why, cap, "out of memory");
@@ -67,22 +115,17 @@ ld_out_html *ld_out_html_open(const ld_system *s, const ld_model *m, double t0, 
 int ld_out_html_frame(ld_out_html *w, double t, const double *q, const double *v) {
     const ld_model *m = w->m;
     view_frames *F = &w->F;
-    int nb = m->nbodies, k = 0;
-    double *x = w->buf, *qq = x + 3 * nb, *val = qq + 4 * nb;
-    val[k++] = ld_sys_energy(w->s, t, q, v);
-    val[k++] = ld_sys_phi_max(w->s, t, q, w->phi, NULL);
+    int nb = m->nbodies;
+    double *x = w->buf, *qq = x + 3 * nb, *val = qq + 4 * nb, *all = w->all;
+    all[0] = ld_sys_energy(w->s, t, q, v);
+    all[1] = ld_sys_phi_max(w->s, t, q, w->phi, NULL);
     for (int b = 0; b < nb; ++b) {
-        double om[3], xd[3];
-        size_t len = strlen(m->bodies[b].name);
-        ld_model_body_state(w->s, b, q, v, x + 3 * b, qq + 4 * b, om, xd);
-        /* the series name this body's velocities when it has them */
-        if (k + 6 <= F->ns && strncmp(F->sname[k], m->bodies[b].name, len) == 0 &&
-            F->sname[k][len] == '.') {
-            memcpy(val + k, om, sizeof om);
-            memcpy(val + k + 3, xd, sizeof xd);
-            k += 6;
-        }
+        double *ov = all + 2 + 6 * b;
+        ld_model_body_state(w->s, b, q, v, x + 3 * b, qq + 4 * b, ov, ov + 3);
     }
+    /* every frame offered, kept or not, so that the angles unwrap as in the CSV */
+    ld_io_jcols_values(w->s, m, t, q, v, w->prev, all + 2 + 6 * nb);
+    for (int i = 0; i < F->ns; ++i) val[i] = all[w->src[i]];
     return ld_io_frames_offer(F, t, x, qq, val) == 0 ? LD_OK : LD_ENOMEM;
 }
 

@@ -41,9 +41,10 @@ int ld_io_frames_offer(view_frames *F, double t, const double *x, const double *
 /* Keep the last row offered if it was not kept. 0 or -1. */
 int ld_io_frames_finish(view_frames *F);
 void ld_io_frames_free(view_frames *F);
-/* The series a run records: energy, constraint_residual, and per rigid body (not a node of a
- * rod or beam; at most VIEW_SERIES_MAX in all) wx, wy, wz, vx, vy, vz. names must hold
- * VIEW_SERIES_MAX. Returns the count. */
+/* The series a run records: energy, constraint_residual, per rigid body (not a node of a rod
+ * or beam) wx, wy, wz, vx, vy, vz, then per joint its coordinates and rates (jcols.h: the
+ * CSV's names, angles unwrapped), each body and joint while all of its series fit in
+ * VIEW_SERIES_MAX. names must hold VIEW_SERIES_MAX. Returns the count. */
 int ld_io_frames_series_names(const ld_model *m, char (*names)[VIEW_NAME_CAP]);
 
 /* One drawn shape: the model's, or the inertia box of a rigid body without one (q: the

@@ -22,87 +22,19 @@
 #include "../core/strf.h"
 #include "liedyn/liedyn.h"
 #include "liedyn/system.h"
+#include "btrans.h"
 #include "rigid_impl.h"
 
 #define RANK_TOL    1e-10 /* relative: |R_ii| ≤ RANK_TOL |R_00| counts as zero */
 #define COEF_TOL    1e-8  /* a row takes part in a dependency above this relative weight */
-#define MAX_ENTRIES 4000000
-#define MASS_SPREAD 1e12 /* largest / smallest mass or moment of inertia that a solve survives */
-#define MAX_NAMED   6    /* items named in one message */
-
-/* Bᵀ, column-major: kc rows (the touched columns of B), m columns (the rows of B). */
-typedef struct bt {
-    int kc, m;
-    double *a;
-} bt;
-
-/* ------------------------------------------------------------------ building Bᵀ */
-
-/* Columns touched by the rows 0 … mr − 1 of the sparse pattern, numbered in col[] (−1:
- * untouched); their count. The pattern is sorted by row. */
-static int touched_columns(const ld_system *s, int mr, int *col) {
-    int kc = 0;
-    for (int c = 0; c < s->k; ++c) col[c] = -1;
-    for (int e = 0; e < s->bnnz && s->brow[e] < mr; ++e)
-        if (col[s->bcol[e]] < 0) col[s->bcol[e]] = kc++;
-    return kc;
-}
-
-/* From the sparse pattern of the Lie formulations: all rows when they fit in MAX_ENTRIES, else
- * the joints' rows alone (the rods' Kirchhoff rows, two per segment on its two nodes, do not
- * depend on each other). */
-static int bt_sparse(const ld_system *s, double t, const double *q, bt *o, char *msg, size_t n) {
-    int *col = malloc((size_t)(s->k > 0 ? s->k : 1) * sizeof *col);
-    double *vals = malloc((size_t)(s->bnnz > 0 ? s->bnnz : 1) * sizeof *vals);
-    int rc = col && vals ? LD_OK : LD_ENOMEM, kc = 0, mr = s->m;
-    if (!rc) kc = touched_columns(s, mr, col);
-    if (!rc && (double)kc * mr > MAX_ENTRIES && ld_rb(s)->njrows < mr)
-        kc = touched_columns(s, mr = ld_rb(s)->njrows, col);
-    if (!rc && (double)kc * mr > MAX_ENTRIES) {
-        strf(msg, n, "the constraints are too many to diagnose (%d rows on %d columns)", mr, kc);
-        rc = LD_ENOTSUPPORTED;
-    }
-    if (!rc) rc = s->ops.phi_q_sparse(s, t, q, vals) ? LD_ESINGULAR : LD_OK;
-    if (!rc && !(o->a = calloc((size_t)kc * (size_t)mr + 1, sizeof *o->a))) rc = LD_ENOMEM;
-    for (int e = 0; !rc && e < s->bnnz && s->brow[e] < mr; ++e)
-        o->a[(size_t)s->brow[e] * (size_t)kc + (size_t)col[s->bcol[e]]] = vals[e];
-    o->kc = kc;
-    o->m = mr;
-    free(col);
-    free(vals);
-    return rc;
-}
-
-/* From the dense B (m×k row-major, which is Bᵀ column-major). */
-static int bt_dense(const ld_system *s, double t, const double *q, bt *o, char *msg, size_t n) {
-    if ((double)s->k * s->m > MAX_ENTRIES) {
-        strf(msg, n, "the constraints are too many to diagnose (%d rows on %d columns)", s->m,
-             s->k);
-        return LD_ENOTSUPPORTED;
-    }
-    if (!(o->a = malloc((size_t)s->k * (size_t)s->m * sizeof *o->a))) return LD_ENOMEM;
-    o->kc = s->k;
-    o->m = s->m;
-    return s->ops.phi_q(s, t, q, o->a) ? LD_ESINGULAR : LD_OK;
-}
-
-/* Every row of B (column of Bᵀ) scaled to unit length; zero rows stay zero. */
-static void bt_normalize(bt *o) {
-    for (int j = 0; j < o->m; ++j) {
-        double *c = o->a + (size_t)j * (size_t)o->kc, big = 0.0, sum = 0.0;
-        for (int i = 0; i < o->kc; ++i) big = fmax(big, fabs(c[i]));
-        if (big == 0.0) continue;
-        for (int i = 0; i < o->kc; ++i) sum += (c[i] / big) * (c[i] / big);
-        double nrm = big * sqrt(sum);
-        for (int i = 0; i < o->kc; ++i) c[i] /= nrm;
-    }
-}
+#define MASS_SPREAD 1e12  /* largest / smallest mass or moment of inertia that a solve survives */
+#define MAX_NAMED   6     /* items named in one message */
 
 /* ------------------------------------------------------------------ ranks */
 
 /* Numerical rank of the first p rows of B (columns of Bᵀ), by dgeqp3 on a copy in w (kc·p) with
  * pivots in jpvt (p) and tau (p). −1 when LAPACK fails. */
-static int prefix_rank(const bt *o, int p, double *w, lapack_int *jpvt, double *tau) {
+static int prefix_rank(const ld_bt *o, int p, double *w, lapack_int *jpvt, double *tau) {
     if (p == 0) return 0;
     memcpy(w, o->a, (size_t)o->kc * (size_t)p * sizeof *w);
     memset(jpvt, 0, (size_t)p * sizeof *jpvt);
@@ -122,7 +54,7 @@ typedef struct rank_ws {
 
 /* The smallest p with rank(first p rows) < p, given that all m rows are rank deficient: the
  * first dependent row is p − 1. −1 when LAPACK fails. */
-static int first_dependent(const bt *o, const rank_ws *ws) {
+static int first_dependent(const ld_bt *o, const rank_ws *ws) {
     int lo = 1, hi = o->m; /* deficient(hi) holds */
     while (lo < hi) {
         int mid = lo + (hi - lo) / 2, r = prefix_rank(o, mid, ws->w, ws->jpvt, ws->tau);
@@ -137,7 +69,7 @@ static int first_dependent(const bt *o, const rank_ws *ws) {
 
 /* x (i0 entries): the combination of rows 0 … i0 − 1 of B that gives row i0 (least squares;
  * those rows are independent). LD_OK or LD_ESINGULAR. */
-static int combination(const bt *o, int i0, double *w, double *x) {
+static int combination(const ld_bt *o, int i0, double *w, double *x) {
     if (i0 == 0) return LD_OK;
     size_t kc = (size_t)o->kc;
     memcpy(w, o->a, kc * (size_t)i0 * sizeof *w);
@@ -153,26 +85,15 @@ static int combination(const bt *o, int i0, double *w, double *x) {
  * a body's unit norm in the euler formulation (njoints + nrods + body); *local: the row within
  * the item, from 0. */
 static int row_owner(const ld_system *s, int row, int *local) {
-    const rb_sys *rb = ld_rb(s);
-    const ld_model *m = rb->m;
-    for (int j = 0; row < rb->njrows && j < m->njoints; ++j) {
-        int r0, nr = ld_jsys_joint_rows(rb->J, j, &r0);
-        if (row >= r0 && row < r0 + nr) {
-            *local = row - r0;
-            return j;
-        }
+    const ld_model *m = ld_rb(s)->m;
+    const ld_elem *e = ld_elems_row_local(s, row, local);
+    if (!e) return *local = 0, 0;
+    if (e->kind == &ld_ek_joint) return e->item;
+    if (e->kind == &ld_ek_rod) {
+        *local += 2 * e->sub;
+        return m->njoints + e->item;
     }
-    int r = row - rb->njrows;
-    for (int i = 0; r >= 0 && r < rb->nkrows && i < m->nrods; ++i) {
-        int nr = m->rods[i].kirchhoff ? 2 * m->rods[i].n : 0;
-        if (r < nr) {
-            *local = r;
-            return m->njoints + i;
-        }
-        r -= nr;
-    }
-    *local = 0;
-    return m->njoints + m->nrods + (row - rb->njrows - rb->nkrows);
+    return m->njoints + m->nrods + e->item;
 }
 
 /* "'name' (line L)" of an owner; "joints[j]" (…) when it has no name; no line when with_line
@@ -240,23 +161,23 @@ typedef struct finding {
     int rank, mrows;  /* of the rows examined */
 } finding;
 
-/* Rows of an owner (joints: their count; Kirchhoff: 2 per segment; norms: 1), at most 12 are
- * examined. */
+/* The system rows of an owner: its first in *row0 and their number (a joint's rows kept in
+ * the system, a rod's Kirchhoff rows, a unit norm); at most 12 are examined. */
 static int owner_rows(const ld_system *s, int who, int *row0) {
-    const rb_sys *rb = ld_rb(s);
-    const ld_model *m = rb->m;
-    if (who < m->njoints) return ld_jsys_joint_rows(rb->J, who, row0);
-    int r = rb->njrows;
-    for (int i = 0; i < m->nrods; ++i) {
-        int nr = m->rods[i].kirchhoff ? 2 * m->rods[i].n : 0;
-        if (who == m->njoints + i) {
-            *row0 = r;
-            return nr;
-        }
-        r += nr;
+    const ld_model *m = ld_rb(s)->m;
+    const ld_elems *E = &ld_rb(s)->E;
+    int first = -1, cnt = 0;
+    for (int i = 0; i < E->n; ++i) {
+        const ld_elem *e = &E->e[i];
+        int owner = e->kind == &ld_ek_joint ? e->item
+                    : e->kind == &ld_ek_rod ? m->njoints + e->item
+                                            : m->njoints + m->nrods + e->item;
+        if (e->nkeep == 0 || owner != who) continue;
+        if (first < 0) first = e->row0;
+        cnt += e->nkeep;
     }
-    *row0 = rb->njrows + rb->nkrows + (who - m->njoints - m->nrods);
-    return 1;
+    *row0 = first < 0 ? 0 : first;
+    return cnt;
 }
 
 int ld_model_row_name(const ld_system *s, int row, char *buf, size_t cap) {
@@ -270,7 +191,7 @@ static void report(const ld_system *s, const finding *f, char *msg, size_t n) {
     char lab[LD_NAME_MAX + 48], rows[96];
     size_t len = 0;
     for (int w = 0; w < nown; ++w) cnt += f->others[w] && w != f->owner;
-    rows_text(f->dep, f->nrows < 12 ? f->nrows : 12, rows, sizeof rows);
+    rows_text(f->dep, 12, rows, sizeof rows);
     if (cnt == 0) {
         append(msg, n, &len, "constraint %s of %s depend%s on its other rows", rows,
                owner_label(m, f->owner, 1, lab, sizeof lab), rows[3] == 's' ? "" : "s");
@@ -295,16 +216,17 @@ static void report(const ld_system *s, const finding *f, char *msg, size_t n) {
 }
 
 /* Find the first dependent row, the dependent rows of its item and the items it depends on. */
-static int find_redundancy(const ld_system *s, const bt *o, const rank_ws *ws, finding *f) {
+static int find_redundancy(const ld_system *s, const ld_bt *o, const rank_ws *ws, finding *f) {
     int i0 = first_dependent(o, ws), local, row0;
     if (i0 < 0) return LD_ESINGULAR;
     f->owner = row_owner(s, i0, &local);
     f->nrows = owner_rows(s, f->owner, &row0);
     int end = row0 + (f->nrows < 12 ? f->nrows : 12), rk = i0; /* rank of rows 0 … i0 − 1 */
     for (int i = i0; i < end; ++i) {
-        int r = prefix_rank(o, i + 1, ws->w, ws->jpvt, ws->tau);
+        int r = prefix_rank(o, i + 1, ws->w, ws->jpvt, ws->tau), lr = 0;
         if (r < 0) return LD_ESINGULAR;
-        f->dep[i - row0] = r == rk;
+        (void)row_owner(s, i, &lr); /* the row among the owner's equations as written */
+        if (lr >= 0 && lr < 12) f->dep[lr] = r == rk;
         rk = r;
     }
     double *x = ws->tau; /* the right-hand side and solution: kc entries (tau has more) */
@@ -321,9 +243,8 @@ static int find_redundancy(const ld_system *s, const bt *o, const rank_ws *ws, f
 
 /* LD_OK (msg empty) when B has full row rank, LD_ESINGULAR with the report otherwise. */
 static int check_rank(const ld_system *s, double t, const double *q, char *msg, size_t n) {
-    bt o = {0, 0, NULL};
-    int rc = s->ops.phi_q_sparse && s->brow ? bt_sparse(s, t, q, &o, msg, n)
-                                            : bt_dense(s, t, q, &o, msg, n);
+    ld_bt o = {0, 0, NULL, NULL};
+    int rc = ld_bt_build(s, t, q, &o, msg, n);
     const ld_model *m = ld_rb(s)->m;
     size_t nw = (size_t)o.kc * (size_t)o.m, nt = (size_t)(o.m > o.kc ? o.m : o.kc) + 1;
     rank_ws ws = {NULL, NULL, NULL};
@@ -336,7 +257,7 @@ static int check_rank(const ld_system *s, double t, const double *q, char *msg, 
         if (!ws.w || !ws.tau || !ws.jpvt || !f.others) rc = LD_ENOMEM;
     }
     if (!rc) {
-        bt_normalize(&o);
+        ld_bt_normalize(&o);
         int r = prefix_rank(&o, o.m, ws.w, ws.jpvt, ws.tau);
         if (r < 0) rc = LD_ESINGULAR;
         if (r >= 0 && r < o.m && (rc = find_redundancy(s, &o, &ws, &f)) == LD_OK) {
@@ -344,7 +265,7 @@ static int check_rank(const ld_system *s, double t, const double *q, char *msg, 
             rc = LD_ESINGULAR;
         }
     }
-    free(o.a);
+    ld_bt_free(&o);
     free(ws.w);
     free(ws.tau);
     free(ws.jpvt);

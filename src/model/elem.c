@@ -88,7 +88,9 @@ static int fill(const ld_system *s, ld_elems *E, int *rows) {
             }
             e->red = e->nl != e->cnl;
             e->row0 = r;
-            r += e->nrows;
+            e->nkeep = e->nrows;
+            e->drop = 0;
+            r += e->nkeep;
             if (e->nl > E->maxnl) E->maxnl = e->nl;
             if (e->nrows > maxrows) maxrows = e->nrows;
         }
@@ -116,9 +118,54 @@ int ld_elems_build(const ld_system *s, ld_elems *E, int *rows, char *msg, size_t
         if (!E->buf || !E->row_owner) rc = LD_ENOMEM;
     }
     for (int i = 0; !rc && i < E->n; ++i)
-        for (int r = 0; r < E->e[i].nrows; ++r) E->row_owner[E->e[i].row0 + r] = i;
+        for (int r = 0; r < E->e[i].nkeep; ++r) E->row_owner[E->e[i].row0 + r] = i;
     if (rc) ld_elems_free(E);
     return rc;
+}
+
+void ld_elems_free_pattern(ld_system *s) {
+    ld_elems *E = s->user ? &((rb_sys *)s->user)->E : NULL;
+    free(s->brow);
+    free(s->bcol);
+    free(s->pair);
+    free(s->blk_row);
+    free(s->blk_col);
+    free(s->blk_off);
+    s->brow = s->bcol = s->pair = s->blk_row = s->blk_col = NULL;
+    s->blk_off = NULL;
+    s->bnnz = s->npairs = s->nblk = 0;
+    if (!E) return;
+    free(E->bix);
+    free(E->mboff);
+    E->bix = NULL;
+    E->mboff = NULL;
+}
+
+int ld_elems_drop(ld_system *s, const unsigned char *drop) {
+    ld_elems *E = &((rb_sys *)s->user)->E;
+    for (int i = 0; i < E->n; ++i) {
+        const ld_elem *e = &E->e[i];
+        for (int kr = 0; kr < e->nkeep; ++kr)
+            if (drop[e->row0 + kr] && (e->kind != &ld_ek_joint || e->nrows > 31)) return LD_EINVAL;
+    }
+    int r = 0, had_pattern = s->brow != NULL;
+    for (int i = 0; i < E->n; ++i) {
+        ld_elem *e = &E->e[i];
+        unsigned d = e->drop;
+        for (int kr = 0; kr < e->nkeep; ++kr)
+            if (drop[e->row0 + kr]) d |= 1u << ld_elem_kept_row(e, kr);
+        e->drop = d;
+        e->nkeep = 0;
+        for (int lr = 0; lr < e->nrows; ++lr) e->nkeep += !(d >> lr & 1u);
+        e->row0 = r;
+        r += e->nkeep;
+    }
+    for (int i = 0; i < E->n; ++i)
+        for (int kr = 0; kr < E->e[i].nkeep; ++kr) E->row_owner[E->e[i].row0 + kr] = i;
+    s->m = r;
+    if (!had_pattern) return LD_OK;
+    ld_elems_free_pattern(s);
+    return ld_elems_pattern(s);
 }
 
 void ld_elems_free(ld_elems *E) {
@@ -257,7 +304,13 @@ static ld_elem_ctx context(const ld_system *s, const ld_elem *e, double t, const
         c.a = w->a;
     }
     if (lambda && e->nrows > 0) {
-        memcpy(w->lam, lambda + e->row0, (size_t)e->nrows * sizeof(double));
+        if (e->drop) {
+            memset(w->lam, 0, (size_t)e->nrows * sizeof(double));
+            for (int kr = 0; kr < e->nkeep; ++kr)
+                w->lam[ld_elem_kept_row(e, kr)] = lambda[e->row0 + kr];
+        } else {
+            memcpy(w->lam, lambda + e->row0, (size_t)e->nrows * sizeof(double));
+        }
         c.lam = w->lam;
     }
     return c;
@@ -409,10 +462,17 @@ static int rows_of(const ld_system *s, int op, double t, const double *q, const 
     memset(out, 0, (size_t)s->m * sizeof(double));
     for (int i = 0; i < E->n; ++i) {
         const ld_elem *e = &E->e[i];
-        if (!ld_ekind_hook(e->kind, op) || e->nrows == 0) continue;
+        if (!ld_ekind_hook(e->kind, op) || e->nkeep == 0) continue;
         ld_elem_ctx c = context(s, e, t, q, v, NULL, NULL, &w);
-        int rc = call(&c, op, out + e->row0);
+        if (!e->drop) {
+            int rc = call(&c, op, out + e->row0);
+            if (rc) return rc;
+            continue;
+        }
+        memset(w.lam, 0, (size_t)e->nrows * sizeof(double)); /* the full rows, then the kept */
+        int rc = call(&c, op, w.lam);
         if (rc) return rc;
+        for (int kr = 0; kr < e->nkeep; ++kr) out[e->row0 + kr] = w.lam[ld_elem_kept_row(e, kr)];
     }
     return LD_OK;
 }
@@ -437,7 +497,7 @@ int ld_elems_phi_q(const ld_system *s, double t, const double *q, double *B) {
     memset(B, 0, (size_t)s->m * k * sizeof(double));
     for (int i = 0; i < E->n; ++i) {
         const ld_elem *e = &E->e[i];
-        if (!e->kind->phi_q || e->nrows == 0) continue;
+        if (!e->kind->phi_q || e->nkeep == 0) continue;
         ld_elem_ctx c = context(s, e, t, q, NULL, NULL, NULL, &w);
         size_t nl = (size_t)e->nl;
         memset(w.blk, 0, (size_t)e->nrows * nl * sizeof(double));
@@ -445,12 +505,14 @@ int ld_elems_phi_q(const ld_system *s, double t, const double *q, double *B) {
         if (rc) return rc;
         const double *Bl = reduce(s, e, w.blk, e->nrows, 0, w.red);
         size_t cnl = (size_t)e->cnl;
-        for (int r = 0; r < e->nrows; ++r)
+        for (int kr = 0; kr < e->nkeep; ++kr) {
+            size_t r = (size_t)(e->drop ? ld_elem_kept_row(e, kr) : kr);
             for (int a = 0; a < e->nn; ++a) {
                 size_t nv = (size_t)node_nv(s, e->node[a]);
-                double *dst = B + ((size_t)e->row0 + (size_t)r) * k + s->nodes[e->node[a]].voff;
-                memcpy(dst, Bl + (size_t)r * cnl + (size_t)e->coff[a], nv * sizeof(double));
+                double *dst = B + ((size_t)e->row0 + (size_t)kr) * k + s->nodes[e->node[a]].voff;
+                memcpy(dst, Bl + r * cnl + (size_t)e->coff[a], nv * sizeof(double));
             }
+        }
     }
     return LD_OK;
 }
@@ -476,7 +538,7 @@ int ld_elems_pattern(ld_system *s) {
     size_t nnz = 0;
     int npairs = 0;
     for (int i = 0; i < E->n; ++i) {
-        nnz += (size_t)E->e[i].nrows * (size_t)E->e[i].cnl;
+        nnz += (size_t)E->e[i].nkeep * (size_t)E->e[i].cnl;
         npairs += E->e[i].nn * (E->e[i].nn - 1) / 2;
     }
     s->brow = malloc((nnz > 0 ? nnz : 1) * sizeof(int));
@@ -488,7 +550,7 @@ int ld_elems_pattern(ld_system *s) {
         const ld_elem *e = &E->e[i];
         int ord[LD_ELEM_MAX_NODES];
         column_order(s, e, ord);
-        for (int r = 0; r < e->nrows; ++r)
+        for (int r = 0; r < e->nkeep; ++r)
             for (int a = 0; a < e->nn; ++a)
                 for (int c = 0, nv = node_nv(s, e->node[ord[a]]); c < nv; ++c, ++p) {
                     s->brow[p] = e->row0 + r;
@@ -511,7 +573,7 @@ int ld_elems_phi_q_sparse(const ld_system *s, double t, const double *q, double 
     size_t p = 0;
     for (int i = 0; i < E->n; ++i) {
         const ld_elem *e = &E->e[i];
-        if (e->nrows == 0) continue;
+        if (e->nkeep == 0) continue;
         size_t nl = (size_t)e->nl;
         memset(w.blk, 0, (size_t)e->nrows * nl * sizeof(double));
         if (e->kind->phi_q) {
@@ -523,13 +585,14 @@ int ld_elems_phi_q_sparse(const ld_system *s, double t, const double *q, double 
         column_order(s, e, ord);
         const double *Bl = reduce(s, e, w.blk, e->nrows, 0, w.red);
         size_t cnl = (size_t)e->cnl;
-        for (int r = 0; r < e->nrows; ++r)
+        for (int kr = 0; kr < e->nkeep; ++kr) {
+            size_t r = (size_t)(e->drop ? ld_elem_kept_row(e, kr) : kr);
             for (int a = 0; a < e->nn; ++a) {
                 size_t nv = (size_t)node_nv(s, e->node[ord[a]]);
-                memcpy(vals + p, Bl + (size_t)r * cnl + (size_t)e->coff[ord[a]],
-                       nv * sizeof(double));
+                memcpy(vals + p, Bl + r * cnl + (size_t)e->coff[ord[a]], nv * sizeof(double));
                 p += nv;
             }
+        }
     }
     return LD_OK;
 }
@@ -687,20 +750,27 @@ void ld_elems_label(char *buf, size_t cap, const char *list, const char *name, i
     if (line > 0 && w >= 0 && (size_t)w < cap) strf(buf + w, cap - (size_t)w, " (line %d)", line);
 }
 
-const ld_elem *ld_elems_row_owner(const ld_system *s, int row) {
+const ld_elem *ld_elems_row_local(const ld_system *s, int row, int *local) {
     if (!s || !s->user || row < 0 || row >= s->m) return NULL;
     const ld_elems *E = EL(s);
-    return &E->e[E->row_owner[row]];
+    const ld_elem *e = &E->e[E->row_owner[row]];
+    if (local) *local = ld_elem_kept_row(e, row - e->row0);
+    return e;
+}
+
+const ld_elem *ld_elems_row_owner(const ld_system *s, int row) {
+    return ld_elems_row_local(s, row, NULL);
 }
 
 int ld_elems_row_name(const ld_system *s, int row, char *buf, size_t cap) {
     if (!buf || cap == 0) return LD_EINVAL;
     buf[0] = '\0';
-    const ld_elem *e = ld_elems_row_owner(s, row);
+    int lr = 0;
+    const ld_elem *e = ld_elems_row_local(s, row, &lr);
     if (!e) return LD_EINVAL;
     if (e->kind->row_name)
-        e->kind->row_name(ld_rb(s)->m, e, row - e->row0, buf, cap);
+        e->kind->row_name(ld_rb(s)->m, e, lr, buf, cap);
     else
-        strf(buf, cap, "%s %d, row %d of %d", e->kind->name, e->item, row - e->row0 + 1, e->nrows);
+        strf(buf, cap, "%s %d, row %d of %d", e->kind->name, e->item, lr + 1, e->nrows);
     return LD_OK;
 }

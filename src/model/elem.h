@@ -48,7 +48,9 @@ typedef struct ld_elem {
     int coff[LD_ELEM_MAX_NODES]; /* the same in the nodes' own coordinates (Σ nv): equal to */
     int cnl;                     /* off, nl unless a node is pinned (red) */
     int red;                     /* a node's coordinates are fewer than its hook block's */
-    int row0, nrows;             /* its constraint rows in Φ */
+    int nrows;                   /* the rows its hooks evaluate (local rows 0 … nrows − 1) */
+    int row0, nkeep;             /* its rows in Φ: the nkeep local rows not dropped, in order */
+    unsigned drop;               /* local row r dropped as redundant: bit r (ld_elems_drop) */
     int bix; /* its nn² tangent blocks: ld_elems.bix[bix + a nn + b] for node slots (a, b) */
 } ld_elem;
 
@@ -68,7 +70,7 @@ typedef struct ld_elem_ctx {
     const double *q;   /* global configuration */
     const double *v;   /* local velocity (nl) */
     const double *a;   /* local acceleration (nl) */
-    const double *lam; /* the instance's multipliers (nrows) */
+    const double *lam; /* the instance's multipliers (nrows; 0 on its dropped rows) */
 } ld_elem_ctx;
 
 struct ld_ekind {
@@ -178,7 +180,22 @@ int ld_elems_phi_q_sparse(const ld_system *s, double t, const double *q, double 
 void ld_elems_label(char *buf, size_t cap, const char *list, const char *name, int idx, int line);
 /* The owner of row `row` as text (ld_model_row_name). LD_OK or LD_EINVAL. */
 int ld_elems_row_name(const ld_system *s, int row, char *buf, size_t cap);
-/* The instance that owns row `row` (NULL out of range). */
+/* The instance that owns row `row` (NULL out of range); *local (may be NULL) receives the
+ * row's index among the instance's own rows (0 … nrows − 1, dropped rows counted). */
 const ld_elem *ld_elems_row_owner(const ld_system *s, int row);
+const ld_elem *ld_elems_row_local(const ld_system *s, int row, int *local);
+/* Drop the rows flagged in drop[0 … s->m − 1] (joint rows only; the rows that depend on the
+ * others, ld_rb_redundancy) from Φ: the instances keep evaluating them, their multipliers are
+ * 0, the rows after them move up; s->m shrinks and the sparse pattern is built anew. LD_OK,
+ * LD_EINVAL (a flagged row of a kind other than joint), LD_ENOMEM. */
+int ld_elems_drop(ld_system *s, const unsigned char *drop);
+/* Free the sparse and block patterns of s (ld_elems_pattern's; the pointers then NULL). */
+void ld_elems_free_pattern(ld_system *s);
+/* The local row of the instance's kept row kr (0 … nkeep − 1). */
+static inline int ld_elem_kept_row(const ld_elem *e, int kr) {
+    int r = 0;
+    for (;; ++r)
+        if (!(e->drop >> r & 1u) && kr-- == 0) return r;
+}
 
 #endif

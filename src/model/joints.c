@@ -639,7 +639,7 @@ int ld_jsys_reaction(const ld_jsys *J, const ld_system *s, int j, const double *
     joint_eval(jt, s, 0.0, q, &o);
     int kb = ld_rb(s)->euler ? 7 : 6;
     for (int c = 0; c < kb; ++c)
-        for (int r = 0; r < jt->nrows; ++r) F[c] -= Bl[14 * r + 7 + c] * lambda[jt->row0 + r];
+        for (int r = 0; r < jt->nrows; ++r) F[c] -= Bl[14 * r + 7 + c] * lambda[r];
     ld_rb_pose(s, q, b, R, &x);
     if (ld_rb(s)->euler) { /* τ_body = ½ L(ê) F_e */
         double e[4];
@@ -667,32 +667,50 @@ static int blamed_body(const ld_model *m, const jnt *jt) {
     return jt->b2;
 }
 
-/* Work space of the initial-velocity solve: B (rows × k), Φ_t, the unknowns' columns. */
+/* One unknown of the initial-velocity solve: it adds w[i] u to v[col + i], i < nent (a
+ * component of ẋ or U: one entry; of Ω: one entry, or ė = ½ Lᵀ(e) Ω in the euler
+ * formulation: four). w carries the weight 1/√(mass or moment), so that the solution of
+ * smallest norm is the one of least kinetic energy. */
+typedef struct unknown {
+    int col, nent;
+    double w[4];
+} unknown;
+
+/* Work space of the initial-velocity solve: B (rows × k), Φ_t, the unknowns. */
 typedef struct vsolve {
     const double *B, *phit;
     size_t k;
-    const int *cols;
+    const unknown *u;
     int nu;
     double *A, *rhs, *sv, *v; /* rows × nu, max(rows, nu), max(rows, nu), k */
+    lapack_int *piv;          /* nu: the column pivots */
 } vsolve;
 
 /* The unknowns of w->v by minimum-norm least squares on the first nr rows:
  * B_u u = −(B v + Φ_t) with the unknown entries of v set to 0. */
 static int vsolve_rows(vsolve *w, int nr) {
     size_t nu = (size_t)w->nu;
-    for (size_t c = 0; c < nu; ++c) w->v[w->cols[c]] = 0.0;
+    for (size_t c = 0; c < nu; ++c)
+        for (int i = 0; i < w->u[c].nent; ++i) w->v[w->u[c].col + i] = 0.0;
     if (nu == 0 || nr == 0) return LD_OK;
     for (size_t r = 0; r < (size_t)nr; ++r) {
+        const double *Br = w->B + r * w->k;
         double acc = w->phit[r];
-        for (size_t c = 0; c < w->k; ++c) acc += w->B[r * w->k + c] * w->v[c];
+        for (size_t c = 0; c < w->k; ++c) acc += Br[c] * w->v[c];
         w->rhs[r] = -acc;
-        for (size_t c = 0; c < nu; ++c) w->A[r * nu + c] = w->B[r * w->k + (size_t)w->cols[c]];
+        for (size_t c = 0; c < nu; ++c) {
+            double a = 0.0;
+            for (int i = 0; i < w->u[c].nent; ++i) a += Br[w->u[c].col + i] * w->u[c].w[i];
+            w->A[r * nu + c] = a;
+        }
     }
     lapack_int rank = 0;
-    lapack_int info = LAPACKE_dgelsd(LAPACK_ROW_MAJOR, (lapack_int)nr, (lapack_int)nu, 1, w->A,
-                                     (lapack_int)nu, w->rhs, 1, w->sv, 1e-12, &rank);
+    memset(w->piv, 0, nu * sizeof *w->piv); /* complete orthogonal factorization: min norm */
+    lapack_int info = LAPACKE_dgelsy(LAPACK_ROW_MAJOR, (lapack_int)nr, (lapack_int)nu, 1, w->A,
+                                     (lapack_int)nu, w->rhs, 1, w->piv, 1e-12, &rank);
     if (info != 0) return LD_ESINGULAR;
-    for (size_t c = 0; c < nu; ++c) w->v[w->cols[c]] = w->rhs[c];
+    for (size_t c = 0; c < nu; ++c)
+        for (int i = 0; i < w->u[c].nent; ++i) w->v[w->u[c].col + i] += w->u[c].w[i] * w->rhs[c];
     return LD_OK;
 }
 
@@ -713,28 +731,47 @@ static double vsolve_worst(const vsolve *w, int nr, double *res) {
     return worst;
 }
 
+/* The unknowns of body i (its velocity when not given, its angular velocity when not given)
+ * appended at u[*nu]. */
+static void body_unknowns(const ld_system *s, const double *q, int i, unknown *u, int *nu) {
+    const ld_body *b = &ld_rb(s)->m->bodies[i];
+    int euler = ld_rb(s)->euler, voff = s->nodes[i].voff;
+    if (b->pin) return;
+    for (int c = 0; !b->has_v && c < 3; ++c)
+        u[(*nu)++] = (unknown){voff + (euler ? 0 : 3) + c, 1, {1.0 / sqrt(b->mass), 0, 0, 0}};
+    for (int c = 0; b->omega_free && c < 3; ++c) {
+        double sc = 1.0 / sqrt(b->inertia[4 * c]), E[4] = {0}, Om[3] = {0};
+        if (!euler) {
+            u[(*nu)++] = (unknown){voff + c, 1, {sc, 0, 0, 0}};
+            continue;
+        }
+        Om[c] = 0.5 * sc; /* ė = ½ Lᵀ(e) Ω for Ω = e_c */
+        ld_ep_Ltmul(E, q + s->nodes[i].qoff + 3, Om);
+        u[(*nu)++] = (unknown){voff + 3, 4, {E[0], E[1], E[2], E[3]}};
+    }
+}
+
 int ld_jsys_initial_velocity(const ld_jsys *J, const ld_system *s, double t, const double *q,
                              double *v, char *msg, size_t n) {
     const ld_model *m = J->m;
-    int rows = J->rows, nu = 0, euler = ld_rb(s)->euler;
+    int rows = J->rows, nu = 0;
     if (msg && n) msg[0] = '\0';
     if (rows == 0) return LD_OK;
-    size_t R = (size_t)rows, K = (size_t)s->k, U = 3 * (size_t)m->nbodies;
+    size_t R = (size_t)rows, K = (size_t)s->k, U = 6 * (size_t)m->nbodies;
     size_t big = R > U ? R : U;
     double *B = malloc((R * K + R + R * U + 2 * big + K) * sizeof(double));
-    int *cols = malloc(U * sizeof(int));
-    if (!B || !cols) {
+    unknown *u = malloc(U * sizeof *u);
+    lapack_int *piv = malloc((U + 1) * sizeof *piv);
+    if (!B || !u || !piv) {
         free(B);
-        free(cols);
+        free(u);
+        free(piv);
         return LD_ENOMEM;
     }
-    /* the unknowns: translational velocities of the bodies whose velocity is not given */
-    for (int i = 0; i < m->nbodies; ++i)
-        for (int c = 0; !m->bodies[i].has_v && c < 3; ++c)
-            cols[nu++] = s->nodes[i].voff + (euler ? 0 : 3) + c;
-    vsolve w = {B, B + R * K, K, cols, nu, NULL, NULL, NULL, NULL};
+    for (int i = 0; i < m->nbodies; ++i) body_unknowns(s, q, i, u, &nu);
+    vsolve w = {B, B + R * K, K, u, nu, NULL, NULL, NULL, NULL, piv};
     w.A = B + R * K + R;
-    w.rhs = w.A + R * U;
+    w.rhs = w.A + R * (size_t)(nu > 0 ? nu : 1);
     w.sv = w.rhs + big;
     w.v = w.sv + big;
     memcpy(w.v, v, K * sizeof(double));
@@ -757,7 +794,8 @@ int ld_jsys_initial_velocity(const ld_jsys *J, const ld_system *s, double t, con
         if (msg)
             snprintf(msg, n,
                      "body '%s': the given %s contradicts joint %d ('%s') (a velocity residual "
-                     "of %.3g remains)",
+                     "of %.3g remains; give only the velocities that drive the mechanism and "
+                     "leave the others out: the joints determine them)",
                      b->name, b->has_v ? "velocity" : "angular velocity", j, m->joints[j].name,
                      res);
         rc = LD_EINVAL;
@@ -765,7 +803,8 @@ int ld_jsys_initial_velocity(const ld_jsys *J, const ld_system *s, double t, con
         snprintf(msg, n, "the joints' velocity equations cannot be solved");
     }
     free(B);
-    free(cols);
+    free(u);
+    free(piv);
     return rc ? LD_EINVAL : LD_OK;
 }
 

@@ -303,6 +303,16 @@ static int validate_content(const ld_model *m, char *msg, size_t n) {
     return rc;
 }
 
+/* Leave out the joints' rows that depend on the others at the start (redundancy.c). */
+static int drop_redundant(ld_system *s, double t, const double *q, char *msg, size_t n) {
+    unsigned char *drop = malloc((size_t)s->m);
+    int nd = 0, rc = drop ? ld_rb_redundancy(s, t, q, drop, &nd, msg, n) : LD_ENOMEM;
+    if (!rc && nd > 0) rc = ld_elems_drop(s, drop);
+    if (!rc) ((rb_sys *)s->user)->njrows -= nd;
+    free(drop);
+    return rc;
+}
+
 /* Compile, with a one-line reason in msg when the model's initial state is inconsistent or the
  * formulation cannot hold it. */
 static int compile(const ld_model *m, ld_formulation f, ld_system *s, double **q0, double **v0,
@@ -373,6 +383,8 @@ static int compile(const ld_model *m, ld_formulation f, ld_system *s, double **q
     }
     if (!rc) rc = ld_jsys_initial_velocity(rb->J, s, m->run.t_start, q, v, msg, n);
     if (!rc && rb->nkrows > 0) rc = ld_rod_check_initial(s, q, v, msg, n);
+    if (!rc && rb->njrows > 0 && !m->keep_redundant)
+        rc = drop_redundant(s, m->run.t_start, q, msg, n);
     for (int i = 0; !rc && rb->left && i < m->nbodies; ++i) /* Ω → ω = RΩ */
         ld_rb_velocity_frame(s, q, i, v + s->nodes[i].voff, v + s->nodes[i].voff, 1);
     if (rc) {
@@ -418,15 +430,7 @@ void ld_model_system_free(ld_system *s) {
     if (!s) return;
     ld_sys_free_work(s);
     free(s->nodes);
-    free(s->brow);
-    free(s->bcol);
-    free(s->pair);
-    free(s->blk_row);
-    free(s->blk_col);
-    free(s->blk_off);
-    s->brow = s->bcol = s->pair = s->blk_row = s->blk_col = NULL;
-    s->blk_off = NULL;
-    s->bnnz = s->npairs = s->nblk = 0;
+    ld_elems_free_pattern(s);
     if (s->user) {
         ld_jsys_free(((rb_sys *)s->user)->J);
         ld_elems_free(&((rb_sys *)s->user)->E);
@@ -464,7 +468,14 @@ int ld_model_joint_reaction(const ld_system *s, int joint, const double *q, cons
                             double f[3], double tau[3]) {
     if (!s || !s->user || !q || !lambda || joint < 0 || joint >= RB(s)->m->njoints)
         return LD_EINVAL;
-    return ld_jsys_reaction(RB(s)->J, s, joint, q, lambda, f, tau);
+    const ld_elems *E = &RB(s)->E;
+    const ld_elem *e = NULL;
+    for (int i = 0; i < E->n && !e; ++i)
+        if (E->e[i].kind == &ld_ek_joint && E->e[i].item == joint) e = &E->e[i];
+    if (!e || e->nrows > 6) return LD_EINVAL;
+    double lj[6] = {0};
+    for (int kr = 0; kr < e->nkeep; ++kr) lj[ld_elem_kept_row(e, kr)] = lambda[e->row0 + kr];
+    return ld_jsys_reaction(RB(s)->J, s, joint, q, lj, f, tau);
 }
 
 int ld_model_exact_rotation(const ld_model *m, int body, double t, double quat[4]) {
@@ -477,4 +488,43 @@ int ld_model_exact_rotation(const ld_model *m, int body, double t, double quat[4
         }
     }
     return LD_ENOTSUPPORTED;
+}
+
+int ld_model_redundant_rows(const ld_system *s, int *joint, int *row, int cap) {
+    if (!s || !s->user) return 0;
+    const ld_elems *E = &RB(s)->E;
+    int cnt = 0;
+    for (int i = 0; i < E->n; ++i) {
+        const ld_elem *e = &E->e[i];
+        for (int r = 0; e->drop && r < e->nrows; ++r) {
+            if (!(e->drop >> r & 1u)) continue;
+            if (joint && row && cnt < cap) joint[cnt] = e->item, row[cnt] = r;
+            ++cnt;
+        }
+    }
+    return cnt;
+}
+
+double ld_model_joint_phi_max(const ld_system *s, double t, const double *q, int *joint) {
+    if (joint) *joint = -1;
+    if (!s || !s->user || !q) return NAN;
+    const ld_jsys *J = RB(s)->J;
+    int rows = ld_jsys_rows(J), nj = RB(s)->m->njoints;
+    if (rows == 0) return 0.0;
+    double *Phi = malloc((size_t)rows * sizeof *Phi), worst = 0.0;
+    if (!Phi || ld_jsys_phi(J, s, t, q, Phi)) {
+        free(Phi);
+        return NAN;
+    }
+    for (int j = 0; j < nj && !isnan(worst); ++j) {
+        int r0, nr = ld_jsys_joint_rows(J, j, &r0);
+        for (int r = r0; r < r0 + nr; ++r) {
+            if (isnan(Phi[r])) worst = NAN;
+            if (!(fabs(Phi[r]) <= worst)) continue;
+            if (fabs(Phi[r]) > worst && joint) *joint = j;
+            worst = fmax(worst, fabs(Phi[r]));
+        }
+    }
+    free(Phi);
+    return worst;
 }

@@ -102,10 +102,12 @@ int ld_jsys_phi_q(const ld_jsys *J, const ld_system *s, double t, const double *
 int ld_jsys_phi_t(const ld_jsys *J, const ld_system *s, double t, const double *q, double *Phit);
 int ld_jsys_phi_dd(const ld_jsys *J, const ld_system *s, double t, const double *q, const double *v,
                    double *z);
-/* Complete and check the initial velocity v (filled in from the bodies' data, with ẋ = 0 for
- * bodies whose velocity is not given): the translational velocity of such bodies follows from
- * the joints (B v + Φ_t = 0), and every joint's velocity constraint must hold (to 1e-6
- * relative). LD_EINVAL with a reason naming the joint or body. */
+/* Complete and check the initial velocity v (filled in from the bodies' data, with ẋ = 0 and
+ * Ω = 0 where they are not given): the velocities and angular velocities not given follow from
+ * the joints (B v + Φ_t = 0) as the solution of least kinetic energy (a least-squares solve of
+ * smallest norm in the mass-weighted unknowns), with the given ones held; then every joint's
+ * velocity constraint must hold (to 1e-6 relative). LD_EINVAL with a reason naming the joint
+ * or body. */
 int ld_jsys_initial_velocity(const ld_jsys *J, const ld_system *s, double t, const double *q,
                              double *v, char *msg, size_t n);
 /* K += ∂/∂q [Bᵀ λ] along the group (k×k; λ: the joint rows' multipliers). */
@@ -118,9 +120,20 @@ int ld_jsys_phi_q_local(const ld_jsys *J, const ld_system *s, double t, const do
 /* The bodies of joint j (body1 may be LD_GROUND). */
 void ld_jsys_bodies(const ld_jsys *J, int j, int *body1, int *body2);
 /* Force and torque (spatial frame, torque about the centre of mass) that joint j exerts on its
- * body2 (the generalized force −B_jᵀ λ_j on that body, converted). */
+ * body2 (the generalized force −B_jᵀ λ_j on that body, converted); lambda: the joint's own
+ * multipliers, one per row of its equations (0 for a row dropped as redundant). */
 int ld_jsys_reaction(const ld_jsys *J, const ld_system *s, int j, const double *q,
                      const double *lambda, double f[3], double tau[3]);
+
+/* ------------------------------------------------------- redundant rows (redundancy.c) */
+
+/* The joints' rows of B(t, q) that depend on the others (a planar loop of revolute joints in
+ * 3-D, an overconstrained mechanism): drop[row] = 1 for each (s->m entries; rows of other
+ * kinds are never flagged), *ndrop their count. LD_OK (also when the constraints are too many
+ * to examine: nothing flagged); LD_EINVAL with the reason in msg when the start is a singular
+ * position (rows dependent there but not nearby); LD_ENOMEM. */
+int ld_rb_redundancy(const ld_system *s, double t, const double *q, unsigned char *drop, int *ndrop,
+                     char *msg, size_t n);
 
 /* ---------------------------------------------------------------- rods (rod.c) */
 /* Every evaluator visits the segments of all rods; row offsets of the Kirchhoff rows start at

@@ -539,7 +539,9 @@ static int read_body(reader *r, const yaml_node_t *n, ld_body *b) {
     if ((rc = get_inertia(r, n, b->inertia))) return rc;
     if ((rc = ly_get_vec(r, n, "position", 1, b->x, 3, NULL))) return rc;
     if ((rc = get_orientation(r, n, b->q))) return rc;
-    if ((rc = ly_get_vec(r, n, "angular_velocity", 0, b->omega, 3, NULL))) return rc;
+    int given = 0;
+    if ((rc = ly_get_vec(r, n, "angular_velocity", 0, b->omega, 3, &given))) return rc;
+    b->omega_free = !given;
     return ly_get_vec(r, n, "velocity", 0, b->v, 3, &b->has_v);
 }
 

@@ -194,7 +194,12 @@ int ly_read_joint(reader *r, const yaml_node_t *n, const ld_model *m, ld_joint *
             return rc;
     }
     if ((rc = get_joint_body(r, n, m, "body1", 0, 1, &j->body1))) return rc;
-    if ((rc = get_joint_body(r, n, m, "body2", 1, 1, &j->body2))) return rc;
+    int only_body1 = j->body1 != LD_GROUND && !has_key(r, n, "body2");
+    if ((rc = get_joint_body(r, n, m, "body2", !only_body1, 1, &j->body2))) return rc;
+    if (j->body2 == LD_GROUND && j->body1 != LD_GROUND && j->kind != LD_JOINT_DRIVER) {
+        j->body2 = j->body1; /* a body on the ground, written either way round */
+        j->body1 = LD_GROUND;
+    }
     if (!rotation && (rc = ly_get_vec(r, n, "at", 1, j->at, 3, NULL))) return rc;
     if (j->kind == LD_JOINT_SPHERICAL || j->kind == LD_JOINT_FIXED) return LD_OK;
     if ((rc = get_axis(r, n, "axis", j->axis))) return rc;
