@@ -210,6 +210,11 @@ typedef struct ld_rod {
     double rho_a;        /* mass per length ρA > 0 */
     double rho_i[3];     /* rotary inertia per length diag(ρI), body axes, > 0 */
     int line;            /* line in the model file (messages; 0 if built in code) */
+    /* 1: the rod starts in the rigid motion (v0, w0): node 0 at velocity v0, every node turning
+     * at w0 (both spatial); 0: its nodes' velocities are not given (the joints determine them,
+     * and a rod joined to a moving body moves with it rigidly; else at rest) */
+    int has_motion;
+    double v0[3], w0[3];
 } ld_rod;
 
 /* Fill the n + 1 node bodies of rod (nodes[0] … nodes[n]) for a straight unstressed rod from
@@ -296,6 +301,9 @@ typedef struct ld_beam {
     int pin[2];
     /* ≠ 0: the pinned ends turn about this spatial axis only (a hinge) */
     double pin_axis[3];
+    /* the initial rigid motion, as for ld_rod (node 0 at v0, every node turning at w0) */
+    int has_motion;
+    double v0[3], w0[3];
 } ld_beam;
 /* The beam's elements: (npoints − 1) · nelem for a polyline, nelem along a curve. */
 static inline int ld_beam_elements(const ld_beam *b) {

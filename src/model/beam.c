@@ -175,7 +175,7 @@ static void add_bodies(ld_model *m, ld_beam *b, const double *mass, const double
         memcpy(bd->inertia, J + 9 * k, sizeof bd->inertia);
         memcpy(bd->x, b->x0 + 3 * k, sizeof bd->x);
         memcpy(bd->q, b->q0 + 4 * k, sizeof bd->q);
-        bd->has_v = 1;
+        ld_rigid_motion(bd, b->has_motion, b->v0, b->w0, b->x0);
         bd->line = b->line;
         double a[3];
         if (end >= 0 && b->pin[end]) {

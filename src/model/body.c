@@ -187,3 +187,16 @@ const ld_ekind ld_ek_body = {.name = "body",
                              .g_v = g_v,
                              .stiffness = stiffness,
                              .energy = energy};
+
+void ld_rigid_motion(ld_body *b, int given, const double v0[3], const double w0[3],
+                     const double x0[3]) {
+    b->has_v = 1; /* given (at rest unless in motion); ld_jsys_initial_velocity lets the joints */
+    b->omega_free = 0; /* move the nodes of a rod or beam at rest that is joined to a body */
+    memset(b->v, 0, sizeof b->v);
+    memset(b->omega, 0, sizeof b->omega);
+    if (!given) return;
+    double r[3] = {b->x[0] - x0[0], b->x[1] - x0[1], b->x[2] - x0[2]}, wr[3];
+    ld_v3_cross(wr, w0, r);
+    for (int i = 0; i < 3; ++i) b->v[i] = v0[i] + wr[i];
+    ld_quat_rotate_inv(b->omega, b->q, w0); /* Ω = Rᵀ ω */
+}

@@ -705,6 +705,7 @@ static int vsolve_rows(vsolve *w, int nr) {
         }
     }
     lapack_int rank = 0;
+    for (size_t r = (size_t)nr; r < nu; ++r) w->rhs[r] = 0.0; /* b has max(nr, nu) rows */
     memset(w->piv, 0, nu * sizeof *w->piv); /* complete orthogonal factorization: min norm */
     lapack_int info = LAPACKE_dgelsy(LAPACK_ROW_MAJOR, (lapack_int)nr, (lapack_int)nu, 1, w->A,
                                      (lapack_int)nu, w->rhs, 1, w->piv, 1e-12, &rank);
@@ -732,14 +733,16 @@ static double vsolve_worst(const vsolve *w, int nr, double *res) {
 }
 
 /* The unknowns of body i (its velocity when not given, its angular velocity when not given)
- * appended at u[*nu]. */
-static void body_unknowns(const ld_system *s, const double *q, int i, unknown *u, int *nu) {
+ * appended at u[*nu]; none for a held body. */
+static void body_unknowns(const ld_system *s, const double *q, int i, const unsigned char *held,
+                          unknown *u, int *nu) {
     const ld_body *b = &ld_rb(s)->m->bodies[i];
     int euler = ld_rb(s)->euler, voff = s->nodes[i].voff;
-    if (b->pin) return;
-    for (int c = 0; !b->has_v && c < 3; ++c)
+    if (b->pin || held[i] == 1) return;
+    int free_v = !b->has_v || held[i] == 2, free_w = b->omega_free || held[i] == 2;
+    for (int c = 0; free_v && c < 3; ++c)
         u[(*nu)++] = (unknown){voff + (euler ? 0 : 3) + c, 1, {1.0 / sqrt(b->mass), 0, 0, 0}};
-    for (int c = 0; b->omega_free && c < 3; ++c) {
+    for (int c = 0; free_w && c < 3; ++c) {
         double sc = 1.0 / sqrt(b->inertia[4 * c]), E[4] = {0}, Om[3] = {0};
         if (!euler) {
             u[(*nu)++] = (unknown){voff + c, 1, {sc, 0, 0, 0}};
@@ -749,6 +752,84 @@ static void body_unknowns(const ld_system *s, const double *q, int i, unknown *u
         ld_ep_Ltmul(E, q + s->nodes[i].qoff + 3, Om);
         u[(*nu)++] = (unknown){voff + 3, 4, {E[0], E[1], E[2], E[3]}};
     }
+}
+
+/* The nodes of rod g (g < nrods) or beam g − nrods that are bodies, into out; their count.
+ * *given: the item gives its initial motion. */
+static int item_nodes(const ld_model *m, int g, int *out, int *given) {
+    int cnt = 0;
+    if (g < m->nrods) {
+        *given = m->rods[g].has_motion;
+        for (int k = 0; k <= m->rods[g].n; ++k) out[cnt++] = m->rods[g].body0 + k;
+        return cnt;
+    }
+    const ld_beam *b = &m->beams[g - m->nrods];
+    *given = b->has_motion;
+    for (int k = 0; k < b->nnodes; ++k)
+        if (b->node_body[k] != LD_GROUND && !m->bodies[b->node_body[k]].pin)
+            out[cnt++] = b->node_body[k];
+    return cnt;
+}
+
+/* held[i] = 2 for the nodes of the rods and beams that start at rest by default (no motion
+ * given, every node's velocities 0): the joints may set them moving. */
+static void mark_at_rest(const ld_model *m, unsigned char *held, int *nodes) {
+    for (int g = 0; g < m->nrods + m->nbeams; ++g) {
+        int given, nn = item_nodes(m, g, nodes, &given), rest = !given;
+        for (int a = 0; rest && a < nn; ++a) {
+            const ld_body *b = &m->bodies[nodes[a]];
+            for (int c = 0; c < 3; ++c) rest = rest && b->v[c] == 0.0 && b->omega[c] == 0.0;
+        }
+        for (int a = 0; rest && a < nn; ++a) held[nodes[a]] = 2;
+    }
+}
+
+/* Node i's velocity slice (Ω, U) set to the rigid motion (ω, ẋ_j + ω × (x_i − x_j)). */
+static void set_rigid(const ld_system *s, const double *q, int i, const double w[3],
+                      const double xj[3], const double vj[3], double *v) {
+    double R[9], r[3], wr[3], xd[3];
+    const double *x;
+    ld_rb_pose(s, q, i, R, &x);
+    for (int c = 0; c < 3; ++c) r[c] = x[c] - xj[c];
+    ld_v3_cross(wr, w, r);
+    for (int c = 0; c < 3; ++c) xd[c] = vj[c] + wr[c];
+    double *vi = v + s->nodes[i].voff;
+    ld_m3_tmulv(vi, R, w);
+    if (ld_rb(s)->semi)
+        ld_m3_tmulv(vi + 3, R, xd);
+    else
+        memcpy(vi + 3, xd, 3 * sizeof(double));
+}
+
+/* Every rod and beam whose motion the model leaves out and whose nodes the joints set moving
+ * (a beam clamped to a spinning hub) moves as a rigid body with its first moving node; those
+ * nodes are held from then on. Returns the number of items set moving. */
+static int follow_joined(const ld_system *s, const double *q, double *v, unsigned char *held,
+                         int *nodes) {
+    const ld_model *m = ld_rb(s)->m;
+    int moved = 0;
+    for (int g = 0; g < m->nrods + m->nbeams; ++g) {
+        int given, nn = item_nodes(m, g, nodes, &given), j = -1;
+        given = given || nn == 0 || held[nodes[0]] != 2; /* moving already, by the file */
+        for (int a = 0; !given && a < nn && j < 0; ++a) {
+            const double *vi = v + s->nodes[nodes[a]].voff;
+            for (int c = 0; c < 6; ++c)
+                if (vi[c] != 0.0) j = nodes[a];
+        }
+        if (j < 0) continue;
+        double R[9], w[3], vj[3], Om[3], xj[3];
+        const double *x;
+        ld_rb_pose(s, q, j, R, &x);
+        memcpy(xj, x, sizeof xj);
+        ld_rb_body_velocity(s, q, v + s->nodes[j].voff, j, Om, vj);
+        ld_m3_mulv(w, R, Om);
+        for (int a = 0; a < nn; ++a) {
+            set_rigid(s, q, nodes[a], w, xj, vj, v);
+            held[nodes[a]] = 1;
+        }
+        ++moved;
+    }
+    return moved;
 }
 
 int ld_jsys_initial_velocity(const ld_jsys *J, const ld_system *s, double t, const double *q,
@@ -762,23 +843,36 @@ int ld_jsys_initial_velocity(const ld_jsys *J, const ld_system *s, double t, con
     double *B = malloc((R * K + R + R * U + 2 * big + K) * sizeof(double));
     unknown *u = malloc(U * sizeof *u);
     lapack_int *piv = malloc((U + 1) * sizeof *piv);
-    if (!B || !u || !piv) {
+    unsigned char *held = calloc((size_t)m->nbodies + 1, 1);
+    int *nodes = malloc(((size_t)m->nbodies + 1) * sizeof *nodes);
+    if (!B || !u || !piv || !held || !nodes) {
         free(B);
         free(u);
         free(piv);
+        free(held);
+        free(nodes);
         return LD_ENOMEM;
     }
-    for (int i = 0; i < m->nbodies; ++i) body_unknowns(s, q, i, u, &nu);
-    vsolve w = {B, B + R * K, K, u, nu, NULL, NULL, NULL, NULL, piv};
+    vsolve w = {B, B + R * K, K, u, 0, NULL, NULL, NULL, NULL, piv};
     w.A = B + R * K + R;
-    w.rhs = w.A + R * (size_t)(nu > 0 ? nu : 1);
+    w.rhs = w.A + R * U;
     w.sv = w.rhs + big;
     w.v = w.sv + big;
-    memcpy(w.v, v, K * sizeof(double));
     ld_jsys_phi_q(J, s, t, q, B);
     ld_jsys_phi_t(J, s, t, q, B + R * K);
     double res;
-    int rc = vsolve_rows(&w, rows);
+    int rc = LD_OK;
+    mark_at_rest(m, held, nodes);
+    for (int pass = 0; pass < 2 && !rc; ++pass) { /* the second after rods and beams follow */
+        nu = 0;
+        for (int i = 0; i < m->nbodies; ++i) body_unknowns(s, q, i, held, u, &nu);
+        w.nu = nu;
+        memcpy(w.v, v, K * sizeof(double));
+        rc = vsolve_rows(&w, rows);
+        if (rc || pass == 1 || m->nrods + m->nbeams == 0) break;
+        if (follow_joined(s, q, w.v, held, nodes) == 0) break;
+        memcpy(v, w.v, K * sizeof(double));
+    }
     if (!rc && vsolve_worst(&w, rows, &res) <= 1.0) {
         memcpy(v, w.v, K * sizeof(double));
     } else if (!rc) {
@@ -805,6 +899,8 @@ int ld_jsys_initial_velocity(const ld_jsys *J, const ld_system *s, double t, con
     free(B);
     free(u);
     free(piv);
+    free(held);
+    free(nodes);
     return rc ? LD_EINVAL : LD_OK;
 }
 

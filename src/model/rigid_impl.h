@@ -135,6 +135,11 @@ int ld_jsys_reaction(const ld_jsys *J, const ld_system *s, int j, const double *
 int ld_rb_redundancy(const ld_system *s, double t, const double *q, unsigned char *drop, int *ndrop,
                      char *msg, size_t n);
 
+/* A rod's or beam's node b (x and q set) starts in the rigid motion (v0, w0) about the point
+ * x0 when given, else at rest (body.c); either way its velocities count as given. */
+void ld_rigid_motion(ld_body *b, int given, const double v0[3], const double w0[3],
+                     const double x0[3]);
+
 /* ---------------------------------------------------------------- rods (rod.c) */
 /* Every evaluator visits the segments of all rods; row offsets of the Kirchhoff rows start at
  * njrows. Lie formulations only. */

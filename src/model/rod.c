@@ -686,7 +686,7 @@ int ld_rod_place(const ld_rod *rod, const double from[3], const double to[3],
             b->x[i] = from[i] + t[i] * ((double)k / rod->n);
         }
         memcpy(b->q, q, sizeof q);
-        b->has_v = 1;
+        ld_rigid_motion(b, rod->has_motion, rod->v0, rod->w0, from);
         b->line = rod->line;
     }
     return LD_OK;

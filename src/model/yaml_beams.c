@@ -18,11 +18,18 @@
 #include "rigid_impl.h"
 #include "yaml_impl.h"
 
-static const char *const beam_keys[] = {
-    "name",   "order",      "elements",  "from",     "to",    "points",
-    "normal", "section",    "stiffness", "mass",     "rho_a", "rho_j",
-    "clamp",  "quadrature", "damping",   "sections", "curve", "quadrature_per_section",
-    "pin",    "pin_axis",   NULL};
+static const char *const beam_keys[] = {"name",      "order",
+                                        "elements",  "from",
+                                        "to",        "points",
+                                        "normal",    "section",
+                                        "stiffness", "mass",
+                                        "rho_a",     "rho_j",
+                                        "clamp",     "quadrature",
+                                        "damping",   "sections",
+                                        "curve",     "quadrature_per_section",
+                                        "pin",       "pin_axis",
+                                        "velocity",  "angular_velocity",
+                                        NULL};
 static const char *const station_keys[] = {"eta",   "section", "stiffness", "mass",
                                            "rho_a", "rho_j",   "twist",     NULL};
 static const char *const section_keys[] = {"EA", "GA2", "GA3", "GJ", "EI2", "EI3", NULL};
@@ -283,6 +290,10 @@ static int read_beam(reader *r, const yaml_node_t *n, ld_model *m, ld_beam *b) {
     if ((rc = ly_get_choice(r, n, "clamp", 0, clamps, &clamp))) return rc;
     if ((rc = ly_get_choice(r, n, "pin", 0, clamps, &pin))) return rc;
     if ((rc = ly_get_vec(r, n, "pin_axis", 0, b->pin_axis, 3, &has_axis))) return rc;
+    int hv = 0, hw = 0;
+    if ((rc = ly_get_vec(r, n, "velocity", 0, b->v0, 3, &hv))) return rc;
+    if ((rc = ly_get_vec(r, n, "angular_velocity", 0, b->w0, 3, &hw))) return rc;
+    b->has_motion = hv || hw;
     if ((rc = read_quadrature(r, n, b))) return rc;
     if ((rc = read_qsec(r, n, b))) return rc;
     b->clamp[0] = clamp == 1 || clamp == 3;

@@ -16,9 +16,9 @@
 #include "liedyn/model.h"
 #include "yaml_impl.h"
 
-static const char *const rod_keys[] = {"name",   "segments",  "from",    "to",
-                                       "normal", "stiffness", "damping", "rho_a",
-                                       "rho_i",  "kirchhoff", NULL};
+static const char *const rod_keys[] = {
+    "name",  "segments", "from",      "to",       "normal",           "stiffness", "damping",
+    "rho_a", "rho_i",    "kirchhoff", "velocity", "angular_velocity", NULL};
 static const char *const bools[] = {"false", "true", NULL};
 
 /* More segments than this are refused (the nodes are bodies: memory grows with n). */
@@ -174,6 +174,10 @@ static int read_rod(reader *r, const yaml_node_t *n, ld_model *m, int index) {
     if ((rc = ly_get_vec(r, n, "rho_i", 1, rod->rho_i, 3, NULL))) return rc;
     if ((rc = ly_get_choice(r, n, "kirchhoff", 0, bools, &kirchhoff))) return rc;
     rod->kirchhoff = kirchhoff;
+    int hv = 0, hw = 0;
+    if ((rc = ly_get_vec(r, n, "velocity", 0, rod->v0, 3, &hv))) return rc;
+    if ((rc = ly_get_vec(r, n, "angular_velocity", 0, rod->w0, 3, &hw))) return rc;
+    rod->has_motion = hv || hw;
     const double *nrm = has_normal ? normal : NULL;
     if ((rc = check_geometry(r, n, from, to, nrm, &rod->length))) return rc;
     if ((rc = check_name_length(r, n, rod))) return rc;
