@@ -127,6 +127,15 @@ joints:
 EOF
 refused "two-points.yaml: inconsistent initial state: joint 1 ('b') is not closed at the start (violation 0.5; joints[1] at line 5)" two-points.yaml
 
+# the half-explicit methods without projection on a closed loop are cautioned before the run
+"$LIEDYN" run four-bar --integrator hem5 --t-end 0.01 >out.txt 2>err.txt || fail "hem5 four-bar: exit $?"
+grep -qF "warning: $SRC/models/four-bar.yaml: hem5: without --project" err.txt ||
+    fail "hem5 four-bar: no caution: $(cat err.txt)"
+"$LIEDYN" run four-bar --integrator hem5 --project --t-end 0.01 >out.txt 2>err.txt || fail "hem5 --project: exit $?"
+[ ! -s err.txt ] || fail "hem5 --project four-bar: $(cat err.txt)"
+"$LIEDYN" run four-bar --integrator newmark --t-end 0.01 >out.txt 2>err.txt || fail "newmark: exit $?"
+grep -qF "no numerical damping" err.txt || fail "newmark four-bar: no caution: $(cat err.txt)"
+
 # a mechanism started at a singular position (a parallelogram with its links aligned)
 cat >aligned.yaml <<'EOF'
 bodies:

@@ -369,6 +369,34 @@ static void test_undamped_needs_projection(void **state) {
     ld_model_free(&m);
 }
 
+/* The loops of the shipped mechanisms: the cycle rank of their joint graphs. */
+static void test_loop_count(void **state) {
+    (void)state;
+    const struct {
+        const char *file;
+        int loops;
+    } cases[] = {{"four-bar", 1},
+                 {"andrews-squeezer", 3},
+                 {"bricard", 1},
+                 {"n-four-bar-revolute", 40},
+                 {"n-four-bar", 40},
+                 {"heavy-top", 0},
+                 {"double-pendulum-damped", 0}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/models/%s.yaml", LD_SOURCE_DIR, cases[i].file);
+        ld_model m;
+        ld_model_error e;
+        memset(&e, 0, sizeof e);
+        if (ld_model_load(path, &m, &e) != LD_OK) fail_msg("%s", e.msg);
+        int n = ld_model_loop_count(&m);
+        if (n != cases[i].loops)
+            fail_msg("%s: %d loops, want %d", cases[i].file, n, cases[i].loops);
+        ld_model_free(&m);
+    }
+    assert_int_equal(ld_model_loop_count(NULL), -1);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rows_left_out),
@@ -379,6 +407,7 @@ int main(void) {
         cmocka_unit_test(test_orders),
         cmocka_unit_test(test_andrews_test_set),
         cmocka_unit_test(test_undamped_needs_projection),
+        cmocka_unit_test(test_loop_count),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

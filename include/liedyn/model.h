@@ -490,6 +490,10 @@ double ld_run_param_get(const ld_run_spec *r, const char *key);
  * ld_model_validate. */
 int ld_run_param_set(ld_run_spec *r, const char *key, double value);
 void ld_model_free(ld_model *m);
+/* The independent closed loops that the joints form among the bodies and the ground (drivers
+ * not counted: they repeat a joint's pair): joints − bodies joined + groups of joined bodies,
+ * the cycle rank of the joint graph. 0 for a tree; −1 for a bad model or out of memory. */
+int ld_model_loop_count(const ld_model *m);
 /* The index of the body (joint) called name, or −1 (also for NULL arguments; unnamed joints
  * cannot be found). Rods' and beams' nodes are bodies named "ROD[i]" / "BEAM[k]". */
 int ld_model_body_find(const ld_model *m, const char *name);
