@@ -172,16 +172,23 @@ int cli_static(int argc, char **argv) {
         printf(", \"t\": %.17g, \"status\": ", t);
         json_str(src ? "failed" : "ok");
         printf(", \"load_steps\": %d, \"halvings\": %d, \"newton_iterations\": %ld, "
-               "\"residual\": %.6g, \"cpu_s\": %.6g, \"largest_displacement\": %.17g, "
-               "\"largest_displacement_body\": ",
-               st.steps, st.cuts, st.iterations, st.residual, cpu, dist);
+               "\"relaxed\": %s, \"residual\": %.6g, \"cpu_s\": %.6g, "
+               "\"largest_displacement\": %.17g, \"largest_displacement_body\": ",
+               st.steps, st.cuts, st.iterations, st.relaxed ? "true" : "false", st.residual, cpu,
+               dist);
         json_str(m.bodies[who].name);
         printf("}\n");
     } else {
         printf("%s: static equilibrium at t = %g (%s): %s\n", m.name, t,
                ld_formulation_name(m.run.formulation), src ? "not found" : "found");
-        printf("  %d load steps (%d halvings), %ld Newton iterations, residual %.3g, cpu %.3g s\n",
-               st.steps, st.cuts, st.iterations, st.residual, cpu);
+        if (st.relaxed) /* a mechanism: the loads could not be stepped in */
+            printf("  settled by pseudo-transient continuation (the loads could not be stepped "
+                   "in: a mechanism), %ld Newton iterations, residual %.3g, cpu %.3g s\n",
+                   st.iterations, st.residual, cpu);
+        else
+            printf("  %d load steps (%d halvings), %ld Newton iterations, residual %.3g, cpu "
+                   "%.3g s\n",
+                   st.steps, st.cuts, st.iterations, st.residual, cpu);
         printf("  largest displacement %.10g of body '%s'\n", dist, m.bodies[who].name);
     }
     if (!src && a.out) {

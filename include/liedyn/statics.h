@@ -9,7 +9,12 @@
  *   g(t, q, 0) + Bᵀλ = (1 − s/n) g(t, q_start, 0),
  * so the start (where g holds the applied loads against a stress-free configuration) solves the
  * first problem and the last is the equilibrium; a step whose Newton iteration fails is halved
- * (up to max_cuts times) from the last converged state. The linear solves are dense
+ * (up to max_cuts times) from the last converged state. Where that fails — a mechanism, whose
+ * stiffness is singular off its rest position (a pendulum held horizontal) — the equilibrium is
+ * sought from the start at the full load by pseudo-transient continuation (Kelley & Keyes
+ * 1998): Newton on [K + c M, Bᵀ; B, 0] with the inertia weight c following the residual down,
+ * so that the system settles into an equilibrium near its start (stats.relaxed). The linear
+ * solves are dense
  * ((k + m)² doubles, twice): systems above about 22 000 unknowns are refused (LD_ENOMEM).
  */
 #ifndef LIEDYN_STATICS_H
@@ -35,6 +40,7 @@ typedef struct ld_static_stats {
     int cuts;        /* halvings */
     long iterations; /* Newton iterations in all */
     double residual; /* |r|∞ of the last iterate */
+    int relaxed;     /* 1: found by the pseudo-transient continuation (below) */
 } ld_static_stats;
 
 void ld_static_options_init(ld_static_options *o);

@@ -24,7 +24,7 @@ typedef struct work {
     const ld_system *s;
     double t;
     int k, m, n;
-    double *zero, *g0, *r, *dx, *S, *K, *B, *qs, *ls, *qn;
+    double *zero, *g0, *r, *dx, *S, *K, *B, *qs, *ls, *qn, *M, *q0;
     ld_la *la;
 } work;
 
@@ -51,13 +51,16 @@ static int residual(work *w, const double *q, const double *lam, double f) {
     return LD_OK;
 }
 
-/* S = [K, Bᵀ; B, 0] at (q, λ) (B from the last residual). */
-static int matrix(work *w, const double *q, const double *lam) {
+/* S = [K + c M, Bᵀ; B, 0] at (q, λ) (B from the last residual; M only when c > 0). */
+static int matrix(work *w, const double *q, const double *lam, double cm) {
     size_t k = (size_t)w->k, n = (size_t)w->n;
     int rc = ld_sys_stiffness(w->s, w->t, q, w->zero, w->zero, lam, w->K);
+    if (!rc && cm > 0.0) rc = w->s->ops.mass(w->s, q, w->M);
     if (rc) return rc;
     memset(w->S, 0, n * n * sizeof(double));
     for (size_t i = 0; i < k; ++i) memcpy(w->S + i * n, w->K + i * k, k * sizeof(double));
+    for (size_t i = 0; cm > 0.0 && i < k; ++i)
+        for (size_t j = 0; j < k; ++j) w->S[i * n + j] += cm * w->M[i * k + j];
     for (size_t c = 0; c < (size_t)w->m; ++c)
         for (size_t i = 0; i < k; ++i) {
             double b = w->B[c * k + i];
@@ -83,7 +86,7 @@ static int newton(work *w, double *q, double *lam, double f, double tol, int max
          * (stiff sections evaluate their forces to about eps times their stiffness) */
         if (last <= 1e-13 && *res <= 1e3 * tol) return LD_OK;
         if (it >= max_iter) return 1;
-        if ((rc = matrix(w, q, lam))) return rc;
+        if ((rc = matrix(w, q, lam, 0.0))) return rc;
         ++*iters;
         for (int i = 0; i < w->n; ++i) w->dx[i] = -w->r[i];
         rc = ld_la_factor_dense(w->la, w->S);
@@ -97,6 +100,73 @@ static int newton(work *w, double *q, double *lam, double f, double tol, int max
     }
 }
 
+/* One correction of the pseudo-transient iteration: S = [K + c M, Bᵀ; B, 0] solved for the
+ * residual at (q, λ), the result in (qn, lam_n = ls); |Δq|∞ in *step. */
+static int relax_step(work *w, const double *q, const double *lam, double c, double *step) {
+    int rc = matrix(w, q, lam, c);
+    for (int i = 0; !rc && i < w->n; ++i) w->dx[i] = -w->r[i];
+    if (!rc) rc = ld_la_factor_dense(w->la, w->S);
+    if (!rc) rc = ld_la_solve(w->la, w->dx);
+    if (rc) return rc;
+    *step = maxabs(w->dx, w->k);
+    if (!isfinite(*step)) return LD_EDOMAIN;
+    ld_sys_retract(w->s, w->qn, q, w->dx);
+    for (int i = 0; i < w->m; ++i) w->ls[i] = lam[i] + w->dx[w->k + i];
+    return LD_OK;
+}
+
+/* The energy at rest at q (the potential; −inf when the system has none or it fails, so that
+ * no step is refused for it). */
+static double potential(work *w, const double *q) {
+    double e = -INFINITY;
+    if (!w->s->ops.energy || w->s->ops.energy(w->s, w->t, q, w->zero, &e) || !isfinite(e))
+        return -INFINITY;
+    return e;
+}
+
+/* Pseudo-transient continuation (Kelley & Keyes 1998) at the full load from (q, λ): Newton
+ * on [K + c M, Bᵀ; B, 0], the inertia term c M as from an implicit step of size 1/√c that
+ * keeps the iteration well posed where K is singular (a mechanism: a pendulum off its rest
+ * position); c is raised (ten times) until a correction moves at most RELAX_STEP (rad or m),
+ * and then follows the residual (switched evolution relaxation: c ← c |r_new| / |r_old|), so
+ * that the last iterations are Newton's. A correction that raises the energy at rest (where the
+ * system has one) above its value at the start is refused and c raised instead, so that the
+ * iteration goes downhill to an equilibrium the system settles into, not to a maximum just
+ * above the start (the iterates are off the constraints by O(step²), so the energy is compared
+ * with the start's, not step by step); a start that is an equilibrium already, stable or not,
+ * is kept. */
+#define RELAX_STEP 0.1
+#define RELAX_MAX  1000
+static int relax(work *w, double *q, double *lam, double tol, ld_static_stats *st) {
+    int rc = residual(w, q, lam, 1.0);
+    double res = rc ? (double)INFINITY : maxabs(w->r, w->n), c = 1.0, step = 0.0;
+    double v0 = potential(w, q);
+    for (int it = 0; !rc && res > tol && it < RELAX_MAX; ++it) {
+        rc = relax_step(w, q, lam, c, &step);
+        if ((rc == LD_ESINGULAR || rc == LD_EDOMAIN || (!rc && step > RELAX_STEP)) && c < 1e200) {
+            rc = LD_OK; /* too far, or no solution at this c: more inertia */
+            c = c * 10.0 + 1.0;
+            continue;
+        }
+        if (rc) break;
+        ++st->iterations;
+        double vn = potential(w, w->qn);
+        if (vn > v0 + 1e-12 * (1.0 + fabs(v0)) && c < 1e200) { /* above the start: uphill */
+            c = c * 10.0 + 1.0;
+            continue;
+        }
+        memcpy(q, w->qn, (size_t)w->s->nq * sizeof(double));
+        memcpy(lam, w->ls, (size_t)w->m * sizeof(double));
+        if ((rc = residual(w, q, lam, 1.0))) break;
+        double rn = maxabs(w->r, w->n);
+        c *= fmin(rn / res, 1.0); /* raised only by the refusals above */
+        res = rn;
+    }
+    st->residual = res;
+    if (rc) return rc;
+    return res <= tol ? LD_OK : LD_EDOMAIN;
+}
+
 static void free_work(work *w) {
     free(w->zero);
     ld_la_free(w->la);
@@ -106,7 +176,7 @@ static int make_work(work *w, const ld_system *s, double t) {
     memset(w, 0, sizeof *w);
     w->s = s, w->t = t, w->k = s->k, w->m = s->m, w->n = s->k + s->m;
     size_t k = (size_t)w->k, m = (size_t)w->m, n = (size_t)w->n, nq = (size_t)s->nq;
-    size_t total = 2 * k + 2 * n + n * n + k * k + m * k + 2 * nq + m + 1;
+    size_t total = 2 * k + 2 * n + n * n + 2 * k * k + m * k + 3 * nq + m + 1;
     w->zero = calloc(total, sizeof(double));
     w->la = ld_la_create(LD_LA_DENSE, w->n);
     if (!w->zero || !w->la) {
@@ -122,6 +192,8 @@ static int make_work(work *w, const ld_system *s, double t) {
     w->B = p, p += m * k;
     w->qs = p, p += nq;
     w->qn = p, p += nq;
+    w->M = p, p += k * k;
+    w->q0 = p, p += nq;
     w->ls = p;
     return LD_OK;
 }
@@ -158,6 +230,7 @@ int ld_static_solve(const ld_system *s, double t, double *q, double *lambda,
         return rc;
     }
     if (s->m > 0) memset(lambda, 0, (size_t)s->m * sizeof(double));
+    memcpy(w.q0, q, (size_t)s->nq * sizeof(double));
     rc = s->ops.force(s, t, q, w.zero, w.g0);
     double tol = o->tol * (1.0 + maxabs(w.g0, w.k)), f = 0.0, df = 1.0 / o->steps;
     while (!rc && f < 1.0) {
@@ -185,6 +258,22 @@ int ld_static_solve(const ld_system *s, double t, double *q, double *lambda,
                      "state is the equilibrium at %.6g",
                      nr > 0 ? "Newton did not converge" : ld_strerror(nr), fn, st->cuts - 1,
                      st->residual, f);
+    }
+    if (rc && rc != LD_ENOMEM && rc != LD_EINVAL && s->ops.mass) {
+        /* a mechanism: load stepping finds no path (K singular where the loads are off); settle
+         * it by pseudo-transient continuation from the start instead */
+        memcpy(q, w.q0, (size_t)s->nq * sizeof(double));
+        if (s->m > 0) memset(lambda, 0, (size_t)s->m * sizeof(double));
+        ld_static_stats rs = *st;
+        int rr = relax(&w, q, lambda, tol, &rs);
+        if (rr == LD_OK) {
+            *st = rs;
+            st->relaxed = 1;
+            if (msg && cap) msg[0] = '\0';
+            rc = LD_OK;
+        } else {
+            memcpy(q, w.qs, (size_t)s->nq * sizeof(double)); /* the load stepping's result */
+        }
     }
     free_work(&w);
     return rc;
