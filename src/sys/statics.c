@@ -134,14 +134,17 @@ static double potential(work *w, const double *q) {
  * iteration goes downhill to an equilibrium the system settles into, not to a maximum just
  * above the start (the iterates are off the constraints by O(step²), so the energy is compared
  * with the start's, not step by step); a start that is an equilibrium already, stable or not,
- * is kept. */
-#define RELAX_STEP 0.1
-#define RELAX_MAX  1000
+ * is kept. A system with no equilibrium (a free body under a load) stops when in RELAX_STALL
+ * corrections neither has the residual halved nor the energy at rest fallen. */
+#define RELAX_STEP  0.1
+#define RELAX_MAX   1000
+#define RELAX_STALL 100 /* give up when neither the residual halved nor the energy fell */
 static int relax(work *w, double *q, double *lam, double tol, ld_static_stats *st) {
     int rc = residual(w, q, lam, 1.0);
     double res = rc ? (double)INFINITY : maxabs(w->r, w->n), c = 1.0, step = 0.0;
-    double v0 = potential(w, q);
-    for (int it = 0; !rc && res > tol && it < RELAX_MAX; ++it) {
+    double v0 = potential(w, q), best = res, vbest = v0;
+    int since = 0; /* corrections since the residual last halved */
+    for (int it = 0; !rc && res > tol && it < RELAX_MAX && since < RELAX_STALL; ++it) {
         rc = relax_step(w, q, lam, c, &step);
         if ((rc == LD_ESINGULAR || rc == LD_EDOMAIN || (!rc && step > RELAX_STEP)) && c < 1e200) {
             rc = LD_OK; /* too far, or no solution at this c: more inertia */
@@ -156,11 +159,15 @@ static int relax(work *w, double *q, double *lam, double tol, ld_static_stats *s
             continue;
         }
         memcpy(q, w->qn, (size_t)w->s->nq * sizeof(double));
-        memcpy(lam, w->ls, (size_t)w->m * sizeof(double));
+        if (w->m > 0) memcpy(lam, w->ls, (size_t)w->m * sizeof(double));
         if ((rc = residual(w, q, lam, 1.0))) break;
         double rn = maxabs(w->r, w->n);
         c *= fmin(rn / res, 1.0); /* raised only by the refusals above */
         res = rn;
+        if (res <= 0.5 * best || vn < vbest - 1e-9 * (1.0 + fabs(vbest)))
+            best = fmin(best, res), vbest = fmin(vbest, vn), since = 0;
+        else
+            ++since;
     }
     st->residual = res;
     if (rc) return rc;
