@@ -71,6 +71,7 @@ repro: build
 	$(BUILD)/release/repro/repro_cantilever $(BUILD)/repro | tee $(BUILD)/repro/reproduction-000-cantilever.md
 	$(BUILD)/release/repro/repro_hht $(BUILD)/repro | tee $(BUILD)/repro/reproduction-002.md
 	$(BUILD)/release/repro/repro_hem $(BUILD)/repro | tee $(BUILD)/repro/reproduction-003.md
+	$(BUILD)/release/repro/repro_iftomm $(BUILD)/repro | tee $(BUILD)/repro/iftomm.md
 	@if command -v gnuplot >/dev/null; then for g in $(BUILD)/repro/*.gp; do gnuplot $$g || exit 1; done; ls $(BUILD)/repro/*.png; fi
 
 format:

@@ -520,9 +520,9 @@ double ld_model_joint_phi_max(const ld_system *s, double t, const double *q, int
         int r0, nr = ld_jsys_joint_rows(J, j, &r0);
         for (int r = r0; r < r0 + nr; ++r) {
             if (isnan(Phi[r])) worst = NAN;
-            if (!(fabs(Phi[r]) <= worst)) continue;
-            if (fabs(Phi[r]) > worst && joint) *joint = j;
-            worst = fmax(worst, fabs(Phi[r]));
+            if (!(fabs(Phi[r]) > worst)) continue;
+            if (joint) *joint = j;
+            worst = fabs(Phi[r]);
         }
     }
     free(Phi);
