@@ -355,7 +355,7 @@ static void do_run(problem *p, int k, double set, double rho_inf, double T, run 
     int rc = ld_model_compile_msg(&p->m, p->m.run.formulation, &s, &q0, &v0, msg, sizeof msg);
     if (rc) {
         r->status = rc;
-        snprintf(r->msg, sizeof r->msg, "compile: %s", msg);
+        snprintf(r->msg, sizeof r->msg, "compile: %.200s", msg);
         return;
     }
     p->redundant = ld_model_redundant_rows(&s, NULL, NULL, 0);
