@@ -30,6 +30,10 @@ int cli_models(int argc, char **argv);
  * executable, or the source tree's models/ (the first that exists). */
 const char *cli_models_dir(void);
 int cli_static(int argc, char **argv);
+/* liedyn assemble (cli/assemble.c); print_assembly: the line of what assembly did, if any. */
+int cli_assemble(int argc, char **argv);
+struct ld_model;
+void print_assembly(const struct ld_model *m, const char *indent);
 /* liedyn view MODEL --csv FILE --html FILE (cli/view.c): 0 ok, 2 bad usage or input, 4 the
  * HTML file could not be written. */
 int cli_view(int argc, char **argv);

@@ -88,6 +88,8 @@ static void usage(FILE *f) {
                "  run          integrate a multibody model, e.g. 'run heavy-top' (run --help)\n"
                "  convergence  observed order of an integrator on a model (convergence --help)\n"
                "  static       static equilibrium of a model under its loads (static --help)\n"
+               "  assemble     the assembled initial configuration of a model, written as YAML\n"
+               "               (assemble --help)\n"
                "  sweep        an ensemble of runs from a sweep file, one table row per case\n"
                "               (sweep --help)\n"
                "  workprec     CPU time against error of integrators on a model (workprec --help)\n"
@@ -120,6 +122,7 @@ static int dispatch(int argc, char **argv) {
     if (strcmp(argv[1], "run") == 0) return cli_run(argc - 2, argv + 2);
     if (strcmp(argv[1], "convergence") == 0) return cli_convergence(argc - 2, argv + 2);
     if (strcmp(argv[1], "static") == 0) return cli_static(argc - 2, argv + 2);
+    if (strcmp(argv[1], "assemble") == 0) return cli_assemble(argc - 2, argv + 2);
     if (strcmp(argv[1], "sweep") == 0) return cli_sweep(argc - 2, argv + 2);
     if (strcmp(argv[1], "workprec") == 0) return cli_workprec(argc - 2, argv + 2);
     if (strcmp(argv[1], "view") == 0) return cli_view(argc - 2, argv + 2);

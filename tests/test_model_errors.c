@@ -75,12 +75,12 @@ static void test_unknown_keys(void **state) {
     expect_error("Name: t\n", 1, "Name", "unknown key"); /* keys are case-sensitive */
     expect_error(HEAD "    colour: red\n", 7, "bodies[0].colour",
                  "unknown key (expected one of: name, mass, inertia, position, orientation, "
-                 "angular_velocity, velocity, shape)");
+                 "angular_velocity, velocity, shape, hold)");
     expect_error(HEAD "integrator:\n  dtt: 1\n", 8, "integrator.dtt", "unknown key");
     expect_error(HEAD "joints:\n  - {type: spherical, body: a, point: [0, 0, 0], axle: 1}\n", 8,
                  "joints[0].axle",
                  "unknown key (expected one of: name, type, body1, body2, at, axis, axis2, "
-                 "motion, value, time, body, point, ground)");
+                 "motion, value, time, body, point, ground, frame1, frame2, angle, slide, hold)");
     expect_error(HEAD "joints:\n  - {type: spherical, body: a, point: [0, 0, 0], axis: 1}\n", 8,
                  "joints[0].axis",
                  "key not allowed in the point form of a spherical joint (with 'body') (expected "
@@ -118,8 +118,8 @@ static void test_missing_keys(void **state) {
                  "bodies[0].name", "required key is missing");
     expect_error("bodies:\n  - {name: a, mass: 1, position: [0, 0, 0]}\n", 2, "bodies[0].inertia",
                  "required key is missing");
-    expect_error("bodies:\n  - {name: a, mass: 1, inertia: [1, 1, 1]}\n", 2, "bodies[0].position",
-                 "required key is missing");
+    expect_error("bodies:\n  - {name: a, mass: 1, inertia: [1, 1, 1]}\n", 2, "bodies[0]",
+                 "body 'a' has no position, and no joint in the frame form joins it");
     expect_error("bodies:\n  - name: a\n    mass:\n    inertia: [1, 1, 1]\n", 3, "bodies[0].mass",
                  "required, but has no value");
     expect_error(HEAD "joints:\n  - type: spherical\n    body: a\n", 8, "joints[0].point",

@@ -116,6 +116,10 @@ typedef struct ld_body {
     int has_v;         /* 0: v was not given (a joint determines it, else 0) */
     int omega_free;    /* 1: omega was not given: the joints determine it with v (else 0) */
     int line;          /* line in the model file (a rod's node: the rod's; 0 if built in code) */
+    /* 1: neither position nor orientation was given: a joint in the frame form places the body
+     * from the body it joins (ld_model_assemble); 0: x and q are the user's placement */
+    int unplaced;
+    int hold; /* 1: assembly keeps the body where it is placed (ld_model_assemble) */
     /* LD_PIN_NONE, or the position eliminated: the body stays at x and only turns, freely
      * (LD_PIN_POINT: a node of SO(3) or S³) or about pin_axis (LD_PIN_AXIS: one angle θ,
      * R = R(q) exp(θ a)); no joints on it, Lie formulations only (pinned beam ends) */
@@ -184,6 +188,23 @@ typedef struct ld_joint {
     double p[3];
     double xg[3];
     int line; /* line in the model file (messages; 0 if built in code) */
+    /* The frame form (local = 1; not the point form): the joint's frame given in each body —
+     * origin at1 and rotation f1 (a unit quaternion, joint frame → body frame) in body1 (the
+     * ground: spatial), at2 and f2 in body2. Its z axis is the joint's axis, its x axis the
+     * reference direction. The equations are those above with p1 = at1, p2 = at2, (u1, u2, a)
+     * the x, y, z axes of frame 1 and a', w the z and x axes of frame 2 (universal: b = the x
+     * axis of frame 2; a driver's s0 = 0), so they hold where the two frames coincide up to the
+     * joint's motion, and need not hold as the bodies are placed: ld_model_assemble closes them
+     * and then sets at, axis and axis2 to their spatial values. The joint's coordinates are
+     * measured from where the frames coincide: coord[0] the angle about z (revolute,
+     * cylindrical), coord[1] the slide along z (prismatic, cylindrical); given, they place
+     * an unplaced body2 (or body1), and with hold set assembly holds them. */
+    int local;
+    double at1[3], at2[3];
+    double f1[4], f2[4];
+    double coord[2];
+    int has_coord; /* 1: coord was given (placement takes such joints first) */
+    int hold;
 } ld_joint;
 
 /* A Cosserat rod (docs/rod.md): n segments between n + 1 nodes, each node an ordinary body
@@ -435,6 +456,17 @@ typedef struct ld_output_spec {
     char plot[LD_PLOT_MAX]; /* quantities of the default plot, comma-separated; "": automatic */
 } ld_output_spec;
 
+/* What assembly did (ld_model_assemble): the bodies placed by their joints, the Newton
+ * iterations that closed the joints of the frame form, the largest gap before (the joint's
+ * point, m, and its axes' misalignment, rad: each the largest over the joints, with the joint),
+ * how far the bodies moved (m) and turned (rad), and the largest joint residual after. */
+typedef struct ld_assembly {
+    int placed, iterations;
+    double gap, misalign;
+    int gap_joint, misalign_joint; /* −1: none */
+    double moved, turned, residual;
+} ld_assembly;
+
 typedef struct ld_model {
     char name[LD_NAME_MAX];
     char source[256];  /* file it was read from ("" if built in code) */
@@ -457,6 +489,7 @@ typedef struct ld_model {
      * (ld_model_redundant_rows, docs/constraints.md); 1: every row as written (dependent rows
      * then make the saddle-point matrices singular; ld_model_diagnose names them) */
     int keep_redundant;
+    ld_assembly assembly; /* what ld_model_assemble did (the reader calls it) */
 } ld_model;
 
 /* Error report of the loader: file, line (1-based, 0 if unknown), the key or item at fault
@@ -480,6 +513,16 @@ int ld_model_parse(const char *text, size_t len, const char *name, ld_model *out
  * LD_OK or LD_EINVAL with err (line 0 when the model was not read from a file). The
  * formulation of the run block is not checked against the rods: compiling refuses. */
 int ld_model_validate(const ld_model *m, ld_model_error *err);
+/* Assemble a valid model (docs/model-format.md#assembly): place every unplaced body by its
+ * joint of the frame form (coordinates coord, in order from the ground), then close the joints
+ * of the frame form by Newton's method on the group from that placement — least squares, each
+ * step the smallest motion of the bodies not held (hold), with the held joint coordinates as
+ * further equations — and set the bodies' x and q and the joints' spatial at, axis, axis2.
+ * m->assembly says what was done. A model without frame-form joints is left as it is.
+ * LD_OK; LD_EINVAL with a one-line reason in msg (the body that cannot be placed, or the joint
+ * that cannot be closed, with its remaining gap in m or rad) and *item (may be NULL) the body
+ * (placement) or joint index, *is_joint which; the model is then unchanged; LD_ENOMEM. */
+int ld_model_assemble(ld_model *m, char *msg, size_t n, int *item, int *is_joint);
 /* Defaults of every field (no bodies). */
 void ld_model_init(ld_model *m);
 /* The value of the method parameter key in the run block: the one set, else the default of

@@ -1,7 +1,8 @@
 /*
  * The joints' coordinates and rates (liedyn/coords.h) from a state of a compiled model: the
  * bodies' poses and velocities of the state (ld_model_body_state) against the model's initial
- * configuration, in which the joints' geometry is given. Formulation-independent; no
+ * configuration, in which the joints' geometry is given (a joint of the frame form adds its
+ * coordinates there, measured from where its frames coincide). Formulation-independent; no
  * allocation.
  */
 #include <math.h>
@@ -162,6 +163,13 @@ int ld_model_joint_coords(const ld_system *s, int joint, double t, const double 
             c[0] = jc_twist(Q, a);
             cdot[0] = ld_v3_dot(a, w);
             if (jd->kind == LD_JOINT_CYLINDRICAL) jc_slide(jd, a, &b1, &b2, c + 1, cdot + 1);
+        }
+        if (jd->local && jd->kind != LD_JOINT_SPHERICAL && jd->kind != LD_JOINT_UNIVERSAL) {
+            double c0[2]; /* the frame form: from where the frames coincide */
+            ld_joint_frame_coords(m, joint, c0);
+            if (jd->kind == LD_JOINT_PRISMATIC) c[0] += c0[1];
+            if (jd->kind == LD_JOINT_REVOLUTE || jd->kind == LD_JOINT_CYLINDRICAL) c[0] += c0[0];
+            if (jd->kind == LD_JOINT_CYLINDRICAL) c[1] += c0[1];
         }
     }
     *n = nc;

@@ -410,6 +410,11 @@ static void add_term(jnt *jt, int kind, int row, int coef, const double a[3], co
     if (b) memcpy(tm->b, b, sizeof tm->b);
 }
 
+static int setup_frames(const ld_joint *jd, jnt *jt);
+static void add_terms(const ld_joint *jd, jnt *jt, const double bu1[3], const double bu2[3],
+                      const double ba[3], const double ca[3], const double cw[3],
+                      const double cb[3]);
+
 /* The joint's body-frame data from the model's initial configuration. */
 static int setup_joint(const ld_model *m, int j, jnt *jt, char *msg, size_t n) {
     const ld_joint *jd = &m->joints[j];
@@ -425,8 +430,10 @@ static int setup_joint(const ld_model *m, int j, jnt *jt, char *msg, size_t n) {
         bad = "the point form is a spherical joint to the ground";
     double R1[9], x1[3], R2[9], x2[3], ax[3] = {0, 0, 1}, u1[3], u2[3], w[3];
     int needs_axis = jd->kind != LD_JOINT_SPHERICAL && jd->kind != LD_JOINT_FIXED;
-    if (!bad && needs_axis && unit(ax, jd->axis)) bad = "axis must be a non-zero direction";
-    if (!bad && jd->kind == LD_JOINT_UNIVERSAL &&
+    if (!bad && jd->local && jd->point_form) bad = "the point form has no frames";
+    if (!bad && !jd->local && needs_axis && unit(ax, jd->axis))
+        bad = "axis must be a non-zero direction";
+    if (!bad && !jd->local && jd->kind == LD_JOINT_UNIVERSAL &&
         (unit(w, jd->axis2) || !(fabs(ld_v3_dot(w, ax)) <= 1e-9)))
         bad = "axis2 must be a direction perpendicular to axis";
     if (bad) {
@@ -435,6 +442,7 @@ static int setup_joint(const ld_model *m, int j, jnt *jt, char *msg, size_t n) {
     }
     body_pose0(m, jt->b1, R1, x1);
     body_pose0(m, jt->b2, R2, x2);
+    if (jd->local) return setup_frames(jd, jt);
     if (jd->point_form) {
         memcpy(jt->p1, jd->xg, sizeof jt->p1);
         memcpy(jt->p2, jd->p, sizeof jt->p2);
@@ -454,6 +462,40 @@ static int setup_joint(const ld_model *m, int j, jnt *jt, char *msg, size_t n) {
     ld_m3_tmulv(ca, R2, ax);
     ld_m3_tmulv(cw, R2, u1);
     if (jd->kind == LD_JOINT_UNIVERSAL) ld_m3_tmulv(cb, R2, w);
+    jt->s0 = 0.0;
+    if (jd->kind == LD_JOINT_DRIVER && jd->motion != LD_MOTION_ROTATION) {
+        double P1[3], P2[3];
+        ld_m3_mulv(P1, R1, jt->p1);
+        ld_m3_mulv(P2, R2, jt->p2);
+        for (int i = 0; i < 3; ++i) jt->s0 += ax[i] * (x2[i] + P2[i] - x1[i] - P1[i]);
+    }
+    add_terms(jd, jt, bu1, bu2, ba, ca, cw, cb);
+    return LD_OK;
+}
+
+/* The frame form: p1, p2 and the directions straight from the joint's frames (s0 = 0). */
+static int setup_frames(const ld_joint *jd, jnt *jt) {
+    double F1[9], F2[9], q[4], bu1[3], bu2[3], ba[3], ca[3], cw[3];
+    if (ld_quat_normalize(q, jd->f1)) q[0] = 1.0, q[1] = q[2] = q[3] = 0.0;
+    ld_quat_to_mat(F1, q);
+    if (ld_quat_normalize(q, jd->f2)) q[0] = 1.0, q[1] = q[2] = q[3] = 0.0;
+    ld_quat_to_mat(F2, q);
+    for (int i = 0; i < 3; ++i) {
+        bu1[i] = F1[3 * i], bu2[i] = F1[3 * i + 1], ba[i] = F1[3 * i + 2];
+        cw[i] = F2[3 * i], ca[i] = F2[3 * i + 2];
+    }
+    memcpy(jt->p1, jd->at1, sizeof jt->p1);
+    memcpy(jt->p2, jd->at2, sizeof jt->p2);
+    jt->s0 = 0.0;
+    add_terms(jd, jt, bu1, bu2, ba, ca, cw, cw);
+    return LD_OK;
+}
+
+/* The joint's terms from body-frame directions: (bu1, bu2, ba) the frame fixed in body1, ca and
+ * cw the images of its axis and of bu1 fixed in body2, cb body2's universal axis. */
+static void add_terms(const ld_joint *jd, jnt *jt, const double bu1[3], const double bu2[3],
+                      const double ba[3], const double ca[3], const double cw[3],
+                      const double cb[3]) {
     jt->nrows = ld_joint_kind_rows(jd->kind);
     switch (jd->kind) {
     case LD_JOINT_SPHERICAL:
@@ -490,19 +532,13 @@ static int setup_joint(const ld_model *m, int j, jnt *jt, char *msg, size_t n) {
             add_term(jt, T_VV, 0, C_COS, bu2, cw);
             add_term(jt, T_VV, 0, C_MSIN, bu1, cw);
         } else {
-            double P1[3], P2[3];
-            ld_m3_mulv(P1, R1, jt->p1);
-            ld_m3_mulv(P2, R2, jt->p2);
             jt->trans_driver = 1;
-            jt->s0 = 0.0;
-            for (int i = 0; i < 3; ++i) jt->s0 += ax[i] * (x2[i] + P2[i] - x1[i] - P1[i]);
             add_term(jt, T_VD, 0, C_ONE, ba, NULL);
         }
         break;
     default:
         break;
     }
-    return LD_OK;
 }
 
 int ld_jsys_create(const ld_model *m, ld_formulation f, ld_jsys **out, char *msg, size_t n) {

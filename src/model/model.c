@@ -175,6 +175,7 @@ void ld_model_init(ld_model *m) {
     m->run.fac = 0.8;
     m->run.facmin = 0.2;
     m->run.facmax = 5.0;
+    m->assembly.gap_joint = m->assembly.misalign_joint = -1;
 }
 
 void ld_model_free(ld_model *m) {
@@ -441,6 +442,26 @@ static int check_point_form(const checker *c, int i) {
     return check_finite(c, key, jt->xg, 3);
 }
 
+static int check_driver(const checker *c, int i);
+
+/* The frame form: the frames' origins and rotations, the coordinates. */
+static int check_frames(const checker *c, int i) {
+    const ld_joint *jt = &c->m->joints[i];
+    char key[128];
+    int rc;
+    strf(key, sizeof key, "joints[%d].frame1.at", i);
+    if ((rc = check_finite(c, key, jt->at1, 3))) return rc;
+    strf(key, sizeof key, "joints[%d].frame2.at", i);
+    if ((rc = check_finite(c, key, jt->at2, 3))) return rc;
+    strf(key, sizeof key, "joints[%d].frame1", i);
+    if ((rc = check_quaternion(c, key, jt->f1))) return rc;
+    strf(key, sizeof key, "joints[%d].frame2", i);
+    if ((rc = check_quaternion(c, key, jt->f2))) return rc;
+    strf(key, sizeof key, "joints[%d].angle", i);
+    if ((rc = check_finite(c, key, jt->coord, 2))) return rc;
+    return jt->kind == LD_JOINT_DRIVER ? check_driver(c, i) : LD_OK;
+}
+
 static int check_joint(const checker *c, int i) {
     const ld_joint *jt = &c->m->joints[i];
     char key[128], a[32];
@@ -462,6 +483,7 @@ static int check_joint(const checker *c, int i) {
     if (jt->body1 == jt->body2)
         return invalid(c, key, "must differ from body1 (both are '%s')",
                        c->m->bodies[jt->body2].name);
+    if (jt->local) return check_frames(c, i);
     strf(key, sizeof key, "joints[%d].at", i);
     if ((rc = check_finite(c, key, jt->at, 3))) return rc;
     ld_joint_kind k = jt->kind;
@@ -477,7 +499,12 @@ static int check_joint(const checker *c, int i) {
             return invalid(c, key, "must be perpendicular to axis, but axis · axis2 = %s",
                            num(a, d));
     }
-    if (k != LD_JOINT_DRIVER) return LD_OK;
+    return k == LD_JOINT_DRIVER ? check_driver(c, i) : LD_OK;
+}
+
+static int check_driver(const checker *c, int i) {
+    const ld_joint *jt = &c->m->joints[i];
+    char key[128], a[32];
     strf(key, sizeof key, "joints[%d].motion", i);
     if (jt->motion != LD_MOTION_ROTATION && jt->motion != LD_MOTION_TRANSLATION)
         return invalid(c, key, "unknown motion %d", (int)jt->motion);

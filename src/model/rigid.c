@@ -316,7 +316,7 @@ static int drop_redundant(ld_system *s, double t, const double *q, char *msg, si
 /* Compile, with a one-line reason in msg when the model's initial state is inconsistent or the
  * formulation cannot hold it. */
 static int compile(const ld_model *m, ld_formulation f, ld_system *s, double **q0, double **v0,
-                   char *msg, size_t n) {
+                   int raw, char *msg, size_t n) {
     if (msg && n) msg[0] = '\0';
     if (!m || !s || !q0 || !v0 || f < 0 || f >= LD_FORM_COUNT || m->nbodies < 1 ||
         (m->njoints > 0 && !m->joints) || !m->bodies)
@@ -373,7 +373,7 @@ static int compile(const ld_model *m, ld_formulation f, ld_system *s, double **q
     double *v = rc ? NULL : calloc((size_t)s->k, sizeof(double));
     if (!rc && (!q || !v)) rc = LD_ENOMEM;
     for (int i = 0; !rc && i < m->nbodies; ++i) initial_body(s, &m->bodies[i], i, q, v);
-    if (!rc) {
+    if (!rc && !raw) {
         int jbad = -1;
         double err = closure_error(s, q, m->run.t_start, s->work, &jbad);
         if (err > 1e-9) {
@@ -381,9 +381,9 @@ static int compile(const ld_model *m, ld_formulation f, ld_system *s, double **q
             if (msg && jbad >= 0) not_closed(m, jbad, err, msg, n);
         }
     }
-    if (!rc) rc = ld_jsys_initial_velocity(rb->J, s, m->run.t_start, q, v, msg, n);
-    if (!rc && rb->nkrows > 0) rc = ld_rod_check_initial(s, q, v, msg, n);
-    if (!rc && rb->njrows > 0 && !m->keep_redundant)
+    if (!rc && !raw) rc = ld_jsys_initial_velocity(rb->J, s, m->run.t_start, q, v, msg, n);
+    if (!rc && !raw && rb->nkrows > 0) rc = ld_rod_check_initial(s, q, v, msg, n);
+    if (!rc && !raw && rb->njrows > 0 && !m->keep_redundant)
         rc = drop_redundant(s, m->run.t_start, q, msg, n);
     for (int i = 0; !rc && rb->left && i < m->nbodies; ++i) /* Ω → ω = RΩ */
         ld_rb_velocity_frame(s, q, i, v + s->nodes[i].voff, v + s->nodes[i].voff, 1);
@@ -398,13 +398,20 @@ static int compile(const ld_model *m, ld_formulation f, ld_system *s, double **q
     return LD_OK;
 }
 
+int ld_rb_compile_raw(const ld_model *m, ld_system *s, double **q0, char *msg, size_t n) {
+    double *v0 = NULL;
+    int rc = compile(m, LD_FORM_SO3XR3, s, q0, &v0, 1, msg, n);
+    free(v0);
+    return rc;
+}
+
 int ld_model_compile(const ld_model *m, ld_formulation f, ld_system *s, double **q0, double **v0) {
-    return compile(m, f, s, q0, v0, NULL, 0);
+    return compile(m, f, s, q0, v0, 0, NULL, 0);
 }
 
 int ld_model_compile_msg(const ld_model *m, ld_formulation f, ld_system *s, double **q0,
                          double **v0, char *msg, size_t n) {
-    int rc = compile(m, f, s, q0, v0, msg, n);
+    int rc = compile(m, f, s, q0, v0, 0, msg, n);
     if (rc != LD_OK && msg && n && !msg[0]) snprintf(msg, n, "%s", ld_strerror(rc));
     return rc;
 }
@@ -412,7 +419,7 @@ int ld_model_compile_msg(const ld_model *m, ld_formulation f, ld_system *s, doub
 int ld_model_check_initial(const ld_model *m, char *msg, size_t n) {
     ld_system s;
     double *q0 = NULL, *v0 = NULL;
-    int rc = compile(m, LD_FORM_SO3XR3, &s, &q0, &v0, msg, n);
+    int rc = compile(m, LD_FORM_SO3XR3, &s, &q0, &v0, 0, msg, n);
     if (rc == LD_ENOMEM || rc == LD_OK) {
         if (msg && n) msg[0] = '\0';
     } else if (msg && n && !msg[0]) {

@@ -51,6 +51,12 @@ static inline const rb_sys *ld_rb(const ld_system *s) {
 
 /* Rotation matrix and position of body i in the state q (any formulation). */
 void ld_rb_pose(const ld_system *s, const double *q, int i, double R[9], const double **x);
+/* Compile m in so3xr3 without the checks of the initial state (joints closed, velocities,
+ * redundant rows): for assembly (assemble.c), whose joints are not closed yet. */
+int ld_rb_compile_raw(const ld_model *m, ld_system *s, double **q0, char *msg, size_t n);
+/* The coordinates of joint j (frame form) at the model's initial configuration, measured from
+ * where its frames coincide: c[0] the angle about the axis, c[1] the slide (assemble.c). */
+void ld_joint_frame_coords(const ld_model *m, int j, double c[2]);
 
 /* Body angular velocity Ω and centre-of-mass velocity ẋ (spatial) of body i, from its velocity
  * vi (the node's slice of v). */

@@ -517,9 +517,10 @@ static int get_orientation(reader *r, const yaml_node_t *map, double q[4]) {
     return ld_quat_normalize(q, v);
 }
 
-static const char *const body_keys[] = {"name",     "mass",        "inertia",
-                                        "position", "orientation", "angular_velocity",
-                                        "velocity", "shape",       NULL};
+static const char *const body_keys[] = {
+    "name",     "mass",  "inertia", "position", "orientation", "angular_velocity",
+    "velocity", "shape", "hold",    NULL};
+static const char *const bools[] = {"false", "true", NULL};
 
 static int read_body(reader *r, const yaml_node_t *n, ld_body *b) {
     int rc;
@@ -537,9 +538,25 @@ static int read_body(reader *r, const yaml_node_t *n, ld_body *b) {
     }
     if ((rc = ly_get_number(r, n, "mass", 1, &b->mass))) return rc;
     if ((rc = get_inertia(r, n, b->inertia))) return rc;
-    if ((rc = ly_get_vec(r, n, "position", 1, b->x, 3, NULL))) return rc;
-    if ((rc = get_orientation(r, n, b->q))) return rc;
     int given = 0;
+    if ((rc = ly_get_vec(r, n, "position", 0, b->x, 3, &given))) return rc;
+    b->unplaced = !given;
+    if ((rc = get_orientation(r, n, b->q))) return rc;
+    field f;
+    size_t mark = ly_push_key(r, "orientation");
+    rc = ly_lookup(r, n, "orientation", 0, &f);
+    ly_pop(r, mark);
+    if (rc) return rc;
+    if (b->unplaced && f.val) { /* an orientation without a position */
+        mark = ly_push_key(r, "orientation");
+        rc = ly_fail(r, f.line,
+                     "is given without a position: give both, or neither (a joint in the frame "
+                     "form then places the body)");
+        ly_pop(r, mark);
+        return rc;
+    }
+    if ((rc = ly_get_choice(r, n, "hold", 0, bools, &b->hold))) return rc;
+    given = 0;
     if ((rc = ly_get_vec(r, n, "angular_velocity", 0, b->omega, 3, &given))) return rc;
     b->omega_free = !given;
     return ly_get_vec(r, n, "velocity", 0, b->v, 3, &b->has_v);
@@ -670,6 +687,23 @@ static int validate_located(reader *r, const yaml_node_t *root, const ld_model *
     return ly_fail_key(r, line_of_key(r, root, e.key), e.key, "%s", reason);
 }
 
+/* ld_model_assemble, its failure placed at the line of the body or joint at fault. */
+static int assemble_located(reader *r, ld_model *m) {
+    char msg[512];
+    int item = -1, is_joint = 0;
+    int rc = ld_model_assemble(m, msg, sizeof msg, &item, &is_joint);
+    if (rc != LD_EINVAL) return rc == LD_ENOMEM ? ly_out_of_memory(r, 0) : rc;
+    char key[48];
+    int line = 0;
+    if (item >= 0) {
+        strf(key, sizeof key, "%s[%d]", is_joint ? "joints" : "bodies", item);
+        line = is_joint ? m->joints[item].line : m->bodies[item].line;
+    } else {
+        strf(key, sizeof key, "joints");
+    }
+    return ly_fail_key(r, line, key, "%s", msg);
+}
+
 /* ------------------------------------------------------------------ documents */
 
 /* Line (1-based) of byte offset in text. */
@@ -750,6 +784,7 @@ static int parse_scanned(reader *r, const char *text, size_t len, ld_model *out)
         const yaml_node_t *root = yaml_document_get_root_node(&doc);
         rc = read_model(r, root, &m);
         if (rc == LD_OK) rc = validate_located(r, root, &m);
+        if (rc == LD_OK) rc = assemble_located(r, &m);
         yaml_document_delete(&doc);
         r->doc = NULL;
     }

@@ -83,9 +83,9 @@ done:
 
 /* ------------------------------------------------------------------ joints */
 
-static const char *const joint_keys[] = {"name", "type",  "body1",  "body2", "at",
-                                         "axis", "axis2", "motion", "value", "time",
-                                         "body", "point", "ground", NULL};
+static const char *const joint_keys[] = {
+    "name", "type",  "body1",  "body2",  "at",     "axis",  "axis2", "motion", "value", "time",
+    "body", "point", "ground", "frame1", "frame2", "angle", "slide", "hold",   NULL};
 /* in the order of ld_joint_kind */
 static const char *const joint_types[] = {"spherical", "universal", "revolute", "cylindrical",
                                           "prismatic", "fixed",     "driver",   NULL};
@@ -101,6 +101,17 @@ static const char *const point_form_keys[] = {"name", "type", "body", "point", "
 static const char *const rotation_keys[] = {"name",   "type",  "body1", "body2", "axis",
                                             "motion", "value", "time",  NULL};
 static const char *const motions[] = {"rotation", "translation", NULL}; /* ld_motion_kind */
+/* the frame form, per kind (no driver) */
+static const char *const frame_keys[LD_JOINT_KIND_COUNT][9] = {
+    {"name", "type", "body1", "body2", "frame1", "frame2", NULL},                     /* sph */
+    {"name", "type", "body1", "body2", "frame1", "frame2", NULL},                     /* univ */
+    {"name", "type", "body1", "body2", "frame1", "frame2", "angle", "hold", NULL},    /* rev */
+    {"name", "type", "body1", "body2", "frame1", "frame2", "angle", "slide", "hold"}, /* cyl */
+    {"name", "type", "body1", "body2", "frame1", "frame2", "slide", "hold", NULL},    /* pri */
+    {"name", "type", "body1", "body2", "frame1", "frame2", NULL},                     /* fix */
+    {NULL}};
+static const char *const frame_map_keys[] = {"at", "axis", "ref", NULL};
+static const char *const bools[] = {"false", "true", NULL};
 
 /* Is key present in map (keys already checked)? */
 static int has_key(reader *r, const yaml_node_t *map, const char *key) {
@@ -169,6 +180,88 @@ static int read_point_form(reader *r, const yaml_node_t *n, const ld_model *m, l
     return ly_get_vec(r, n, "ground", 0, j->xg, 3, NULL);
 }
 
+/* One frame of the frame form: origin `at` (default 0), `axis` its z (default z), `ref` its x
+ * (default: the body axis least aligned with axis), made ⊥ axis; the quaternion into q. */
+static int read_frame(reader *r, const yaml_node_t *map, const char *key, double at[3],
+                      double q[4]) {
+    field f;
+    size_t mark = ly_push_key(r, key);
+    int rc = ly_lookup(r, map, key, 1, &f);
+    if (!rc) rc = ly_expect_map(r, f.val, f.line, "a frame (at, axis, ref)");
+    if (!rc) rc = ly_check_keys(r, f.val, frame_map_keys, NULL);
+    double z[3] = {0, 0, 1}, x[3] = {0, 0, 0}, y[3];
+    if (!rc) rc = ly_get_vec(r, f.val, "at", 0, at, 3, NULL);
+    if (!rc && has_key(r, f.val, "axis")) rc = get_axis(r, f.val, "axis", z);
+    if (!rc && has_key(r, f.val, "ref")) {
+        rc = get_axis(r, f.val, "ref", x);
+    } else if (!rc) {
+        int k = 0;
+        for (int i = 1; i < 3; ++i)
+            if (fabs(z[i]) < fabs(z[k])) k = i;
+        x[k] = 1.0;
+    }
+    if (!rc) {
+        double d = x[0] * z[0] + x[1] * z[1] + x[2] * z[2], nx = 0.0;
+        for (int i = 0; i < 3; ++i) x[i] -= d * z[i], nx += x[i] * x[i];
+        nx = sqrt(nx);
+        if (!(nx > 1e-6)) {
+            field g;
+            size_t mk = ly_push_key(r, "ref");
+            (void)ly_lookup(r, f.val, "ref", 1, &g);
+            rc = ly_fail(r, g.line, "must not be parallel to axis (it is the frame's x axis)");
+            ly_pop(r, mk);
+        }
+        for (int i = 0; !rc && i < 3; ++i) x[i] /= nx;
+    }
+    if (!rc) {
+        y[0] = z[1] * x[2] - z[2] * x[1];
+        y[1] = z[2] * x[0] - z[0] * x[2];
+        y[2] = z[0] * x[1] - z[1] * x[0];
+        const double R[9] = {x[0], y[0], z[0], x[1], y[1], z[1], x[2], y[2], z[2]};
+        ld_quat_from_mat(q, R);
+    }
+    ly_pop(r, mark);
+    return rc;
+}
+
+/* body1 and body2 swapped: so are the frames, and the motion is reversed. */
+static void swap_frames(ld_joint *j) {
+    double t[4];
+    memcpy(t, j->at1, 3 * sizeof *t);
+    memcpy(j->at1, j->at2, 3 * sizeof *t);
+    memcpy(j->at2, t, 3 * sizeof *t);
+    memcpy(t, j->f1, sizeof t);
+    memcpy(j->f1, j->f2, sizeof t);
+    memcpy(j->f2, t, sizeof t);
+    j->coord[0] = -j->coord[0];
+    j->coord[1] = -j->coord[1];
+}
+
+/* The frame form (frame1, frame2; angle, slide, hold): joint kinds other than the driver. */
+static int read_frame_form(reader *r, const yaml_node_t *n, ld_joint *j, const char *type) {
+    char why[96];
+    if (j->kind == LD_JOINT_DRIVER) {
+        field f;
+        size_t mark = ly_push_key(r, has_key(r, n, "frame1") ? "frame1" : "frame2");
+        (void)ly_lookup(r, n, has_key(r, n, "frame1") ? "frame1" : "frame2", 1, &f);
+        int rc = ly_fail(r, f.line,
+                         "a driver is given in the spatial form (at, axis) only; the frame form "
+                         "is for the joint it drives");
+        ly_pop(r, mark);
+        return rc;
+    }
+    strf(why, sizeof why, "for type '%s' in the frame form (frame1, frame2)", type);
+    int rc = ly_check_keys(r, n, frame_keys[j->kind], why);
+    if (rc) return rc;
+    j->local = 1;
+    if ((rc = read_frame(r, n, "frame1", j->at1, j->f1))) return rc;
+    if ((rc = read_frame(r, n, "frame2", j->at2, j->f2))) return rc;
+    if ((rc = ly_get_number(r, n, "angle", 0, &j->coord[0]))) return rc;
+    if ((rc = ly_get_number(r, n, "slide", 0, &j->coord[1]))) return rc;
+    j->has_coord = has_key(r, n, "angle") || has_key(r, n, "slide");
+    return ly_get_choice(r, n, "hold", 0, bools, &j->hold);
+}
+
 int ly_read_joint(reader *r, const yaml_node_t *n, const ld_model *m, ld_joint *j) {
     int rc, type = 0, motion = 0;
     j->body1 = LD_GROUND;
@@ -181,9 +274,11 @@ int ly_read_joint(reader *r, const yaml_node_t *n, const ld_model *m, ld_joint *
     if (j->kind == LD_JOINT_SPHERICAL &&
         (has_key(r, n, "body") || has_key(r, n, "point") || has_key(r, n, "ground")))
         return read_point_form(r, n, m, j);
+    int frames = has_key(r, n, "frame1") || has_key(r, n, "frame2");
     char why[64];
     strf(why, sizeof why, "for type '%s'", joint_types[type]);
-    if ((rc = ly_check_keys(r, n, type_keys[type], why))) return rc;
+    if (!frames && (rc = ly_check_keys(r, n, type_keys[type], why))) return rc;
+    if (frames && (rc = read_frame_form(r, n, j, joint_types[type]))) return rc;
     int rotation = 0;
     if (j->kind == LD_JOINT_DRIVER) {
         if ((rc = ly_get_choice(r, n, "motion", 1, motions, &motion))) return rc;
@@ -199,7 +294,9 @@ int ly_read_joint(reader *r, const yaml_node_t *n, const ld_model *m, ld_joint *
     if (j->body2 == LD_GROUND && j->body1 != LD_GROUND && j->kind != LD_JOINT_DRIVER) {
         j->body2 = j->body1; /* a body on the ground, written either way round */
         j->body1 = LD_GROUND;
+        if (frames) swap_frames(j);
     }
+    if (frames) return LD_OK;
     if (!rotation && (rc = ly_get_vec(r, n, "at", 1, j->at, 3, NULL))) return rc;
     if (j->kind == LD_JOINT_SPHERICAL || j->kind == LD_JOINT_FIXED) return LD_OK;
     if ((rc = get_axis(r, n, "axis", j->axis))) return rc;
