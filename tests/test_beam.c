@@ -1,5 +1,5 @@
 /*
- * Beams in the models (model.h, src/model/beam.c): placing a beam (nodes at the
+ * Beams in the models (model.h, src/elements/beam.c): placing a beam (nodes at the
  * Gauss–Lobatto–Legendre points, lumped masses, clamped ends eliminated), the beam element
  * kind's force, stiffness and energy in every Lie-group formulation against differences on the
  * group, the refusal of the euler formulation, and the first bending frequency of a slender

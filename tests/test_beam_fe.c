@@ -1,5 +1,5 @@
 /*
- * The geometrically exact beam element (src/model/beam_fe.h): the quadrature and the basis,
+ * The geometrically exact beam element (src/elements/beam_fe.h): the quadrature and the basis,
  * a stress-free reference and objectivity (curved and twisted reference, rigid motions), the
  * force against differences of the energy and the stiffness against differences of the force
  * along the group for every order p = 1 … 8 with full and reduced integration, and two exact
@@ -14,7 +14,7 @@
 
 #include "support.h"
 
-#include "../src/model/beam_fe.h"
+#include "../src/elements/beam_fe.h"
 #include "liedyn/lie.h"
 #include "liedyn/liedyn.h"
 

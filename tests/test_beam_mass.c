@@ -1,7 +1,7 @@
 /*
  * Beams whose sections have their centre of mass off the reference axis (the 6×6 section mass
- * with coupling blocks; src/model/beam_mass.c), twisted sections and curved reference axes
- * (src/model/beam.c, docs/beam.md):
+ * with coupling blocks; src/elements/beam_mass.c), twisted sections and curved reference axes
+ * (src/elements/beam.c, docs/beam.md):
  *   - the inertial coupling's tangents (∂/∂q of M a + g, ∂g/∂v) and the force against the
  *     energy's gradient, by differences on the group in so3xr3, se3, s3xr3 and s3sdr3, with
  *     gravity, on a tapered beam with twisted stations and on an L-shaped polyline (a corner);
@@ -24,7 +24,7 @@
 
 #include "support.h"
 
-#include "../src/model/beam_fe.h"
+#include "../src/elements/beam_fe.h"
 #include "liedyn/integrator.h"
 #include "liedyn/liedyn.h"
 #include "liedyn/model.h"

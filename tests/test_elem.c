@@ -1,5 +1,5 @@
 /*
- * The element interface of the compiled models (src/model/elem.h), on every shipped model in
+ * The element interface of the compiled models (src/elements/element.h), on every shipped model in
  * every formulation that holds it: the instances of each kind of the table match the model's
  * items, every constraint row has exactly one owner whose name the row's text carries, the
  * forces and energies of the kinds add up to the system's, the sparse pattern built from the
@@ -16,8 +16,8 @@
 #include "mbs_models.h"
 #include "support.h"
 
-#include "../src/model/elem.h"
-#include "../src/model/rigid_impl.h"
+#include "../src/elements/element.h"
+#include "../src/elements/kinds.h"
 #include "../src/sys/integ_impl.h"
 #include "liedyn/integrator.h"
 #include "liedyn/liedyn.h"

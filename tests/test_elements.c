@@ -1,5 +1,5 @@
 /*
- * Force elements (src/model/elements.c and el_*.c, docs/elements.md): for every entry of the
+ * Force elements (src/elements/elements.c and el_*.c, docs/elements.md): for every entry of the
  * element registry, in every variant below and every formulation, the analytic tangents ∂g/∂q
  * and ∂g/∂v against central differences on the group, the force against the gradient of the
  * energy (g = ∂V/∂q at rest) and a non-negative dissipated power; then exact solutions: a mass
@@ -14,8 +14,8 @@
 
 #include "support.h"
 
-#include "../src/model/elem.h"
-#include "../src/model/elements.h"
+#include "../src/elements/element.h"
+#include "../src/elements/elements.h"
 #include "liedyn/integrator.h"
 #include "liedyn/liedyn.h"
 #include "liedyn/model.h"

@@ -11,7 +11,7 @@
 
 #include "support.h"
 
-#include "../src/model/rigid_impl.h"
+#include "../src/elements/kinds.h"
 #include "liedyn/integrator.h"
 #include "liedyn/liedyn.h"
 #include "liedyn/model.h"

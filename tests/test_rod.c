@@ -1,5 +1,5 @@
 /*
- * Cosserat rods in the rigid-body models (src/model/rod.c), in the four Lie formulations: the
+ * Cosserat rods in the rigid-body models (src/elements/rod.c), in the four Lie formulations: the
  * tangents (g_v, stiffness, B, z) against differences on the group for a bent, moving rod; the
  * force as the gradient of the strain energy and the viscous force's power as the dissipation,
  * both against strains computed here from the nodes' states; zero force at rest, invariance

@@ -1,5 +1,5 @@
 /*
- * The splitting integrators split2 … split8 (src/model/split.c, docs/split.md) on the shipped
+ * The splitting integrators split2 … split8 (src/sys/split.c, docs/split.md) on the shipped
  * rigid-body models:
  *   - order: the torque-free asymmetric body (free-top: the free flow split into its
  *     symmetric and asymmetric parts) and the heavy top (a pivoting symmetric body under

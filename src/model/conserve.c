@@ -1,7 +1,7 @@
 /* Whether a model keeps its mechanical energy (ld_model_energy_conserved, model.h). */
 #include <stdio.h>
 
-#include "elements.h"
+#include "../elements/elements.h"
 #include "liedyn/liedyn.h"
 #include "liedyn/model.h"
 

@@ -18,8 +18,8 @@
 
 #include "../core/strf.h"
 #include "../lie/mat3.h"
-#include "elements.h"
-#include "rigid_impl.h"
+#include "../elements/elements.h"
+#include "../elements/kinds.h"
 #include "names.h"
 
 /* ------------------------------------------------------------------ names */

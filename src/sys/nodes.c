@@ -3,7 +3,7 @@
 #include "nodes.h"
 #include "liedyn/liedyn.h"
 #include "../lie/mat3.h"
-#include "../model/ep.h"
+#include "../lie/ep.h"
 
 /* ------------------------------------------------------------------ brackets */
 

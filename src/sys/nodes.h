@@ -26,7 +26,7 @@
 #define LD_NODE_GROUP_MAX_NV 6
 
 /* Euler parameters e (4 plain coordinates, not assumed unit) inside a node, and the kernels of
- * Sherif et al. 2019 (src/model/ep.h) that the modified HHT velocity (eq. 34) and its Jacobian
+ * Sherif et al. 2019 (src/lie/ep.h) that the modified HHT velocity (eq. 34) and its Jacobian
  * (eq. 69) use. Row-major; outputs never alias inputs. */
 typedef struct ld_node_ep {
     int off; /* offset of e in the node's slice of q and of v */

@@ -1,0 +1,776 @@
+/*
+ * The element interface of the compiled models (element.h): the table of kinds, the instances of
+ * a system, and the one scatter of their local blocks into the global vectors, the dense
+ * matrices and the sparse pattern of B. The loops evaluate the instances in table order, so
+ * that sums come out as the kinds' own code would add them; nothing is allocated after
+ * ld_elems_build.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/strf.h"
+#include "../elements/element.h"
+#include "liedyn/liedyn.h"
+#include "../elements/kinds.h"
+
+/* The table of kinds: one line per kind, in the order of evaluation and of the rows. */
+static const ld_ekind *const kinds[] = {&ld_ek_body,     &ld_ek_joint,     &ld_ek_rod,
+                                        &ld_ek_force,    &ld_ek_unit_norm, &ld_ek_beam,
+                                        &ld_ek_beam_mass};
+enum { NKINDS = (int)(sizeof kinds / sizeof kinds[0]) };
+
+int ld_ekind_count(void) {
+    return NKINDS;
+}
+
+const ld_ekind *ld_ekind_get(int i) {
+    return i >= 0 && i < NKINDS ? kinds[i] : NULL;
+}
+
+static const ld_elems *EL(const ld_system *s) {
+    return &ld_rb(s)->E;
+}
+
+const void *ld_elems_data(const ld_system *s, const ld_ekind *k) {
+    for (int i = 0; i < NKINDS; ++i)
+        if (kinds[i] == k) return EL(s)->data[i];
+    return NULL;
+}
+
+/* Velocity entries of node i. */
+static int node_nv(const ld_system *s, int i) {
+    return (i + 1 < s->nnodes ? s->nodes[i + 1].voff : s->k) - s->nodes[i].voff;
+}
+
+/* The hook block of node i (element.h): its width, and when that exceeds the node's own nv
+ * the embedding P (hw × nv, row-major) of its coordinates; 0 (P untouched) when they agree. */
+static int node_embedding(const ld_system *s, int i, double P[18]) {
+    const ld_body *b = &ld_rb(s)->m->bodies[i];
+    if (!b->pin) return 0;
+    memset(P, 0, 18 * sizeof(double));
+    if (b->pin == LD_PIN_AXIS) {
+        for (int r = 0; r < 3; ++r) P[r] = b->pin_axis[r];
+    } else {
+        for (int r = 0; r < 3; ++r) P[3 * r + r] = 1.0;
+    }
+    return 6;
+}
+
+/* Width of node i's block in the hooks' local arrays. */
+static int node_hw(const ld_system *s, int i) {
+    double P[18];
+    int hw = node_embedding(s, i, P);
+    return hw ? hw : node_nv(s, i);
+}
+
+/* ---------------------------------------------------------------- building */
+
+/* The instances of every kind, their local offsets and rows. */
+static int fill(const ld_system *s, ld_elems *E, int *rows) {
+    const rb_sys *rb = ld_rb(s);
+    int n = 0, r = 0, maxrows = 0;
+    for (int k = 0; k < NKINDS; ++k) n += kinds[k]->instances(rb->m, rb->f, NULL);
+    E->e = calloc((size_t)(n > 0 ? n : 1), sizeof *E->e);
+    if (!E->e) return LD_ENOMEM;
+    E->n = n;
+    E->maxnl = 1;
+    for (int k = 0, i = 0; k < NKINDS; ++k) {
+        int c = kinds[k]->instances(rb->m, rb->f, E->e + i);
+        for (int j = i; j < i + c; ++j) {
+            ld_elem *e = &E->e[j];
+            e->kind = kinds[k];
+            e->nl = e->cnl = e->red = 0;
+            for (int a = 0; a < e->nn; ++a) {
+                e->off[a] = e->nl;
+                e->coff[a] = e->cnl;
+                e->nl += node_hw(s, e->node[a]);
+                e->cnl += node_nv(s, e->node[a]);
+            }
+            e->red = e->nl != e->cnl;
+            e->row0 = r;
+            e->nkeep = e->nrows;
+            e->drop = 0;
+            r += e->nkeep;
+            if (e->nl > E->maxnl) E->maxnl = e->nl;
+            if (e->nrows > maxrows) maxrows = e->nrows;
+        }
+        i += c;
+    }
+    size_t nl = (size_t)E->maxnl, mr = (size_t)maxrows;
+    E->maxrows = maxrows;
+    E->nbuf = 3 * nl + mr + 2 * (nl * nl > mr * nl ? nl * nl : mr * nl) + nl * nl;
+    *rows = r;
+    return LD_OK;
+}
+
+int ld_elems_build(const ld_system *s, ld_elems *E, int *rows, char *msg, size_t n) {
+    memset(E, 0, sizeof *E);
+    int rc = NKINDS <= LD_EKIND_MAX ? fill(s, E, rows) : LD_EINVAL;
+    for (int k = 0; !rc && k < NKINDS; ++k)
+        if (kinds[k]->prepare) rc = kinds[k]->prepare(s, &E->data[k], msg, n);
+    if (!rc) {
+        E->buf = malloc(E->nbuf * sizeof *E->buf);
+        if (ld_rb(s)->left) {
+            E->sbuf = malloc(ld_elem_spatial_doubles(E->maxnl, E->maxrows) * sizeof *E->sbuf);
+            if (!E->sbuf) rc = LD_ENOMEM;
+        }
+        E->row_owner = malloc((size_t)(*rows > 0 ? *rows : 1) * sizeof *E->row_owner);
+        if (!E->buf || !E->row_owner) rc = LD_ENOMEM;
+    }
+    for (int i = 0; !rc && i < E->n; ++i)
+        for (int r = 0; r < E->e[i].nkeep; ++r) E->row_owner[E->e[i].row0 + r] = i;
+    if (rc) ld_elems_free(E);
+    return rc;
+}
+
+void ld_elems_free_pattern(ld_system *s) {
+    ld_elems *E = s->user ? &((rb_sys *)s->user)->E : NULL;
+    free(s->brow);
+    free(s->bcol);
+    free(s->pair);
+    free(s->blk_row);
+    free(s->blk_col);
+    free(s->blk_off);
+    s->brow = s->bcol = s->pair = s->blk_row = s->blk_col = NULL;
+    s->blk_off = NULL;
+    s->bnnz = s->npairs = s->nblk = 0;
+    if (!E) return;
+    free(E->bix);
+    free(E->mboff);
+    E->bix = NULL;
+    E->mboff = NULL;
+}
+
+int ld_elems_drop(ld_system *s, const unsigned char *drop) {
+    ld_elems *E = &((rb_sys *)s->user)->E;
+    for (int i = 0; i < E->n; ++i) {
+        const ld_elem *e = &E->e[i];
+        for (int kr = 0; kr < e->nkeep; ++kr)
+            if (drop[e->row0 + kr] && (e->kind != &ld_ek_joint || e->nrows > 31)) return LD_EINVAL;
+    }
+    int r = 0, had_pattern = s->brow != NULL;
+    for (int i = 0; i < E->n; ++i) {
+        ld_elem *e = &E->e[i];
+        unsigned d = e->drop;
+        for (int kr = 0; kr < e->nkeep; ++kr)
+            if (drop[e->row0 + kr]) d |= 1u << ld_elem_kept_row(e, kr);
+        e->drop = d;
+        e->nkeep = 0;
+        for (int lr = 0; lr < e->nrows; ++lr) e->nkeep += !(d >> lr & 1u);
+        e->row0 = r;
+        r += e->nkeep;
+    }
+    for (int i = 0; i < E->n; ++i)
+        for (int kr = 0; kr < E->e[i].nkeep; ++kr) E->row_owner[E->e[i].row0 + kr] = i;
+    s->m = r;
+    if (!had_pattern) return LD_OK;
+    ld_elems_free_pattern(s);
+    return ld_elems_pattern(s);
+}
+
+void ld_elems_free(ld_elems *E) {
+    if (!E) return;
+    for (int k = 0; k < NKINDS; ++k)
+        if (E->data[k] && kinds[k]->release) kinds[k]->release(E->data[k]);
+    free(E->bix);
+    free(E->mboff);
+    free(E->e);
+    free(E->row_owner);
+    free(E->buf);
+    free(E->sbuf);
+    memset(E, 0, sizeof *E);
+}
+
+/* ---------------------------------------------------------------- gather and scatter */
+
+/* The scratch of one evaluation: local v, a, λ, a vector and three matrix blocks (red: the
+ * reduced copy of a block). */
+typedef struct scratch {
+    double *v, *a, *lam, *vec, *blk, *blk2, *red;
+} scratch;
+
+static scratch scratch_of(const ld_elems *E) {
+    size_t nl = (size_t)E->maxnl;
+    scratch w;
+    w.v = E->buf;
+    w.a = w.v + nl;
+    w.vec = w.a + nl;
+    w.lam = w.vec + nl;
+    size_t mr = (size_t)E->maxrows, bsz = nl * nl > mr * nl ? nl * nl : mr * nl;
+    w.blk = w.lam + mr;
+    w.red = w.blk + bsz;
+    w.blk2 = w.red + bsz;
+    return w;
+}
+
+/* xl = the instance's entries of the global vector x (velocity layout), each node's block
+ * P ξ for a pinned node. */
+static void gather(const ld_system *s, const ld_elem *e, const double *x, double *xl) {
+    for (int a = 0; a < e->nn; ++a) {
+        const double *src = x + s->nodes[e->node[a]].voff;
+        int nv = node_nv(s, e->node[a]);
+        double P[18];
+        int hw = e->red ? node_embedding(s, e->node[a], P) : 0;
+        for (int r = 0; r < hw; ++r) {
+            double acc = 0.0;
+            for (int c = 0; c < nv; ++c) acc += P[nv * r + c] * src[c];
+            xl[e->off[a] + r] = acc;
+        }
+        if (!hw) memcpy(xl + e->off[a], src, (size_t)nv * sizeof(double));
+    }
+}
+
+/* The reduced copy of nr rows of a local array (rows nl apart; nr = 1: a vector): columns by
+ * P, and with rows set (a square block) rows by Pᵀ, into the nodes' own coordinates (cnl
+ * columns; *out = R) — or A itself when no node of e is reduced. */
+static const double *reduce(const ld_system *s, const ld_elem *e, const double *A, int nr, int rows,
+                            double *R) {
+    if (!e->red) return A;
+    size_t nl = (size_t)e->nl, cnl = (size_t)e->cnl;
+    double P[LD_ELEM_MAX_NODES][18];
+    int hw[LD_ELEM_MAX_NODES], nv[LD_ELEM_MAX_NODES];
+    for (int a = 0; a < e->nn; ++a) {
+        hw[a] = node_embedding(s, e->node[a], P[a]);
+        nv[a] = node_nv(s, e->node[a]);
+    }
+    for (int r = 0; r < nr; ++r) /* columns: R(r, ·) = A(r, ·) P */
+        for (int b = 0; b < e->nn; ++b)
+            for (int c = 0; c < nv[b]; ++c) {
+                const double *src = A + (size_t)r * nl + (size_t)e->off[b];
+                double acc = 0.0;
+                if (!hw[b]) acc = src[c];
+                for (int l = 0; l < hw[b]; ++l) acc += src[l] * P[b][nv[b] * l + c];
+                R[(size_t)r * cnl + (size_t)e->coff[b] + (size_t)c] = acc;
+            }
+    if (!rows) return R;
+    for (int a = 0; a < e->nn; ++a) { /* rows: Pᵀ, in place (coff ≤ off: upwards) */
+        if (!hw[a]) {
+            for (int r = 0; r < nv[a]; ++r)
+                memmove(R + ((size_t)e->coff[a] + (size_t)r) * cnl,
+                        R + ((size_t)e->off[a] + (size_t)r) * cnl, cnl * sizeof(double));
+            continue;
+        }
+        double T[6 * 6 * LD_ELEM_MAX_NODES];
+        for (int r = 0; r < nv[a]; ++r)
+            for (size_t c = 0; c < cnl; ++c) {
+                double acc = 0.0;
+                for (int l = 0; l < hw[a]; ++l)
+                    acc += P[a][nv[a] * l + r] * R[((size_t)e->off[a] + (size_t)l) * cnl + c];
+                T[(size_t)r * cnl + c] = acc;
+            }
+        memcpy(R + (size_t)e->coff[a] * cnl, T, (size_t)nv[a] * cnl * sizeof(double));
+    }
+    return R;
+}
+
+/* x += the local vector xl (nodes' own coordinates: cnl entries at coff). */
+static void scatter_vec(const ld_system *s, const ld_elem *e, const double *xl, double *x) {
+    for (int a = 0; a < e->nn; ++a) {
+        double *dst = x + s->nodes[e->node[a]].voff;
+        const double *src = xl + e->coff[a];
+        for (int j = 0, nv = node_nv(s, e->node[a]); j < nv; ++j) dst[j] += src[j];
+    }
+}
+
+/* A (k×k) += the local cnl×cnl matrix Al (nodes' own coordinates). */
+static void scatter_mat(const ld_system *s, const ld_elem *e, const double *Al, double *A) {
+    size_t k = (size_t)s->k, nl = (size_t)e->cnl;
+    for (int a = 0; a < e->nn; ++a) {
+        size_t ra = (size_t)s->nodes[e->node[a]].voff, na = (size_t)node_nv(s, e->node[a]);
+        for (int b = 0; b < e->nn; ++b) {
+            size_t cb = (size_t)s->nodes[e->node[b]].voff, nb = (size_t)node_nv(s, e->node[b]);
+            for (size_t r = 0; r < na; ++r) {
+                const double *src = Al + ((size_t)e->coff[a] + r) * nl + (size_t)e->coff[b];
+                double *dst = A + (ra + r) * k + cb;
+                if (nb == 6) /* the common six-velocity node: a fixed-length row */
+                    for (size_t c = 0; c < 6; ++c) dst[c] += src[c];
+                else
+                    for (size_t c = 0; c < nb; ++c) dst[c] += src[c];
+            }
+        }
+    }
+}
+
+/* The context of instance e, with v, a and λ gathered where given. */
+static ld_elem_ctx context(const ld_system *s, const ld_elem *e, double t, const double *q,
+                           const double *v, const double *a, const double *lambda, scratch *w) {
+    ld_elem_ctx c = {s, e, t, q, NULL, NULL, NULL};
+    if (v) {
+        gather(s, e, v, w->v);
+        c.v = w->v;
+    }
+    if (a) {
+        gather(s, e, a, w->a);
+        c.a = w->a;
+    }
+    if (lambda && e->nrows > 0) {
+        if (e->drop) {
+            memset(w->lam, 0, (size_t)e->nrows * sizeof(double));
+            for (int kr = 0; kr < e->nkeep; ++kr)
+                w->lam[ld_elem_kept_row(e, kr)] = lambda[e->row0 + kr];
+        } else {
+            memcpy(w->lam, lambda + e->row0, (size_t)e->nrows * sizeof(double));
+        }
+        c.lam = w->lam;
+    }
+    return c;
+}
+
+/* ---------------------------------------------------------------- the operations */
+
+/* The hooks that fill one local array, by operation. */
+typedef int (*hook_fn)(const ld_elem_ctx *c, double *out);
+
+hook_fn ld_ekind_hook(const ld_ekind *k, int op) {
+    switch (op) {
+    case LD_EOP_MASS:
+        return k->mass;
+    case LD_EOP_FORCE:
+        return k->force;
+    case LD_EOP_G_V:
+        return k->g_v;
+    case LD_EOP_STIFFNESS:
+        return k->stiffness;
+    case LD_EOP_ENERGY:
+        return k->energy;
+    case LD_EOP_PHI:
+        return k->phi;
+    case LD_EOP_PHI_Q:
+        return k->phi_q;
+    case LD_EOP_PHI_T:
+        return k->phi_t;
+    default:
+        return k->phi_dd;
+    }
+}
+
+/* Operation op of c's instance into out (zeroed by the caller): the kind's hook, through the
+ * frame map of elem_spatial.c in the spatial formulations. */
+static int call(const ld_elem_ctx *c, int op, double *out) {
+    if (ld_rb(c->s)->left) return ld_elem_spatial_eval(c, op, out);
+    hook_fn h = ld_ekind_hook(c->e->kind, op);
+    return h ? h(c, out) : LD_OK;
+}
+
+/* A = Σ the local matrices of operation op (k×k). */
+static int sum_mat(const ld_system *s, int op, double t, const double *q, const double *v,
+                   const double *a, const double *lambda, double *A) {
+    const ld_elems *E = EL(s);
+    scratch w = scratch_of(E);
+    memset(A, 0, (size_t)s->k * (size_t)s->k * sizeof(double));
+    for (int i = 0; i < E->n; ++i) {
+        const ld_elem *e = &E->e[i];
+        if (!ld_ekind_hook(e->kind, op)) continue;
+        ld_elem_ctx c = context(s, e, t, q, v, a, lambda, &w);
+        memset(w.blk, 0, (size_t)e->nl * (size_t)e->nl * sizeof(double));
+        int rc = call(&c, op, w.blk);
+        if (rc) return rc;
+        scatter_mat(s, e, reduce(s, e, w.blk, e->nl, 1, w.red), A);
+    }
+    return LD_OK;
+}
+
+int ld_elems_mass(const ld_system *s, const double *q, double *M) {
+    return sum_mat(s, LD_EOP_MASS, 0.0, q, NULL, NULL, NULL, M);
+}
+
+int ld_elems_g_v(const ld_system *s, double t, const double *q, const double *v, double *C) {
+    return sum_mat(s, LD_EOP_G_V, t, q, v, NULL, NULL, C);
+}
+
+int ld_elems_stiffness(const ld_system *s, double t, const double *q, const double *v,
+                       const double *a, const double *lambda, double *K) {
+    return sum_mat(s, LD_EOP_STIFFNESS, t, q, v, a, lambda, K);
+}
+
+/* M by node blocks (Σ nv² entries): the single-node instances' mass blocks. */
+int ld_elems_mass_blocks(const ld_system *s, const double *q, double *Mb) {
+    const ld_elems *E = EL(s);
+    scratch w = scratch_of(E);
+    memset(Mb, 0, ld_sys_mass_block_entries(s) * sizeof(double));
+    if (!E->mboff) return LD_ENOTSUPPORTED;
+    for (int i = 0; i < E->n; ++i) { /* the instances of a kind may visit the nodes anew */
+        const ld_elem *e = &E->e[i];
+        if (!e->kind->mass) continue;
+        if (e->nn != 1) return LD_ENOTSUPPORTED;
+        size_t o = E->mboff[e->node[0]];
+        ld_elem_ctx c = context(s, e, 0.0, q, NULL, NULL, NULL, &w);
+        size_t nl2 = (size_t)e->nl * (size_t)e->nl, cnl2 = (size_t)e->cnl * (size_t)e->cnl;
+        memset(w.blk, 0, nl2 * sizeof(double));
+        int rc = call(&c, LD_EOP_MASS, w.blk);
+        if (rc) return rc;
+        const double *Ml = reduce(s, e, w.blk, e->nl, 1, w.red);
+        for (size_t j = 0; j < cnl2; ++j) Mb[o + j] += Ml[j];
+    }
+    return LD_OK;
+}
+
+int ld_elems_add_force_of(const ld_system *s, const ld_ekind *kind, double t, const double *q,
+                          const double *v, double *g) {
+    const ld_elems *E = EL(s);
+    scratch w = scratch_of(E);
+    for (int i = 0; i < E->n; ++i) {
+        const ld_elem *e = &E->e[i];
+        if (!e->kind->force || (kind && e->kind != kind)) continue;
+        ld_elem_ctx c = context(s, e, t, q, v, NULL, NULL, &w);
+        memset(w.vec, 0, (size_t)e->nl * sizeof(double));
+        int rc = call(&c, LD_EOP_FORCE, w.vec);
+        if (rc) return rc;
+        scatter_vec(s, e, reduce(s, e, w.vec, 1, 0, w.red), g);
+    }
+    return LD_OK;
+}
+
+int ld_elems_force(const ld_system *s, double t, const double *q, const double *v, double *g) {
+    memset(g, 0, (size_t)s->k * sizeof(double));
+    return ld_elems_add_force_of(s, NULL, t, q, v, g);
+}
+
+/* The energy, summed kind by kind and then over the kinds. */
+int ld_elems_energy_of(const ld_system *s, const ld_ekind *kind, double t, const double *q,
+                       const double *v, double *en) {
+    const ld_elems *E = EL(s);
+    scratch w = scratch_of(E);
+    double total = 0.0, part = 0.0;
+    for (int i = 0; i < E->n; ++i) {
+        const ld_elem *e = &E->e[i];
+        if (e->kind->energy && (!kind || e->kind == kind)) {
+            ld_elem_ctx c = context(s, e, t, q, v, NULL, NULL, &w);
+            double V = 0.0;
+            int rc = call(&c, LD_EOP_ENERGY, &V);
+            if (rc) return rc;
+            part += V;
+        }
+        if (i + 1 == E->n || E->e[i + 1].kind != e->kind) {
+            total += part;
+            part = 0.0;
+        }
+    }
+    *en = total;
+    return LD_OK;
+}
+
+int ld_elems_energy(const ld_system *s, double t, const double *q, const double *v, double *en) {
+    return ld_elems_energy_of(s, NULL, t, q, v, en);
+}
+
+/* out (m) = the instances' rows of operation op (v: velocities for z). */
+static int rows_of(const ld_system *s, int op, double t, const double *q, const double *v,
+                   double *out) {
+    const ld_elems *E = EL(s);
+    scratch w = scratch_of(E);
+    memset(out, 0, (size_t)s->m * sizeof(double));
+    for (int i = 0; i < E->n; ++i) {
+        const ld_elem *e = &E->e[i];
+        if (!ld_ekind_hook(e->kind, op) || e->nkeep == 0) continue;
+        ld_elem_ctx c = context(s, e, t, q, v, NULL, NULL, &w);
+        if (!e->drop) {
+            int rc = call(&c, op, out + e->row0);
+            if (rc) return rc;
+            continue;
+        }
+        memset(w.lam, 0, (size_t)e->nrows * sizeof(double)); /* the full rows, then the kept */
+        int rc = call(&c, op, w.lam);
+        if (rc) return rc;
+        for (int kr = 0; kr < e->nkeep; ++kr) out[e->row0 + kr] = w.lam[ld_elem_kept_row(e, kr)];
+    }
+    return LD_OK;
+}
+
+int ld_elems_phi(const ld_system *s, double t, const double *q, double *Phi) {
+    return rows_of(s, LD_EOP_PHI, t, q, NULL, Phi);
+}
+
+int ld_elems_phi_t(const ld_system *s, double t, const double *q, double *Phit) {
+    return rows_of(s, LD_EOP_PHI_T, t, q, NULL, Phit);
+}
+
+int ld_elems_phi_dd(const ld_system *s, double t, const double *q, const double *v, double *z) {
+    return rows_of(s, LD_EOP_PHI_DD, t, q, v, z);
+}
+
+/* B (m×k): every instance's rows on its nodes' columns. */
+int ld_elems_phi_q(const ld_system *s, double t, const double *q, double *B) {
+    const ld_elems *E = EL(s);
+    scratch w = scratch_of(E);
+    size_t k = (size_t)s->k;
+    memset(B, 0, (size_t)s->m * k * sizeof(double));
+    for (int i = 0; i < E->n; ++i) {
+        const ld_elem *e = &E->e[i];
+        if (!e->kind->phi_q || e->nkeep == 0) continue;
+        ld_elem_ctx c = context(s, e, t, q, NULL, NULL, NULL, &w);
+        size_t nl = (size_t)e->nl;
+        memset(w.blk, 0, (size_t)e->nrows * nl * sizeof(double));
+        int rc = call(&c, LD_EOP_PHI_Q, w.blk);
+        if (rc) return rc;
+        const double *Bl = reduce(s, e, w.blk, e->nrows, 0, w.red);
+        size_t cnl = (size_t)e->cnl;
+        for (int kr = 0; kr < e->nkeep; ++kr) {
+            size_t r = (size_t)(e->drop ? ld_elem_kept_row(e, kr) : kr);
+            for (int a = 0; a < e->nn; ++a) {
+                size_t nv = (size_t)node_nv(s, e->node[a]);
+                double *dst = B + ((size_t)e->row0 + (size_t)kr) * k + s->nodes[e->node[a]].voff;
+                memcpy(dst, Bl + r * cnl + (size_t)e->coff[a], nv * sizeof(double));
+            }
+        }
+    }
+    return LD_OK;
+}
+
+/* ---------------------------------------------------------------- sparse structure */
+
+/* The instance's node slots in column order (at most LD_ELEM_MAX_NODES). */
+static void column_order(const ld_system *s, const ld_elem *e, int *ord) {
+    for (int a = 0; a < e->nn; ++a) ord[a] = a;
+    for (int a = 1; a < e->nn; ++a)
+        for (int b = a;
+             b > 0 && s->nodes[e->node[ord[b]]].voff < s->nodes[e->node[ord[b - 1]]].voff; --b) {
+            int tmp = ord[b];
+            ord[b] = ord[b - 1];
+            ord[b - 1] = tmp;
+        }
+}
+
+static int block_pattern(ld_system *s, ld_elems *E);
+
+int ld_elems_pattern(ld_system *s) {
+    const ld_elems *E = EL(s);
+    size_t nnz = 0;
+    int npairs = 0;
+    for (int i = 0; i < E->n; ++i) {
+        nnz += (size_t)E->e[i].nkeep * (size_t)E->e[i].cnl;
+        npairs += E->e[i].nn * (E->e[i].nn - 1) / 2;
+    }
+    s->brow = malloc((nnz > 0 ? nnz : 1) * sizeof(int));
+    s->bcol = malloc((nnz > 0 ? nnz : 1) * sizeof(int));
+    s->pair = npairs > 0 ? malloc(2 * (size_t)npairs * sizeof(int)) : NULL;
+    if (!s->brow || !s->bcol || (npairs > 0 && !s->pair)) return LD_ENOMEM;
+    size_t p = 0;
+    for (int i = 0; i < E->n; ++i) {
+        const ld_elem *e = &E->e[i];
+        int ord[LD_ELEM_MAX_NODES];
+        column_order(s, e, ord);
+        for (int r = 0; r < e->nkeep; ++r)
+            for (int a = 0; a < e->nn; ++a)
+                for (int c = 0, nv = node_nv(s, e->node[ord[a]]); c < nv; ++c, ++p) {
+                    s->brow[p] = e->row0 + r;
+                    s->bcol[p] = s->nodes[e->node[ord[a]]].voff + c;
+                }
+        for (int a = 0; a < e->nn; ++a)
+            for (int b = a + 1; b < e->nn; ++b) {
+                s->pair[2 * s->npairs] = e->node[a];
+                s->pair[2 * s->npairs + 1] = e->node[b];
+                s->npairs++;
+            }
+    }
+    s->bnnz = (int)nnz;
+    return block_pattern(s, &((rb_sys *)s->user)->E);
+}
+
+int ld_elems_phi_q_sparse(const ld_system *s, double t, const double *q, double *vals) {
+    const ld_elems *E = EL(s);
+    scratch w = scratch_of(E);
+    size_t p = 0;
+    for (int i = 0; i < E->n; ++i) {
+        const ld_elem *e = &E->e[i];
+        if (e->nkeep == 0) continue;
+        size_t nl = (size_t)e->nl;
+        memset(w.blk, 0, (size_t)e->nrows * nl * sizeof(double));
+        if (e->kind->phi_q) {
+            ld_elem_ctx c = context(s, e, t, q, NULL, NULL, NULL, &w);
+            int rc = call(&c, LD_EOP_PHI_Q, w.blk);
+            if (rc) return rc;
+        }
+        int ord[LD_ELEM_MAX_NODES];
+        column_order(s, e, ord);
+        const double *Bl = reduce(s, e, w.blk, e->nrows, 0, w.red);
+        size_t cnl = (size_t)e->cnl;
+        for (int kr = 0; kr < e->nkeep; ++kr) {
+            size_t r = (size_t)(e->drop ? ld_elem_kept_row(e, kr) : kr);
+            for (int a = 0; a < e->nn; ++a) {
+                size_t nv = (size_t)node_nv(s, e->node[ord[a]]);
+                memcpy(vals + p, Bl + r * cnl + (size_t)e->coff[ord[a]], nv * sizeof(double));
+                p += nv;
+            }
+        }
+    }
+    return LD_OK;
+}
+
+/* ---------------------------------------------------------------- tangent blocks */
+
+static int has_matrix(const ld_ekind *k) {
+    return k->mass || k->g_v || k->stiffness;
+}
+
+static int cmp_pair(const void *a, const void *b) {
+    const int *x = a, *y = b; /* (column, row) */
+    return x[0] != y[0] ? (x[0] > y[0]) - (x[0] < y[0]) : (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+/* Index of block (row r, column c) in the sorted pattern (−1: absent). */
+static int find_block(const ld_system *s, int r, int c) {
+    int lo = 0, hi = s->nblk - 1;
+    while (lo <= hi) {
+        int mid = lo + (hi - lo) / 2,
+            d = s->blk_col[mid] != c ? s->blk_col[mid] - c : s->blk_row[mid] - r;
+        if (d == 0) return mid;
+        if (d < 0)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
+    }
+    return -1;
+}
+
+/* The node blocks that the instances' matrices touch (and every diagonal block), sorted by
+ * column then row, their offsets, each instance's block indices and the nodes' mass-block
+ * offsets. */
+static int block_pattern(ld_system *s, ld_elems *E) {
+    size_t npair = (size_t)s->nnodes, nbix = 0;
+    for (int i = 0; i < E->n; ++i) {
+        E->e[i].bix = (int)nbix;
+        nbix += (size_t)E->e[i].nn * (size_t)E->e[i].nn;
+        if (has_matrix(E->e[i].kind)) npair += (size_t)E->e[i].nn * (size_t)E->e[i].nn;
+    }
+    int *pr = malloc(2 * npair * sizeof *pr);
+    E->bix = malloc((nbix > 0 ? nbix : 1) * sizeof *E->bix);
+    E->mboff = malloc(((size_t)s->nnodes + 1) * sizeof *E->mboff);
+    if (!pr || !E->bix || !E->mboff) {
+        free(pr);
+        return LD_ENOMEM;
+    }
+    size_t p = 0;
+    for (int n = 0; n < s->nnodes; ++n, ++p) pr[2 * p] = pr[2 * p + 1] = n;
+    for (int i = 0; i < E->n; ++i)
+        for (int a = 0; has_matrix(E->e[i].kind) && a < E->e[i].nn; ++a)
+            for (int b = 0; b < E->e[i].nn; ++b, ++p)
+                pr[2 * p] = E->e[i].node[b], pr[2 * p + 1] = E->e[i].node[a];
+    qsort(pr, npair, 2 * sizeof *pr, cmp_pair);
+    size_t nb = 0;
+    for (size_t q = 0; q < npair; ++q)
+        if (nb == 0 || cmp_pair(pr + 2 * q, pr + 2 * (nb - 1)) != 0) {
+            pr[2 * nb] = pr[2 * q], pr[2 * nb + 1] = pr[2 * q + 1];
+            ++nb;
+        }
+    s->blk_row = malloc(nb * sizeof(int));
+    s->blk_col = malloc(nb * sizeof(int));
+    s->blk_off = malloc((nb + 1) * sizeof(size_t));
+    if (!s->blk_row || !s->blk_col || !s->blk_off) {
+        free(pr);
+        return LD_ENOMEM;
+    }
+    s->nblk = (int)nb;
+    s->blk_off[0] = 0;
+    for (size_t b = 0; b < nb; ++b) {
+        s->blk_col[b] = pr[2 * b], s->blk_row[b] = pr[2 * b + 1];
+        s->blk_off[b + 1] =
+            s->blk_off[b] + (size_t)node_nv(s, s->blk_row[b]) * (size_t)node_nv(s, s->blk_col[b]);
+    }
+    free(pr);
+    E->mboff[0] = 0;
+    for (int n = 0; n < s->nnodes; ++n)
+        E->mboff[n + 1] = E->mboff[n] + (size_t)node_nv(s, n) * (size_t)node_nv(s, n);
+    for (int i = 0; i < E->n; ++i) {
+        const ld_elem *e = &E->e[i];
+        for (int a = 0; a < e->nn; ++a)
+            for (int b = 0; b < e->nn; ++b)
+                E->bix[e->bix + a * e->nn + b] = find_block(s, e->node[a], e->node[b]);
+    }
+    return LD_OK;
+}
+
+/* L += sc · A over the instance's n entries. */
+static void axpy(double *L, const double *A, double sc, size_t n) {
+    for (size_t j = 0; j < n; ++j) L[j] += sc * A[j];
+}
+
+/* L += sc · K T with T block diagonal by the instance's nodes (their blocks in Tb; K and L in
+ * the nodes' own coordinates, cnl square). */
+static void add_kt(const ld_system *s, const ld_elems *E, const ld_elem *e, const double *K,
+                   const double *Tb, double sc, double *L) {
+    size_t nl = (size_t)e->cnl;
+    for (int b = 0; b < e->nn; ++b) {
+        const double *T = Tb + E->mboff[e->node[b]];
+        size_t nv = (size_t)node_nv(s, e->node[b]), c0 = (size_t)e->coff[b];
+        for (size_t r = 0; r < nl; ++r)
+            for (size_t c = 0; c < nv; ++c) {
+                double acc = 0.0;
+                for (size_t l = 0; l < nv; ++l) acc += K[r * nl + c0 + l] * T[l * nv + c];
+                L[r * nl + c0 + c] += sc * acc;
+            }
+    }
+}
+
+int ld_elems_tangent_blocks(const ld_system *s, double t, const double *q, const double *v,
+                            const double *a, const double *lambda, double cm, double cc, double ck,
+                            const double *Tb, double *vals) {
+    const ld_elems *E = EL(s);
+    scratch w = scratch_of(E);
+    memset(vals, 0, s->blk_off[s->nblk] * sizeof(double));
+    for (int i = 0; i < E->n; ++i) {
+        const ld_elem *e = &E->e[i];
+        const ld_ekind *k = e->kind;
+        if (!has_matrix(k)) continue;
+        size_t nl = (size_t)e->cnl, nl2 = (size_t)e->nl * (size_t)e->nl;
+        ld_elem_ctx c = context(s, e, t, q, v, a, lambda, &w);
+        memset(w.blk2, 0, nl * nl * sizeof(double));
+        hook_fn parts[3] = {k->mass, k->g_v, k->stiffness};
+        const int ops[3] = {LD_EOP_MASS, LD_EOP_G_V, LD_EOP_STIFFNESS};
+        double sc[3] = {cm, cc, ck};
+        for (int h = 0; h < 3; ++h) {
+            if (!parts[h] || sc[h] == 0.0) continue;
+            memset(w.blk, 0, nl2 * sizeof(double));
+            int rc = call(&c, ops[h], w.blk);
+            if (rc) return rc;
+            const double *Al = reduce(s, e, w.blk, e->nl, 1, w.red);
+            if (h < 2)
+                axpy(w.blk2, Al, sc[h], nl * nl);
+            else
+                add_kt(s, E, e, Al, Tb, sc[h], w.blk2);
+        }
+        for (int x = 0; x < e->nn; ++x)
+            for (int y = 0; y < e->nn; ++y) {
+                int b = E->bix[e->bix + x * e->nn + y];
+                size_t nx = (size_t)node_nv(s, e->node[x]), ny = (size_t)node_nv(s, e->node[y]);
+                double *dst = vals + s->blk_off[b];
+                for (size_t r = 0; r < nx; ++r)
+                    for (size_t cl = 0; cl < ny; ++cl)
+                        dst[r * ny + cl] +=
+                            w.blk2[((size_t)e->coff[x] + r) * nl + (size_t)e->coff[y] + cl];
+            }
+    }
+    return LD_OK;
+}
+
+/* ---------------------------------------------------------------- rows by owner */
+
+void ld_elems_label(char *buf, size_t cap, const char *list, const char *name, int idx, int line) {
+    int w = name && name[0] ? strf(buf, cap, "'%s'", name) : strf(buf, cap, "%s[%d]", list, idx);
+    if (line > 0 && w >= 0 && (size_t)w < cap) strf(buf + w, cap - (size_t)w, " (line %d)", line);
+}
+
+const ld_elem *ld_elems_row_local(const ld_system *s, int row, int *local) {
+    if (!s || !s->user || row < 0 || row >= s->m) return NULL;
+    const ld_elems *E = EL(s);
+    const ld_elem *e = &E->e[E->row_owner[row]];
+    if (local) *local = ld_elem_kept_row(e, row - e->row0);
+    return e;
+}
+
+const ld_elem *ld_elems_row_owner(const ld_system *s, int row) {
+    return ld_elems_row_local(s, row, NULL);
+}
+
+int ld_elems_row_name(const ld_system *s, int row, char *buf, size_t cap) {
+    if (!buf || cap == 0) return LD_EINVAL;
+    buf[0] = '\0';
+    int lr = 0;
+    const ld_elem *e = ld_elems_row_local(s, row, &lr);
+    if (!e) return LD_EINVAL;
+    if (e->kind->row_name)
+        e->kind->row_name(ld_rb(s)->m, e, lr, buf, cap);
+    else
+        strf(buf, cap, "%s %d, row %d of %d", e->kind->name, e->item, lr + 1, e->nrows);
+    return LD_OK;
+}

@@ -1,0 +1,91 @@
+/*
+ * A body's pose and velocity in a compiled state, in every formulation (kinds.h): the node's
+ * storage read as (R, x) and (Ω, ẋ), pinned bodies included, and the velocity's frame in the
+ * spatial formulations. Shared by the element kinds, the compiler and the methods.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "../lie/ep.h"
+#include "../lie/mat3.h"
+#include "kinds.h"
+#include "liedyn/liedyn.h"
+
+static const rb_sys *RB(const ld_system *s) {
+    return ld_rb(s);
+}
+
+/* A pinned body's pose: its fixed position, the rotation of its node (SO(3) or S³), or
+ * R(q_body) exp(θ a) about its axis (one angle). */
+static void pinned_pose(const ld_system *s, const double *g, int i, double R[9], const double **x) {
+    const ld_body *b = &RB(s)->m->bodies[i];
+    *x = b->x;
+    if (b->pin == LD_PIN_AXIS) {
+        double R0[9], E[9],
+            w[3] = {g[0] * b->pin_axis[0], g[0] * b->pin_axis[1], g[0] * b->pin_axis[2]};
+        ld_quat_to_mat(R0, b->q);
+        ld_so3_exp(E, w);
+        ld_m3_mul(R, R0, E);
+    } else if (RB(s)->quat) {
+        ld_quat_to_mat(R, g);
+    } else {
+        memcpy(R, g, 9 * sizeof(double));
+    }
+}
+
+void ld_rb_pose(const ld_system *s, const double *q, int i, double R[9], const double **x) {
+    const double *g = q + s->nodes[i].qoff;
+    if (RB(s)->m->bodies[i].pin) {
+        pinned_pose(s, g, i, R, x);
+    } else if (RB(s)->euler) {
+        ld_ep_rot(R, g + 3);
+        *x = g;
+    } else if (RB(s)->quat) {
+        ld_quat_to_mat(R, g);
+        *x = g + 4;
+    } else {
+        memcpy(R, g, 9 * sizeof(double));
+        *x = g + 9;
+    }
+}
+
+void ld_rb_body_velocity(const ld_system *s, const double *q, const double *vi, int i, double Om[3],
+                         double xd[3]) {
+    const double *x;
+    if (RB(s)->euler) {
+        double e[4];
+        if (ld_quat_normalize(e, q + s->nodes[i].qoff + 3)) memset(e, 0, sizeof e);
+        ld_ep_Lmul(Om, e, vi + 3);
+        for (int j = 0; j < 3; ++j) Om[j] *= 2.0;
+        memcpy(xd, vi, 3 * sizeof(double));
+        return;
+    }
+    double R[9];
+    const ld_body *b = &RB(s)->m->bodies[i];
+    if (b->pin) { /* at rest in place; Ω = a θ̇ about a hinge's axis */
+        for (int j = 0; j < 3; ++j) Om[j] = b->pin == LD_PIN_AXIS ? b->pin_axis[j] * vi[0] : vi[j];
+        memset(xd, 0, 3 * sizeof(double));
+        return;
+    }
+    memcpy(Om, vi, 3 * sizeof(double));
+    ld_rb_pose(s, q, i, R, &x);
+    if (RB(s)->semi)
+        ld_m3_mulv(xd, R, vi + 3);
+    else
+        memcpy(xd, vi + 3, 3 * sizeof(double));
+}
+
+void ld_rb_velocity_frame(const ld_system *s, const double *q, int i, const double *v, double *vb,
+                          int to_spatial) {
+    int n = (i + 1 < s->nnodes ? s->nodes[i + 1].voff : s->k) - s->nodes[i].voff;
+    if (vb != v) memcpy(vb, v, (size_t)n * sizeof(double));
+    if (!RB(s)->left) return;
+    double R[9], w[3];
+    const double *x;
+    ld_rb_pose(s, q, i, R, &x);
+    if (to_spatial)
+        ld_m3_mulv(w, R, v);
+    else
+        ld_m3_tmulv(w, R, v);
+    memcpy(vb, w, sizeof w);
+}
