@@ -294,6 +294,60 @@ static void test_same_as_spatial(void **state) {
     ld_model_free(&b);
 }
 
+/* The frame form's tangents on the group: B, the Bᵀλ part of the stiffness and the bias z of
+ * the slider-crank's joints (every kind of term: points, axes, references) against central
+ * differences, at a state moved off the closed configuration (the frames apart), in every
+ * formulation. */
+static void test_frame_tangents(void **state) {
+    (void)state;
+    char path[1024], msg[512];
+    snprintf(path, sizeof path, "%s/models/slider-crank.yaml", LD_SOURCE_DIR);
+    ld_model m;
+    ld_model_error e;
+    if (ld_model_load(path, &m, &e) != LD_OK) fail_msg("%s", e.msg);
+    for (int f = 0; f < LD_FORM_COUNT; ++f) {
+        ld_system s;
+        double *q0, *v0;
+        if (ld_model_compile_msg(&m, (ld_formulation)f, &s, &q0, &v0, msg, sizeof msg))
+            fail_msg("%s: %s", ld_formulation_name((ld_formulation)f), msg);
+        size_t k = (size_t)s.k, mr = (size_t)s.m, nq = (size_t)s.nq;
+        double *buf = calloc(2 * k * k + 2 * mr * k + 4 * k + nq + 3 * mr + 2, sizeof *buf);
+        assert_non_null(buf);
+        double *KA = buf, *KF = KA + k * k, *BA = KF + k * k, *BF = BA + mr * k, *q = BF + mr * k;
+        double *v = q + nq, *a = v + k, *xi = a + k, *lam = xi + k, *zA = lam + mr, *zF = zA + mr;
+        rng r = rng_seed(29u + (unsigned)f);
+        for (size_t i = 0; i < k; ++i) {
+            xi[i] = rng_range(&r, -0.1, 0.1);
+            v[i] = rng_range(&r, -1, 1);
+            a[i] = rng_range(&r, -1, 1);
+        }
+        for (size_t i = 0; i < mr; ++i) lam[i] = rng_range(&r, -2, 2);
+        ld_sys_retract(&s, q, q0, xi);
+        if (f == LD_FORM_EULER) ld_sys_normalize(&s, q);
+        assert_int_equal(s.ops.phi_q(&s, 0.0, q, BA), LD_OK);
+        assert_int_equal(ld_sys_phi_q_fd(&s, 0.0, q, BF), LD_OK);
+        double eb = 0.0;
+        for (size_t i = 0; i < mr * k; ++i) eb = fmax(eb, fabs(BA[i] - BF[i]));
+        assert_int_equal(ld_sys_phi_dd(&s, 0.0, q, v, zA), LD_OK);
+        assert_int_equal(ld_sys_phi_dd_fd(&s, 0.0, q, v, zF), LD_OK);
+        double ez = 0.0;
+        for (size_t i = 0; i < mr; ++i) ez = fmax(ez, fabs(zA[i] - zF[i]));
+        assert_int_equal(ld_sys_stiffness(&s, 0.0, q, v, a, lam, KA), LD_OK);
+        assert_int_equal(ld_sys_stiffness_fd(&s, 0.0, q, v, a, lam, KF), LD_OK);
+        double ek = 0.0, sk = 1.0;
+        for (size_t i = 0; i < k * k; ++i)
+            ek = fmax(ek, fabs(KA[i] - KF[i])), sk = fmax(sk, fabs(KA[i]));
+        if (!(eb < 1e-7 && ez < 1e-5 && ek < 1e-6 * sk))
+            fail_msg("%s: B error %.2e, z error %.2e, K error %.2e of %.2e",
+                     ld_formulation_name((ld_formulation)f), eb, ez, ek, sk);
+        free(buf);
+        free(q0);
+        free(v0);
+        ld_model_system_free(&s);
+    }
+    ld_model_free(&m);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_four_bar_held_crank),
@@ -302,6 +356,7 @@ int main(void) {
         cmocka_unit_test(test_held_body),
         cmocka_unit_test(test_refused),
         cmocka_unit_test(test_same_as_spatial),
+        cmocka_unit_test(test_frame_tangents),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
