@@ -295,6 +295,14 @@ int ld_model_body_state(const ld_system *s, int body, const double *q, const dou
  * lambda; f and tau must not be NULL. */
 int ld_model_joint_reaction(const ld_system *s, int joint, const double *q, const double *lambda,
                             double f[3], double tau[3]);
+/* The power P of the model's loads (forces and torques at the bodies' centres of mass, the
+ * prescribed torques; not gravity, which is in the potential energy) and of its drivers
+ * (λᵀ ∂Φ/∂t, the work of the constraint forces of prescribed motion) at the state
+ * (t, q, v, λ): dW/dt in the energy balance T + V − E₀ − W = 0 of a model without dampers
+ * (docs/cli-run.md). lambda may be NULL (no drivers' power); work: s->m doubles of scratch
+ * when lambda is given. No allocation. LD_EINVAL for NULL arguments. */
+int ld_model_power(const ld_system *s, double t, const double *q, const double *v,
+                   const double *lambda, double *work, double *P);
 /* The exact orientation of body `body` at time t if the model prescribes it (an exact_torque
  * load): LD_OK and quat filled, or LD_ENOTSUPPORTED (also for a NULL m); quat must not be
  * NULL. */
