@@ -348,6 +348,89 @@ static void test_frame_tangents(void **state) {
     ld_model_free(&m);
 }
 
+/* Replace from by to in text (the first occurrence; fails the test when absent). */
+static void edit(char *text, size_t cap, const char *from, const char *to) {
+    char *at = strstr(text, from);
+    if (!at) fail_msg("'%s' not in the model", from);
+    size_t lf = strlen(from), lt = strlen(to), rest = strlen(at + lf);
+    assert_true(strlen(text) - lf + lt < cap);
+    memmove(at + lt, at + lf, rest + 1);
+    memcpy(at, to, lt);
+}
+
+/* The initial velocities v (k ≤ 64 entries) of the model at path with up to two edits, compiled
+ * in so3xr3. The status, with the reason in msg. */
+static int velocities(const char *path, const char *f1, const char *t1, const char *f2,
+                      const char *t2, double *v, char *msg, size_t n) {
+    static char text[16384];
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    size_t len = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[len] = '\0';
+    if (f1) edit(text, sizeof text, f1, t1);
+    if (f2) edit(text, sizeof text, f2, t2);
+    ld_model m;
+    ld_model_error e;
+    int rc = ld_model_parse(text, strlen(text), "rates.yaml", &m, &e);
+    if (rc) {
+        snprintf(msg, n, "%s", e.msg);
+        return rc;
+    }
+    ld_system s;
+    double *q0, *v0;
+    rc = ld_model_compile_msg(&m, LD_FORM_SO3XR3, &s, &q0, &v0, msg, n);
+    if (!rc) {
+        assert_true(s.k <= 64);
+        memcpy(v, v0, (size_t)s.k * sizeof *v);
+        free(q0);
+        free(v0);
+        ld_model_system_free(&s);
+    }
+    ld_model_free(&m);
+    return rc;
+}
+
+/* A joint's given rate drives the mechanism like the body's angular velocity it stands for: the
+ * slider-crank's crank rate as O's angle_rate (frame form; also the slider's speed as P's
+ * slide_rate), the four-bar's crank rate as A's angle_rate (spatial form); a rate that
+ * contradicts a given velocity is refused with the joint named. */
+static void test_joint_rates(void **state) {
+    (void)state;
+    char sc[1024], fb[1024], msg[512];
+    snprintf(sc, sizeof sc, "%s/models/slider-crank.yaml", LD_SOURCE_DIR);
+    snprintf(fb, sizeof fb, "%s/models/four-bar.yaml", LD_SOURCE_DIR);
+    double v0[64], v1[64], v2[64];
+    static const char *const spin = "angular_velocity: [0, 0, 10]";
+    if (velocities(sc, NULL, NULL, NULL, NULL, v0, msg, sizeof msg)) fail_msg("%s", msg);
+    assert_true(fabs(v0[2] - 10.0) < 1e-12 && fabs(v0[15]) > 0.5); /* Ω_z of the crank; ẋ slider */
+    if (velocities(sc, spin, "hold: false", "hold: true", "hold: true\n    angle_rate: 10", v1, msg,
+                   sizeof msg))
+        fail_msg("%s", msg);
+    char slide[64];
+    snprintf(slide, sizeof slide, "frame2: {axis: [1, 0, 0]}, slide_rate: %.17g", v0[15]);
+    if (velocities(sc, spin, "hold: false", "frame2: {axis: [1, 0, 0]}", slide, v2, msg, sizeof msg))
+        fail_msg("%s", msg);
+    for (int i = 0; i < 18; ++i)
+        if (!(fabs(v0[i] - v1[i]) < 1e-12 && fabs(v0[i] - v2[i]) < 1e-10))
+            fail_msg("v[%d]: %.17g (angle_rate), %.17g (slide_rate), want %.17g", i, v1[i], v2[i],
+                     v0[i]);
+    static const char *const A = "{name: A, type: revolute, body1: ground, body2: crank, at: [0, "
+                                 "0, 0], axis: [0, 0, 1]}";
+    static const char *const A_rate = "{name: A, type: revolute, body1: ground, body2: crank, at: "
+                                      "[0, 0, 0], axis: [0, 0, 1], angle_rate: 6.28318530717959}";
+    if (velocities(fb, NULL, NULL, NULL, NULL, v0, msg, sizeof msg) ||
+        velocities(fb, "angular_velocity: [0, 0, 6.28318530717959]", "hold: false", A, A_rate, v1,
+                   msg, sizeof msg))
+        fail_msg("%s", msg);
+    for (int i = 0; i < 18; ++i) assert_true(fabs(v0[i] - v1[i]) < 1e-12);
+    /* contradiction: the crank's 10 rad/s and O's 5 */
+    assert_int_equal(velocities(sc, "hold: true", "hold: true\n    angle_rate: 5", NULL, NULL, v1,
+                                msg, sizeof msg),
+                     LD_EINVAL);
+    if (!strstr(msg, "contradicts joint") || !strstr(msg, "'O'")) fail_msg("%s", msg);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_four_bar_held_crank),
@@ -357,6 +440,7 @@ int main(void) {
         cmocka_unit_test(test_refused),
         cmocka_unit_test(test_same_as_spatial),
         cmocka_unit_test(test_frame_tangents),
+        cmocka_unit_test(test_joint_rates),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -205,6 +205,13 @@ typedef struct ld_joint {
     double coord[2];
     int has_coord; /* 1: coord was given (placement takes such joints first) */
     int hold;
+    /* The rates of the joint's coordinates at the start (revolute, cylindrical: rate[0] of the
+     * angle, rad/s; prismatic, cylindrical: rate[1] of the slide, m/s), held when the joints
+     * determine the velocities not given (docs/constraints.md#initial-velocities); has_rate:
+     * bit 0 the angle's rate given, bit 1 the slide's. Either form. */
+    double rate[2];
+    int has_rate;
+    int swapped; /* the reader made body1 the ground (written the other way round) */
 } ld_joint;
 
 /* A Cosserat rod (docs/rod.md): n segments between n + 1 nodes, each node an ordinary body

@@ -27,4 +27,10 @@ void ld_joint_frame_coords(const ld_model *m, int j, double c[2]);
 int ld_rb_redundancy(const ld_system *s, double t, const double *q, unsigned char *drop, int *ndrop,
                      char *msg, size_t n);
 
+/* The initial velocities v that the model does not give, from the joints' velocity equations
+ * with the given velocities and the joints' given rates (angle_rate, slide_rate) held
+ * (rates.c; ld_jsys_initial_velocity without rates). LD_OK, LD_EINVAL with msg, LD_ENOMEM. */
+int ld_rb_initial_velocity(const ld_model *m, const ld_jsys *J, const ld_system *s, const double *q,
+                           double *v, char *msg, size_t n);
+
 #endif

@@ -306,7 +306,7 @@ static int compile(const ld_model *m, ld_formulation f, ld_system *s, double **q
             if (msg && jbad >= 0) not_closed(m, jbad, err, msg, n);
         }
     }
-    if (!rc && !raw) rc = ld_jsys_initial_velocity(rb->J, s, m->run.t_start, q, v, msg, n);
+    if (!rc && !raw) rc = ld_rb_initial_velocity(m, rb->J, s, q, v, msg, n);
     if (!rc && !raw && rb->nkrows > 0) rc = ld_rod_check_initial(s, q, v, msg, n);
     if (!rc && !raw && rb->njrows > 0 && !m->keep_redundant)
         rc = drop_redundant(s, m->run.t_start, q, msg, n);

@@ -84,31 +84,35 @@ done:
 /* ------------------------------------------------------------------ joints */
 
 static const char *const joint_keys[] = {
-    "name", "type",  "body1",  "body2",  "at",     "axis",  "axis2", "motion", "value", "time",
-    "body", "point", "ground", "frame1", "frame2", "angle", "slide", "hold",   NULL};
+    "name",   "type",  "body1", "body2", "at",         "axis",       "axis2",
+    "motion", "value", "time",  "body",  "point",      "ground",     "frame1",
+    "frame2", "angle", "slide", "hold",  "angle_rate", "slide_rate", NULL};
 /* in the order of ld_joint_kind */
 static const char *const joint_types[] = {"spherical", "universal", "revolute", "cylindrical",
                                           "prismatic", "fixed",     "driver",   NULL};
 static const char *const type_keys[LD_JOINT_KIND_COUNT][10] = {
-    {"name", "type", "body1", "body2", "at", NULL},                  /* spherical */
-    {"name", "type", "body1", "body2", "at", "axis", "axis2", NULL}, /* universal */
-    {"name", "type", "body1", "body2", "at", "axis", NULL},          /* revolute */
-    {"name", "type", "body1", "body2", "at", "axis", NULL},          /* cylindrical */
-    {"name", "type", "body1", "body2", "at", "axis", NULL},          /* prismatic */
-    {"name", "type", "body1", "body2", "at", NULL},                  /* fixed */
+    {"name", "type", "body1", "body2", "at", NULL},                       /* spherical */
+    {"name", "type", "body1", "body2", "at", "axis", "axis2", NULL},      /* universal */
+    {"name", "type", "body1", "body2", "at", "axis", "angle_rate", NULL}, /* rev */
+    {"name", "type", "body1", "body2", "at", "axis", "angle_rate", "slide_rate", NULL}, /* cyl */
+    {"name", "type", "body1", "body2", "at", "axis", "slide_rate", NULL},               /* pri */
+    {"name", "type", "body1", "body2", "at", NULL},                                     /* fixed */
     {"name", "type", "body1", "body2", "at", "axis", "motion", "value", "time", NULL}};
 static const char *const point_form_keys[] = {"name", "type", "body", "point", "ground", NULL};
 static const char *const rotation_keys[] = {"name",   "type",  "body1", "body2", "axis",
                                             "motion", "value", "time",  NULL};
 static const char *const motions[] = {"rotation", "translation", NULL}; /* ld_motion_kind */
 /* the frame form, per kind (no driver) */
-static const char *const frame_keys[LD_JOINT_KIND_COUNT][9] = {
-    {"name", "type", "body1", "body2", "frame1", "frame2", NULL},                     /* sph */
-    {"name", "type", "body1", "body2", "frame1", "frame2", NULL},                     /* univ */
-    {"name", "type", "body1", "body2", "frame1", "frame2", "angle", "hold", NULL},    /* rev */
-    {"name", "type", "body1", "body2", "frame1", "frame2", "angle", "slide", "hold"}, /* cyl */
-    {"name", "type", "body1", "body2", "frame1", "frame2", "slide", "hold", NULL},    /* pri */
-    {"name", "type", "body1", "body2", "frame1", "frame2", NULL},                     /* fix */
+static const char *const frame_keys[LD_JOINT_KIND_COUNT][11] = {
+    {"name", "type", "body1", "body2", "frame1", "frame2", NULL}, /* spherical */
+    {"name", "type", "body1", "body2", "frame1", "frame2", NULL}, /* universal */
+    {"name", "type", "body1", "body2", "frame1", "frame2", "angle", "hold", "angle_rate",
+     NULL}, /* revolute */
+    {"name", "type", "body1", "body2", "frame1", "frame2", "angle", "slide", "hold", "angle_rate",
+     "slide_rate"}, /* cylindrical */
+    {"name", "type", "body1", "body2", "frame1", "frame2", "slide", "hold", "slide_rate",
+     NULL},                                                       /* prismatic */
+    {"name", "type", "body1", "body2", "frame1", "frame2", NULL}, /* fixed */
     {NULL}};
 static const char *const frame_map_keys[] = {"at", "axis", "ref", NULL};
 static const char *const bools[] = {"false", "true", NULL};
@@ -224,6 +228,16 @@ static int read_frame(reader *r, const yaml_node_t *map, const char *key, double
     return rc;
 }
 
+/* angle_rate, slide_rate (keys checked): rates of the joint's coordinates at the start, held
+ * when the joints determine the velocities. Negated when body1 and body2 were swapped. */
+static int read_rates(reader *r, const yaml_node_t *n, ld_joint *j) {
+    int rc = ly_get_number(r, n, "angle_rate", 0, &j->rate[0]);
+    if (!rc) rc = ly_get_number(r, n, "slide_rate", 0, &j->rate[1]);
+    j->has_rate = has_key(r, n, "angle_rate") | (has_key(r, n, "slide_rate") << 1);
+    if (j->swapped) j->rate[0] = -j->rate[0], j->rate[1] = -j->rate[1];
+    return rc;
+}
+
 /* body1 and body2 swapped: so are the frames, and the motion is reversed. */
 static void swap_frames(ld_joint *j) {
     double t[4];
@@ -294,8 +308,10 @@ int ly_read_joint(reader *r, const yaml_node_t *n, const ld_model *m, ld_joint *
     if (j->body2 == LD_GROUND && j->body1 != LD_GROUND && j->kind != LD_JOINT_DRIVER) {
         j->body2 = j->body1; /* a body on the ground, written either way round */
         j->body1 = LD_GROUND;
+        j->swapped = 1;
         if (frames) swap_frames(j);
     }
+    if ((rc = read_rates(r, n, j))) return rc;
     if (frames) return LD_OK;
     if (!rotation && (rc = ly_get_vec(r, n, "at", 1, j->at, 3, NULL))) return rc;
     if (j->kind == LD_JOINT_SPHERICAL || j->kind == LD_JOINT_FIXED) return LD_OK;
