@@ -409,7 +409,8 @@ static void test_joint_rates(void **state) {
         fail_msg("%s", msg);
     char slide[64];
     snprintf(slide, sizeof slide, "frame2: {axis: [1, 0, 0]}, slide_rate: %.17g", v0[15]);
-    if (velocities(sc, spin, "hold: false", "frame2: {axis: [1, 0, 0]}", slide, v2, msg, sizeof msg))
+    if (velocities(sc, spin, "hold: false", "frame2: {axis: [1, 0, 0]}", slide, v2, msg,
+                   sizeof msg))
         fail_msg("%s", msg);
     for (int i = 0; i < 18; ++i)
         if (!(fabs(v0[i] - v1[i]) < 1e-12 && fabs(v0[i] - v2[i]) < 1e-10))
