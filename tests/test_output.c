@@ -23,7 +23,9 @@
 #include "liedyn/system.h"
 
 #define NSTEPS 20
-#define NCOL   28 /* t, top's 13, energy, constraint_residual, pivot's 6, its rx … wz */
+#define NCOL                                                                                       \
+    30 /* t, top's 13, energy, constraint_residual, work, energy_balance, pivot's 6,               \
+        its rx … wz */
 
 typedef struct run {
     ld_model m;
@@ -74,14 +76,16 @@ static void expect_row(run *r, int i) {
     double work[16];
     assert_true(r->s.m < 16);
     e[15] = ld_sys_phi_max(&r->s, t, q, work, NULL);
-    assert_int_equal(ld_model_joint_reaction(&r->s, 0, q, ld_integ_lambda(r->it), e + 16, e + 19),
+    e[16] = 0.0; /* no loads, no drivers: no work; the balance is the energy's drift */
+    e[17] = e[14] - r->rows[0][14] - 0.0;
+    assert_int_equal(ld_model_joint_reaction(&r->s, 0, q, ld_integ_lambda(r->it), e + 18, e + 21),
                      LD_OK);
     double c[3], cd[3];
     int n = 0;
     assert_int_equal(ld_model_joint_coords(&r->s, 0, t, q, v, c, cd, &n), LD_OK);
     assert_int_equal(n, 3);
-    memcpy(e + 22, c, sizeof c);
-    memcpy(e + 25, cd, sizeof cd);
+    memcpy(e + 24, c, sizeof c);
+    memcpy(e + 27, cd, sizeof cd);
     assert_true(fabs(e[4] * e[4] + e[5] * e[5] + e[6] * e[6] + e[7] * e[7] - 1.0) < 1e-12);
 }
 
@@ -155,7 +159,8 @@ static void test_csv_vtk_html(void **state) {
     /* the CSV of every column: the header, then NSTEPS + 1 rows equal to the state bit for bit */
     char *text = slurp(all), *save = NULL;
     const char *names = "t,top.x,top.y,top.z,top.qw,top.qx,top.qy,top.qz,top.wx,top.wy,top.wz,"
-                        "top.vx,top.vy,top.vz,energy,constraint_residual,pivot.fx,pivot.fy,"
+                        "top.vx,top.vy,top.vz,energy,constraint_residual,work,energy_balance,"
+                        "pivot.fx,pivot.fy,"
                         "pivot.fz,pivot.tx,pivot.ty,pivot.tz,pivot.rx,pivot.ry,pivot.rz,"
                         "pivot.wx,pivot.wy,pivot.wz";
     char *line = strtok_r(text, "\n", &save);

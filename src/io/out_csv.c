@@ -22,6 +22,11 @@ struct ld_out_csv {
     double *val;          /* the values of a row (ncols) */
     double *phi;          /* the constraint residual's scratch (s->m + 1) */
     double *jprev;        /* the joints' coordinates of the row before (jcols.h; NaN: none) */
+    /* the energy balance: E0 the first row's energy, W the work of the loads and drivers
+     * (ld_model_power, by the trapezoidal rule over the rows, or as the caller sets it), the
+     * power and time of the row before */
+    double E0, W, P_prev, t_prev;
+    int rows_seen, work_given;
     rowfile f;
 };
 
@@ -39,7 +44,7 @@ int ld_out_columns(const ld_model *m, int estimates, char ***names, int *n_out) 
     static const char *const cols[13] = {"x",  "y",  "z",  "qw", "qx", "qy", "qz",
                                          "wx", "wy", "wz", "vx", "vy", "vz"};
     static const char *const rc[6] = {"fx", "fy", "fz", "tx", "ty", "tz"};
-    int nb = m->nbodies, est = estimates != 0, n = 1 + 13 * nb + 2 + 2 * est + 6 * m->njoints;
+    int nb = m->nbodies, est = estimates != 0, n = 1 + 13 * nb + 4 + 2 * est + 6 * m->njoints;
     n += ld_io_jcols_count(m);
     for (int b = 0; b < nb; ++b) n += is_exact(m, b);
     size_t w = LD_NAME_MAX + 24;
@@ -55,6 +60,8 @@ int ld_out_columns(const ld_model *m, int estimates, char ***names, int *n_out) 
         for (int c = 0; c < 13; ++c) snprintf(names_[k++], w, "%s.%s", m->bodies[b].name, cols[c]);
     snprintf(names_[k++], w, "energy");
     snprintf(names_[k++], w, "constraint_residual");
+    snprintf(names_[k++], w, "work");
+    snprintf(names_[k++], w, "energy_balance");
     for (int b = 0; b < nb; ++b)
         if (is_exact(m, b)) snprintf(names_[k++], w, "%s.angle_error", m->bodies[b].name);
     if (est) {
@@ -178,8 +185,16 @@ static void row_values(ld_out_csv *w, double t, const double *q, const double *v
         ld_model_body_state(s, b, q, v, r + k, r + k + 3, r + k + 7, r + k + 10);
         k += 13;
     }
-    r[k++] = ld_sys_energy(s, t, q, v);
+    double E = ld_sys_energy(s, t, q, v);
+    r[k++] = E;
     r[k++] = ld_sys_phi_max(s, t, q, w->phi, NULL);
+    double P = NAN;
+    if (!w->work_given && ld_model_power(s, t, q, v, lam, w->phi, &P) != LD_OK) P = NAN;
+    if (!w->work_given && w->rows_seen > 0) w->W += 0.5 * (t - w->t_prev) * (P + w->P_prev);
+    if (w->rows_seen == 0) w->E0 = E;
+    w->P_prev = P, w->t_prev = t, w->rows_seen++;
+    r[k++] = w->W;
+    r[k++] = E - w->E0 - w->W;
     for (int b = 0; b < nb; ++b) {
         if (!w->exact[b]) continue;
         double qe[4];
@@ -208,6 +223,12 @@ int ld_out_csv_row(ld_out_csv *w, double t, const double *q, const double *v, co
         ld_io_rowfile_printf(&w->f, i ? ",%.17g" : "%.17g", w->val[w->sel[i]]);
     ld_io_rowfile_printf(&w->f, "\n");
     return ld_io_rowfile_end_row(&w->f, 1) == 0 ? LD_OK : LD_EIO;
+}
+
+void ld_out_csv_set_work(ld_out_csv *w, double work) {
+    if (!w) return;
+    w->work_given = 1;
+    w->W = work;
 }
 
 long ld_out_csv_rows(const ld_out_csv *w) {
