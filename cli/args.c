@@ -60,6 +60,7 @@ typedef enum opt_id {
     O_ERTOL,
     O_REUSE,
     O_JOBS,
+    O_CTOL,
     O_HELP
 } opt_id;
 
@@ -101,6 +102,7 @@ static const opt_def opt_defs[] = {
     {"--facmin", O_FACMIN, 1, CMD_RUN},
     {"--facmax", O_FACMAX, 1, CMD_RUN},
     {"--project", O_PROJECT, 0, CMD_BOTH},
+    {"--constraint-tol", O_CTOL, 1, CMD_RUN},
     {"--checkpoint", O_CKPT, 1, CMD_RUN},
     {"--checkpoint-every", O_CKPT_EVERY, 1, CMD_RUN},
     {"--restart", O_RESTART, 1, CMD_RUN},
@@ -170,8 +172,12 @@ static void run_usage(FILE *f) {
                "                      every step; genalpha, newmark, newmark-beta: project the\n"
                "                      velocity and the acceleration onto their constraints\n"
                "                      (runs rho_inf = 1 on constrained models)\n"
-               "  --max-iter N        Newton iterations per step\n"
-               "  --newton-reuse      keep the factored iteration matrix while the step size\n"
+               "  --constraint-tol X  end the run, status DRIFTED (exit 6), at the first step\n"
+               "                      whose constraint residual max |Phi| exceeds X (default\n"
+               "                      1e-6 times the model's largest joint-to-centre-of-mass\n"
+               "                      distance; 0: no check)\n"
+               "  --max-iter N        Newton iterations per step\n");
+    fprintf(f, "  --newton-reuse      keep the factored iteration matrix while the step size\n"
                "                      stays and Newton contracts (simplified Newton)\n"
                "  --la dense|klu|auto linear solver (default auto: KLU from 32 unknowns on\n"
                "                      sparse structure, else dense)\n"
@@ -212,7 +218,8 @@ static void run_usage(FILE *f) {
                "every 0.1 s); SIGINT/SIGTERM finish the current step, write its row and the\n"
                "checkpoint, and exit with 128 + the signal number.\n"
                "exit status: 0 ok, 2 bad usage or input, 3 the integration failed, 4 output\n"
-               "could not be written, 5 stopped by --max-steps, 130/143 stopped by a signal\n");
+               "could not be written, 5 stopped by --max-steps, 6 drifted off the constraints\n"
+               "(--constraint-tol), 130/143 stopped by a signal\n");
     methods_usage(f);
 }
 
@@ -334,6 +341,7 @@ int parse_args(int argc, char **argv, int cmds, run_args *a) {
     a->dt = a->t_end = a->atol = a->rtol = NAN;
     a->fac = a->facmin = a->facmax = a->checkpoint_every = NAN;
     a->out_dt = a->newton_atol = a->newton_rtol = a->error_atol = a->error_rtol = NAN;
+    a->constraint_tol = NAN;
     const char *cmd = a->cmd;
     char list[512];
     for (int i = 0; i < argc; ++i) {
@@ -434,6 +442,9 @@ int parse_args(int argc, char **argv, int cmds, run_args *a) {
             break;
         case O_PROJECT:
             a->project = 1;
+            break;
+        case O_CTOL:
+            rc = parse_num(cmd, o, v, 0, &a->constraint_tol);
             break;
         case O_CKPT:
             a->checkpoint = v;

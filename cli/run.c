@@ -100,11 +100,33 @@ static int plot_of_run(const sim *S, const run_args *a, const char *csv) {
     return plot_run(&in);
 }
 
-/* "ok", "failed", "output_failed" or "stopped". */
+/* "ok", "failed", "output_failed", "drifted" or "stopped". */
 static const char *run_status(const sim *S) {
     if (S->status) return "failed";
     if (S->io_error) return "output_failed";
+    if (S->drifted) return "drifted";
     return S->stopped ? "stopped" : "ok";
+}
+
+/* Why a drifted run ended, one line: where and by how much the residual exceeded the
+ * tolerance, and what to do about it. */
+static void drift_message(const sim *S, char *buf, size_t cap) {
+    char row[LD_NAME_MAX + 96] = "";
+    if (ld_model_row_name(&S->s, S->tot.phirow, row, sizeof row) != LD_OK) row[0] = '\0';
+    const ld_method_info *d = ld_method_get((int)S->o.method);
+    const char *fix =
+        d->newton ? "a tighter --atol/--rtol or a smaller --dt"
+        : ld_hem_table_of(S->o.method) && !S->o.project
+            ? "--project, a tighter --atol/--rtol, or a Newton method such as genalpha"
+            : "a tighter --atol/--rtol, a smaller --dt, or a Newton method such as "
+              "genalpha";
+    snprintf(buf, cap,
+             "run drifted off its constraints at t = %.10g: max |Phi| %.3e%s%s exceeds "
+             "--constraint-tol %.3g, so the positions no longer satisfy the joints%s; rerun "
+             "with %s, or raise --constraint-tol",
+             S->t, S->tot.phimax, row[0] ? " in " : "", row, S->phi_tol,
+             ld_model_loop_count(S->m) > 0 ? " (a closed loop may switch its assembly branch)" : "",
+             fix);
 }
 
 /* What the run wrote, as JSON members (", \"csv_rows\": …"). */
@@ -184,6 +206,12 @@ static void print_json(const sim *S, const ld_model *m, const char *base) {
         printf("\"error\": ");
         json_str(S->msg);
         printf(", ");
+    } else if (S->drifted) {
+        char why[LD_NAME_MAX + 512];
+        drift_message(S, why, sizeof why);
+        printf("\"error\": ");
+        json_str(why);
+        printf(", ");
     }
     printf("\"t\": ");
     json_num(S->t);
@@ -202,6 +230,14 @@ static void print_json(const sim *S, const ld_model *m, const char *base) {
     if (S->tot.phimax > 0.0) (void)ld_model_row_name(&S->s, S->tot.phirow, row, sizeof row);
     printf(", \"constraint_residual_row\": ");
     json_str(row);
+    printf(", \"constraint_tol\": ");
+    json_num(S->phi_tol);
+    printf(", \"velocity_residual\": ");
+    json_num(S->vres);
+    char vrow[LD_NAME_MAX + 96] = "";
+    if (S->vres > 0.0) (void)ld_model_row_name(&S->s, S->vres_row, vrow, sizeof vrow);
+    printf(", \"velocity_residual_row\": ");
+    json_str(vrow);
     json_redundant(S);
     if (S->any_exact) {
         printf(", \"max_angle_error\": ");
@@ -338,6 +374,7 @@ static void print_moving(const sim *S) {
 static void print_summary(const sim *S, const char *base, const run_args *a) {
     const char *st = S->status     ? "FAILED"
                      : S->io_error ? "OUTPUT FAILED"
+                     : S->drifted  ? "DRIFTED"
                      : S->stopped  ? "stopped"
                                    : "ok";
     char par[128] = "";
@@ -367,6 +404,13 @@ static void print_summary(const sim *S, const char *base, const run_args *a) {
         printf(" (%s, at t = %.6g)", row, S->tot.phit);
     if (S->any_exact) printf(", max angle error %.3e rad", S->tot.angmax);
     printf("\n");
+    if (S->s.m > 0) {
+        printf("  max |B v + Phi_t| %.3e", S->vres);
+        if (S->vres > 0.0 && ld_model_row_name(&S->s, S->vres_row, row, sizeof row) == LD_OK)
+            printf(" (%s, at t = %.6g)", row, S->vres_t);
+        printf("; constraint tolerance %.3g%s\n", S->phi_tol,
+               S->phi_tol > 0.0 ? "" : " (no check)");
+    }
     print_redundant(S);
     if (a->out) printf("  csv: %s (%ld rows)\n", a->out, S->csv ? ld_out_csv_rows(S->csv) : 0L);
     if (a->vtk)
@@ -409,6 +453,11 @@ static int open_outputs(sim *S, const run_args *a, char *tmp_csv, size_t cap) {
 /* The one line on stderr that says how the run ended (nothing if it ended well). */
 static void report_end(const sim *S, int run_rc) {
     if (run_rc == 3) cli_error("run failed at t = %.10g: %s", S->t, S->msg);
+    if (run_rc == 6) {
+        char why[LD_NAME_MAX + 512];
+        drift_message(S, why, sizeof why);
+        cli_error("%s", why);
+    }
     if (S->io_error) cli_error("run: %s", S->io_msg);
     if (S->stopped)
         cli_error("run stopped by %s at t = %.10g after %ld steps%s%s%s",
@@ -417,10 +466,12 @@ static void report_end(const sim *S, int run_rc) {
                   S->ck_path ? S->ck_path : "", S->ck_path ? "" : " (no --checkpoint given)");
 }
 
-/* Exit status of a run: 3 failed, 4 output failed, 128 + signal or 5 stopped, 2 plot. */
+/* Exit status of a run: 3 failed, 4 output failed, 6 drifted, 128 + signal or 5 stopped,
+ * 2 plot. */
 static int run_exit(const sim *S, int run_rc, int plot_rc) {
     if (run_rc == 3) return 3;
     if (S->io_error) return 4;
+    if (run_rc == 6) return 6;
     if (S->stopped) return S->stopped > 0 ? 128 + S->stopped : 5;
     return plot_rc ? 2 : 0;
 }
@@ -441,6 +492,7 @@ int cli_run(int argc, char **argv) {
     S.ck_path = a.checkpoint;
     S.ck_every = a.checkpoint_every;
     S.max_steps = a.max_steps;
+    S.phi_tol = isnan(a.constraint_tol) ? constraint_tol_default(&m) : a.constraint_tol;
     S.tag = model_tag(&m, (int)S.form);
     char tmp_csv[PATH_CAP] = "";
     rc = sim_setup(&S);

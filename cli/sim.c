@@ -17,6 +17,10 @@
 
 /* ------------------------------------------------------------------ the simulation */
 
+/* The largest B (m × k doubles) evaluated densely for the velocity residual, when the system
+ * has no sparse structure (32 MB). */
+#define VRES_DENSE_MAX ((size_t)4 << 20)
+
 double cpu_seconds(void) {
     struct timespec ts;
     if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0) return (double)clock() / CLOCKS_PER_SEC;
@@ -37,6 +41,8 @@ void sim_free(sim *S) {
     free(S->phi);
     free(S->exact);
     free(S->bx);
+    free(S->vwork);
+    S->vwork = NULL;
     free(S->names);
     S->names = NULL;
     ld_out_csv_free(S->csv);
@@ -82,6 +88,16 @@ int sim_setup(sim *S) {
     S->exact = calloc((size_t)nb, sizeof(int));
     S->bx = calloc(13 * (size_t)nb, sizeof(double));
     if (!S->phi || !S->exact || !S->bx) return cli_error("%s: out of memory", S->cmd);
+    S->vres = S->vres_t = 0.0;
+    S->vres_row = -1;
+    if (S->s.m > 0) { /* the velocity residual: B in its sparse pattern, else dense if small */
+        size_t mk = (size_t)S->s.m * (size_t)S->s.k;
+        S->vnb = ld_sys_has_sparse(&S->s) ? (size_t)S->s.bnnz : mk <= VRES_DENSE_MAX ? mk : 0;
+        if (S->vnb > 0) {
+            S->vwork = malloc((S->vnb + 3 * (size_t)S->s.m) * sizeof(double));
+            if (!S->vwork) return cli_error("%s: out of memory", S->cmd);
+        }
+    }
     if (S->out_dt > 0.0) { /* dense output: the previous step end and the interpolated state */
         size_t nq = (size_t)S->s.nq, k = (size_t)S->s.k, nm = (size_t)S->s.m;
         S->qa = calloc(2 * (nq + k + nm) + 1, sizeof(double));
@@ -107,9 +123,9 @@ int sim_setup(sim *S) {
         ld_method_get((int)S->o.method)->constraints && ld_model_loop_count(m) > 0)
         caution = "without --project the half-explicit methods drift off the position "
                   "constraints, and at a singular position of a closed loop the drift can switch "
-                  "the mechanism to another assembly branch that the run then follows silently "
-                  "(measured: hem5 at tolerance 1e-5 ends the N-four-bar 2 m off); use --project "
-                  "(docs/constraints.md)";
+                  "the mechanism to another assembly branch (measured: hem5 at tolerance 1e-5 "
+                  "ends the N-four-bar 2 m off); the run stops where the drift exceeds "
+                  "--constraint-tol; use --project (docs/constraints.md)";
     if (caution && !S->warning[0]) { /* said before the run, and in its JSON */
         snprintf(S->warning, sizeof S->warning, "%s: %s: %.400s", S->path,
                  ld_integ_method_name(S->o.method), caution);
@@ -150,6 +166,94 @@ double state_phi(const sim *S, double t, const double *q) {
     return phi_max(S, t, q, NULL);
 }
 
+/* max |B(q) v + Φ_t(t, q)| over the constraint rows, the residual of the velocity constraint;
+ * 0 without constraints, NaN when it cannot be evaluated (B too large for a dense evaluation,
+ * a callback failed). *row receives the row of the largest entry (-1: none). Φ_t is the
+ * system's, else a central difference in t. */
+static double vel_residual(const sim *S, double t, const double *q, const double *v, int *row) {
+    const ld_system *s = &S->s;
+    int m = s->m, k = s->k;
+    *row = -1;
+    if (m == 0) return 0.0;
+    if (!S->vwork) return NAN;
+    double *B = S->vwork, *r = B + S->vnb, *p1 = r + m, *p2 = p1 + m;
+    memset(r, 0, (size_t)m * sizeof(double));
+    if (ld_sys_has_sparse(s)) {
+        if (s->ops.phi_q_sparse(s, t, q, B) != LD_OK) return NAN;
+        for (int e = 0; e < s->bnnz; ++e) r[s->brow[e]] += B[e] * v[s->bcol[e]];
+    } else {
+        if (s->ops.phi_q(s, t, q, B) != LD_OK) return NAN;
+        for (int i = 0; i < m; ++i)
+            for (int j = 0; j < k; ++j) r[i] += B[(size_t)i * (size_t)k + (size_t)j] * v[j];
+    }
+    if (s->ops.phi_t) {
+        if (s->ops.phi_t(s, t, q, p1) != LD_OK) return NAN;
+        for (int i = 0; i < m; ++i) r[i] += p1[i];
+    } else {
+        double d = 1e-6 * fmax(1.0, fabs(t));
+        if (s->ops.phi(s, t + d, q, p1) != LD_OK || s->ops.phi(s, t - d, q, p2) != LD_OK)
+            return NAN;
+        for (int i = 0; i < m; ++i) r[i] += (p1[i] - p2[i]) / (2.0 * d);
+    }
+    double mx = 0.0;
+    for (int i = 0; i < m; ++i) {
+        if (isnan(r[i])) return NAN;
+        if (fabs(r[i]) > mx || *row < 0) mx = fabs(r[i]), *row = i;
+    }
+    return mx;
+}
+
+/* The distance between two points. */
+static double dist3(const double a[3], const double b[3]) {
+    return hypot(hypot(a[0] - b[0], a[1] - b[1]), a[2] - b[2]);
+}
+
+double constraint_length(const ld_model *m) {
+    int nb = m->nbodies, nj = m->njoints;
+    double len = 0.0;
+    /* the joints of each body: first[b] .. first[b + 1] - 1 in list */
+    int *first = calloc((size_t)nb + 1, sizeof(int));
+    int *list = malloc((2 * (size_t)nj + 1) * sizeof(int));
+    for (int j = 0; j < nj; ++j) {
+        const ld_joint *jd = &m->joints[j];
+        int bs[2] = {jd->body1, jd->body2};
+        for (int i = 0; i < 2; ++i) {
+            if (bs[i] < 0 || bs[i] >= nb) continue; /* the ground */
+            double d = jd->point_form ? hypot(hypot(jd->p[0], jd->p[1]), jd->p[2])
+                                      : dist3(jd->at, m->bodies[bs[i]].x);
+            if (isfinite(d)) len = fmax(len, d);
+            if (first && !jd->point_form) first[bs[i] + 1]++;
+        }
+    }
+    if (first && list) { /* two joint points on one body */
+        for (int b = 0; b < nb; ++b) first[b + 1] += first[b];
+        int *fill = malloc(((size_t)nb + 1) * sizeof(int));
+        if (fill) {
+            memcpy(fill, first, ((size_t)nb + 1) * sizeof(int));
+            for (int j = 0; j < nj; ++j) {
+                const ld_joint *jd = &m->joints[j];
+                int bs[2] = {jd->body1, jd->body2};
+                for (int i = 0; i < 2 && !jd->point_form; ++i)
+                    if (bs[i] >= 0 && bs[i] < nb) list[fill[bs[i]]++] = j;
+            }
+            for (int b = 0; b < nb; ++b)
+                for (int x = first[b]; x < first[b + 1]; ++x)
+                    for (int y = x + 1; y < first[b + 1]; ++y) {
+                        double d = dist3(m->joints[list[x]].at, m->joints[list[y]].at);
+                        if (isfinite(d)) len = fmax(len, d);
+                    }
+            free(fill);
+        }
+    }
+    free(first);
+    free(list);
+    return len > 0.0 ? len : 1.0;
+}
+
+double constraint_tol_default(const ld_model *m) {
+    return 1e-6 * constraint_length(m);
+}
+
 /* Geodesic error of body b's rotation against its exact one (the model prescribes it). */
 static double angle_error(const sim *S, int b, double t, const double quat[4]) {
     double qe[4];
@@ -166,6 +270,10 @@ static void sim_measure(sim *S, double t, const double *q, const double *v) {
         S->tot.phit = t;
     }
     S->tot.phimax = (isnan(ph) || isnan(S->tot.phimax)) ? (double)NAN : fmax(S->tot.phimax, ph);
+    if (S->phi_tol > 0.0 && !(ph <= S->phi_tol)) S->drifted = 1; /* NaN too */
+    double vr = vel_residual(S, t, q, v, &row);
+    if (vr > S->vres && row >= 0) S->vres_row = row, S->vres_t = t;
+    S->vres = (isnan(vr) || isnan(S->vres)) ? (double)NAN : fmax(S->vres, vr);
     for (int b = 0; S->any_exact && b < S->m->nbodies; ++b) {
         if (!S->exact[b]) continue;
         double x[3], qq[4], w[3], xd[3];
@@ -323,6 +431,10 @@ static void sim_accepted(sim *S, double t, const double *q, const double *v) {
         dense_rows(S, t, q, v);
     else if (S->n % S->every == 0 || t >= S->t1)
         write_row(S, t, q, v);
+    if (S->drifted) { /* the run ends here: the row of the state that left the constraints */
+        if (t != S->last_row_t) write_row(S, t, q, v);
+        return;
+    }
     if (S->ck_path && isfinite(S->ck_every) && t >= S->ck_next && t < S->t1) {
         (void)sim_checkpoint(S);
         while (S->ck_next <= t) S->ck_next += S->ck_every;
@@ -348,7 +460,8 @@ static void sim_finish(sim *S, const double *q, const double *v) {
 }
 
 /* Step from t0 (or the restart point) to t1; fills the results. Returns 0, 3 (a step failed;
- * S->msg says why), 4 (output failed; S->io_msg) or 5 (stopped early; S->stopped). */
+ * S->msg says why), 4 (output failed; S->io_msg), 5 (stopped early; S->stopped) or 6 (the
+ * residual exceeded S->phi_tol; S->drifted). */
 int sim_run(sim *S) {
     ld_integ *it = S->it;
     const double *q = ld_integ_q(it), *v = ld_integ_v(it);
@@ -377,7 +490,8 @@ int sim_run(sim *S) {
     double wall0 = wall_seconds(), next = wall0 + 0.2;
     int shown = 0;
     long taken = 0;
-    while (!S->io_error && (S->o.adaptive ? ld_integ_t(it) < S->t1 : S->n < nsteps)) {
+    while (!S->io_error && !S->drifted &&
+           (S->o.adaptive ? ld_integ_t(it) < S->t1 : S->n < nsteps)) {
         if (sim_stop_signal || (S->max_steps > 0 && taken >= S->max_steps)) {
             sim_stop(S, ld_integ_t(it), q, v, sim_stop_signal ? (int)sim_stop_signal : -1);
             break;
@@ -407,6 +521,7 @@ int sim_run(sim *S) {
     sim_finish(S, q, v);
     if (S->status) return 3;
     if (S->io_error) return 4;
+    if (S->drifted) return 6;
     return S->stopped ? 5 : 0;
 }
 

@@ -37,6 +37,7 @@ typedef struct run_args {
     int adaptive;               /* --adaptive given */
     int newton_reuse;           /* --newton-reuse given */
     int project;                /* --project given */
+    double constraint_tol;      /* --constraint-tol (NAN: the model's default; 0: no check) */
     const char *out, *vtk, *plot, *ref;
     const char *html; /* --html FILE */
     long frames;      /* --frames N: output times of --html and --vtk (0: the default) */
@@ -103,6 +104,17 @@ typedef struct sim {
     /* results */
     int status;  /* 0 or the status of the failing advance */
     int stopped; /* the run stopped early: the signal number, or -1 for --max-steps */
+    /* The drift check (liedyn run --constraint-tol): a step whose max |Φ| exceeds phi_tol
+     * ends the run with drifted set (the step's residual, row and time are tot.phimax, phirow
+     * and phit); phi_tol 0: no check. */
+    double phi_tol;
+    int drifted;
+    /* max |B v + Φ_t| over the states of this invocation (NaN: not evaluated), its row and time;
+     * vwork: its scratch (vnb values of B, then 3 m) */
+    double vres, vres_t;
+    int vres_row;
+    double *vwork;
+    size_t vnb;
     char msg[320];
     char warning[640]; /* "" or a warning about the run's meaning (printed on stderr too) */
     double t, e1;
@@ -134,7 +146,8 @@ void sim_free(sim *S);
 int sim_setup(sim *S);
 /* Step from t0 (or the restart point) to t1 writing rows; 0, 3 when a step failed (S->msg
  * says why), 4 when output could not be written (S->io_msg), 5 when stopped early
- * (S->stopped; a checkpoint is written when S->ck_path is set). */
+ * (S->stopped; a checkpoint is written when S->ck_path is set), 6 when the constraint residual
+ * exceeded S->phi_tol (S->drifted; the run ends at that step, its row written). */
 int sim_run(sim *S);
 /* Continue from a checkpoint file: the state, step counts and running maxima of the run that
  * wrote it. 0, or 2 (message printed). */
@@ -166,6 +179,12 @@ void io_fail_msg(sim *S, const char *msg);
 /* JSON values on stdout (strings: json_str in cli.h): a number (null if not finite), an array. */
 void json_num(double v);
 void json_vec(const double *v, int n);
+/* The model's length scale for the drift check: its longest link, the largest distance
+ * between two points of one body that matter to the joints (its centre of mass and the
+ * points where joints hold it); 1 without joints, or when that is 0. */
+double constraint_length(const ld_model *m);
+/* The drift check's default tolerance: 1e-6 constraint_length(m). */
+double constraint_tol_default(const ld_model *m);
 /* Total energy (NaN if the model has none) and max |Φ| (0 without constraints). */
 double state_energy(const sim *S, double t, const double *q, const double *v);
 double state_phi(const sim *S, double t, const double *q);

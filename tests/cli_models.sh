@@ -1,12 +1,15 @@
 #!/bin/bash
 # Every shipped model runs with every integrator of the table in every formulation, for three
 # small steps — or is refused with the integrator's or the compiler's stated reason (exit 2,
-# "cannot run this model: …" / "cannot compile the model: …"). Any other outcome fails. (The
+# "cannot run this model: …" / "cannot compile the model: …"), or, for a half-explicit method
+# (no projection here), stops with exit 6 and its one line when the positions drift off the
+# joints beyond the default --constraint-tol (hem1 on the heavy top, hem2 on the flyball
+# governor: their drift grows to centimetres within 1 s). Any other outcome fails. (The
 # N-four-bars take a subset: see below.)
 # usage: cli_models.sh LIEDYN SOURCE_DIR
 set -u
 LIEDYN=$1 SRC=$2
-fails=0 ran=0 refused=0
+fails=0 ran=0 refused=0 drifted=0
 fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
 
 # the integrators, from the table as `liedyn run --help` lists them
@@ -30,12 +33,15 @@ for model in "$SRC"/models/*.yaml; do
                 ran=$((ran + 1))
             elif [ "$rc" -eq 2 ] && echo "$err" | grep -Eq "cannot (run|compile) the model: .+|cannot run this model: .+"; then
                 refused=$((refused + 1))
+            elif [ "$rc" -eq 6 ] && case $meth in hem*) true ;; *) false ;; esac &&
+                [ "$(echo "$err" | grep -c "^liedyn: run drifted off its constraints at t = .*--project")" -eq 1 ]; then
+                drifted=$((drifted + 1))
             else
                 fail "$(basename "$model") $meth $form: exit $rc: $err"
             fi
         done
     done
 done
-echo "cli_models: $ran runs, $refused refusals with their reason"
+echo "cli_models: $ran runs, $refused refusals with their reason, $drifted half-explicit runs stopped as drifted"
 [ "$ran" -gt 100 ] || fail "only $ran runs"
 [ "$fails" -eq 0 ]
