@@ -271,6 +271,10 @@ static void sim_measure(sim *S, double t, const double *q, const double *v) {
     }
     S->tot.phimax = (isnan(ph) || isnan(S->tot.phimax)) ? (double)NAN : fmax(S->tot.phimax, ph);
     if (S->phi_tol > 0.0 && !(ph <= S->phi_tol)) S->drifted = 1; /* NaN too */
+    double P = NAN; /* the work of loads and drivers, by the trapezoidal rule over the steps */
+    if (ld_model_power(&S->s, t, q, v, ld_integ_lambda(S->it), S->phi, &P) != LD_OK) P = NAN;
+    if (t > S->tot.wt) S->tot.work += 0.5 * (t - S->tot.wt) * (P + S->tot.wp);
+    if (!(t <= S->tot.wt)) S->tot.wt = t, S->tot.wp = P; /* NaN wt: the first state */
     double vr = vel_residual(S, t, q, v, &row);
     if (vr > S->vres && row >= 0) S->vres_row = row, S->vres_t = t;
     S->vres = (isnan(vr) || isnan(S->vres)) ? (double)NAN : fmax(S->vres, vr);
@@ -325,6 +329,10 @@ static void write_vtk(sim *S, double t, const double *q, const double *v) {
 /* One row of the state (t, q, v, λ) to w; a failure is recorded. */
 static void emit_row(sim *S, ld_out_csv *w, double t, const double *q, const double *v,
                      const double *lam) {
+    double W = S->tot.work; /* a dense row between step ends: W linear between them */
+    if (S->out_dt > 0.0 && t < S->tot.wt && S->tot.wt > S->ta)
+        W = S->wa + (t - S->ta) / (S->tot.wt - S->ta) * (S->tot.work - S->wa);
+    ld_out_csv_set_balance(w, S->tot.e0, W);
     if (ld_out_csv_row(w, t, q, v, lam, S->tot.row_h, S->tot.row_err) != LD_OK)
         io_fail_msg(S, ld_out_csv_message(w));
 }
@@ -353,6 +361,7 @@ static void write_row(sim *S, double t, const double *q, const double *v) {
 /* Remember the step end (t, q, v, λ) that dense output interpolates from. */
 static void dense_keep(sim *S, double t, const double *q, const double *v) {
     S->ta = t;
+    S->wa = S->tot.work;
     memcpy(S->qa, q, (size_t)S->s.nq * sizeof(double));
     memcpy(S->va, v, (size_t)S->s.k * sizeof(double));
     if (S->s.m > 0) memcpy(S->la, ld_integ_lambda(S->it), (size_t)S->s.m * sizeof(double));
@@ -475,6 +484,8 @@ int sim_run(sim *S) {
         S->tot.row_h = 0.0;
         S->tot.row_err = NAN;
         S->tot.e0 = state_energy(S, S->t0, q, v);
+        S->tot.work = 0.0;
+        S->tot.wt = S->tot.wp = NAN;
     }
     double tc = ld_integ_t(it);
     if (S->ck_path && isfinite(S->ck_every))

@@ -59,6 +59,8 @@ typedef struct sim_totals {
     double row_h, row_err;     /* the last step's size and estimate (for the row) */
     double hmin, hmax, errmax; /* over the accepted steps */
     int32_t phirow, pad;       /* the constraint row of phimax (-1: none) */
+    double work, wp, wt;       /* the loads' and drivers' work W, the power at wt (the last
+                                * state measured; NaN: none yet) */
 } sim_totals;
 
 typedef struct sim {
@@ -93,6 +95,7 @@ typedef struct sim {
     double last_row_t;
     long out_j;           /* dense output: the index of the next output time */
     double ta;            /* dense output: the time of the previous step end */
+    double wa;            /* dense output: the work W at ta */
     double *qa, *va, *la; /* dense output: its state (nq, k, m) */
     double *qi, *vi, *li; /* dense output: the interpolated state */
     int rows;

@@ -80,23 +80,36 @@ awk -v r="$(value constraint_residual "$WORK/crank.json")" 'BEGIN { exit !(r < 1
 # CSV layout: header, the initial row, every 10th step and the (shortened) last step
 "$LIEDYN" run heavy-top --dt 1e-3 --t-end 0.105 --output-every 10 --out "$WORK/ht.csv" \
     >"$WORK/ht.out" 2>"$WORK/ht.err" || fail "csv run: $(cat "$WORK/ht.err")"
-hdr="t,top.x,top.y,top.z,top.qw,top.qx,top.qy,top.qz,top.wx,top.wy,top.wz,top.vx,top.vy,top.vz,energy,constraint_residual,pivot.fx,pivot.fy,pivot.fz,pivot.tx,pivot.ty,pivot.tz,pivot.rx,pivot.ry,pivot.rz,pivot.wx,pivot.wy,pivot.wz"
+hdr="t,top.x,top.y,top.z,top.qw,top.qx,top.qy,top.qz,top.wx,top.wy,top.wz,top.vx,top.vy,top.vz,energy,constraint_residual,work,energy_balance,pivot.fx,pivot.fy,pivot.fz,pivot.tx,pivot.ty,pivot.tz,pivot.rx,pivot.ry,pivot.rz,pivot.wx,pivot.wy,pivot.wz"
 [ "$(head -n 1 "$WORK/ht.csv")" = "$hdr" ] || fail "csv header: $(head -n 1 "$WORK/ht.csv")"
 [ "$(wc -l <"$WORK/ht.csv")" -eq 13 ] || fail "csv lines: $(wc -l <"$WORK/ht.csv"), expected 13"
 [ "$(sed -n 2p "$WORK/ht.csv" | cut -d, -f1)" = "0" ] || fail "csv first time"
 [ "$(sed -n 3p "$WORK/ht.csv" | cut -d, -f1)" = "0.01" ] || fail "csv second time: $(sed -n 3p "$WORK/ht.csv" | cut -d, -f1)"
 [ "$(tail -n 1 "$WORK/ht.csv" | cut -d, -f1)" = "0.105" ] || fail "csv last time: $(tail -n 1 "$WORK/ht.csv" | cut -d, -f1)"
-awk -F, 'NF != 28 { bad = 1 } END { exit bad }' "$WORK/ht.csv" || fail "csv: a row without 28 columns"
+awk -F, 'NF != 30 { bad = 1 } END { exit bad }' "$WORK/ht.csv" || fail "csv: a row without 30 columns"
 # the joint's force on the top at t = 0: m (ẍ(0) − g) with the consistent ẍ(0) of Kynema's tests,
 # = (0, −319.526, −317.262) N, and its torque about the centre of mass (−X) × f = (317.262, 0, 0) N m
-sed -n 2p "$WORK/ht.csv" | awk -F, '{ if ((($17)^2 + ($18 + 319.52598816)^2 + ($19 + 317.26246154)^2) > 1e-10 ||
-    (($20 - 317.26246154)^2 + ($21)^2 + ($22)^2) > 1e-10) exit 1 }' ||
-    fail "csv: joint reaction at t = 0: $(sed -n 2p "$WORK/ht.csv" | cut -d, -f17-22)"
+sed -n 2p "$WORK/ht.csv" | awk -F, '{ if ((($19)^2 + ($20 + 319.52598816)^2 + ($21 + 317.26246154)^2) > 1e-10 ||
+    (($22 - 317.26246154)^2 + ($23)^2 + ($24)^2) > 1e-10) exit 1 }' ||
+    fail "csv: joint reaction at t = 0: $(sed -n 2p "$WORK/ht.csv" | cut -d, -f19-24)"
+# no loads, no drivers: no work, and the balance is the energy's change from the first row
+awk -F, 'NR == 2 { e0 = $15 } NR > 1 { if ($17 != 0 || ($18 - ($15 - e0))^2 > 1e-24) exit 1 }' \
+    "$WORK/ht.csv" || fail "csv: work and energy_balance columns"
 grep -q "105 steps" "$WORK/ht.out" || fail "csv run summary: $(cat "$WORK/ht.out")"
 [ -s "$WORK/ht.err" ] && fail "csv run wrote on stderr: $(cat "$WORK/ht.err")"
+# Andrews' squeezer: the motor's constant torque does W = τ Δβ (β the crank's angle, joint O),
+# and the energy balance E − E0 − W stays below 1e-4 of E0 (genalpha's error at h = 1e-5)
+"$LIEDYN" run andrews-squeezer --out "$WORK/and.csv" --quiet >/dev/null || fail "andrews csv run"
+awk -F, 'NR == 1 { for (i = 1; i <= NF; ++i) c[$i] = i; next }
+    NR == 2 { e0 = $c["energy"]; b0 = $c["O.angle"] }
+    { bal = $c["energy_balance"]; if (bal < 0) bal = -bal; if (bal > big) big = bal
+      w = $c["work"]; db = $c["O.angle"] - b0 }
+    END { d = w - 0.033 * db; if (d < 0) d = -d
+          if (!(w > 0.5 && big < 1e-4 * e0 && d < 1e-6 * w)) { print w, big, d; exit 1 } }' \
+    "$WORK/and.csv" || fail "andrews: work and balance: $(tail -1 "$WORK/and.csv" | cut -c1-80)"
 # exact models get an angle-error column
 "$LIEDYN" run torque-body-ii --t-end 0.2 --out "$WORK/tb.csv" --quiet >/dev/null || fail "tb csv run"
-head -n 1 "$WORK/tb.csv" | grep -q ',energy,constraint_residual,body.angle_error$' ||
+head -n 1 "$WORK/tb.csv" | grep -q ',energy,constraint_residual,work,energy_balance,body.angle_error$' ||
     fail "tb csv header: $(head -n 1 "$WORK/tb.csv")"
 [ "$(wc -l <"$WORK/tb.csv")" -eq 6 ] || fail "tb csv lines: $(wc -l <"$WORK/tb.csv")"
 
@@ -274,7 +287,7 @@ grep -q "^liedyn: run failed at t = 0: .*Newton did not converge in 1 iterations
 [ "$(value t "$WORK/fail.json")" = "0" ] || fail "failing run: t $(value t "$WORK/fail.json")"
 [ "$(head -n 1 "$WORK/fail.csv")" = "$hdr" ] || fail "failing run: csv header"
 [ "$(wc -l <"$WORK/fail.csv")" -eq 2 ] || fail "failing run: csv lines $(wc -l <"$WORK/fail.csv")"
-awk -F, 'NF != 28 { bad = 1 } END { exit bad }' "$WORK/fail.csv" || fail "failing run: csv row"
+awk -F, 'NF != 30 { bad = 1 } END { exit bad }' "$WORK/fail.csv" || fail "failing run: csv row"
 
 # a run failing midway (undamped Newmark on the index-3 heavy top diverges near t = 0.44): the
 # CSV ends on the last accepted step, which is the time the JSON reports
@@ -286,7 +299,7 @@ tm=$(value t "$WORK/mid.json")
 awk -v t="$tm" 'BEGIN { exit !(t > 0.3 && t < 1) }' || fail "mid-run failure at t = $tm"
 [ "$(tail -n 1 "$WORK/mid.csv" | cut -d, -f1)" = "$tm" ] ||
     fail "mid-run failure: last csv row $(tail -n 1 "$WORK/mid.csv" | cut -d, -f1), JSON t $tm"
-awk -F, 'NF != 28 { bad = 1 } END { exit bad }' "$WORK/mid.csv" || fail "mid-run failure: csv row"
+awk -F, 'NF != 30 { bad = 1 } END { exit bad }' "$WORK/mid.csv" || fail "mid-run failure: csv row"
 
 # The shipped models listed with their descriptions; -h; --name=value as --name value; demo --help.
 "$LIEDYN" models >"$WORK/models.txt" 2>&1 || fail "models: exit $?"

@@ -7,7 +7,7 @@
  *   t; per body BODY.x BODY.y BODY.z BODY.qw BODY.qx BODY.qy BODY.qz BODY.wx BODY.wy BODY.wz
  *   BODY.vx BODY.vy BODY.vz (ld_model_body_state); energy; constraint_residual (max |Φ|);
  *   work W, the work of the loads and drivers since the first row (ld_model_power integrated
- *   by the trapezoidal rule over the rows, or as ld_out_csv_set_work gives it); energy_balance
+ *   by the trapezoidal rule over the rows, or as ld_out_csv_set_balance gives it); energy_balance
  *   E − E₀ − W (E₀ the first row's energy: 0 up to the method's error where no damper acts);
  *   BODY.angle_error per body whose rotation the model prescribes (an exact-torque load);
  *   h, error_estimate (when asked for: the step's size and error estimate); per joint
@@ -63,9 +63,10 @@ ld_out_csv *ld_out_csv_open(const char *path, const ld_system *s, const ld_model
  * once a write has failed (ld_out_csv_message says why). */
 int ld_out_csv_row(ld_out_csv *w, double t, const double *q, const double *v, const double *lambda,
                    double h, double err);
-/* The work column of the next rows is W as given (a caller that integrates the power over
- * every step, finer than the rows), not the writer's own sum over the rows. */
-void ld_out_csv_set_work(ld_out_csv *w, double work);
+/* The next row's work column is W and its balance E − E₀ − W with the E₀ given (a caller that
+ * integrates the power over every step, finer than the rows, or that restarts a run), not the
+ * writer's own sum over the rows from its first row. Once called, call it before every row. */
+void ld_out_csv_set_balance(ld_out_csv *w, double e0, double work);
 /* Whole data rows in the file so far (after ld_out_csv_close: all that were written). */
 long ld_out_csv_rows(const ld_out_csv *w);
 /* "" or why the writer failed ("writing PATH failed after N rows: reason"). */

@@ -85,7 +85,8 @@ int ld_io_cols_select(const char *const *names, int n, const char *list, int *id
                              : "unknown column '%s' (a body or joint name; BODY.pos, .q, .omega, "
                                ".v or one column such as BODY.z; JOINT.f, .t, .coords, .rate, "
                                ".rotvec, .omega or one column such as JOINT.angle, .slide, "
-                               ".value; energy, constraint_residual, h, error_estimate where "
+                               ".value; energy, constraint_residual, work, energy_balance, h, "
+                               "error_estimate where "
                                "written)",
                      got < 0 ? list : tok);
             return -1;

@@ -191,7 +191,7 @@ static void row_values(ld_out_csv *w, double t, const double *q, const double *v
     double P = NAN;
     if (!w->work_given && ld_model_power(s, t, q, v, lam, w->phi, &P) != LD_OK) P = NAN;
     if (!w->work_given && w->rows_seen > 0) w->W += 0.5 * (t - w->t_prev) * (P + w->P_prev);
-    if (w->rows_seen == 0) w->E0 = E;
+    if (w->rows_seen == 0 && !w->work_given) w->E0 = E;
     w->P_prev = P, w->t_prev = t, w->rows_seen++;
     r[k++] = w->W;
     r[k++] = E - w->E0 - w->W;
@@ -225,10 +225,11 @@ int ld_out_csv_row(ld_out_csv *w, double t, const double *q, const double *v, co
     return ld_io_rowfile_end_row(&w->f, 1) == 0 ? LD_OK : LD_EIO;
 }
 
-void ld_out_csv_set_work(ld_out_csv *w, double work) {
+void ld_out_csv_set_balance(ld_out_csv *w, double e0, double work) {
     if (!w) return;
     w->work_given = 1;
     w->W = work;
+    w->E0 = e0;
 }
 
 long ld_out_csv_rows(const ld_out_csv *w) {
