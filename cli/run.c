@@ -144,6 +144,17 @@ static void json_redundant(const sim *S) {
     free(jr);
     printf("], \"joint_residual\": ");
     json_num(S->it ? ld_model_joint_phi_max(&S->s, S->t, ld_integ_q(S->it), NULL) : (double)NAN);
+    const ld_assembly *A = &S->m->assembly; /* what reading the model assembled */
+    printf(", \"assembly\": {\"placed\": %d, \"iterations\": %d, \"gap\": ", A->placed,
+           A->iterations);
+    json_num(A->gap);
+    printf(", \"gap_joint\": ");
+    json_str(A->gap_joint >= 0 ? S->m->joints[A->gap_joint].name : "");
+    printf(", \"moved\": ");
+    json_num(A->moved);
+    printf(", \"residual\": ");
+    json_num(A->residual);
+    printf("}");
 }
 
 static void json_outputs(const sim *S) {
@@ -411,6 +422,7 @@ static void print_summary(const sim *S, const char *base, const run_args *a) {
         printf("; constraint tolerance %.3g%s\n", S->phi_tol,
                S->phi_tol > 0.0 ? "" : " (no check)");
     }
+    print_assembly(S->m, "  ");
     print_redundant(S);
     if (a->out) printf("  csv: %s (%ld rows)\n", a->out, S->csv ? ld_out_csv_rows(S->csv) : 0L);
     if (a->vtk)

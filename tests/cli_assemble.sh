@@ -3,7 +3,7 @@
 # no body placed, is assembled from its held crank angle; the written model reads back with
 # nothing left to assemble and runs like the original (its summary to round-off); a model that
 # cannot close is refused with the joint, its line and the gap (exit 2); output that cannot be
-# written exits 4 and leaves nothing behind.
+# written exits 4 and leaves nothing behind; the run's summary and JSON carry the assembly.
 # usage: cli_assemble.sh LIEDYN WORK_DIR
 set -u
 LIEDYN=$1 WORK=$2
@@ -31,6 +31,13 @@ tiny() { grep -E "^  (crank|rod|slider):" | sed -E 's/-?[0-9.]+e-[2-9][0-9]/0/g'
 a=$("$LIEDYN" run slider-crank --t-end 0.5 2>&1 | tiny)
 b=$("$LIEDYN" run "$WORK/sc.yaml" --t-end 0.5 2>&1 | tiny)
 [ -n "$a" ] && [ "$a" = "$b" ] || fail "runs differ: '$a' vs '$b'"
+
+# the run's summary and JSON say what assembly did
+out=$("$LIEDYN" run slider-crank --t-end 0.01 2>&1) || fail "run: $out"
+echo "$out" | grep -q "^  assembly: 3 bodies placed by their joints" || fail "run summary: $out"
+json=$("$LIEDYN" run slider-crank --t-end 0.01 --json 2>&1) || fail "run json: $json"
+echo "$json" | grep -q '"assembly": {"placed": 3, "iterations": [0-9]*, "gap": 0.0136' ||
+    fail "run json: $json"
 
 # a rod too short: refused with the joint, its line and the gap; nothing written
 cat >"$WORK/short.yaml" <<'YAML'
