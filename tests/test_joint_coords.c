@@ -565,7 +565,7 @@ static void test_csv_columns(void **state) {
     /* every column: the joint's coordinates last, the angle unwrapped to 12 t */
     char *text = slurp(all);
     int ca = csv_col(text, "pin.angle"), cr = csv_col(text, "pin.angle_rate");
-    assert_int_equal(ca, 1 + 13 + 2 + 6);
+    assert_int_equal(ca, 1 + 13 + 4 + 6); /* energy, constraint_residual, work, energy_balance */
     assert_int_equal(cr, ca + 1);
     assert_true(strstr(text, ",pin.tz,pin.angle,pin.angle_rate\n") != NULL);
     int rows = 0;
@@ -620,8 +620,8 @@ static void test_column_names(void **state) {
                           "j-sph.rx",         "j-sph.ry",         "j-sph.rz",    "j-sph.wx",
                           "j-sph.wy",         "j-sph.wz"};
     int nw = (int)(sizeof want / sizeof want[0]);
-    assert_int_equal(n, 1 + 13 * 7 + 2 + 6 * 7 + nw);
-    assert_string_equal(names[1 + 13 * 7 + 2 + 6 * 7 - 1], "weld.tz");
+    assert_int_equal(n, 1 + 13 * 7 + 4 + 6 * 7 + nw);
+    assert_string_equal(names[1 + 13 * 7 + 4 + 6 * 7 - 1], "weld.tz");
     for (int i = 0; i < nw; ++i) assert_string_equal(names[n - nw + i], want[i]);
     free(names);
     ld_model_free(&m);
