@@ -134,6 +134,8 @@ typedef struct ld_method_info {
     int model_only;      /* 1: runs compiled models from their data (bodies, loads), not through
                           * the system's callbacks (the splitting methods) */
     const char *refuses; /* what it refuses and why, one line ("" if nothing) */
+    int contact;         /* 1: treats contact (colliding shapes, docs/contact.md); the others
+                          * refuse models with contact */
 } ld_method_info;
 
 /* The number of methods, the descriptor of method i (NULL out of range), the method of a

@@ -417,7 +417,21 @@ typedef struct ld_shape {
     double axis[3];   /* unit, body frame (cylinder, cone, capsule); default (0, 0, 1) */
     double color[3];  /* red, green, blue in [0, 1]; all −1: the viewer's choice */
     int line;         /* line in the model file (messages; 0 if built in code) */
+    /* Contact (docs/contact.md): 1 when the shape collides (spheres, capsules, boxes), with
+     * its restitution e ∈ [0, 1] and friction coefficient μ ≥ 0; a pair of shapes takes the
+     * larger e and the larger μ of the two. */
+    int collide;
+    double restitution, friction;
 } ld_shape;
+
+/* The ground plane of contact: the half-space n·x ≤ d below the plane through `point` with
+ * the unit normal n (pointing out of the ground), with its restitution and friction. */
+typedef struct ld_ground_plane {
+    int on;
+    double normal[3], point[3];
+    double restitution, friction;
+    int line;
+} ld_ground_plane;
 
 /* "box", "sphere", … ("" if unknown) and the kind of a name (−1 if unknown). */
 const char *ld_shape_kind_name(ld_shape_kind k);
@@ -486,12 +500,13 @@ typedef struct ld_model {
     ld_rod *rods; /* nrods, owned by the model */
     ld_run_spec run;
     ld_output_spec output;
-    int nelements;        /* force elements (docs/elements.md) */
-    ld_element *elements; /* nelements, owned by the model (malloc'ed; NULL when none) */
-    int nbeams;           /* beams (docs/beam.md), their free nodes among the bodies */
-    ld_beam *beams;       /* nbeams, owned by the model (malloc'ed; NULL when none) */
-    int nshapes;          /* shapes of the bodies (viewer and VTK output only) */
-    ld_shape *shapes;     /* nshapes, owned by the model (malloc'ed; NULL when none) */
+    int nelements;         /* force elements (docs/elements.md) */
+    ld_element *elements;  /* nelements, owned by the model (malloc'ed; NULL when none) */
+    int nbeams;            /* beams (docs/beam.md), their free nodes among the bodies */
+    ld_beam *beams;        /* nbeams, owned by the model (malloc'ed; NULL when none) */
+    int nshapes;           /* shapes of the bodies (viewer and VTK output only) */
+    ld_shape *shapes;      /* nshapes, owned by the model (malloc'ed; NULL when none) */
+    ld_ground_plane plane; /* the ground's plane of contact (plane.on = 0: none) */
     /* 0 (default): compiling leaves out the joints' rows that depend on the others at the start
      * (ld_model_redundant_rows, docs/constraints.md); 1: every row as written (dependent rows
      * then make the saddle-point matrices singular; ld_model_diagnose names them) */
@@ -520,6 +535,8 @@ int ld_model_parse(const char *text, size_t len, const char *name, ld_model *out
  * LD_OK or LD_EINVAL with err (line 0 when the model was not read from a file). The
  * formulation of the run block is not checked against the rods: compiling refuses. */
 int ld_model_validate(const ld_model *m, ld_model_error *err);
+/* Does m have contact: a colliding shape (docs/contact.md)? NULL: 0. */
+int ld_model_has_contact(const ld_model *m);
 /* Assemble a valid model (docs/model-format.md#assembly): place every unplaced body by its
  * joint of the frame form (coordinates coord, in order from the ground), then close the joints
  * of the frame form by Newton's method on the group from that placement — least squares, each

@@ -25,6 +25,15 @@ static int changes(const ld_model *m, char *why, size_t n) {
                             m->elements[e].name, t ? t->name : "?"),
                    1;
     }
+    for (int i = 0; i < m->nshapes; ++i) { /* contact: impacts and friction dissipate */
+        const ld_shape *sh = &m->shapes[i];
+        if (sh->collide)
+            return snprintf(why, n,
+                            "body '%s' collides: impacts with restitution below 1 and friction "
+                            "dissipate energy",
+                            m->bodies[sh->body].name),
+                   1;
+    }
     return 0;
 }
 

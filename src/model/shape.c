@@ -52,6 +52,23 @@ int ld_shape_check(const ld_shape *s, int nbodies, char *key, size_t keycap, cha
                  s->center[i]);
             return LD_EINVAL;
         }
+    if (!(s->restitution >= 0.0 && s->restitution <= 1.0)) {
+        strf(key, keycap, "restitution");
+        strf(why, whycap, "must be from 0 to 1, found %g", s->restitution);
+        return LD_EINVAL;
+    }
+    if (!(s->friction >= 0.0 && s->friction < 1e3)) {
+        strf(key, keycap, "friction");
+        strf(why, whycap, "must be from 0 to 1000, found %g", s->friction);
+        return LD_EINVAL;
+    }
+    if (s->collide && (s->kind == LD_SHAPE_CYLINDER || s->kind == LD_SHAPE_CONE)) {
+        strf(key, keycap, "collide");
+        strf(why, whycap,
+             "cylinders and cones do not collide in this version: use a capsule, a sphere or a "
+             "box");
+        return LD_EINVAL;
+    }
     switch (s->kind) {
     case LD_SHAPE_BOX:
         for (int i = 0; i < 3; ++i)
@@ -88,4 +105,10 @@ int ld_shape_check(const ld_shape *s, int nbodies, char *key, size_t keycap, cha
             return LD_EINVAL;
         }
     return LD_OK;
+}
+
+int ld_model_has_contact(const ld_model *m) {
+    for (int i = 0; m && i < m->nshapes; ++i)
+        if (m->shapes[i].collide) return 1;
+    return 0;
 }

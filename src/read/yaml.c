@@ -611,9 +611,9 @@ static int read_joints(reader *r, const yaml_node_t *root, ld_model *m) {
 
 /* ------------------------------------------------------------------ integrator, model */
 
-static const char *const top_keys[] = {"name",       "description", "gravity", "bodies",
-                                       "rods",       "beams",       "joints",  "loads",
-                                       "integrator", "elements",    "output",  NULL};
+static const char *const top_keys[] = {
+    "name",  "description", "gravity",  "bodies", "rods",         "beams", "joints",
+    "loads", "integrator",  "elements", "output", "ground_plane", NULL};
 
 static int read_model(reader *r, const yaml_node_t *root, ld_model *m) {
     int rc;

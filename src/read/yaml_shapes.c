@@ -12,10 +12,13 @@
 static const char *const shape_types[] = {"box", "sphere", "cylinder", "cone", "capsule", NULL};
 
 /* The keys each type takes (besides type, center, color and, for the round ones, axis). */
-static const char *const keys_box[] = {"type", "size", "center", "color", NULL};
-static const char *const keys_sphere[] = {"type", "radius", "center", "color", NULL};
-static const char *const keys_round[] = {"type",   "radius", "length", "axis",
-                                         "center", "color",  NULL};
+static const char *const keys_box[] = {"type",    "size",        "center",   "color",
+                                       "collide", "restitution", "friction", NULL};
+static const char *const keys_sphere[] = {"type",    "radius",      "center",   "color",
+                                          "collide", "restitution", "friction", NULL};
+static const char *const keys_round[] = {"type",  "radius",  "length",      "axis",     "center",
+                                         "color", "collide", "restitution", "friction", NULL};
+static const char *const bools[] = {"false", "true", NULL};
 
 /* The line of key in map (the map's own line when absent). */
 static int key_line(reader *r, const yaml_node_t *map, const char *key) {
@@ -26,21 +29,26 @@ static int key_line(reader *r, const yaml_node_t *map, const char *key) {
     return !rc && f.val ? f.line : ly_line_of(map);
 }
 
-/* A unit axis: the given one normalized (not zero). */
-static int read_axis(reader *r, const yaml_node_t *n, double axis[3]) {
-    int given = 0;
-    double a[3] = {0.0, 0.0, 1.0};
-    int rc = ly_get_vec(r, n, "axis", 0, a, 3, &given);
+/* A unit direction under key (default: axis as it is), the given one normalized (not zero). */
+static int read_axis_key(reader *r, const yaml_node_t *n, const char *key, double axis[3]) {
+    double a[3];
+    memcpy(a, axis, sizeof a);
+    int rc = ly_get_vec(r, n, key, 0, a, 3, NULL);
     if (rc) return rc;
     double s = sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
     if (!(s > 1e-12 && isfinite(s))) {
-        size_t mark = ly_push_key(r, "axis");
-        rc = ly_fail(r, key_line(r, n, "axis"), "must be a non-zero finite vector");
+        size_t mark = ly_push_key(r, key);
+        rc = ly_fail(r, key_line(r, n, key), "must be a non-zero finite vector");
         ly_pop(r, mark);
         return rc;
     }
     for (int i = 0; i < 3; ++i) axis[i] = a[i] / s;
     return LD_OK;
+}
+
+static int read_axis(reader *r, const yaml_node_t *n, double axis[3]) {
+    axis[0] = axis[1] = 0.0, axis[2] = 1.0;
+    return read_axis_key(r, n, "axis", axis);
 }
 
 /* One shape mapping of body b. */
@@ -72,6 +80,9 @@ static int read_shape(reader *r, const yaml_node_t *n, int b, int nbodies, ld_sh
     }
     if ((rc = ly_get_vec(r, n, "center", 0, s->center, 3, NULL))) return rc;
     if ((rc = ly_get_vec(r, n, "color", 0, s->color, 3, NULL))) return rc;
+    if ((rc = ly_get_choice(r, n, "collide", 0, bools, &s->collide))) return rc;
+    if ((rc = ly_get_number(r, n, "restitution", 0, &s->restitution))) return rc;
+    if ((rc = ly_get_number(r, n, "friction", 0, &s->friction))) return rc;
     char key[32], why[256];
     if (ld_shape_check(s, nbodies, key, sizeof key, why, sizeof why) == LD_OK) return LD_OK;
     size_t mark = ly_push_key(r, key);
@@ -119,6 +130,35 @@ static int body_shapes(reader *r, const yaml_node_t *n, int i, ld_model *m) {
     return rc;
 }
 
+static const char *const plane_keys[] = {"normal", "point", "restitution", "friction", NULL};
+
+/* The top-level `ground_plane:` (optional): the ground's plane of contact. */
+static int read_plane(reader *r, const yaml_node_t *root, ld_model *m) {
+    field f;
+    size_t mark = ly_push_key(r, "ground_plane");
+    int rc = ly_lookup(r, root, "ground_plane", 0, &f);
+    if (rc || !f.val) {
+        ly_pop(r, mark);
+        return rc;
+    }
+    ld_ground_plane *p = &m->plane;
+    p->on = 1;
+    p->line = f.line;
+    p->normal[2] = 1.0;
+    if (!(rc = ly_expect_map(r, f.val, f.line, "the ground plane (normal, point, ...)")))
+        rc = ly_check_keys(r, f.val, plane_keys, NULL);
+    if (!rc) rc = read_axis_key(r, f.val, "normal", p->normal);
+    if (!rc) rc = ly_get_vec(r, f.val, "point", 0, p->point, 3, NULL);
+    if (!rc) rc = ly_get_number(r, f.val, "restitution", 0, &p->restitution);
+    if (!rc) rc = ly_get_number(r, f.val, "friction", 0, &p->friction);
+    if (!rc && !(p->restitution >= 0.0 && p->restitution <= 1.0))
+        rc = ly_fail(r, key_line(r, f.val, "restitution"), "restitution must be from 0 to 1");
+    if (!rc && !(p->friction >= 0.0 && p->friction < 1e3))
+        rc = ly_fail(r, key_line(r, f.val, "friction"), "friction must be from 0 to 1000");
+    ly_pop(r, mark);
+    return rc;
+}
+
 int ly_read_shapes(reader *r, const yaml_node_t *root, ld_model *m) {
     field f;
     size_t mark = ly_push_key(r, "bodies");
@@ -130,5 +170,5 @@ int ly_read_shapes(reader *r, const yaml_node_t *root, ld_model *m) {
         ly_pop(r, im);
     }
     ly_pop(r, mark);
-    return rc;
+    return rc ? rc : read_plane(r, root, m);
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../elements/kinds.h"
 #include "integ_impl.h"
 #include "liedyn/liedyn.h"
 #include "nodes.h"
@@ -127,6 +128,9 @@ const char *ld_integ_options_check(const ld_system *s, const ld_integ_options *o
         (s->m > 0 && (!s->ops.phi || !s->ops.phi_q)))
         return "incomplete system (mass, force and, with constraints, phi and phi_q needed)";
     if (unsupported(s, d)) return d->info.refuses;
+    if (!d->info.contact && s->ops.force == ld_elems_force && ld_model_has_contact(ld_rb(s)->m))
+        return "the model has contact (colliding shapes), which only moreau treats "
+               "(docs/contact.md)";
     return d->refuse ? d->refuse(s) : NULL;
 }
 

@@ -12,13 +12,14 @@
 extern const ld_method_impl ld_method_genalpha, ld_method_newmark, ld_method_tb3,
     ld_method_tb3_paper, ld_method_hht, ld_method_hht_modified, ld_method_hem1, ld_method_hem2,
     ld_method_hem3, ld_method_hem4, ld_method_hem5, ld_method_newmark_beta, ld_method_split2,
-    ld_method_split4, ld_method_split6, ld_method_split8;
+    ld_method_split4, ld_method_split6, ld_method_split8, ld_method_moreau;
 
 static const ld_method_impl *const methods[] = {
     &ld_method_genalpha, &ld_method_newmark,      &ld_method_tb3,    &ld_method_tb3_paper,
     &ld_method_hht,      &ld_method_hht_modified, &ld_method_hem1,   &ld_method_hem2,
     &ld_method_hem3,     &ld_method_hem4,         &ld_method_hem5,   &ld_method_newmark_beta,
     &ld_method_split2,   &ld_method_split4,       &ld_method_split6, &ld_method_split8,
+    &ld_method_moreau,
 };
 
 #define NMETHODS ((int)(sizeof methods / sizeof methods[0]))

@@ -1,0 +1,56 @@
+/*
+ * Contact detection between the bodies' collision shapes and the ground plane (contact.c,
+ * docs/contact.md): the interface the contact methods use.
+ *
+ * A contact joins shape sa of body a to shape sb of body b, or to the ground plane (b = sb =
+ * −1). n is the unit normal from b towards a, gap the signed distance of the two surfaces along
+ * it (< 0: they overlap), p the point midway between the surfaces' closest points; e and μ the
+ * pair's restitution and friction (the larger of each of the two shapes'). A point of body a
+ * moves at u_a(p) = ẋ_a + ω_a × (p − x_a); the contact's normal velocity is n·(u_a − u_b).
+ */
+#ifndef LIEDYN_SRC_ELEMENTS_CONTACT_H
+#define LIEDYN_SRC_ELEMENTS_CONTACT_H
+
+#include "liedyn/model.h"
+
+typedef struct ld_contact {
+    int a, b, sa, sb;
+    double n[3], p[3], gap;
+    double e, mu;
+} ld_contact;
+
+/* A shape placed in space: a sphere (c, r), a capsule (segment c0–c1, r), a box (centre c,
+ * axes R (columns, row-major), half edges h). */
+typedef struct ld_cshape {
+    ld_shape_kind kind;
+    double c[3], c1[3], r, R[9], h[3];
+} ld_cshape;
+
+/* The contacts of two placed shapes with a gap below margin, into out (at most 8); their
+ * number, or −1 for a pair that is not supported (box–box, box–capsule). The normal points
+ * from B to A; the bodies, shapes and material are left for the caller. */
+int ld_contact_pair(const ld_cshape *A, const ld_cshape *B, double margin, ld_contact *out);
+/* The contacts of a placed shape with the plane n·x = d (n unit, out of the ground), at most
+ * 8; their number. */
+int ld_contact_plane(const ld_cshape *A, const double n[3], double d, double margin,
+                     ld_contact *out);
+
+/* The detector of a model: its colliding shapes, their bounds and the sweep order, the
+ * contacts found (sized once: no allocation while finding). */
+typedef struct ld_cworld ld_cworld;
+
+/* NULL (LD_ENOMEM) or the detector of m's colliding shapes; cap contacts at most per call. */
+ld_cworld *ld_cworld_create(const ld_model *m, int cap);
+void ld_cworld_free(ld_cworld *w);
+/* Does some pair of m's colliding shapes (of different bodies) have no detection (box–box,
+ * box–capsule)? Its shapes into *s1, *s2, and 1; else 0. */
+int ld_cworld_unsupported(const ld_model *m, int *s1, int *s2);
+/* The number of colliding shapes. */
+int ld_cworld_shapes(const ld_cworld *w);
+/* The contacts at the bodies' poses (R: 9 per body, row-major; x: 3 per body) with a gap below
+ * margin: sweep and prune along the axis of largest spread, then the exact pair tests. Their
+ * number (in *out, owned by w), or −1 when more than cap were found. */
+int ld_cworld_find(ld_cworld *w, const double *R, const double *x, double margin,
+                   const ld_contact **out);
+
+#endif

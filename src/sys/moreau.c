@@ -1,0 +1,371 @@
+/*
+ * moreau: the Moreau–Jean time-stepping scheme for rigid bodies in contact with each other and
+ * the ground plane, with Newton's impact law and Coulomb friction (docs/contact.md; Moreau
+ * 1988, "Unilateral contact and dry friction in finite freedom dynamics", and Jean 1999, "The
+ * non-smooth contact dynamics method"), on the group: Moreau's midpoint form
+ *   q_M = q_k ∘ exp(h/2 v_k)                     (each body: R exp(h/2 Ω), x + h/2 ẋ)
+ *   M (v_{k+1} − v_k) = h f(t_k + h/2, q_M, v_k) + Σ_c W_cᵀ P_c
+ *   q_{k+1} = q_M ∘ exp(h/2 v_{k+1})
+ * where f holds gravity, the loads and the gyroscopic torque −Ω × JΩ, and the contacts c are
+ * those closed at the midpoint (gap(q_M) ≤ 0, to 10⁻¹² m). Each contact's impulse P_c = (P_n, P_t1,
+ * P_t2) in its frame (n, t1, t2) obeys, with U = W_c v the relative velocity there, 0 ≤ U_n,{k+1} +
+ * e U_n,k  ⊥  P_n ≥ 0        (Newton's impact law, restitution e) |P_t| ≤ μ P_n, P_t opposing U_t
+ * when sliding (Coulomb, dry friction) The impulses are found by projected Gauss–Seidel over the
+ * contacts (each: the normal impulse projected onto P_n ≥ 0, the tangential onto the disc |P_t| ≤ μ
+ * P_n, from the diagonal of the Delassus operator W M⁻¹ Wᵀ), until no impulse changes by more than
+ * pgs_tol of the largest, at most pgs_max_iter sweeps. The contact constraints hold at the velocity
+ * level: a resting contact stays at rest, it does not sink; the overlap a contact reaches is
+ * that of its closing step, O(h U_n). First order (the explicit gyroscopic torque and the
+ * impact law); second order for translation under position-dependent forces between contacts.
+ *
+ * Bodies only: no joints, rods, beams, force elements or pinned bodies (refused with the
+ * reason); box–box and box–capsule pairs are refused too (contact.h). Every Lie-group
+ * formulation: the state is read and written in the formulation's layout.
+ */
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/strf.h"
+#include "../elements/contact.h"
+#include "../elements/kinds.h"
+#include "../lie/mat3.h"
+#include "integ_impl.h"
+#include "liedyn/liedyn.h"
+
+#define CLOSED      1e-12 /* a contact is closed at gap ≤ 0; touching within this counts */
+#define PGS_TOL(o)  ((o)->param[2])
+#define PGS_ITER(o) ((o)->param[3])
+
+typedef struct mj_body {
+    double m, J[9], Ji[9]; /* mass, inertia (body frame) and its inverse */
+    double R[9], x[3], Om[3], xd[3];
+} mj_body;
+
+/* A contact in the solve: its frame, the bodies' lever-arm rows, the diagonal of the Delassus
+ * operator, the pre-step normal velocity and the impulse. */
+typedef struct mj_contact {
+    int a, b;
+    double d[3][3];  /* n, t1, t2 */
+    double ja[3][3]; /* ρ_a × R_aᵀ d_k: the rows in Ω_a */
+    double jb[3][3]; /* the same for b */
+    double wa[3][3]; /* J_a⁻¹ ja_k */
+    double wb[3][3]; /* J_b⁻¹ jb_k */
+    double D[3], un0, e, mu, P[3];
+} mj_contact;
+
+typedef struct mj {
+    int nb, cap;
+    mj_body *b;
+    double *R, *x; /* midpoint poses (9, 3 per body) for the detector */
+    ld_cworld *w;
+    mj_contact *c;
+    long sweeps; /* PGS sweeps in all steps */
+    int last_sweeps, last_contacts;
+} mj;
+
+/* ---------------------------------------------------------------- refusals */
+
+static const char *unfit(const ld_system *s) {
+    if (!s || !s->user || s->ops.force != ld_elems_force)
+        return "the system is not a compiled model";
+    const rb_sys *rb = ld_rb(s);
+    const ld_model *m = rb->m;
+    if (rb->euler) return "moreau needs a Lie-group formulation, not euler";
+    if (m->nrods > 0) return "rods are not in contact models yet";
+    if (m->nbeams > 0) return "beams are not in contact models yet";
+    if (m->nelements > 0) return "force elements are not in contact models yet";
+    for (int i = 0; i < m->nbodies; ++i)
+        if (m->bodies[i].pin) return "pinned bodies are not in contact models";
+    int s1, s2;
+    if (ld_cworld_unsupported(m, &s1, &s2))
+        return "box-box and box-capsule contact are not detected in this version (a box meets "
+               "spheres and the ground plane)";
+    return NULL;
+}
+
+static const char *moreau_refuse(const ld_system *s) {
+    return unfit(s);
+}
+
+/* ---------------------------------------------------------------- state */
+
+static void load_body(const ld_system *s, mj_body *b, int i, const double *q, const double *v) {
+    double vb[6];
+    const double *x;
+    ld_rb_pose(s, q, i, b->R, &x);
+    memcpy(b->x, x, sizeof b->x);
+    ld_rb_velocity_frame(s, q, i, v + s->nodes[i].voff, vb, 0);
+    ld_rb_body_velocity(s, q, vb, i, b->Om, b->xd);
+}
+
+static void store_body(const ld_system *s, const mj_body *b, int i, double *q, double *v) {
+    const rb_sys *rb = ld_rb(s);
+    double *g = q + s->nodes[i].qoff, *vi = v + s->nodes[i].voff;
+    if (rb->quat) {
+        ld_quat_from_mat(g, b->R);
+        memcpy(g + 4, b->x, sizeof b->x);
+    } else {
+        memcpy(g, b->R, sizeof b->R);
+        memcpy(g + 9, b->x, sizeof b->x);
+    }
+    memcpy(vi, b->Om, sizeof b->Om);
+    if (rb->semi)
+        ld_m3_tmulv(vi + 3, b->R, b->xd);
+    else
+        memcpy(vi + 3, b->xd, sizeof b->xd);
+    ld_rb_velocity_frame(s, q, i, vi, vi, 1);
+}
+
+/* R ← R exp(τ Ω), x ← x + τ ẋ. */
+static void drift(mj_body *b, double tau) {
+    double w[3] = {tau * b->Om[0], tau * b->Om[1], tau * b->Om[2]}, E[9], Rn[9];
+    ld_so3_exp(E, w);
+    ld_m3_mul(Rn, b->R, E);
+    memcpy(b->R, Rn, sizeof Rn);
+    for (int k = 0; k < 3; ++k) b->x[k] += tau * b->xd[k];
+}
+
+/* Ω ← Ω + h J⁻¹ (τ − Ω × JΩ), ẋ ← ẋ + h f/m at time t (the body at its midpoint pose). */
+static void kick(const rb_sys *rb, mj_body *b, int i, double t, double h) {
+    ld_rb_loads L;
+    ld_rb_loads_eval(rb, i, t, &L);
+    double f[3], tb[3], w[3], JO[3], g[3], dO[3];
+    ld_m3_mulv(f, b->R, L.fb);
+    ld_m3_tmulv(tb, b->R, L.ts);
+    ld_m3_mulv(JO, b->J, b->Om);
+    ld_v3_cross(g, b->Om, JO);
+    for (int k = 0; k < 3; ++k) w[k] = tb[k] + L.tb[k] - g[k], f[k] += L.fs[k];
+    ld_m3_mulv(dO, b->Ji, w);
+    for (int k = 0; k < 3; ++k) b->Om[k] += h * dO[k], b->xd[k] += h * f[k] / b->m;
+}
+
+/* ---------------------------------------------------------------- the contacts */
+
+/* t1, t2 completing n to a right-handed frame. */
+static void tangents(const double n[3], double t1[3], double t2[3]) {
+    int k = fabs(n[0]) < fabs(n[1]) ? (fabs(n[0]) < fabs(n[2]) ? 0 : 2)
+                                    : (fabs(n[1]) < fabs(n[2]) ? 1 : 2);
+    double e[3] = {0, 0, 0};
+    e[k] = 1.0;
+    ld_v3_cross(t1, n, e);
+    double l = ld_v3_norm(t1);
+    for (int i = 0; i < 3; ++i) t1[i] /= l;
+    ld_v3_cross(t2, n, t1);
+}
+
+/* The rows of body b at point p for the frame d: ρ × Rᵀ d_k, and J⁻¹ of them. */
+static void lever(const mj_body *b, const double *p, double (*d)[3], double (*j)[3],
+                  double (*w)[3]) {
+    double r[3], rho[3], dl[3];
+    for (int k = 0; k < 3; ++k) r[k] = p[k] - b->x[k];
+    ld_m3_tmulv(rho, b->R, r);
+    for (int k = 0; k < 3; ++k) {
+        ld_m3_tmulv(dl, b->R, d[k]);
+        ld_v3_cross(j[k], rho, dl);
+        ld_m3_mulv(w[k], b->Ji, j[k]);
+    }
+}
+
+/* U_k = d_k·(ẋ_a − ẋ_b) + ja_k·Ω_a − jb_k·Ω_b. */
+static void rel_velocity(const mj *S, const mj_contact *c, double U[3]) {
+    const mj_body *A = &S->b[c->a], *B = c->b >= 0 ? &S->b[c->b] : NULL;
+    for (int k = 0; k < 3; ++k) {
+        U[k] = ld_v3_dot(c->d[k], A->xd) + ld_v3_dot(c->ja[k], A->Om);
+        if (B) U[k] -= ld_v3_dot(c->d[k], B->xd) + ld_v3_dot(c->jb[k], B->Om);
+    }
+}
+
+/* Set up contact c from the detector's at the midpoint poses (bodies at their midpoint). */
+static void setup(mj *S, mj_contact *c, const ld_contact *f) {
+    c->a = f->a, c->b = f->b, c->e = f->e, c->mu = f->mu;
+    memcpy(c->d[0], f->n, sizeof c->d[0]);
+    tangents(f->n, c->d[1], c->d[2]);
+    const mj_body *A = &S->b[c->a], *B = c->b >= 0 ? &S->b[c->b] : NULL;
+    lever(A, f->p, c->d, c->ja, c->wa);
+    if (B) lever(B, f->p, c->d, c->jb, c->wb);
+    for (int k = 0; k < 3; ++k) {
+        c->D[k] = 1.0 / A->m + ld_v3_dot(c->ja[k], c->wa[k]);
+        if (B) c->D[k] += 1.0 / B->m + ld_v3_dot(c->jb[k], c->wb[k]);
+        c->P[k] = 0.0;
+    }
+}
+
+/* The bodies' velocities change by the impulse increment dP of contact c. */
+static void apply(mj *S, const mj_contact *c, const double dP[3]) {
+    mj_body *A = &S->b[c->a], *B = c->b >= 0 ? &S->b[c->b] : NULL;
+    for (int k = 0; k < 3; ++k) {
+        if (dP[k] == 0.0) continue;
+        for (int i = 0; i < 3; ++i) {
+            A->xd[i] += dP[k] * c->d[k][i] / A->m;
+            A->Om[i] += dP[k] * c->wa[k][i];
+            if (B) {
+                B->xd[i] -= dP[k] * c->d[k][i] / B->m;
+                B->Om[i] -= dP[k] * c->wb[k][i];
+            }
+        }
+    }
+}
+
+/* One projected Gauss–Seidel sweep; the largest change of an impulse and the largest impulse. */
+static void sweep(mj *S, int nc, double *change, double *size) {
+    *change = *size = 0.0;
+    for (int i = 0; i < nc; ++i) {
+        mj_contact *c = &S->c[i];
+        double U[3], P[3], dP[3];
+        rel_velocity(S, c, U);
+        P[0] = fmax(0.0, c->P[0] - (U[0] + c->e * c->un0) / c->D[0]);
+        P[1] = c->P[1] - U[1] / c->D[1];
+        P[2] = c->P[2] - U[2] / c->D[2];
+        double pt = hypot(P[1], P[2]), lim = c->mu * P[0];
+        if (pt > lim) P[1] *= lim / pt, P[2] *= lim / pt;
+        for (int k = 0; k < 3; ++k) {
+            dP[k] = P[k] - c->P[k];
+            c->P[k] = P[k];
+            *change = fmax(*change, fabs(dP[k]));
+            *size = fmax(*size, fabs(P[k]));
+        }
+        apply(S, c, dP);
+    }
+}
+
+/* The inverse of a symmetric positive definite 3×3 (an inertia), by its adjugate. */
+static void inverse3(double Ai[9], const double A[9]) {
+    double c[9] = {A[4] * A[8] - A[5] * A[7], A[2] * A[7] - A[1] * A[8], A[1] * A[5] - A[2] * A[4],
+                   A[5] * A[6] - A[3] * A[8], A[0] * A[8] - A[2] * A[6], A[2] * A[3] - A[0] * A[5],
+                   A[3] * A[7] - A[4] * A[6], A[1] * A[6] - A[0] * A[7], A[0] * A[4] - A[1] * A[3]};
+    double det = A[0] * c[0] + A[1] * c[3] + A[2] * c[6];
+    for (int i = 0; i < 9; ++i) Ai[i] = c[i] / det;
+}
+
+/* ---------------------------------------------------------------- the method */
+
+static int moreau_create(ld_integ *it) {
+    const ld_system *s = it->s;
+    const char *why = unfit(s);
+    if (why) {
+        strf(it->msg, sizeof it->msg, "%s: %s", it->meth->info.name, why);
+        return LD_ENOTSUPPORTED;
+    }
+    const ld_model *m = ld_rb(s)->m;
+    mj *S = calloc(1, sizeof *S);
+    if (!S) return LD_ENOMEM;
+    it->priv = S;
+    S->nb = m->nbodies;
+    int ns = 0;
+    for (int i = 0; i < m->nshapes; ++i) ns += m->shapes[i].collide != 0;
+    S->cap = 16 * ns + 64;
+    S->b = calloc((size_t)S->nb, sizeof *S->b);
+    S->R = malloc(12 * (size_t)S->nb * sizeof *S->R);
+    S->c = malloc((size_t)S->cap * sizeof *S->c);
+    S->w = ld_cworld_create(m, S->cap);
+    if (!S->b || !S->R || !S->c || !S->w) {
+        it->oom_bytes = (double)S->cap * (double)sizeof *S->c;
+        return LD_ENOMEM;
+    }
+    S->x = S->R + 9 * (size_t)S->nb;
+    for (int i = 0; i < S->nb; ++i) {
+        const ld_body *bd = &m->bodies[i];
+        S->b[i].m = bd->mass;
+        memcpy(S->b[i].J, bd->inertia, sizeof S->b[i].J);
+        inverse3(S->b[i].Ji, bd->inertia);
+    }
+    return LD_OK;
+}
+
+static void moreau_destroy(ld_integ *it) {
+    mj *S = it->priv;
+    if (S) {
+        free(S->b);
+        free(S->R);
+        free(S->c);
+        ld_cworld_free(S->w);
+    }
+    free(S);
+    it->priv = NULL;
+}
+
+static int moreau_initial(ld_integ *it, char *why, size_t cap) {
+    return ld_sys_initial_accel_msg(it->s, it->t, it->q, it->v, it->vd, it->lam, why, cap);
+}
+
+static int moreau_step(ld_integ *it, double t1) {
+    const ld_system *s = it->s;
+    const rb_sys *rb = ld_rb(s);
+    mj *S = it->priv;
+    double h = t1 - it->t, tm = it->t + 0.5 * h;
+    for (int i = 0; i < S->nb; ++i) {
+        mj_body *b = &S->b[i];
+        load_body(s, b, i, it->q, it->v);
+        drift(b, 0.5 * h);
+        memcpy(S->R + 9 * i, b->R, sizeof b->R);
+        memcpy(S->x + 3 * i, b->x, sizeof b->x);
+    }
+    const ld_contact *found = NULL;
+    int nc = ld_cworld_shapes(S->w) > 0 ? ld_cworld_find(S->w, S->R, S->x, CLOSED, &found) : 0;
+    if (nc < 0) {
+        strf(it->msg, sizeof it->msg,
+             "moreau: more than %d contacts at t = %.10g (the detector's capacity: 16 per "
+             "colliding shape and 64)",
+             S->cap, tm);
+        return LD_ENOMEM;
+    }
+    for (int c = 0; c < nc; ++c) { /* the frames and the pre-step normal velocities */
+        setup(S, &S->c[c], &found[c]);
+        double U[3];
+        rel_velocity(S, &S->c[c], U);
+        S->c[c].un0 = U[0];
+    }
+    for (int i = 0; i < S->nb; ++i) kick(rb, &S->b[i], i, tm, h);
+    int k = 0, maxit = (int)PGS_ITER(&it->o);
+    double tol = PGS_TOL(&it->o), change = 0.0, size = 0.0;
+    for (; nc > 0 && k < maxit; ++k) {
+        sweep(S, nc, &change, &size);
+        if (change <= tol * size) break;
+    }
+    S->last_sweeps = k + (k < maxit), S->last_contacts = nc, S->sweeps += S->last_sweeps;
+    it->st.newton_iterations += nc > 0 ? S->last_sweeps : 0;
+    for (int i = 0; i < S->nb; ++i) {
+        drift(&S->b[i], 0.5 * h);
+        store_body(s, &S->b[i], i, it->qn, it->vn);
+    }
+    int rc = ld_integ__finite(it, it->qn, (size_t)s->nq, "non-finite configuration");
+    if (!rc) rc = ld_integ__finite(it, it->vn, (size_t)s->k, "non-finite velocity");
+    if (rc) return ld_integ__reject(it, LD_RETRY_NONFINITE, it->why, h);
+    memcpy(it->q, it->qn, (size_t)s->nq * sizeof(double));
+    memcpy(it->v, it->vn, (size_t)s->k * sizeof(double));
+    for (int i = 0; i < it->k; ++i) it->vd[i] = NAN;
+    return LD_OK;
+}
+
+static const ld_method_param mj_params[] = {
+    {"pgs_tol", "--pgs-tol", offsetof(ld_integ_options, param) + 2 * sizeof(double), 1e-15, 1e-2,
+     1e-10, "[1e-15, 1e-2]",
+     "moreau: stop the projected Gauss-Seidel sweeps when no impulse changes by more than "
+     "this part of the largest"},
+    {"pgs_max_iter", "--pgs-max-iter", offsetof(ld_integ_options, param) + 3 * sizeof(double), 1.0,
+     1e6, 1000.0, "[1, 1e6]", "moreau: at most this many projected Gauss-Seidel sweeps"},
+};
+
+const ld_method_impl ld_method_moreau = {
+    .info = {.name = "moreau",
+             .title = "Moreau-Jean time stepping on the group: unilateral contact, Newton impacts "
+                      "and Coulomb friction by projected Gauss-Seidel (Moreau 1988, Jean 1999)",
+             .order = 1,
+             .order_estimate = 0,
+             .nparams = 2,
+             .params = mj_params,
+             .constraints = 0,
+             .euler = 0,
+             .model_only = 1,
+             .contact = 1,
+             .refuses = "joints and other constraints, rods, beams, force elements, the euler "
+                        "formulation, box-box and box-capsule pairs; accelerations are not "
+                        "computed (NaN)"},
+    .refuse = moreau_refuse,
+    .create = moreau_create,
+    .destroy = moreau_destroy,
+    .initial = moreau_initial,
+    .step = moreau_step,
+};

@@ -1,0 +1,319 @@
+/*
+ * Contact (docs/contact.md): the exact pair tests of the detector (src/elements/contact.h) and
+ * the sweep-and-prune broad phase against all pairs, then the moreau method against exact
+ * solutions — the bouncing ball's impact times and its accumulation point
+ * t∞ = t₁ (1 + e)/(1 − e) (a Zeno sequence ending at rest), a ball at rest on the plane that
+ * does not sink, a box sliding to rest after v²/(2μg), a box on an incline that sticks below
+ * the friction angle and slides with a = g (sin θ − μ cos θ) above it, and a sphere rolling
+ * without slip with a = 5/7 g sin θ — in every Lie-group formulation where it matters.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "support.h"
+
+#include "../src/elements/contact.h"
+#include "mat3.h"
+#include "liedyn/integrator.h"
+#include "liedyn/liedyn.h"
+#include "liedyn/model.h"
+#include "liedyn/system.h"
+
+#define G  9.81
+#define PI 3.14159265358979323846
+
+/* ---------------------------------------------------------------- geometry */
+
+static ld_cshape sphere(double x, double y, double z, double r) {
+    ld_cshape s = {.kind = LD_SHAPE_SPHERE, .c = {x, y, z}, .c1 = {x, y, z}, .r = r};
+    return s;
+}
+
+static ld_cshape capsule(const double a[3], const double b[3], double r) {
+    ld_cshape s = {.kind = LD_SHAPE_CAPSULE, .r = r};
+    memcpy(s.c, a, sizeof s.c);
+    memcpy(s.c1, b, sizeof s.c1);
+    return s;
+}
+
+static ld_cshape box(double x, double y, double z, double hx, double hy, double hz) {
+    ld_cshape s = {
+        .kind = LD_SHAPE_BOX, .c = {x, y, z}, .R = {1, 0, 0, 0, 1, 0, 0, 0, 1}, .h = {hx, hy, hz}};
+    return s;
+}
+
+static void near(double got, double want, double tol, const char *what) {
+    if (!(fabs(got - want) <= tol)) fail_msg("%s: %.17g, want %.17g", what, got, want);
+}
+
+static void test_pairs(void **state) {
+    (void)state;
+    ld_contact c[16];
+    /* spheres 0.3 apart: gap 0.3 − 0.1 − 0.15, normal from B to A */
+    ld_cshape a = sphere(0, 0, 0.3, 0.1), b = sphere(0, 0, 0, 0.15);
+    assert_int_equal(ld_contact_pair(&a, &b, 1.0, c), 1);
+    near(c[0].gap, 0.05, 1e-15, "sphere-sphere gap");
+    near(c[0].n[2], 1.0, 1e-15, "sphere-sphere normal");
+    near(c[0].p[2], 0.175, 1e-15, "sphere-sphere point");
+    assert_int_equal(ld_contact_pair(&a, &b, 0.04, c), 0); /* beyond the margin */
+    /* crossing capsules: segments 0.5 apart along z */
+    double p0[3] = {-1, 0, 0.5}, p1[3] = {1, 0, 0.5}, q0[3] = {0, -1, 0}, q1[3] = {0, 1, 0};
+    ld_cshape ca = capsule(p0, p1, 0.2), cb = capsule(q0, q1, 0.25);
+    assert_int_equal(ld_contact_pair(&ca, &cb, 1.0, c), 1);
+    near(c[0].gap, 0.05, 1e-15, "capsule-capsule gap");
+    near(c[0].p[0], 0.0, 1e-15, "capsule-capsule point x");
+    /* parallel capsules lying side by side touch at both ends */
+    double r0[3] = {-1, 0.45, 0}, r1[3] = {1, 0.45, 0}, s0[3] = {-0.5, 0, 0}, s1[3] = {0.5, 0, 0};
+    ld_cshape pa = capsule(r0, r1, 0.2), pb = capsule(s0, s1, 0.25);
+    assert_int_equal(ld_contact_pair(&pa, &pb, 0.1, c), 2);
+    near(c[0].gap, 0.0, 1e-15, "parallel capsules gap");
+    /* sphere against a box: face, edge, inside */
+    ld_cshape bx = box(0, 0, 0, 0.5, 0.3, 0.2), sp = sphere(0.1, 0, 0.45, 0.2);
+    assert_int_equal(ld_contact_pair(&sp, &bx, 1.0, c), 1);
+    near(c[0].gap, 0.05, 1e-15, "sphere-box face gap");
+    near(c[0].n[2], 1.0, 1e-15, "sphere-box face normal");
+    sp = sphere(0.8, 0, 0.6, 0.1); /* over the edge x = 0.5, z = 0.2: distance 0.5 */
+    assert_int_equal(ld_contact_pair(&sp, &bx, 1.0, c), 1);
+    near(c[0].gap, 0.4, 1e-15, "sphere-box edge gap");
+    near(c[0].n[0], 0.6, 1e-15, "sphere-box edge normal");
+    sp = sphere(0.45, 0, 0, 0.1); /* centre inside, 0.05 from the face x = 0.5 */
+    assert_int_equal(ld_contact_pair(&bx, &sp, 1.0, c), 1); /* box first: normal to the box */
+    near(c[0].gap, -0.15, 1e-15, "sphere in box gap");
+    near(c[0].n[0], -1.0, 1e-15, "sphere in box normal");
+    assert_int_equal(ld_contact_pair(&bx, &bx, 1.0, c), -1); /* box-box: not detected */
+    /* the plane: a box resting flat touches with 4 corners, a lying capsule with 2 ends */
+    const double up[3] = {0, 0, 1};
+    ld_cshape rest = box(0, 0, 0.2, 0.5, 0.3, 0.2);
+    assert_int_equal(ld_contact_plane(&rest, up, 0.0, 1e-9, c), 4);
+    for (int i = 0; i < 4; ++i) near(c[i].gap, 0.0, 1e-15, "box on the plane");
+    double l0[3] = {-1, 0, 0.2}, l1[3] = {1, 0, 0.2};
+    ld_cshape lying = capsule(l0, l1, 0.2);
+    assert_int_equal(ld_contact_plane(&lying, up, 0.0, 1e-9, c), 2);
+    sp = sphere(0, 0, 0.25, 0.2);
+    assert_int_equal(ld_contact_plane(&sp, up, 0.1, 1.0, c), 1);
+    near(c[0].gap, -0.05, 1e-15, "sphere-plane gap");
+    near(c[0].p[2], 0.075, 1e-15, "sphere-plane point");
+}
+
+/* The sweep and prune finds what testing every pair finds, on 300 random spheres. */
+static void test_broad_phase(void **state) {
+    (void)state;
+    enum { N = 300 };
+    static char text[N * 160 + 256];
+    size_t len = (size_t)snprintf(text, sizeof text, "bodies:\n");
+    rng r = rng_seed(5);
+    for (int i = 0; i < N; ++i)
+        len += (size_t)snprintf(text + len, sizeof text - len,
+                                "  - {name: s%d, mass: 1, inertia: [1, 1, 1], position: [%.6f, "
+                                "%.6f, %.6f], shape: {type: sphere, radius: %.4f, collide: "
+                                "true}}\n",
+                                i, rng_range(&r, 0, 4), rng_range(&r, 0, 4), rng_range(&r, 0, 1),
+                                rng_range(&r, 0.05, 0.2));
+    ld_model m;
+    ld_model_error e;
+    if (ld_model_parse(text, len, "many.yaml", &m, &e)) fail_msg("%s", e.msg);
+    double *R = malloc(12 * N * sizeof *R), *x = R + 9 * N;
+    assert_non_null(R);
+    for (int i = 0; i < N; ++i) {
+        const double I[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+        memcpy(R + 9 * i, I, sizeof I);
+        memcpy(x + 3 * i, m.bodies[i].x, 3 * sizeof *x);
+    }
+    ld_cworld *w = ld_cworld_create(&m, 20000);
+    assert_non_null(w);
+    const ld_contact *found;
+    int n = ld_cworld_find(w, R, x, 0.01, &found);
+    int brute = 0;
+    for (int i = 0; i < N; ++i)
+        for (int j = i + 1; j < N; ++j) {
+            ld_cshape a = sphere(x[3 * i], x[3 * i + 1], x[3 * i + 2], m.shapes[i].size[0]);
+            ld_cshape b = sphere(x[3 * j], x[3 * j + 1], x[3 * j + 2], m.shapes[j].size[0]);
+            ld_contact c[2];
+            brute += ld_contact_pair(&a, &b, 0.01, c);
+        }
+    assert_true(brute > 50);
+    assert_int_equal(n, brute);
+    ld_cworld_free(w);
+    free(R);
+    ld_model_free(&m);
+}
+
+/* ---------------------------------------------------------------- dynamics */
+
+typedef struct run {
+    ld_model m;
+    ld_system s;
+    double *q0, *v0;
+    ld_integ *it;
+} run;
+
+static void start(run *r, const char *text, ld_formulation f, double h) {
+    ld_model_error e;
+    if (ld_model_parse(text, strlen(text), "contact.yaml", &r->m, &e)) fail_msg("%s", e.msg);
+    char msg[512];
+    if (ld_model_compile_msg(&r->m, f, &r->s, &r->q0, &r->v0, msg, sizeof msg)) fail_msg("%s", msg);
+    ld_integ_options o;
+    ld_integ_options_init(&o);
+    o.method = (ld_integ_method)ld_integ_method_find("moreau");
+    o.h_init = h;
+    int st = 0;
+    r->it = ld_integ_create_msg(&r->s, &o, &st, msg, sizeof msg);
+    if (!r->it) fail_msg("create: %s", msg);
+    assert_int_equal(ld_integ_init(r->it, 0.0, r->q0, r->v0), LD_OK);
+}
+
+static void stop(run *r) {
+    ld_integ_free(r->it);
+    free(r->q0);
+    free(r->v0);
+    ld_model_system_free(&r->s);
+    ld_model_free(&r->m);
+}
+
+static void body(const run *r, double x[3], double q[4], double w[3], double v[3]) {
+    assert_int_equal(
+        ld_model_body_state(&r->s, 0, ld_integ_q(r->it), ld_integ_v(r->it), x, q, w, v), LD_OK);
+}
+
+/* The ball dropped from 1 m (centre; radius 0.1) with e = 0.8: the impacts at
+ * t_{k+1} = t_k + 2 e^k v₁/g, at rest from t∞ = t₁ (1 + e)/(1 − e) on. */
+static void test_bouncing_ball(void **state) {
+    (void)state;
+    static const char *const text =
+        "gravity: [0, 0, -9.81]\n"
+        "bodies:\n  - {name: ball, mass: 1, inertia: [0.004, 0.004, 0.004], position: [0, 0, 1],\n"
+        "     shape: {type: sphere, radius: 0.1, collide: true, restitution: 0.8}}\n"
+        "ground_plane: {normal: [0, 0, 1], point: [0, 0, 0]}\n";
+    const double h = 1e-4, e = 0.8, t1 = sqrt(2 * 0.9 / G), v1 = G * t1;
+    const double tinf = t1 * (1 + e) / (1 - e);
+    for (int f = 0; f < LD_FORM_EULER; ++f) {
+        run r;
+        start(&r, text, (ld_formulation)f, h);
+        double want = t1, ek = 1.0, x[3], q[4], w[3], v[3], prev = -1.0, pen = 0.0;
+        int k = 0, n = (int)lround(4.5 / h);
+        for (int i = 1; i <= n; ++i) {
+            assert_int_equal(ld_integ_advance_to(r.it, i * h), LD_OK);
+            body(&r, x, q, w, v);
+            pen = fmax(pen, 0.1 - x[2]);
+            if (prev < 0.0 && v[2] > 0.0 && k < 8) { /* an impact in the last step */
+                if (!(fabs(i * h - want) < 2 * h + 2e-4 * k))
+                    fail_msg("%s: impact %d at %.5f, want %.5f", ld_formulation_name(f), k, i * h,
+                             want);
+                want += 2 * e * ek * v1 / G;
+                ek *= e;
+                ++k;
+            }
+            prev = v[2];
+        }
+        assert_true(k == 8);
+        /* past t∞ = 3.855: at rest on the plane */
+        if (!(fabs(v[2]) < 1e-12 && fabs(x[2] - 0.1) < 1e-5 && pen < 1e-3))
+            fail_msg("%s: at t = 4.5 z = %.9f, vz = %.3g, largest overlap %.3g (t∞ = %.4f)",
+                     ld_formulation_name(f), x[2], v[2], pen, tinf);
+        stop(&r);
+    }
+}
+
+/* A ball put on the plane at rest stays: no sinking over 10⁴ steps. */
+static void test_resting_ball(void **state) {
+    (void)state;
+    static const char *const text =
+        "gravity: [0, 0, -9.81]\n"
+        "bodies:\n  - {name: ball, mass: 2, inertia: [0.008, 0.008, 0.008], position: [0, 0, "
+        "0.1],\n"
+        "     shape: {type: sphere, radius: 0.1, collide: true, restitution: 0.5}}\n"
+        "ground_plane: {normal: [0, 0, 1], point: [0, 0, 0]}\n";
+    run r;
+    start(&r, text, LD_FORM_SO3XR3, 1e-3);
+    double x[3], q[4], w[3], v[3], sink = 0.0;
+    for (int i = 1; i <= 10000; ++i) {
+        assert_int_equal(ld_integ_advance_to(r.it, i * 1e-3), LD_OK);
+        body(&r, x, q, w, v);
+        sink = fmax(sink, fabs(x[2] - 0.1));
+    }
+    if (!(sink < 1e-12)) fail_msg("the resting ball moved %.3g", sink);
+    stop(&r);
+}
+
+/* A box on an incline of angle th (the plane's normal tilted about y), friction mu, started
+ * with speed v0 along the slope (downhill positive); after T its displacement along the slope
+ * and its speed. */
+static void incline(double th, double mu, double v0, double T, ld_formulation f, double *s,
+                    double *speed) {
+    char text[1024];
+    double c = cos(th), sn = sin(th), dn[3] = {c, 0, -sn}; /* downhill: x tilted by th */
+    snprintf(text, sizeof text,
+             "gravity: [0, 0, -9.81]\n"
+             "bodies:\n  - {name: box, mass: 1, inertia: [0.00833, 0.00833, 0.00833],\n"
+             "     position: [%.17g, 0, %.17g], orientation: [%.17g, 0, %.17g, 0],\n"
+             "     velocity: [%.17g, 0, %.17g],\n"
+             "     shape: {type: box, size: [0.2, 0.2, 0.2], collide: true, friction: %g}}\n"
+             "ground_plane: {normal: [%.17g, 0, %.17g], point: [0, 0, 0]}\n",
+             0.1 * sn, 0.1 * c, cos(th / 2), sin(th / 2), v0 * dn[0], v0 * dn[2], mu, sn, c);
+    run r;
+    start(&r, text, f, 1e-4);
+    double x[3], q[4], w[3], v[3];
+    int n = (int)lround(T / 1e-4);
+    for (int i = 1; i <= n; ++i) assert_int_equal(ld_integ_advance_to(r.it, i * 1e-4), LD_OK);
+    body(&r, x, q, w, v);
+    *s = (x[0] - 0.1 * sn) * dn[0] + (x[2] - 0.1 * c) * dn[2];
+    *speed = ld_v3_dot(v, dn);
+    stop(&r);
+}
+
+static void test_sliding_box(void **state) {
+    (void)state;
+    double s, v;
+    /* flat: 2 m/s, μ = 0.5: at rest after v²/(2μg) = 0.4077 m (t = 0.41 s) */
+    incline(0.0, 0.5, 2.0, 1.0, LD_FORM_SO3XR3, &s, &v);
+    near(s, 4.0 / (2 * 0.5 * G), 2e-3, "sliding box: stopping distance");
+    near(v, 0.0, 1e-9, "sliding box: at rest");
+    /* 20° with μ = 0.5 (friction angle 26.6°): it sticks */
+    incline(20.0 * PI / 180, 0.5, 0.0, 1.0, LD_FORM_SE3, &s, &v);
+    near(s, 0.0, 1e-9, "incline 20°: sticks");
+    /* 35°: it slides, a = g (sin θ − μ cos θ) */
+    double th = 35.0 * PI / 180, a = G * (sin(th) - 0.5 * cos(th));
+    incline(th, 0.5, 0.0, 1.0, LD_FORM_S3XR3, &s, &v);
+    near(s, 0.5 * a, 2e-3 * a, "incline 35°: distance");
+    near(v, a, 2e-3 * a, "incline 35°: speed");
+}
+
+/* A sphere on a 30° incline with μ = 0.6 (enough: μ > 2/7 tan θ) rolls without slipping:
+ * a = 5/7 g sin θ, and its spin matches its speed, ω r = v. */
+static void test_rolling_sphere(void **state) {
+    (void)state;
+    double th = PI / 6, r = 0.1, mm = 1.0, I = 0.4 * mm * r * r;
+    double c = cos(th), sn = sin(th), dn[3] = {c, 0, -sn};
+    char text[1024];
+    snprintf(text, sizeof text,
+             "gravity: [0, 0, -9.81]\n"
+             "bodies:\n  - {name: ball, mass: 1, inertia: [%.17g, %.17g, %.17g],\n"
+             "     position: [%.17g, 0, %.17g],\n"
+             "     shape: {type: sphere, radius: 0.1, collide: true, friction: 0.6}}\n"
+             "ground_plane: {normal: [%.17g, 0, %.17g], point: [0, 0, 0]}\n",
+             I, I, I, r * sn, r * c, sn, c);
+    for (int f = 0; f < LD_FORM_EULER; ++f) {
+        run rr;
+        start(&rr, text, (ld_formulation)f, 1e-4);
+        for (int i = 1; i <= 10000; ++i)
+            assert_int_equal(ld_integ_advance_to(rr.it, i * 1e-4), LD_OK);
+        double x[3], q[4], w[3], v[3], ws[3];
+        body(&rr, x, q, w, v);
+        ld_quat_rotate(ws, q, w);
+        double a = 5.0 / 7.0 * G * sn, speed = ld_v3_dot(v, dn);
+        near(speed, a, 1e-3 * a, "rolling sphere: speed after 1 s");
+        near(ws[1] * r, speed, 1e-6 * a, "rolling sphere: no slip");
+        stop(&rr);
+    }
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_pairs),         cmocka_unit_test(test_broad_phase),
+        cmocka_unit_test(test_bouncing_ball), cmocka_unit_test(test_resting_ball),
+        cmocka_unit_test(test_sliding_box),   cmocka_unit_test(test_rolling_sphere),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
