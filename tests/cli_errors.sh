@@ -71,7 +71,7 @@ integrator:
   dt: 0.01
   name: rk9
 EOF
-refused "rk9.yaml:5: integrator.name: unknown integrator 'rk9' (expected one of: genalpha, newmark, tb3, tb3-paper, hht, hht-modified, hem1, hem2, hem3, hem4, hem5, newmark-beta, split2, split4, split6, split8)" rk9.yaml
+refused "rk9.yaml:5: integrator.name: unknown integrator 'rk9' (expected one of: genalpha, newmark, tb3, tb3-paper, hht, hht-modified, hem1, hem2, hem3, hem4, hem5, newmark-beta, split2, split4, split6, split8, moreau)" rk9.yaml
 
 # ---------------------------------------------------------------- compiling and starting
 
