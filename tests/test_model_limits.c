@@ -53,7 +53,7 @@ static void test_nesting_limit(void **state) {
     char *ok = nested(LD_MODEL_MAX_DEPTH - 1);
     expect_msg(ok, strlen(ok), LD_EINVAL,
                "t.yaml:1: k: unknown key (expected one of: name, description, gravity, bodies, "
-               "rods, beams, joints, loads, integrator, elements, output)");
+               "rods, beams, joints, loads, integrator, elements, output, ground_plane)");
     free(ok);
     char *over = nested(LD_MODEL_MAX_DEPTH);
     expect_msg(over, strlen(over), LD_EINVAL,
@@ -235,7 +235,7 @@ static void test_integrator_name(void **state) {
     expect_msg(s, strlen(s), LD_EINVAL,
                "t.yaml:5: integrator.name: unknown integrator 'rk9' (expected one of: genalpha, "
                "newmark, tb3, tb3-paper, hht, hht-modified, hem1, hem2, hem3, hem4, hem5, "
-               "newmark-beta, split2, split4, split6, split8)");
+               "newmark-beta, split2, split4, split6, split8, moreau)");
 }
 
 int main(void) {

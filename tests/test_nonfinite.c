@@ -19,10 +19,10 @@ typedef struct run {
     ld_integ *it;
 } run;
 
-/* The heavy top, without its pivot for the methods of unconstrained systems (tb3). */
+/* The heavy top, without its pivot for the methods of unconstrained systems (tb3, moreau). */
 static void model_for(ld_model *m, ld_integ_method meth) {
     tm_heavy_top(m, 1.0);
-    if (meth == LD_INTEG_TB3 || meth == LD_INTEG_TB3_PAPER) m->njoints = 0;
+    if (!ld_method_get((int)meth)->constraints) m->njoints = 0;
 }
 
 static int start(run *r, const ld_model *m, ld_integ_method meth, ld_formulation f) {
