@@ -18,9 +18,14 @@
  * that of its closing step, O(h U_n). First order (the explicit gyroscopic torque and the
  * impact law); second order for translation under position-dependent forces between contacts.
  *
- * Bodies only: no joints, rods, beams, force elements or pinned bodies (refused with the
- * reason); box–box and box–capsule pairs are refused too (contact.h). Every Lie-group
- * formulation: the state is read and written in the formulation's layout.
+ * Joints take part through their rows of B at the midpoint, held at the velocity level,
+ * B v_{k+1} = −Φ_t, by impulses λ in the same sweeps (the state's multipliers are λ/h), and
+ * their drift is corrected in the positions only: the last half drift moves the bodies with
+ * v_{k+1} + δv, B δv = −2 Φ(q_M)/h (a split impulse: δv does not enter the velocities); in
+ * so3xr3 and s3xr3, whose velocities are (Ω, ẋ). No rods,
+ * beams, force elements or pinned bodies (refused with the reason); box–box and box–capsule
+ * pairs are refused too (contact.h). Without joints every Lie-group formulation: the state is
+ * read and written in the formulation's layout.
  */
 #include <math.h>
 #include <stddef.h>
@@ -41,6 +46,7 @@
 typedef struct mj_body {
     double m, J[9], Ji[9]; /* mass, inertia (body frame) and its inverse */
     double R[9], x[3], Om[3], xd[3];
+    double sOm[3], sxd[3]; /* the step's velocities while the position correction is solved */
 } mj_body;
 
 /* A contact in the solve: its frame, the bodies' lever-arm rows, the diagonal of the Delassus
@@ -55,8 +61,19 @@ typedef struct mj_contact {
     double D[3], un0, e, mu, P[3];
 } mj_contact;
 
+/* The joints' rows (the system's constraints): B v_{k+1} = −Φ_t by impulses λ in the same
+ * sweeps as the contacts, and the positions' correction B δv = −2 Φ(q_M)/h apart. */
+typedef struct mj_rows {
+    int m;
+    int *ptr;         /* m + 1: each row's entries of the pattern (rows, then columns) */
+    int *body, *slot; /* bnnz: the body of each entry's column and its place (0–2 Ω, 3–5 ẋ) */
+    double *B, *phi, *phit; /* bnnz values at q_M, Φ(q_M), Φ_t */
+    double *D, *lam;        /* m: the Delassus diagonal, the impulse */
+} mj_rows;
+
 typedef struct mj {
     int nb, cap;
+    mj_rows J;
     mj_body *b;
     double *R, *x; /* midpoint poses (9, 3 per body) for the detector */
     ld_cworld *w;
@@ -78,6 +95,8 @@ static const char *unfit(const ld_system *s) {
     if (m->nelements > 0) return "force elements are not in contact models yet";
     for (int i = 0; i < m->nbodies; ++i)
         if (m->bodies[i].pin) return "pinned bodies are not in contact models";
+    if (s->m > 0 && (!s->ops.phi_q_sparse || rb->semi || rb->left))
+        return "joints with moreau need the so3xr3 or s3xr3 formulation";
     int s1, s2;
     if (ld_cworld_unsupported(m, &s1, &s2))
         return "box-box and box-capsule contact are not detected in this version (a box meets "
@@ -127,17 +146,27 @@ static void drift(mj_body *b, double tau) {
     for (int k = 0; k < 3; ++k) b->x[k] += tau * b->xd[k];
 }
 
-/* Ω ← Ω + h J⁻¹ (τ − Ω × JΩ), ẋ ← ẋ + h f/m at time t (the body at its midpoint pose). */
+/* J⁻¹ (τ − Ω × JΩ): the angular acceleration at Ω under the body-frame torque τ. */
+static void euler_rate(const mj_body *b, const double Om[3], const double tau[3], double dO[3]) {
+    double JO[3], g[3], w[3];
+    ld_m3_mulv(JO, b->J, Om);
+    ld_v3_cross(g, Om, JO);
+    for (int k = 0; k < 3; ++k) w[k] = tau[k] - g[k];
+    ld_m3_mulv(dO, b->Ji, w);
+}
+
+/* Ω ← Ω + h J⁻¹ (τ − Ω* × JΩ*) with Ω* the explicit midpoint value (Euler's equations to second
+ * order), ẋ ← ẋ + h f/m, at time t (the body at its midpoint pose). */
 static void kick(const rb_sys *rb, mj_body *b, int i, double t, double h) {
     ld_rb_loads L;
     ld_rb_loads_eval(rb, i, t, &L);
-    double f[3], tb[3], w[3], JO[3], g[3], dO[3];
+    double f[3], tb[3], dO[3], Om[3];
     ld_m3_mulv(f, b->R, L.fb);
     ld_m3_tmulv(tb, b->R, L.ts);
-    ld_m3_mulv(JO, b->J, b->Om);
-    ld_v3_cross(g, b->Om, JO);
-    for (int k = 0; k < 3; ++k) w[k] = tb[k] + L.tb[k] - g[k], f[k] += L.fs[k];
-    ld_m3_mulv(dO, b->Ji, w);
+    for (int k = 0; k < 3; ++k) tb[k] += L.tb[k], f[k] += L.fs[k];
+    euler_rate(b, b->Om, tb, dO);
+    for (int k = 0; k < 3; ++k) Om[k] = b->Om[k] + 0.5 * h * dO[k];
+    euler_rate(b, Om, tb, dO);
     for (int k = 0; k < 3; ++k) b->Om[k] += h * dO[k], b->xd[k] += h * f[k] / b->m;
 }
 
@@ -208,9 +237,13 @@ static void apply(mj *S, const mj_contact *c, const double dP[3]) {
     }
 }
 
-/* One projected Gauss–Seidel sweep; the largest change of an impulse and the largest impulse. */
-static void sweep(mj *S, int nc, double *change, double *size) {
+static void rows_sweep(mj *S, int pos, double h, double *change, double *size);
+
+/* One projected Gauss–Seidel sweep over the joints' rows and the contacts; the largest change
+ * of an impulse and the largest impulse. */
+static void sweep(mj *S, int nc, double h, double *change, double *size) {
     *change = *size = 0.0;
+    rows_sweep(S, 0, h, change, size);
     for (int i = 0; i < nc; ++i) {
         mj_contact *c = &S->c[i];
         double U[3], P[3], dP[3];
@@ -227,6 +260,112 @@ static void sweep(mj *S, int nc, double *change, double *size) {
             *size = fmax(*size, fabs(P[k]));
         }
         apply(S, c, dP);
+    }
+}
+
+/* ---------------------------------------------------------------- the joints' rows */
+
+/* The rows' pattern: row starts, and per entry its body and place. LD_OK or LD_ENOMEM. */
+static int rows_create(const ld_system *s, mj_rows *R) {
+    size_t n = (size_t)s->bnnz + 1, m = (size_t)s->m + 1;
+    R->m = s->m;
+    R->ptr = calloc(m, sizeof *R->ptr);
+    R->body = malloc(n * sizeof *R->body);
+    R->slot = malloc(n * sizeof *R->slot);
+    R->B = malloc((n + 5 * m) * sizeof *R->B);
+    if (!R->ptr || !R->body || !R->slot || !R->B) return LD_ENOMEM;
+    R->phi = R->B + n, R->phit = R->phi + m, R->D = R->phit + m, R->lam = R->D + m;
+    for (int e = 0; e < s->bnnz; ++e) {
+        R->ptr[s->brow[e] + 1]++;
+        int c = s->bcol[e], b = 0;
+        while (b + 1 < s->nnodes && s->nodes[b + 1].voff <= c) ++b;
+        R->body[e] = b, R->slot[e] = c - s->nodes[b].voff;
+    }
+    for (int r = 0; r < s->m; ++r) R->ptr[r + 1] += R->ptr[r];
+    return LD_OK;
+}
+
+static void rows_free(mj_rows *R) {
+    free(R->ptr);
+    free(R->body);
+    free(R->slot);
+    free(R->B);
+}
+
+/* The rows at the midpoint state (q in the system's layout): B, Φ, Φ_t, the Delassus diagonal
+ * (bodies at their midpoint poses), the impulses zero. LD_OK or the system's status. */
+static int rows_eval(const ld_system *s, mj *S, double t, const double *q) {
+    mj_rows *R = &S->J;
+    int rc = s->ops.phi_q_sparse(s, t, q, R->B);
+    if (!rc) rc = s->ops.phi(s, t, q, R->phi);
+    if (!rc && s->ops.phi_t) rc = s->ops.phi_t(s, t, q, R->phit);
+    if (!rc && !s->ops.phi_t) memset(R->phit, 0, (size_t)R->m * sizeof *R->phit);
+    for (int r = 0; !rc && r < R->m; ++r) {
+        double d = 0.0;
+        for (int e = R->ptr[r]; e < R->ptr[r + 1]; ++e) {
+            const mj_body *b = &S->b[R->body[e]];
+            if (R->slot[e] >= 3) {
+                d += R->B[e] * R->B[e] / b->m;
+                continue;
+            }
+            for (int f = R->ptr[r]; f < R->ptr[r + 1]; ++f) /* B_Ω J⁻¹ B_Ωᵀ of the body */
+                if (R->body[f] == R->body[e] && R->slot[f] < 3)
+                    d += R->B[e] * b->Ji[3 * R->slot[e] + R->slot[f]] * R->B[f];
+        }
+        R->D[r] = d;
+        R->lam[r] = 0.0;
+    }
+    return rc;
+}
+
+/* One Gauss–Seidel pass over the joints' rows: for the velocities (pos 0: B v = −Φ_t) or for the
+ * position correction of the step h (pos 1: B δv = −2 Φ(q_M)/h); the largest change and size. */
+static void rows_sweep(mj *S, int pos, double h, double *change, double *size) {
+    mj_rows *R = &S->J;
+    for (int r = 0; r < R->m; ++r) {
+        if (!(R->D[r] > 0.0)) continue;
+        double u = pos ? 2.0 * R->phi[r] / h : R->phit[r];
+        for (int e = R->ptr[r]; e < R->ptr[r + 1]; ++e) {
+            const mj_body *b = &S->b[R->body[e]];
+            u += R->B[e] * (R->slot[e] < 3 ? b->Om[R->slot[e]] : b->xd[R->slot[e] - 3]);
+        }
+        double dl = -u / R->D[r];
+        R->lam[r] += dl;
+        *change = fmax(*change, fabs(dl));
+        *size = fmax(*size, fabs(R->lam[r]));
+        for (int e = R->ptr[r]; e < R->ptr[r + 1]; ++e) { /* v += M⁻¹ B_rᵀ dλ */
+            mj_body *b = &S->b[R->body[e]];
+            if (R->slot[e] >= 3) {
+                b->xd[R->slot[e] - 3] += dl * R->B[e] / b->m;
+            } else {
+                for (int i = 0; i < 3; ++i) b->Om[i] += dl * b->Ji[3 * i + R->slot[e]] * R->B[e];
+            }
+        }
+    }
+}
+
+/* The position correction of the joints (split from the velocities, so that it moves the
+ * bodies without entering v_{k+1}): δv with B δv = −2 Φ(q_M)/h of least kinetic energy, by the
+ * same sweeps; the bodies' velocities become v_{k+1} + δv for the last half drift, v_{k+1} saved
+ * in sOm, sxd. */
+static void correct(mj *S, double h, double tol, int maxit) {
+    for (int i = 0; i < S->nb; ++i) {
+        mj_body *b = &S->b[i];
+        memcpy(b->sOm, b->Om, sizeof b->Om);
+        memcpy(b->sxd, b->xd, sizeof b->xd);
+        memset(b->Om, 0, sizeof b->Om);
+        memset(b->xd, 0, sizeof b->xd);
+    }
+    for (int r = 0; r < S->J.m; ++r) S->J.lam[r] = 0.0;
+    double change = 0.0, size = 0.0;
+    for (int k = 0; k < maxit; ++k) {
+        change = size = 0.0;
+        rows_sweep(S, 1, h, &change, &size);
+        if (change <= tol * size) break;
+    }
+    for (int i = 0; i < S->nb; ++i) {
+        mj_body *b = &S->b[i];
+        for (int k = 0; k < 3; ++k) b->Om[k] += b->sOm[k], b->xd[k] += b->sxd[k];
     }
 }
 
@@ -265,6 +404,7 @@ static int moreau_create(ld_integ *it) {
         return LD_ENOMEM;
     }
     S->x = S->R + 9 * (size_t)S->nb;
+    if (s->m > 0 && rows_create(s, &S->J)) return LD_ENOMEM;
     for (int i = 0; i < S->nb; ++i) {
         const ld_body *bd = &m->bodies[i];
         S->b[i].m = bd->mass;
@@ -281,6 +421,7 @@ static void moreau_destroy(ld_integ *it) {
         free(S->R);
         free(S->c);
         ld_cworld_free(S->w);
+        rows_free(&S->J);
     }
     free(S);
     it->priv = NULL;
@@ -317,18 +458,35 @@ static int moreau_step(ld_integ *it, double t1) {
         rel_velocity(S, &S->c[c], U);
         S->c[c].un0 = U[0];
     }
+    if (S->J.m > 0) { /* the joints' rows at the midpoint state */
+        for (int i = 0; i < S->nb; ++i) store_body(s, &S->b[i], i, it->qn, it->vn);
+        int rc = rows_eval(s, S, tm, it->qn);
+        if (rc) return ld_integ__reject(it, rc > 0 ? rc : LD_RETRY_NONFINITE, "joint rows", h);
+    }
     for (int i = 0; i < S->nb; ++i) kick(rb, &S->b[i], i, tm, h);
-    int k = 0, maxit = (int)PGS_ITER(&it->o);
+    int k = 0, maxit = (int)PGS_ITER(&it->o), active = nc > 0 || S->J.m > 0;
     double tol = PGS_TOL(&it->o), change = 0.0, size = 0.0;
-    for (; nc > 0 && k < maxit; ++k) {
-        sweep(S, nc, &change, &size);
+    for (; active && k < maxit; ++k) {
+        sweep(S, nc, h, &change, &size);
         if (change <= tol * size) break;
     }
     S->last_sweeps = k + (k < maxit), S->last_contacts = nc, S->sweeps += S->last_sweeps;
-    it->st.newton_iterations += nc > 0 ? S->last_sweeps : 0;
+    it->st.newton_iterations += active ? S->last_sweeps : 0;
+    for (int r = 0; r < S->J.m; ++r) it->lam[r] = S->J.lam[r] / h; /* impulse → force */
+    if (S->J.m > 0) {
+        correct(S, h, tol, maxit);
+    } else {
+        for (int i = 0; i < S->nb; ++i) {
+            memcpy(S->b[i].sOm, S->b[i].Om, sizeof S->b[i].Om);
+            memcpy(S->b[i].sxd, S->b[i].xd, sizeof S->b[i].xd);
+        }
+    }
     for (int i = 0; i < S->nb; ++i) {
-        drift(&S->b[i], 0.5 * h);
-        store_body(s, &S->b[i], i, it->qn, it->vn);
+        mj_body *b = &S->b[i];
+        drift(b, 0.5 * h); /* with v_{k+1} + δv; v_{k+1} is kept */
+        memcpy(b->Om, b->sOm, sizeof b->Om);
+        memcpy(b->xd, b->sxd, sizeof b->xd);
+        store_body(s, b, i, it->qn, it->vn);
     }
     int rc = ld_integ__finite(it, it->qn, (size_t)s->nq, "non-finite configuration");
     if (!rc) rc = ld_integ__finite(it, it->vn, (size_t)s->k, "non-finite velocity");
@@ -356,12 +514,12 @@ const ld_method_impl ld_method_moreau = {
              .order_estimate = 0,
              .nparams = 2,
              .params = mj_params,
-             .constraints = 0,
+             .constraints = 1,
              .euler = 0,
              .model_only = 1,
              .contact = 1,
-             .refuses = "joints and other constraints, rods, beams, force elements, the euler "
-                        "formulation, box-box and box-capsule pairs; accelerations are not "
+             .refuses = "rods, beams, force elements, the euler formulation, joints outside "
+                        "so3xr3 and s3xr3, box-box and box-capsule pairs; accelerations are not "
                         "computed (NaN)"},
     .refuse = moreau_refuse,
     .create = moreau_create,
