@@ -59,6 +59,7 @@ bench: build
 	$(BUILD)/release/bench/bench_beam | tee $(BUILD)/bench/beam.csv
 	$(BUILD)/release/bench/bench_frames | tee $(BUILD)/bench/frames.csv
 	$(BUILD)/release/bench/bench_conditioning | tee $(BUILD)/bench/conditioning.csv
+	$(BUILD)/release/bench/bench_contact | tee $(BUILD)/bench/contact.csv
 	bench/sweep_scaling.sh $(BUILD)/release/liedyn | tee $(BUILD)/bench/sweep_scaling.csv
 
 # Reproduce the studies of the papers in docs/references.md: Markdown report and PNG plots in
