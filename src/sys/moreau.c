@@ -71,8 +71,16 @@ typedef struct mj_rows {
     double *D, *lam;        /* m: the Delassus diagonal, the impulse */
 } mj_rows;
 
+/* A contact's impulse kept for the next step's start (warm start): the pair's key (its shapes
+ * and the contact's place among the pair's), and the impulse as a spatial vector. */
+typedef struct mj_warm {
+    long key;
+    double F[3];
+} mj_warm;
+
 typedef struct mj {
-    int nb, cap;
+    int nb, cap, nwarm, nshapes;
+    mj_warm *warm; /* cap, sorted by key */
     mj_rows J;
     mj_body *b;
     double *R, *x; /* midpoint poses (9, 3 per body) for the detector */
@@ -369,6 +377,72 @@ static void correct(mj *S, double h, double tol, int maxit) {
     }
 }
 
+/* ---------------------------------------------------------------- warm start */
+
+/* The key of contact c of the list: its shapes, and its place among the pair's contacts. */
+static long warm_key(const ld_contact *f, int c, int ns) {
+    int j = 0;
+    while (j < c && f[c - j - 1].sa == f[c].sa && f[c - j - 1].sb == f[c].sb) ++j;
+    return ((long)f[c].sa * (ns + 1) + (f[c].sb + 1)) * 16 + (j < 15 ? j : 15);
+}
+
+/* Sift-down of a heap of n entries (heap sort, in place: no allocation in a step). */
+static void sift(mj_warm *a, int i, int n) {
+    for (;;) {
+        int c = 2 * i + 1;
+        if (c >= n) return;
+        if (c + 1 < n && a[c + 1].key > a[c].key) ++c;
+        if (a[c].key <= a[i].key) return;
+        mj_warm t = a[i];
+        a[i] = a[c], a[c] = t;
+        i = c;
+    }
+}
+
+static void warm_sort(mj_warm *a, int n) {
+    for (int i = n / 2 - 1; i >= 0; --i) sift(a, i, n);
+    for (int e = n - 1; e > 0; --e) {
+        mj_warm t = a[0];
+        a[0] = a[e], a[e] = t;
+        sift(a, 0, e);
+    }
+}
+
+/* The impulse kept for key, projected onto contact c's cone and applied to its bodies. */
+static void warm_apply(mj *S, mj_contact *c, long key) {
+    int lo = 0, hi = S->nwarm - 1;
+    while (lo <= hi) {
+        int mid = (lo + hi) / 2;
+        if (S->warm[mid].key < key) {
+            lo = mid + 1;
+        } else if (S->warm[mid].key > key) {
+            hi = mid - 1;
+        } else {
+            const double *F = S->warm[mid].F;
+            double P[3] = {fmax(0.0, ld_v3_dot(F, c->d[0])), ld_v3_dot(F, c->d[1]),
+                           ld_v3_dot(F, c->d[2])};
+            double pt = hypot(P[1], P[2]), lim = c->mu * P[0];
+            if (pt > lim) P[1] *= lim / pt, P[2] *= lim / pt;
+            memcpy(c->P, P, sizeof P);
+            apply(S, c, P);
+            return;
+        }
+    }
+}
+
+/* Keep the step's contact impulses for the next step. */
+static void warm_keep(mj *S, const ld_contact *f, int nc) {
+    for (int c = 0; c < nc; ++c) {
+        mj_warm *w = &S->warm[c];
+        w->key = warm_key(f, c, S->nshapes);
+        for (int i = 0; i < 3; ++i)
+            w->F[i] = S->c[c].P[0] * S->c[c].d[0][i] + S->c[c].P[1] * S->c[c].d[1][i] +
+                      S->c[c].P[2] * S->c[c].d[2][i];
+    }
+    S->nwarm = nc;
+    warm_sort(S->warm, nc);
+}
+
 /* The inverse of a symmetric positive definite 3×3 (an inertia), by its adjugate. */
 static void inverse3(double Ai[9], const double A[9]) {
     double c[9] = {A[4] * A[8] - A[5] * A[7], A[2] * A[7] - A[1] * A[8], A[1] * A[5] - A[2] * A[4],
@@ -395,11 +469,13 @@ static int moreau_create(ld_integ *it) {
     int ns = 0;
     for (int i = 0; i < m->nshapes; ++i) ns += m->shapes[i].collide != 0;
     S->cap = 16 * ns + 64;
+    S->nshapes = m->nshapes;
     S->b = calloc((size_t)S->nb, sizeof *S->b);
     S->R = malloc(12 * (size_t)S->nb * sizeof *S->R);
     S->c = malloc((size_t)S->cap * sizeof *S->c);
+    S->warm = malloc((size_t)S->cap * sizeof *S->warm);
     S->w = ld_cworld_create(m, S->cap);
-    if (!S->b || !S->R || !S->c || !S->w) {
+    if (!S->b || !S->R || !S->c || !S->warm || !S->w) {
         it->oom_bytes = (double)S->cap * (double)sizeof *S->c;
         return LD_ENOMEM;
     }
@@ -420,6 +496,7 @@ static void moreau_destroy(ld_integ *it) {
         free(S->b);
         free(S->R);
         free(S->c);
+        free(S->warm);
         ld_cworld_free(S->w);
         rows_free(&S->J);
     }
@@ -464,6 +541,8 @@ static int moreau_step(ld_integ *it, double t1) {
         if (rc) return ld_integ__reject(it, rc > 0 ? rc : LD_RETRY_NONFINITE, "joint rows", h);
     }
     for (int i = 0; i < S->nb; ++i) kick(rb, &S->b[i], i, tm, h);
+    for (int c = 0; c < nc && S->nwarm > 0; ++c)
+        warm_apply(S, &S->c[c], warm_key(found, c, S->nshapes));
     int k = 0, maxit = (int)PGS_ITER(&it->o), active = nc > 0 || S->J.m > 0;
     double tol = PGS_TOL(&it->o), change = 0.0, size = 0.0;
     for (; active && k < maxit; ++k) {
@@ -473,6 +552,7 @@ static int moreau_step(ld_integ *it, double t1) {
     S->last_sweeps = k + (k < maxit), S->last_contacts = nc, S->sweeps += S->last_sweeps;
     it->st.newton_iterations += active ? S->last_sweeps : 0;
     for (int r = 0; r < S->J.m; ++r) it->lam[r] = S->J.lam[r] / h; /* impulse → force */
+    warm_keep(S, found, nc);
     if (S->J.m > 0) {
         correct(S, h, tol, maxit);
     } else {
