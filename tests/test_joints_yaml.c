@@ -148,7 +148,7 @@ static void test_yaml_errors(void **state) {
                      "1, 0]}\n",
                  5, "joints[0].axis2",
                  "key not allowed for type 'revolute' (expected one of: name, type, body1, "
-                 "body2, at, axis, angle_rate)");
+                 "body2, at, axis, angle_rate, limits)");
     expect_error(TWO "  - {type: fixed, body2: a, at: [0, 0, 0], axis: [1, 0, 0]}\n", 5,
                  "joints[0].axis", "key not allowed for type 'fixed'");
     expect_error(TWO "  - {type: revolute, body: a, at: [0, 0, 0], axis: [1, 0, 0]}\n", 5,

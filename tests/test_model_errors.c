@@ -81,7 +81,7 @@ static void test_unknown_keys(void **state) {
                  "joints[0].axle",
                  "unknown key (expected one of: name, type, body1, body2, at, axis, axis2, "
                  "motion, value, time, body, point, ground, frame1, frame2, angle, slide, hold, "
-                 "angle_rate, slide_rate)");
+                 "angle_rate, slide_rate, limits)");
     expect_error(HEAD "joints:\n  - {type: spherical, body: a, point: [0, 0, 0], axis: 1}\n", 8,
                  "joints[0].axis",
                  "key not allowed in the point form of a spherical joint (with 'body') (expected "

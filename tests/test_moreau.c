@@ -11,6 +11,7 @@
 
 #include "support.h"
 
+#include "liedyn/coords.h"
 #include "liedyn/integrator.h"
 #include "liedyn/liedyn.h"
 #include "liedyn/model.h"
@@ -66,7 +67,7 @@ static void test_pendulum_on_the_ground(void **state) {
         "0]}\n"
         "ground_plane: {normal: [0, 0, 1], point: [0, 0, 0]}\n";
     const double th = asin(0.45);
-    for (int f = 0; f < 3; f += 2) { /* so3xr3, s3xr3 */
+    for (int f = 0; f < LD_FORM_EULER; ++f) { /* the semidirect and spatial ones carried over */
         run r;
         start(&r, text, (ld_formulation)f, 1e-4);
         for (int i = 1; i <= 20000; ++i)
@@ -83,9 +84,44 @@ static void test_pendulum_on_the_ground(void **state) {
     }
 }
 
+/* Joint limits: a pendulum released horizontal falls until its hinge's upper limit (0.3 rad)
+ * and rests there; a slider on a vertical prismatic joint falls to its lower limit (−0.2 m)
+ * and rests there. Both with e = 0, so each rests in the overlap of its closing step. */
+static void test_joint_limits(void **state) {
+    (void)state;
+    static const char *const hinge =
+        "gravity: [0, 0, -9.81]\n"
+        "bodies:\n  - {name: arm, mass: 1, inertia: [0.001, 0.0833, 0.0833], position: [0.5, 0, "
+        "0]}\n"
+        "joints:\n  - {name: hinge, type: revolute, body2: arm, at: [0, 0, 0], axis: [0, 1, 0], "
+        "limits: [-1, 0.3]}\n";
+    static const char *const slider =
+        "gravity: [0, 0, -9.81]\n"
+        "bodies:\n  - {name: s, mass: 2, inertia: [0.01, 0.01, 0.01], position: [0, 0, 1]}\n"
+        "joints:\n  - {name: rail, type: prismatic, body2: s, at: [0, 0, 1], axis: [0, 0, 1], "
+        "limits: [-0.2, 1]}\n";
+    for (int k = 0; k < 2; ++k) {
+        run r;
+        start(&r, k ? slider : hinge, LD_FORM_SO3XR3, 1e-4);
+        for (int i = 1; i <= 15000; ++i)
+            assert_int_equal(ld_integ_advance_to(r.it, i * 1e-4), LD_OK);
+        double c[LD_JOINT_COORDS_MAX], cd[LD_JOINT_COORDS_MAX];
+        int n = 0;
+        assert_int_equal(
+            ld_model_joint_coords(&r.s, 0, 1.5, ld_integ_q(r.it), ld_integ_v(r.it), c, cd, &n),
+            LD_OK);
+        double want = k ? -0.2 : 0.3, tol = k ? 2e-4 : 5e-4; /* O(h · the closing speed) */
+        if (!(fabs(c[0] - want) < tol && fabs(cd[0]) < 1e-9))
+            fail_msg("%s: coordinate %.6f (limit %.6f), rate %.3g", k ? "slider" : "hinge", c[0],
+                     want, cd[0]);
+        stop(&r);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pendulum_on_the_ground),
+        cmocka_unit_test(test_joint_limits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

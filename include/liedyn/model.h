@@ -212,6 +212,11 @@ typedef struct ld_joint {
     double rate[2];
     int has_rate;
     int swapped; /* the reader made body1 the ground (written the other way round) */
+    /* Limits of a revolute joint's angle (rad, within (−π, π)) or a prismatic joint's slide (m),
+     * lo < hi, as its coordinates count (coords.h): unilateral constraints that only the contact
+     * method enforces (docs/contact.md#joint-limits); has_limits: given. */
+    int has_limits;
+    double limits[2];
 } ld_joint;
 
 /* A Cosserat rod (docs/rod.md): n segments between n + 1 nodes, each node an ordinary body
@@ -535,7 +540,7 @@ int ld_model_parse(const char *text, size_t len, const char *name, ld_model *out
  * LD_OK or LD_EINVAL with err (line 0 when the model was not read from a file). The
  * formulation of the run block is not checked against the rods: compiling refuses. */
 int ld_model_validate(const ld_model *m, ld_model_error *err);
-/* Does m have contact: a colliding shape (docs/contact.md)? NULL: 0. */
+/* Does m have contact: a colliding shape or a joint's limits (docs/contact.md)? NULL: 0. */
 int ld_model_has_contact(const ld_model *m);
 /* Assemble a valid model (docs/model-format.md#assembly): place every unplaced body by its
  * joint of the frame form (coordinates coord, in order from the ground), then close the joints

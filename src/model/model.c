@@ -462,6 +462,24 @@ static int check_frames(const checker *c, int i) {
     return jt->kind == LD_JOINT_DRIVER ? check_driver(c, i) : LD_OK;
 }
 
+/* A joint's limits: lo < hi, finite; an angle within (−π, π). */
+static int check_limits(const checker *c, int i) {
+    const ld_joint *jt = &c->m->joints[i];
+    if (!jt->has_limits) return LD_OK;
+    char key[128], a[32], b[32];
+    strf(key, sizeof key, "joints[%d].limits", i);
+    if (jt->kind != LD_JOINT_REVOLUTE && jt->kind != LD_JOINT_PRISMATIC)
+        return invalid(c, key, "only revolute and prismatic joints have limits");
+    double lo = jt->limits[0], hi = jt->limits[1];
+    if (!(isfinite(lo) && isfinite(hi) && lo < hi))
+        return invalid(c, key, "must be [lo, hi] with lo < hi, found [%s, %s]", num(a, lo),
+                       num(b, hi));
+    if (jt->kind == LD_JOINT_REVOLUTE && !(lo > -3.14159265358979 && hi < 3.14159265358979))
+        return invalid(c, key, "an angle's limits must lie within (-pi, pi), found [%s, %s]",
+                       num(a, lo), num(b, hi));
+    return LD_OK;
+}
+
 static int check_joint(const checker *c, int i) {
     const ld_joint *jt = &c->m->joints[i];
     char key[128], a[32];
@@ -475,6 +493,7 @@ static int check_joint(const checker *c, int i) {
     if ((unsigned)jt->kind >= LD_JOINT_KIND_COUNT)
         return invalid(c, key, "unknown joint kind %d", (int)jt->kind);
     if (jt->point_form) return check_point_form(c, i);
+    if ((rc = check_limits(c, i))) return rc;
     strf(key, sizeof key, "joints[%d].body1", i);
     if (jt->body1 != LD_GROUND && (rc = check_body_ref(c, key, jt->body1))) return rc;
     strf(key, sizeof key, "joints[%d].body2", i);

@@ -110,5 +110,7 @@ int ld_shape_check(const ld_shape *s, int nbodies, char *key, size_t keycap, cha
 int ld_model_has_contact(const ld_model *m) {
     for (int i = 0; m && i < m->nshapes; ++i)
         if (m->shapes[i].collide) return 1;
+    for (int j = 0; m && j < m->njoints; ++j)
+        if (m->joints[j].has_limits) return 1;
     return 0;
 }

@@ -84,18 +84,18 @@ done:
 /* ------------------------------------------------------------------ joints */
 
 static const char *const joint_keys[] = {
-    "name",   "type",  "body1", "body2", "at",         "axis",       "axis2",
-    "motion", "value", "time",  "body",  "point",      "ground",     "frame1",
-    "frame2", "angle", "slide", "hold",  "angle_rate", "slide_rate", NULL};
+    "name",  "type", "body1",      "body2",      "at",     "axis",   "axis2",  "motion",
+    "value", "time", "body",       "point",      "ground", "frame1", "frame2", "angle",
+    "slide", "hold", "angle_rate", "slide_rate", "limits", NULL};
 /* in the order of ld_joint_kind */
 static const char *const joint_types[] = {"spherical", "universal", "revolute", "cylindrical",
                                           "prismatic", "fixed",     "driver",   NULL};
 static const char *const type_keys[LD_JOINT_KIND_COUNT][10] = {
-    {"name", "type", "body1", "body2", "at", NULL},                       /* spherical */
-    {"name", "type", "body1", "body2", "at", "axis", "axis2", NULL},      /* universal */
-    {"name", "type", "body1", "body2", "at", "axis", "angle_rate", NULL}, /* rev */
+    {"name", "type", "body1", "body2", "at", NULL},                                 /* spherical */
+    {"name", "type", "body1", "body2", "at", "axis", "axis2", NULL},                /* universal */
+    {"name", "type", "body1", "body2", "at", "axis", "angle_rate", "limits", NULL}, /* rev */
     {"name", "type", "body1", "body2", "at", "axis", "angle_rate", "slide_rate", NULL}, /* cyl */
-    {"name", "type", "body1", "body2", "at", "axis", "slide_rate", NULL},               /* pri */
+    {"name", "type", "body1", "body2", "at", "axis", "slide_rate", "limits", NULL},     /* pri */
     {"name", "type", "body1", "body2", "at", NULL},                                     /* fixed */
     {"name", "type", "body1", "body2", "at", "axis", "motion", "value", "time", NULL}};
 static const char *const point_form_keys[] = {"name", "type", "body", "point", "ground", NULL};
@@ -103,14 +103,14 @@ static const char *const rotation_keys[] = {"name",   "type",  "body1", "body2",
                                             "motion", "value", "time",  NULL};
 static const char *const motions[] = {"rotation", "translation", NULL}; /* ld_motion_kind */
 /* the frame form, per kind (no driver) */
-static const char *const frame_keys[LD_JOINT_KIND_COUNT][11] = {
+static const char *const frame_keys[LD_JOINT_KIND_COUNT][12] = {
     {"name", "type", "body1", "body2", "frame1", "frame2", NULL}, /* spherical */
     {"name", "type", "body1", "body2", "frame1", "frame2", NULL}, /* universal */
-    {"name", "type", "body1", "body2", "frame1", "frame2", "angle", "hold", "angle_rate",
+    {"name", "type", "body1", "body2", "frame1", "frame2", "angle", "hold", "angle_rate", "limits",
      NULL}, /* revolute */
     {"name", "type", "body1", "body2", "frame1", "frame2", "angle", "slide", "hold", "angle_rate",
      "slide_rate"}, /* cylindrical */
-    {"name", "type", "body1", "body2", "frame1", "frame2", "slide", "hold", "slide_rate",
+    {"name", "type", "body1", "body2", "frame1", "frame2", "slide", "hold", "slide_rate", "limits",
      NULL},                                                       /* prismatic */
     {"name", "type", "body1", "body2", "frame1", "frame2", NULL}, /* fixed */
     {NULL}};
@@ -231,7 +231,12 @@ static int read_frame(reader *r, const yaml_node_t *map, const char *key, double
 /* angle_rate, slide_rate (keys checked): rates of the joint's coordinates at the start, held
  * when the joints determine the velocities. Negated when body1 and body2 were swapped. */
 static int read_rates(reader *r, const yaml_node_t *n, ld_joint *j) {
-    int rc = ly_get_number(r, n, "angle_rate", 0, &j->rate[0]);
+    int rc = ly_get_vec(r, n, "limits", 0, j->limits, 2, &j->has_limits);
+    if (!rc && j->has_limits && j->swapped) { /* the motion reversed: so are the limits */
+        double lo = -j->limits[1];
+        j->limits[1] = -j->limits[0], j->limits[0] = lo;
+    }
+    if (!rc) rc = ly_get_number(r, n, "angle_rate", 0, &j->rate[0]);
     if (!rc) rc = ly_get_number(r, n, "slide_rate", 0, &j->rate[1]);
     j->has_rate = has_key(r, n, "angle_rate") | (has_key(r, n, "slide_rate") << 1);
     if (j->swapped) j->rate[0] = -j->rate[0], j->rate[1] = -j->rate[1];

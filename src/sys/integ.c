@@ -129,8 +129,8 @@ const char *ld_integ_options_check(const ld_system *s, const ld_integ_options *o
         return "incomplete system (mass, force and, with constraints, phi and phi_q needed)";
     if (unsupported(s, d)) return d->info.refuses;
     if (!d->info.contact && s->ops.force == ld_elems_force && ld_model_has_contact(ld_rb(s)->m))
-        return "the model has contact (colliding shapes), which only moreau treats "
-               "(docs/contact.md)";
+        return "the model has contact (colliding shapes or joint limits), which only moreau "
+               "treats (docs/contact.md)";
     return d->refuse ? d->refuse(s) : NULL;
 }
 

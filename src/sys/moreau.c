@@ -21,11 +21,11 @@
  * Joints take part through their rows of B at the midpoint, held at the velocity level,
  * B v_{k+1} = −Φ_t, by impulses λ in the same sweeps (the state's multipliers are λ/h), and
  * their drift is corrected in the positions only: the last half drift moves the bodies with
- * v_{k+1} + δv, B δv = −2 Φ(q_M)/h (a split impulse: δv does not enter the velocities); in
- * so3xr3 and s3xr3, whose velocities are (Ω, ẋ). No rods,
+ * v_{k+1} + δv, B δv = −2 Φ(q_M)/h (a split impulse: δv does not enter the velocities); the
+ * rows of the semidirect and spatial formulations are carried over to (Ω, ẋ). No rods,
  * beams, force elements or pinned bodies (refused with the reason); box–box and box–capsule
- * pairs are refused too (contact.h). Without joints every Lie-group formulation: the state is
- * read and written in the formulation's layout.
+ * pairs are refused too (contact.h). Every Lie-group formulation: the state is read and
+ * written in the formulation's layout.
  */
 #include <math.h>
 #include <stddef.h>
@@ -37,6 +37,7 @@
 #include "../elements/kinds.h"
 #include "../lie/mat3.h"
 #include "integ_impl.h"
+#include "liedyn/coords.h"
 #include "liedyn/liedyn.h"
 
 #define CLOSED      1e-12 /* a contact is closed at gap ≤ 0; touching within this counts */
@@ -68,7 +69,7 @@ typedef struct mj_rows {
     int *ptr;         /* m + 1: each row's entries of the pattern (rows, then columns) */
     int *body, *slot; /* bnnz: the body of each entry's column and its place (0–2 Ω, 3–5 ẋ) */
     double *B, *phi, *phit; /* bnnz values at q_M, Φ(q_M), Φ_t */
-    double *D, *lam;        /* m: the Delassus diagonal, the impulse */
+    double *D, *lam, *F;    /* m: the Delassus diagonal, the impulse, the force λ/h */
 } mj_rows;
 
 /* A contact's impulse kept for the next step's start (warm start): the pair's key (its shapes
@@ -103,8 +104,8 @@ static const char *unfit(const ld_system *s) {
     if (m->nelements > 0) return "force elements are not in contact models yet";
     for (int i = 0; i < m->nbodies; ++i)
         if (m->bodies[i].pin) return "pinned bodies are not in contact models";
-    if (s->m > 0 && (!s->ops.phi_q_sparse || rb->semi || rb->left))
-        return "joints with moreau need the so3xr3 or s3xr3 formulation";
+    if (s->m > 0 && !s->ops.phi_q_sparse)
+        return "joints with moreau need the sparse rows of a Lie-group formulation";
     int s1, s2;
     if (ld_cworld_unsupported(m, &s1, &s2))
         return "box-box and box-capsule contact are not detected in this version (a box meets "
@@ -283,6 +284,7 @@ static int rows_create(const ld_system *s, mj_rows *R) {
     R->B = malloc((n + 5 * m) * sizeof *R->B);
     if (!R->ptr || !R->body || !R->slot || !R->B) return LD_ENOMEM;
     R->phi = R->B + n, R->phit = R->phi + m, R->D = R->phit + m, R->lam = R->D + m;
+    R->F = R->lam + m;
     for (int e = 0; e < s->bnnz; ++e) {
         R->ptr[s->brow[e] + 1]++;
         int c = s->bcol[e], b = 0;
@@ -300,6 +302,31 @@ static void rows_free(mj_rows *R) {
     free(R->B);
 }
 
+/* The rows' entries in the velocities (Ω, ẋ) the method works in: a semidirect formulation's
+ * U = Rᵀẋ (entries b_U: b_ẋ = R b_U), a spatial one's ω = RΩ (b_Ω = Rᵀ b_ω). Each row covers
+ * all six columns of each of its bodies, in order (the pattern's rule). */
+static void to_body_velocities(const ld_system *s, mj *S) {
+    mj_rows *R = &S->J;
+    int semi = ld_rb(s)->semi, left = ld_rb(s)->left;
+    for (int r = 0; r < R->m; ++r)
+        for (int e = R->ptr[r]; e + 5 < R->ptr[r + 1] + 0; ++e) {
+            if (R->slot[e] != 0 || R->body[e + 5] != R->body[e] || R->slot[e + 5] != 5) continue;
+            const double *Rb = S->b[R->body[e]].R;
+            double in[3], out[3];
+            if (left) {
+                memcpy(in, R->B + e, sizeof in);
+                ld_m3_tmulv(out, Rb, in);
+                memcpy(R->B + e, out, sizeof out);
+            }
+            if (semi) {
+                memcpy(in, R->B + e + 3, sizeof in);
+                ld_m3_mulv(out, Rb, in);
+                memcpy(R->B + e + 3, out, sizeof out);
+            }
+            e += 5;
+        }
+}
+
 /* The rows at the midpoint state (q in the system's layout): B, Φ, Φ_t, the Delassus diagonal
  * (bodies at their midpoint poses), the impulses zero. LD_OK or the system's status. */
 static int rows_eval(const ld_system *s, mj *S, double t, const double *q) {
@@ -308,6 +335,7 @@ static int rows_eval(const ld_system *s, mj *S, double t, const double *q) {
     if (!rc) rc = s->ops.phi(s, t, q, R->phi);
     if (!rc && s->ops.phi_t) rc = s->ops.phi_t(s, t, q, R->phit);
     if (!rc && !s->ops.phi_t) memset(R->phit, 0, (size_t)R->m * sizeof *R->phit);
+    if (!rc && (ld_rb(s)->semi || ld_rb(s)->left)) to_body_velocities(s, S);
     for (int r = 0; !rc && r < R->m; ++r) {
         double d = 0.0;
         for (int e = R->ptr[r]; e < R->ptr[r + 1]; ++e) {
@@ -375,6 +403,74 @@ static void correct(mj *S, double h, double tol, int maxit) {
         mj_body *b = &S->b[i];
         for (int k = 0; k < 3; ++k) b->Om[k] += b->sOm[k], b->xd[k] += b->sxd[k];
     }
+}
+
+/* ---------------------------------------------------------------- joint limits */
+
+/* Joint j's axis in space at the bodies' midpoint poses: R1 R1⁰ᵀ axis (the ground: axis). */
+static void limit_axis(const ld_model *m, const mj *S, const ld_joint *jd, double a[3]) {
+    if (jd->body1 < 0) {
+        memcpy(a, jd->axis, 3 * sizeof *a);
+        return;
+    }
+    double q[4], R0[9], l[3];
+    if (ld_quat_normalize(q, m->bodies[jd->body1].q)) q[0] = 1, q[1] = q[2] = q[3] = 0;
+    ld_quat_to_mat(R0, q);
+    ld_m3_tmulv(l, R0, jd->axis);
+    ld_m3_mulv(a, S->b[jd->body1].R, l);
+}
+
+/* A revolute joint's limit as a contact of rotation only: the row sg a·(ω2 − ω1). */
+static void limit_rotation(mj *S, mj_contact *c, const ld_joint *jd, const double a[3], double sg) {
+    memset(c, 0, sizeof *c);
+    c->a = jd->body2, c->b = jd->body1;
+    const mj_body *A = &S->b[c->a], *B = c->b >= 0 ? &S->b[c->b] : NULL;
+    double n[3] = {sg * a[0], sg * a[1], sg * a[2]};
+    ld_m3_tmulv(c->ja[0], A->R, n);
+    ld_m3_mulv(c->wa[0], A->Ji, c->ja[0]);
+    c->D[0] = ld_v3_dot(c->ja[0], c->wa[0]);
+    if (B) {
+        ld_m3_tmulv(c->jb[0], B->R, n);
+        ld_m3_mulv(c->wb[0], B->Ji, c->jb[0]);
+        c->D[0] += ld_v3_dot(c->jb[0], c->wb[0]);
+    }
+    c->D[1] = c->D[2] = 1.0; /* no tangential rows */
+}
+
+/* The limits reached at the midpoint state q (the system's layout, velocities v_k in v): a
+ * contact each, appended to S->c from index nc; the new count. */
+static int limits(const ld_system *s, mj *S, double t, const double *q, const double *v, int nc) {
+    const ld_model *m = ld_rb(s)->m;
+    for (int j = 0; j < m->njoints && nc < S->cap; ++j) {
+        const ld_joint *jd = &m->joints[j];
+        if (!jd->has_limits) continue;
+        double c[LD_JOINT_COORDS_MAX], cd[LD_JOINT_COORDS_MAX], a[3];
+        int n = 0;
+        if (ld_model_joint_coords(s, j, t, q, v, c, cd, &n) || n < 1) continue;
+        int lower = c[0] <= jd->limits[0] + CLOSED, upper = c[0] >= jd->limits[1] - CLOSED;
+        if (!lower && !upper) continue;
+        double sg = lower ? 1.0 : -1.0;
+        limit_axis(m, S, jd, a);
+        mj_contact *k = &S->c[nc++];
+        if (jd->kind == LD_JOINT_REVOLUTE) {
+            limit_rotation(S, k, jd, a, sg);
+        } else { /* a slide: a contact along ±a at body2's copy of the joint point */
+            const ld_body *b2 = &m->bodies[jd->body2];
+            double q2[4], R0[9], d[3], l[3], w[3];
+            if (ld_quat_normalize(q2, b2->q)) q2[0] = 1, q2[1] = q2[2] = q2[3] = 0;
+            ld_quat_to_mat(R0, q2);
+            for (int i = 0; i < 3; ++i) d[i] = jd->at[i] - b2->x[i];
+            ld_m3_tmulv(l, R0, d);
+            ld_m3_mulv(w, S->b[jd->body2].R, l);
+            ld_contact f = {.a = jd->body2, .b = jd->body1, .e = 0.0, .mu = 0.0};
+            for (int i = 0; i < 3; ++i) f.n[i] = sg * a[i], f.p[i] = S->b[jd->body2].x[i] + w[i];
+            setup(S, k, &f);
+        }
+        double U[3];
+        rel_velocity(S, k, U);
+        k->un0 = U[0];
+    }
+    return nc;
 }
 
 /* ---------------------------------------------------------------- warm start */
@@ -468,6 +564,7 @@ static int moreau_create(ld_integ *it) {
     S->nb = m->nbodies;
     int ns = 0;
     for (int i = 0; i < m->nshapes; ++i) ns += m->shapes[i].collide != 0;
+    for (int j = 0; j < m->njoints; ++j) ns += m->joints[j].has_limits;
     S->cap = 16 * ns + 64;
     S->nshapes = m->nshapes;
     S->b = calloc((size_t)S->nb, sizeof *S->b);
@@ -535,13 +632,15 @@ static int moreau_step(ld_integ *it, double t1) {
         rel_velocity(S, &S->c[c], U);
         S->c[c].un0 = U[0];
     }
+    int nf = nc;      /* the shapes' contacts; the joints' limits follow */
     if (S->J.m > 0) { /* the joints' rows at the midpoint state */
         for (int i = 0; i < S->nb; ++i) store_body(s, &S->b[i], i, it->qn, it->vn);
         int rc = rows_eval(s, S, tm, it->qn);
         if (rc) return ld_integ__reject(it, rc > 0 ? rc : LD_RETRY_NONFINITE, "joint rows", h);
+        nc = limits(s, S, tm, it->qn, it->vn, nc);
     }
     for (int i = 0; i < S->nb; ++i) kick(rb, &S->b[i], i, tm, h);
-    for (int c = 0; c < nc && S->nwarm > 0; ++c)
+    for (int c = 0; c < nf && S->nwarm > 0; ++c)
         warm_apply(S, &S->c[c], warm_key(found, c, S->nshapes));
     int k = 0, maxit = (int)PGS_ITER(&it->o), active = nc > 0 || S->J.m > 0;
     double tol = PGS_TOL(&it->o), change = 0.0, size = 0.0;
@@ -551,8 +650,7 @@ static int moreau_step(ld_integ *it, double t1) {
     }
     S->last_sweeps = k + (k < maxit), S->last_contacts = nc, S->sweeps += S->last_sweeps;
     it->st.newton_iterations += active ? S->last_sweeps : 0;
-    for (int r = 0; r < S->J.m; ++r) it->lam[r] = S->J.lam[r] / h; /* impulse → force */
-    warm_keep(S, found, nc);
+    for (int r = 0; r < S->J.m; ++r) S->J.F[r] = S->J.lam[r] / h; /* impulse → force */
     if (S->J.m > 0) {
         correct(S, h, tol, maxit);
     } else {
@@ -574,6 +672,8 @@ static int moreau_step(ld_integ *it, double t1) {
     memcpy(it->q, it->qn, (size_t)s->nq * sizeof(double));
     memcpy(it->v, it->vn, (size_t)s->k * sizeof(double));
     for (int i = 0; i < it->k; ++i) it->vd[i] = NAN;
+    for (int r = 0; r < S->J.m; ++r) it->lam[r] = S->J.F[r];
+    warm_keep(S, found, nf);
     return LD_OK;
 }
 
@@ -598,9 +698,8 @@ const ld_method_impl ld_method_moreau = {
              .euler = 0,
              .model_only = 1,
              .contact = 1,
-             .refuses = "rods, beams, force elements, the euler formulation, joints outside "
-                        "so3xr3 and s3xr3, box-box and box-capsule pairs; accelerations are not "
-                        "computed (NaN)"},
+             .refuses = "rods, beams, force elements, the euler formulation, box-box and "
+                        "box-capsule pairs; accelerations are not computed (NaN)"},
     .refuse = moreau_refuse,
     .create = moreau_create,
     .destroy = moreau_destroy,
