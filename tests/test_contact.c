@@ -1,9 +1,12 @@
 /*
  * Contact (docs/contact.md): the exact pair tests of the detector (src/elements/contact.h) and
- * the sweep-and-prune broad phase against all pairs, then the moreau method against exact
+ * the sweep-and-prune broad phase against all pairs — box against box (faces, a turned box's
+ * octagon, overlap, crossed edges) and capsule against box included — then the moreau method
+ * against exact
  * solutions — the bouncing ball's impact times and its accumulation point
  * t∞ = t₁ (1 + e)/(1 − e) (a Zeno sequence ending at rest), a ball at rest on the plane that
- * does not sink, a box sliding to rest after v²/(2μg), a box on an incline that sticks below
+ * does not sink, a cube dropped on a box lying on the plane that comes to rest on its top, a
+ * box sliding to rest after v²/(2μg), a box on an incline that sticks below
  * the friction angle and slides with a = g (sin θ − μ cos θ) above it, and a sphere rolling
  * without slip with a = 5/7 g sin θ — in every Lie-group formulation where it matters.
  */
@@ -82,7 +85,6 @@ static void test_pairs(void **state) {
     assert_int_equal(ld_contact_pair(&bx, &sp, 1.0, c), 1); /* box first: normal to the box */
     near(c[0].gap, -0.15, 1e-15, "sphere in box gap");
     near(c[0].n[0], -1.0, 1e-15, "sphere in box normal");
-    assert_int_equal(ld_contact_pair(&bx, &bx, 1.0, c), -1); /* box-box: not detected */
     /* the plane: a box resting flat touches with 4 corners, a lying capsule with 2 ends */
     const double up[3] = {0, 0, 1};
     ld_cshape rest = box(0, 0, 0.2, 0.5, 0.3, 0.2);
@@ -95,6 +97,139 @@ static void test_pairs(void **state) {
     assert_int_equal(ld_contact_plane(&sp, up, 0.1, 1.0, c), 1);
     near(c[0].gap, -0.05, 1e-15, "sphere-plane gap");
     near(c[0].p[2], 0.075, 1e-15, "sphere-plane point");
+}
+
+/* Box b turned by angle t about the space axis ax (0, 1, 2). */
+static ld_cshape turned(ld_cshape b, int ax, double t) {
+    int u = (ax + 1) % 3, v = (ax + 2) % 3;
+    double R[9] = {0};
+    R[4 * ax] = 1.0;
+    R[3 * u + u] = cos(t), R[3 * u + v] = -sin(t);
+    R[3 * v + u] = sin(t), R[3 * v + v] = cos(t);
+    memcpy(b.R, R, sizeof R);
+    return b;
+}
+
+/* Every contact of c[0..n) has the gap g and the normal nz along z. */
+static void all_along_z(const ld_contact *c, int n, double g, double nz, double tol,
+                        const char *what) {
+    for (int i = 0; i < n; ++i) {
+        near(c[i].gap, g, tol, what);
+        near(c[i].n[2], nz, 1e-15, what);
+        near(fabs(c[i].n[0]) + fabs(c[i].n[1]), 0.0, 1e-15, what);
+    }
+}
+
+/* Box against box: faces stacked with a gap, a box turned 45° on another (the octagon where
+ * the two squares overlap), overlap by the least penetration, crossed edges, the margin. */
+static void test_box_box(void **state) {
+    (void)state;
+    ld_contact c[16];
+    /* stacked: the top 0.05 above: 4 corners of the top's bottom face, normal from B to A */
+    ld_cshape lo = box(0, 0, 0, 0.5, 0.4, 0.3), up = box(0.1, 0.05, 0.55, 0.2, 0.15, 0.2);
+    assert_int_equal(ld_contact_pair(&up, &lo, 0.1, c), 4);
+    all_along_z(c, 4, 0.05, 1.0, 1e-15, "stacked boxes");
+    for (int i = 0; i < 4; ++i) {
+        near(c[i].p[2], 0.325, 1e-15, "stacked boxes: point midway");
+        near(fabs(c[i].p[0] - 0.1), 0.2, 1e-15, "stacked boxes: corner x");
+        near(fabs(c[i].p[1] - 0.05), 0.15, 1e-15, "stacked boxes: corner y");
+    }
+    assert_int_equal(ld_contact_pair(&lo, &up, 0.1, c), 4); /* swapped: the normal turns */
+    all_along_z(c, 4, 0.05, -1.0, 1e-15, "stacked boxes swapped");
+    assert_int_equal(ld_contact_pair(&up, &lo, 0.05, c), 0); /* beyond the margin */
+    assert_int_equal(ld_contact_pair(&up, &lo, 0.04, c), 0);
+    /* a unit cube turned 45° about z resting on another: the octagon |x|, |y| ≤ 0.5,
+     * |x| + |y| ≤ √½, its corners (±0.5, ±(√½ − 0.5)) and (±(√½ − 0.5), ±0.5) */
+    double s2 = sqrt(0.5), k = s2 - 0.5;
+    ld_cshape base = box(0, 0, 0, 0.5, 0.5, 0.5),
+              top = turned(box(0, 0, 1, 0.5, 0.5, 0.5), 2, PI / 4);
+    int n = ld_contact_pair(&top, &base, 1e-9, c);
+    assert_int_equal(n, 8);
+    all_along_z(c, n, 0.0, 1.0, 1e-15, "turned box on a box");
+    for (int i = 0; i < n; ++i) {
+        double ax = fabs(c[i].p[0]), ay = fabs(c[i].p[1]);
+        near(fmax(ax, ay), 0.5, 1e-15, "turned box: octagon corner on the square");
+        near(fmin(ax, ay), k, 1e-15, "turned box: octagon corner");
+        near(c[i].p[2], 0.5, 1e-15, "turned box: point height");
+    }
+    /* a small box turned 30° inside the big face: its own 4 corners, gap −0.01 */
+    ld_cshape small = turned(box(0.1, 0, 0.59, 0.1, 0.1, 0.1), 2, PI / 6);
+    assert_int_equal(ld_contact_pair(&small, &base, 0.0, c), 4);
+    all_along_z(c, 4, -0.01, 1.0, 1e-15, "small turned box");
+    for (int i = 0; i < 4; ++i)
+        near(hypot(c[i].p[0] - 0.1, c[i].p[1]), sqrt(0.02), 1e-15, "small turned box: corners");
+    /* overlapping: 0.05 deep along z, 0.7 along x: the least penetration, 4 contacts over
+     * x ∈ [−0.2, 0.5] */
+    ld_cshape over = box(0.3, 0, 0.95, 0.5, 0.5, 0.5);
+    assert_int_equal(ld_contact_pair(&over, &base, 0.0, c), 4);
+    all_along_z(c, 4, -0.05, 1.0, 1e-15, "overlapping boxes");
+    for (int i = 0; i < 4; ++i) {
+        near(c[i].p[2], 0.475, 1e-15, "overlapping boxes: point midway");
+        assert_true(c[i].p[0] > -0.2 - 1e-15 && c[i].p[0] < 0.5 + 1e-15);
+    }
+    /* crossed edges: B turned 45° about x (its top edge along x at √½), A turned 45° about y
+     * (its bottom edge along y at z − √½): gap z − √2 at the point (0, 0, z/2) */
+    ld_cshape eb = turned(box(0, 0, 0, 0.5, 0.5, 0.5), 0, PI / 4);
+    double zs[2] = {sqrt(2.0) + 0.1, sqrt(2.0) - 0.02};
+    for (int t = 0; t < 2; ++t) {
+        ld_cshape ea = turned(box(0, 0, zs[t], 0.5, 0.5, 0.5), 1, PI / 4);
+        assert_int_equal(ld_contact_pair(&ea, &eb, 0.2, c), 1);
+        all_along_z(c, 1, zs[t] - sqrt(2.0), 1.0, 1e-15, "crossed edges");
+        near(c[0].p[0], 0.0, 1e-15, "crossed edges: point x");
+        near(c[0].p[1], 0.0, 1e-15, "crossed edges: point y");
+        near(c[0].p[2], 0.5 * zs[t], 1e-15, "crossed edges: point z");
+        assert_int_equal(ld_contact_pair(&ea, &eb, zs[t] - sqrt(2.0), c), 0);
+    }
+}
+
+/* Capsule against box: lying on a face (its part over the face: two ends), across the face,
+ * over an edge, across a turned box's edge, through the box (the least penetration). */
+static void test_capsule_box(void **state) {
+    (void)state;
+    ld_contact c[16];
+    ld_cshape bx = box(0, 0, 0, 0.5, 0.4, 0.3);
+    double p0[3] = {-0.2, 0, 0.45}, p1[3] = {0.3, 0, 0.45};
+    ld_cshape cp = capsule(p0, p1, 0.1);
+    assert_int_equal(ld_contact_pair(&cp, &bx, 0.1, c), 2);
+    all_along_z(c, 2, 0.05, 1.0, 1e-15, "capsule on a box face");
+    near(c[0].p[0] + c[1].p[0], 0.1, 1e-15, "capsule on a box face: its ends");
+    near(fabs(c[0].p[0] - c[1].p[0]), 0.5, 1e-15, "capsule on a box face: its ends");
+    near(c[0].p[2], 0.325, 1e-15, "capsule on a box face: point midway");
+    assert_int_equal(ld_contact_pair(&bx, &cp, 0.1, c), 2); /* box first: the normal turns */
+    all_along_z(c, 2, 0.05, -1.0, 1e-15, "box under a capsule");
+    assert_int_equal(ld_contact_pair(&cp, &bx, 0.05, c), 0); /* beyond the margin */
+    /* longer than the box: touches where it leaves the face, x = ±0.5 */
+    double l0[3] = {-1, 0, 0.45}, l1[3] = {1, 0, 0.45};
+    cp = capsule(l0, l1, 0.1);
+    assert_int_equal(ld_contact_pair(&cp, &bx, 0.1, c), 2);
+    all_along_z(c, 2, 0.05, 1.0, 1e-15, "capsule across a box");
+    near(fabs(c[0].p[0]) + fabs(c[1].p[0]), 1.0, 1e-15, "capsule across a box: x = ±0.5");
+    /* along y over the edge x = 0.5, z = 0.3: distance 0.5, normal (0.6, 0, 0.8) */
+    double e0[3] = {0.8, -0.2, 0.7}, e1[3] = {0.8, 0.2, 0.7};
+    cp = capsule(e0, e1, 0.1);
+    assert_int_equal(ld_contact_pair(&cp, &bx, 1.0, c), 1);
+    near(c[0].gap, 0.4, 1e-15, "capsule over a box edge: gap");
+    near(c[0].n[0], 0.6, 1e-15, "capsule over a box edge: normal x");
+    near(c[0].n[2], 0.8, 1e-15, "capsule over a box edge: normal z");
+    /* across the top edge (along x, at √½) of a unit cube turned 45° about x */
+    ld_cshape tb = turned(box(0, 0, 0, 0.5, 0.5, 0.5), 0, PI / 4);
+    double y0[3] = {0.1, -1, 0.9}, y1[3] = {0.1, 1, 0.9};
+    cp = capsule(y0, y1, 0.1);
+    assert_int_equal(ld_contact_pair(&cp, &tb, 0.5, c), 1);
+    all_along_z(c, 1, 0.8 - sqrt(0.5), 1.0, 1e-15, "capsule across a turned box's edge");
+    near(c[0].p[0], 0.1, 1e-15, "capsule across an edge: point x");
+    near(c[0].p[1], 0.0, 1e-15, "capsule across an edge: point y");
+    /* through the box along z at x = 0.1: least penetration along +x, 0.1 − 0.5 − 0.1, at the
+     * faces z = ±0.3 */
+    ld_cshape deep = box(0, 0, 0, 0.5, 0.6, 0.3);
+    double d0[3] = {0.1, 0, -1}, d1[3] = {0.1, 0, 1};
+    cp = capsule(d0, d1, 0.1);
+    assert_int_equal(ld_contact_pair(&cp, &deep, 0.0, c), 2);
+    for (int i = 0; i < 2; ++i) {
+        near(c[i].gap, -0.5, 1e-15, "capsule through a box: gap");
+        near(c[i].n[0], 1.0, 1e-15, "capsule through a box: normal");
+        near(fabs(c[i].p[2]), 0.3, 1e-15, "capsule through a box: points");
+    }
 }
 
 /* The sweep and prune finds what testing every pair finds, on 300 random spheres. */
@@ -237,6 +372,52 @@ static void test_resting_ball(void **state) {
     stop(&r);
 }
 
+/* A cube of 0.2 m (e = 0, μ = 0.5) dropped from 5 cm onto a 1 × 1 × 0.4 m box lying on the
+ * plane: after 1 s both at rest, the cube on the box's top (0.4 + 0.1), and neither moves over
+ * a further second. */
+static void test_box_on_box(void **state) {
+    (void)state;
+    static const char *const text =
+        "gravity: [0, 0, -9.81]\n"
+        "bodies:\n"
+        "  - {name: big, mass: 10, inertia: [0.96667, 0.96667, 1.66667], position: [0, 0, 0.2],\n"
+        "     shape: {type: box, size: [1, 1, 0.4], collide: true, friction: 0.5}}\n"
+        "  - {name: cube, mass: 1, inertia: [0.0066667, 0.0066667, 0.0066667],\n"
+        "     position: [0.1, -0.05, 0.55], orientation: [0.9659258262890683, 0, 0, "
+        "0.25881904510252074],\n"
+        "     shape: {type: box, size: [0.2, 0.2, 0.2], collide: true, friction: 0.5}}\n"
+        "ground_plane: {normal: [0, 0, 1], point: [0, 0, 0]}\n";
+    const double h = 5e-5; /* the landing's overlap is O(h U): 1 m/s, at most 5·10⁻⁵ m */
+    const int n1 = 20000;
+    run r;
+    start(&r, text, LD_FORM_SO3XR3, h);
+    int s1, s2;
+    assert_int_equal(ld_cworld_unsupported(&r.m, &s1, &s2), 0); /* box-box is detected */
+    double x[2][3], q[4], w[2][3], v[2][3], rest[2][3], drift = 0.0, speed = 0.0;
+    for (int i = 1; i <= 2 * n1; ++i) {
+        assert_int_equal(ld_integ_advance_to(r.it, i * h), LD_OK);
+        if (i < n1) continue;
+        for (int b = 0; b < 2; ++b) {
+            assert_int_equal(ld_model_body_state(&r.s, b, ld_integ_q(r.it), ld_integ_v(r.it), x[b],
+                                                 q, w[b], v[b]),
+                             LD_OK);
+            if (i == n1) memcpy(rest[b], x[b], sizeof rest[b]);
+            for (int k = 0; k < 3; ++k) {
+                drift = fmax(drift, fabs(x[b][k] - rest[b][k]));
+                speed = fmax(speed, fmax(fabs(v[b][k]), fabs(w[b][k])));
+            }
+        }
+        if (i == n1) {
+            near(x[0][2], 0.2, 1e-4, "box on box: the big box on the plane");
+            near(x[1][2], 0.5, 1e-4, "box on box: the cube on the big box");
+        }
+    }
+    if (!(speed < 1e-9 && drift < 1e-9))
+        fail_msg("box on box: from t = 1 s speed up to %.3g, moved %.3g (cube at %.9f)", speed,
+                 drift, x[1][2]);
+    stop(&r);
+}
+
 /* A box on an incline of angle th (the plane's normal tilted about y), friction mu, started
  * with speed v0 along the slope (downhill positive); after T its displacement along the slope
  * and its speed. */
@@ -311,9 +492,11 @@ static void test_rolling_sphere(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_pairs),         cmocka_unit_test(test_broad_phase),
-        cmocka_unit_test(test_bouncing_ball), cmocka_unit_test(test_resting_ball),
-        cmocka_unit_test(test_sliding_box),   cmocka_unit_test(test_rolling_sphere),
+        cmocka_unit_test(test_pairs),          cmocka_unit_test(test_box_box),
+        cmocka_unit_test(test_capsule_box),    cmocka_unit_test(test_broad_phase),
+        cmocka_unit_test(test_bouncing_ball),  cmocka_unit_test(test_resting_ball),
+        cmocka_unit_test(test_box_on_box),     cmocka_unit_test(test_sliding_box),
+        cmocka_unit_test(test_rolling_sphere),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,9 +1,8 @@
 /*
- * Contact detection (contact.h, docs/contact.md): the exact tests of the primitive pairs —
- * sphere, capsule and box against the ground plane and each other, except box–box and
- * box–capsule — and a sweep-and-prune broad phase over the shapes' bounding boxes, so that a
- * model of n shapes costs O(n log n) per call (O(n) when the order hardly changes, as between
- * steps: the order is kept and re-sorted by insertion).
+ * Contact detection over a model (contact.h, docs/contact.md): its colliding shapes placed at
+ * the bodies' poses, a sweep-and-prune broad phase over their bounding boxes — O(n log n) per
+ * call for n shapes, O(n) when the order hardly changes, as between steps (the order is kept and
+ * re-sorted by insertion) — then the exact pair tests (contact_pairs.c) and the ground plane.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -12,175 +11,6 @@
 #include "../lie/mat3.h"
 #include "contact.h"
 #include "liedyn/liedyn.h"
-
-/* ---------------------------------------------------------------- the pair tests */
-
-/* A contact from the closest points pa (on A's core) and pb (on B's core) of two cores with
- * radii ra and rb (spheres and capsules are points and segments with a radius). */
-static int round_pair(const double pa[3], double ra, const double pb[3], double rb, double margin,
-                      ld_contact *o) {
-    double d[3], dist;
-    for (int i = 0; i < 3; ++i) d[i] = pa[i] - pb[i];
-    dist = ld_v3_norm(d);
-    double gap = dist - ra - rb;
-    if (!(gap < margin)) return 0;
-    if (dist > 1e-300)
-        for (int i = 0; i < 3; ++i) o->n[i] = d[i] / dist;
-    else
-        o->n[0] = o->n[1] = 0.0, o->n[2] = 1.0; /* coincident centres: any direction */
-    o->gap = gap;
-    for (int i = 0; i < 3; ++i) o->p[i] = 0.5 * ((pa[i] - ra * o->n[i]) + (pb[i] + rb * o->n[i]));
-    return 1;
-}
-
-/* The closest points of the segments p0–p1 and q0–q1 (Ericson, Real-Time Collision Detection,
- * 5.1.9), into a and b. */
-static void segments(const double p0[3], const double p1[3], const double q0[3], const double q1[3],
-                     double a[3], double b[3]) {
-    double d1[3], d2[3], r[3];
-    for (int i = 0; i < 3; ++i) d1[i] = p1[i] - p0[i], d2[i] = q1[i] - q0[i], r[i] = p0[i] - q0[i];
-    double A = ld_v3_dot(d1, d1), E = ld_v3_dot(d2, d2), F = ld_v3_dot(d2, r);
-    double s = 0.0, t = 0.0;
-    if (A <= 1e-300 && E <= 1e-300) {
-        s = t = 0.0;
-    } else if (A <= 1e-300) {
-        t = fmin(fmax(F / E, 0.0), 1.0);
-    } else {
-        double C = ld_v3_dot(d1, r);
-        if (E <= 1e-300) {
-            s = fmin(fmax(-C / A, 0.0), 1.0);
-        } else {
-            double B = ld_v3_dot(d1, d2), den = A * E - B * B;
-            s = den > 1e-14 * A * E ? fmin(fmax((B * F - C * E) / den, 0.0), 1.0) : 0.0;
-            t = (B * s + F) / E;
-            if (t < 0.0) {
-                t = 0.0;
-                s = fmin(fmax(-C / A, 0.0), 1.0);
-            } else if (t > 1.0) {
-                t = 1.0;
-                s = fmin(fmax((B - C) / A, 0.0), 1.0);
-            }
-        }
-    }
-    for (int i = 0; i < 3; ++i) a[i] = p0[i] + s * d1[i], b[i] = q0[i] + t * d2[i];
-}
-
-/* The point of segment p0–p1 closest to c. */
-static void seg_point(const double p0[3], const double p1[3], const double c[3], double a[3]) {
-    double d[3], r[3];
-    for (int i = 0; i < 3; ++i) d[i] = p1[i] - p0[i], r[i] = c[i] - p0[i];
-    double L = ld_v3_dot(d, d), s = L > 1e-300 ? fmin(fmax(ld_v3_dot(r, d) / L, 0.0), 1.0) : 0.0;
-    for (int i = 0; i < 3; ++i) a[i] = p0[i] + s * d[i];
-}
-
-/* A sphere (c, r) against a box B; the normal from the box to the sphere. */
-static int sphere_box(const double c[3], double r, const ld_cshape *B, double margin,
-                      ld_contact *o) {
-    double d[3], l[3], q[3];
-    for (int i = 0; i < 3; ++i) d[i] = c[i] - B->c[i];
-    ld_m3_tmulv(l, B->R, d);
-    int inside = 1;
-    for (int i = 0; i < 3; ++i) {
-        q[i] = fmin(fmax(l[i], -B->h[i]), B->h[i]);
-        inside &= fabs(l[i]) <= B->h[i];
-    }
-    double nl[3] = {0, 0, 0}, gap;
-    if (inside) { /* the face of least depth */
-        int k = 0;
-        for (int i = 1; i < 3; ++i)
-            if (B->h[i] - fabs(l[i]) < B->h[k] - fabs(l[k])) k = i;
-        nl[k] = l[k] < 0.0 ? -1.0 : 1.0;
-        q[k] = nl[k] * B->h[k];
-        gap = -(B->h[k] - fabs(l[k])) - r;
-    } else {
-        double e[3];
-        for (int i = 0; i < 3; ++i) e[i] = l[i] - q[i];
-        double dist = ld_v3_norm(e);
-        for (int i = 0; i < 3; ++i) nl[i] = e[i] / dist;
-        gap = dist - r;
-    }
-    if (!(gap < margin)) return 0;
-    double pb[3], ql[3];
-    ld_m3_mulv(o->n, B->R, nl);
-    ld_m3_mulv(ql, B->R, q);
-    for (int i = 0; i < 3; ++i) pb[i] = B->c[i] + ql[i];
-    o->gap = gap;
-    for (int i = 0; i < 3; ++i) o->p[i] = 0.5 * ((c[i] - r * o->n[i]) + pb[i]);
-    return 1;
-}
-
-/* The core of a round shape: the segment c–c1 (a sphere: c–c). */
-static const double *core_end(const ld_cshape *S) {
-    return S->kind == LD_SHAPE_CAPSULE ? S->c1 : S->c;
-}
-
-int ld_contact_pair(const ld_cshape *A, const ld_cshape *B, double margin, ld_contact *out) {
-    int boxA = A->kind == LD_SHAPE_BOX, boxB = B->kind == LD_SHAPE_BOX;
-    if (boxA && boxB) return -1;
-    if (boxA || boxB) {
-        const ld_cshape *S = boxA ? B : A, *X = boxA ? A : B;
-        if (S->kind != LD_SHAPE_SPHERE) return -1;
-        int n = sphere_box(S->c, S->r, X, margin, out);
-        if (n && boxA) /* the normal from B (the sphere) to A (the box) */
-            for (int i = 0; i < 3; ++i) out->n[i] = -out->n[i];
-        return n;
-    }
-    double a[3], b[3];
-    segments(A->c, core_end(A), B->c, core_end(B), a, b);
-    int n = round_pair(a, A->r, b, B->r, margin, out);
-    /* two parallel capsules side by side touch along a line: also their ends */
-    if (n && A->kind == LD_SHAPE_CAPSULE && B->kind == LD_SHAPE_CAPSULE) {
-        double da[3], db[3];
-        for (int i = 0; i < 3; ++i) da[i] = A->c1[i] - A->c[i], db[i] = B->c1[i] - B->c[i];
-        double c = ld_v3_dot(da, db), la = ld_v3_norm(da), lb = ld_v3_norm(db);
-        if (la > 0.0 && lb > 0.0 && fabs(c) > (1.0 - 1e-6) * la * lb) {
-            /* the ends of the overlap: each segment's ends that project inside the other */
-            n = 0;
-            const double *ends[4] = {A->c, A->c1, B->c, B->c1};
-            for (int e = 0; e < 4 && n < 2; ++e) {
-                const double *p0 = e < 2 ? B->c : A->c, *p1 = e < 2 ? B->c1 : A->c1;
-                double d[3], r[3];
-                for (int i = 0; i < 3; ++i) d[i] = p1[i] - p0[i], r[i] = ends[e][i] - p0[i];
-                double u = ld_v3_dot(r, d) / ld_v3_dot(d, d);
-                if (u < -1e-12 || u > 1.0 + 1e-12) continue;
-                seg_point(p0, p1, ends[e], b);
-                n += e < 2 ? round_pair(ends[e], A->r, b, B->r, margin, out + n)
-                           : round_pair(b, A->r, ends[e], B->r, margin, out + n);
-            }
-        }
-    }
-    return n;
-}
-
-int ld_contact_plane(const ld_cshape *A, const double nrm[3], double d, double margin,
-                     ld_contact *out) {
-    double pts[8][3], rad = 0.0;
-    int np = 0;
-    if (A->kind == LD_SHAPE_BOX) {
-        for (int k = 0; k < 8; ++k) {
-            double l[3] = {(k & 1 ? 1 : -1) * A->h[0], (k & 2 ? 1 : -1) * A->h[1],
-                           (k & 4 ? 1 : -1) * A->h[2]},
-                   w[3];
-            ld_m3_mulv(w, A->R, l);
-            for (int i = 0; i < 3; ++i) pts[np][i] = A->c[i] + w[i];
-            ++np;
-        }
-    } else {
-        rad = A->r;
-        memcpy(pts[np++], A->c, sizeof pts[0]);
-        if (A->kind == LD_SHAPE_CAPSULE) memcpy(pts[np++], A->c1, sizeof pts[0]);
-    }
-    int n = 0;
-    for (int k = 0; k < np; ++k) {
-        double dist = ld_v3_dot(nrm, pts[k]) - d, gap = dist - rad;
-        if (!(gap < margin)) continue;
-        ld_contact *o = &out[n++];
-        memcpy(o->n, nrm, sizeof o->n);
-        o->gap = gap;
-        for (int i = 0; i < 3; ++i) o->p[i] = pts[k][i] - (rad + 0.5 * gap) * nrm[i];
-    }
-    return n;
-}
 
 /* ---------------------------------------------------------------- the model's shapes */
 
@@ -198,14 +28,12 @@ struct ld_cworld {
 int ld_cworld_unsupported(const ld_model *m, int *s1, int *s2) {
     for (int i = 0; i < m->nshapes; ++i) {
         const ld_shape *a = &m->shapes[i];
-        if (!a->collide || a->kind != LD_SHAPE_BOX) continue;
+        if (!a->collide || ld_contact_detected(a->kind)) continue;
         for (int j = 0; j < m->nshapes; ++j) {
             const ld_shape *b = &m->shapes[j];
             if (j == i || !b->collide || b->body == a->body) continue;
-            if (b->kind == LD_SHAPE_BOX || b->kind == LD_SHAPE_CAPSULE) {
-                *s1 = i, *s2 = j;
-                return 1;
-            }
+            *s1 = i, *s2 = j;
+            return 1;
         }
     }
     return 0;

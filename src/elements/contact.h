@@ -26,10 +26,18 @@ typedef struct ld_cshape {
     double c[3], c1[3], r, R[9], h[3];
 } ld_cshape;
 
-/* The contacts of two placed shapes with a gap below margin, into out (at most 8); their
- * number, or −1 for a pair that is not supported (box–box, box–capsule). The normal points
- * from B to A; the bodies, shapes and material are left for the caller. */
+/* The contacts of two placed shapes (sphere, capsule or box, each against each) with a gap
+ * below margin, into out (at most 8); their number, or −1 for a kind without tests. The normal
+ * points from B to A; the bodies, shapes and material are left for the caller. Box–box: the
+ * separating axis of least penetration over the 15 axes (a face unless an edge pair is clearly
+ * better); on a face, the other box's incident face clipped to the reference face (at most 8
+ * corners), on two edges their closest points (1); apart, the gap is the separation along that
+ * axis. Box–capsule: the closest points of the segment and the box, or the segment's part over
+ * a face (its two ends) when they meet on a face; a segment crossing the box, the least
+ * penetration over the box's faces and its axes × the segment (at most 2). */
 int ld_contact_pair(const ld_cshape *A, const ld_cshape *B, double margin, ld_contact *out);
+/* Does the narrow phase test shapes of kind k (sphere, capsule, box)? */
+int ld_contact_detected(ld_shape_kind k);
 /* The contacts of a placed shape with the plane n·x = d (n unit, out of the ground), at most
  * 8; their number. */
 int ld_contact_plane(const ld_cshape *A, const double n[3], double d, double margin,
@@ -42,8 +50,9 @@ typedef struct ld_cworld ld_cworld;
 /* NULL (LD_ENOMEM) or the detector of m's colliding shapes; cap contacts at most per call. */
 ld_cworld *ld_cworld_create(const ld_model *m, int cap);
 void ld_cworld_free(ld_cworld *w);
-/* Does some pair of m's colliding shapes (of different bodies) have no detection (box–box,
- * box–capsule)? Its shapes into *s1, *s2, and 1; else 0. */
+/* Does some pair of m's colliding shapes (of different bodies) have no detection (a shape of a
+ * kind other than sphere, capsule and box: none as the model is checked)? Its shapes into *s1,
+ * *s2, and 1; else 0. */
 int ld_cworld_unsupported(const ld_model *m, int *s1, int *s2);
 /* The number of colliding shapes. */
 int ld_cworld_shapes(const ld_cworld *w);

@@ -23,9 +23,8 @@
  * their drift is corrected in the positions only: the last half drift moves the bodies with
  * v_{k+1} + δv, B δv = −2 Φ(q_M)/h (a split impulse: δv does not enter the velocities); the
  * rows of the semidirect and spatial formulations are carried over to (Ω, ẋ). No rods,
- * beams, force elements or pinned bodies (refused with the reason); box–box and box–capsule
- * pairs are refused too (contact.h). Every Lie-group formulation: the state is read and
- * written in the formulation's layout.
+ * beams, force elements or pinned bodies (refused with the reason). Every Lie-group
+ * formulation: the state is read and written in the formulation's layout.
  */
 #include <math.h>
 #include <stddef.h>
@@ -108,8 +107,8 @@ static const char *unfit(const ld_system *s) {
         return "joints with moreau need the sparse rows of a Lie-group formulation";
     int s1, s2;
     if (ld_cworld_unsupported(m, &s1, &s2))
-        return "box-box and box-capsule contact are not detected in this version (a box meets "
-               "spheres and the ground plane)";
+        return "a colliding shape that contact detection does not test (spheres, capsules and "
+               "boxes collide)";
     return NULL;
 }
 
@@ -698,8 +697,8 @@ const ld_method_impl ld_method_moreau = {
              .euler = 0,
              .model_only = 1,
              .contact = 1,
-             .refuses = "rods, beams, force elements, the euler formulation, box-box and "
-                        "box-capsule pairs; accelerations are not computed (NaN)"},
+             .refuses = "rods, beams, force elements, the euler formulation; accelerations are "
+                        "not computed (NaN)"},
     .refuse = moreau_refuse,
     .create = moreau_create,
     .destroy = moreau_destroy,
