@@ -86,7 +86,7 @@ int sim_setup(sim *S) {
     S->compiled = 1;
     S->phi = calloc((size_t)S->s.m + 1, sizeof(double));
     S->exact = calloc((size_t)nb, sizeof(int));
-    S->bx = calloc(13 * (size_t)nb, sizeof(double));
+    S->bx = calloc(19 * (size_t)nb, sizeof(double)); /* bx, bq, bw, bv, then cf */
     if (!S->phi || !S->exact || !S->bx) return cli_error("%s: out of memory", S->cmd);
     S->vres = S->vres_t = 0.0;
     S->vres_row = -1;
@@ -327,8 +327,19 @@ static void write_vtk(sim *S, double t, const double *q, const double *v) {
 }
 
 /* One row of the state (t, q, v, λ) to w; a failure is recorded. */
+/* The contact forces of the last step into the writer (a model with contact). */
+static void row_contacts(sim *S, ld_out_csv *w) {
+    if (!ld_model_has_contact(S->m)) return;
+    double *cf = S->bx + 13 * (size_t)S->m->nbodies;
+    int ok = 1;
+    for (int b = 0; ok && b < S->m->nbodies; ++b)
+        ok = ld_integ_contact_force(S->it, b, cf + 6 * b, cf + 6 * b + 3) == LD_OK;
+    ld_out_csv_set_contact_forces(w, ok ? cf : NULL);
+}
+
 static void emit_row(sim *S, ld_out_csv *w, double t, const double *q, const double *v,
                      const double *lam) {
+    row_contacts(S, w);
     double W = S->tot.work; /* a dense row between step ends: W linear between them */
     if (S->out_dt > 0.0 && t < S->tot.wt && S->tot.wt > S->ta)
         W = S->wa + (t - S->ta) / (S->tot.wt - S->ta) * (S->tot.work - S->wa);

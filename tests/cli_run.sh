@@ -107,6 +107,15 @@ awk -F, 'NR == 1 { for (i = 1; i <= NF; ++i) c[$i] = i; next }
     END { d = w - 0.033 * db; if (d < 0) d = -d
           if (!(w > 0.5 && big < 1e-4 * e0 && d < 1e-6 * w)) { print w, big, d; exit 1 } }' \
     "$WORK/and.csv" || fail "andrews: work and balance: $(tail -1 "$WORK/and.csv" | cut -c1-80)"
+# a model with contact gets its bodies' contact forces: the sliding box feels −μ m g while it
+# slides and m g up
+"$LIEDYN" run sliding-box --t-end 0.2 --out "$WORK/sb.csv" --quiet >/dev/null || fail "sliding-box csv run"
+head -n 1 "$WORK/sb.csv" | grep -q ',box.cfx,box.cfy,box.cfz,box.ctx,box.cty,box.ctz$' ||
+    fail "sliding-box csv header: $(head -n 1 "$WORK/sb.csv")"
+awk -F, 'NR == 1 { for (i = 1; i <= NF; ++i) c[$i] = i; next }
+    END { fx = $c["box.cfx"] + 4.905; fz = $c["box.cfz"] - 9.81
+          if (fx * fx + fz * fz > 1e-16) { print $c["box.cfx"], $c["box.cfz"]; exit 1 } }' \
+    "$WORK/sb.csv" || fail "sliding-box contact force: $(tail -1 "$WORK/sb.csv" | cut -c1-60)"
 # exact models get an angle-error column
 "$LIEDYN" run torque-body-ii --t-end 0.2 --out "$WORK/tb.csv" --quiet >/dev/null || fail "tb csv run"
 head -n 1 "$WORK/tb.csv" | grep -q ',energy,constraint_residual,work,energy_balance,body.angle_error$' ||

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mbs_models.h"
 #include "support.h"
 
 #include "liedyn/coords.h"
@@ -118,10 +119,56 @@ static void test_joint_limits(void **state) {
     }
 }
 
+/* The contact force of the last step (ld_integ_contact_force): a box pushed along the ground
+ * feels −μ m g along the slide and m g up while it slides, m g up once at rest, and no torque
+ * (it does not tip); a method without contact says so. */
+static void test_contact_force(void **state) {
+    (void)state;
+    static const char *const text =
+        "gravity: [0, 0, -9.81]\n"
+        "bodies:\n  - {name: box, mass: 2, inertia: [0.0133, 0.0133, 0.0133], position: [0, 0, "
+        "0.1],\n"
+        "     velocity: [2, 0, 0], shape: {type: box, size: [0.2, 0.2, 0.2], collide: true, "
+        "friction: 0.5}}\n"
+        "ground_plane: {normal: [0, 0, 1], point: [0, 0, 0]}\n";
+    run r;
+    start(&r, text, LD_FORM_SO3XR3, 1e-4);
+    double f[3], tau[3];
+    assert_int_equal(ld_integ_contact_force(r.it, 0, f, tau), LD_OK); /* before a step: 0 */
+    assert_true(f[0] == 0.0 && f[2] == 0.0);
+    for (int i = 1; i <= 2000; ++i) assert_int_equal(ld_integ_advance_to(r.it, i * 1e-4), LD_OK);
+    assert_int_equal(ld_integ_contact_force(r.it, 0, f, tau), LD_OK); /* sliding at t = 0.2 */
+    if (!(fabs(f[0] + 0.5 * 2 * 9.81) < 1e-9 && fabs(f[2] - 2 * 9.81) < 1e-9 &&
+          ld_v3_norm(tau) < 1e-9))
+        fail_msg("sliding: f = (%g, %g, %g), |tau| = %g", f[0], f[1], f[2], ld_v3_norm(tau));
+    for (int i = 2001; i <= 10000; ++i)
+        assert_int_equal(ld_integ_advance_to(r.it, i * 1e-4), LD_OK);
+    assert_int_equal(ld_integ_contact_force(r.it, 0, f, tau), LD_OK); /* at rest */
+    if (!(fabs(f[0]) < 1e-9 && fabs(f[2] - 2 * 9.81) < 1e-9))
+        fail_msg("at rest: f = (%g, %g, %g)", f[0], f[1], f[2]);
+    assert_int_equal(ld_integ_contact_force(r.it, 1, f, tau), LD_EINVAL);
+    stop(&r);
+    ld_model m;
+    tm_heavy_top(&m, 1.0);
+    ld_system s;
+    double *q0, *v0;
+    assert_int_equal(ld_model_compile(&m, LD_FORM_SO3XR3, &s, &q0, &v0), LD_OK);
+    ld_integ_options o;
+    ld_integ_options_init(&o);
+    ld_integ *it = ld_integ_create(&s, &o, NULL);
+    assert_int_equal(ld_integ_contact_force(it, 0, f, tau), LD_ENOTSUPPORTED);
+    ld_integ_free(it);
+    free(q0);
+    free(v0);
+    ld_model_system_free(&s);
+}
+
 int main(void) {
+    (void)tm_loaded; /* mbs_models.h: this program needs the heavy top only */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pendulum_on_the_ground),
         cmocka_unit_test(test_joint_limits),
+        cmocka_unit_test(test_contact_force),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

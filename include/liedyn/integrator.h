@@ -290,6 +290,11 @@ const double *ld_integ_q(const ld_integ *it);      /* nq */
 const double *ld_integ_v(const ld_integ *it);      /* k */
 const double *ld_integ_vdot(const ld_integ *it);   /* k */
 const double *ld_integ_lambda(const ld_integ *it); /* m */
+/* The contact force on body `body` in the last accepted step of a method that treats contact
+ * (moreau): f the sum of its contacts' (and joint limits') forces, spatial, tau their torque
+ * about its centre of mass, spatial (impulses / h); zero before the first step. LD_OK, or
+ * LD_ENOTSUPPORTED for a method without contact, LD_EINVAL for a bad index or NULL. */
+int ld_integ_contact_force(const ld_integ *it, int body, double f[3], double tau[3]);
 void ld_integ_get_stats(const ld_integ *it, ld_integ_stats *st);
 /* Why the last rejection happened ("" if none); static until the next step. */
 const char *ld_integ_message(const ld_integ *it);

@@ -14,7 +14,9 @@
  *   JOINT.fx … JOINT.tz, its reaction (ld_model_joint_reaction; a joint without a name is
  *   "jointJ"); per joint its coordinates, then its rates (ld_model_joint_coords, coords.h:
  *   JOINT.angle, JOINT.angle_rate, JOINT.slide, JOINT.slide_rate, JOINT.rx … JOINT.wz,
- *   JOINT.value, JOINT.value_rate as its kind has them). The CSV and HTML writers unwrap the
+ *   JOINT.value, JOINT.value_rate as its kind has them); a model with contact (colliding
+ *   shapes or joint limits) then per body BODY.cfx … BODY.ctz, its contact force and torque
+ *   (ld_out_csv_set_contact_forces; NaN unless given). The CSV and HTML writers unwrap the
  *   angles row by row (ld_joint_angle_unwrap against the row before, so they run on through
  *   ±π; rows more than half a turn apart lose whole turns; a new writer starts the count
  *   anew). Numbers are written with 17 significant digits (read back bit-exact).
@@ -67,6 +69,10 @@ int ld_out_csv_row(ld_out_csv *w, double t, const double *q, const double *v, co
  * integrates the power over every step, finer than the rows, or that restarts a run), not the
  * writer's own sum over the rows from its first row. Once called, call it before every row. */
 void ld_out_csv_set_balance(ld_out_csv *w, double e0, double work);
+/* The contact columns of the next rows (a model with contact: per body BODY.cfx … BODY.ctz
+ * after the joints' columns): f holds 6 per body, the force and the torque about the centre of
+ * mass, spatial (ld_integ_contact_force); NULL: NaN. */
+void ld_out_csv_set_contact_forces(ld_out_csv *w, const double *f);
 /* Whole data rows in the file so far (after ld_out_csv_close: all that were written). */
 long ld_out_csv_rows(const ld_out_csv *w);
 /* "" or why the writer failed ("writing PATH failed after N rows: reason"). */

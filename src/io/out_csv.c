@@ -27,6 +27,7 @@ struct ld_out_csv {
      * power and time of the row before */
     double E0, W, P_prev, t_prev;
     int rows_seen, work_given;
+    double *cf; /* per body: the contact force and torque of the next row (6; NaN: not given) */
     rowfile f;
 };
 
@@ -46,6 +47,7 @@ int ld_out_columns(const ld_model *m, int estimates, char ***names, int *n_out) 
     static const char *const rc[6] = {"fx", "fy", "fz", "tx", "ty", "tz"};
     int nb = m->nbodies, est = estimates != 0, n = 1 + 13 * nb + 4 + 2 * est + 6 * m->njoints;
     n += ld_io_jcols_count(m);
+    n += ld_model_has_contact(m) ? 6 * nb : 0;
     for (int b = 0; b < nb; ++b) n += is_exact(m, b);
     size_t w = LD_NAME_MAX + 24;
     char **names_ = malloc((size_t)n * (sizeof(char *) + w));
@@ -73,7 +75,10 @@ int ld_out_columns(const ld_model *m, int estimates, char ***names, int *n_out) 
         ld_io_jcols_label(m, j, lab, sizeof lab);
         for (int c = 0; c < 6; ++c) snprintf(names_[k++], w, "%s.%s", lab, rc[c]);
     }
-    (void)ld_io_jcols_names(m, names_ + k, w);
+    k += ld_io_jcols_names(m, names_ + k, w);
+    static const char *const cfc[6] = {"cfx", "cfy", "cfz", "ctx", "cty", "ctz"};
+    for (int b = 0; ld_model_has_contact(m) && b < nb; ++b)
+        for (int c = 0; c < 6; ++c) snprintf(names_[k++], w, "%s.%s", m->bodies[b].name, cfc[c]);
     *n_out = n;
     return LD_OK;
 }
@@ -118,6 +123,7 @@ void ld_out_csv_free(ld_out_csv *w) {
     free(w->val);
     free(w->phi);
     free(w->jprev);
+    free(w->cf);
     free(w);
 }
 
@@ -147,12 +153,14 @@ ld_out_csv *ld_out_csv_open(const char *path, const ld_system *s, const ld_model
         !(w->val = calloc((size_t)w->ncols, sizeof(double))) ||
         !(w->exact = calloc((size_t)m->nbodies + 1, 1)) ||
         !(w->phi = calloc((size_t)s->m + 1, sizeof(double))) ||
-        !(w->jprev = malloc(((size_t)ld_io_jcols_count(m) + 1) * sizeof(double)))) {
+        !(w->jprev = malloc(((size_t)ld_io_jcols_count(m) + 1) * sizeof(double))) ||
+        !(w->cf = malloc((6 * (size_t)m->nbodies + 1) * sizeof(double)))) {
         snprintf(why, cap, "out of memory");
         return open_failed(w, status, LD_ENOMEM);
     }
     for (int b = 0; b < m->nbodies; ++b) w->exact[b] = (unsigned char)is_exact(m, b);
     for (int i = 0; i < ld_io_jcols_count(m); ++i) w->jprev[i] = NAN;
+    for (int i = 0; i < 6 * m->nbodies; ++i) w->cf[i] = NAN;
     w->nsel = select_columns(w->names, w->ncols, columns, w->sel, why, cap);
     if (w->nsel < 0) return open_failed(w, status, LD_EINVAL);
     if (ld_io_rowfile_open(&w->f, path) != 0) {
@@ -212,6 +220,8 @@ static void row_values(ld_out_csv *w, double t, const double *q, const double *v
         k += 6;
     }
     ld_io_jcols_values(s, m, t, q, v, w->jprev, r + k);
+    k += ld_io_jcols_count(m);
+    for (int i = 0; ld_model_has_contact(m) && i < 6 * nb; ++i) r[k++] = w->cf[i];
 }
 
 int ld_out_csv_row(ld_out_csv *w, double t, const double *q, const double *v, const double *lambda,
@@ -230,6 +240,11 @@ void ld_out_csv_set_balance(ld_out_csv *w, double e0, double work) {
     w->work_given = 1;
     w->W = work;
     w->E0 = e0;
+}
+
+void ld_out_csv_set_contact_forces(ld_out_csv *w, const double *f) {
+    if (!w) return;
+    for (int i = 0; i < 6 * w->m->nbodies; ++i) w->cf[i] = f ? f[i] : (double)NAN;
 }
 
 long ld_out_csv_rows(const ld_out_csv *w) {

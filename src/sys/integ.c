@@ -828,6 +828,12 @@ const double *ld_integ_v(const ld_integ *it) {
 const double *ld_integ_vdot(const ld_integ *it) {
     return it ? it->vd : NULL;
 }
+int ld_integ_contact_force(const ld_integ *it, int body, double f[3], double tau[3]) {
+    if (!it || !f || !tau) return LD_EINVAL;
+    if (!it->meth->contact_force) return LD_ENOTSUPPORTED;
+    return it->meth->contact_force(it, body, f, tau);
+}
+
 const double *ld_integ_lambda(const ld_integ *it) {
     return it ? it->lam : NULL;
 }

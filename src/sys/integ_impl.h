@@ -37,6 +37,9 @@ typedef struct ld_method_impl {
      * when the method estimates its error), LD_RETRY (rejected, state untouched, message
      * set) or < 0. */
     int (*step)(ld_integ *it, double t1);
+    /* The contact force and torque on a body after the last step (optional: contact methods;
+     * ld_integ_contact_force). */
+    int (*contact_force)(const ld_integ *it, int body, double f[3], double tau[3]);
 } ld_method_impl;
 
 /* The method of index i (0 ≤ i < ld_method_count()). */

@@ -80,7 +80,8 @@ typedef struct mj_warm {
 
 typedef struct mj {
     int nb, cap, nwarm, nshapes;
-    mj_warm *warm; /* cap, sorted by key */
+    double *cf, *cft; /* per body: contact force and torque (6), of the last step, of the trial */
+    mj_warm *warm;    /* cap, sorted by key */
     mj_rows J;
     mj_body *b;
     double *R, *x; /* midpoint poses (9, 3 per body) for the detector */
@@ -472,6 +473,39 @@ static int limits(const ld_system *s, mj *S, double t, const double *q, const do
     return nc;
 }
 
+/* ---------------------------------------------------------------- contact forces */
+
+/* The trial's contact forces and torques per body (spatial, about the centre of mass) from the
+ * impulses of the nc contacts of the step h. */
+static void contact_forces(mj *S, int nc, double h) {
+    memset(S->cft, 0, 6 * (size_t)S->nb * sizeof *S->cft);
+    for (int i = 0; i < nc; ++i) {
+        const mj_contact *c = &S->c[i];
+        double F[3] = {0, 0, 0}, ta[3] = {0, 0, 0}, tb[3] = {0, 0, 0}, w[3];
+        for (int k = 0; k < 3; ++k)
+            for (int j = 0; j < 3; ++j) {
+                F[j] += c->P[k] * c->d[k][j] / h;
+                ta[j] += c->P[k] * c->ja[k][j] / h;
+                tb[j] += c->P[k] * c->jb[k][j] / h;
+            }
+        double *fa = S->cft + 6 * c->a;
+        ld_m3_mulv(w, S->b[c->a].R, ta);
+        for (int j = 0; j < 3; ++j) fa[j] += F[j], fa[3 + j] += w[j];
+        if (c->b < 0) continue;
+        double *fb = S->cft + 6 * c->b;
+        ld_m3_mulv(w, S->b[c->b].R, tb);
+        for (int j = 0; j < 3; ++j) fb[j] -= F[j], fb[3 + j] -= w[j];
+    }
+}
+
+static int moreau_contact_force(const ld_integ *it, int body, double f[3], double tau[3]) {
+    const mj *S = it->priv;
+    if (!S || body < 0 || body >= S->nb) return LD_EINVAL;
+    memcpy(f, S->cf + 6 * body, 3 * sizeof *f);
+    memcpy(tau, S->cf + 6 * body + 3, 3 * sizeof *tau);
+    return LD_OK;
+}
+
 /* ---------------------------------------------------------------- warm start */
 
 /* The key of contact c of the list: its shapes, and its place among the pair's contacts. */
@@ -570,8 +604,10 @@ static int moreau_create(ld_integ *it) {
     S->R = malloc(12 * (size_t)S->nb * sizeof *S->R);
     S->c = malloc((size_t)S->cap * sizeof *S->c);
     S->warm = malloc((size_t)S->cap * sizeof *S->warm);
+    S->cf = calloc(12 * (size_t)S->nb, sizeof *S->cf);
+    S->cft = S->cf ? S->cf + 6 * (size_t)S->nb : NULL;
     S->w = ld_cworld_create(m, S->cap);
-    if (!S->b || !S->R || !S->c || !S->warm || !S->w) {
+    if (!S->b || !S->R || !S->c || !S->warm || !S->cf || !S->w) {
         it->oom_bytes = (double)S->cap * (double)sizeof *S->c;
         return LD_ENOMEM;
     }
@@ -593,6 +629,7 @@ static void moreau_destroy(ld_integ *it) {
         free(S->R);
         free(S->c);
         free(S->warm);
+        free(S->cf);
         ld_cworld_free(S->w);
         rows_free(&S->J);
     }
@@ -650,6 +687,7 @@ static int moreau_step(ld_integ *it, double t1) {
     S->last_sweeps = k + (k < maxit), S->last_contacts = nc, S->sweeps += S->last_sweeps;
     it->st.newton_iterations += active ? S->last_sweeps : 0;
     for (int r = 0; r < S->J.m; ++r) S->J.F[r] = S->J.lam[r] / h; /* impulse → force */
+    contact_forces(S, nc, h);
     if (S->J.m > 0) {
         correct(S, h, tol, maxit);
     } else {
@@ -672,6 +710,7 @@ static int moreau_step(ld_integ *it, double t1) {
     memcpy(it->v, it->vn, (size_t)s->k * sizeof(double));
     for (int i = 0; i < it->k; ++i) it->vd[i] = NAN;
     for (int r = 0; r < S->J.m; ++r) it->lam[r] = S->J.F[r];
+    memcpy(S->cf, S->cft, 6 * (size_t)S->nb * sizeof *S->cf);
     warm_keep(S, found, nf);
     return LD_OK;
 }
@@ -704,4 +743,5 @@ const ld_method_impl ld_method_moreau = {
     .destroy = moreau_destroy,
     .initial = moreau_initial,
     .step = moreau_step,
+    .contact_force = moreau_contact_force,
 };
