@@ -17,6 +17,8 @@
 
 #include "support.h"
 
+#include "moreau_run.h"
+
 #include "../src/elements/contact.h"
 #include "mat3.h"
 #include "liedyn/integrator.h"
@@ -276,41 +278,6 @@ static void test_broad_phase(void **state) {
 }
 
 /* ---------------------------------------------------------------- dynamics */
-
-typedef struct run {
-    ld_model m;
-    ld_system s;
-    double *q0, *v0;
-    ld_integ *it;
-} run;
-
-static void start(run *r, const char *text, ld_formulation f, double h) {
-    ld_model_error e;
-    if (ld_model_parse(text, strlen(text), "contact.yaml", &r->m, &e)) fail_msg("%s", e.msg);
-    char msg[512];
-    if (ld_model_compile_msg(&r->m, f, &r->s, &r->q0, &r->v0, msg, sizeof msg)) fail_msg("%s", msg);
-    ld_integ_options o;
-    ld_integ_options_init(&o);
-    o.method = (ld_integ_method)ld_integ_method_find("moreau");
-    o.h_init = h;
-    int st = 0;
-    r->it = ld_integ_create_msg(&r->s, &o, &st, msg, sizeof msg);
-    if (!r->it) fail_msg("create: %s", msg);
-    assert_int_equal(ld_integ_init(r->it, 0.0, r->q0, r->v0), LD_OK);
-}
-
-static void stop(run *r) {
-    ld_integ_free(r->it);
-    free(r->q0);
-    free(r->v0);
-    ld_model_system_free(&r->s);
-    ld_model_free(&r->m);
-}
-
-static void body(const run *r, double x[3], double q[4], double w[3], double v[3]) {
-    assert_int_equal(
-        ld_model_body_state(&r->s, 0, ld_integ_q(r->it), ld_integ_v(r->it), x, q, w, v), LD_OK);
-}
 
 /* The ball dropped from 1 m (centre; radius 0.1) with e = 0.8: the impacts at
  * t_{k+1} = t_k + 2 e^k v₁/g, at rest from t∞ = t₁ (1 + e)/(1 − e) on. */

@@ -4,6 +4,7 @@
  * spatial formulations. Shared by the element kinds, the compiler and the methods.
  */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "../lie/ep.h"
@@ -88,4 +89,58 @@ void ld_rb_velocity_frame(const ld_system *s, const double *q, int i, const doub
     else
         ld_m3_tmulv(w, R, v);
     memcpy(vb, w, sizeof w);
+}
+
+void ld_rb_state_read(const ld_system *s, const double *q, const double *v, int i, double R[9],
+                      double x[3], double Om[3], double xd[3]) {
+    double vb[6];
+    const double *xp;
+    ld_rb_pose(s, q, i, R, &xp);
+    memcpy(x, xp, 3 * sizeof *x);
+    ld_rb_velocity_frame(s, q, i, v + s->nodes[i].voff, vb, 0);
+    ld_rb_body_velocity(s, q, vb, i, Om, xd);
+}
+
+void ld_rb_state_write(const ld_system *s, int i, const double R[9], const double x[3],
+                       const double Om[3], const double xd[3], double *q, double *v) {
+    const rb_sys *rb = RB(s);
+    double *g = q + s->nodes[i].qoff, *vi = v + s->nodes[i].voff;
+    if (rb->quat) {
+        ld_quat_from_mat(g, R);
+        memcpy(g + 4, x, 3 * sizeof *x);
+    } else {
+        memcpy(g, R, 9 * sizeof *R);
+        memcpy(g + 9, x, 3 * sizeof *x);
+    }
+    memcpy(vi, Om, 3 * sizeof *Om);
+    if (rb->semi)
+        ld_m3_tmulv(vi + 3, R, xd);
+    else
+        memcpy(vi + 3, xd, 3 * sizeof *xd);
+    ld_rb_velocity_frame(s, q, i, vi, vi, 1); /* ω = RΩ in the spatial formulations */
+}
+
+const char *ld_rb_rigid_only(const ld_system *s, const char *needs, const char *verb) {
+    static _Thread_local char buf[160];
+    if (!s || !s->user || s->ops.force != ld_elems_force)
+        return "the system is not a compiled model";
+    const rb_sys *rb = RB(s);
+    const ld_model *m = rb->m;
+    if (rb->euler) {
+        snprintf(buf, sizeof buf, "%s a Lie-group formulation, not euler", needs);
+        return buf;
+    }
+    if (m->nrods > 0) return "rods are not rigid bodies";
+    if (m->nbeams > 0) return "beams are not rigid bodies";
+    if (m->nelements > 0) {
+        snprintf(buf, sizeof buf, "force elements (springs, dampers, user forces) are not %s",
+                 verb);
+        return buf;
+    }
+    for (int i = 0; i < m->nbodies; ++i)
+        if (m->bodies[i].pin) {
+            snprintf(buf, sizeof buf, "pinned bodies (their position eliminated) are not %s", verb);
+            return buf;
+        }
+    return NULL;
 }

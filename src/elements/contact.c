@@ -182,7 +182,7 @@ int ld_cworld_find(ld_cworld *w, const double *R, const double *x, double margin
         const double *nrm = m->plane.normal;
         double d = ld_v3_dot(nrm, m->plane.point);
         for (int k = 0; k < ns; ++k) {
-            if (w->lo[3 * k] != w->lo[3 * k]) continue;
+            if (isnan(w->lo[3 * k])) continue; /* a pose that is not finite */
             int n = ld_contact_plane(&w->placed[k], nrm, d, margin, w->tmp);
             if (n > 0 && keep(w, n, w->shape[k], -1, &count)) return -1;
         }

@@ -64,6 +64,18 @@ void ld_rb_body_velocity(const ld_system *s, const double *q, const double *vi, 
  * back (to_spatial): ω ↔ Ω = Rᵀω in the spatial formulations, a copy otherwise; vb may be v. */
 void ld_rb_velocity_frame(const ld_system *s, const double *q, int i, const double *v, double *vb,
                           int to_spatial);
+/* Body i (not pinned) of the state (q, v) in any Lie formulation: its rotation R, centre x, body
+ * angular velocity Ω and spatial velocity ẋ (body_state.c). */
+void ld_rb_state_read(const ld_system *s, const double *q, const double *v, int i, double R[9],
+                      double x[3], double Om[3], double xd[3]);
+/* The reverse: body i's R, x, Ω, ẋ written into (q, v) in the formulation's layout. */
+void ld_rb_state_write(const ld_system *s, int i, const double R[9], const double x[3],
+                       const double Om[3], const double xd[3], double *q, double *v);
+/* Why a method for rigid bodies from the model's data (the splitting methods, moreau) cannot
+ * take s — not a compiled model, the euler formulation, rods, beams, force elements, pinned
+ * bodies — as a reason ("<needs> a Lie-group formulation", "… are not <verb>"; a static or
+ * thread-local string); NULL if it can (body_state.c). */
+const char *ld_rb_rigid_only(const ld_system *s, const char *needs, const char *verb);
 
 /* Loads on a body at time t: body-frame torque tb, spatial torque ts, spatial force fs (with
  * gravity), body-frame force fb; the body feels τ = tb + Rᵀ ts and f = fs + R fb. */

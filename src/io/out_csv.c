@@ -27,7 +27,8 @@ struct ld_out_csv {
      * power and time of the row before */
     double E0, W, P_prev, t_prev;
     int rows_seen, work_given;
-    double *cf; /* per body: the contact force and torque of the next row (6; NaN: not given) */
+    double *cf;  /* per body: the contact force and torque of the next row (6; NaN: not given) */
+    int contact; /* the model has contact: the cf columns are written */
     rowfile f;
 };
 
@@ -77,7 +78,8 @@ int ld_out_columns(const ld_model *m, int estimates, char ***names, int *n_out) 
     }
     k += ld_io_jcols_names(m, names_ + k, w);
     static const char *const cfc[6] = {"cfx", "cfy", "cfz", "ctx", "cty", "ctz"};
-    for (int b = 0; ld_model_has_contact(m) && b < nb; ++b)
+    int contact = ld_model_has_contact(m);
+    for (int b = 0; contact && b < nb; ++b)
         for (int c = 0; c < 6; ++c) snprintf(names_[k++], w, "%s.%s", m->bodies[b].name, cfc[c]);
     *n_out = n;
     return LD_OK;
@@ -161,6 +163,7 @@ ld_out_csv *ld_out_csv_open(const char *path, const ld_system *s, const ld_model
     for (int b = 0; b < m->nbodies; ++b) w->exact[b] = (unsigned char)is_exact(m, b);
     for (int i = 0; i < ld_io_jcols_count(m); ++i) w->jprev[i] = NAN;
     for (int i = 0; i < 6 * m->nbodies; ++i) w->cf[i] = NAN;
+    w->contact = ld_model_has_contact(m);
     w->nsel = select_columns(w->names, w->ncols, columns, w->sel, why, cap);
     if (w->nsel < 0) return open_failed(w, status, LD_EINVAL);
     if (ld_io_rowfile_open(&w->f, path) != 0) {
@@ -221,7 +224,7 @@ static void row_values(ld_out_csv *w, double t, const double *q, const double *v
     }
     ld_io_jcols_values(s, m, t, q, v, w->jprev, r + k);
     k += ld_io_jcols_count(m);
-    for (int i = 0; ld_model_has_contact(m) && i < 6 * nb; ++i) r[k++] = w->cf[i];
+    for (int i = 0; w->contact && i < 6 * nb; ++i) r[k++] = w->cf[i];
 }
 
 int ld_out_csv_row(ld_out_csv *w, double t, const double *q, const double *v, const double *lambda,

@@ -94,16 +94,9 @@ typedef struct mj {
 /* ---------------------------------------------------------------- refusals */
 
 static const char *unfit(const ld_system *s) {
-    if (!s || !s->user || s->ops.force != ld_elems_force)
-        return "the system is not a compiled model";
-    const rb_sys *rb = ld_rb(s);
-    const ld_model *m = rb->m;
-    if (rb->euler) return "moreau needs a Lie-group formulation, not euler";
-    if (m->nrods > 0) return "rods are not in contact models yet";
-    if (m->nbeams > 0) return "beams are not in contact models yet";
-    if (m->nelements > 0) return "force elements are not in contact models yet";
-    for (int i = 0; i < m->nbodies; ++i)
-        if (m->bodies[i].pin) return "pinned bodies are not in contact models";
+    const char *why = ld_rb_rigid_only(s, "moreau needs", "in contact models yet");
+    if (why) return why;
+    const ld_model *m = ld_rb(s)->m;
     if (s->m > 0 && !s->ops.phi_q_sparse)
         return "joints with moreau need the sparse rows of a Lie-group formulation";
     int s1, s2;
@@ -120,30 +113,11 @@ static const char *moreau_refuse(const ld_system *s) {
 /* ---------------------------------------------------------------- state */
 
 static void load_body(const ld_system *s, mj_body *b, int i, const double *q, const double *v) {
-    double vb[6];
-    const double *x;
-    ld_rb_pose(s, q, i, b->R, &x);
-    memcpy(b->x, x, sizeof b->x);
-    ld_rb_velocity_frame(s, q, i, v + s->nodes[i].voff, vb, 0);
-    ld_rb_body_velocity(s, q, vb, i, b->Om, b->xd);
+    ld_rb_state_read(s, q, v, i, b->R, b->x, b->Om, b->xd);
 }
 
 static void store_body(const ld_system *s, const mj_body *b, int i, double *q, double *v) {
-    const rb_sys *rb = ld_rb(s);
-    double *g = q + s->nodes[i].qoff, *vi = v + s->nodes[i].voff;
-    if (rb->quat) {
-        ld_quat_from_mat(g, b->R);
-        memcpy(g + 4, b->x, sizeof b->x);
-    } else {
-        memcpy(g, b->R, sizeof b->R);
-        memcpy(g + 9, b->x, sizeof b->x);
-    }
-    memcpy(vi, b->Om, sizeof b->Om);
-    if (rb->semi)
-        ld_m3_tmulv(vi + 3, b->R, b->xd);
-    else
-        memcpy(vi + 3, b->xd, sizeof b->xd);
-    ld_rb_velocity_frame(s, q, i, vi, vi, 1);
+    ld_rb_state_write(s, i, b->R, b->x, b->Om, b->xd, q, v);
 }
 
 /* R ← R exp(τ Ω), x ← x + τ ẋ. */
@@ -309,7 +283,7 @@ static void to_body_velocities(const ld_system *s, mj *S) {
     mj_rows *R = &S->J;
     int semi = ld_rb(s)->semi, left = ld_rb(s)->left;
     for (int r = 0; r < R->m; ++r)
-        for (int e = R->ptr[r]; e + 5 < R->ptr[r + 1] + 0; ++e) {
+        for (int e = R->ptr[r]; e + 5 < R->ptr[r + 1]; ++e) {
             if (R->slot[e] != 0 || R->body[e + 5] != R->body[e] || R->slot[e + 5] != 5) continue;
             const double *Rb = S->b[R->body[e]].R;
             double in[3], out[3];

@@ -104,19 +104,11 @@ static void principal(sp_body *b, const double J[9]) {
 
 /* What the splitting cannot hold, as a reason; NULL if the model fits. */
 static const char *unfit(const ld_system *s, int *item) {
-    if (!s || !s->user || s->ops.force != ld_elems_force)
-        return "the system is not a compiled model";
-    const rb_sys *rb = ld_rb(s);
-    const ld_model *m = rb->m;
-    if (rb->euler) return "the splitting methods need a Lie-group formulation, not euler";
-    if (m->nrods > 0) return "rods are not rigid bodies";
-    if (m->nbeams > 0) return "beams are not rigid bodies";
-    if (m->nelements > 0) return "force elements (springs, dampers, user forces) are not split";
-    for (int i = 0; i < m->nbodies; ++i)
-        if (m->bodies[i].pin) return "pinned bodies (their position eliminated) are not split";
+    const char *why = ld_rb_rigid_only(s, "the splitting methods need", "split");
+    if (why) return why;
+    const ld_model *m = ld_rb(s)->m;
     int *seen = calloc((size_t)m->nbodies, sizeof *seen);
     if (!seen) return "out of memory";
-    const char *why = NULL;
     for (int j = 0; !why && j < m->njoints; ++j) {
         const ld_joint *jt = &m->joints[j];
         *item = j;
@@ -205,11 +197,8 @@ static void body_rotation(const sp_body *b, double R[9]) {
 
 /* Read body i's step state from (q, v). */
 static void load_body(const ld_system *s, sp_body *b, int i, const double *q, const double *v) {
-    double R[9], Om[3], xd[3], w[3], vb[6];
-    const double *x;
-    ld_rb_pose(s, q, i, R, &x);
-    ld_rb_velocity_frame(s, q, i, v + s->nodes[i].voff, vb, 0);
-    ld_rb_body_velocity(s, q, vb, i, Om, xd);
+    double R[9], Om[3], xd[3], w[3], x[3];
+    ld_rb_state_read(s, q, v, i, R, x, Om, xd);
     ld_m3_mul(b->R, R, b->Q);
     ld_m3_tmulv(w, b->Q, Om);
     for (int k = 0; k < 3; ++k) b->Pi[k] = b->I[k] * w[k], b->pl[k] = b->m * xd[k];
@@ -218,7 +207,6 @@ static void load_body(const ld_system *s, sp_body *b, int i, const double *q, co
 
 /* Write body i's step state into (q, v) in the formulation's layout. */
 static void store_body(const ld_system *s, const sp_body *b, int i, double *q, double *v) {
-    const rb_sys *rb = ld_rb(s);
     double R[9], w[3], Om[3], xd[3], x[3];
     body_rotation(b, R);
     for (int k = 0; k < 3; ++k) w[k] = b->Pi[k] / b->I[k];
@@ -232,20 +220,7 @@ static void store_body(const ld_system *s, const sp_body *b, int i, double *q, d
     } else {
         for (int k = 0; k < 3; ++k) xd[k] = b->pl[k] / b->m, x[k] = b->x[k];
     }
-    double *g = q + s->nodes[i].qoff, *vi = v + s->nodes[i].voff;
-    if (rb->quat) {
-        ld_quat_from_mat(g, R);
-        memcpy(g + 4, x, sizeof x);
-    } else {
-        memcpy(g, R, sizeof R);
-        memcpy(g + 9, x, sizeof x);
-    }
-    memcpy(vi, Om, sizeof Om);
-    if (rb->semi)
-        ld_m3_tmulv(vi + 3, R, xd);
-    else
-        memcpy(vi + 3, xd, sizeof xd);
-    ld_rb_velocity_frame(s, q, i, vi, vi, 1); /* ω = RΩ in the spatial formulations */
+    ld_rb_state_write(s, i, R, x, Om, xd, q, v);
 }
 
 /* ---------------------------------------------------------------- the flows */
