@@ -71,7 +71,8 @@ static void test_unknown_keys(void **state) {
     (void)state;
     expect_error("bodys: []\n", 1, "bodys",
                  "unknown key (expected one of: name, description, gravity, bodies, rods, "
-                 "beams, joints, loads, integrator, elements, output, ground_plane)");
+                 "beams, joints, loads, integrator, elements, output, ground_plane, ground_shapes, "
+                 "contact_law)");
     expect_error("Name: t\n", 1, "Name", "unknown key"); /* keys are case-sensitive */
     expect_error(HEAD "    colour: red\n", 7, "bodies[0].colour",
                  "unknown key (expected one of: name, mass, inertia, position, orientation, "

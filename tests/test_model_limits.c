@@ -53,7 +53,8 @@ static void test_nesting_limit(void **state) {
     char *ok = nested(LD_MODEL_MAX_DEPTH - 1);
     expect_msg(ok, strlen(ok), LD_EINVAL,
                "t.yaml:1: k: unknown key (expected one of: name, description, gravity, bodies, "
-               "rods, beams, joints, loads, integrator, elements, output, ground_plane)");
+               "rods, beams, joints, loads, integrator, elements, output, ground_plane, "
+               "ground_shapes, contact_law)");
     free(ok);
     char *over = nested(LD_MODEL_MAX_DEPTH);
     expect_msg(over, strlen(over), LD_EINVAL,

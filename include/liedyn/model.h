@@ -438,6 +438,26 @@ typedef struct ld_ground_plane {
     int line;
 } ld_ground_plane;
 
+/* How contacts act (docs/contact.md): LD_CONTACT_HARD (default), unilateral constraints with
+ * Newton's impact law and Coulomb friction, which only `moreau` treats; or
+ * LD_CONTACT_HUNT_CROSSLEY, a compliant (penalty) force law — the normal force
+ * k δ^p (1 + 3(1 − e)/2 · δ̇/δ̇₀) of Hunt & Crossley (1975) with the damping of Lankarani &
+ * Nikravesh (1990), and Coulomb friction regularized below the slip velocity — which every
+ * method integrates as a force: the bodies then overlap by δ. */
+typedef enum ld_contact_law_kind {
+    LD_CONTACT_HARD = 0,
+    LD_CONTACT_HUNT_CROSSLEY,
+    LD_CONTACT_LAW_COUNT
+} ld_contact_law_kind;
+
+typedef struct ld_contact_law {
+    ld_contact_law_kind kind;
+    double stiffness;     /* k, N/m^p */
+    double exponent;      /* p (1.5: Hertz's sphere) */
+    double slip_velocity; /* m/s: friction grows linearly to μ f_n up to this slip speed */
+    int line;
+} ld_contact_law;
+
 /* "box", "sphere", … ("" if unknown) and the kind of a name (−1 if unknown). */
 const char *ld_shape_kind_name(ld_shape_kind k);
 int ld_shape_kind_find(const char *name);
@@ -512,6 +532,12 @@ typedef struct ld_model {
     int nshapes;           /* shapes of the bodies (viewer and VTK output only) */
     ld_shape *shapes;      /* nshapes, owned by the model (malloc'ed; NULL when none) */
     ld_ground_plane plane; /* the ground's plane of contact (plane.on = 0: none) */
+    /* Shapes fixed to the ground (walls, guides, obstacles): body −1, center and axis in the
+     * world frame, boxes along the world axes; they collide with the bodies' shapes, not with
+     * each other (docs/contact.md). */
+    int nground;
+    ld_shape *ground;       /* nground, owned by the model (malloc'ed; NULL when none) */
+    ld_contact_law contact; /* how contacts act (kind LD_CONTACT_HARD by default) */
     /* 0 (default): compiling leaves out the joints' rows that depend on the others at the start
      * (ld_model_redundant_rows, docs/constraints.md); 1: every row as written (dependent rows
      * then make the saddle-point matrices singular; ld_model_diagnose names them) */

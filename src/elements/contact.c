@@ -17,21 +17,28 @@
 struct ld_cworld {
     const ld_model *m;
     int ns, cap, axis;
-    int *shape;         /* ns: the model's index of each colliding shape */
-    int *order;         /* ns: the sweep order */
+    int *shape; /* ns: each colliding shape, i of m->shapes[i] or −2 − g of m->ground[g] */
+    int *order; /* ns: the sweep order */
     ld_cshape *placed;  /* ns */
     double *lo, *hi;    /* ns × 3: the bounds */
     ld_contact *found;  /* cap */
     ld_contact tmp[16]; /* one pair's */
 };
 
+/* Shape i of the world's numbering: m->shapes[i], or m->ground[−2 − i] for i ≤ −2. */
+static const ld_shape *shape_of(const ld_model *m, int i) {
+    return i >= 0 ? &m->shapes[i] : &m->ground[-2 - i];
+}
+
 int ld_cworld_unsupported(const ld_model *m, int *s1, int *s2) {
-    for (int i = 0; i < m->nshapes; ++i) {
-        const ld_shape *a = &m->shapes[i];
+    for (int i = -1 - m->nground; i < m->nshapes; ++i) {
+        if (i == -1) continue;
+        const ld_shape *a = shape_of(m, i);
         if (!a->collide || ld_contact_detected(a->kind)) continue;
-        for (int j = 0; j < m->nshapes; ++j) {
-            const ld_shape *b = &m->shapes[j];
-            if (j == i || !b->collide || b->body == a->body) continue;
+        for (int j = -1 - m->nground; j < m->nshapes; ++j) {
+            if (j == -1 || j == i) continue;
+            const ld_shape *b = shape_of(m, j);
+            if (!b->collide || b->body == a->body) continue;
             *s1 = i, *s2 = j;
             return 1;
         }
@@ -45,6 +52,7 @@ ld_cworld *ld_cworld_create(const ld_model *m, int cap) {
     w->m = m;
     w->cap = cap > 0 ? cap : 1;
     for (int i = 0; i < m->nshapes; ++i) w->ns += m->shapes[i].collide != 0;
+    for (int g = 0; g < m->nground; ++g) w->ns += m->ground[g].collide != 0;
     size_t n = (size_t)w->ns + 1;
     w->shape = malloc(n * sizeof *w->shape);
     w->order = malloc(n * sizeof *w->order);
@@ -59,6 +67,8 @@ ld_cworld *ld_cworld_create(const ld_model *m, int cap) {
     int k = 0;
     for (int i = 0; i < m->nshapes; ++i)
         if (m->shapes[i].collide) w->order[k] = k, w->shape[k++] = i;
+    for (int g = 0; g < m->nground; ++g)
+        if (m->ground[g].collide) w->order[k] = k, w->shape[k++] = -2 - g;
     return w;
 }
 
@@ -77,10 +87,13 @@ int ld_cworld_shapes(const ld_cworld *w) {
     return w->ns;
 }
 
-/* Shape k placed at its body's pose, with its bounds grown by margin/2. */
+/* Shape k placed at its body's pose (a ground shape where it is), with its bounds grown by
+ * margin/2. */
 static void place(ld_cworld *w, int k, const double *R, const double *x, double margin) {
-    const ld_shape *sh = &w->m->shapes[w->shape[k]];
-    const double *Rb = R + 9 * sh->body, *xb = x + 3 * sh->body;
+    static const double I[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, o[3] = {0, 0, 0};
+    const ld_shape *sh = shape_of(w->m, w->shape[k]);
+    int ground = sh->body == LD_GROUND;
+    const double *Rb = ground ? I : R + 9 * sh->body, *xb = ground ? o : x + 3 * sh->body;
     ld_cshape *c = &w->placed[k];
     double off[3], a[3], ext[3];
     c->kind = sh->kind;
@@ -116,7 +129,7 @@ static void place(ld_cworld *w, int k, const double *R, const double *x, double 
 
 /* Append n pair contacts of tmp with the pair's bodies, shapes and material. */
 static int keep(ld_cworld *w, int n, int sa, int sb, int *count) {
-    const ld_shape *A = &w->m->shapes[sa], *B = sb >= 0 ? &w->m->shapes[sb] : NULL;
+    const ld_shape *A = shape_of(w->m, sa), *B = sb != -1 ? shape_of(w->m, sb) : NULL;
     const ld_ground_plane *pl = &w->m->plane;
     double e = fmax(A->restitution, B ? B->restitution : pl->restitution);
     double mu = fmax(A->friction, B ? B->friction : pl->friction);
@@ -161,18 +174,19 @@ int ld_cworld_find(ld_cworld *w, const double *R, const double *x, double margin
     }
     for (int i = 0; i < ns; ++i) {
         int ka = w->order[i];
-        const ld_shape *sa = &m->shapes[w->shape[ka]];
+        const ld_shape *sa = shape_of(m, w->shape[ka]);
         for (int j = i + 1; j < ns; ++j) {
             int kb = w->order[j];
             if (w->lo[3 * kb + ax] > w->hi[3 * ka + ax]) break;
-            const ld_shape *sb = &m->shapes[w->shape[kb]];
+            const ld_shape *sb = shape_of(m, w->shape[kb]);
             if (sb->body == sa->body) continue;
             int apart = 0;
             for (int d = 0; d < 3; ++d)
                 apart |=
                     w->lo[3 * kb + d] > w->hi[3 * ka + d] || w->lo[3 * ka + d] > w->hi[3 * kb + d];
             if (apart) continue;
-            int first = sa->body < sb->body; /* A: the body of the smaller index */
+            /* A: the body of the smaller index, or the one that is not the ground */
+            int first = sb->body == LD_GROUND || (sa->body != LD_GROUND && sa->body < sb->body);
             int k1 = first ? ka : kb, k2 = first ? kb : ka;
             int n = ld_contact_pair(&w->placed[k1], &w->placed[k2], margin, w->tmp);
             if (n > 0 && keep(w, n, w->shape[k1], w->shape[k2], &count)) return -1;
@@ -182,7 +196,7 @@ int ld_cworld_find(ld_cworld *w, const double *R, const double *x, double margin
         const double *nrm = m->plane.normal;
         double d = ld_v3_dot(nrm, m->plane.point);
         for (int k = 0; k < ns; ++k) {
-            if (isnan(w->lo[3 * k])) continue; /* a pose that is not finite */
+            if (isnan(w->lo[3 * k]) || w->shape[k] < -1) continue; /* not finite; ground's */
             int n = ld_contact_plane(&w->placed[k], nrm, d, margin, w->tmp);
             if (n > 0 && keep(w, n, w->shape[k], -1, &count)) return -1;
         }

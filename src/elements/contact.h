@@ -2,11 +2,12 @@
  * Contact detection between the bodies' collision shapes and the ground plane (contact.c,
  * docs/contact.md): the interface the contact methods use.
  *
- * A contact joins shape sa of body a to shape sb of body b, or to the ground plane (b = sb =
- * −1). n is the unit normal from b towards a, gap the signed distance of the two surfaces along
- * it (< 0: they overlap), p the point midway between the surfaces' closest points; e and μ the
- * pair's restitution and friction (the larger of each of the two shapes'). A point of body a
- * moves at u_a(p) = ẋ_a + ω_a × (p − x_a); the contact's normal velocity is n·(u_a − u_b).
+ * A contact joins shape sa of body a to shape sb of body b, to the ground plane (b = sb = −1)
+ * or to the ground's shape g (b = −1, sb = −2 − g, ld_model.ground). n is the unit normal from b
+ * towards a, gap the signed distance of the two surfaces along it (< 0: they overlap), p the point
+ * midway between the surfaces' closest points; e and μ the pair's restitution and friction (the
+ * larger of each of the two shapes'). A point of body a moves at u_a(p) = ẋ_a + ω_a × (p − x_a);
+ * the contact's normal velocity is n·(u_a − u_b).
  */
 #ifndef LIEDYN_SRC_ELEMENTS_CONTACT_H
 #define LIEDYN_SRC_ELEMENTS_CONTACT_H

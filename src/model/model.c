@@ -195,6 +195,7 @@ void ld_model_free(ld_model *m) {
     ld_el_free_all(m); /* force elements (elements.c) */
     ld_beam_free_all(m);
     free(m->shapes);
+    free(m->ground);
     ld_model_init(m);
 }
 
@@ -822,6 +823,17 @@ static int check_all(const checker *c) {
         char key[32], why[256], path[96];
         if (ld_shape_check(&m->shapes[i], m->nbodies, key, sizeof key, why, sizeof why)) {
             strf(path, sizeof path, "shapes[%d].%s", i, key);
+            return invalid(c, path, "%s", why);
+        }
+    }
+    if (m->nground < 0 || (m->nground > 0 && !m->ground))
+        return invalid(c, "ground_shapes", "count %d does not match the array", m->nground);
+    for (int i = 0; i < m->nground; ++i) { /* checked as a shape of a body 0 */
+        char key[32], why[256], path[96];
+        ld_shape s = m->ground[i];
+        s.body = s.body == LD_GROUND ? 0 : -2;
+        if (ld_shape_check(&s, 1, key, sizeof key, why, sizeof why)) {
+            strf(path, sizeof path, "ground_shapes[%d].%s", i, key);
             return invalid(c, path, "%s", why);
         }
     }

@@ -112,6 +112,8 @@ int ly_read_beams(reader *r, const yaml_node_t *root, ld_model *m);
 /* The `shape:` of each body (yaml_shapes.c), after the bodies (body i of the list is body i of
  * the model): appended to m->shapes. */
 int ly_read_shapes(reader *r, const yaml_node_t *root, ld_model *m);
+/* The top-level `contact_law:` (optional; yaml_contact.c): how contacts act (model.h). */
+int ly_read_contact_law(reader *r, const yaml_node_t *root, ld_model *m);
 
 /* The integrator block (yaml_run.c) of the document root into s. */
 int ly_read_run(reader *r, const yaml_node_t *root, ld_run_spec *s);

@@ -611,9 +611,10 @@ static int read_joints(reader *r, const yaml_node_t *root, ld_model *m) {
 
 /* ------------------------------------------------------------------ integrator, model */
 
-static const char *const top_keys[] = {
-    "name",  "description", "gravity",  "bodies", "rods",         "beams", "joints",
-    "loads", "integrator",  "elements", "output", "ground_plane", NULL};
+static const char *const top_keys[] = {"name",          "description", "gravity", "bodies",
+                                       "rods",          "beams",       "joints",  "loads",
+                                       "integrator",    "elements",    "output",  "ground_plane",
+                                       "ground_shapes", "contact_law", NULL};
 
 static int read_model(reader *r, const yaml_node_t *root, ld_model *m) {
     int rc;
@@ -627,7 +628,8 @@ static int read_model(reader *r, const yaml_node_t *root, ld_model *m) {
     if ((rc = get_text(r, root, "description"))) return rc;
     if ((rc = ly_get_vec(r, root, "gravity", 0, m->gravity, 3, NULL))) return rc;
     if ((rc = read_bodies(r, root, m))) return rc;
-    if ((rc = ly_read_shapes(r, root, m))) return rc; /* yaml_shapes.c */
+    if ((rc = ly_read_shapes(r, root, m))) return rc;      /* yaml_shapes.c, with ground_shapes */
+    if ((rc = ly_read_contact_law(r, root, m))) return rc; /* yaml_contact.c */
     if ((rc = ly_read_rods(r, root, m))) return rc;
     if ((rc = ly_read_beams(r, root, m))) return rc; /* yaml_beams.c */
     if ((rc = read_joints(r, root, m))) return rc;

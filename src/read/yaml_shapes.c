@@ -159,6 +159,43 @@ static int read_plane(reader *r, const yaml_node_t *root, ld_model *m) {
     return rc;
 }
 
+/* The top-level `ground_shapes:` (optional): a list of shapes fixed to the ground, read as a
+ * body's shapes are (center and axis in the world frame) with collide true unless given. */
+static int read_ground(reader *r, const yaml_node_t *root, ld_model *m) {
+    field f;
+    size_t mark = ly_push_key(r, "ground_shapes");
+    int rc = ly_lookup(r, root, "ground_shapes", 0, &f);
+    if (rc || !f.val) {
+        ly_pop(r, mark);
+        return rc;
+    }
+    if (f.val->type != YAML_SEQUENCE_NODE) {
+        rc = ly_fail(r, f.line, "must be a list of shapes (- {type: box, size: [...], ...})");
+        ly_pop(r, mark);
+        return rc;
+    }
+    int count = ly_seq_len(f.val);
+    m->ground = calloc((size_t)count + 1, sizeof *m->ground);
+    if (!m->ground) rc = ly_out_of_memory(r, f.line);
+    for (int k = 0; !rc && k < count; ++k) {
+        size_t im = ly_push_index(r, k);
+        const yaml_node_t *item = ly_seq_item(r, f.val, k);
+        ld_shape *s = &m->ground[k];
+        field c;
+        if (!(rc = read_shape(r, item, 0, 1, s))) { /* checked as a shape of a body 0 */
+            s->body = LD_GROUND;
+            size_t cm = ly_push_key(r, "collide");
+            rc = ly_lookup(r, item, "collide", 0, &c);
+            ly_pop(r, cm);
+            if (!rc && !c.val) s->collide = 1;
+            if (!rc) m->nground++;
+        }
+        ly_pop(r, im);
+    }
+    ly_pop(r, mark);
+    return rc;
+}
+
 int ly_read_shapes(reader *r, const yaml_node_t *root, ld_model *m) {
     field f;
     size_t mark = ly_push_key(r, "bodies");
@@ -170,5 +207,6 @@ int ly_read_shapes(reader *r, const yaml_node_t *root, ld_model *m) {
         ly_pop(r, im);
     }
     ly_pop(r, mark);
-    return rc ? rc : read_plane(r, root, m);
+    if (!rc) rc = read_plane(r, root, m);
+    return rc ? rc : read_ground(r, root, m);
 }

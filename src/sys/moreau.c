@@ -79,7 +79,7 @@ typedef struct mj_warm {
 } mj_warm;
 
 typedef struct mj {
-    int nb, cap, nwarm, nshapes;
+    int nb, cap, nwarm, nshapes, nground;
     double *cf, *cft; /* per body: contact force and torque (6), of the last step, of the trial */
     mj_warm *warm;    /* cap, sorted by key */
     mj_rows J;
@@ -482,11 +482,13 @@ static int moreau_contact_force(const ld_integ *it, int body, double f[3], doubl
 
 /* ---------------------------------------------------------------- warm start */
 
-/* The key of contact c of the list: its shapes, and its place among the pair's contacts. */
-static long warm_key(const ld_contact *f, int c, int ns) {
+/* The key of contact c of the list: its shapes (ns of the bodies, the ground's after them),
+ * and its place among the pair's contacts. */
+static long warm_key(const ld_contact *f, int c, int ns, int ng) {
     int j = 0;
     while (j < c && f[c - j - 1].sa == f[c].sa && f[c - j - 1].sb == f[c].sb) ++j;
-    return ((long)f[c].sa * (ns + 1) + (f[c].sb + 1)) * 16 + (j < 15 ? j : 15);
+    long sb = f[c].sb >= -1 ? f[c].sb + 1 : ns + 1 + (-2 - f[c].sb);
+    return ((long)f[c].sa * (ns + ng + 1) + sb) * 16 + (j < 15 ? j : 15);
 }
 
 /* Sift-down of a heap of n entries (heap sort, in place: no allocation in a step). */
@@ -537,7 +539,7 @@ static void warm_apply(mj *S, mj_contact *c, long key) {
 static void warm_keep(mj *S, const ld_contact *f, int nc) {
     for (int c = 0; c < nc; ++c) {
         mj_warm *w = &S->warm[c];
-        w->key = warm_key(f, c, S->nshapes);
+        w->key = warm_key(f, c, S->nshapes, S->nground);
         for (int i = 0; i < 3; ++i)
             w->F[i] = S->c[c].P[0] * S->c[c].d[0][i] + S->c[c].P[1] * S->c[c].d[1][i] +
                       S->c[c].P[2] * S->c[c].d[2][i];
@@ -573,7 +575,7 @@ static int moreau_create(ld_integ *it) {
     for (int i = 0; i < m->nshapes; ++i) ns += m->shapes[i].collide != 0;
     for (int j = 0; j < m->njoints; ++j) ns += m->joints[j].has_limits;
     S->cap = 16 * ns + 64;
-    S->nshapes = m->nshapes;
+    S->nshapes = m->nshapes, S->nground = m->nground;
     S->b = calloc((size_t)S->nb, sizeof *S->b);
     S->R = malloc(12 * (size_t)S->nb * sizeof *S->R);
     S->c = malloc((size_t)S->cap * sizeof *S->c);
@@ -651,7 +653,7 @@ static int moreau_step(ld_integ *it, double t1) {
     }
     for (int i = 0; i < S->nb; ++i) kick(rb, &S->b[i], i, tm, h);
     for (int c = 0; c < nf && S->nwarm > 0; ++c)
-        warm_apply(S, &S->c[c], warm_key(found, c, S->nshapes));
+        warm_apply(S, &S->c[c], warm_key(found, c, S->nshapes, S->nground));
     int k = 0, maxit = (int)PGS_ITER(&it->o), active = nc > 0 || S->J.m > 0;
     double tol = PGS_TOL(&it->o), change = 0.0, size = 0.0;
     for (; active && k < maxit; ++k) {
