@@ -44,9 +44,10 @@ static void test_pendulum_on_the_ground(void **state) {
         body(&r, x, q, w, v);
         double ph = ld_model_joint_phi_max(&r.s, 2.0, ld_integ_q(r.it), NULL);
         double ang = atan2(0.5 - x[2], x[0]); /* the arm's angle below the horizontal */
-        /* the tip rests in the overlap of its closing step, O(h U_n) = 2·10⁻⁴ m: 2·10⁻⁴ rad */
-        if (!(fabs(ang - th) < 5e-4 && ang >= th && ph < 1e-9 && ld_v3_norm(w) < 1e-9))
-            fail_msg("%s: angle %.6f (want %.6f), joint residual %.3g, |Ω| %.3g",
+        /* the tip rests touching the ground: the position correction removed the overlap of
+         * its closing step (O(h U_n) = 2·10⁻⁴ m without it) */
+        if (!(fabs(ang - th) < 1e-9 && ph < 1e-9 && ld_v3_norm(w) < 1e-9))
+            fail_msg("%s: angle %.12f (want %.12f), joint residual %.3g, |Ω| %.3g",
                      ld_formulation_name((ld_formulation)f), ang, th, ph, ld_v3_norm(w));
         stop(&r);
     }
@@ -54,7 +55,7 @@ static void test_pendulum_on_the_ground(void **state) {
 
 /* Joint limits: a pendulum released horizontal falls until its hinge's upper limit (0.3 rad)
  * and rests there; a slider on a vertical prismatic joint falls to its lower limit (−0.2 m)
- * and rests there. Both with e = 0, so each rests in the overlap of its closing step. */
+ * and rests there. Both with e = 0, each at its limit to 10⁻⁹. */
 static void test_joint_limits(void **state) {
     (void)state;
     static const char *const hinge =
@@ -78,9 +79,11 @@ static void test_joint_limits(void **state) {
         assert_int_equal(
             ld_model_joint_coords(&r.s, 0, 1.5, ld_integ_q(r.it), ld_integ_v(r.it), c, cd, &n),
             LD_OK);
-        double want = k ? -0.2 : 0.3, tol = k ? 2e-4 : 5e-4; /* O(h · the closing speed) */
-        if (!(fabs(c[0] - want) < tol && fabs(cd[0]) < 1e-9))
-            fail_msg("%s: coordinate %.6f (limit %.6f), rate %.3g", k ? "slider" : "hinge", c[0],
+        /* at the limit: the position correction removed the overshoot of the closing step,
+         * O(h · the closing speed) = 2·10⁻⁴ m and 5·10⁻⁴ rad without it */
+        double want = k ? -0.2 : 0.3;
+        if (!(fabs(c[0] - want) < 1e-9 && fabs(cd[0]) < 1e-9))
+            fail_msg("%s: coordinate %.12f (limit %.6f), rate %.3g", k ? "slider" : "hinge", c[0],
                      want, cd[0]);
         stop(&r);
     }
@@ -124,10 +127,61 @@ static void test_contact_force(void **state) {
     ld_integ_options_init(&o);
     ld_integ *it = ld_integ_create(&s, &o, NULL);
     assert_int_equal(ld_integ_contact_force(it, 0, f, tau), LD_ENOTSUPPORTED);
+    ld_contact_stats cs;
+    assert_int_equal(ld_integ_contact_stats(it, &cs), LD_ENOTSUPPORTED);
+    assert_int_equal(ld_integ_contacts(it, NULL, 0), 0);
     ld_integ_free(it);
     free(q0);
     free(v0);
     ld_model_system_free(&s);
+}
+
+/* The contacts of the last step (ld_integ_contacts): a 2 kg cube resting flat on the plane
+ * touches at its four bottom corners, each with the normal (0, 0, 1), gap 0 and together
+ * m g up; a ball put 1 cm into the plane comes out in one step to touching, without the
+ * correction entering its velocity (split from it), and the statistics say how deep it was. */
+static void test_contact_points(void **state) {
+    (void)state;
+    static const char *const text =
+        "gravity: [0, 0, -9.81]\n"
+        "bodies:\n"
+        "  - {name: box, mass: 2, inertia: [0.0133, 0.0133, 0.0133], position: [0, 0, 0.1],\n"
+        "     shape: {type: box, size: [0.2, 0.2, 0.2], collide: true, friction: 0.5}}\n"
+        "  - {name: ball, mass: 1, inertia: [0.004, 0.004, 0.004], position: [1, 0, 0.09],\n"
+        "     shape: {type: sphere, radius: 0.1, collide: true}}\n"
+        "ground_plane: {normal: [0, 0, 1], point: [0, 0, 0]}\n";
+    run r;
+    start(&r, text, LD_FORM_SE3, 1e-3);
+    assert_int_equal(ld_integ_contacts(r.it, NULL, 0), 0); /* before a step */
+    assert_int_equal(ld_integ_advance_to(r.it, 1e-3), LD_OK);
+    ld_contact_stats cs;
+    assert_int_equal(ld_integ_contact_stats(r.it, &cs), LD_OK);
+    if (!(fabs(cs.overlap - 0.01) < 1e-4 && cs.max_overlap == cs.overlap && cs.contacts == 5))
+        fail_msg("overlap %.6g (max %.6g), %d contacts", cs.overlap, cs.max_overlap, cs.contacts);
+    double x[3], q[4], w[3], v[3];
+    assert_int_equal(ld_model_body_state(&r.s, 1, ld_integ_q(r.it), ld_integ_v(r.it), x, q, w, v),
+                     LD_OK);
+    if (!(fabs(x[2] - 0.1) < 1e-9 && ld_v3_norm(v) < 1e-12))
+        fail_msg("the ball at z = %.12f, |v| = %.3g after one step", x[2], ld_v3_norm(v));
+    for (int i = 2; i <= 100; ++i) assert_int_equal(ld_integ_advance_to(r.it, i * 1e-3), LD_OK);
+    ld_contact_point p[8];
+    int n = ld_integ_contacts(r.it, p, 8);
+    assert_int_equal(n, 5);
+    double fz = 0.0;
+    int corners = 0;
+    for (int i = 0; i < n; ++i) {
+        assert_true(p[i].body2 == LD_GROUND && p[i].shape2 == -1);
+        assert_true(fabs(p[i].normal[2] - 1.0) < 1e-12 && fabs(p[i].gap) < 1e-9);
+        if (p[i].body1 != 0) continue;
+        assert_int_equal(p[i].shape1, 0);
+        corners += fabs(fabs(p[i].point[0]) - 0.1) < 1e-9 && fabs(fabs(p[i].point[1]) - 0.1) < 1e-9;
+        fz += p[i].force[2];
+    }
+    if (!(corners == 4 && fabs(fz - 2 * 9.81) < 1e-9))
+        fail_msg("%d corners, force %.12g up", corners, fz);
+    assert_int_equal(ld_integ_contacts(r.it, p, 2), 5); /* the number, two of them written */
+    assert_int_equal(ld_integ_contacts(r.it, NULL, 2), LD_EINVAL);
+    stop(&r);
 }
 
 int main(void) {
@@ -136,6 +190,7 @@ int main(void) {
         cmocka_unit_test(test_pendulum_on_the_ground),
         cmocka_unit_test(test_joint_limits),
         cmocka_unit_test(test_contact_force),
+        cmocka_unit_test(test_contact_points),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -295,6 +295,29 @@ const double *ld_integ_lambda(const ld_integ *it); /* m */
  * about its centre of mass, spatial (impulses / h); zero before the first step. LD_OK, or
  * LD_ENOTSUPPORTED for a method without contact, LD_EINVAL for a bad index or NULL. */
 int ld_integ_contact_force(const ld_integ *it, int body, double f[3], double tau[3]);
+/* One contact of the last accepted step of a method that treats contact (moreau): shape1 of
+ * body1 touches shape2 of body2, or the ground (body2 = LD_GROUND, shape2 = −1 the ground
+ * plane, ≤ −2 the ground shape −2 − g of ld_model.ground). Spatial point and unit normal (from
+ * body2 towards body1) and the gap (m, < 0: overlap) at the step's midpoint; the force on body1
+ * (impulse / h, N; body2 takes its opposite), normal·force its normal part. */
+typedef struct ld_contact_point {
+    int body1, body2, shape1, shape2;
+    double point[3], normal[3], gap, force[3];
+} ld_contact_point;
+/* The contacts of the last accepted step (not the joints' limits): their number, the first
+ * min(number, cap) of them into out (may be NULL with cap 0); 0 before the first step or for a
+ * method without contact; LD_EINVAL for NULL it. */
+int ld_integ_contacts(const ld_integ *it, ld_contact_point *out, int cap);
+/* What contact did: in the last accepted step, its contacts (limits included) and projected
+ * Gauss–Seidel sweeps; over the steps since init, the sweeps and the largest overlap of two
+ * shapes met at a step's midpoint (m; the position correction removes it by the step's end). */
+typedef struct ld_contact_stats {
+    int contacts, sweeps;
+    long total_sweeps;
+    double overlap, max_overlap;
+} ld_contact_stats;
+/* LD_OK, LD_ENOTSUPPORTED for a method without contact (st zeroed), LD_EINVAL for NULL. */
+int ld_integ_contact_stats(const ld_integ *it, ld_contact_stats *st);
 void ld_integ_get_stats(const ld_integ *it, ld_integ_stats *st);
 /* Why the last rejection happened ("" if none); static until the next step. */
 const char *ld_integ_message(const ld_integ *it);

@@ -834,6 +834,19 @@ int ld_integ_contact_force(const ld_integ *it, int body, double f[3], double tau
     return it->meth->contact_force(it, body, f, tau);
 }
 
+int ld_integ_contacts(const ld_integ *it, ld_contact_point *out, int cap) {
+    if (!it || cap < 0 || (cap > 0 && !out)) return LD_EINVAL;
+    return it->meth->contacts ? it->meth->contacts(it, out, cap) : 0;
+}
+
+int ld_integ_contact_stats(const ld_integ *it, ld_contact_stats *st) {
+    if (!it || !st) return LD_EINVAL;
+    memset(st, 0, sizeof *st);
+    if (!it->meth->contact_stats) return LD_ENOTSUPPORTED;
+    it->meth->contact_stats(it, st);
+    return LD_OK;
+}
+
 const double *ld_integ_lambda(const ld_integ *it) {
     return it ? it->lam : NULL;
 }

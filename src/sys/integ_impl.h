@@ -40,6 +40,10 @@ typedef struct ld_method_impl {
     /* The contact force and torque on a body after the last step (optional: contact methods;
      * ld_integ_contact_force). */
     int (*contact_force)(const ld_integ *it, int body, double f[3], double tau[3]);
+    /* The last step's contacts and the contact statistics (optional: contact methods;
+     * ld_integ_contacts, ld_integ_contact_stats). */
+    int (*contacts)(const ld_integ *it, ld_contact_point *out, int cap);
+    void (*contact_stats)(const ld_integ *it, ld_contact_stats *st);
 } ld_method_impl;
 
 /* The method of index i (0 ≤ i < ld_method_count()). */

@@ -46,7 +46,9 @@
 typedef struct mj_body {
     double m, J[9], Ji[9]; /* mass, inertia (body frame) and its inverse */
     double R[9], x[3], Om[3], xd[3];
-    double sOm[3], sxd[3]; /* the step's velocities while the position correction is solved */
+    double sOm[3], sxd[3]; /* v_k while the free velocities are found; the step's velocities
+                              while the position correction is solved */
+    double reach;          /* of its colliding shapes from the centre of mass (m) */
 } mj_body;
 
 /* A contact in the solve: its frame, the bodies' lever-arm rows, the diagonal of the Delassus
@@ -59,6 +61,9 @@ typedef struct mj_contact {
     double wa[3][3]; /* J_a⁻¹ ja_k */
     double wb[3][3]; /* J_b⁻¹ jb_k */
     double D[3], un0, e, mu, P[3];
+    double gap, p[3];  /* the gap at the midpoint (m, or rad for a limit of an angle), the point */
+    double target, dP; /* the position correction: δU_n ≥ target, its impulse */
+    int sa, sb;        /* the detector's shapes (−1: a joint limit) */
 } mj_contact;
 
 /* The joints' rows (the system's constraints): B v_{k+1} = −Φ_t by impulses λ in the same
@@ -89,6 +94,10 @@ typedef struct mj {
     mj_contact *c;
     long sweeps; /* PGS sweeps in all steps */
     int last_sweeps, last_contacts;
+    ld_contact_point *pts; /* cap: the shapes' contacts of the last accepted step */
+    ld_contact *kept;      /* cap: the step's contacts of the shapes (closed or closing) */
+    int npts;
+    double trial_overlap, overlap, max_overlap; /* largest midpoint overlaps: trial, step, run */
 } mj;
 
 /* ---------------------------------------------------------------- refusals */
@@ -192,6 +201,8 @@ static void rel_velocity(const mj *S, const mj_contact *c, double U[3]) {
 /* Set up contact c from the detector's at the midpoint poses (bodies at their midpoint). */
 static void setup(mj *S, mj_contact *c, const ld_contact *f) {
     c->a = f->a, c->b = f->b, c->e = f->e, c->mu = f->mu;
+    c->gap = f->gap, c->sa = f->sa, c->sb = f->sb;
+    memcpy(c->p, f->p, sizeof c->p);
     memcpy(c->d[0], f->n, sizeof c->d[0]);
     tangents(f->n, c->d[1], c->d[2]);
     const mj_body *A = &S->b[c->a], *B = c->b >= 0 ? &S->b[c->b] : NULL;
@@ -231,7 +242,7 @@ static void sweep(mj *S, int nc, double h, double *change, double *size) {
         mj_contact *c = &S->c[i];
         double U[3], P[3], dP[3];
         rel_velocity(S, c, U);
-        P[0] = fmax(0.0, c->P[0] - (U[0] + c->e * c->un0) / c->D[0]);
+        P[0] = fmax(0.0, c->P[0] - (U[0] + c->e * fmin(c->un0, 0.0)) / c->D[0]);
         P[1] = c->P[1] - U[1] / c->D[1];
         P[2] = c->P[2] - U[2] / c->D[2];
         double pt = hypot(P[1], P[2]), lim = c->mu * P[0];
@@ -354,11 +365,49 @@ static void rows_sweep(mj *S, int pos, double h, double *change, double *size) {
     }
 }
 
-/* The position correction of the joints (split from the velocities, so that it moves the
- * bodies without entering v_{k+1}): δv with B δv = −2 Φ(q_M)/h of least kinetic energy, by the
- * same sweeps; the bodies' velocities become v_{k+1} + δv for the last half drift, v_{k+1} saved
- * in sOm, sxd. */
-static void correct(mj *S, double h, double tol, int maxit) {
+/* One Gauss–Seidel pass of the position correction over the nc contacts: normal impulses
+ * δP_n ≥ 0 with δU_n ≥ target ⊥ δP_n; the largest change and size. */
+static void contacts_correct(mj *S, int nc, double *change, double *size) {
+    for (int i = 0; i < nc; ++i) {
+        mj_contact *c = &S->c[i];
+        double U[3], dP[3] = {0, 0, 0};
+        rel_velocity(S, c, U);
+        double P = fmax(0.0, c->dP - (U[0] - c->target) / c->D[0]);
+        dP[0] = P - c->dP;
+        c->dP = P;
+        *change = fmax(*change, fabs(dP[0]));
+        *size = fmax(*size, P);
+        if (dP[0] != 0.0) apply(S, c, dP);
+    }
+}
+
+/* Restore the velocities v_{k+1} saved in sOm, sxd: the bodies' velocities become
+ * v_{k+1} + δv (δv in Om, xd; add 0 for none). */
+static void add_saved(mj *S, int keep) {
+    for (int i = 0; i < S->nb; ++i) {
+        mj_body *b = &S->b[i];
+        for (int k = 0; k < 3; ++k)
+            b->Om[k] = keep * b->Om[k] + b->sOm[k], b->xd[k] = keep * b->xd[k] + b->sxd[k];
+    }
+}
+
+/* The position correction (split from the velocities, so that it moves the bodies without
+ * entering v_{k+1}): δv of least kinetic energy with B δv = −2 Φ(q_M)/h for the joints and, for
+ * the nc contacts, a gap at the step's end g_M + h/2 (U_n + δU_n) ≥ 0 (δU_n ≥ −2 g_M/h − U_n,
+ * by normal impulses δP_n ≥ 0), by the same sweeps; the bodies' velocities become v_{k+1} + δv
+ * for the last half drift, v_{k+1} saved in sOm, sxd. The largest overlap the correction meets
+ * (−g_M) into *overlap. */
+static void correct(mj *S, int nc, double h, double tol, int maxit, double *overlap) {
+    int need = S->J.m > 0;
+    *overlap = 0.0;
+    for (int i = 0; i < nc; ++i) {
+        mj_contact *c = &S->c[i];
+        double U[3];
+        rel_velocity(S, c, U);
+        c->target = -2.0 * c->gap / h - U[0], c->dP = 0.0;
+        need |= c->target > 0.0;
+        if (c->sa >= 0) *overlap = fmax(*overlap, -c->gap);
+    }
     for (int i = 0; i < S->nb; ++i) {
         mj_body *b = &S->b[i];
         memcpy(b->sOm, b->Om, sizeof b->Om);
@@ -366,17 +415,19 @@ static void correct(mj *S, double h, double tol, int maxit) {
         memset(b->Om, 0, sizeof b->Om);
         memset(b->xd, 0, sizeof b->xd);
     }
+    if (!need) {
+        add_saved(S, 0);
+        return;
+    }
     for (int r = 0; r < S->J.m; ++r) S->J.lam[r] = 0.0;
     double change = 0.0, size = 0.0;
     for (int k = 0; k < maxit; ++k) {
         change = size = 0.0;
         rows_sweep(S, 1, h, &change, &size);
+        contacts_correct(S, nc, &change, &size);
         if (change <= tol * size) break;
     }
-    for (int i = 0; i < S->nb; ++i) {
-        mj_body *b = &S->b[i];
-        for (int k = 0; k < 3; ++k) b->Om[k] += b->sOm[k], b->xd[k] += b->sxd[k];
-    }
+    add_saved(S, 1);
 }
 
 /* ---------------------------------------------------------------- joint limits */
@@ -397,7 +448,7 @@ static void limit_axis(const ld_model *m, const mj *S, const ld_joint *jd, doubl
 /* A revolute joint's limit as a contact of rotation only: the row sg a·(ω2 − ω1). */
 static void limit_rotation(mj *S, mj_contact *c, const ld_joint *jd, const double a[3], double sg) {
     memset(c, 0, sizeof *c);
-    c->a = jd->body2, c->b = jd->body1;
+    c->a = jd->body2, c->b = jd->body1, c->sa = c->sb = -1;
     const mj_body *A = &S->b[c->a], *B = c->b >= 0 ? &S->b[c->b] : NULL;
     double n[3] = {sg * a[0], sg * a[1], sg * a[2]};
     ld_m3_tmulv(c->ja[0], A->R, n);
@@ -439,7 +490,9 @@ static int limits(const ld_system *s, mj *S, double t, const double *q, const do
             ld_contact f = {.a = jd->body2, .b = jd->body1, .e = 0.0, .mu = 0.0};
             for (int i = 0; i < 3; ++i) f.n[i] = sg * a[i], f.p[i] = S->b[jd->body2].x[i] + w[i];
             setup(S, k, &f);
+            k->sa = k->sb = -1;
         }
+        k->gap = lower ? c[0] - jd->limits[0] : jd->limits[1] - c[0];
         double U[3];
         rel_velocity(S, k, U);
         k->un0 = U[0];
@@ -470,6 +523,36 @@ static void contact_forces(mj *S, int nc, double h) {
         ld_m3_mulv(w, S->b[c->b].R, tb);
         for (int j = 0; j < 3; ++j) fb[j] -= F[j], fb[3 + j] -= w[j];
     }
+}
+
+/* Keep the nf shapes' contacts of the accepted step h for ld_integ_contacts. */
+static void keep_points(mj *S, int nf, double h) {
+    for (int i = 0; i < nf; ++i) {
+        const mj_contact *c = &S->c[i];
+        ld_contact_point *o = &S->pts[i];
+        o->body1 = c->a, o->body2 = c->b, o->shape1 = c->sa, o->shape2 = c->sb;
+        memcpy(o->point, c->p, sizeof o->point);
+        memcpy(o->normal, c->d[0], sizeof o->normal);
+        o->gap = c->gap;
+        for (int j = 0; j < 3; ++j)
+            o->force[j] = (c->P[0] * c->d[0][j] + c->P[1] * c->d[1][j] + c->P[2] * c->d[2][j]) / h;
+    }
+    S->npts = nf;
+}
+
+static int moreau_contacts(const ld_integ *it, ld_contact_point *out, int cap) {
+    const mj *S = it->priv;
+    if (!S) return 0;
+    for (int i = 0; i < S->npts && i < cap; ++i) out[i] = S->pts[i];
+    return S->npts;
+}
+
+static void moreau_contact_stats(const ld_integ *it, ld_contact_stats *st) {
+    const mj *S = it->priv;
+    if (!S) return;
+    st->contacts = S->last_contacts, st->sweeps = S->last_sweeps;
+    st->total_sweeps = S->sweeps;
+    st->overlap = S->overlap, st->max_overlap = S->max_overlap;
 }
 
 static int moreau_contact_force(const ld_integ *it, int body, double f[3], double tau[3]) {
@@ -548,6 +631,19 @@ static void warm_keep(mj *S, const ld_contact *f, int nc) {
     warm_sort(S->warm, nc);
 }
 
+/* The reach of body i's colliding shapes from its centre of mass (m). */
+static double reach(const ld_model *m, int i) {
+    double r = 0.0;
+    for (int k = 0; k < m->nshapes; ++k) {
+        const ld_shape *sh = &m->shapes[k];
+        if (sh->body != i || !sh->collide) continue;
+        double c = sqrt(ld_v3_dot(sh->center, sh->center)), e = sh->size[0] + 0.5 * sh->size[1];
+        if (sh->kind == LD_SHAPE_BOX) e = 0.5 * sqrt(ld_v3_dot(sh->size, sh->size));
+        r = fmax(r, c + e);
+    }
+    return r;
+}
+
 /* The inverse of a symmetric positive definite 3×3 (an inertia), by its adjugate. */
 static void inverse3(double Ai[9], const double A[9]) {
     double c[9] = {A[4] * A[8] - A[5] * A[7], A[2] * A[7] - A[1] * A[8], A[1] * A[5] - A[2] * A[4],
@@ -580,10 +676,12 @@ static int moreau_create(ld_integ *it) {
     S->R = malloc(12 * (size_t)S->nb * sizeof *S->R);
     S->c = malloc((size_t)S->cap * sizeof *S->c);
     S->warm = malloc((size_t)S->cap * sizeof *S->warm);
+    S->pts = malloc((size_t)S->cap * sizeof *S->pts);
+    S->kept = malloc((size_t)S->cap * sizeof *S->kept);
     S->cf = calloc(12 * (size_t)S->nb, sizeof *S->cf);
     S->cft = S->cf ? S->cf + 6 * (size_t)S->nb : NULL;
     S->w = ld_cworld_create(m, S->cap);
-    if (!S->b || !S->R || !S->c || !S->warm || !S->cf || !S->w) {
+    if (!S->b || !S->R || !S->c || !S->warm || !S->pts || !S->kept || !S->cf || !S->w) {
         it->oom_bytes = (double)S->cap * (double)sizeof *S->c;
         return LD_ENOMEM;
     }
@@ -594,6 +692,7 @@ static int moreau_create(ld_integ *it) {
         S->b[i].m = bd->mass;
         memcpy(S->b[i].J, bd->inertia, sizeof S->b[i].J);
         inverse3(S->b[i].Ji, bd->inertia);
+        S->b[i].reach = reach(m, i);
     }
     return LD_OK;
 }
@@ -605,6 +704,8 @@ static void moreau_destroy(ld_integ *it) {
         free(S->R);
         free(S->c);
         free(S->warm);
+        free(S->pts);
+        free(S->kept);
         free(S->cf);
         ld_cworld_free(S->w);
         rows_free(&S->J);
@@ -615,6 +716,55 @@ static void moreau_destroy(ld_integ *it) {
 
 static int moreau_initial(ld_integ *it, char *why, size_t cap) {
     return ld_sys_initial_accel_msg(it->s, it->t, it->q, it->v, it->vd, it->lam, why, cap);
+}
+
+/* The largest speed of a point of a colliding shape at the free velocities: |ẋ| + |Ω| ρ over
+ * the bodies, ρ the reach of a body's shapes from its centre of mass. */
+static double free_speed(const mj *S) {
+    double v = 0.0;
+    for (int i = 0; i < S->nb; ++i) {
+        const mj_body *b = &S->b[i];
+        v = fmax(v, sqrt(ld_v3_dot(b->xd, b->xd)) + sqrt(ld_v3_dot(b->Om, b->Om)) * b->reach);
+    }
+    return isfinite(v) ? v : 0.0;
+}
+
+/* Exchange the velocities with the saved ones (sOm, sxd) of every body. */
+static void swap_saved(mj *S) {
+    for (int i = 0; i < S->nb; ++i) {
+        mj_body *b = &S->b[i];
+        for (int k = 0; k < 3; ++k) {
+            double t = b->Om[k];
+            b->Om[k] = b->sOm[k], b->sOm[k] = t;
+            t = b->xd[k];
+            b->xd[k] = b->sxd[k], b->sxd[k] = t;
+        }
+    }
+}
+
+/* The contacts of the step among the detector's n (found within the step's reach): those closed
+ * at the midpoint, gap ≤ 0, and those the free velocities would close by the step's end,
+ * gap + h/2 U_n ≤ 0 — set up into S->c and copied to S->kept; their number. */
+static int closing(mj *S, const ld_contact *found, int n, double h) {
+    int nc = 0;
+    for (int c = 0; c < n; ++c) {
+        setup(S, &S->c[nc], &found[c]);
+        double U[3];
+        rel_velocity(S, &S->c[nc], U);
+        if (found[c].gap > CLOSED && found[c].gap + 0.5 * h * U[0] > CLOSED) continue;
+        S->kept[nc++] = found[c];
+    }
+    return nc;
+}
+
+/* A new start (ld_integ_init, a load): no contacts yet, the statistics anew. */
+static int moreau_init(ld_integ *it) {
+    mj *S = it->priv;
+    S->npts = S->nwarm = S->last_contacts = S->last_sweeps = 0;
+    S->sweeps = 0;
+    S->overlap = S->max_overlap = 0.0;
+    memset(S->cf, 0, 6 * (size_t)S->nb * sizeof *S->cf);
+    return LD_OK;
 }
 
 static int moreau_step(ld_integ *it, double t1) {
@@ -629,29 +779,39 @@ static int moreau_step(ld_integ *it, double t1) {
         memcpy(S->R + 9 * i, b->R, sizeof b->R);
         memcpy(S->x + 3 * i, b->x, sizeof b->x);
     }
-    const ld_contact *found = NULL;
-    int nc = ld_cworld_shapes(S->w) > 0 ? ld_cworld_find(S->w, S->R, S->x, CLOSED, &found) : 0;
-    if (nc < 0) {
-        strf(it->msg, sizeof it->msg,
-             "moreau: more than %d contacts at t = %.10g (the detector's capacity: 16 per "
-             "colliding shape and 64)",
-             S->cap, tm);
-        return LD_ENOMEM;
+    for (int i = 0; i < S->nb; ++i) { /* v_k kept in sOm, sxd; the free velocities */
+        mj_body *b = &S->b[i];
+        memcpy(b->sOm, b->Om, sizeof b->Om);
+        memcpy(b->sxd, b->xd, sizeof b->xd);
+        kick(rb, b, i, tm, h);
     }
-    for (int c = 0; c < nc; ++c) { /* the frames and the pre-step normal velocities */
-        setup(S, &S->c[c], &found[c]);
+    const ld_contact *found = NULL;
+    int nc = 0;
+    if (ld_cworld_shapes(S->w) > 0) {
+        nc = ld_cworld_find(S->w, S->R, S->x, CLOSED + h * free_speed(S), &found);
+        if (nc < 0) {
+            strf(it->msg, sizeof it->msg,
+                 "moreau: more than %d contacts at t = %.10g (the detector's capacity: 16 per "
+                 "colliding shape and 64)",
+                 S->cap, tm);
+            return LD_ENOMEM;
+        }
+        nc = closing(S, found, nc, h);
+    }
+    int nf = nc;   /* the shapes' contacts; the joints' limits follow */
+    swap_saved(S); /* v_k in Om, ẋ for the pre-step normal velocities and the joints */
+    for (int c = 0; c < nf; ++c) {
         double U[3];
         rel_velocity(S, &S->c[c], U);
         S->c[c].un0 = U[0];
     }
-    int nf = nc;      /* the shapes' contacts; the joints' limits follow */
     if (S->J.m > 0) { /* the joints' rows at the midpoint state */
         for (int i = 0; i < S->nb; ++i) store_body(s, &S->b[i], i, it->qn, it->vn);
         int rc = rows_eval(s, S, tm, it->qn);
         if (rc) return ld_integ__reject(it, rc > 0 ? rc : LD_RETRY_NONFINITE, "joint rows", h);
         nc = limits(s, S, tm, it->qn, it->vn, nc);
     }
-    for (int i = 0; i < S->nb; ++i) kick(rb, &S->b[i], i, tm, h);
+    swap_saved(S); /* the free velocities back */
     for (int c = 0; c < nf && S->nwarm > 0; ++c)
         warm_apply(S, &S->c[c], warm_key(found, c, S->nshapes, S->nground));
     int k = 0, maxit = (int)PGS_ITER(&it->o), active = nc > 0 || S->J.m > 0;
@@ -664,14 +824,7 @@ static int moreau_step(ld_integ *it, double t1) {
     it->st.newton_iterations += active ? S->last_sweeps : 0;
     for (int r = 0; r < S->J.m; ++r) S->J.F[r] = S->J.lam[r] / h; /* impulse → force */
     contact_forces(S, nc, h);
-    if (S->J.m > 0) {
-        correct(S, h, tol, maxit);
-    } else {
-        for (int i = 0; i < S->nb; ++i) {
-            memcpy(S->b[i].sOm, S->b[i].Om, sizeof S->b[i].Om);
-            memcpy(S->b[i].sxd, S->b[i].xd, sizeof S->b[i].xd);
-        }
-    }
+    correct(S, nc, h, tol, maxit, &S->trial_overlap);
     for (int i = 0; i < S->nb; ++i) {
         mj_body *b = &S->b[i];
         drift(b, 0.5 * h); /* with v_{k+1} + δv; v_{k+1} is kept */
@@ -687,7 +840,9 @@ static int moreau_step(ld_integ *it, double t1) {
     for (int i = 0; i < it->k; ++i) it->vd[i] = NAN;
     for (int r = 0; r < S->J.m; ++r) it->lam[r] = S->J.F[r];
     memcpy(S->cf, S->cft, 6 * (size_t)S->nb * sizeof *S->cf);
-    warm_keep(S, found, nf);
+    warm_keep(S, S->kept, nf);
+    keep_points(S, nf, h);
+    S->overlap = S->trial_overlap, S->max_overlap = fmax(S->max_overlap, S->overlap);
     return LD_OK;
 }
 
@@ -720,4 +875,7 @@ const ld_method_impl ld_method_moreau = {
     .initial = moreau_initial,
     .step = moreau_step,
     .contact_force = moreau_contact_force,
+    .contacts = moreau_contacts,
+    .contact_stats = moreau_contact_stats,
+    .init = moreau_init,
 };
