@@ -51,6 +51,17 @@ static int expected(const ld_model *m, ld_formulation f, const ld_ekind *k) {
     if (k == &ld_ek_joint) return m->njoints;
     if (k == &ld_ek_force) return m->nelements;
     if (k == &ld_ek_unit_norm) return f == LD_FORM_EULER ? m->nbodies : 0;
+    if (k == &ld_ek_contact_penalty) { /* each colliding body with the ground, each pair */
+        if (m->contact.kind != LD_CONTACT_HUNT_CROSSLEY || f == LD_FORM_EULER) return 0;
+        int nb = 0;
+        for (int i = 0; i < m->nbodies; ++i)
+            for (int j = 0; j < m->nshapes; ++j)
+                if (m->shapes[j].body == i && m->shapes[j].collide) {
+                    ++nb;
+                    break;
+                }
+        return (m->plane.on || m->nground > 0 ? nb : 0) + nb * (nb - 1) / 2;
+    }
     if (k == &ld_ek_beam) {
         int n = 0;
         for (int b = 0; b < m->nbeams; ++b) n += ld_beam_elements(&m->beams[b]);

@@ -14,9 +14,9 @@
 #include "../elements/kinds.h"
 
 /* The table of kinds: one line per kind, in the order of evaluation and of the rows. */
-static const ld_ekind *const kinds[] = {&ld_ek_body,     &ld_ek_joint,     &ld_ek_rod,
-                                        &ld_ek_force,    &ld_ek_unit_norm, &ld_ek_beam,
-                                        &ld_ek_beam_mass};
+static const ld_ekind *const kinds[] = {&ld_ek_body,      &ld_ek_joint,          &ld_ek_rod,
+                                        &ld_ek_force,     &ld_ek_unit_norm,      &ld_ek_beam,
+                                        &ld_ek_beam_mass, &ld_ek_contact_penalty};
 enum { NKINDS = (int)(sizeof kinds / sizeof kinds[0]) };
 
 int ld_ekind_count(void) {

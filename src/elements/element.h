@@ -120,7 +120,7 @@ size_t ld_elem_spatial_doubles(int maxnl, int maxrows);
 
 /* The kinds (their files). */
 extern const ld_ekind ld_ek_body, ld_ek_joint, ld_ek_rod, ld_ek_force, ld_ek_unit_norm, ld_ek_beam,
-    ld_ek_beam_mass;
+    ld_ek_beam_mass, ld_ek_contact_penalty;
 
 /* The table of kinds: their number and kind i (NULL out of range). */
 int ld_ekind_count(void);

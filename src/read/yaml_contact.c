@@ -1,12 +1,88 @@
 /*
  * The top-level `contact_law:` of a YAML model (docs/contact.md): how contacts act, hard
- * (default) or the compliant Hunt–Crossley law with its parameters.
+ * (default) or the compliant Hunt–Crossley law with its parameters:
+ *   contact_law: {type: hunt_crossley, stiffness: 1e6, exponent: 1.5, slip_velocity: 1e-3}
+ * stiffness k > 0 (N/m^p, required with hunt_crossley), exponent p in [1, 3] (default 1.5),
+ * slip_velocity > 0 (m/s, default 1e-3). A hard law takes no parameters.
  */
+#include <math.h>
+
 #include "liedyn/liedyn.h"
 #include "reader.h"
 
-int ly_read_contact_law(reader *r, const yaml_node_t *root, ld_model *m) {
-    (void)r, (void)root;
-    m->contact.kind = LD_CONTACT_HARD;
+static const char *const law_keys[] = {"type", "stiffness", "exponent", "slip_velocity", NULL};
+static const char *const law_types[] = {"hard", "hunt_crossley", NULL};
+
+/* The line of key in map (the map's own line when the key is absent). */
+static int key_line(reader *r, const yaml_node_t *map, const char *key) {
+    field f;
+    size_t mark = ly_push_key(r, key);
+    int rc = ly_lookup(r, map, key, 0, &f);
+    ly_pop(r, mark);
+    return !rc && f.val ? f.line : ly_line_of(map);
+}
+
+/* A parameter out of its range: the failure at the key's line, on the key's path. */
+static int bad_key(reader *r, const yaml_node_t *map, const char *key, const char *why, double v) {
+    size_t mark = ly_push_key(r, key);
+    int rc = ly_fail(r, key_line(r, map, key), "%s, found %g", why, v);
+    ly_pop(r, mark);
+    return rc;
+}
+
+/* The Hunt–Crossley parameters of map into c (defaults set), checked. */
+static int read_hunt_crossley(reader *r, const yaml_node_t *map, ld_contact_law *c) {
+    int rc = ly_get_number(r, map, "stiffness", 1, &c->stiffness);
+    if (!rc) rc = ly_get_number(r, map, "exponent", 0, &c->exponent);
+    if (!rc) rc = ly_get_number(r, map, "slip_velocity", 0, &c->slip_velocity);
+    if (rc) return rc;
+    if (!(c->stiffness > 0.0 && isfinite(c->stiffness)))
+        return bad_key(r, map, "stiffness", "the contact stiffness k must be finite and > 0",
+                       c->stiffness);
+    if (!(c->exponent >= 1.0 && c->exponent <= 3.0))
+        return bad_key(r, map, "exponent", "the exponent p must lie in [1, 3] (1.5: Hertz)",
+                       c->exponent);
+    if (!(c->slip_velocity > 0.0 && isfinite(c->slip_velocity)))
+        return bad_key(r, map, "slip_velocity", "the slip velocity must be finite and > 0",
+                       c->slip_velocity);
     return LD_OK;
+}
+
+/* A hard law with a compliant law's parameter: which one, as a failure. */
+static int hard_with_parameter(reader *r, const yaml_node_t *map) {
+    for (int i = 1; law_keys[i]; ++i) {
+        field f;
+        size_t mark = ly_push_key(r, law_keys[i]);
+        int rc = ly_lookup(r, map, law_keys[i], 0, &f);
+        if (!rc && f.val)
+            rc = ly_fail(r, f.line,
+                         "belongs to type hunt_crossley; a hard contact law has no "
+                         "parameters");
+        ly_pop(r, mark);
+        if (rc) return rc;
+    }
+    return LD_OK;
+}
+
+int ly_read_contact_law(reader *r, const yaml_node_t *root, ld_model *m) {
+    ld_contact_law *c = &m->contact;
+    c->kind = LD_CONTACT_HARD;
+    c->stiffness = 0.0, c->exponent = 1.5, c->slip_velocity = 1e-3;
+    field f;
+    size_t mark = ly_push_key(r, "contact_law");
+    int rc = ly_lookup(r, root, "contact_law", 0, &f), type = 0;
+    if (rc || !f.val) {
+        ly_pop(r, mark);
+        return rc;
+    }
+    c->line = f.line;
+    if (!(rc = ly_expect_map(r, f.val, f.line, "the contact law (type, stiffness, ...)")))
+        rc = ly_check_keys(r, f.val, law_keys, NULL);
+    if (!rc) rc = ly_get_choice(r, f.val, "type", 1, law_types, &type);
+    if (!rc) {
+        c->kind = type == 1 ? LD_CONTACT_HUNT_CROSSLEY : LD_CONTACT_HARD;
+        rc = type == 1 ? read_hunt_crossley(r, f.val, c) : hard_with_parameter(r, f.val);
+    }
+    ly_pop(r, mark);
+    return rc;
 }

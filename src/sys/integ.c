@@ -64,6 +64,46 @@ static int unsupported(const ld_system *s, const ld_method_impl *d) {
     return (!d->info.constraints && s->m > 0) || (!d->info.euler && has_euler_nodes(s));
 }
 
+/* Does m have joint limits (unilateral constraints, hard whatever the contact law)? */
+static int has_limits(const ld_model *m) {
+    for (int j = 0; j < m->njoints; ++j)
+        if (m->joints[j].has_limits) return 1;
+    return 0;
+}
+
+/* Does m have a colliding shape? */
+static int has_colliding(const ld_model *m) {
+    for (int i = 0; i < m->nshapes; ++i)
+        if (m->shapes[i].collide) return 1;
+    return 0;
+}
+
+/* Why method info cannot run the contacts of s (NULL: it can). Hard contact and joint limits
+ * are unilateral constraints that only moreau treats; compliant contact (contact_law:
+ * hunt_crossley) is a force that the methods through the system's callbacks integrate, and
+ * moreau, which treats contact as hard, refuses it (docs/contact.md). */
+static const char *contact_refusal(const ld_system *s, const ld_method_info *info) {
+    if (s->ops.force != ld_elems_force || !ld_model_has_contact(ld_rb(s)->m)) return NULL;
+    const ld_model *m = ld_rb(s)->m;
+    int compliant = m->contact.kind == LD_CONTACT_HUNT_CROSSLEY;
+    if (info->contact)
+        return compliant && has_colliding(m)
+                   ? "contact_law hunt_crossley makes the contacts forces, and moreau "
+                     "treats contact as hard (contact_law: hard; the other integrators "
+                     "take hunt_crossley)"
+                   : NULL;
+    if (!compliant)
+        return "the model has contact (colliding shapes or joint limits), which only moreau "
+               "treats (docs/contact.md)";
+    if (has_limits(m))
+        return "the model has joint limits, unilateral constraints whatever the contact law, "
+               "which only moreau treats (docs/contact.md)";
+    if (info->model_only)
+        return "compliant contact forces (contact_law: hunt_crossley) are not split: the "
+               "splitting methods run the bodies' own data only";
+    return NULL;
+}
+
 /* The first parameter of the method outside its range: a message (static per thread). */
 static const char *param_out_of_range(const ld_integ_options *o, const ld_method_info *d) {
     static _Thread_local char buf[160];
@@ -128,9 +168,8 @@ const char *ld_integ_options_check(const ld_system *s, const ld_integ_options *o
         (s->m > 0 && (!s->ops.phi || !s->ops.phi_q)))
         return "incomplete system (mass, force and, with constraints, phi and phi_q needed)";
     if (unsupported(s, d)) return d->info.refuses;
-    if (!d->info.contact && s->ops.force == ld_elems_force && ld_model_has_contact(ld_rb(s)->m))
-        return "the model has contact (colliding shapes or joint limits), which only moreau "
-               "treats (docs/contact.md)";
+    const char *why = contact_refusal(s, &d->info);
+    if (why) return why;
     return d->refuse ? d->refuse(s) : NULL;
 }
 

@@ -1,0 +1,552 @@
+/*
+ * Compliant contact (docs/contact.md, "A compliant alternative: Hunt–Crossley"): with
+ * `contact_law: {type: hunt_crossley, ...}` the contacts of the colliding shapes act as forces,
+ * so that every integrator runs the model. An element kind (element.h) with one instance per
+ * body that can touch the ground (the plane or a ground shape) and one per pair of bodies with
+ * colliding shapes; each evaluation finds its pair's contacts with the detector's exact tests
+ * (contact_pairs.c) on the shapes placed at the present poses, on the stack (nothing is
+ * allocated after prepare).
+ *
+ * At a contact of overlap δ = −gap > 0, normal n (from body b to body a), point p and the
+ * pair's restitution e and friction μ, with u the velocity of a's material point at p relative
+ * to b's, δ̇ = −n·u and u_t = u − (n·u) n:
+ *   normal    f_n = max(0, k δ^p (1 + c δ̇/V)),  c = 3(1 − e)/2
+ *             (Hunt & Crossley 1975, "Coefficient of restitution interpreted as damping in
+ *             vibroimpact"; the form of Lankarani & Nikravesh 1990, "A contact force model with
+ *             hysteresis damping for impact analysis of multibody systems", whose δ̇/δ̇₀ divides
+ *             by the approach speed at first touch). A force function keeps no memory of the
+ *             first touch (it is called at trial states, in Newton iterations, after rejected
+ *             steps), so δ̇₀ is estimated from the present state as the speed of the same
+ *             energy in an undamped contact: V² = δ̇² + 2 k δ^(p+1) / ((p + 1) m_c), m_c the
+ *             contact's effective mass from the two free bodies' masses and inertias. That is
+ *             δ̇₀ exactly at first touch and for e = 1; |δ̇/V| ≤ 1, so the damping stays bounded.
+ *   friction  f_t = −μ f_n u_t / max(|u_t|, v_s): Coulomb's, linear below the slip velocity v_s.
+ * The force f = f_n n + f_t acts on a at p and −f on b at p (the momenta are kept).
+ *
+ * In the canonical coordinates of elements.h (per body R exp(δθ), x + δx; velocities (Ω, ẋ)),
+ * with r = p − x and W = [−hat(r_a) R_a, I, hat(r_b) R_b, −I] (u = W vel): F = −Wᵀ f. Its
+ * tangents hold the contact's point and normal where the detector put them (the geometric
+ * terms of their own motion are left out: relative size δ/(size of the shapes), exact for a
+ * sphere centred on its body's centre of mass against the plane):
+ *   Kv = −Wᵀ ∂f/∂u W                                                          (exact)
+ *   Kq = −Wᵀ (∂f/∂δ (−nᵀ W) + ∂f/∂u U_q) + the turning of the body-frame torques,
+ * U_q the change of u with the bodies' rotations at fixed body angular velocities. They are
+ * mapped to the formulation as elements.c maps the force elements' (direct and semidirect Lie
+ * formulations; the spatial ones through elem_spatial.c).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../lie/mat3.h"
+#include "contact.h"
+#include "element.h"
+#include "kinds.h"
+#include "liedyn/liedyn.h"
+
+extern const ld_ekind ld_ek_contact_penalty; /* below; element.h lists the kinds */
+
+/* Most bodies with colliding shapes: the kind couples every pair of them. */
+#define PEN_BODIES_MAX 64
+/* Contacts of one pair of shapes (ld_contact_pair gives at most 8). */
+#define PEN_PAIR_MAX 16
+
+/* The kind's data for a compiled system: each body's colliding shapes and inverse inertia. */
+typedef struct pen_data {
+    ld_contact_law law;
+    int *start, *list; /* body i's colliding shapes: list[start[i] … start[i+1]) */
+    double *jinv;      /* 9 per body: the inverse inertia, body frame */
+} pen_data;
+
+/* One body of a pair at the present state (b < 0: the ground). */
+typedef struct pen_body {
+    int b;
+    double R[9], x[3], w[3], xd[3]; /* w = R Ω, spatial */
+    double Om[3];
+} pen_body;
+
+/* The forces and tangents of one instance in canonical coordinates (body a, then body b). */
+typedef struct pen_out {
+    double F[12], Kq[144], Kv[144], V;
+} pen_out;
+
+/* ---------------------------------------------------------------- instances */
+
+/* Does shape i of m collide (a kind the detector tests)? */
+static int colliding(const ld_shape *sh) {
+    return sh->collide && ld_contact_detected(sh->kind);
+}
+
+/* Body i has a colliding shape. */
+static int body_collides(const ld_model *m, int i) {
+    for (int s = 0; s < m->nshapes; ++s)
+        if (m->shapes[s].body == i && colliding(&m->shapes[s])) return 1;
+    return 0;
+}
+
+/* The ground collides: the plane or a colliding ground shape. */
+static int ground_collides(const ld_model *m) {
+    if (m->plane.on) return 1;
+    for (int g = 0; g < m->nground; ++g)
+        if (colliding(&m->ground[g])) return 1;
+    return 0;
+}
+
+static int colliding_bodies(const ld_model *m) {
+    int n = 0;
+    for (int i = 0; i < m->nbodies; ++i) n += body_collides(m, i);
+    return n;
+}
+
+/* One instance per body touching the ground (node: the body; sub = 0) and per pair of
+ * colliding bodies a < b (nodes a, b; sub = b + 1); none with the hard law, the euler
+ * formulation or more than PEN_BODIES_MAX colliding bodies (prepare says why). */
+static int pen_instances(const ld_model *m, ld_formulation f, ld_elem *out) {
+    if (m->contact.kind != LD_CONTACT_HUNT_CROSSLEY || f == LD_FORM_EULER) return 0;
+    if (colliding_bodies(m) > PEN_BODIES_MAX) return 0;
+    int n = 0, ground = ground_collides(m);
+    for (int a = 0; a < m->nbodies; ++a) {
+        if (!body_collides(m, a)) continue;
+        if (ground) {
+            if (out) out[n] = (ld_elem){.item = a, .sub = 0, .nn = 1, .node = {a}};
+            ++n;
+        }
+        for (int b = a + 1; b < m->nbodies; ++b) {
+            if (!body_collides(m, b)) continue;
+            if (out) out[n] = (ld_elem){.item = a, .sub = b + 1, .nn = 2, .node = {a, b}};
+            ++n;
+        }
+    }
+    return n;
+}
+
+/* ---------------------------------------------------------------- prepare */
+
+static void pen_release(void *data) {
+    pen_data *d = data;
+    if (!d) return;
+    free(d->start);
+    free(d->list);
+    free(d->jinv);
+    free(d);
+}
+
+/* Why the compliant law cannot take the model (NULL: it can). */
+static const char *pen_refusal(const ld_system *s, char *buf, size_t n) {
+    const ld_model *m = ld_rb(s)->m;
+    const ld_contact_law *c = &m->contact;
+    if (ld_rb(s)->euler)
+        return "compliant contact (contact_law: hunt_crossley) needs a Lie-group "
+               "formulation, not euler";
+    int nb = colliding_bodies(m);
+    if (nb > PEN_BODIES_MAX) {
+        snprintf(buf, n,
+                 "compliant contact couples every pair of bodies with colliding shapes: %d "
+                 "bodies, at most %d (contact_law: hard and moreau take many bodies)",
+                 nb, PEN_BODIES_MAX);
+        return buf;
+    }
+    if (!(c->stiffness > 0.0 && isfinite(c->stiffness) && c->exponent >= 1.0 &&
+          c->exponent <= 3.0 && c->slip_velocity > 0.0 && isfinite(c->slip_velocity)))
+        return "contact_law: stiffness must be > 0, exponent in [1, 3], slip_velocity > 0";
+    return NULL;
+}
+
+/* The inverse of the symmetric positive definite 3×3 J (adjugate over determinant). */
+static void inverse3(const double J[9], double Ji[9]) {
+    double c[9] = {J[4] * J[8] - J[5] * J[7], J[2] * J[7] - J[1] * J[8], J[1] * J[5] - J[2] * J[4],
+                   J[5] * J[6] - J[3] * J[8], J[0] * J[8] - J[2] * J[6], J[2] * J[3] - J[0] * J[5],
+                   J[3] * J[7] - J[4] * J[6], J[1] * J[6] - J[0] * J[7], J[0] * J[4] - J[1] * J[3]};
+    double det = J[0] * c[0] + J[1] * c[3] + J[2] * c[6];
+    for (int i = 0; i < 9; ++i) Ji[i] = c[i] / det;
+}
+
+/* Each body's colliding shapes and inverse inertia. LD_OK, LD_ENOTSUPPORTED (euler), LD_EINVAL
+ * (too many bodies, bad parameters) with the reason in msg, LD_ENOMEM. */
+static int pen_prepare(const ld_system *s, void **data, char *msg, size_t n) {
+    const ld_model *m = ld_rb(s)->m;
+    *data = NULL;
+    if (m->contact.kind != LD_CONTACT_HUNT_CROSSLEY || !ld_model_has_contact(m)) return LD_OK;
+    char buf[200];
+    const char *why = pen_refusal(s, buf, sizeof buf);
+    if (why) {
+        if (msg && n) snprintf(msg, n, "%s", why);
+        return ld_rb(s)->euler ? LD_ENOTSUPPORTED : LD_EINVAL;
+    }
+    pen_data *d = calloc(1, sizeof *d);
+    if (!d) return LD_ENOMEM;
+    d->law = m->contact;
+    d->start = calloc((size_t)m->nbodies + 1, sizeof *d->start);
+    d->list = malloc(((size_t)m->nshapes + 1) * sizeof *d->list);
+    d->jinv = malloc(9 * ((size_t)m->nbodies + 1) * sizeof *d->jinv);
+    if (!d->start || !d->list || !d->jinv) {
+        pen_release(d);
+        return LD_ENOMEM;
+    }
+    int k = 0;
+    for (int i = 0; i < m->nbodies; ++i) {
+        d->start[i] = k;
+        for (int j = 0; j < m->nshapes; ++j)
+            if (m->shapes[j].body == i && colliding(&m->shapes[j])) d->list[k++] = j;
+        inverse3(m->bodies[i].inertia, d->jinv + 9 * i);
+    }
+    d->start[m->nbodies] = k;
+    *data = d;
+    return LD_OK;
+}
+
+/* ---------------------------------------------------------------- the state */
+
+/* Body b (< 0: the ground) of the instance, its local velocity at vl (NULL: at rest). */
+static void read_body(const ld_system *s, const double *q, const double *vl, int b, pen_body *o) {
+    memset(o, 0, sizeof *o);
+    o->b = b;
+    if (b < 0) {
+        o->R[0] = o->R[4] = o->R[8] = 1.0;
+        return;
+    }
+    const double *x;
+    ld_rb_pose(s, q, b, o->R, &x);
+    memcpy(o->x, x, sizeof o->x);
+    if (!vl) return;
+    memcpy(o->Om, vl, sizeof o->Om);
+    ld_m3_mulv(o->w, o->R, o->Om);
+    if (ld_rb(s)->semi)
+        ld_m3_mulv(o->xd, o->R, vl + 3);
+    else
+        memcpy(o->xd, vl + 3, sizeof o->xd);
+}
+
+/* Shape sh placed at the pose (R, x) (contact.c places the detector's shapes alike). */
+static void place(const ld_shape *sh, const double R[9], const double x[3], ld_cshape *c) {
+    double off[3], a[3];
+    memset(c, 0, sizeof *c);
+    c->kind = sh->kind;
+    ld_m3_mulv(off, R, sh->center);
+    for (int i = 0; i < 3; ++i) c->c[i] = x[i] + off[i];
+    if (sh->kind == LD_SHAPE_BOX) {
+        memcpy(c->R, R, sizeof c->R);
+        for (int i = 0; i < 3; ++i) c->h[i] = 0.5 * sh->size[i];
+        return;
+    }
+    c->r = sh->size[0];
+    memcpy(c->c1, c->c, sizeof c->c1);
+    if (sh->kind != LD_SHAPE_CAPSULE) return;
+    ld_m3_mulv(a, R, sh->axis);
+    for (int i = 0; i < 3; ++i) {
+        double half = 0.5 * sh->size[1] * a[i];
+        c->c1[i] = c->c[i] + half;
+        c->c[i] -= half;
+    }
+}
+
+/* A sphere about the placed shape: its centre o and radius. */
+static double bound(const ld_cshape *c, double o[3]) {
+    for (int i = 0; i < 3; ++i) o[i] = 0.5 * (c->c[i] + c->c1[i]);
+    if (c->kind == LD_SHAPE_BOX) {
+        memcpy(o, c->c, 3 * sizeof(double));
+        return ld_v3_norm(c->h);
+    }
+    double d[3] = {c->c1[0] - c->c[0], c->c1[1] - c->c[1], c->c1[2] - c->c[2]};
+    return c->r + 0.5 * ld_v3_norm(d);
+}
+
+/* ---------------------------------------------------------------- the law at one contact */
+
+/* The normal force and its derivatives by δ and δ̇: f_n (≥ 0), *fd = ∂f_n/∂δ, *fv = ∂f_n/∂δ̇
+ * (0 where the clamp holds). meff > 0 the contact's effective mass. */
+static double normal_force(const ld_contact_law *L, double e, double meff, double dl, double dv,
+                           double *fd, double *fv) {
+    double k = L->stiffness, p = L->exponent, c = 1.5 * (1.0 - e);
+    double kp = k * pow(dl, p), s = 2.0 * kp * dl / ((p + 1.0) * meff), V2 = dv * dv + s;
+    double V = sqrt(V2), ratio = V > 0.0 ? dv / V : 0.0, f = kp * (1.0 + c * ratio);
+    *fd = *fv = 0.0;
+    if (!(f > 0.0)) return 0.0;
+    *fd = p * kp / dl * (1.0 + c * ratio);
+    if (V > 0.0) {
+        *fd -= kp * c * dv * (kp / meff) / (V2 * V);
+        *fv = kp * c * s / (V2 * V);
+    }
+    return f;
+}
+
+/* 1/m + (Rᵀ(r × n))ᵀ J⁻¹ (Rᵀ(r × n)) of body B (0 for the ground; the translation left out of a
+ * pinned body). */
+static double inv_mass(const ld_model *m, const pen_data *d, const pen_body *B, const double r[3],
+                       const double n[3]) {
+    if (B->b < 0) return 0.0;
+    double rn[3], y[3], z[3];
+    ld_v3_cross(rn, r, n);
+    ld_m3_tmulv(y, B->R, rn);
+    ld_m3_mulv(z, d->jinv + 9 * B->b, y);
+    const ld_body *bd = &m->bodies[B->b];
+    return (bd->pin ? 0.0 : 1.0 / bd->mass) + ld_v3_dot(y, z);
+}
+
+/* −hat(r) R into columns c0 … c0+2 of the 3×12 W, scaled by sg; ±I into the next three. */
+static void w_block(double W[36], int c0, const double r[3], const double R[9], double sg) {
+    double H[9];
+    ld_so3_hat(H, r);
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) {
+            double acc = 0.0;
+            for (int l = 0; l < 3; ++l) acc += H[3 * i + l] * R[3 * l + j];
+            W[12 * i + c0 + j] = -sg * acc;
+            W[12 * i + c0 + 3 + j] = sg * (i == j);
+        }
+}
+
+/* U_q: hat(r) R hat(Ω) of body a (+) and b (−) in the rotation columns. */
+static void uq_block(double U[36], int c0, const double r[3], const pen_body *B, double sg) {
+    double Hr[9], Ho[9], T[9], X[9];
+    ld_so3_hat(Hr, r);
+    ld_so3_hat(Ho, B->Om);
+    ld_m3_mul(T, Hr, B->R);
+    ld_m3_mul(X, T, Ho);
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) U[12 * i + c0 + j] = sg * X[3 * i + j];
+}
+
+/* o += the force and tangents of one contact between A (a) and B (b, maybe the ground). */
+static void add_contact(const ld_model *m, const pen_data *d, const ld_contact *ct,
+                        const pen_body *A, const pen_body *B, pen_out *o) {
+    const ld_contact_law *L = &d->law;
+    const double *n = ct->n;
+    double dl = -ct->gap, ra[3], rb[3], W[36] = {0}, Uq[36] = {0}, u[3] = {0};
+    for (int i = 0; i < 3; ++i) ra[i] = ct->p[i] - A->x[i], rb[i] = ct->p[i] - B->x[i];
+    w_block(W, 0, ra, A->R, 1.0);
+    uq_block(Uq, 0, ra, A, 1.0);
+    if (B->b >= 0) {
+        w_block(W, 6, rb, B->R, -1.0);
+        uq_block(Uq, 6, rb, B, -1.0);
+    }
+    double vel[12];
+    memcpy(vel, A->Om, 3 * sizeof(double));
+    memcpy(vel + 3, A->xd, 3 * sizeof(double));
+    memcpy(vel + 6, B->Om, 3 * sizeof(double));
+    memcpy(vel + 9, B->xd, 3 * sizeof(double));
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 12; ++j) u[i] += W[12 * i + j] * vel[j];
+    double un = ld_v3_dot(n, u), ut[3], phi[3], Dphi[9];
+    for (int i = 0; i < 3; ++i) ut[i] = u[i] - un * n[i];
+    double meff = 1.0 / (inv_mass(m, d, A, ra, n) + inv_mass(m, d, B, rb, n)), fd, fv;
+    double fn = normal_force(L, ct->e, meff, dl, -un, &fd, &fv), st = ld_v3_norm(ut);
+    double sc = st > L->slip_velocity ? st : L->slip_velocity;
+    for (int i = 0; i < 3; ++i) phi[i] = ut[i] / sc;
+    for (int i = 0; i < 3; ++i) /* ∂φ/∂u = (P_t − [|u_t| > v_s] t tᵀ)/sc, P_t = I − n nᵀ */
+        for (int j = 0; j < 3; ++j)
+            Dphi[3 * i + j] = ((i == j) - n[i] * n[j] -
+                               (st > L->slip_velocity ? ut[i] * ut[j] / (st * st) : 0.0)) /
+                              sc;
+    double f[3], Fu[9], Fd[3], mu = ct->mu; /* f, ∂f/∂u, ∂f/∂δ */
+    for (int i = 0; i < 3; ++i) {
+        f[i] = fn * n[i] - mu * fn * phi[i];
+        Fd[i] = fd * (n[i] - mu * phi[i]);
+        for (int j = 0; j < 3; ++j) /* ∂f_n/∂u = −fv nᵀ */
+            Fu[3 * i + j] = -fv * n[j] * (n[i] - mu * phi[i]) - mu * fn * Dphi[3 * i + j];
+    }
+    o->V += L->stiffness * pow(dl, L->exponent + 1.0) / (L->exponent + 1.0);
+    double G[36], nW[12]; /* G = ∂f/∂q = Fd (−nᵀW) + Fu U_q (3×12) */
+    for (int j = 0; j < 12; ++j) nW[j] = n[0] * W[j] + n[1] * W[12 + j] + n[2] * W[24 + j];
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 12; ++j) {
+            double acc = -Fd[i] * nW[j];
+            for (int l = 0; l < 3; ++l) acc += Fu[3 * i + l] * Uq[12 * l + j];
+            G[12 * i + j] = acc;
+        }
+    for (int r = 0; r < 12; ++r) {
+        o->F[r] -= W[r] * f[0] + W[12 + r] * f[1] + W[24 + r] * f[2];
+        for (int j = 0; j < 12; ++j) {
+            double kq = 0.0, kv = 0.0;
+            for (int l = 0; l < 3; ++l) {
+                kq += W[12 * l + r] * G[12 * l + j];
+                double fw = 0.0;
+                for (int h = 0; h < 3; ++h) fw += Fu[3 * l + h] * W[12 * h + j];
+                kv += W[12 * l + r] * fw;
+            }
+            o->Kq[12 * r + j] -= kq;
+            o->Kv[12 * r + j] -= kv;
+        }
+    }
+    /* the body-frame torques −Rᵀ(r × f) on a, +Rᵀ(r × f) on b turn with the bodies */
+    const pen_body *bs[2] = {A, B};
+    const double *rs[2] = {ra, rb};
+    for (int k = 0; k < 2 && bs[k]->b >= 0; ++k) {
+        double tq[3], y[3], H[9];
+        ld_v3_cross(tq, rs[k], f);
+        ld_m3_tmulv(y, bs[k]->R, tq);
+        ld_so3_hat(H, y);
+        for (int i = 0; i < 3; ++i)
+            for (int j = 0; j < 3; ++j)
+                o->Kq[12 * (6 * k + i) + 6 * k + j] += (k ? 1 : -1) * H[3 * i + j];
+    }
+}
+
+/* ---------------------------------------------------------------- one instance */
+
+/* The contacts of shape A of body a with the ground (plane and ground shapes) or with body b's
+ * shapes, each added to o. */
+static void shape_contacts(const ld_model *m, const pen_data *d, int sa, const pen_body *A,
+                           const pen_body *B, pen_out *o) {
+    const ld_shape *sha = &m->shapes[sa];
+    ld_cshape ca, cb;
+    ld_contact tmp[PEN_PAIR_MAX];
+    double oa[3], ob[3];
+    place(sha, A->R, A->x, &ca);
+    double ra = bound(&ca, oa);
+    int nb = B->b >= 0 ? d->start[B->b + 1] - d->start[B->b] : m->nground;
+    for (int j = -1; j < nb; ++j) {
+        const ld_shape *shb = NULL;
+        int c = 0;
+        if (j < 0 && B->b < 0 && m->plane.on) {
+            const double *pn = m->plane.normal;
+            if (ld_v3_dot(pn, oa) - ld_v3_dot(pn, m->plane.point) > ra) continue;
+            c = ld_contact_plane(&ca, pn, ld_v3_dot(pn, m->plane.point), 0.0, tmp);
+        } else if (j >= 0) {
+            shb = B->b >= 0 ? &m->shapes[d->list[d->start[B->b] + j]] : &m->ground[j];
+            if (!colliding(shb)) continue;
+            place(shb, B->R, B->x, &cb);
+            double rb = bound(&cb, ob), dd[3] = {oa[0] - ob[0], oa[1] - ob[1], oa[2] - ob[2]};
+            if (ld_v3_norm(dd) > ra + rb) continue;
+            c = ld_contact_pair(&ca, &cb, 0.0, tmp);
+        }
+        double e = fmax(sha->restitution, shb ? shb->restitution : m->plane.restitution);
+        double mu = fmax(sha->friction, shb ? shb->friction : m->plane.friction);
+        for (int i = 0; i < c && i < PEN_PAIR_MAX; ++i) {
+            if (!(tmp[i].gap < 0.0)) continue;
+            tmp[i].e = e, tmp[i].mu = mu;
+            add_contact(m, d, &tmp[i], A, B, o);
+        }
+    }
+}
+
+/* The instance's forces and tangents in canonical coordinates. */
+static void eval_instance(const ld_elem_ctx *c, pen_body *A, pen_body *B, pen_out *o) {
+    const ld_model *m = ld_rb(c->s)->m;
+    const pen_data *d = ld_elems_data(c->s, &ld_ek_contact_penalty);
+    int a = c->e->node[0], b = c->e->nn == 2 ? c->e->node[1] : -1;
+    memset(o, 0, sizeof *o);
+    read_body(c->s, c->q, c->v, a, A);
+    read_body(c->s, c->q, c->v ? c->v + c->e->off[1] : NULL, b, B);
+    if (!d) return;
+    for (int k = d->start[a]; k < d->start[a + 1]; ++k) shape_contacts(m, d, d->list[k], A, B, o);
+}
+
+/* ---------------------------------------------------------------- the formulation's maps */
+
+/* P of body B (6×6: I, or diag(I, R) in the semidirect formulations). */
+static void map_p(const ld_system *s, const pen_body *B, double P[36]) {
+    memset(P, 0, 36 * sizeof(double));
+    for (int i = 0; i < 3; ++i) {
+        P[6 * i + i] = 1.0;
+        for (int j = 0; j < 3; ++j)
+            P[6 * (3 + i) + 3 + j] = ld_rb(s)->semi ? B->R[3 * i + j] : (i == j ? 1.0 : 0.0);
+    }
+}
+
+/* Q of body B: ∂(P v)/∂ξ at fixed v — the ẋ rows, Ω columns −R hat(U) when semidirect. */
+static void map_q(const ld_system *s, const pen_body *B, double Q[36]) {
+    memset(Q, 0, 36 * sizeof(double));
+    if (!ld_rb(s)->semi) return;
+    double U[3], H[9], RH[9];
+    ld_m3_tmulv(U, B->R, B->xd);
+    ld_so3_hat(H, U);
+    ld_m3_mul(RH, B->R, H);
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) Q[6 * (3 + i) + j] = -RH[3 * i + j];
+}
+
+static int nbodies_of(const ld_elem_ctx *c) {
+    return c->e->nn;
+}
+
+/* g += Pᵀ F. */
+static int pen_force(const ld_elem_ctx *c, double *g) {
+    pen_body B[2];
+    pen_out o;
+    eval_instance(c, &B[0], &B[1], &o);
+    for (int k = 0; k < nbodies_of(c); ++k) {
+        double P[36];
+        map_p(c->s, &B[k], P);
+        for (int j = 0; j < 6; ++j)
+            for (int r = 0; r < 6; ++r) g[6 * k + j] += P[6 * r + j] * o.F[6 * k + r];
+    }
+    return LD_OK;
+}
+
+/* Out(k, l block) += P_kᵀ (X_kl P_l + Y_kl Q_l) over the instance's bodies (Y may be NULL). */
+static void add_mapped(const ld_elem_ctx *c, const pen_body B[2], const double *X, const double *Y,
+                       double *out) {
+    int nn = nbodies_of(c);
+    size_t nl = (size_t)c->e->nl;
+    double P[2][36], Q[2][36];
+    for (int k = 0; k < nn; ++k) map_p(c->s, &B[k], P[k]), map_q(c->s, &B[k], Q[k]);
+    for (int k = 0; k < nn; ++k)
+        for (int l = 0; l < nn; ++l) {
+            double A[36];
+            for (int r = 0; r < 6; ++r)
+                for (int j = 0; j < 6; ++j) {
+                    double acc = 0.0;
+                    for (int h = 0; h < 6; ++h) {
+                        acc += X[12 * (6 * k + r) + 6 * l + h] * P[l][6 * h + j];
+                        if (Y) acc += Y[12 * (6 * k + r) + 6 * l + h] * Q[l][6 * h + j];
+                    }
+                    A[6 * r + j] = acc;
+                }
+            for (int r = 0; r < 6; ++r)
+                for (int j = 0; j < 6; ++j) {
+                    double acc = 0.0;
+                    for (int h = 0; h < 6; ++h) acc += P[k][6 * h + r] * A[6 * h + j];
+                    out[(6 * (size_t)k + (size_t)r) * nl + 6 * (size_t)l + (size_t)j] += acc;
+                }
+        }
+}
+
+/* C += Pᵀ Kv P. */
+static int pen_g_v(const ld_elem_ctx *c, double *C) {
+    pen_body B[2];
+    pen_out o;
+    eval_instance(c, &B[0], &B[1], &o);
+    add_mapped(c, B, o.Kv, NULL, C);
+    return LD_OK;
+}
+
+/* K += Pᵀ (Kq P + Kv Q) + N, N = ∂(Pᵀ F)/∂ξ at fixed F: the U rows, Ω columns hat(Rᵀ f) when
+ * semidirect. */
+static int pen_stiffness(const ld_elem_ctx *c, double *K) {
+    pen_body B[2];
+    pen_out o;
+    size_t nl = (size_t)c->e->nl;
+    eval_instance(c, &B[0], &B[1], &o);
+    add_mapped(c, B, o.Kq, o.Kv, K);
+    for (int k = 0; ld_rb(c->s)->semi && k < nbodies_of(c); ++k) {
+        double w[3], H[9];
+        ld_m3_tmulv(w, B[k].R, o.F + 6 * k + 3);
+        ld_so3_hat(H, w);
+        for (size_t r = 0; r < 3; ++r)
+            for (size_t j = 0; j < 3; ++j)
+                K[(6 * (size_t)k + 3 + r) * nl + 6 * (size_t)k + j] += H[3 * r + j];
+    }
+    return LD_OK;
+}
+
+/* The elastic energy Σ k δ^(p+1)/(p + 1) of the instance's contacts. */
+static int pen_energy(const ld_elem_ctx *c, double *V) {
+    pen_body B[2];
+    pen_out o;
+    ld_elem_ctx at_rest = *c;
+    at_rest.v = NULL;
+    eval_instance(&at_rest, &B[0], &B[1], &o);
+    *V += o.V;
+    return LD_OK;
+}
+
+const ld_ekind ld_ek_contact_penalty = {.name = "contact",
+                                        .instances = pen_instances,
+                                        .force = pen_force,
+                                        .g_v = pen_g_v,
+                                        .stiffness = pen_stiffness,
+                                        .energy = pen_energy,
+                                        .prepare = pen_prepare,
+                                        .release = pen_release};
