@@ -422,7 +422,7 @@ typedef struct ld_shape {
     double axis[3];   /* unit, body frame (cylinder, cone, capsule); default (0, 0, 1) */
     double color[3];  /* red, green, blue in [0, 1]; all −1: the viewer's choice */
     int line;         /* line in the model file (messages; 0 if built in code) */
-    /* Contact (docs/contact.md): 1 when the shape collides (spheres, capsules, boxes), with
+    /* Contact (docs/contact.md): 1 when the shape collides (all but cones), with
      * its restitution e ∈ [0, 1] and friction coefficient μ ≥ 0; a pair of shapes takes the
      * larger e and the larger μ of the two. */
     int collide;

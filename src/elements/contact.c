@@ -93,37 +93,12 @@ static void place(ld_cworld *w, int k, const double *R, const double *x, double 
     static const double I[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, o[3] = {0, 0, 0};
     const ld_shape *sh = shape_of(w->m, w->shape[k]);
     int ground = sh->body == LD_GROUND;
-    const double *Rb = ground ? I : R + 9 * sh->body, *xb = ground ? o : x + 3 * sh->body;
-    ld_cshape *c = &w->placed[k];
-    double off[3], a[3], ext[3];
-    c->kind = sh->kind;
-    ld_m3_mulv(off, Rb, sh->center);
-    for (int i = 0; i < 3; ++i) c->c[i] = xb[i] + off[i];
-    if (sh->kind == LD_SHAPE_BOX) {
-        memcpy(c->R, Rb, sizeof c->R);
-        for (int i = 0; i < 3; ++i) c->h[i] = 0.5 * sh->size[i];
-        for (int i = 0; i < 3; ++i)
-            ext[i] = fabs(Rb[3 * i]) * c->h[0] + fabs(Rb[3 * i + 1]) * c->h[1] +
-                     fabs(Rb[3 * i + 2]) * c->h[2];
-        c->r = 0.0;
-    } else {
-        c->r = sh->size[0];
-        memcpy(c->c1, c->c, sizeof c->c1);
-        if (sh->kind == LD_SHAPE_CAPSULE) {
-            ld_m3_mulv(a, Rb, sh->axis);
-            for (int i = 0; i < 3; ++i) {
-                double half = 0.5 * sh->size[1] * a[i];
-                c->c1[i] = c->c[i] + half;
-                c->c[i] -= half;
-            }
-        }
-        for (int i = 0; i < 3; ++i) ext[i] = c->r;
-    }
+    double lo[3], hi[3];
+    ld_cshape_place(sh, ground ? I : R + 9 * sh->body, ground ? o : x + 3 * sh->body,
+                    &w->placed[k], lo, hi);
     for (int i = 0; i < 3; ++i) {
-        double l = fmin(c->c[i], c->c1[i]), h = fmax(c->c[i], c->c1[i]);
-        if (sh->kind == LD_SHAPE_BOX) l = h = c->c[i];
-        w->lo[3 * k + i] = l - ext[i] - 0.5 * margin;
-        w->hi[3 * k + i] = h + ext[i] + 0.5 * margin;
+        w->lo[3 * k + i] = lo[i] - 0.5 * margin;
+        w->hi[3 * k + i] = hi[i] + 0.5 * margin;
     }
 }
 

@@ -21,15 +21,16 @@ typedef struct ld_contact {
 } ld_contact;
 
 /* A shape placed in space: a sphere (c, r), a capsule (segment c0–c1, r), a box (centre c,
- * axes R (columns, row-major), half edges h). */
+ * axes R (columns, row-major), half edges h), a cylinder (the centres c, c1 of its two end
+ * faces, radius r). */
 typedef struct ld_cshape {
     ld_shape_kind kind;
     double c[3], c1[3], r, R[9], h[3];
 } ld_cshape;
 
-/* The contacts of two placed shapes (sphere, capsule or box, each against each) with a gap
- * below margin, into out (at most 8); their number, or −1 for a kind without tests. The normal
- * points from B to A; the bodies, shapes and material are left for the caller. Box–box: the
+/* The contacts of two placed shapes (sphere, capsule, box or cylinder, each against each) with
+ * a gap below margin, into out (at most 8); their number, or −1 for a kind without tests. The
+ * normal points from B to A; the bodies, shapes and material are left for the caller. Box–box: the
  * separating axis of least penetration over the 15 axes (a face unless an edge pair is clearly
  * better); on a face, the other box's incident face clipped to the reference face (at most 8
  * corners), on two edges their closest points (1); apart, the gap is the separation along that
@@ -37,8 +38,29 @@ typedef struct ld_cshape {
  * a face (its two ends) when they meet on a face; a segment crossing the box, the least
  * penetration over the box's faces and its axes × the segment (at most 2). */
 int ld_contact_pair(const ld_cshape *A, const ld_cshape *B, double margin, ld_contact *out);
-/* Does the narrow phase test shapes of kind k (sphere, capsule, box)? */
+/* Does the narrow phase test shapes of kind k (sphere, capsule, box, cylinder)? */
 int ld_contact_detected(ld_shape_kind k);
+/* Shape sh placed at the pose (R row-major, x) of its body: into *c, and its bounding box into
+ * lo, hi (exact for every kind but the cone, whose bounds are those of its cylinder). */
+void ld_cshape_place(const ld_shape *sh, const double R[9], const double x[3], ld_cshape *c,
+                     double lo[3], double hi[3]);
+/* The closest points a, b of the segments p0–p1 and q0–q1 (Ericson, Real-Time Collision
+ * Detection, 2005, 5.1.9). */
+void ld_contact_segments(const double p0[3], const double p1[3], const double q0[3],
+                         const double q1[3], double a[3], double b[3]);
+/* A cylinder A (or B) against B (or A), a sphere, capsule, box or cylinder: as
+ * ld_contact_pair (contact_cylinder.c). Against a sphere, the closest point of the solid
+ * cylinder; against the others, the normal by the support functions (GJK apart, EPA when
+ * overlapping), then the features of both shapes the normal meets — an end face, a line of the
+ * side or a point; a box's face, edge or corner — clipped one to the other: a cylinder standing
+ * on a face up to 8 points of its rim, lying on a face or beside a parallel line the two ends of
+ * its line, else one point. */
+int ld_contact_cylinder(const ld_cshape *A, const ld_cshape *B, double margin, ld_contact *out);
+/* A cylinder against the plane n·x = d: each end's lowest rim point, and for the end facing the
+ * plane 7 more rim points 45° apart from it, those with a gap below margin (at most 8: standing,
+ * its rim; lying, the two ends of its lowest line; tilted, its lowest rim point). */
+int ld_contact_cylinder_plane(const ld_cshape *A, const double n[3], double d, double margin,
+                              ld_contact *out);
 /* The contacts of a placed shape with the plane n·x = d (n unit, out of the ground), at most
  * 8; their number. */
 int ld_contact_plane(const ld_cshape *A, const double n[3], double d, double margin,
@@ -52,8 +74,8 @@ typedef struct ld_cworld ld_cworld;
 ld_cworld *ld_cworld_create(const ld_model *m, int cap);
 void ld_cworld_free(ld_cworld *w);
 /* Does some pair of m's colliding shapes (of different bodies) have no detection (a shape of a
- * kind other than sphere, capsule and box: none as the model is checked)? Its shapes into *s1,
- * *s2, and 1; else 0. */
+ * kind other than sphere, capsule, box and cylinder: none as the model is checked)? Its shapes into
+ * *s1, *s2, and 1; else 0. */
 int ld_cworld_unsupported(const ld_model *m, int *s1, int *s2);
 /* The number of colliding shapes. */
 int ld_cworld_shapes(const ld_cworld *w);

@@ -2,7 +2,8 @@
  * The exact contact tests of the primitive pairs (contact.h, docs/contact.md): sphere, capsule
  * and box against the ground plane and each other — round shapes by the closest points of their
  * cores, box–box by the separating axis test with face clipping or the closest points of two
- * edges, capsule–box by the closest points of a segment and a box. No allocation.
+ * edges, capsule–box by the closest points of a segment and a box; the cylinder's pairs in
+ * contact_cylinder.c. The placing of a shape at its body's pose. No allocation.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -34,8 +35,8 @@ static int round_pair(const double pa[3], double ra, const double pb[3], double 
 
 /* The closest points of the segments p0–p1 and q0–q1 (Ericson, Real-Time Collision Detection,
  * 5.1.9), into a and b. */
-static void segments(const double p0[3], const double p1[3], const double q0[3], const double q1[3],
-                     double a[3], double b[3]) {
+void ld_contact_segments(const double p0[3], const double p1[3], const double q0[3],
+                         const double q1[3], double a[3], double b[3]) {
     double d1[3], d2[3], r[3];
     for (int i = 0; i < 3; ++i) d1[i] = p1[i] - p0[i], d2[i] = q1[i] - q0[i], r[i] = p0[i] - q0[i];
     double A = ld_v3_dot(d1, d1), E = ld_v3_dot(d2, d2), F = ld_v3_dot(d2, r);
@@ -274,7 +275,7 @@ static int box_edges(const ld_cshape *A, const ld_cshape *B, const box_axis_gap 
         a0[l] = ea[l] - A->h[g->i] * a[l], a1[l] = ea[l] + A->h[g->i] * a[l];
         b0[l] = eb[l] - B->h[g->j] * b[l], b1[l] = eb[l] + B->h[g->j] * b[l];
     }
-    segments(a0, a1, b0, b1, pa, pb);
+    ld_contact_segments(a0, a1, b0, b1, pa, pb);
     for (int l = 0; l < 3; ++l) d[l] = pa[l] - pb[l];
     double gap = ld_v3_dot(d, g->n);
     if (!(gap < margin)) return 0;
@@ -366,7 +367,7 @@ static double seg_box_closest(const double p0[3], const double p1[3], const doub
             e0[u] = e1[u] = (sg & 1 ? 1 : -1) * h[u];
             e0[v] = e1[v] = (sg & 2 ? 1 : -1) * h[v];
             e0[i] = -h[i], e1[i] = h[i];
-            segments(p0, p1, e0, e1, a, b);
+            ld_contact_segments(p0, p1, e0, e1, a, b);
         }
         double d[3] = {a[0] - b[0], a[1] - b[1], a[2] - b[2]}, dist = ld_v3_norm(d);
         if (dist < best) best = dist, memcpy(sp, a, 3 * sizeof *a), memcpy(q, b, 3 * sizeof *b);
@@ -406,7 +407,7 @@ static int cap_deep(const ld_cshape *B, const double p0[3], const double p1[3], 
     double e0[3], e1[3], sp[3], q[3], w[3];
     for (int i = 0; i < 3; ++i) e0[i] = e1[i] = (nl[i] < 0.0 ? -1.0 : 1.0) * B->h[i];
     e0[k] = -B->h[k], e1[k] = B->h[k];
-    segments(p0, p1, e0, e1, sp, q);
+    ld_contact_segments(p0, p1, e0, e1, sp, q);
     for (int i = 0; i < 3; ++i) w[i] = sp[i] - q[i];
     return cap_contact(B, r, sp, q, nl, ld_v3_dot(w, nl) - r, margin, out);
 }
@@ -442,14 +443,53 @@ static const double *core_end(const ld_cshape *S) {
     return S->kind == LD_SHAPE_CAPSULE ? S->c1 : S->c;
 }
 
-/* A shape kind with pair tests: sphere, capsule, box (each against each and the plane). */
+/* A shape kind with pair tests: sphere, capsule, box, cylinder (each against each and the
+ * plane). */
 int ld_contact_detected(ld_shape_kind k) {
-    return k == LD_SHAPE_SPHERE || k == LD_SHAPE_CAPSULE || k == LD_SHAPE_BOX;
+    return k == LD_SHAPE_SPHERE || k == LD_SHAPE_CAPSULE || k == LD_SHAPE_BOX ||
+           k == LD_SHAPE_CYLINDER;
+}
+
+void ld_cshape_place(const ld_shape *sh, const double R[9], const double x[3], ld_cshape *c,
+                     double lo[3], double hi[3]) {
+    double off[3], a[3], ext[3];
+    memset(c, 0, sizeof *c);
+    c->kind = sh->kind;
+    ld_m3_mulv(off, R, sh->center);
+    for (int i = 0; i < 3; ++i) c->c[i] = x[i] + off[i];
+    if (sh->kind == LD_SHAPE_BOX) {
+        memcpy(c->R, R, sizeof c->R);
+        for (int i = 0; i < 3; ++i) c->h[i] = 0.5 * sh->size[i];
+        for (int i = 0; i < 3; ++i)
+            ext[i] = fabs(R[3 * i]) * c->h[0] + fabs(R[3 * i + 1]) * c->h[1] +
+                     fabs(R[3 * i + 2]) * c->h[2];
+        memcpy(c->c1, c->c, sizeof c->c1);
+    } else {
+        c->r = sh->size[0];
+        memcpy(c->c1, c->c, sizeof c->c1);
+        ld_m3_mulv(a, R, sh->axis);
+        if (sh->kind != LD_SHAPE_SPHERE)
+            for (int i = 0; i < 3; ++i) {
+                double half = 0.5 * sh->size[1] * a[i];
+                c->c1[i] = c->c[i] + half;
+                c->c[i] -= half;
+            }
+        for (int i = 0; i < 3; ++i) /* a disc's reach across axis i: r √(1 − a_i²) */
+            ext[i] = sh->kind == LD_SHAPE_CAPSULE || sh->kind == LD_SHAPE_SPHERE
+                         ? c->r
+                         : c->r * sqrt(fmax(0.0, 1.0 - a[i] * a[i]));
+    }
+    for (int i = 0; i < 3; ++i) {
+        lo[i] = fmin(c->c[i], c->c1[i]) - ext[i];
+        hi[i] = fmax(c->c[i], c->c1[i]) + ext[i];
+    }
 }
 
 int ld_contact_pair(const ld_cshape *A, const ld_cshape *B, double margin, ld_contact *out) {
     int boxA = A->kind == LD_SHAPE_BOX, boxB = B->kind == LD_SHAPE_BOX;
     if (!ld_contact_detected(A->kind) || !ld_contact_detected(B->kind)) return -1;
+    if (A->kind == LD_SHAPE_CYLINDER || B->kind == LD_SHAPE_CYLINDER)
+        return ld_contact_cylinder(A, B, margin, out);
     if (boxA && boxB) return box_box(A, B, margin, out);
     if (boxA || boxB) {
         const ld_cshape *S = boxA ? B : A, *X = boxA ? A : B;
@@ -460,7 +500,7 @@ int ld_contact_pair(const ld_cshape *A, const ld_cshape *B, double margin, ld_co
         return n;
     }
     double a[3], b[3];
-    segments(A->c, core_end(A), B->c, core_end(B), a, b);
+    ld_contact_segments(A->c, core_end(A), B->c, core_end(B), a, b);
     int n = round_pair(a, A->r, b, B->r, margin, out);
     /* two parallel capsules side by side touch along a line: also their ends */
     if (n && A->kind == LD_SHAPE_CAPSULE && B->kind == LD_SHAPE_CAPSULE) {
@@ -490,6 +530,7 @@ int ld_contact_plane(const ld_cshape *A, const double nrm[3], double d, double m
                      ld_contact *out) {
     double pts[8][3], rad = 0.0;
     int np = 0;
+    if (A->kind == LD_SHAPE_CYLINDER) return ld_contact_cylinder_plane(A, nrm, d, margin, out);
     if (A->kind == LD_SHAPE_BOX) {
         for (int k = 0; k < 8; ++k) {
             double l[3] = {(k & 1 ? 1 : -1) * A->h[0], (k & 2 ? 1 : -1) * A->h[1],

@@ -62,10 +62,10 @@ int ld_shape_check(const ld_shape *s, int nbodies, char *key, size_t keycap, cha
         strf(why, whycap, "must be from 0 to 1000, found %g", s->friction);
         return LD_EINVAL;
     }
-    if (s->collide && (s->kind == LD_SHAPE_CYLINDER || s->kind == LD_SHAPE_CONE)) {
+    if (s->collide && s->kind == LD_SHAPE_CONE) {
         strf(key, keycap, "collide");
         strf(why, whycap,
-             "cylinders and cones do not collide in this version: use a capsule, a sphere or a "
+             "cones do not collide in this version: use a cylinder, a capsule, a sphere or a "
              "box");
         return LD_EINVAL;
     }
