@@ -61,6 +61,8 @@ typedef enum opt_id {
     O_REUSE,
     O_JOBS,
     O_CTOL,
+    O_CONTACTS,
+    O_OVTOL,
     O_HELP
 } opt_id;
 
@@ -103,6 +105,8 @@ static const opt_def opt_defs[] = {
     {"--facmax", O_FACMAX, 1, CMD_RUN},
     {"--project", O_PROJECT, 0, CMD_BOTH},
     {"--constraint-tol", O_CTOL, 1, CMD_RUN},
+    {"--overlap-tol", O_OVTOL, 1, CMD_RUN},
+    {"--contacts", O_CONTACTS, 1, CMD_RUN},
     {"--checkpoint", O_CKPT, 1, CMD_RUN},
     {"--checkpoint-every", O_CKPT_EVERY, 1, CMD_RUN},
     {"--restart", O_RESTART, 1, CMD_RUN},
@@ -176,6 +180,10 @@ static void run_usage(FILE *f) {
                "                      whose constraint residual max |Phi| exceeds X (default\n"
                "                      1e-6 times the model's largest joint-to-centre-of-mass\n"
                "                      distance; 0: no check)\n"
+               "  --overlap-tol X     contact: end the run, status DRIFTED (exit 6), at the first\n"
+               "                      step at whose end two shapes overlap by more than X m\n"
+               "                      (default 1e-6 times the smallest colliding shape's radius\n"
+               "                      or half edge; 0: no check)\n"
                "  --max-iter N        Newton iterations per step\n");
     fprintf(f, "  --newton-reuse      keep the factored iteration matrix while the step size\n"
                "                      stays and Newton contracts (simplified Newton)\n"
@@ -196,9 +204,15 @@ static void run_usage(FILE *f) {
                "                      and rates (angle, angle_rate, slide, slide_rate, rx..wz,\n"
                "                      value, value_rate; angles unwrapped)\n"
                "  --vtk DIR           legacy-VTK files (bodies as their shapes, joints as lines,\n"
-               "                      rods and beams as polylines) + DIR/MODEL.vtk.series\n"
+               "                      rods and beams as polylines, the ground's shapes and\n"
+               "                      plane) + DIR/MODEL.vtk.series; with contact also\n"
+               "                      DIR/MODEL_contacts_*.vtk (points, normal, force, gap)\n"
+               "  --contacts FILE.csv a model with contact: one line per contact per output row,\n"
+               "                      t,body1,body2,shape1,shape2,px,py,pz,nx,ny,nz,gap,fn,ft,\n"
+               "                      fx,fy,fz (the last step's contacts, at its midpoint)\n"
                "  --html FILE.html    one self-contained HTML file that animates the run in a\n"
-               "                      browser, offline (docs/viewer.md)\n"
+               "                      browser, offline (docs/viewer.md); with contact, the\n"
+               "                      ground and the contacts' points and forces\n"
                "  --frames N          at most N output times, evenly spaced, in the --html and\n"
                "                      --vtk output (and the last; default 1000)\n"
                "  --plot FILE.png     quantities against time (needs gnuplot): the model's\n"
@@ -219,7 +233,7 @@ static void run_usage(FILE *f) {
                "checkpoint, and exit with 128 + the signal number.\n"
                "exit status: 0 ok, 2 bad usage or input, 3 the integration failed, 4 output\n"
                "could not be written, 5 stopped by --max-steps, 6 drifted off the constraints\n"
-               "(--constraint-tol), 130/143 stopped by a signal\n");
+               "(--constraint-tol) or into overlap (--overlap-tol), 130/143 stopped by a signal\n");
     methods_usage(f);
 }
 
@@ -342,6 +356,7 @@ int parse_args(int argc, char **argv, int cmds, run_args *a) {
     a->fac = a->facmin = a->facmax = a->checkpoint_every = NAN;
     a->out_dt = a->newton_atol = a->newton_rtol = a->error_atol = a->error_rtol = NAN;
     a->constraint_tol = NAN;
+    a->overlap_tol = NAN;
     const char *cmd = a->cmd;
     char list[512];
     for (int i = 0; i < argc; ++i) {
@@ -445,6 +460,12 @@ int parse_args(int argc, char **argv, int cmds, run_args *a) {
             break;
         case O_CTOL:
             rc = parse_num(cmd, o, v, 0, &a->constraint_tol);
+            break;
+        case O_OVTOL:
+            rc = parse_num(cmd, o, v, 0, &a->overlap_tol);
+            break;
+        case O_CONTACTS:
+            a->contacts = v;
             break;
         case O_CKPT:
             a->checkpoint = v;

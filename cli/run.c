@@ -104,7 +104,7 @@ static int plot_of_run(const sim *S, const run_args *a, const char *csv) {
 static const char *run_status(const sim *S) {
     if (S->status) return "failed";
     if (S->io_error) return "output_failed";
-    if (S->drifted) return "drifted";
+    if (S->drifted || S->overlapped) return "drifted";
     return S->stopped ? "stopped" : "ok";
 }
 
@@ -127,6 +127,42 @@ static void drift_message(const sim *S, char *buf, size_t cap) {
              S->t, S->tot.phimax, row[0] ? " in " : "", row, S->phi_tol,
              ld_model_loop_count(S->m) > 0 ? " (a closed loop may switch its assembly branch)" : "",
              fix);
+}
+
+/* The name of body b, "ground" for b < 0. */
+static const char *body_or_ground(const sim *S, int b) {
+    return b >= 0 && b < S->m->nbodies ? S->m->bodies[b].name : "ground";
+}
+
+/* Why a run that overlapped ended, one line. */
+static void overlap_message(const sim *S, char *buf, size_t cap) {
+    snprintf(buf, cap,
+             "run drifted into overlap at t = %.10g: '%s' and '%s' overlap by %.3e m at the "
+             "step's end, more than --overlap-tol %.3g, so the contacts no longer hold; rerun "
+             "with a smaller --dt or a tighter --pgs-tol, or raise --overlap-tol",
+             S->ov_t, body_or_ground(S, S->ov_b1), body_or_ground(S, S->ov_b2), S->ov_max,
+             S->ov_tol);
+}
+
+/* The contact members of the JSON record (a model with contact). */
+static void json_contact(const sim *S) {
+    if (!S->has_contact) return;
+    printf(", \"contacts\": %d, \"contact_sweeps\": %ld, \"max_midpoint_overlap\": ",
+           S->cst.contacts, S->cst.total_sweeps);
+    json_num(S->cst.max_overlap);
+    printf(", \"max_end_overlap\": ");
+    json_num(S->ov_max);
+    printf(", \"max_end_overlap_t\": ");
+    json_num(S->ov_t);
+    printf(", \"max_end_overlap_bodies\": [");
+    if (S->ov_b1 >= 0 || S->ov_b2 >= 0) {
+        json_str(body_or_ground(S, S->ov_b1));
+        printf(", ");
+        json_str(body_or_ground(S, S->ov_b2));
+    }
+    printf("], \"overlap_tol\": ");
+    json_num(S->ov_tol);
+    if (S->ccsv) printf(", \"contact_rows\": %ld", ld_out_contacts_count(S->ccsv));
 }
 
 /* What the run wrote, as JSON members (", \"csv_rows\": …"). */
@@ -217,9 +253,12 @@ static void print_json(const sim *S, const ld_model *m, const char *base) {
         printf("\"error\": ");
         json_str(S->msg);
         printf(", ");
-    } else if (S->drifted) {
-        char why[LD_NAME_MAX + 512];
-        drift_message(S, why, sizeof why);
+    } else if (S->drifted || S->overlapped) {
+        char why[3 * LD_NAME_MAX + 512];
+        if (S->drifted)
+            drift_message(S, why, sizeof why);
+        else
+            overlap_message(S, why, sizeof why);
         printf("\"error\": ");
         json_str(why);
         printf(", ");
@@ -250,6 +289,7 @@ static void print_json(const sim *S, const ld_model *m, const char *base) {
     printf(", \"velocity_residual_row\": ");
     json_str(vrow);
     json_redundant(S);
+    json_contact(S);
     if (S->any_exact) {
         printf(", \"max_angle_error\": ");
         json_num(S->tot.angmax);
@@ -382,12 +422,26 @@ static void print_moving(const sim *S) {
     if (moved > 3) printf("  (%d bodies moved; the 3 that moved most are shown)\n", moved);
 }
 
+/* "  contact: …": the last step's contacts, the sweeps, the overlaps and the check. */
+static void print_contact(const sim *S) {
+    if (!S->has_contact) return;
+    printf("  contact: %d contacts in the last step, %ld PGS sweeps (%.3g per step); largest "
+           "overlap %.3e m at a step's midpoint, %.3e m at a step's end",
+           S->cst.contacts, S->cst.total_sweeps,
+           S->st.steps > 0 ? (double)S->cst.total_sweeps / (double)S->st.steps : 0.0,
+           S->cst.max_overlap, S->ov_max);
+    if (S->ov_max > 0.0)
+        printf(" ('%s' and '%s' at t = %.6g)", body_or_ground(S, S->ov_b1),
+               body_or_ground(S, S->ov_b2), S->ov_t);
+    printf("; overlap tolerance %.3g%s\n", S->ov_tol, S->ov_tol > 0.0 ? "" : " (no check)");
+}
+
 static void print_summary(const sim *S, const char *base, const run_args *a) {
-    const char *st = S->status     ? "FAILED"
-                     : S->io_error ? "OUTPUT FAILED"
-                     : S->drifted  ? "DRIFTED"
-                     : S->stopped  ? "stopped"
-                                   : "ok";
+    const char *st = S->status                     ? "FAILED"
+                     : S->io_error                 ? "OUTPUT FAILED"
+                     : S->drifted || S->overlapped ? "DRIFTED"
+                     : S->stopped                  ? "stopped"
+                                                   : "ok";
     char par[128] = "";
     method_params(S, par, sizeof par);
     printf("%s: %s on %s%s%s%s, dt = %.6g, t = %.6g .. %.6g: %s at t = %.10g\n", base,
@@ -424,10 +478,17 @@ static void print_summary(const sim *S, const char *base, const run_args *a) {
     }
     print_assembly(S->m, "  ");
     print_redundant(S);
+    print_contact(S);
     if (a->out) printf("  csv: %s (%ld rows)\n", a->out, S->csv ? ld_out_csv_rows(S->csv) : 0L);
+    if (a->contacts)
+        printf("  contacts: %s (%ld lines)\n", a->contacts,
+               S->ccsv ? ld_out_contacts_count(S->ccsv) : 0L);
     if (a->vtk)
         printf("  vtk: %s/%s_*.vtk (%ld files), %s/%s.vtk.series\n", a->vtk, base,
                S->vtk ? ld_out_vtk_files(S->vtk) : 0L, a->vtk, base);
+    if (a->vtk && S->has_contact)
+        printf("  vtk contacts: %s/%s_contacts_*.vtk, %s/%s_contacts.vtk.series\n", a->vtk, base,
+               a->vtk, base);
     if (S->ck_path) printf("  checkpoint: %s (t = %.10g)\n", S->ck_path, S->t);
     if (a->plot) printf("  plot: %s\n", a->plot);
     if (a->html && S->html)
@@ -446,6 +507,15 @@ static int open_outputs(sim *S, const run_args *a, char *tmp_csv, size_t cap) {
             return cli_error("run: cannot create directory '%s': %s", a->vtk, strerror(errno));
         S->vtk = ld_out_vtk_open(a->vtk, S->base, &S->s, S->m, NULL, why, sizeof why);
         if (!S->vtk) return cli_error("run: --vtk: %s", why);
+    }
+    if (a->contacts) {
+        if (!S->has_contact)
+            return cli_error("run: --contacts: the model '%s' has no contact (no colliding shape "
+                             "and no joint limits)",
+                             S->base);
+        int st;
+        S->ccsv = ld_out_contacts_open(a->contacts, S->m, &st, why, sizeof why);
+        if (!S->ccsv) return cli_error("run: --contacts: %s", why);
     }
     if (csv_columns(S, a->columns)) return 2;
     plot_input pin = {NULL,         a->plot, (const char *const *)S->names, S->ncols, S->m,
@@ -466,8 +536,11 @@ static int open_outputs(sim *S, const run_args *a, char *tmp_csv, size_t cap) {
 static void report_end(const sim *S, int run_rc) {
     if (run_rc == 3) cli_error("run failed at t = %.10g: %s", S->t, S->msg);
     if (run_rc == 6) {
-        char why[LD_NAME_MAX + 512];
-        drift_message(S, why, sizeof why);
+        char why[3 * LD_NAME_MAX + 512];
+        if (S->drifted)
+            drift_message(S, why, sizeof why);
+        else
+            overlap_message(S, why, sizeof why);
         cli_error("%s", why);
     }
     if (S->io_error) cli_error("run: %s", S->io_msg);
@@ -505,6 +578,7 @@ int cli_run(int argc, char **argv) {
     S.ck_every = a.checkpoint_every;
     S.max_steps = a.max_steps;
     S.phi_tol = isnan(a.constraint_tol) ? constraint_tol_default(&m) : a.constraint_tol;
+    S.ov_tol = isnan(a.overlap_tol) ? overlap_tol_default(&m) : a.overlap_tol;
     S.tag = model_tag(&m, (int)S.form);
     char tmp_csv[PATH_CAP] = "";
     rc = sim_setup(&S);

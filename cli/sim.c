@@ -54,6 +54,11 @@ void sim_free(sim *S) {
     S->qa = S->va = S->la = S->qi = S->vi = S->li = NULL;
     ld_out_html_free(S->html);
     S->html = NULL;
+    ld_out_contacts_free(S->ccsv);
+    S->ccsv = NULL;
+    free(S->cp);
+    S->cp = NULL;
+    S->ncp = S->cpcap = 0;
     S->it = NULL;
     S->compiled = 0;
     S->q0 = S->v0 = S->phi = S->bx = NULL;
@@ -84,6 +89,8 @@ int sim_setup(sim *S) {
     rc = ld_model_compile_msg(m, S->form, &S->s, &S->q0, &S->v0, why, sizeof why);
     if (rc) return cli_error("%s: cannot compile the model: %s", S->path, why);
     S->compiled = 1;
+    S->has_contact = ld_model_has_contact(m) && ld_method_get((int)S->o.method)->contact;
+    S->ov_max = 0.0, S->ov_t = NAN, S->ov_b1 = S->ov_b2 = -1;
     S->phi = calloc((size_t)S->s.m + 1, sizeof(double));
     S->exact = calloc((size_t)nb, sizeof(int));
     S->bx = calloc(19 * (size_t)nb, sizeof(double)); /* bx, bq, bw, bv, then cf */
@@ -261,6 +268,159 @@ static double angle_error(const sim *S, int b, double t, const double quat[4]) {
     return ld_quat_angle(qe, quat);
 }
 
+/* ------------------------------------------------------------------ the overlap check */
+
+/* A colliding shape placed at its body's pose at the end of a step (the ground's where it is):
+ * a sphere (c, r), a capsule (segment c–c1, r) or a box (centre c, axes the columns of R,
+ * half edges h). */
+typedef struct placed {
+    ld_shape_kind kind;
+    double c[3], c1[3], r, R[9], h[3];
+} placed;
+
+/* Shape sh at the pose of its body in the state (q, v). */
+static void place_shape(const sim *S, const ld_shape *sh, const double *q, const double *v,
+                        placed *p) {
+    double x[3] = {0, 0, 0}, qq[4] = {1, 0, 0, 0}, w[3], xd[3], off[3], a[3];
+    if (sh->body >= 0) ld_model_body_state(&S->s, sh->body, q, v, x, qq, w, xd);
+    ld_quat_to_mat(p->R, qq);
+    ld_quat_rotate(off, qq, sh->center);
+    p->kind = sh->kind;
+    p->r = sh->kind == LD_SHAPE_BOX ? 0.0 : sh->size[0];
+    for (int i = 0; i < 3; ++i) {
+        p->c[i] = p->c1[i] = x[i] + off[i];
+        p->h[i] = 0.5 * sh->size[i];
+    }
+    if (sh->kind != LD_SHAPE_CAPSULE) return;
+    ld_quat_rotate(a, qq, sh->axis);
+    for (int i = 0; i < 3; ++i) {
+        p->c[i] -= 0.5 * sh->size[1] * a[i];
+        p->c1[i] += 0.5 * sh->size[1] * a[i];
+    }
+}
+
+static double dot3(const double *a, const double *b) {
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+/* The signed distance of placed shape p from the plane n·x = d (< 0: below it). */
+static double plane_gap(const placed *p, const double n[3], double d) {
+    if (p->kind == LD_SHAPE_BOX) {
+        double reach = 0.0;
+        for (int i = 0; i < 3; ++i)
+            reach += p->h[i] * fabs(n[0] * p->R[i] + n[1] * p->R[3 + i] + n[2] * p->R[6 + i]);
+        return dot3(n, p->c) - d - reach;
+    }
+    return fmin(dot3(n, p->c), dot3(n, p->c1)) - d - p->r;
+}
+
+/* The point of segment a–b nearest to c into out. */
+static void segment_nearest(const double *a, const double *b, const double *c, double *out) {
+    double ab[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
+    double ac[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]}, l2 = dot3(ab, ab);
+    double s = l2 > 0.0 ? fmin(1.0, fmax(0.0, dot3(ac, ab) / l2)) : 0.0;
+    for (int i = 0; i < 3; ++i) out[i] = a[i] + s * ab[i];
+}
+
+/* The signed distance of a sphere or capsule p from box b (< 0: they overlap; a capsule by its
+ * segment's point nearest to the box's centre, exact when that point is the nearest). */
+static double round_box_gap(const placed *p, const placed *b) {
+    double c[3], d[3], l[3], out = 0.0, in = INFINITY;
+    segment_nearest(p->c, p->c1, b->c, c);
+    for (int i = 0; i < 3; ++i) d[i] = c[i] - b->c[i];
+    for (int i = 0; i < 3; ++i) { /* the centre in the box's frame */
+        l[i] = b->R[i] * d[0] + b->R[3 + i] * d[1] + b->R[6 + i] * d[2];
+        double e = fabs(l[i]) - b->h[i];
+        out += e > 0.0 ? e * e : 0.0;
+        in = fmin(in, -e);
+    }
+    return (out > 0.0 ? sqrt(out) : -in) - p->r;
+}
+
+/* The signed distance of two placed shapes where it is exact: sphere or capsule against
+ * sphere or capsule (capsules by their segments' points nearest to the other's centre) or
+ * against a box; NAN for two boxes (not measured). */
+static double pair_gap(const placed *a, const placed *b) {
+    if (a->kind == LD_SHAPE_BOX && b->kind == LD_SHAPE_BOX) return NAN;
+    if (a->kind == LD_SHAPE_BOX) return round_box_gap(b, a);
+    if (b->kind == LD_SHAPE_BOX) return round_box_gap(a, b);
+    double mb[3], pa[3], pb[3];
+    for (int i = 0; i < 3; ++i) mb[i] = 0.5 * (b->c[i] + b->c1[i]);
+    segment_nearest(a->c, a->c1, mb, pa);
+    segment_nearest(b->c, b->c1, pa, pb);
+    segment_nearest(a->c, a->c1, pb, pa);
+    double d[3] = {pa[0] - pb[0], pa[1] - pb[1], pa[2] - pb[2]};
+    return sqrt(dot3(d, d)) - a->r - b->r;
+}
+
+/* The shape of a contact's side: index s of m->shapes, ≤ −2 the ground shape −2 − s; NULL for
+ * the plane. */
+static const ld_shape *contact_shape(const ld_model *m, int s) {
+    if (s >= 0 && s < m->nshapes) return &m->shapes[s];
+    if (s <= -2 && -2 - s < m->nground) return &m->ground[-2 - s];
+    return NULL;
+}
+
+/* Record an overlap ov between bodies b1 and b2 at t when it is the largest so far. */
+static void overlap_seen(sim *S, double ov, double t, int b1, int b2) {
+    if (!(ov > S->ov_max)) return;
+    S->ov_max = ov, S->ov_t = t, S->ov_b1 = b1, S->ov_b2 = b2;
+}
+
+/* The overlaps at the end of the step that reached (t, q, v): every colliding shape against
+ * the ground plane, and the pairs among the step's contacts where pair_gap measures them. */
+static void overlap_measure(sim *S, double t, const double *q, const double *v) {
+    const ld_model *m = S->m;
+    placed a, b;
+    if (m->plane.on) {
+        double d = dot3(m->plane.normal, m->plane.point);
+        for (int i = 0; i < m->nshapes; ++i) {
+            if (!m->shapes[i].collide) continue;
+            place_shape(S, &m->shapes[i], q, v, &a);
+            overlap_seen(S, -plane_gap(&a, m->plane.normal, d), t, m->shapes[i].body, -1);
+        }
+    }
+    for (int k = 0; k < S->ncp; ++k) {
+        const ld_shape *s1 = contact_shape(m, S->cp[k].shape1),
+                       *s2 = contact_shape(m, S->cp[k].shape2);
+        if (!s1 || !s2) continue;
+        place_shape(S, s1, q, v, &a);
+        place_shape(S, s2, q, v, &b);
+        overlap_seen(S, -pair_gap(&a, &b), t, S->cp[k].body1, S->cp[k].body2);
+    }
+    if (S->ov_tol > 0.0 && S->ov_max > S->ov_tol) S->overlapped = 1;
+}
+
+double overlap_tol_default(const ld_model *m) {
+    double size = INFINITY;
+    for (int i = 0; i < m->nshapes + m->nground; ++i) {
+        const ld_shape *s = i < m->nshapes ? &m->shapes[i] : &m->ground[i - m->nshapes];
+        if (!s->collide) continue;
+        double l = s->kind == LD_SHAPE_BOX ? 0.5 * fmin(fmin(s->size[0], s->size[1]), s->size[2])
+                                           : s->size[0];
+        if (l > 0.0) size = fmin(size, l);
+    }
+    return 1e-6 * (isfinite(size) ? size : 1.0);
+}
+
+/* The contacts of the last step into S->cp (grown as needed), the statistics into S->cst. */
+static void contacts_fetch(sim *S) {
+    if (!S->has_contact) return;
+    int n = ld_integ_contacts(S->it, S->cp, S->cpcap);
+    if (n > S->cpcap) {
+        ld_contact_point *p = realloc(S->cp, (size_t)n * sizeof *p);
+        if (!p) {
+            io_fail_msg(S, "keeping the contacts: out of memory");
+            n = 0;
+        } else {
+            S->cp = p, S->cpcap = n;
+            n = ld_integ_contacts(S->it, S->cp, S->cpcap);
+        }
+    }
+    S->ncp = n > 0 ? n : 0;
+    (void)ld_integ_contact_stats(S->it, &S->cst);
+}
+
 /* Update the running maxima with the state at t (every step). */
 static void sim_measure(sim *S, double t, const double *q, const double *v) {
     int row = -1;
@@ -319,6 +479,8 @@ void outputs_close(sim *S) {
     if (S->csv && ld_out_csv_close(S->csv) != LD_OK) io_fail_msg(S, ld_out_csv_message(S->csv));
     if (S->pcsv && ld_out_csv_close(S->pcsv) != LD_OK) io_fail_msg(S, ld_out_csv_message(S->pcsv));
     if (S->vtk && ld_out_vtk_close(S->vtk) != LD_OK) io_fail_msg(S, ld_out_vtk_message(S->vtk));
+    if (S->ccsv && ld_out_contacts_close(S->ccsv) != LD_OK)
+        io_fail_msg(S, ld_out_contacts_message(S->ccsv));
 }
 
 /* One VTK file of the state (t, q, v) (ld_out_vtk_frame); a failure is recorded. */
@@ -352,6 +514,12 @@ static void emit_row(sim *S, ld_out_csv *w, double t, const double *q, const dou
 static void write_row_at(sim *S, double t, const double *q, const double *v, const double *lam) {
     S->last_row_t = t;
     S->rows++;
+    if (S->ccsv && ld_out_contacts_rows(S->ccsv, t, S->cp, S->ncp) != LD_OK)
+        io_fail_msg(S, ld_out_contacts_message(S->ccsv));
+    if (S->has_contact && S->vtk && ld_out_vtk_set_contacts(S->vtk, S->cp, S->ncp) != LD_OK)
+        io_fail_msg(S, ld_out_vtk_message(S->vtk));
+    if (S->has_contact && S->html && ld_out_html_set_contacts(S->html, S->cp, S->ncp) != LD_OK)
+        io_fail_msg(S, "recording the viewer's contacts: out of memory");
     if (S->csv) emit_row(S, S->csv, t, q, v, lam);
     if (S->pcsv) emit_row(S, S->pcsv, t, q, v, lam);
     if (S->vtk && (t >= S->vtk_next - 1e-9 * S->vtk_spacing || t >= S->t1)) {
@@ -447,11 +615,16 @@ static void sim_accepted(sim *S, double t, const double *q, const double *v) {
     S->tot.hmax = fmax(S->tot.hmax, S->tot.row_h);
     S->tot.errmax = fmax(S->tot.errmax, S->tot.row_err);
     sim_measure(S, t, q, v);
+    if (S->has_contact) {
+        contacts_fetch(S);
+        if (S->m->contact.kind == LD_CONTACT_HARD) /* a compliant law overlaps by design */
+            overlap_measure(S, t, q, v);
+    }
     if (S->out_dt > 0.0)
         dense_rows(S, t, q, v);
     else if (S->n % S->every == 0 || t >= S->t1)
         write_row(S, t, q, v);
-    if (S->drifted) { /* the run ends here: the row of the state that left the constraints */
+    if (S->drifted || S->overlapped) { /* the run ends here: the row of the state at fault */
         if (t != S->last_row_t) write_row(S, t, q, v);
         return;
     }
@@ -476,12 +649,13 @@ static void sim_finish(sim *S, const double *q, const double *v) {
     for (int b = 0; b < nb; ++b)
         ld_model_body_state(&S->s, b, q, v, S->bx + 3 * b, S->bq + 4 * b, S->bw + 3 * b,
                             S->bv + 3 * b);
+    if (S->has_contact) (void)ld_integ_contact_stats(S->it, &S->cst);
     if (S->ck_path && S->status >= 0) (void)sim_checkpoint(S);
 }
 
 /* Step from t0 (or the restart point) to t1; fills the results. Returns 0, 3 (a step failed;
  * S->msg says why), 4 (output failed; S->io_msg), 5 (stopped early; S->stopped) or 6 (the
- * residual exceeded S->phi_tol; S->drifted). */
+ * residual exceeded S->phi_tol, S->drifted, or an overlap S->ov_tol, S->overlapped). */
 int sim_run(sim *S) {
     ld_integ *it = S->it;
     const double *q = ld_integ_q(it), *v = ld_integ_v(it);
@@ -504,6 +678,7 @@ int sim_run(sim *S) {
     if (S->every <= 0) /* chosen here: every step up to 5000 steps, else about 2000 rows */
         S->every = S->o.adaptive || nsteps <= 5000 ? 1 : (int)((nsteps + 1999) / 2000);
     sim_measure(S, tc, q, v);
+    contacts_fetch(S);
     write_row(S, tc, q, v);
     if (S->out_dt > 0.0) {
         S->out_j = (long)floor((tc - S->t0) / S->out_dt + 1e-9) + 1;
@@ -512,7 +687,7 @@ int sim_run(sim *S) {
     double wall0 = wall_seconds(), next = wall0 + 0.2;
     int shown = 0;
     long taken = 0;
-    while (!S->io_error && !S->drifted &&
+    while (!S->io_error && !S->drifted && !S->overlapped &&
            (S->o.adaptive ? ld_integ_t(it) < S->t1 : S->n < nsteps)) {
         if (sim_stop_signal || (S->max_steps > 0 && taken >= S->max_steps)) {
             sim_stop(S, ld_integ_t(it), q, v, sim_stop_signal ? (int)sim_stop_signal : -1);
@@ -543,7 +718,7 @@ int sim_run(sim *S) {
     sim_finish(S, q, v);
     if (S->status) return 3;
     if (S->io_error) return 4;
-    if (S->drifted) return 6;
+    if (S->drifted || S->overlapped) return 6;
     return S->stopped ? 5 : 0;
 }
 

@@ -39,8 +39,10 @@ typedef struct run_args {
     int project;                /* --project given */
     double constraint_tol;      /* --constraint-tol (NAN: the model's default; 0: no check) */
     const char *out, *vtk, *plot, *ref;
-    const char *html; /* --html FILE */
-    long frames;      /* --frames N: output times of --html and --vtk (0: the default) */
+    const char *html;     /* --html FILE */
+    const char *contacts; /* --contacts FILE.csv */
+    double overlap_tol;   /* --overlap-tol (NAN: the default; 0: no check) */
+    long frames;          /* --frames N: output times of --html and --vtk (0: the default) */
     const char *checkpoint, *restart; /* --checkpoint FILE, --restart FILE */
     double checkpoint_every;          /* NAN: only at the end and when stopped */
     long max_steps;                   /* 0: no limit */
@@ -112,6 +114,18 @@ typedef struct sim {
      * and phit); phi_tol 0: no check. */
     double phi_tol;
     int drifted;
+    /* Contact (a model with contact and a method that treats it): the last step's contacts
+     * (cp, ncp of them; room for cpcap), their CSV (--contacts), the statistics after the
+     * last step, and the overlap check: the largest overlap of two shapes measured at a step's
+     * end (ov_max, at ov_t between bodies ov_b1, ov_b2, −1 the ground); a step whose overlap
+     * exceeds ov_tol (> 0) ends the run with overlapped set. */
+    int has_contact;
+    ld_contact_point *cp;
+    int ncp, cpcap;
+    ld_out_contacts *ccsv;
+    ld_contact_stats cst;
+    double ov_tol, ov_max, ov_t;
+    int ov_b1, ov_b2, overlapped;
     /* max |B v + Φ_t| over the states of this invocation (NaN: not evaluated), its row and time;
      * vwork: its scratch (vnb values of B, then 3 m) */
     double vres, vres_t;
@@ -150,7 +164,8 @@ int sim_setup(sim *S);
 /* Step from t0 (or the restart point) to t1 writing rows; 0, 3 when a step failed (S->msg
  * says why), 4 when output could not be written (S->io_msg), 5 when stopped early
  * (S->stopped; a checkpoint is written when S->ck_path is set), 6 when the constraint residual
- * exceeded S->phi_tol (S->drifted; the run ends at that step, its row written). */
+ * exceeded S->phi_tol (S->drifted) or two shapes overlapped by more than S->ov_tol at a step's
+ * end (S->overlapped; the run ends at that step, its row written). */
 int sim_run(sim *S);
 /* Continue from a checkpoint file: the state, step counts and running maxima of the run that
  * wrote it. 0, or 2 (message printed). */
@@ -188,6 +203,9 @@ void json_vec(const double *v, int n);
 double constraint_length(const ld_model *m);
 /* The drift check's default tolerance: 1e-6 constraint_length(m). */
 double constraint_tol_default(const ld_model *m);
+/* The overlap check's default tolerance: 1e-6 times the smallest colliding shape's size (a
+ * sphere's or capsule's radius, a box's shortest half edge), 1e-6 m without one. */
+double overlap_tol_default(const ld_model *m);
 /* Total energy (NaN if the model has none) and max |Φ| (0 without constraints). */
 double state_energy(const sim *S, double t, const double *q, const double *v);
 double state_phi(const sim *S, double t, const double *q);

@@ -3,7 +3,8 @@
  * "liedyn-data": bodies, shapes, joints, tubes, times, poses and series) with three.js, which
  * the page carries gzip-compressed in base64 and loads from blob URLs: no network.
  * The URL fragment sets the start: #t=TIME (or at=FRACTION of the run)&frames=1&joints=0&path=1
- * &plot=NAME,NAME&play=1&ui=0 (the 3-D view alone).
+ * &plot=NAME,NAME&play=1&ui=0 (the 3-D view alone)&contacts=1 (the contacts' points and forces)
+ * &ground=0.
  * The page reports itself in the data-status of its body (ready or error) and errors in the title.
  */
 (function () {
@@ -134,7 +135,7 @@
     for (const tb of D.tubes) for (const p of tb.points) if (p.length === 3) box.expandByPoint(v.fromArray(p));
     for (const j of D.joints) if (j.b1 < 0) box.expandByPoint(v.fromArray(j.p1));
     box.expandByScalar(shapeSize);
-    const size = box.getSize(new THREE.Vector3()).length() || 1;
+    let size = box.getSize(new THREE.Vector3()).length() || 1;
     const centre = box.getCenter(new THREE.Vector3());
     for (const g of bodies) g.userData.axes.scale.setScalar(0.08 * size);
     for (const tb of D.tubes) thickness.push(2 * tb.radius);
@@ -193,11 +194,119 @@
       }
     }
 
+    // ---- the ground: its fixed shapes and its plane (a translucent square with a grid)
+    const groundGroup = new THREE.Group();
+    scene.add(groundGroup);
+    for (const s of D.ground || []) {
+      let geo;
+      const [a, l] = s.size;
+      if (s.type === 'box') geo = new THREE.BoxGeometry(s.size[0], s.size[1], s.size[2]);
+      else if (s.type === 'sphere') geo = new THREE.SphereGeometry(a, 32, 16);
+      else {
+        if (s.type === 'cylinder') geo = new THREE.CylinderGeometry(a, a, l, 32);
+        else if (s.type === 'cone') geo = new THREE.CylinderGeometry(0, a, l, 32);
+        else geo = new THREE.CapsuleGeometry(a, l, 8, 24);
+        geo.rotateX(Math.PI / 2);
+      }
+      const color = s.color ? new THREE.Color(s.color[0], s.color[1], s.color[2]) : new THREE.Color(0x8a8f99);
+      const mesh = new THREE.Mesh(geo, new THREE.MeshStandardMaterial({
+        color, roughness: 0.8, metalness: 0.05, transparent: true, opacity: 0.55 }));
+      mesh.position.fromArray(s.center);
+      mesh.quaternion.set(s.q[1], s.q[2], s.q[3], s.q[0]);
+      groundGroup.add(mesh);
+      box.expandByObject(mesh);
+    }
+    let planeMesh = null;
+    if (D.plane) {
+      const n = new THREE.Vector3().fromArray(D.plane.normal).normalize();
+      const p0 = new THREE.Vector3().fromArray(D.plane.point);
+      const c = box.getCenter(new THREE.Vector3());
+      c.addScaledVector(n, p0.clone().sub(c).dot(n)); // the scene's centre on the plane
+      const side = 1.5 * (box.getSize(new THREE.Vector3()).length() || 1);
+      const q = new THREE.Quaternion().setFromUnitVectors(new THREE.Vector3(0, 0, 1), n);
+      planeMesh = new THREE.Mesh(new THREE.PlaneGeometry(side, side),
+        new THREE.MeshStandardMaterial({ color: 0x6f8a6a, roughness: 0.9, transparent: true,
+          opacity: 0.45, side: THREE.DoubleSide, depthWrite: false }));
+      planeMesh.position.copy(c);
+      planeMesh.quaternion.copy(q);
+      groundGroup.add(planeMesh);
+      const pg = new THREE.GridHelper(side, 20, 0x9fb59a, 0x7f937b);
+      pg.quaternion.copy(q).multiply(new THREE.Quaternion().setFromUnitVectors(
+        new THREE.Vector3(0, 1, 0), new THREE.Vector3(0, 0, 1)));
+      pg.position.copy(c).addScaledVector(n, 1e-4 * side);
+      groundGroup.add(pg);
+      box.expandByPoint(c);
+    }
+    if (D.plane || (D.ground && D.ground.length)) { // the camera's fit takes the ground in
+      size = box.getSize(new THREE.Vector3()).length() || 1;
+      box.getCenter(centre);
+    }
+
+    // ---- contacts: per frame its points, normals and forces (float32 × 10 per contact)
+    const CF = 10;
+    const cOff = D.contacts ? new Int32Array(bytes(D.contacts.offsets).buffer) : null;
+    const cDat = D.contacts && D.contacts.count > 0 ? new Float32Array(bytes(D.contacts.data).buffer) : new Float32Array(0);
+    const contactGroup = new THREE.Group();
+    contactGroup.visible = false;
+    scene.add(contactGroup);
+    let setContacts = () => {};
+    if (cOff) {
+      // the force scale: the 95th percentile of |F| over the run draws 0.15 of the scene
+      const mags = [];
+      for (let i = 0; i < cDat.length; i += CF) mags.push(Math.hypot(cDat[i + 6], cDat[i + 7], cDat[i + 8]));
+      mags.sort((x, y) => x - y);
+      const fRef = mags.length ? mags[Math.min(mags.length - 1, Math.floor(0.95 * mags.length))] : 0;
+      const sceneLen = box.getSize(new THREE.Vector3()).length() || 1;
+      const fScale = fRef > 0 ? 0.15 * sceneLen / fRef : 0;
+      const fMax = 0.4 * sceneLen; // longer arrows are clipped
+      let cap = 1;
+      for (let f = 0; f + 1 < cOff.length; f++) cap = Math.max(cap, cOff[f + 1] - cOff[f]);
+      const ptPos = new Float32Array(3 * cap), lnPos = new Float32Array(12 * cap), lnCol = new Float32Array(12 * cap);
+      const ptGeo = new THREE.BufferGeometry(), lnGeo = new THREE.BufferGeometry();
+      ptGeo.setAttribute('position', new THREE.BufferAttribute(ptPos, 3));
+      lnGeo.setAttribute('position', new THREE.BufferAttribute(lnPos, 3));
+      lnGeo.setAttribute('color', new THREE.BufferAttribute(lnCol, 3));
+      contactGroup.add(new THREE.Points(ptGeo, new THREE.PointsMaterial({
+        color: 0xffff40, size: 7, sizeAttenuation: false, depthTest: false })));
+      contactGroup.add(new THREE.LineSegments(lnGeo, new THREE.LineBasicMaterial({
+        vertexColors: true, depthTest: false })));
+      contactGroup.renderOrder = 10;
+      setContacts = (f) => {
+        const a = cOff[f], n = cOff[f + 1] - a;
+        const clip = (x) => Math.max(-fMax, Math.min(fMax, x));
+        for (let i = 0; i < n; i++) {
+          const d = cDat.subarray((a + i) * CF, (a + i + 1) * CF);
+          const fn = d[3] * d[6] + d[4] * d[7] + d[5] * d[8];
+          const L = clip(fn * fScale);
+          for (let c = 0; c < 3; c++) {
+            ptPos[3 * i + c] = d[c];
+            const ft = (d[6 + c] - fn * d[3 + c]) * fScale;
+            lnPos[12 * i + c] = d[c]; lnPos[12 * i + 3 + c] = d[c] + L * d[3 + c];
+            lnPos[12 * i + 6 + c] = d[c]; lnPos[12 * i + 9 + c] = d[c] + clip(ft);
+          }
+          lnCol.set([1, 0.3, 0.25, 1, 0.3, 0.25, 0.3, 0.9, 1, 0.3, 0.9, 1], 12 * i);
+        }
+        ptGeo.setDrawRange(0, n);
+        lnGeo.setDrawRange(0, 4 * n);
+        ptGeo.attributes.position.needsUpdate = true;
+        lnGeo.attributes.position.needsUpdate = true;
+        lnGeo.attributes.color.needsUpdate = true;
+        ptGeo.computeBoundingSphere();
+        lnGeo.computeBoundingSphere();
+        $('contactsLabel').title = n + ' contacts at t = ' + T[f].toPrecision(6) + ' s; normal force (red) and friction (cyan) on the first body, ' + (fScale > 0 ? (1 / fScale).toPrecision(3) + ' N per m' : 'no force');
+        document.body.dataset.contacts = String(n);
+      };
+      $('contactsLabel').style.display = '';
+    }
+    if (D.plane || (D.ground && D.ground.length)) $('groundLabel').style.display = '';
+
     // ---- ground grid, path
     const grid = new THREE.GridHelper(1.5 * size, 20, 0x667080, 0x4a505a);
     grid.quaternion.setFromUnitVectors(new THREE.Vector3(0, 1, 0), up);
     const low = new THREE.Vector3().copy(centre).addScaledVector(up, -up.dot(box.getSize(v)) / 2);
     grid.position.copy(low);
+    grid.visible = !D.plane; // the plane carries its own grid
+    $('showGrid').checked = grid.visible;
     scene.add(grid);
     const pathBody = (() => {
       for (let b = 0; b < NB; b++) if (!D.bodies[b].node) return b;
@@ -349,6 +458,7 @@
       setPoses(f);
       setJoints();
       setTubes();
+      setContacts(f);
       slider.value = String(f);
       $('time').textContent = 't = ' + T[f].toFixed(4) + ' s';
       drawPlot(f);
@@ -368,6 +478,8 @@
       showJoints: (on) => { jointGroup.visible = on; },
       showGrid: (on) => { grid.visible = on; },
       showPath: (on) => { path.visible = on; },
+      showGround: (on) => { groundGroup.visible = on; },
+      showContacts: (on) => { contactGroup.visible = on; },
     };
     for (const id in toggles) $(id).onchange = () => { toggles[id]($(id).checked); dirty = true; };
     sel.onchange = () => drawPlot(frame);
@@ -394,6 +506,8 @@
     if (hp.frames === '1') { $('showFrames').checked = true; toggles.showFrames(true); }
     if (hp.joints === '0') { $('showJoints').checked = false; toggles.showJoints(false); }
     if (hp.path === '1') { $('showPath').checked = true; toggles.showPath(true); }
+    if (hp.contacts === '1') { $('showContacts').checked = true; toggles.showContacts(true); }
+    if (hp.ground === '0') { $('showGround').checked = false; toggles.showGround(false); }
     const want = (hp.plot ? hp.plot.split(',') : ['energy']);
     for (const o of sel.options) o.selected = want.includes(o.value);
     if (hp.t !== undefined && Number.isFinite(+hp.t)) simT = +hp.t;

@@ -32,6 +32,7 @@
 #include <stddef.h>
 
 #include "liedyn/export.h"
+#include "liedyn/integrator.h"
 #include "liedyn/model.h"
 #include "liedyn/system.h"
 
@@ -83,6 +84,32 @@ int ld_out_csv_close(ld_out_csv *w);
 /* Close (if open) and free w. NULL is ignored. */
 void ld_out_csv_free(ld_out_csv *w);
 
+/* ------------------------------------------------------------------ contacts */
+
+/* The contacts CSV (`liedyn run --contacts`, docs/cli-run.md): one line per contact per output
+ * time, the columns t, body1, body2 (body names; "ground"), shape1, shape2 (the shape's index
+ * among its body's shapes in the model's order; the ground's: −1 its plane, g its
+ * ground_shapes[g]), px py pz (the point), nx ny nz (the unit normal from body2 towards body1),
+ * gap (m, < 0: overlap), fn (normal·force), ft (the tangential force's magnitude), fx fy fz (the
+ * force on body1, N), at the step's midpoint as ld_integ_contacts gives them. */
+typedef struct ld_out_contacts ld_out_contacts;
+/* Create (truncate) path and write its header. NULL on failure with *status (may be NULL)
+ * LD_EINVAL, LD_EIO or LD_ENOMEM and the reason in why. */
+ld_out_contacts *ld_out_contacts_open(const char *path, const ld_model *m, int *status, char *why,
+                                      size_t cap);
+/* The n contacts c of the output time t (n may be 0), one line each. The lines of one call
+ * reach the file together, so it holds the whole list of every output time written (blocks as
+ * the CSV writer's). 0, or LD_EIO once a write has failed (ld_out_contacts_message). */
+int ld_out_contacts_rows(ld_out_contacts *w, double t, const ld_contact_point *c, int n);
+/* Contact lines in the file so far. */
+long ld_out_contacts_count(const ld_out_contacts *w);
+/* "" or why the writer failed. */
+const char *ld_out_contacts_message(const ld_out_contacts *w);
+/* Write what is buffered and close, keeping w for its count and message. 0 or LD_EIO. */
+int ld_out_contacts_close(ld_out_contacts *w);
+/* Close (if open) and free w. NULL is ignored. */
+void ld_out_contacts_free(ld_out_contacts *w);
+
 /* ------------------------------------------------------------------ VTK */
 
 typedef struct ld_out_vtk ld_out_vtk;
@@ -100,6 +127,11 @@ ld_out_vtk *ld_out_vtk_open(const char *dir, const char *base, const ld_system *
  * whole or absent); the series file is rewritten (atomically) at most twice a second and at
  * close. 0, or LD_EIO / LD_ENOMEM (ld_out_vtk_message says why; nothing more is written). */
 int ld_out_vtk_frame(ld_out_vtk *w, double t, const double *q, const double *v);
+/* The contacts of the next frames (ld_integ_contacts; copied): once called, every frame also
+ * writes DIR/BASE_contacts_NNNNN.vtk (the same number; a POLYDATA of one vertex per contact
+ * with the point data normal, force, gap, fn, body1, body2) and DIR/BASE_contacts.vtk.series.
+ * 0 or LD_ENOMEM (then recorded as the writer's failure). */
+int ld_out_vtk_set_contacts(ld_out_vtk *w, const ld_contact_point *c, int n);
 /* Files written so far. */
 long ld_out_vtk_files(const ld_out_vtk *w);
 /* "" or why the writer failed ("writing VTK file 'NAME' failed: reason"). */
@@ -131,6 +163,11 @@ ld_out_html *ld_out_html_open(const ld_system *s, const ld_model *m, double t0, 
                               long max_frames, int *status, char *why, size_t cap);
 /* Offer the state (t, q, v); kept when due. 0 or LD_ENOMEM. */
 int ld_out_html_frame(ld_out_html *w, double t, const double *q, const double *v);
+/* The contacts (ld_integ_contacts; copied) that go with the next frames offered: the viewer
+ * draws them (points, and their normal and tangential forces) when its contacts toggle is on.
+ * At most about 2·10⁶ contacts are kept over the whole animation; the frames after that hold
+ * none. 0 or LD_ENOMEM. */
+int ld_out_html_set_contacts(ld_out_html *w, const ld_contact_point *c, int n);
 /* Frames kept so far (after ld_out_html_write: all that the file holds). */
 long ld_out_html_frames(const ld_out_html *w);
 /* Keep the last frame offered and write the self-contained HTML file (the page, three.js and

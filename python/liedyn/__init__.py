@@ -21,7 +21,8 @@ import types
 from . import _liedyn
 from ._liedyn import Error, Integrator, System, attitude_case, attitude_cases
 from ._liedyn import formulations, integrators, version
-from ._result import AttitudeResult, Body, BodyResult, Element, Joint, JointResult, Result
+from ._result import (AttitudeResult, Body, BodyResult, ContactResult, Element, Joint, JointResult,
+                      Result)
 
 try:
     from ._paths import MODELS as _MODELS
@@ -30,7 +31,7 @@ except ImportError:  # pragma: no cover - a copy without its generated paths
 
 __all__ = ["Model", "System", "Integrator", "Error", "run", "attitude", "attitude_case",
            "attitude_cases", "find_model", "models", "integrators", "formulations", "version",
-           "Result", "BodyResult", "JointResult", "AttitudeResult", "so3", "s3", "se3", "s3sdr3",
+           "Result", "BodyResult", "JointResult", "ContactResult", "AttitudeResult", "so3", "s3", "se3", "s3sdr3",
            "so3xr3", "s3xr3", "quat"]
 __version__ = version()
 

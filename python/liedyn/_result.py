@@ -72,6 +72,48 @@ class JointResult:
         return f"JointResult({self.name!r}, {', '.join(self.names)})"
 
 
+class ContactResult:
+    """The contacts of a run with contact (moreau), one entry per contact per output row: the
+    contacts of the step that led to the row, at that step's midpoint (as `liedyn run
+    --contacts` writes them). Arrays over the entries: row (index into Result.t), t, body1,
+    body2 (body indices, -1 the ground; names in body_names), shape1, shape2 (the shape's
+    index in the model's list of the bodies' shapes; the ground's: -1 its plane, -2 - g its
+    ground_shapes[g]), point (n, 3), normal (n, 3) unit, from body2 towards body1, gap (m, < 0:
+    overlap), force (n, 3) on body1 (N; body2 takes its opposite), fn = normal . force, ft its
+    tangential magnitude. records: the same as one numpy structured array. stats: contacts
+    (of the last step), sweeps (projected Gauss-Seidel sweeps over the run), max_overlap (the
+    largest overlap met at a step's midpoint, m)."""
+
+    def __init__(self, d, body_names):
+        import numpy as np
+        self.body_names = list(body_names)
+        self.stats = d.get("stats", {})
+        self.row = d["row"].astype(np.int64)
+        self.t = d["t"]
+        self.body1, self.body2 = d["body1"].astype(np.int64), d["body2"].astype(np.int64)
+        self.shape1, self.shape2 = d["shape1"].astype(np.int64), d["shape2"].astype(np.int64)
+        self.point, self.normal, self.gap, self.force = d["point"], d["normal"], d["gap"], d["force"]
+        self.fn = np.einsum("ij,ij->i", self.force, self.normal)
+        self.ft = np.linalg.norm(self.force - self.fn[:, None] * self.normal, axis=1)
+        rec = np.zeros(len(self.t), dtype=[
+            ("row", "i8"), ("t", "f8"), ("body1", "i8"), ("body2", "i8"), ("shape1", "i8"),
+            ("shape2", "i8"), ("point", "f8", 3), ("normal", "f8", 3), ("gap", "f8"),
+            ("fn", "f8"), ("ft", "f8"), ("force", "f8", 3)])
+        for k in rec.dtype.names:
+            rec[k] = getattr(self, k)
+        self.records = rec
+
+    def __len__(self):
+        return len(self.t)
+
+    def body_name(self, b):
+        """The name of body index b ("ground" for -1)."""
+        return "ground" if b < 0 else self.body_names[b]
+
+    def __repr__(self):
+        return f"ContactResult({len(self.t)} contacts)"
+
+
 class Result:
     """The result of liedyn.run.
 
@@ -81,7 +123,8 @@ class Result:
     |Phi| at each output time;
     stats: steps, rejected, newton_iterations, ..., constraint_residual_max (over every
     step), cpu_s (process CPU seconds of the loop), wall_s (its wall time); integrator,
-    formulation, dt, t_start, t_end."""
+    formulation, dt, t_start, t_end; contacts: a ContactResult for a model with contact, else
+    None."""
 
     def __init__(self, d):
         self.t = d["t"]
@@ -95,6 +138,8 @@ class Result:
             for b, name in enumerate(d["body_names"])
         }
         self.joints = {name: JointResult(name, v) for name, v in d["joints"].items()}
+        cons = d.get("contacts")
+        self.contacts = ContactResult(cons, d["body_names"]) if cons is not None else None
 
     def __repr__(self):
         return (f"Result({self.integrator}/{self.formulation}, dt={self.dt:g}, "

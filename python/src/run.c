@@ -12,7 +12,8 @@
 #include <string.h>
 #include <time.h>
 
-#define ROW_BODY 13 /* x 3, q 4, omega 3, v 3 */
+#define ROW_BODY  13 /* x 3, q 4, omega 3, v 3 */
+#define CONTACT_W 16 /* row, t, body1, body2, shape1, shape2, point 3, normal 3, gap, force 3 */
 
 typedef struct run_ctx {
     ld_py_system *S;
@@ -30,6 +31,14 @@ typedef struct run_ctx {
     double *qp, *vp, *qd, *vd;
     double tp;
     double phimax, cpu; /* over every step; process CPU seconds of the loop */
+    /* contact (a model with contact): per output row the last step's contacts, 15 doubles
+     * each (row, t, body1, body2, shape1, shape2, point 3, normal 3, gap, force 3 ... see
+     * CONTACT_W), ncon of them; cp the integrator's list (cpcap) */
+    int contact;
+    double *con;
+    npy_intp ncon, concap;
+    ld_contact_point *cp;
+    int cpcap;
     long steps;
     int status, interrupted;
 } run_ctx;
@@ -64,6 +73,38 @@ static void joint_values(run_ctx *c, double t, const double *q, const double *v,
     }
 }
 
+/* Append the last step's contacts as those of output row c->nrows at t; −1 when out of
+ * memory. */
+static int add_contacts(run_ctx *c, double t) {
+    int n = ld_integ_contacts(c->it, c->cp, c->cpcap);
+    if (n > c->cpcap) {
+        ld_contact_point *p = realloc(c->cp, (size_t)n * sizeof *p);
+        if (!p) return -1;
+        c->cp = p, c->cpcap = n;
+        n = ld_integ_contacts(c->it, c->cp, c->cpcap);
+    }
+    if (n < 0) n = 0;
+    if (c->ncon + n > c->concap) {
+        npy_intp cap = c->concap ? 2 * c->concap : 1024;
+        while (cap < c->ncon + n) cap *= 2;
+        double *r = realloc(c->con, (size_t)cap * CONTACT_W * sizeof(double));
+        if (!r) return -1;
+        c->con = r, c->concap = cap;
+    }
+    for (int i = 0; i < n; ++i) {
+        const ld_contact_point *p = &c->cp[i];
+        double *o = c->con + (c->ncon + i) * CONTACT_W;
+        o[0] = (double)c->nrows, o[1] = t;
+        o[2] = p->body1, o[3] = p->body2, o[4] = p->shape1, o[5] = p->shape2;
+        memcpy(o + 6, p->point, 3 * sizeof(double));
+        memcpy(o + 9, p->normal, 3 * sizeof(double));
+        o[12] = p->gap;
+        memcpy(o + 13, p->force, 3 * sizeof(double));
+    }
+    c->ncon += n;
+    return 0;
+}
+
 /* Append the row of the state (t, q, v); −1 when out of memory. */
 static int add_row(run_ctx *c, double t, const double *q, const double *v) {
     if (c->nrows == c->cap) {
@@ -75,6 +116,7 @@ static int add_row(run_ctx *c, double t, const double *q, const double *v) {
     }
     double *row = c->rows + c->nrows * c->width;
     const ld_py_system *S = c->S;
+    if (c->contact && add_contacts(c, t) != 0) return -1;
     row[0] = t;
     for (int b = 0; b < S->model->m.nbodies; ++b) {
         double *p = row + 1 + ROW_BODY * b;
@@ -194,6 +236,38 @@ static PyObject *joint_results(const run_ctx *c) {
     return all;
 }
 
+/* The contacts of the rows as a dict of arrays (row, t, body1, body2, shape1, shape2 (n,), point,
+ * normal, force (n, 3), gap (n,)), or None for a model without contact. NULL with an exception. */
+static PyObject *contact_results(const run_ctx *c) {
+    if (!c->contact) Py_RETURN_NONE;
+    static const char *const names[10] = {"row",    "t",     "body1",  "body2", "shape1",
+                                          "shape2", "point", "normal", "gap",   "force"};
+    static const int col[10] = {0, 1, 2, 3, 4, 5, 6, 9, 12, 13},
+                     w[10] = {1, 1, 1, 1, 1, 1, 3, 3, 1, 3};
+    PyObject *d = PyDict_New();
+    for (int k = 0; d && k < 10; ++k) {
+        npy_intp shape[2] = {c->ncon, 3};
+        PyArrayObject *a = ld_py_new(w[k] == 3 ? 2 : 1, shape);
+        if (!a) {
+            Py_CLEAR(d);
+            break;
+        }
+        double *x = PyArray_DATA(a);
+        for (npy_intp i = 0; i < c->ncon; ++i)
+            for (int j = 0; j < w[k]; ++j) x[i * w[k] + j] = c->con[i * CONTACT_W + col[k] + j];
+        if (PyDict_SetItemString(d, names[k], (PyObject *)a) < 0) Py_CLEAR(d);
+        Py_DECREF(a);
+    }
+    ld_contact_stats st;
+    if (d && ld_integ_contact_stats(c->it, &st) == LD_OK) {
+        PyObject *s = Py_BuildValue("{s:i,s:l,s:d}", "contacts", st.contacts, "sweeps",
+                                    st.total_sweeps, "max_overlap", st.max_overlap);
+        if (!s || PyDict_SetItemString(d, "stats", s) < 0) Py_CLEAR(d);
+        Py_XDECREF(s);
+    }
+    return d;
+}
+
 /* The result dict from the rows. */
 static PyObject *result(run_ctx *c, const ld_integ_options *o, double wall) {
     const ld_model *m = &c->S->model->m;
@@ -203,9 +277,9 @@ static PyObject *result(run_ctx *c, const ld_integ_options *o, double wall) {
     PyArrayObject *T = ld_py_new(1, s1), *X = ld_py_new(3, s3), *Q = ld_py_new(3, s4),
                   *W = ld_py_new(3, s3), *V = ld_py_new(3, s3), *E = ld_py_new(1, s1),
                   *P = ld_py_new(1, s1);
-    PyObject *names = PyList_New(nb), *joints = joint_results(c);
+    PyObject *names = PyList_New(nb), *joints = joint_results(c), *cons = contact_results(c);
     PyObject *out = NULL;
-    if (!T || !X || !Q || !W || !V || !E || !P || !names || !joints) goto done;
+    if (!T || !X || !Q || !W || !V || !E || !P || !names || !joints || !cons) goto done;
     for (int b = 0; b < nb; ++b) {
         PyObject *nm = PyUnicode_FromString(m->bodies[b].name);
         if (!nm) goto done;
@@ -230,14 +304,15 @@ static PyObject *result(run_ctx *c, const ld_integ_options *o, double wall) {
     ld_integ_get_stats(c->it, &st);
     out = Py_BuildValue(
         "{s:O,s:O,s:O,s:O,s:O,s:O,s:O,s:O,s:O,s:{s:l,s:l,s:l,s:l,s:l,s:l,s:l,s:d,s:d,s:d},s:s,"
-        "s:s,s:d,s:d,s:d}",
+        "s:s,s:d,s:d,s:d,s:O}",
         "t", T, "x", X, "q", Q, "omega", W, "v", V, "energy", E, "constraint_residual", P,
         "body_names", names, "joints", joints, "stats", "steps", st.steps, "rejected", st.rejected,
         "error_test_failures", st.error_test_failures, "newton_failures", st.newton_failures,
         "newton_iterations", st.newton_iterations, "factorizations", st.factorizations,
         "roundoff_stops", st.roundoff_stops, "constraint_residual_max", c->phimax, "cpu_s", c->cpu,
         "wall_s", wall, "integrator", ld_integ_method_name(o->method), "formulation",
-        ld_formulation_name(c->S->form), "dt", c->dt, "t_start", c->t0, "t_end", c->t1);
+        ld_formulation_name(c->S->form), "dt", c->dt, "t_start", c->t0, "t_end", c->t1, "contacts",
+        cons);
 done:
     Py_XDECREF(T);
     Py_XDECREF(X);
@@ -248,6 +323,7 @@ done:
     Py_XDECREF(P);
     Py_XDECREF(names);
     Py_XDECREF(joints);
+    Py_XDECREF(cons);
     return out;
 }
 
@@ -396,6 +472,7 @@ PyObject *ld_py_run(PyObject *self, PyObject *args, PyObject *kw) {
     if (!(S = ld_py_system_compile(M, f))) goto done;
     c.S = S;
     if (!(c.it = ld_py_integ_start(S, &o, c.t0))) goto done;
+    c.contact = ld_model_has_contact(&M->m) && ld_method_get((int)o.method)->contact;
     for (int j = 0; j < M->m.njoints; ++j) c.njc += 2 * ld_joint_coords_count(M->m.joints[j].kind);
     c.width = 3 + ROW_BODY * M->m.nbodies + c.njc;
     if (!(c.jprev = malloc(((size_t)c.njc + 1) * sizeof(double)))) {
@@ -450,6 +527,8 @@ done:
     free(c.rows);
     free(c.qp);
     free(c.jprev);
+    free(c.con);
+    free(c.cp);
     Py_XDECREF(ta);
     Py_XDECREF(form);
     Py_XDECREF(times);

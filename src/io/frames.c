@@ -59,6 +59,48 @@ int ld_io_frames_init(view_frames *F, const ld_model *m, double t0, double t1, l
     return 0;
 }
 
+int ld_io_frames_contacts(view_frames *F, const ld_contact_point *c, int n) {
+    F->with_contacts = 1;
+    if (n > F->pcap) {
+        float *p = realloc(F->pend, (size_t)n * VIEW_CONTACT_FLOATS * sizeof *p);
+        if (!p) return -1;
+        F->pend = p;
+        F->pcap = n;
+    }
+    for (int i = 0; i < n; ++i) {
+        float *o = F->pend + (size_t)i * VIEW_CONTACT_FLOATS;
+        for (int k = 0; k < 3; ++k) {
+            o[k] = (float)c[i].point[k];
+            o[3 + k] = (float)c[i].normal[k];
+            o[6 + k] = (float)c[i].force[k];
+        }
+        o[9] = (float)c[i].gap;
+    }
+    F->npend = n > 0 ? n : 0;
+    return 0;
+}
+
+/* The pending contacts after the frame F->n just kept (none once VIEW_CONTACTS_MAX are kept).
+ * 0 or -1. */
+static int keep_contacts(view_frames *F) {
+    long n = F->npend;
+    if (F->nc + n > VIEW_CONTACTS_MAX) n = 0;
+    if (F->nc + n > F->ccap) {
+        long cap = F->ccap ? 2 * F->ccap : 1024;
+        while (cap < F->nc + n) cap *= 2;
+        float *d = realloc(F->cdat, (size_t)cap * VIEW_CONTACT_FLOATS * sizeof *d);
+        if (!d) return -1;
+        F->cdat = d;
+        F->ccap = cap;
+    }
+    if (n > 0)
+        memcpy(F->cdat + (size_t)F->nc * VIEW_CONTACT_FLOATS, F->pend,
+               (size_t)n * VIEW_CONTACT_FLOATS * sizeof *F->pend);
+    F->nc += n;
+    F->coff[F->n + 1] = (int)F->nc;
+    return 0;
+}
+
 /* Append the row (pose, val) at t. */
 static int keep(view_frames *F, double t, const float *pose, const float *val) {
     if (F->n == F->cap) {
@@ -70,12 +112,16 @@ static int keep(view_frames *F, double t, const float *pose, const float *val) {
         if (np) F->pose = np;
         float *nv = realloc(F->val, (size_t)cap * (size_t)F->ns * sizeof *nv + 1);
         if (nv) F->val = nv;
-        if (!nt || !np || !nv) return -1;
+        int *no = realloc(F->coff, ((size_t)cap + 1) * sizeof *no);
+        if (no) F->coff = no;
+        if (!nt || !np || !nv || !no) return -1;
+        if (F->cap == 0) F->coff[0] = 0;
         F->cap = cap;
     }
     F->t[F->n] = t;
     memcpy(F->pose + (size_t)F->n * 7 * (size_t)F->nb, pose, 7 * (size_t)F->nb * sizeof *pose);
     memcpy(F->val + (size_t)F->n * (size_t)F->ns, val, (size_t)F->ns * sizeof *val);
+    if (keep_contacts(F) != 0) return -1;
     F->n++;
     return 0;
 }
@@ -111,5 +157,8 @@ void ld_io_frames_free(view_frames *F) {
     free(F->sname);
     free(F->last_pose);
     free(F->last_val);
+    free(F->coff);
+    free(F->cdat);
+    free(F->pend);
     memset(F, 0, sizeof *F);
 }

@@ -73,8 +73,8 @@ static void script_text(FILE *f, const unsigned char *p, size_t n) {
     }
 }
 
-static void json_shapes(FILE *f, const view_shape *v, int n) {
-    fputs(",\"shapes\":[", f);
+static void json_shapes(FILE *f, const char *key, const view_shape *v, int n) {
+    fprintf(f, ",\"%s\":[", key);
     for (int i = 0; i < n; ++i) {
         fprintf(f, "%s{\"body\":%d,\"type\":", i ? "," : "", v[i].s.body);
         jstr(f, ld_shape_kind_name(v[i].s.kind));
@@ -141,6 +141,34 @@ static void json_tubes(FILE *f, const ld_model *m) {
     fputc(']', f);
 }
 
+/* The ground: its shapes ("ground", world frame) and its plane ("plane": normal, point). 0 or
+ * -1 (out of memory). */
+static int json_ground(FILE *f, const ld_model *m) {
+    view_shape *g = NULL;
+    int ng = 0;
+    if (ld_io_scene_ground(m, &g, &ng) != 0) return -1;
+    json_shapes(f, "ground", g, ng);
+    free(g);
+    if (!m->plane.on) return 0;
+    fputs(",\"plane\":{\"normal\":", f);
+    jvec(f, m->plane.normal, 3);
+    fputs(",\"point\":", f);
+    jvec(f, m->plane.point, 3);
+    fputc('}', f);
+    return 0;
+}
+
+/* The frames' contacts, when recorded: "contacts": {"offsets": int32 per frame + 1, "data":
+ * float32 × 10 per contact (point, normal, force on body1, gap)}, base64. */
+static void json_contacts(FILE *f, const view_frames *F) {
+    if (!F->with_contacts || !F->coff) return;
+    fprintf(f, ",\"contacts\":{\"count\":%ld,\"offsets\":\"", F->nc);
+    base64(f, (const unsigned char *)F->coff, ((size_t)F->n + 1) * sizeof *F->coff);
+    fputs("\",\"data\":\"", f);
+    base64(f, (const unsigned char *)F->cdat, (size_t)F->nc * VIEW_CONTACT_FLOATS * sizeof(float));
+    fputs("\"}", f);
+}
+
 /* The run's data as one JSON object. */
 static int json_data(FILE *f, const ld_model *m, const char *title, const view_frames *F) {
     view_shape *shapes = NULL;
@@ -165,7 +193,12 @@ static int json_data(FILE *f, const ld_model *m, const char *title, const view_f
         fprintf(f, ",\"node\":%d}", node[b]);
     }
     fputc(']', f);
-    json_shapes(f, shapes, ns);
+    json_shapes(f, "shapes", shapes, ns);
+    if (json_ground(f, m) != 0) {
+        free(shapes);
+        free(node);
+        return -1;
+    }
     json_joints(f, m);
     json_tubes(f, m);
     /* times as float64, poses and series as float32, little-endian (x86, ARM) base64 */
@@ -183,7 +216,9 @@ static int json_data(FILE *f, const ld_model *m, const char *title, const view_f
         base64(f, (const unsigned char *)col, (size_t)F->n * sizeof *col);
         fputs("\"}", f);
     }
-    fputs("]}", f);
+    fputc(']', f);
+    json_contacts(f, F);
+    fputc('}', f);
     int bad = col == NULL;
     free(col);
     free(shapes);

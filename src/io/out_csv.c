@@ -263,3 +263,96 @@ int ld_out_csv_close(ld_out_csv *w) {
     if (!w->f.failed) write_header(w);
     return ld_io_rowfile_close(&w->f) == 0 ? LD_OK : LD_EIO;
 }
+
+/* ------------------------------------------------------------------ the contacts CSV */
+
+struct ld_out_contacts {
+    const ld_model *m;
+    int *local; /* per shape of m: its index among its body's shapes */
+    rowfile f;
+};
+
+ld_out_contacts *ld_out_contacts_open(const char *path, const ld_model *m, int *status, char *why,
+                                      size_t cap) {
+    char scratch[8];
+    if (!why || !cap) why = scratch, cap = sizeof scratch;
+    why[0] = '\0';
+    int rc = LD_OK;
+    ld_out_contacts *w = NULL;
+    if (!path || !m) {
+        rc = LD_EINVAL;
+        snprintf(why, cap, "no file or model");
+    } else if (!(w = calloc(1, sizeof *w)) ||
+               !(w->local = calloc((size_t)m->nshapes + 1, sizeof(int)))) {
+        rc = LD_ENOMEM;
+        snprintf(why, cap, "out of memory");
+    } else {
+        w->m = m;
+        w->f.fd = -1;
+        for (int i = 0; i < m->nshapes; ++i)
+            for (int j = 0; j < i; ++j) w->local[i] += m->shapes[j].body == m->shapes[i].body;
+        if (ld_io_rowfile_open(&w->f, path) != 0) {
+            rc = LD_EIO;
+            snprintf(why, cap, "cannot write '%s': %s", path, strerror(errno));
+        } else {
+            ld_io_rowfile_printf(&w->f, "t,body1,body2,shape1,shape2,px,py,pz,nx,ny,nz,gap,fn,ft,"
+                                        "fx,fy,fz\n");
+            (void)ld_io_rowfile_end_row(&w->f, 0);
+        }
+    }
+    if (status) *status = rc;
+    if (rc == LD_OK) return w;
+    ld_out_contacts_free(w);
+    return NULL;
+}
+
+/* The name of body b ("ground" for b < 0) and the index of shape s among its body's shapes
+ * (the ground's: −1 the plane, g the ground shape g). */
+static const char *contact_body(const ld_out_contacts *w, int b) {
+    return b >= 0 && b < w->m->nbodies ? w->m->bodies[b].name : "ground";
+}
+
+static int contact_shape(const ld_out_contacts *w, int s) {
+    if (s >= 0) return s < w->m->nshapes ? w->local[s] : s;
+    return s == -1 ? -1 : -2 - s;
+}
+
+int ld_out_contacts_rows(ld_out_contacts *w, double t, const ld_contact_point *c, int n) {
+    if (!w || w->f.fd < 0 || w->f.failed || n < 0 || (n > 0 && !c)) return LD_EIO;
+    for (int i = 0; i < n; ++i) {
+        const ld_contact_point *p = &c[i];
+        const double *f = p->force, *nv = p->normal;
+        double fn = f[0] * nv[0] + f[1] * nv[1] + f[2] * nv[2], ft2 = 0.0;
+        for (int k = 0; k < 3; ++k) ft2 += (f[k] - fn * nv[k]) * (f[k] - fn * nv[k]);
+        ld_io_rowfile_printf(&w->f, "%.17g,%s,%s,%d,%d", t, contact_body(w, p->body1),
+                             contact_body(w, p->body2), contact_shape(w, p->shape1),
+                             contact_shape(w, p->shape2));
+        ld_io_rowfile_printf(&w->f, ",%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g", p->point[0],
+                             p->point[1], p->point[2], nv[0], nv[1], nv[2], p->gap);
+        ld_io_rowfile_printf(&w->f, ",%.17g,%.17g,%.17g,%.17g,%.17g\n", fn, sqrt(ft2), f[0], f[1],
+                             f[2]);
+    }
+    /* one output time's rows end together: the file holds whole output times */
+    return ld_io_rowfile_end_row(&w->f, n) == 0 ? LD_OK : LD_EIO;
+}
+
+long ld_out_contacts_count(const ld_out_contacts *w) {
+    return w ? w->f.rows : 0;
+}
+
+const char *ld_out_contacts_message(const ld_out_contacts *w) {
+    return w && w->f.failed ? w->f.err : "";
+}
+
+int ld_out_contacts_close(ld_out_contacts *w) {
+    if (!w) return LD_OK;
+    if (w->f.fd < 0) return w->f.failed ? LD_EIO : LD_OK;
+    return ld_io_rowfile_close(&w->f) == 0 ? LD_OK : LD_EIO;
+}
+
+void ld_out_contacts_free(ld_out_contacts *w) {
+    if (!w) return;
+    (void)ld_out_contacts_close(w);
+    free(w->local);
+    free(w);
+}

@@ -129,6 +129,11 @@ int ld_out_html_frame(ld_out_html *w, double t, const double *q, const double *v
     return ld_io_frames_offer(F, t, x, qq, val) == 0 ? LD_OK : LD_ENOMEM;
 }
 
+int ld_out_html_set_contacts(ld_out_html *w, const ld_contact_point *c, int n) {
+    if (!w || n < 0 || (n > 0 && !c)) return LD_EINVAL;
+    return ld_io_frames_contacts(&w->F, c, n) == 0 ? LD_OK : LD_ENOMEM;
+}
+
 long ld_out_html_frames(const ld_out_html *w) {
     return w->F.n;
 }

@@ -24,6 +24,9 @@ struct ld_out_vtk {
     double *times; /* the times of the files (cap) */
     long files, cap;
     double series_written; /* monotonic time of the last rewrite of the series file */
+    ld_contact_point *cp;  /* the contacts of the next frames (ld_out_vtk_set_contacts) */
+    int ncp, cpcap, with_contacts;
+    char cseries[OUT_PATH_CAP + LD_NAME_MAX + 48];
     char msg[OUT_PATH_CAP + LD_NAME_MAX + 160];
 };
 
@@ -55,6 +58,7 @@ ld_out_vtk *ld_out_vtk_open(const char *dir, const char *base, const ld_system *
             snprintf(w->dir, sizeof w->dir, "%s", dir);
             snprintf(w->base, sizeof w->base, "%s", base);
             snprintf(w->series, sizeof w->series, "%s/%s.vtk.series", dir, base);
+            snprintf(w->cseries, sizeof w->cseries, "%s/%s_contacts.vtk.series", dir, base);
             if (status) *status = LD_OK;
             return w;
         }
@@ -75,21 +79,59 @@ static int close_atomic(ld_out_vtk *w, FILE *f, const char *tmp, const char *nam
     return -1;
 }
 
-int ld_out_vtk_series(ld_out_vtk *w) {
-    char tmp[sizeof w->series + 8];
-    snprintf(tmp, sizeof tmp, "%s.tmp", w->series);
+/* Write the series file path listing the files BASE<tag>_NNNNN.vtk (atomically). 0 or -1. */
+static int write_series(ld_out_vtk *w, const char *path, const char *tag) {
+    char tmp[sizeof w->cseries + 8];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
     FILE *f = fopen(tmp, "w");
     if (!f) {
-        fail(w, "series file", w->series);
-        return LD_EIO;
+        fail(w, "series file", path);
+        return -1;
     }
     fputs("{\n  \"file-series-version\": \"1.0\",\n  \"files\": [\n", f);
     for (long i = 0; i < w->files; ++i)
-        fprintf(f, "%s    {\"name\": \"%s_%05ld.vtk\", \"time\": %.17g}", i ? ",\n" : "", w->base,
-                i, w->times[i]);
+        fprintf(f, "%s    {\"name\": \"%s%s_%05ld.vtk\", \"time\": %.17g}", i ? ",\n" : "", w->base,
+                tag, i, w->times[i]);
     fputs("\n  ]\n}\n", f);
+    return close_atomic(w, f, tmp, path, "series file");
+}
+
+int ld_out_vtk_series(ld_out_vtk *w) {
     w->series_written = mono_s();
-    return close_atomic(w, f, tmp, w->series, "series file") == 0 ? LD_OK : LD_EIO;
+    int bad = write_series(w, w->series, "");
+    if (w->with_contacts) bad |= write_series(w, w->cseries, "_contacts");
+    return bad ? LD_EIO : LD_OK;
+}
+
+int ld_out_vtk_set_contacts(ld_out_vtk *w, const ld_contact_point *c, int n) {
+    if (n > w->cpcap) {
+        ld_contact_point *p = realloc(w->cp, (size_t)n * sizeof *p);
+        if (!p) {
+            errno = ENOMEM;
+            fail(w, "contacts of VTK file", w->series);
+            return LD_ENOMEM;
+        }
+        w->cp = p;
+        w->cpcap = n;
+    }
+    if (n > 0) memcpy(w->cp, c, (size_t)n * sizeof *c);
+    w->ncp = n > 0 ? n : 0;
+    w->with_contacts = 1;
+    return LD_OK;
+}
+
+/* The contacts file of frame number w->files (after its frame): 0 or -1 (recorded). */
+static int contacts_file(ld_out_vtk *w, double t) {
+    char name[sizeof w->cseries], tmp[sizeof name + 8];
+    snprintf(name, sizeof name, "%s/%s_contacts_%05ld.vtk", w->dir, w->base, w->files);
+    snprintf(tmp, sizeof tmp, "%s.tmp", name);
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        fail(w, "VTK file", name);
+        return -1;
+    }
+    ld_io_vtk_contacts_write(f, w->base, t, w->cp, w->ncp);
+    return close_atomic(w, f, tmp, name, "VTK file");
 }
 
 /* Room for the time of file number w->files. 0 or -1. */
@@ -146,6 +188,7 @@ int ld_out_vtk_frame(ld_out_vtk *w, double t, const double *q, const double *v) 
     ld_io_vtk_geom_write(f, &w->geom, w->m, w->base, t, x, qq, vec);
     free(x);
     if (close_atomic(w, f, tmp, name, "VTK file") != 0) return LD_EIO;
+    if (w->with_contacts && contacts_file(w, t) != 0) return LD_EIO;
     w->files++;
     if (mono_s() - w->series_written > 0.5) return ld_out_vtk_series(w);
     return LD_OK;
@@ -167,5 +210,6 @@ void ld_out_vtk_free(ld_out_vtk *w) {
     if (!w) return;
     if (w->have_geom) ld_io_vtk_geom_free(&w->geom);
     free(w->times);
+    free(w->cp);
     free(w);
 }

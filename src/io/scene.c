@@ -81,6 +81,65 @@ int ld_io_scene_shapes(const ld_model *m, view_shape **out, int *n, unsigned cha
     return 0;
 }
 
+int ld_io_scene_ground(const ld_model *m, view_shape **out, int *n) {
+    view_shape *v = malloc(((size_t)m->nground + 1) * sizeof *v);
+    if (!v) return -1;
+    for (int i = 0; i < m->nground; ++i) {
+        v[i].s = m->ground[i];
+        v[i].s.body = -1;
+        v[i].automatic = 0;
+        quat_z_to(m->ground[i].axis, v[i].q);
+    }
+    *out = v;
+    *n = m->nground;
+    return 0;
+}
+
+/* The largest distance from c of the bodies' initial centres and the ground shapes, each
+ * with its shapes' size. */
+static double scene_reach(const ld_model *m, const double c[3]) {
+    double r = 0.0;
+    for (int b = 0; b < m->nbodies; ++b) {
+        double d[3] = {m->bodies[b].x[0] - c[0], m->bodies[b].x[1] - c[1],
+                       m->bodies[b].x[2] - c[2]};
+        r = fmax(r, sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]));
+    }
+    double ext = 0.0;
+    for (int i = 0; i < m->nshapes; ++i) {
+        const ld_shape *s = &m->shapes[i];
+        double e = fmax(fmax(s->size[0], s->size[1]), s->size[2]);
+        ext = fmax(ext, e + sqrt(ld_v3_dot(s->center, s->center)));
+    }
+    for (int i = 0; i < m->nground; ++i) {
+        const ld_shape *s = &m->ground[i];
+        double d[3] = {s->center[0] - c[0], s->center[1] - c[1], s->center[2] - c[2]};
+        double e = fmax(fmax(s->size[0], s->size[1]), s->size[2]);
+        r = fmax(r, sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) + e);
+    }
+    return r + ext;
+}
+
+int ld_io_scene_plane(const ld_model *m, double c[3], double u[3], double w[3], double *half) {
+    if (!m->plane.on) return 0;
+    const double *n = m->plane.normal, *p0 = m->plane.point;
+    double mean[3] = {0, 0, 0};
+    for (int b = 0; b < m->nbodies; ++b)
+        for (int i = 0; i < 3; ++i) mean[i] += m->bodies[b].x[i] / m->nbodies;
+    double d = ld_v3_dot(n, mean) - ld_v3_dot(n, p0);
+    for (int i = 0; i < 3; ++i) c[i] = mean[i] - d * n[i];
+    double a[3] = {1, 0, 0};
+    if (fabs(n[0]) > 0.9) a[0] = 0.0, a[1] = 1.0;
+    double an = ld_v3_dot(a, n);
+    for (int i = 0; i < 3; ++i) u[i] = a[i] - an * n[i];
+    double un = sqrt(ld_v3_dot(u, u));
+    for (int i = 0; i < 3; ++i) u[i] /= un;
+    w[0] = n[1] * u[2] - n[2] * u[1];
+    w[1] = n[2] * u[0] - n[0] * u[2];
+    w[2] = n[0] * u[1] - n[1] * u[0];
+    *half = fmax(0.5, 1.5 * scene_reach(m, c));
+    return 1;
+}
+
 double ld_io_scene_tube_radius(const ld_model *m, int i) {
     double L, ei, ea;
     if (i < m->nrods) {

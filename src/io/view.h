@@ -9,6 +9,7 @@
 
 #include <stdio.h>
 
+#include "liedyn/integrator.h"
 #include "liedyn/model.h"
 
 #define VIEW_FRAMES_DEFAULT 1000
@@ -29,7 +30,18 @@ typedef struct view_frames {
     double last_t;                /* the last row offered (NAN: none) */
     float *last_pose, *last_val;  /* its data (kept when finishing) */
     int last_kept;
+    /* contacts (ld_io_frames_contacts): per kept frame its contacts, VIEW_CONTACT_FLOATS floats
+     * each (point, normal, force on body1, gap), in cdat from coff[f] to coff[f + 1] */
+    int with_contacts;
+    long nc, ccap;   /* contacts kept, room in cdat (contacts) */
+    int *coff;       /* cap + 1 offsets */
+    float *cdat;     /* nc × VIEW_CONTACT_FLOATS */
+    float *pend;     /* the contacts that go with the next frame kept */
+    int npend, pcap; /* their number, room */
 } view_frames;
+
+#define VIEW_CONTACT_FLOATS 10
+#define VIEW_CONTACTS_MAX   (2L << 20) /* contacts kept over all frames (80 MB) */
 
 /* Frames for model m over [t0, t1], at most max (≥ 2; lowered so that the poses stay within
  * about 64 MB), series named names[0 .. ns−1]. 0 or -1 (out of memory). */
@@ -38,6 +50,10 @@ int ld_io_frames_init(view_frames *F, const ld_model *m, double t0, double t1, l
 /* Offer a row: x (3 per body), q (4 per body), the series' values. 0 or -1 (out of memory). */
 int ld_io_frames_offer(view_frames *F, double t, const double *x, const double *q,
                        const double *val);
+/* The contacts that go with the next frames kept (until the next call; the last row offered
+ * takes those set when ld_io_frames_finish keeps it). Frames kept after VIEW_CONTACTS_MAX
+ * contacts hold none. 0 or -1 (out of memory). */
+int ld_io_frames_contacts(view_frames *F, const ld_contact_point *c, int n);
 /* Keep the last row offered if it was not kept. 0 or -1. */
 int ld_io_frames_finish(view_frames *F);
 void ld_io_frames_free(view_frames *F);
@@ -57,6 +73,13 @@ typedef struct view_shape {
 /* The drawn shapes of m (malloc'ed into *out, *n of them). Per body: is it a node of a rod or
  * a beam (node may be NULL; nbodies entries). 0 or -1. */
 int ld_io_scene_shapes(const ld_model *m, view_shape **out, int *n, unsigned char *node);
+/* The model's ground shapes (ld_model.ground) as drawn shapes, body −1, center and q in the
+ * world frame (malloc'ed into *out, *n of them). 0 or -1. */
+int ld_io_scene_ground(const ld_model *m, view_shape **out, int *n);
+/* The square drawn for the ground plane: its centre c (the bodies' mean initial centre projected
+ * onto the plane), two unit vectors u, w along it and its half side (1.5 times the reach of
+ * the bodies and ground shapes from c, at least 0.5 m). 1, or 0 when m has no plane. */
+int ld_io_scene_plane(const ld_model *m, double c[3], double u[3], double w[3], double *half);
 /* The tube radius of rod/beam i (rods first, then beams) from its section: a full circle of
  * the same bending to axial stiffness ratio, r = 2 √(EI/EA), within its length / 300 … / 40. */
 double ld_io_scene_tube_radius(const ld_model *m, int i);
@@ -82,7 +105,8 @@ void ld_io_scene_tessellate(const view_shape *v, double *pts, int *np, int *tri,
  * fixed over the run. */
 typedef struct vtk_geom {
     int npts, ntri;
-    double *pts;     /* npts × 3, body frame */
+    int ntri_body;   /* the bodies' triangles come first, then the ground's (shapes, plane) */
+    double *pts;     /* npts × 3, body frame (the ground's points: world) */
     int *pbody;      /* npts: the body of each point */
     int *tri;        /* ntri × 3 */
     int *tube;       /* per body: the rod or beam of a node (−1: none) */
@@ -91,12 +115,18 @@ typedef struct vtk_geom {
 /* 0 or -1 (out of memory; g is freed). */
 int ld_io_vtk_geom_init(vtk_geom *g, const ld_model *m);
 void ld_io_vtk_geom_free(vtk_geom *g);
+/* The contacts of one output time (ld_integ_contacts) as a legacy-VTK POLYDATA data set: a
+ * vertex per contact at its point, with the point data normal, force (on body1), gap, fn
+ * (normal·force), body1 and body2 (−1: the ground). */
+void ld_io_vtk_contacts_write(FILE *f, const char *title, double t, const ld_contact_point *c,
+                              int n);
 /* One legacy-VTK POLYDATA data set at time t: the bodies' centres (vertices) with the vectors
  * e1 e2 e3 velocity angular_velocity (vec: 15 per body, those five in that order), their
  * shapes (polygons), the joints (lines from each body's centre to the joint point, and the
  * axis), rods and beams (polylines through the nodes and clamped ends); point data body,
  * radius (the tube radius on rods and beams) and the vectors, cell data part (0 centre,
- * 1 shape, 2 joint, 3 rod or beam). x: 3 per body, q: 4 per body. */
+ * 1 shape, 2 joint, 3 rod or beam, 4 the ground's shapes and plane). x: 3 per body, q: 4 per body.
+ */
 void ld_io_vtk_geom_write(FILE *f, const vtk_geom *g, const ld_model *m, const char *title,
                           double t, const double *x, const double *q, const double *vec);
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../lie/mat3.h"
 #include "liedyn/liedyn.h"
 #include "view.h"
 
@@ -19,34 +20,64 @@ void ld_io_vtk_geom_free(vtk_geom *g) {
     memset(g, 0, sizeof *g);
 }
 
+/* Append shape v's triangles to g (its points on body v->s.body, the ground's in the world);
+ * the largest distance of a point from its body's origin into *ext. */
+static void geom_add(vtk_geom *g, const view_shape *v, double *ext) {
+    int np = 0, nt = 0;
+    ld_io_scene_tessellate(v, g->pts + 3 * g->npts, &np, g->tri + 3 * g->ntri, &nt);
+    for (int k = 0; k < 3 * nt; ++k) g->tri[3 * g->ntri + k] += g->npts;
+    for (int k = 0; k < np; ++k) {
+        g->pbody[g->npts + k] = v->s.body;
+        const double *p = g->pts + 3 * (g->npts + k);
+        *ext = fmax(*ext, sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]));
+    }
+    g->npts += np;
+    g->ntri += nt;
+}
+
+/* The square of the ground plane (ld_io_scene_plane) as two triangles on the ground. */
+static void geom_plane(vtk_geom *g, const ld_model *m) {
+    double c[3], u[3], w[3], h;
+    if (!ld_io_scene_plane(m, c, u, w, &h)) return;
+    static const double su[4] = {-1, 1, 1, -1}, sw[4] = {-1, -1, 1, 1};
+    for (int k = 0; k < 4; ++k) {
+        for (int i = 0; i < 3; ++i)
+            g->pts[3 * (g->npts + k) + i] = c[i] + h * (su[k] * u[i] + sw[k] * w[i]);
+        g->pbody[g->npts + k] = -1;
+    }
+    static const int t[6] = {0, 1, 2, 0, 2, 3};
+    for (int k = 0; k < 6; ++k) g->tri[3 * g->ntri + k] = g->npts + t[k];
+    g->npts += 4;
+    g->ntri += 2;
+}
+
 int ld_io_vtk_geom_init(vtk_geom *g, const ld_model *m) {
     memset(g, 0, sizeof *g);
-    view_shape *v = NULL;
-    int n = 0;
+    view_shape *v = NULL, *gv = NULL;
+    int n = 0, ng = 0;
     if (ld_io_scene_shapes(m, &v, &n, NULL) != 0) return -1;
-    g->pts = malloc(((size_t)n * VIEW_SHAPE_PTS + 1) * 3 * sizeof *g->pts);
-    g->pbody = malloc(((size_t)n * VIEW_SHAPE_PTS + 1) * sizeof *g->pbody);
-    g->tri = malloc(((size_t)n * VIEW_SHAPE_TRIS + 1) * 3 * sizeof *g->tri);
+    if (ld_io_scene_ground(m, &gv, &ng) != 0) {
+        free(v);
+        return -1;
+    }
+    size_t ns = (size_t)n + (size_t)ng;
+    g->pts = malloc((ns * VIEW_SHAPE_PTS + 5) * 3 * sizeof *g->pts);
+    g->pbody = malloc((ns * VIEW_SHAPE_PTS + 5) * sizeof *g->pbody);
+    g->tri = malloc((ns * VIEW_SHAPE_TRIS + 3) * 3 * sizeof *g->tri);
     g->tube = malloc(((size_t)m->nbodies + 1) * sizeof *g->tube);
     if (!g->pts || !g->pbody || !g->tri || !g->tube) {
         free(v);
+        free(gv);
         ld_io_vtk_geom_free(g);
         return -1;
     }
-    double ext = 0.0;
-    for (int i = 0; i < n; ++i) {
-        int np = 0, nt = 0;
-        ld_io_scene_tessellate(&v[i], g->pts + 3 * g->npts, &np, g->tri + 3 * g->ntri, &nt);
-        for (int k = 0; k < 3 * nt; ++k) g->tri[3 * g->ntri + k] += g->npts;
-        for (int k = 0; k < np; ++k) {
-            g->pbody[g->npts + k] = v[i].s.body;
-            const double *p = g->pts + 3 * (g->npts + k);
-            ext = fmax(ext, sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]));
-        }
-        g->npts += np;
-        g->ntri += nt;
-    }
+    double ext = 0.0, gext = 0.0;
+    for (int i = 0; i < n; ++i) geom_add(g, &v[i], &ext);
+    g->ntri_body = g->ntri;
+    for (int i = 0; i < ng; ++i) geom_add(g, &gv[i], &gext);
+    geom_plane(g, m);
     free(v);
+    free(gv);
     for (int b = 0; b < m->nbodies; ++b) g->tube[b] = -1;
     for (int r = 0; r < m->nrods; ++r)
         for (int k = 0; k <= m->rods[r].n; ++k) g->tube[m->rods[r].body0 + k] = r;
@@ -203,6 +234,33 @@ void ld_io_vtk_geom_write(FILE *f, const vtk_geom *g, const ld_model *m, const c
     for (int i = 0; i < nb; ++i) fputs("0\n", f);
     for (int i = 0; i < (jfirst ? jlines : 0); ++i) fputs("2\n", f);
     for (int i = 0; i < tlines; ++i) fputs("3\n", f);
-    for (int i = 0; i < g->ntri; ++i) fputs("1\n", f);
+    for (int i = 0; i < g->ntri; ++i) fputs(i < g->ntri_body ? "1\n" : "4\n", f);
     free(jfirst);
+}
+
+void ld_io_vtk_contacts_write(FILE *f, const char *title, double t, const ld_contact_point *c,
+                              int n) {
+    fprintf(f, "# vtk DataFile Version 3.0\n%s contacts t = %.17g\nASCII\nDATASET POLYDATA\n",
+            title, t);
+    fprintf(f, "POINTS %d double\n", n);
+    for (int i = 0; i < n; ++i)
+        fprintf(f, "%.9g %.9g %.9g\n", c[i].point[0], c[i].point[1], c[i].point[2]);
+    fprintf(f, "VERTICES %d %d\n", n, 2 * n);
+    for (int i = 0; i < n; ++i) fprintf(f, "1 %d\n", i);
+    fprintf(f, "POINT_DATA %d\n", n);
+    fputs("VECTORS normal double\n", f);
+    for (int i = 0; i < n; ++i)
+        fprintf(f, "%.9g %.9g %.9g\n", c[i].normal[0], c[i].normal[1], c[i].normal[2]);
+    fputs("VECTORS force double\n", f);
+    for (int i = 0; i < n; ++i)
+        fprintf(f, "%.9g %.9g %.9g\n", c[i].force[0], c[i].force[1], c[i].force[2]);
+    fputs("SCALARS gap double 1\nLOOKUP_TABLE default\n", f);
+    for (int i = 0; i < n; ++i) fprintf(f, "%.9g\n", c[i].gap);
+    fputs("SCALARS fn double 1\nLOOKUP_TABLE default\n", f);
+    for (int i = 0; i < n; ++i) fprintf(f, "%.9g\n", ld_v3_dot(c[i].force, c[i].normal));
+    static const char *const names[2] = {"body1", "body2"};
+    for (int k = 0; k < 2; ++k) {
+        fprintf(f, "SCALARS %s int 1\nLOOKUP_TABLE default\n", names[k]);
+        for (int i = 0; i < n; ++i) fprintf(f, "%d\n", k ? c[i].body2 : c[i].body1);
+    }
 }
