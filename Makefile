@@ -7,7 +7,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 MAKEFLAGS += --no-print-directory
-BENCH_PEERS ?= libgsl-dev libsundials-dev libmujoco-dev
+BENCH_PEERS ?= libgsl-dev libsundials-dev libmujoco-dev python3-siconos siconos
 
 .PHONY: all deps build run test test-release test-sanitize bench repro format format-check install clean mutation fuzz
 
@@ -61,6 +61,7 @@ bench: build
 	$(BUILD)/release/bench/bench_conditioning | tee $(BUILD)/bench/conditioning.csv
 	$(BUILD)/release/bench/bench_contact | tee $(BUILD)/bench/contact.csv
 	bench/sweep_scaling.sh $(BUILD)/release/liedyn | tee $(BUILD)/bench/sweep_scaling.csv
+	bench/peers/slider_crank_clearance.sh $(BUILD)/release/liedyn $(BUILD)/bench/slider-crank-clearance
 
 # Reproduce the studies of the papers in docs/references.md: Markdown report and PNG plots in
 # build/repro/.

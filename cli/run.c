@@ -147,8 +147,9 @@ static void overlap_message(const sim *S, char *buf, size_t cap) {
 /* The contact members of the JSON record (a model with contact). */
 static void json_contact(const sim *S) {
     if (!S->has_contact) return;
-    printf(", \"contacts\": %d, \"contact_sweeps\": %ld, \"max_midpoint_overlap\": ",
-           S->cst.contacts, S->cst.total_sweeps);
+    printf(", \"contacts\": %d, \"contact_sweeps\": %ld, \"correction_sweeps\": %ld, "
+           "\"max_midpoint_overlap\": ",
+           S->cst.contacts, S->cst.total_sweeps, S->cst.total_correction_sweeps);
     json_num(S->cst.max_overlap);
     printf(", \"max_end_overlap\": ");
     json_num(S->ov_max);
@@ -425,10 +426,12 @@ static void print_moving(const sim *S) {
 /* "  contact: …": the last step's contacts, the sweeps, the overlaps and the check. */
 static void print_contact(const sim *S) {
     if (!S->has_contact) return;
-    printf("  contact: %d contacts in the last step, %ld PGS sweeps (%.3g per step); largest "
-           "overlap %.3e m at a step's midpoint, %.3e m at a step's end",
-           S->cst.contacts, S->cst.total_sweeps,
-           S->st.steps > 0 ? (double)S->cst.total_sweeps / (double)S->st.steps : 0.0,
+    double n = S->st.steps > 0 ? (double)S->st.steps : 1.0;
+    printf("  contact: %d contacts in the last step, %ld PGS sweeps (%.3g per step) and %ld of "
+           "the positions (%.3g); largest overlap %.3e m at a step's midpoint, %.3e m at a "
+           "step's end",
+           S->cst.contacts, S->cst.total_sweeps, (double)S->cst.total_sweeps / n,
+           S->cst.total_correction_sweeps, (double)S->cst.total_correction_sweeps / n,
            S->cst.max_overlap, S->ov_max);
     if (S->ov_max > 0.0)
         printf(" ('%s' and '%s' at t = %.6g)", body_or_ground(S, S->ov_b1),

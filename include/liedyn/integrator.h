@@ -308,13 +308,17 @@ typedef struct ld_contact_point {
  * min(number, cap) of them into out (may be NULL with cap 0); 0 before the first step or for a
  * method without contact; LD_EINVAL for NULL it. */
 int ld_integ_contacts(const ld_integ *it, ld_contact_point *out, int cap);
-/* What contact did: in the last accepted step, its contacts (limits included) and projected
- * Gauss–Seidel sweeps; over the steps since init, the sweeps and the largest overlap of two
- * shapes met at a step's midpoint (m; the position correction removes it by the step's end). */
+/* What contact did: in the last accepted step, its contacts (those of the solve: closed,
+ * closing and open within the step's reach; limits included) and projected Gauss–Seidel sweeps
+ * of the velocities and of the positions' correction and projection; over the steps since init,
+ * the sweeps and the largest overlap of two shapes met at a step's midpoint (m; the position
+ * correction removes it by the step's end). */
 typedef struct ld_contact_stats {
     int contacts, sweeps;
     long total_sweeps;
     double overlap, max_overlap;
+    int correction_sweeps;
+    long total_correction_sweeps;
 } ld_contact_stats;
 /* LD_OK, LD_ENOTSUPPORTED for a method without contact (st zeroed), LD_EINVAL for NULL. */
 int ld_integ_contact_stats(const ld_integ *it, ld_contact_stats *st);

@@ -63,6 +63,8 @@ typedef struct mj_contact {
     double D[3], un0, e, mu, P[3];
     double gap, p[3];  /* the gap at the midpoint (m, or rad for a limit of an angle), the point */
     double target, dP; /* the position correction: δU_n ≥ target, its impulse */
+    double vmin;       /* the velocity law: U_n ≥ vmin ⊥ P_n ≥ 0 */
+    int open;          /* 1: open at the midpoint and not closing by the free motion */
     int sa, sb;        /* the detector's shapes (−1: a joint limit) */
 } mj_contact;
 
@@ -96,8 +98,12 @@ typedef struct mj {
     int last_sweeps, last_contacts;
     ld_contact_point *pts; /* cap: the shapes' contacts of the last accepted step */
     ld_contact *kept;      /* cap: the step's contacts of the shapes (closed or closing) */
+    mj_contact *cp;        /* cap: the contacts of the projection at the step's end */
+    double scale;          /* the largest reach of a body's shapes or joint points (m), ≥ 1e-3 */
     int npts;
     double trial_overlap, overlap, max_overlap; /* largest midpoint overlaps: trial, step, run */
+    int trial_csweeps, last_csweeps; /* the position correction's and projection's sweeps */
+    long csweeps;
 } mj;
 
 /* ---------------------------------------------------------------- refusals */
@@ -206,8 +212,11 @@ static void setup(mj *S, mj_contact *c, const ld_contact *f) {
     memcpy(c->d[0], f->n, sizeof c->d[0]);
     tangents(f->n, c->d[1], c->d[2]);
     const mj_body *A = &S->b[c->a], *B = c->b >= 0 ? &S->b[c->b] : NULL;
-    lever(A, f->p, c->d, c->ja, c->wa);
-    if (B) lever(B, f->p, c->d, c->jb, c->wb);
+    double pa[3], pb[3]; /* each body's own surface point: the impulse acts there */
+    for (int i = 0; i < 3; ++i) pa[i] = f->p[i] + 0.5 * f->gap * f->n[i];
+    for (int i = 0; i < 3; ++i) pb[i] = f->p[i] - 0.5 * f->gap * f->n[i];
+    lever(A, pa, c->d, c->ja, c->wa);
+    if (B) lever(B, pb, c->d, c->jb, c->wb);
     for (int k = 0; k < 3; ++k) {
         c->D[k] = 1.0 / A->m + ld_v3_dot(c->ja[k], c->wa[k]);
         if (B) c->D[k] += 1.0 / B->m + ld_v3_dot(c->jb[k], c->wb[k]);
@@ -231,18 +240,19 @@ static void apply(mj *S, const mj_contact *c, const double dP[3]) {
     }
 }
 
-static void rows_sweep(mj *S, int pos, double h, double *change, double *size);
+static void rows_sweep(mj *S, int pos, double h, double *change, double *size, double *resid);
 
 /* One projected Gauss–Seidel sweep over the joints' rows and the contacts; the largest change
  * of an impulse and the largest impulse. */
 static void sweep(mj *S, int nc, double h, double *change, double *size) {
     *change = *size = 0.0;
-    rows_sweep(S, 0, h, change, size);
+    double resid = 0.0;
+    rows_sweep(S, 0, h, change, size, &resid);
     for (int i = 0; i < nc; ++i) {
         mj_contact *c = &S->c[i];
         double U[3], P[3], dP[3];
         rel_velocity(S, c, U);
-        P[0] = fmax(0.0, c->P[0] - (U[0] + c->e * fmin(c->un0, 0.0)) / c->D[0]);
+        P[0] = fmax(0.0, c->P[0] - (U[0] - c->vmin) / c->D[0]);
         P[1] = c->P[1] - U[1] / c->D[1];
         P[2] = c->P[2] - U[2] / c->D[2];
         double pt = hypot(P[1], P[2]), lim = c->mu * P[0];
@@ -341,7 +351,7 @@ static int rows_eval(const ld_system *s, mj *S, double t, const double *q) {
 
 /* One Gauss–Seidel pass over the joints' rows: for the velocities (pos 0: B v = −Φ_t) or for the
  * position correction of the step h (pos 1: B δv = −2 Φ(q_M)/h); the largest change and size. */
-static void rows_sweep(mj *S, int pos, double h, double *change, double *size) {
+static void rows_sweep(mj *S, int pos, double h, double *change, double *size, double *resid) {
     mj_rows *R = &S->J;
     for (int r = 0; r < R->m; ++r) {
         if (!(R->D[r] > 0.0)) continue;
@@ -350,6 +360,7 @@ static void rows_sweep(mj *S, int pos, double h, double *change, double *size) {
             const mj_body *b = &S->b[R->body[e]];
             u += R->B[e] * (R->slot[e] < 3 ? b->Om[R->slot[e]] : b->xd[R->slot[e] - 3]);
         }
+        *resid = fmax(*resid, fabs(u));
         double dl = -u / R->D[r];
         R->lam[r] += dl;
         *change = fmax(*change, fabs(dl));
@@ -367,11 +378,13 @@ static void rows_sweep(mj *S, int pos, double h, double *change, double *size) {
 
 /* One Gauss–Seidel pass of the position correction over the nc contacts: normal impulses
  * δP_n ≥ 0 with δU_n ≥ target ⊥ δP_n; the largest change and size. */
-static void contacts_correct(mj *S, int nc, double *change, double *size) {
+static void contacts_correct(mj *S, mj_contact *cs, int nc, double *change, double *size,
+                             double *resid) {
     for (int i = 0; i < nc; ++i) {
-        mj_contact *c = &S->c[i];
+        mj_contact *c = &cs[i];
         double U[3], dP[3] = {0, 0, 0};
         rel_velocity(S, c, U);
+        *resid = fmax(*resid, c->target - U[0]);
         double P = fmax(0.0, c->dP - (U[0] - c->target) / c->D[0]);
         dP[0] = P - c->dP;
         c->dP = P;
@@ -420,13 +433,14 @@ static void correct(mj *S, int nc, double h, double tol, int maxit, double *over
         return;
     }
     for (int r = 0; r < S->J.m; ++r) S->J.lam[r] = 0.0;
-    double change = 0.0, size = 0.0;
-    for (int k = 0; k < maxit; ++k) {
-        change = size = 0.0;
-        rows_sweep(S, 1, h, &change, &size);
-        contacts_correct(S, nc, &change, &size);
-        if (change <= tol * size) break;
+    int k = 0;
+    for (; k < maxit; ++k) {
+        double change = 0.0, size = 0.0, resid = 0.0;
+        rows_sweep(S, 1, h, &change, &size, &resid);
+        contacts_correct(S, S->c, nc, &change, &size, &resid);
+        if (change <= tol * size || resid <= 2e-12 * S->scale / h) break;
     }
+    S->trial_csweeps += k + (k < maxit);
     add_saved(S, 1);
 }
 
@@ -493,6 +507,7 @@ static int limits(const ld_system *s, mj *S, double t, const double *q, const do
             k->sa = k->sb = -1;
         }
         k->gap = lower ? c[0] - jd->limits[0] : jd->limits[1] - c[0];
+        k->open = 0;
         double U[3];
         rel_velocity(S, k, U);
         k->un0 = U[0];
@@ -527,9 +542,11 @@ static void contact_forces(mj *S, int nc, double h) {
 
 /* Keep the nf shapes' contacts of the accepted step h for ld_integ_contacts. */
 static void keep_points(mj *S, int nf, double h) {
+    int n = 0;
     for (int i = 0; i < nf; ++i) {
         const mj_contact *c = &S->c[i];
-        ld_contact_point *o = &S->pts[i];
+        if (c->open && c->P[0] == 0.0) continue; /* open and idle */
+        ld_contact_point *o = &S->pts[n++];
         o->body1 = c->a, o->body2 = c->b, o->shape1 = c->sa, o->shape2 = c->sb;
         memcpy(o->point, c->p, sizeof o->point);
         memcpy(o->normal, c->d[0], sizeof o->normal);
@@ -537,7 +554,7 @@ static void keep_points(mj *S, int nf, double h) {
         for (int j = 0; j < 3; ++j)
             o->force[j] = (c->P[0] * c->d[0][j] + c->P[1] * c->d[1][j] + c->P[2] * c->d[2][j]) / h;
     }
-    S->npts = nf;
+    S->npts = n;
 }
 
 static int moreau_contacts(const ld_integ *it, ld_contact_point *out, int cap) {
@@ -553,6 +570,7 @@ static void moreau_contact_stats(const ld_integ *it, ld_contact_stats *st) {
     st->contacts = S->last_contacts, st->sweeps = S->last_sweeps;
     st->total_sweeps = S->sweeps;
     st->overlap = S->overlap, st->max_overlap = S->max_overlap;
+    st->correction_sweeps = S->last_csweeps, st->total_correction_sweeps = S->csweeps;
 }
 
 static int moreau_contact_force(const ld_integ *it, int body, double f[3], double tau[3]) {
@@ -631,6 +649,71 @@ static void warm_keep(mj *S, const ld_contact *f, int nc) {
     warm_sort(S->warm, nc);
 }
 
+/* The largest overlap of the end poses' contacts (found into S->cp, set up there with their
+ * displacement targets −gap; their number into *nc) and the largest |Φ| of the joints at the
+ * end state q (the system's layout), into *pen and *phi. */
+static int end_errors(const ld_system *s, mj *S, double t, double *q, int *nc, double *pen,
+                      double *phi) {
+    *nc = 0, *pen = *phi = 0.0;
+    for (int i = 0; i < S->nb; ++i) {
+        memcpy(S->R + 9 * i, S->b[i].R, sizeof S->b[i].R);
+        memcpy(S->x + 3 * i, S->b[i].x, sizeof S->b[i].x);
+    }
+    const ld_contact *f = NULL;
+    int n = ld_cworld_shapes(S->w) > 0 ? ld_cworld_find(S->w, S->R, S->x, CLOSED, &f) : 0;
+    for (int c = 0; c < n; ++c) {
+        mj_contact *k = &S->cp[(*nc)++];
+        setup(S, k, &f[c]);
+        k->target = -f[c].gap, k->dP = 0.0;
+        *pen = fmax(*pen, -f[c].gap);
+    }
+    if (S->J.m == 0) return LD_OK;
+    int rc = s->ops.phi(s, t, q, S->J.phi);
+    for (int r = 0; !rc && r < S->J.m; ++r) *phi = fmax(*phi, fabs(S->J.phi[r]));
+    return rc;
+}
+
+/* The positions' projection at the step's end: while a contact overlaps or a joint is open by
+ * more than the projection's tolerance (10⁻⁹ of the model's reach, S->scale) — the
+ * midpoint's correction is exact only to first order in the motion of a step — a displacement
+ * δ of least kinetic-energy norm with B δ = −Φ and δg ≥ −g at the contacts (the same sweeps,
+ * normal impulses only) moves the bodies, q ← q ∘ δ, at most three times. The velocities are
+ * not touched. The state (R, x in S->b) is stored into q, v. */
+static int project(const ld_system *s, mj *S, double t, double *q, double *v, double tol,
+                   int maxit) {
+    double lim = 1e-9 * S->scale;
+    for (int pass = 0; pass < 3; ++pass) {
+        int nc, rc;
+        double pen, phi;
+        if ((rc = end_errors(s, S, t, q, &nc, &pen, &phi))) return rc;
+        if (pen <= lim && phi <= lim) return LD_OK;
+        if (S->J.m > 0 && (rc = rows_eval(s, S, t, q))) return rc;
+        for (int i = 0; i < S->nb; ++i) {
+            mj_body *b = &S->b[i];
+            memcpy(b->sOm, b->Om, sizeof b->Om);
+            memcpy(b->sxd, b->xd, sizeof b->xd);
+            memset(b->Om, 0, sizeof b->Om);
+            memset(b->xd, 0, sizeof b->xd);
+        }
+        int k = 0;
+        for (; k < maxit; ++k) {
+            double change = 0.0, size = 0.0, resid = 0.0;
+            rows_sweep(S, 1, 2.0, &change, &size, &resid); /* B δ = −Φ */
+            contacts_correct(S, S->cp, nc, &change, &size, &resid);
+            if (change <= tol * size || resid <= 1e-12 * S->scale) break;
+        }
+        S->trial_csweeps += k + (k < maxit);
+        for (int i = 0; i < S->nb; ++i) {
+            mj_body *b = &S->b[i];
+            drift(b, 1.0);
+            memcpy(b->Om, b->sOm, sizeof b->Om);
+            memcpy(b->xd, b->sxd, sizeof b->xd);
+            store_body(s, b, i, q, v);
+        }
+    }
+    return LD_OK;
+}
+
 /* The reach of body i's colliding shapes from its centre of mass (m). */
 static double reach(const ld_model *m, int i) {
     double r = 0.0;
@@ -678,10 +761,11 @@ static int moreau_create(ld_integ *it) {
     S->warm = malloc((size_t)S->cap * sizeof *S->warm);
     S->pts = malloc((size_t)S->cap * sizeof *S->pts);
     S->kept = malloc((size_t)S->cap * sizeof *S->kept);
+    S->cp = malloc((size_t)S->cap * sizeof *S->cp);
     S->cf = calloc(12 * (size_t)S->nb, sizeof *S->cf);
     S->cft = S->cf ? S->cf + 6 * (size_t)S->nb : NULL;
     S->w = ld_cworld_create(m, S->cap);
-    if (!S->b || !S->R || !S->c || !S->warm || !S->pts || !S->kept || !S->cf || !S->w) {
+    if (!S->b || !S->R || !S->c || !S->warm || !S->pts || !S->kept || !S->cp || !S->cf || !S->w) {
         it->oom_bytes = (double)S->cap * (double)sizeof *S->c;
         return LD_ENOMEM;
     }
@@ -693,7 +777,17 @@ static int moreau_create(ld_integ *it) {
         memcpy(S->b[i].J, bd->inertia, sizeof S->b[i].J);
         inverse3(S->b[i].Ji, bd->inertia);
         S->b[i].reach = reach(m, i);
+        S->scale = fmax(S->scale, S->b[i].reach);
     }
+    for (int j = 0; j < m->njoints; ++j) /* the joints' points from the bodies' centres */
+        for (int e = 0; e < 2; ++e) {
+            int b = e ? m->joints[j].body2 : m->joints[j].body1;
+            if (b < 0) continue;
+            double d[3];
+            for (int i = 0; i < 3; ++i) d[i] = m->joints[j].at[i] - m->bodies[b].x[i];
+            S->scale = fmax(S->scale, ld_v3_norm(d));
+        }
+    S->scale = fmax(S->scale, 1e-3);
     return LD_OK;
 }
 
@@ -706,6 +800,7 @@ static void moreau_destroy(ld_integ *it) {
         free(S->warm);
         free(S->pts);
         free(S->kept);
+        free(S->cp);
         free(S->cf);
         ld_cworld_free(S->w);
         rows_free(&S->J);
@@ -742,26 +837,37 @@ static void swap_saved(mj *S) {
     }
 }
 
-/* The contacts of the step among the detector's n (found within the step's reach): those closed
- * at the midpoint, gap ≤ 0, and those the free velocities would close by the step's end,
- * gap + h/2 U_n ≤ 0 — set up into S->c and copied to S->kept; their number. */
+/* The contacts of the step, the detector's n (found within the step's reach), set up into S->c
+ * and copied to S->kept: closed at the midpoint, gap ≤ 0, or closing — the free velocities
+ * would close them by the step's end, gap + h/2 U_n ≤ 0 —, or open, which may close up to
+ * touching (U_n ≥ −2 gap/h: a contact resting at gap 0⁺ under a load that the free motion does
+ * not show, as in a stack); their number. */
 static int closing(mj *S, const ld_contact *found, int n, double h) {
-    int nc = 0;
     for (int c = 0; c < n; ++c) {
-        setup(S, &S->c[nc], &found[c]);
+        mj_contact *k = &S->c[c];
+        setup(S, k, &found[c]);
         double U[3];
-        rel_velocity(S, &S->c[nc], U);
-        if (found[c].gap > CLOSED && found[c].gap + 0.5 * h * U[0] > CLOSED) continue;
-        S->kept[nc++] = found[c];
+        rel_velocity(S, k, U);
+        k->open = found[c].gap > CLOSED && found[c].gap + 0.5 * h * U[0] > CLOSED;
+        k->vmin = k->open ? -2.0 * found[c].gap / h : 0.0;
+        S->kept[c] = found[c];
     }
-    return nc;
+    return n;
+}
+
+/* The velocity law of the nc contacts not open (un0 known): U_n ≥ −e min(U_n,k, 0), Newton's
+ * impact law for a closing contact, U_n ≥ 0 for one that was not closing. */
+static void newton_law(mj *S, int nc) {
+    for (int c = 0; c < nc; ++c)
+        if (!S->c[c].open) S->c[c].vmin = -S->c[c].e * fmin(S->c[c].un0, 0.0);
 }
 
 /* A new start (ld_integ_init, a load): no contacts yet, the statistics anew. */
 static int moreau_init(ld_integ *it) {
     mj *S = it->priv;
     S->npts = S->nwarm = S->last_contacts = S->last_sweeps = 0;
-    S->sweeps = 0;
+    S->sweeps = S->csweeps = 0;
+    S->last_csweeps = 0;
     S->overlap = S->max_overlap = 0.0;
     memset(S->cf, 0, 6 * (size_t)S->nb * sizeof *S->cf);
     return LD_OK;
@@ -772,6 +878,7 @@ static int moreau_step(ld_integ *it, double t1) {
     const rb_sys *rb = ld_rb(s);
     mj *S = it->priv;
     double h = t1 - it->t, tm = it->t + 0.5 * h;
+    S->trial_csweeps = 0;
     for (int i = 0; i < S->nb; ++i) {
         mj_body *b = &S->b[i];
         load_body(s, b, i, it->q, it->v);
@@ -812,6 +919,7 @@ static int moreau_step(ld_integ *it, double t1) {
         nc = limits(s, S, tm, it->qn, it->vn, nc);
     }
     swap_saved(S); /* the free velocities back */
+    newton_law(S, nc);
     for (int c = 0; c < nf && S->nwarm > 0; ++c)
         warm_apply(S, &S->c[c], warm_key(found, c, S->nshapes, S->nground));
     int k = 0, maxit = (int)PGS_ITER(&it->o), active = nc > 0 || S->J.m > 0;
@@ -832,6 +940,8 @@ static int moreau_step(ld_integ *it, double t1) {
         memcpy(b->xd, b->sxd, sizeof b->xd);
         store_body(s, b, i, it->qn, it->vn);
     }
+    if (project(s, S, t1, it->qn, it->vn, tol, maxit))
+        return ld_integ__reject(it, LD_RETRY_NONFINITE, "joint rows at the step's end", h);
     int rc = ld_integ__finite(it, it->qn, (size_t)s->nq, "non-finite configuration");
     if (!rc) rc = ld_integ__finite(it, it->vn, (size_t)s->k, "non-finite velocity");
     if (rc) return ld_integ__reject(it, LD_RETRY_NONFINITE, it->why, h);
@@ -843,6 +953,7 @@ static int moreau_step(ld_integ *it, double t1) {
     warm_keep(S, S->kept, nf);
     keep_points(S, nf, h);
     S->overlap = S->trial_overlap, S->max_overlap = fmax(S->max_overlap, S->overlap);
+    S->last_csweeps = S->trial_csweeps, S->csweeps += S->trial_csweeps;
     return LD_OK;
 }
 
