@@ -611,7 +611,7 @@ int load_model(const run_args *a, char *path, size_t cap, ld_model *m, int *meth
     if (resolve_model(cmd, a->model, path, cap)) return 2;
     ld_model_error err;
     memset(&err, 0, sizeof err);
-    int rc = ld_model_load(path, m, &err);
+    int rc = cli_model_load(path, m, &err); /* YAML, or URDF / MJCF imported */
     if (rc) {
         if (err.msg[0]) return cli_error("%s", err.msg);
         return cli_error("%s: cannot read model '%s': %s", cmd, path, ld_strerror(rc));

@@ -42,5 +42,10 @@ int cli_view(int argc, char **argv);
  * signal N (the table holds the cases done: the same command resumes it). */
 int cli_sweep(int argc, char **argv);
 int cli_workprec(int argc, char **argv);
+/* liedyn convert FILE (cli/convert.c); cli_model_load: ld_model_load, or the import of a URDF or
+ * MJCF file (its warnings on stderr). */
+int cli_convert(int argc, char **argv);
+struct ld_model_error;
+int cli_model_load(const char *path, struct ld_model *m, struct ld_model_error *err);
 
 #endif /* LIEDYN_CLI_H */

@@ -94,6 +94,7 @@ static void usage(FILE *f) {
                "               (sweep --help)\n"
                "  workprec     CPU time against error of integrators on a model (workprec --help)\n"
                "  view         an HTML file that animates a finished run's CSV (view --help)\n"
+               "  convert      a URDF or MJCF file as a liedyn YAML model (convert --help)\n"
                "  models       list the shipped models with their descriptions\n"
                "  version      print the library version\n"
                "options are written '--name value' or '--name=value'; 'liedyn COMMAND -h'\n"
@@ -126,6 +127,7 @@ static int dispatch(int argc, char **argv) {
     if (strcmp(argv[1], "sweep") == 0) return cli_sweep(argc - 2, argv + 2);
     if (strcmp(argv[1], "workprec") == 0) return cli_workprec(argc - 2, argv + 2);
     if (strcmp(argv[1], "view") == 0) return cli_view(argc - 2, argv + 2);
+    if (strcmp(argv[1], "convert") == 0) return cli_convert(argc - 2, argv + 2);
     if (strcmp(argv[1], "version") == 0 || strcmp(argv[1], "--version") == 0) {
         if (argc > 2 && (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h"))) {
             printf("usage: liedyn version\nPrint the library version.\nexit status: 0\n");

@@ -15,6 +15,7 @@ mkdir -p "$WORK"
 cp "$SRC/models/heavy-top.yaml" "$WORK/my-model.yaml"
 cp "$SRC/tests/data/gyro_const.csv" "$WORK/gyro.csv"
 cp -r "$SRC/examples" "$WORK/examples" # commands shown from the source tree name examples/…
+mkdir -p "$WORK/tests/data" && cp -r "$SRC/tests/data/import" "$WORK/tests/data/import" # docs/import.md
 fails=0 ran=0
 # Without the HTML viewer (built where npm or its registry was missing) its lines are skipped.
 viewer=1

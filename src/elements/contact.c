@@ -94,8 +94,8 @@ static void place(ld_cworld *w, int k, const double *R, const double *x, double 
     const ld_shape *sh = shape_of(w->m, w->shape[k]);
     int ground = sh->body == LD_GROUND;
     double lo[3], hi[3];
-    ld_cshape_place(sh, ground ? I : R + 9 * sh->body, ground ? o : x + 3 * sh->body,
-                    &w->placed[k], lo, hi);
+    ld_cshape_place(sh, ground ? I : R + 9 * sh->body, ground ? o : x + 3 * sh->body, &w->placed[k],
+                    lo, hi);
     for (int i = 0; i < 3; ++i) {
         w->lo[3 * k + i] = lo[i] - 0.5 * margin;
         w->hi[3 * k + i] = hi[i] + 0.5 * margin;

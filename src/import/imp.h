@@ -1,0 +1,146 @@
+/*
+ * The importers' shared model (docs/import.md): a tree of links, each with its frame given
+ * relative to its parent's at joint coordinates zero, its mass properties in that frame, one
+ * joint to its parent and its shapes. urdf.c and mjcf.c fill it from libxml2's tree;
+ * imp_tree.c merges massless links, places the tree (forward kinematics at zero) and checks it;
+ * imp_yaml.c writes it as a liedyn YAML model. Internal to src/import.
+ */
+#ifndef LD_IMPORT_IMP_H
+#define LD_IMPORT_IMP_H
+
+#include <libxml/tree.h>
+#include <stddef.h>
+
+#include "liedyn/import.h"
+#include "liedyn/model.h"
+
+#define IMP_PI 3.14159265358979323846
+
+/* The joint of a link to its parent. */
+typedef enum imp_jkind {
+    IMP_J_FREE = 0, /* no joint: the link floats (its pose given) */
+    IMP_J_FIXED,
+    IMP_J_REVOLUTE,
+    IMP_J_PRISMATIC,
+    IMP_J_CYLINDRICAL,
+    IMP_J_UNIVERSAL,
+    IMP_J_SPHERICAL
+} imp_jkind;
+
+typedef struct imp_shape {
+    ld_shape_kind kind;
+    double size[3];  /* as ld_shape's */
+    double pos[3];   /* centre, link frame */
+    double quat[4];  /* the shape's frame in the link frame: z the axis of round shapes */
+    double color[3]; /* −1: not given */
+    int line;
+} imp_shape;
+
+/* A spring and damper on a joint's coordinate: stiffness k, damping c, about (hinge) or along
+ * (slide) axis, in the link's frame, at point anchor (slides). */
+typedef struct imp_spring {
+    int slide;
+    double axis[3], anchor[3];
+    double k, c, ref;
+    char name[LD_NAME_MAX];
+    int line;
+} imp_spring;
+
+typedef struct imp_link {
+    char name[LD_NAME_MAX];
+    int line;
+    double mass;       /* 0: massless */
+    double com[3];     /* centre of mass, link frame */
+    double inertia[9]; /* about the centre of mass, link axes */
+    int parent;        /* index of the parent link, −1: the ground */
+    double pos[3];     /* the link frame in the parent's (the ground: world) at coordinates 0 */
+    double quat[4];
+    imp_jkind jkind;
+    char jname[LD_NAME_MAX];
+    int jline;
+    double anchor[3];         /* joint point, link frame */
+    double axis[3], axis2[3]; /* joint axis (universal: the parent's, axis2 the link's) */
+    int has_limits;
+    double lo, hi;
+    double effort, velocity; /* URDF limit effort and velocity (0: not given) */
+    int nsprings;
+    imp_spring springs[3];
+    int nshapes;
+    imp_shape shapes[LD_SHAPES_PER_BODY_MAX];
+    int dropped_shapes;  /* beyond LD_SHAPES_PER_BODY_MAX */
+    int merged;          /* merged into its parent (massless, fixed): not written */
+    int auxiliary;       /* an auxiliary body between joints of one MJCF body */
+    double wx[3], wq[4]; /* world pose of the link frame at coordinates 0 (imp_place) */
+} imp_link;
+
+typedef struct imp_model {
+    const char *path; /* the file (messages) */
+    ld_import_format format;
+    ld_import_options opt;
+    char name[LD_NAME_MAX];
+    int name_line;
+    double gravity[3];
+    int nlinks, cap;
+    imp_link *links;
+    ld_model_error *err;
+    ld_import_report *rep;
+    int nomem; /* a warning could not be stored */
+} imp_model;
+
+/* ---- imp_tree.c ---- */
+/* Append a link with defaults (identity frames, massless, parent −1, no joint); its index or
+ * −1 (out of memory). */
+int imp_add_link(imp_model *M);
+/* Record a warning on rep (when there is one): element (e.g. "mesh"), line, formatted text.
+ * Never fails; a warning that cannot be stored sets M->nomem. */
+void imp_warn(imp_model *M, ld_import_severity sev, int line, const char *element, const char *fmt,
+              ...) __attribute__((format(printf, 5, 6)));
+/* Fill M->err with "FILE:LINE: ELEMENT: REASON" and return code. */
+int imp_fail(imp_model *M, int code, int line, const char *element, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+/* Merge the massless links fixed to their parent into it (shapes and children moved over);
+ * a massless link on a moving joint, or no link with mass at all, is an error. Then place
+ * the tree (wx, wq of every link). LD_OK or LD_EINVAL (err filled in). */
+int imp_finish(imp_model *M);
+void imp_free(imp_model *M);
+
+/* ---- geometry (imp_tree.c) ---- */
+void imp_quat_rpy(double q[4], double roll, double pitch, double yaw);
+/* The quaternion of the rotation taking (0, 0, 1) to the unit vector z by the smallest turn. */
+void imp_quat_zaxis(double q[4], const double z[3]);
+/* Compose frames: (p, q) = (pa, qa) ∘ (pb, qb). */
+void imp_compose(double p[3], double q[4], const double pa[3], const double qa[4],
+                 const double pb[3], const double qb[4]);
+/* J = R diag(d) Rᵀ-like rotation of a tensor: out = R(q) in R(q)ᵀ. */
+void imp_rotate_tensor(double out[9], const double q[4], const double in[9]);
+/* Add the mass m at centre c (link frame) with inertia J (about c, link axes) to the link. */
+void imp_add_mass(imp_link *L, double m, const double c[3], const double J[9]);
+/* A unit vector ⊥ the unit vector a (the axis of a frame's x). */
+void imp_perp(double r[3], const double a[3]);
+int imp_normalize(double v[3]);
+
+/* ---- imp_xml.c: attributes ---- */
+/* The value of attribute name of n (libxml2 string: xmlFree), or NULL. */
+char *imp_attr(const xmlNode *n, const char *name);
+/* Read up to max numbers of attribute text s into v; their count, or −1 (not numbers). */
+int imp_parse_numbers(const char *s, double *v, int max);
+/* Attribute name of n as exactly count numbers into v (absent: v untouched, *given 0).
+ * LD_OK or LD_EINVAL (reported on M). */
+int imp_get_vec(imp_model *M, const xmlNode *n, const char *name, double *v, int count, int *given);
+/* 1 if n is an element named tag. */
+int imp_is(const xmlNode *n, const char *tag);
+/* The line of n (0 if unknown). */
+int imp_line(const xmlNode *n);
+/* Copy a name into out (LD_NAME_MAX): too long or reserved names are reported and changed. */
+void imp_set_name(imp_model *M, char *out, const char *name, int line, const char *what);
+
+/* ---- imp_yaml.c ---- */
+/* The model as liedyn YAML text (malloc'ed, NUL-terminated) with lines[k] the file's line of
+ * YAML line k + 1 (malloc'ed, nlines entries). LD_OK or LD_ENOMEM. */
+int imp_write_yaml(const imp_model *M, char **text, size_t *len, int **lines, int *nlines);
+
+/* ---- urdf.c, mjcf.c ---- */
+int imp_urdf(imp_model *M, xmlDoc *doc);
+int imp_mjcf(imp_model *M, xmlDoc *doc);
+
+#endif

@@ -1,0 +1,358 @@
+/*
+ * The importers' tree (imp.h): links, warnings and errors, merging massless links, placing
+ * the tree at joint coordinates zero, and the small geometry both formats need.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "imp.h"
+#include "liedyn/lie.h"
+#include "liedyn/liedyn.h"
+
+int imp_add_link(imp_model *M) {
+    if (M->nlinks == M->cap) {
+        int cap = M->cap ? 2 * M->cap : 16;
+        imp_link *l = realloc(M->links, (size_t)cap * sizeof *l);
+        if (!l) return -1;
+        M->links = l, M->cap = cap;
+    }
+    imp_link *L = &M->links[M->nlinks];
+    memset(L, 0, sizeof *L);
+    L->parent = -1;
+    L->quat[0] = 1.0;
+    L->wq[0] = 1.0;
+    L->axis[0] = 1.0;
+    L->axis2[1] = 1.0;
+    L->jkind = IMP_J_FREE;
+    return M->nlinks++;
+}
+
+void imp_warn(imp_model *M, ld_import_severity sev, int line, const char *element, const char *fmt,
+              ...) {
+    ld_import_report *r = M->rep;
+    if (!r) return;
+    if ((r->nwarn & (r->nwarn - 1)) == 0) { /* grow at powers of two */
+        size_t cap = r->nwarn ? 2 * (size_t)r->nwarn : 8;
+        ld_import_warning *w = realloc(r->warn, cap * sizeof *w);
+        if (!w) {
+            M->nomem = 1;
+            return;
+        }
+        r->warn = w;
+    }
+    ld_import_warning *w = &r->warn[r->nwarn++];
+    memset(w, 0, sizeof *w);
+    w->line = line;
+    w->severity = sev;
+    snprintf(w->element, sizeof w->element, "%s", element);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(w->msg, sizeof w->msg, fmt, ap);
+    va_end(ap);
+}
+
+int imp_fail(imp_model *M, int code, int line, const char *element, const char *fmt, ...) {
+    ld_model_error *e = M->err;
+    if (!e) return code;
+    char why[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    memset(e, 0, sizeof *e);
+    snprintf(e->file, sizeof e->file, "%s", M->path);
+    e->line = line;
+    snprintf(e->key, sizeof e->key, "%s", element);
+    snprintf(e->msg, sizeof e->msg, "%.200s:%d: %.60s: %.230s", M->path, line, element, why);
+    return code;
+}
+
+void imp_free(imp_model *M) {
+    free(M->links);
+    M->links = NULL;
+    M->nlinks = M->cap = 0;
+}
+
+/* ------------------------------------------------------------------ geometry */
+
+void imp_quat_rpy(double q[4], double roll, double pitch, double yaw) {
+    /* R = Rz(yaw) Ry(pitch) Rx(roll): fixed axes x, y, z (URDF) */
+    const double x[3] = {1, 0, 0}, y[3] = {0, 1, 0}, z[3] = {0, 0, 1};
+    double a[3], b[3], c[3], qx[4], qy[4], qz[4], t[4];
+    for (int i = 0; i < 3; ++i) a[i] = roll * x[i], b[i] = pitch * y[i], c[i] = yaw * z[i];
+    ld_quat_from_rotvec(qx, a);
+    ld_quat_from_rotvec(qy, b);
+    ld_quat_from_rotvec(qz, c);
+    ld_quat_mul(t, qy, qx);
+    ld_quat_mul(q, qz, t);
+}
+
+void imp_quat_zaxis(double q[4], const double z[3]) {
+    /* the half-way quaternion between e_z and z; z = −e_z: half a turn about x */
+    double c = z[2], n = sqrt(2.0 * (1.0 + c));
+    if (n < 1e-12) {
+        q[0] = 0, q[1] = 1, q[2] = 0, q[3] = 0;
+        return;
+    }
+    q[0] = 0.5 * n;
+    q[1] = -z[1] / n;
+    q[2] = z[0] / n;
+    q[3] = 0.0;
+    double m = ld_quat_norm(q);
+    for (int i = 0; i < 4; ++i) q[i] /= m;
+}
+
+void imp_compose(double p[3], double q[4], const double pa[3], const double qa[4],
+                 const double pb[3], const double qb[4]) {
+    double r[3], t[4];
+    ld_quat_rotate(r, qa, pb);
+    ld_quat_mul(t, qa, qb);
+    double m = ld_quat_norm(t);
+    for (int i = 0; i < 3; ++i) p[i] = pa[i] + r[i];
+    for (int i = 0; i < 4; ++i) q[i] = t[i] / m;
+}
+
+void imp_rotate_tensor(double out[9], const double q[4], const double in[9]) {
+    double R[9], T[9];
+    ld_quat_to_mat(R, q);
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) {
+            double s = 0;
+            for (int k = 0; k < 3; ++k) s += R[3 * i + k] * in[3 * k + j];
+            T[3 * i + j] = s;
+        }
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) {
+            double s = 0;
+            for (int k = 0; k < 3; ++k) s += T[3 * i + k] * R[3 * j + k];
+            out[3 * i + j] = s;
+        }
+    for (int i = 0; i < 3; ++i) /* exactly symmetric */
+        for (int j = i + 1; j < 3; ++j) out[3 * j + i] = out[3 * i + j];
+}
+
+/* J about the point c shifted by d = c − c_new: J + m (|d|² I − d dᵀ). */
+static void shift_inertia(double J[9], double m, const double d[3]) {
+    double dd = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) J[3 * i + j] += m * ((i == j ? dd : 0.0) - d[i] * d[j]);
+}
+
+void imp_add_mass(imp_link *L, double m, const double c[3], const double J[9]) {
+    if (!(m > 0.0)) return;
+    double M = L->mass + m, com[3], A[9], B[9], da[3], db[3];
+    for (int i = 0; i < 3; ++i) com[i] = (L->mass * L->com[i] + m * c[i]) / M;
+    for (int i = 0; i < 3; ++i) da[i] = L->com[i] - com[i], db[i] = c[i] - com[i];
+    memcpy(A, L->inertia, sizeof A);
+    memcpy(B, J, sizeof B);
+    shift_inertia(A, L->mass, da);
+    shift_inertia(B, m, db);
+    for (int i = 0; i < 9; ++i) L->inertia[i] = A[i] + B[i];
+    memcpy(L->com, com, sizeof com);
+    L->mass = M;
+}
+
+void imp_perp(double r[3], const double a[3]) {
+    int k = 0; /* the axis least aligned with a, made ⊥ a */
+    for (int i = 1; i < 3; ++i)
+        if (fabs(a[i]) < fabs(a[k])) k = i;
+    double e[3] = {0, 0, 0};
+    e[k] = 1.0;
+    double d = a[k];
+    for (int i = 0; i < 3; ++i) r[i] = e[i] - d * a[i];
+    imp_normalize(r);
+}
+
+int imp_normalize(double v[3]) {
+    double n = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    if (!(n > 1e-300) || !isfinite(n)) return -1;
+    for (int i = 0; i < 3; ++i) v[i] /= n;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ merging and placing */
+
+static const char *const jkind_names[] = {"floating",    "fixed",     "revolute", "prismatic",
+                                          "cylindrical", "universal", "spherical"};
+
+/* Move link b's shapes into its parent p (b's frame is (b.pos, b.quat) in p's). */
+static void move_shapes(imp_model *M, imp_link *b, imp_link *p) {
+    for (int s = 0; s < b->nshapes; ++s) {
+        if (p->nshapes == LD_SHAPES_PER_BODY_MAX) {
+            p->dropped_shapes++;
+            continue;
+        }
+        imp_shape sh = b->shapes[s];
+        imp_compose(sh.pos, sh.quat, b->pos, b->quat, b->shapes[s].pos, b->shapes[s].quat);
+        p->shapes[p->nshapes++] = sh;
+    }
+    p->dropped_shapes += b->dropped_shapes;
+    (void)M;
+}
+
+/* Is a link's index order parents first? (URDF files list links in any order.) Sort the
+ * links so: a depth-first order from the roots, keeping file order among siblings. Cycles
+ * were excluded by the readers (one parent per link, and the roots reach every link). */
+static int sort_links(imp_model *M) {
+    int n = M->nlinks, *order = malloc((size_t)(n ? n : 1) * sizeof *order);
+    int *map = malloc((size_t)(n ? n : 1) * sizeof *map);
+    int *stack = malloc((size_t)(n ? n : 1) * sizeof *stack);
+    imp_link *sorted = malloc((size_t)(n ? n : 1) * sizeof *sorted);
+    if (!order || !map || !stack || !sorted) {
+        free(order), free(map), free(stack), free(sorted);
+        return LD_ENOMEM;
+    }
+    int k = 0, top = 0;
+    for (int i = n - 1; i >= 0; --i)
+        if (M->links[i].parent < 0) stack[top++] = i;
+    while (top > 0) { /* O(n²) child search: robot files have at most a few hundred links */
+        int i = stack[--top];
+        order[k++] = i;
+        for (int c = n - 1; c >= 0; --c)
+            if (M->links[c].parent == i) stack[top++] = c;
+    }
+    int rc = LD_OK;
+    if (k != n) {
+        int bad = 0;
+        for (int i = 0; i < n; ++i) map[i] = 0;
+        for (int i = 0; i < k; ++i) map[order[i]] = 1;
+        while (bad < n && map[bad]) ++bad;
+        rc = imp_fail(M, LD_EINVAL, M->links[bad].line, "link",
+                      "'%s' is part of a closed chain of parents (a tree is required)",
+                      M->links[bad].name);
+    } else {
+        for (int i = 0; i < n; ++i) map[order[i]] = i;
+        for (int i = 0; i < n; ++i) {
+            sorted[i] = M->links[order[i]];
+            if (sorted[i].parent >= 0) sorted[i].parent = map[sorted[i].parent];
+        }
+        memcpy(M->links, sorted, (size_t)n * sizeof *sorted);
+    }
+    free(order), free(map), free(stack), free(sorted);
+    return rc;
+}
+
+/* Merge massless links fixed to their parent (parents first: chains collapse). */
+static int merge_massless(imp_model *M) {
+    for (int i = 0; i < M->nlinks; ++i) {
+        imp_link *b = &M->links[i];
+        if (b->mass > 0.0) continue;
+        if (b->jkind != IMP_J_FIXED && !(b->parent < 0 && b->jkind == IMP_J_FREE))
+            return imp_fail(M, LD_EINVAL, b->jline ? b->jline : b->line, "link",
+                            "'%s' has no mass but moves on the %s joint '%s' (line %d); a "
+                            "liedyn body needs a mass: give the link an inertial element",
+                            b->name, jkind_names[b->jkind], b->jname, b->jline);
+        b->merged = 1;
+        M->rep ? (void)++M->rep->merged : (void)0;
+        for (int c = i + 1; c < M->nlinks; ++c) {
+            imp_link *ch = &M->links[c];
+            if (ch->parent != i) continue;
+            double p[3], q[4];
+            imp_compose(p, q, b->pos, b->quat, ch->pos, ch->quat);
+            memcpy(ch->pos, p, sizeof p), memcpy(ch->quat, q, sizeof q);
+            ch->parent = b->parent;
+        }
+        if (b->parent >= 0) {
+            move_shapes(M, b, &M->links[b->parent]);
+        } else if (b->nshapes) {
+            imp_warn(M, LD_IMPORT_IGNORED, b->line, "link",
+                     "'%s' is part of the ground (massless, fixed): its %d shape%s not drawn",
+                     b->name, b->nshapes, b->nshapes == 1 ? " is" : "s are");
+        }
+    }
+    return LD_OK;
+}
+
+/* World poses at joint coordinates zero, parents first. */
+static void place(imp_model *M) {
+    for (int i = 0; i < M->nlinks; ++i) {
+        imp_link *L = &M->links[i];
+        if (L->parent < 0) {
+            memcpy(L->wx, L->pos, sizeof L->wx);
+            memcpy(L->wq, L->quat, sizeof L->wq);
+        } else {
+            const imp_link *P = &M->links[L->parent];
+            imp_compose(L->wx, L->wq, P->wx, P->wq, L->pos, L->quat);
+        }
+    }
+}
+
+/* A box turned by a signed permutation of the axes keeps its edges along the link's axes with
+ * its sizes permuted; another turn cannot be drawn (liedyn's boxes lie along the body axes).
+ * Sizes that are not positive are not drawn. */
+static int fix_shape(imp_model *M, const imp_link *L, imp_shape *sh) {
+    double s = fmax(sh->size[0], fmax(sh->size[1], sh->size[2]));
+    int round = sh->kind != LD_SHAPE_BOX && sh->kind != LD_SHAPE_SPHERE;
+    if (!(sh->size[0] > 0) || (sh->kind == LD_SHAPE_BOX && !(sh->size[1] > 0 && sh->size[2] > 0)) ||
+        (round && !(sh->size[1] > 0) && sh->kind != LD_SHAPE_CAPSULE) || !(s < 1e9)) {
+        imp_warn(M, LD_IMPORT_IGNORED, sh->line, ld_shape_kind_name(sh->kind),
+                 "of '%s' not drawn: its sizes are not positive", L->name);
+        return 0;
+    }
+    if (sh->kind != LD_SHAPE_BOX) return 1;
+    double R[9], size[3];
+    ld_quat_to_mat(R, sh->quat);
+    int perm = 1;
+    for (int i = 0; i < 3; ++i) { /* row i: the box axis along link axis i */
+        int k = -1;
+        for (int j = 0; j < 3; ++j)
+            if (fabs(fabs(R[3 * i + j]) - 1.0) < 1e-9) k = j;
+        if (k < 0)
+            perm = 0;
+        else
+            size[i] = sh->size[k];
+    }
+    if (perm)
+        memcpy(sh->size, size, sizeof size);
+    else
+        imp_warn(M, LD_IMPORT_IGNORED, sh->line, "box",
+                 "of '%s' is turned against the link's axes: drawn along them (liedyn's boxes "
+                 "lie along the body axes)",
+                 L->name);
+    sh->quat[0] = 1, sh->quat[1] = sh->quat[2] = sh->quat[3] = 0;
+    return 1;
+}
+
+int imp_finish(imp_model *M) {
+    for (int i = 0; i < M->nlinks; ++i) {
+        imp_link *L = &M->links[i];
+        int k = 0;
+        for (int s = 0; s < L->nshapes; ++s)
+            if (fix_shape(M, L, &L->shapes[s])) L->shapes[k++] = L->shapes[s];
+        L->nshapes = k;
+    }
+    int rc = sort_links(M);
+    if (!rc) rc = merge_massless(M);
+    if (rc) return rc;
+    int bodies = 0;
+    for (int i = 0; i < M->nlinks; ++i) bodies += !M->links[i].merged;
+    if (!bodies) { /* one message, naming a mesh file the robot lacks, if any */
+        char also[300] = "";
+        for (int w = 0; M->rep && w < M->rep->nwarn; ++w) {
+            const ld_import_warning *W = &M->rep->warn[w];
+            if (strcmp(W->element, "mesh") ||
+                (!strstr(W->msg, "does not exist") && !strstr(W->msg, "is not found")))
+                continue;
+            const char *tail = strrchr(W->msg, ';');
+            snprintf(also, sizeof also, "; the mesh of line %d is missing too: %.200s", W->line,
+                     tail ? tail + 2 : W->msg);
+            break;
+        }
+        return imp_fail(M, LD_EINVAL, M->name_line,
+                        M->format == LD_IMPORT_URDF ? "robot" : "mujoco",
+                        "no %s has a mass: nothing to simulate (a liedyn body needs a mass: give "
+                        "a link an inertial element)%s",
+                        M->format == LD_IMPORT_URDF ? "link" : "body", also);
+    }
+    place(M);
+    for (int i = 0; i < M->nlinks; ++i)
+        if (M->links[i].dropped_shapes)
+            imp_warn(M, LD_IMPORT_IGNORED, M->links[i].line, "geometry",
+                     "'%s': %d shape%s beyond the %d a liedyn body draws not drawn",
+                     M->links[i].name, M->links[i].dropped_shapes,
+                     M->links[i].dropped_shapes == 1 ? "" : "s", LD_SHAPES_PER_BODY_MAX);
+    return LD_OK;
+}

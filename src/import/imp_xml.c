@@ -1,0 +1,79 @@
+/*
+ * Attributes of libxml2's tree for the importers (imp.h): numbers, vectors, names, lines.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "imp.h"
+#include "liedyn/liedyn.h"
+
+char *imp_attr(const xmlNode *n, const char *name) {
+    return (char *)xmlGetProp(n, (const xmlChar *)name);
+}
+
+int imp_parse_numbers(const char *s, double *v, int max) {
+    int k = 0;
+    const char *p = s;
+    for (;;) {
+        while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' || *p == ',') ++p;
+        if (!*p) return k;
+        char *end;
+        errno = 0;
+        double x = strtod(p, &end);
+        if (end == p || !isfinite(x) || errno == ERANGE) return -1;
+        if (k < max) v[k] = x;
+        ++k;
+        p = end;
+    }
+}
+
+int imp_get_vec(imp_model *M, const xmlNode *n, const char *name, double *v, int count,
+                int *given) {
+    char *s = imp_attr(n, name);
+    if (given) *given = s != NULL;
+    if (!s) return LD_OK;
+    double tmp[16];
+    int k = imp_parse_numbers(s, tmp, 16), rc = LD_OK;
+    if (k != count) {
+        char what[300];
+        snprintf(what, sizeof what, "%s %s", (const char *)n->name, name);
+        if (k < 0)
+            rc = imp_fail(M, LD_EINVAL, imp_line(n), what, "expected %d number%s, found '%.80s'",
+                          count, count == 1 ? "" : "s", s);
+        else
+            rc = imp_fail(M, LD_EINVAL, imp_line(n), what, "expected %d number%s, found %d", count,
+                          count == 1 ? "" : "s", k);
+    } else {
+        memcpy(v, tmp, (size_t)count * sizeof *v);
+    }
+    xmlFree(s);
+    return rc;
+}
+
+int imp_is(const xmlNode *n, const char *tag) {
+    return n && n->type == XML_ELEMENT_NODE && strcmp((const char *)n->name, tag) == 0;
+}
+
+int imp_line(const xmlNode *n) {
+    long l = n ? xmlGetLineNo(n) : 0;
+    return l > 0 && l < 1000000000 ? (int)l : 0;
+}
+
+void imp_set_name(imp_model *M, char *out, const char *name, int line, const char *what) {
+    size_t len = strlen(name);
+    if (len >= LD_NAME_MAX) {
+        snprintf(out, LD_NAME_MAX, "%.*s", LD_NAME_MAX - 1, name);
+        imp_warn(M, LD_IMPORT_IGNORED, line, what,
+                 "the name '%.100s' is longer than %d bytes: cut to '%s'", name, LD_NAME_MAX - 1,
+                 out);
+    } else if (strcmp(name, "ground") == 0) {
+        snprintf(out, LD_NAME_MAX, "ground_");
+        imp_warn(M, LD_IMPORT_IGNORED, line, what,
+                 "the name 'ground' is reserved in liedyn (the fixed frame): renamed 'ground_'");
+    } else {
+        memcpy(out, name, len + 1);
+    }
+}

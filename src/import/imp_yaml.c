@@ -1,0 +1,281 @@
+/*
+ * The importers' tree as a liedyn YAML model (docs/model-format.md, docs/import.md): bodies
+ * with their frame at the centre of mass and the link's axes, joints in the frame form (the
+ * bodies placed by them at coordinates zero), force elements for the joints' springs and
+ * dampers, shapes. Every item carries a comment with the file's line, and a table maps each
+ * YAML line to that line, so the reader's messages can point into the imported file.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "imp.h"
+#include "liedyn/lie.h"
+#include "liedyn/liedyn.h"
+
+typedef struct ybuf {
+    char *s;
+    size_t len, cap;
+    int *lines; /* the file's line of each YAML line */
+    int nlines, lcap;
+    int src; /* the file's line of what is written now */
+    int nomem;
+    const char *file; /* the imported file's base name (comments) */
+} ybuf;
+
+static void put(ybuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(ybuf *b, const char *fmt, ...) {
+    if (b->nomem) return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0) return;
+    if (b->len + (size_t)n + 1 > b->cap) {
+        size_t cap = 2 * b->cap + (size_t)n + 4096;
+        char *s = realloc(b->s, cap);
+        if (!s) {
+            b->nomem = 1;
+            return;
+        }
+        b->s = s, b->cap = cap;
+    }
+    va_start(ap, fmt);
+    vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    for (size_t i = b->len; i < b->len + (size_t)n; ++i) {
+        if (b->s[i] != '\n') continue;
+        if (b->nlines == b->lcap) {
+            int cap = b->lcap ? 2 * b->lcap : 256;
+            int *l = realloc(b->lines, (size_t)cap * sizeof *l);
+            if (!l) {
+                b->nomem = 1;
+                return;
+            }
+            b->lines = l, b->lcap = cap;
+        }
+        b->lines[b->nlines++] = b->src;
+    }
+    b->len += (size_t)n;
+}
+
+/* A number that reads back to the same double: the shortest of %.15g, %.16g, %.17g. */
+static const char *num(char buf[32], double v) {
+    if (v == 0.0) v = 0.0; /* no "-0" */
+    for (int p = 15; p <= 17; ++p) {
+        snprintf(buf, 32, "%.*g", p, v);
+        if (strtod(buf, NULL) == v) break;
+    }
+    return buf;
+}
+
+static void put_vec(ybuf *b, const double *v, int n) {
+    char t[32];
+    put(b, "[");
+    for (int i = 0; i < n; ++i) put(b, "%s%s", i ? ", " : "", num(t, v[i]));
+    put(b, "]");
+}
+
+/* A double-quoted YAML string. */
+static void put_str(ybuf *b, const char *s) {
+    put(b, "\"");
+    for (; *s; ++s) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            put(b, "\\%c", c);
+        else if (c < 0x20)
+            put(b, "\\x%02x", c);
+        else
+            put(b, "%c", c);
+    }
+    put(b, "\"");
+}
+
+static const char *ground_or(const imp_model *M, int i) {
+    return i < 0 ? "ground" : M->links[i].name;
+}
+
+static void put_shape(ybuf *b, const imp_link *L, const imp_shape *sh) {
+    double c[3], ax[3];
+    const double ez[3] = {0, 0, 1};
+    for (int i = 0; i < 3; ++i) c[i] = sh->pos[i] - L->com[i];
+    ld_quat_rotate(ax, sh->quat, ez);
+    char t[32];
+    put(b, "      - {type: %s, ", ld_shape_kind_name(sh->kind));
+    if (sh->kind == LD_SHAPE_BOX) {
+        put(b, "size: ");
+        put_vec(b, sh->size, 3);
+    } else {
+        put(b, "radius: %s", num(t, sh->size[0]));
+    }
+    if (sh->kind != LD_SHAPE_BOX && sh->kind != LD_SHAPE_SPHERE) {
+        put(b, ", length: %s, axis: ", num(t, sh->size[1]));
+        put_vec(b, ax, 3);
+    }
+    put(b, ", center: ");
+    put_vec(b, c, 3);
+    if (sh->color[0] >= 0) {
+        put(b, ", color: ");
+        put_vec(b, sh->color, 3);
+    }
+    put(b, "}   # line %d\n", sh->line);
+}
+
+static void put_body(ybuf *b, const imp_model *M, const imp_link *L) {
+    b->src = L->line;
+    put(b, "  - name: ");
+    put_str(b, L->name);
+    put(b, "   # %s:%d %s\n", b->file, L->line,
+        L->auxiliary                  ? "auxiliary body (docs/import.md)"
+        : M->format == LD_IMPORT_URDF ? "link"
+                                      : "body");
+    char t[32];
+    put(b, "    mass: %s\n    inertia: ", num(t, L->mass));
+    put_vec(b, L->inertia, 9);
+    put(b, "\n");
+    if (L->jkind == IMP_J_FREE) { /* no joint places it */
+        double x[3];
+        ld_quat_rotate(x, L->wq, L->com);
+        for (int i = 0; i < 3; ++i) x[i] += L->wx[i];
+        put(b, "    position: ");
+        put_vec(b, x, 3);
+        put(b, "\n    orientation: ");
+        put_vec(b, L->wq, 4);
+        put(b, "\n");
+    }
+    if (L->nshapes) put(b, "    shape:\n");
+    for (int s = 0; s < L->nshapes; ++s) put_shape(b, L, &L->shapes[s]);
+}
+
+static const char *const jtypes[] = {"free",        "fixed",     "revolute", "prismatic",
+                                     "cylindrical", "universal", "spherical"};
+
+/* frame1 and frame2 of the joint of link L (docs/import.md). */
+static void put_frames(ybuf *b, const imp_model *M, const imp_link *L) {
+    const double *cp = L->parent >= 0 ? M->links[L->parent].com : (const double[3]){0, 0, 0};
+    double u[3] = {0, 0, 1}, r[3] = {1, 0, 0}, a1[3], a2[3], u1[3], r1[3], qa[3];
+    if (L->jkind == IMP_J_REVOLUTE || L->jkind == IMP_J_PRISMATIC ||
+        L->jkind == IMP_J_CYLINDRICAL) {
+        memcpy(u, L->axis, sizeof u);
+        imp_perp(r, u);
+    } else if (L->jkind == IMP_J_UNIVERSAL) {
+        memcpy(u, L->axis, sizeof u);
+        memcpy(r, L->axis2, sizeof r);
+    }
+    ld_quat_rotate(qa, L->quat, L->anchor);
+    ld_quat_rotate(u1, L->quat, u);
+    ld_quat_rotate(r1, L->quat, r);
+    for (int i = 0; i < 3; ++i) a1[i] = L->pos[i] + qa[i] - cp[i], a2[i] = L->anchor[i] - L->com[i];
+    put(b, "    frame1: {at: ");
+    put_vec(b, a1, 3);
+    put(b, ", axis: ");
+    put_vec(b, u1, 3);
+    put(b, ", ref: ");
+    put_vec(b, r1, 3);
+    put(b, "}\n    frame2: {at: ");
+    put_vec(b, a2, 3);
+    put(b, ", axis: ");
+    put_vec(b, u, 3);
+    put(b, ", ref: ");
+    put_vec(b, r, 3);
+    put(b, "}\n");
+}
+
+static void put_joint(ybuf *b, const imp_model *M, const imp_link *L) {
+    b->src = L->jline ? L->jline : L->line;
+    put(b, "  - name: ");
+    put_str(b, L->jname[0] ? L->jname : L->name);
+    put(b, "   # %s:%d\n    type: %s\n    body1: ", b->file, b->src, jtypes[L->jkind]);
+    put_str(b, ground_or(M, L->parent));
+    put(b, "\n    body2: ");
+    put_str(b, L->name);
+    put(b, "\n");
+    put_frames(b, M, L);
+    char t[32], t2[32];
+    if (L->has_limits) {
+        int ok =
+            M->opt.limits && (L->jkind == IMP_J_PRISMATIC || (L->lo > -IMP_PI && L->hi < IMP_PI));
+        put(b, "    %slimits: [%s, %s]%s\n", ok ? "" : "# ", num(t, L->lo), num(t2, L->hi),
+            ok ? ""
+            : L->jkind == IMP_J_PRISMATIC || (L->lo > -IMP_PI && L->hi < IMP_PI)
+                ? "   # only the moreau integrator enforces limits"
+                : "   # outside (-pi, pi): liedyn cannot hold these");
+    }
+    if (L->effort > 0 || L->velocity > 0)
+        put(b, "    # effort: %s, velocity: %s (for actuators)\n", num(t, L->effort),
+            num(t2, L->velocity));
+}
+
+static void put_spring(ybuf *b, const imp_model *M, const imp_link *L, const imp_spring *s) {
+    b->src = s->line;
+    double ax[3], at[3], t3[3];
+    char t[32];
+    ld_quat_rotate(ax, L->wq, s->axis);
+    put(b, "  - {name: ");
+    put_str(b, s->name);
+    put(b, ", type: %s, body1: ", s->slide ? "spring-damper" : "rotational-spring-damper");
+    put_str(b, ground_or(M, L->parent));
+    put(b, ", body2: ");
+    put_str(b, L->name);
+    if (s->k > 0) put(b, ", k: %s", num(t, s->k));
+    if (s->c > 0) put(b, ", c: %s", num(t, s->c));
+    if (s->slide) { /* along the slide: points 1 m apart on its line */
+        ld_quat_rotate(t3, L->wq, s->anchor);
+        for (int i = 0; i < 3; ++i) at[i] = L->wx[i] + t3[i];
+        put(b, ", at1: ");
+        put_vec(b, at, 3);
+        for (int i = 0; i < 3; ++i) at[i] += ax[i];
+        put(b, ", at2: ");
+        put_vec(b, at, 3);
+        if (s->k > 0) put(b, ", l0: %s", num(t, 1.0 + s->ref));
+    } else {
+        put(b, ", axis: ");
+        put_vec(b, ax, 3);
+    }
+    put(b, "}   # %s:%d\n", b->file, s->line);
+}
+
+int imp_write_yaml(const imp_model *M, char **text, size_t *len, int **lines, int *nlines) {
+    ybuf b;
+    memset(&b, 0, sizeof b);
+    const char *slash = strrchr(M->path, '/');
+    b.file = slash ? slash + 1 : M->path;
+    b.src = M->name_line;
+    char t[32];
+    put(&b, "name: ");
+    put_str(&b, M->name);
+    put(&b, "\ndescription: ");
+    char d[400];
+    snprintf(d, sizeof d, "imported from %.300s (%s)", b.file,
+             M->format == LD_IMPORT_URDF ? "URDF" : "MJCF");
+    put_str(&b, d);
+    put(&b, "\ngravity: ");
+    put_vec(&b, M->gravity, 3);
+    put(&b, "\nintegrator: {name: genalpha, formulation: so3xr3, dt: %s, t_end: 1}\n",
+        num(t, 1e-3));
+    put(&b, "bodies:\n");
+    for (int i = 0; i < M->nlinks; ++i)
+        if (!M->links[i].merged) put_body(&b, M, &M->links[i]);
+    int nj = 0, ns = 0;
+    for (int i = 0; i < M->nlinks; ++i) {
+        const imp_link *L = &M->links[i];
+        if (L->merged || L->jkind == IMP_J_FREE) continue;
+        if (!nj++) b.src = L->jline, put(&b, "joints:\n");
+        put_joint(&b, M, L);
+    }
+    for (int i = 0; i < M->nlinks; ++i) {
+        const imp_link *L = &M->links[i];
+        for (int s = 0; !L->merged && s < L->nsprings; ++s) {
+            if (!ns++) b.src = L->springs[s].line, put(&b, "elements:\n");
+            put_spring(&b, M, L, &L->springs[s]);
+        }
+    }
+    if (b.nomem) {
+        free(b.s), free(b.lines);
+        return LD_ENOMEM;
+    }
+    *text = b.s, *len = b.len, *lines = b.lines, *nlines = b.nlines;
+    return LD_OK;
+}
