@@ -21,6 +21,8 @@
 #include "liedyn/system.h"
 #include "mat3.h"
 
+#define PI 3.14159265358979323846
+
 /* A pendulum on a revolute joint, released horizontal, whose tip (a sphere of 5 cm) meets the
  * ground: with e = 0 it stops where the tip touches, sin θ* = (H − r)/L below the horizontal,
  * and rests there with the joint closed — joints and contact in one solve. */
@@ -184,6 +186,41 @@ static void test_contact_points(void **state) {
     stop(&r);
 }
 
+/* Coulomb–Contensou friction: a ball of 1 kg (J = 0.004 kg m²) spinning at 20 rad/s about the
+ * vertical on the plane, μ = 0.5, contact radius R = 0.01 m: the drilling torque μ m g R̄,
+ * R̄ = 3π/16 R (Leine & Glocker 2003), slows it at a constant rate to rest at
+ * t = J ω₀/(μ m g R̄) = 1.4 s, without moving it; a point contact (R = 0) lets it spin. */
+static void test_contensou(void **state) {
+    (void)state;
+    const double J = 0.004, w0 = 20.0, mu = 0.5, rbar = 3.0 * PI / 16.0 * 0.01;
+    const double rate = mu * 9.81 * rbar / J, t_stop = w0 / rate;
+    for (int k = 0; k < 2; ++k) {
+        char text[512];
+        snprintf(text, sizeof text,
+                 "gravity: [0, 0, -9.81]\n"
+                 "bodies:\n  - {name: ball, mass: 1, inertia: [0.004, 0.004, 0.004], position: "
+                 "[0, 0, 0.1],\n"
+                 "     angular_velocity: [0, 0, 20],\n"
+                 "     shape: {type: sphere, radius: 0.1, collide: true, friction: 0.5, "
+                 "contact_radius: %g}}\n"
+                 "ground_plane: {normal: [0, 0, 1], point: [0, 0, 0]}\n",
+                 k ? 0.01 : 0.0);
+        run r;
+        start(&r, text, LD_FORM_SO3XR3, 1e-3);
+        double x[3], q[4], w[3], v[3];
+        for (int i = 1; i <= 2000; ++i) {
+            assert_int_equal(ld_integ_advance_to(r.it, i * 1e-3), LD_OK);
+            if (i != 1000 && i != 2000) continue;
+            body(&r, x, q, w, v);
+            double want = k ? fmax(0.0, w0 - rate * i * 1e-3) : w0;
+            if (!(fabs(w[2] - want) < 1e-9 && ld_v3_norm(v) < 1e-12 && fabs(x[0]) < 1e-12))
+                fail_msg("R = %g, t = %g: spin %.12g, want %.12g (stops at %.4g s); |v| %.3g",
+                         k ? 0.01 : 0.0, i * 1e-3, w[2], want, t_stop, ld_v3_norm(v));
+        }
+        stop(&r);
+    }
+}
+
 int main(void) {
     (void)tm_loaded; /* mbs_models.h: this program needs the heavy top only */
     const struct CMUnitTest tests[] = {
@@ -191,6 +228,7 @@ int main(void) {
         cmocka_unit_test(test_joint_limits),
         cmocka_unit_test(test_contact_force),
         cmocka_unit_test(test_contact_points),
+        cmocka_unit_test(test_contensou),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

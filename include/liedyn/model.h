@@ -427,6 +427,9 @@ typedef struct ld_shape {
      * larger e and the larger μ of the two. */
     int collide;
     double restitution, friction;
+    /* The radius R of the contact patch (m, ≥ 0; 0: a point): friction then also resists the
+     * spin about the normal (Coulomb–Contensou, docs/contact.md); a pair takes the larger. */
+    double contact_radius;
 } ld_shape;
 
 /* The ground plane of contact: the half-space n·x ≤ d below the plane through `point` with

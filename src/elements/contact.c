@@ -107,6 +107,7 @@ static int keep(ld_cworld *w, int n, int sa, int sb, int *count) {
     const ld_shape *A = shape_of(w->m, sa), *B = sb != -1 ? shape_of(w->m, sb) : NULL;
     const ld_ground_plane *pl = &w->m->plane;
     double e = fmax(A->restitution, B ? B->restitution : pl->restitution);
+    double rc = fmax(A->contact_radius, B ? B->contact_radius : 0.0);
     double mu = fmax(A->friction, B ? B->friction : pl->friction);
     for (int i = 0; i < n; ++i) {
         if (*count >= w->cap) return -1;
@@ -114,7 +115,7 @@ static int keep(ld_cworld *w, int n, int sa, int sb, int *count) {
         *o = w->tmp[i];
         o->a = A->body, o->sa = sa;
         o->b = B ? B->body : -1, o->sb = sb;
-        o->e = e, o->mu = mu;
+        o->e = e, o->mu = mu, o->rc = rc;
     }
     return 0;
 }

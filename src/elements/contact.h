@@ -18,6 +18,7 @@ typedef struct ld_contact {
     int a, b, sa, sb;
     double n[3], p[3], gap;
     double e, mu;
+    double rc; /* the pair's contact radius (the larger; 0: a point) */
 } ld_contact;
 
 /* A shape placed in space: a sphere (c, r), a capsule (segment c0–c1, r), a box (centre c,

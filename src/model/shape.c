@@ -57,6 +57,11 @@ int ld_shape_check(const ld_shape *s, int nbodies, char *key, size_t keycap, cha
         strf(why, whycap, "must be from 0 to 1, found %g", s->restitution);
         return LD_EINVAL;
     }
+    if (!(s->contact_radius >= 0.0 && s->contact_radius < 1e9)) {
+        strf(key, keycap, "contact_radius");
+        strf(why, whycap, "must be a number from 0 to 1e9 (m), found %g", s->contact_radius);
+        return LD_EINVAL;
+    }
     if (!(s->friction >= 0.0 && s->friction < 1e3)) {
         strf(key, keycap, "friction");
         strf(why, whycap, "must be from 0 to 1000, found %g", s->friction);

@@ -12,12 +12,15 @@
 static const char *const shape_types[] = {"box", "sphere", "cylinder", "cone", "capsule", NULL};
 
 /* The keys each type takes (besides type, center, color and, for the round ones, axis). */
-static const char *const keys_box[] = {"type",    "size",        "center",   "color",
-                                       "collide", "restitution", "friction", NULL};
-static const char *const keys_sphere[] = {"type",    "radius",      "center",   "color",
-                                          "collide", "restitution", "friction", NULL};
-static const char *const keys_round[] = {"type",  "radius",  "length",      "axis",     "center",
-                                         "color", "collide", "restitution", "friction", NULL};
+static const char *const keys_box[] = {"type",     "size",           "center",
+                                       "color",    "collide",        "restitution",
+                                       "friction", "contact_radius", NULL};
+static const char *const keys_sphere[] = {"type",     "radius",         "center",
+                                          "color",    "collide",        "restitution",
+                                          "friction", "contact_radius", NULL};
+static const char *const keys_round[] = {"type",     "radius",         "length",  "axis",
+                                         "center",   "color",          "collide", "restitution",
+                                         "friction", "contact_radius", NULL};
 static const char *const bools[] = {"false", "true", NULL};
 
 /* The line of key in map (the map's own line when absent). */
@@ -83,6 +86,7 @@ static int read_shape(reader *r, const yaml_node_t *n, int b, int nbodies, ld_sh
     if ((rc = ly_get_choice(r, n, "collide", 0, bools, &s->collide))) return rc;
     if ((rc = ly_get_number(r, n, "restitution", 0, &s->restitution))) return rc;
     if ((rc = ly_get_number(r, n, "friction", 0, &s->friction))) return rc;
+    if ((rc = ly_get_number(r, n, "contact_radius", 0, &s->contact_radius))) return rc;
     char key[32], why[256];
     if (ld_shape_check(s, nbodies, key, sizeof key, why, sizeof why) == LD_OK) return LD_OK;
     size_t mark = ly_push_key(r, key);

@@ -39,6 +39,7 @@
 #include "liedyn/coords.h"
 #include "liedyn/liedyn.h"
 
+#define PI          3.14159265358979323846
 #define CLOSED      1e-12 /* a contact is closed at gap ≤ 0; touching within this counts */
 #define PGS_TOL(o)  ((o)->param[2])
 #define PGS_ITER(o) ((o)->param[3])
@@ -65,7 +66,11 @@ typedef struct mj_contact {
     double target, dP; /* the position correction: δU_n ≥ target, its impulse */
     double vmin;       /* the velocity law: U_n ≥ vmin ⊥ P_n ≥ 0 */
     int open;          /* 1: open at the midpoint and not closing by the free motion */
-    int sa, sb;        /* the detector's shapes (−1: a joint limit) */
+    /* Coulomb–Contensou: the spin row R̄ n·(ω_a − ω_b), R̄ = 3π/16 × the contact radius (0: a
+     * point contact, no row), its rows in Ω_a, Ω_b and J⁻¹ of them, its Delassus diagonal and
+     * its impulse (the drilling torque's impulse over R̄) */
+    double rs, js_a[3], ws_a[3], js_b[3], ws_b[3], Ds, Ps;
+    int sa, sb; /* the detector's shapes (−1: a joint limit) */
 } mj_contact;
 
 /* The joints' rows (the system's constraints): B v_{k+1} = −Φ_t by impulses λ in the same
@@ -82,7 +87,7 @@ typedef struct mj_rows {
  * and the contact's place among the pair's), and the impulse as a spatial vector. */
 typedef struct mj_warm {
     long key;
-    double F[3];
+    double F[3], Ps;
 } mj_warm;
 
 typedef struct mj {
@@ -204,6 +209,48 @@ static void rel_velocity(const mj *S, const mj_contact *c, double U[3]) {
     }
 }
 
+/* The spin row of contact c (its normal in d[0]) for the Contensou radius rs = 3π/16 R (Leine &
+ * Glocker 2003); none for rs = 0. */
+static void spin_setup(mj *S, mj_contact *c, double rs) {
+    c->rs = rs, c->Ps = 0.0, c->Ds = 1.0;
+    memset(c->js_b, 0, sizeof c->js_b);
+    memset(c->ws_b, 0, sizeof c->ws_b);
+    if (!(rs > 0.0)) return;
+    const mj_body *A = &S->b[c->a], *B = c->b >= 0 ? &S->b[c->b] : NULL;
+    double n[3] = {rs * c->d[0][0], rs * c->d[0][1], rs * c->d[0][2]};
+    ld_m3_tmulv(c->js_a, A->R, n);
+    ld_m3_mulv(c->ws_a, A->Ji, c->js_a);
+    c->Ds = ld_v3_dot(c->js_a, c->ws_a);
+    if (B) {
+        ld_m3_tmulv(c->js_b, B->R, n);
+        ld_m3_mulv(c->ws_b, B->Ji, c->js_b);
+        c->Ds += ld_v3_dot(c->js_b, c->ws_b);
+    }
+}
+
+/* The spin velocity R̄ n·(ω_a − ω_b) of contact c. */
+static double spin_velocity(const mj *S, const mj_contact *c) {
+    double u = ld_v3_dot(c->js_a, S->b[c->a].Om);
+    return c->b >= 0 ? u - ld_v3_dot(c->js_b, S->b[c->b].Om) : u;
+}
+
+/* The bodies' angular velocities change by the spin impulse increment dPs of contact c. */
+static void apply_spin(mj *S, const mj_contact *c, double dPs) {
+    for (int i = 0; i < 3; ++i) S->b[c->a].Om[i] += dPs * c->ws_a[i];
+    if (c->b >= 0)
+        for (int i = 0; i < 3; ++i) S->b[c->b].Om[i] -= dPs * c->ws_b[i];
+}
+
+/* The friction impulses (P_t1, P_t2, P_s) projected radially onto the ball of radius μ P_n:
+ * Coulomb's disc, or with a spin row the Coulomb–Contensou ellipsoid in R̄-scaled units. */
+static void friction_project(double P[4], double mu) {
+    double pt = sqrt(P[1] * P[1] + P[2] * P[2] + P[3] * P[3]), lim = mu * P[0];
+    if (pt > lim) {
+        double f = lim / pt;
+        P[1] *= f, P[2] *= f, P[3] *= f;
+    }
+}
+
 /* Set up contact c from the detector's at the midpoint poses (bodies at their midpoint). */
 static void setup(mj *S, mj_contact *c, const ld_contact *f) {
     c->a = f->a, c->b = f->b, c->e = f->e, c->mu = f->mu;
@@ -222,6 +269,7 @@ static void setup(mj *S, mj_contact *c, const ld_contact *f) {
         if (B) c->D[k] += 1.0 / B->m + ld_v3_dot(c->jb[k], c->wb[k]);
         c->P[k] = 0.0;
     }
+    spin_setup(S, c, 3.0 * PI / 16.0 * f->rc);
 }
 
 /* The bodies' velocities change by the impulse increment dP of contact c. */
@@ -250,13 +298,16 @@ static void sweep(mj *S, int nc, double h, double *change, double *size) {
     rows_sweep(S, 0, h, change, size, &resid);
     for (int i = 0; i < nc; ++i) {
         mj_contact *c = &S->c[i];
-        double U[3], P[3], dP[3];
+        double U[3], P[4], dP[3];
         rel_velocity(S, c, U);
         P[0] = fmax(0.0, c->P[0] - (U[0] - c->vmin) / c->D[0]);
-        P[1] = c->P[1] - U[1] / c->D[1];
-        P[2] = c->P[2] - U[2] / c->D[2];
-        double pt = hypot(P[1], P[2]), lim = c->mu * P[0];
-        if (pt > lim) P[1] *= lim / pt, P[2] *= lim / pt;
+        /* one step length for the friction's components, so that a sliding contact's impulse
+         * at the fixed point opposes its velocity (maximal dissipation) */
+        double rf = 1.0 / fmax(fmax(c->D[1], c->D[2]), c->rs > 0.0 ? c->Ds : 0.0);
+        P[1] = c->P[1] - rf * U[1];
+        P[2] = c->P[2] - rf * U[2];
+        P[3] = c->rs > 0.0 ? c->Ps - rf * spin_velocity(S, c) : 0.0;
+        friction_project(P, c->mu);
         for (int k = 0; k < 3; ++k) {
             dP[k] = P[k] - c->P[k];
             c->P[k] = P[k];
@@ -264,6 +315,12 @@ static void sweep(mj *S, int nc, double h, double *change, double *size) {
             *size = fmax(*size, fabs(P[k]));
         }
         apply(S, c, dP);
+        if (c->rs > 0.0) {
+            double dPs = P[3] - c->Ps;
+            c->Ps = P[3];
+            *change = fmax(*change, fabs(dPs));
+            apply_spin(S, c, dPs);
+        }
     }
 }
 
@@ -530,6 +587,8 @@ static void contact_forces(mj *S, int nc, double h) {
                 ta[j] += c->P[k] * c->ja[k][j] / h;
                 tb[j] += c->P[k] * c->jb[k][j] / h;
             }
+        for (int j = 0; c->rs > 0.0 && j < 3; ++j) /* the drilling torque */
+            ta[j] += c->Ps * c->js_a[j] / h, tb[j] += c->Ps * c->js_b[j] / h;
         double *fa = S->cft + 6 * c->a;
         ld_m3_mulv(w, S->b[c->a].R, ta);
         for (int j = 0; j < 3; ++j) fa[j] += F[j], fa[3 + j] += w[j];
@@ -625,12 +684,12 @@ static void warm_apply(mj *S, mj_contact *c, long key) {
             hi = mid - 1;
         } else {
             const double *F = S->warm[mid].F;
-            double P[3] = {fmax(0.0, ld_v3_dot(F, c->d[0])), ld_v3_dot(F, c->d[1]),
-                           ld_v3_dot(F, c->d[2])};
-            double pt = hypot(P[1], P[2]), lim = c->mu * P[0];
-            if (pt > lim) P[1] *= lim / pt, P[2] *= lim / pt;
-            memcpy(c->P, P, sizeof P);
+            double P[4] = {fmax(0.0, ld_v3_dot(F, c->d[0])), ld_v3_dot(F, c->d[1]),
+                           ld_v3_dot(F, c->d[2]), c->rs > 0.0 ? S->warm[mid].Ps : 0.0};
+            friction_project(P, c->mu);
+            memcpy(c->P, P, sizeof c->P);
             apply(S, c, P);
+            if (c->rs > 0.0) c->Ps = P[3], apply_spin(S, c, P[3]);
             return;
         }
     }
@@ -644,6 +703,7 @@ static void warm_keep(mj *S, const ld_contact *f, int nc) {
         for (int i = 0; i < 3; ++i)
             w->F[i] = S->c[c].P[0] * S->c[c].d[0][i] + S->c[c].P[1] * S->c[c].d[1][i] +
                       S->c[c].P[2] * S->c[c].d[2][i];
+        w->Ps = S->c[c].rs > 0.0 ? S->c[c].Ps : 0.0;
     }
     S->nwarm = nc;
     warm_sort(S->warm, nc);
