@@ -96,7 +96,7 @@ bad_shape() { # LINE-KEY-REASON SHAPE
 bad_shape "s.yaml:6: bodies[0].shape.type: expected one of box, sphere" "{type: torus, radius: 1}"
 bad_shape "bodies[0].shape.radius: must be a positive number" "{type: sphere, radius: -1}"
 bad_shape "bodies[0].shape.size: expected a list of 3 numbers, found 2" "{type: box, size: [1, 2]}"
-bad_shape "bodies[0].shape.radius: key not allowed for type 'box' (expected one of: type, size, center, color, collide, restitution, friction)" "{type: box, size: [1, 1, 1], radius: 2}"
+bad_shape "bodies[0].shape.radius: key not allowed for type 'box' (expected one of: type, size, center, color, collide, restitution, friction, contact_radius)" "{type: box, size: [1, 1, 1], radius: 2}"
 bad_shape "bodies[0].shape.axis: must be a non-zero finite vector" "{type: cylinder, radius: 1, length: 1, axis: [0, 0, 0]}"
 bad_shape "bodies[0].shape[1].color: element 2 must be in [0, 1]" "[{type: sphere, radius: 1}, {type: sphere, radius: 1, color: [0, 2, 0]}]"
 bad_shape "s.yaml:6: bodies[0].shape.length: required key is missing" "{type: capsule, radius: 1}"
