@@ -281,6 +281,37 @@ static void test_broad_phase(void **state) {
 
 /* The ball dropped from 1 m (centre; radius 0.1) with e = 0.8: the impacts at
  * t_{k+1} = t_k + 2 e^k v₁/g, at rest from t∞ = t₁ (1 + e)/(1 − e) on. */
+/* Bodies a joint joins do not collide with each other: two overlapping spheres are one contact
+ * apart, none when a spherical joint joins them. */
+static void test_joined_bodies(void **state) {
+    (void)state;
+    static const char *const two =
+        "bodies:\n"
+        "  - {name: a, mass: 1, inertia: [1, 1, 1], position: [0, 0, 0],\n"
+        "     shape: {type: sphere, radius: 0.1, collide: true}}\n"
+        "  - {name: b, mass: 1, inertia: [1, 1, 1], position: [0.15, 0, 0],\n"
+        "     shape: {type: sphere, radius: 0.1, collide: true}}\n";
+    char text[512];
+    const double R[18] = {1, 0, 0, 0, 1, 0, 0, 0, 1, 1, 0, 0, 0, 1, 0, 0, 0, 1};
+    const double x[6] = {0, 0, 0, 0.15, 0, 0};
+    for (int k = 0; k < 2; ++k) {
+        snprintf(text, sizeof text, "%s%s", two,
+                 k ? "joints:\n  - {name: j, type: spherical, body1: a, body2: b, at: [0.075, 0, "
+                     "0]}\n"
+                   : "");
+        ld_model m;
+        ld_model_error e;
+        ld_model_init(&m);
+        if (ld_model_parse(text, strlen(text), "joined.yaml", &m, &e)) fail_msg("%s", e.msg);
+        ld_cworld *w = ld_cworld_create(&m, 16);
+        assert_non_null(w);
+        const ld_contact *c;
+        assert_int_equal(ld_cworld_find(w, R, x, 1e-9, &c), k ? 0 : 1);
+        ld_cworld_free(w);
+        ld_model_free(&m);
+    }
+}
+
 static void test_bouncing_ball(void **state) {
     (void)state;
     static const char *const text =
@@ -464,11 +495,11 @@ static void test_rolling_sphere(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_pairs),          cmocka_unit_test(test_box_box),
-        cmocka_unit_test(test_capsule_box),    cmocka_unit_test(test_broad_phase),
-        cmocka_unit_test(test_bouncing_ball),  cmocka_unit_test(test_resting_ball),
-        cmocka_unit_test(test_box_on_box),     cmocka_unit_test(test_sliding_box),
-        cmocka_unit_test(test_rolling_sphere),
+        cmocka_unit_test(test_pairs),        cmocka_unit_test(test_joined_bodies),
+        cmocka_unit_test(test_box_box),      cmocka_unit_test(test_capsule_box),
+        cmocka_unit_test(test_broad_phase),  cmocka_unit_test(test_bouncing_ball),
+        cmocka_unit_test(test_resting_ball), cmocka_unit_test(test_box_on_box),
+        cmocka_unit_test(test_sliding_box),  cmocka_unit_test(test_rolling_sphere),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -23,7 +23,43 @@ struct ld_cworld {
     double *lo, *hi;    /* ns × 3: the bounds */
     ld_contact *found;  /* cap */
     ld_contact tmp[16]; /* one pair's */
+    long *joined; /* njoined: the pairs of bodies a joint joins, a·nb + b with a < b, sorted */
+    int njoined;
 };
+
+/* Does a joint join bodies a and b (both ≥ 0)? Bodies joined by a joint do not collide. */
+static int joined(const ld_cworld *w, int a, int b) {
+    long key = a < b ? (long)a * w->m->nbodies + b : (long)b * w->m->nbodies + a;
+    int lo = 0, hi = w->njoined - 1;
+    while (lo <= hi) {
+        int mid = (lo + hi) / 2;
+        if (w->joined[mid] == key) return 1;
+        if (w->joined[mid] < key)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
+    }
+    return 0;
+}
+
+static int cmp_long(const void *x, const void *y) {
+    long a = *(const long *)x, b = *(const long *)y;
+    return (a > b) - (a < b);
+}
+
+/* The sorted list of the joined pairs of bodies. LD_OK or LD_ENOMEM. */
+static int joined_create(ld_cworld *w) {
+    const ld_model *m = w->m;
+    w->joined = malloc(((size_t)m->njoints + 1) * sizeof *w->joined);
+    if (!w->joined) return LD_ENOMEM;
+    for (int j = 0; j < m->njoints; ++j) {
+        int a = m->joints[j].body1, b = m->joints[j].body2;
+        if (a < 0 || b < 0 || a == b) continue;
+        w->joined[w->njoined++] = a < b ? (long)a * m->nbodies + b : (long)b * m->nbodies + a;
+    }
+    qsort(w->joined, (size_t)w->njoined, sizeof *w->joined, cmp_long);
+    return LD_OK;
+}
 
 /* Shape i of the world's numbering: m->shapes[i], or m->ground[−2 − i] for i ≤ −2. */
 static const ld_shape *shape_of(const ld_model *m, int i) {
@@ -60,7 +96,7 @@ ld_cworld *ld_cworld_create(const ld_model *m, int cap) {
     w->lo = malloc(3 * n * sizeof *w->lo);
     w->hi = malloc(3 * n * sizeof *w->hi);
     w->found = malloc((size_t)w->cap * sizeof *w->found);
-    if (!w->shape || !w->order || !w->placed || !w->lo || !w->hi || !w->found) {
+    if (!w->shape || !w->order || !w->placed || !w->lo || !w->hi || !w->found || joined_create(w)) {
         ld_cworld_free(w);
         return NULL;
     }
@@ -80,6 +116,7 @@ void ld_cworld_free(ld_cworld *w) {
     free(w->lo);
     free(w->hi);
     free(w->found);
+    free(w->joined);
     free(w);
 }
 
@@ -156,6 +193,7 @@ int ld_cworld_find(ld_cworld *w, const double *R, const double *x, double margin
             if (w->lo[3 * kb + ax] > w->hi[3 * ka + ax]) break;
             const ld_shape *sb = shape_of(m, w->shape[kb]);
             if (sb->body == sa->body) continue;
+            if (sa->body >= 0 && sb->body >= 0 && joined(w, sa->body, sb->body)) continue;
             int apart = 0;
             for (int d = 0; d < 3; ++d)
                 apart |=

@@ -71,7 +71,8 @@ int ld_contact_plane(const ld_cshape *A, const double n[3], double d, double mar
  * contacts found (sized once: no allocation while finding). */
 typedef struct ld_cworld ld_cworld;
 
-/* NULL (LD_ENOMEM) or the detector of m's colliding shapes; cap contacts at most per call. */
+/* NULL (LD_ENOMEM) or the detector of m's colliding shapes; cap contacts at most per call.
+ * Shapes of the same body, and of two bodies a joint joins, do not collide with each other. */
 ld_cworld *ld_cworld_create(const ld_model *m, int cap);
 void ld_cworld_free(ld_cworld *w);
 /* Does some pair of m's colliding shapes (of different bodies) have no detection (a shape of a
