@@ -74,6 +74,7 @@ repro: build
 	$(BUILD)/release/repro/repro_hht $(BUILD)/repro | tee $(BUILD)/repro/reproduction-002.md
 	$(BUILD)/release/repro/repro_hem $(BUILD)/repro | tee $(BUILD)/repro/reproduction-003.md
 	$(BUILD)/release/repro/repro_iftomm $(BUILD)/repro | tee $(BUILD)/repro/iftomm.md
+	@py=$$(for p in /usr/bin/python3 python3; do $$p -c 'import numpy' 2>/dev/null && echo $$p && break; done); if [ -n "$$py" ]; then $$py repro/tippe_top_reference.py --csv $(BUILD)/repro | tee $(BUILD)/repro/tippe-top.md; else echo "liedyn: no python3 with numpy, the tippe top's reference skipped" >&2; fi
 	@if command -v gnuplot >/dev/null; then for g in $(BUILD)/repro/*.gp; do gnuplot $$g || exit 1; done; ls $(BUILD)/repro/*.png; fi
 
 format:

@@ -9,15 +9,13 @@
  *   t∞ = t₁ (1 + e)/(1 − e), and the final rolling speed that the angular momentum about the
  *   contact point fixes;
  * - the tippe top of Leine & Glocker (2003, "A set-valued force law for spatial
- *   Coulomb-Contensou friction") (models/tippe-top.yaml) over the paper's 8 s, against what
- *   holds exactly for any contact forces at the sphere's contact point: Jellett's integral
- *   L·(p − x) (Jellett 1872, "A treatise on the theory of friction"), the energy never
+ *   Coulomb-Contensou friction") (models/tippe-top.yaml) over the paper's 8 s, with the
+ *   Coulomb–Contensou friction of a contact disc of radius 5·10⁻⁴ m: against an independent
+ *   implementation of the same top (repro/tippe_top_reference.py), the time it turns over
+ *   onto its peg, the time it falls off, the energy; and, with point contacts, against what
+ *   holds exactly for any contact force at the sphere's contact point: Jellett's integral
+ *   L·(p − x) (Jellett 1872, "A treatise on the theory of friction"). Always: the energy never
  *   increasing, no overlap, the friction force inside Coulomb's cone.
- *
- * The top's inversion is not asserted: the paper's top inverts under Coulomb–Contensou friction
- * (a contact disc of radius 5·10⁻⁴ m); liedyn's point contact is its limit R → 0, where the top
- * sticks within 0.04 s and then rolls upright, and the inversion moreau gives later comes at a
- * time that grows as 1/h (docs/contact.md).
  */
 #include <math.h>
 #include <stdio.h>
@@ -215,6 +213,19 @@ static void test_paper_balls(void **state) {
 static const double A1 = 3e-3, R1 = 1.5e-2, A2 = 1.6e-2, R2 = 5e-3, MU = 0.3;
 static const double I1 = 8e-7, I3 = 7e-7;
 
+/* The same top written independently (repro/tippe_top_reference.py: the symmetry axis and the
+ * spatial angular velocity as unknowns, Moreau–Jean with each step's contact problem solved
+ * exactly), at h = 2e-4, 1e-4, 5e-5, 2.5e-5 s: the centre of mass rises through 18 mm (the top
+ * turns over onto its peg) at 1.4162, 1.4194, 1.4211, 1.4220 s, first order, T_UP in the limit
+ * h -> 0; it falls back through it (the top falls off its peg) at 4.527, 4.523, 4.541, 4.543 s,
+ * about T_DOWN; the energy at 4 s, 3.680, 3.658, 3.647, 3.641 mJ, and at 8 s, 1.049, 1.047,
+ * 1.046, 1.046 mJ, E_MID and E_END in the limit. */
+#define T_UP   1.4229
+#define T_DOWN 4.535
+#define E_MID  3.636e-3
+#define E_END  1.045e-3
+#define Z_UP   0.018
+
 /* Jellett's quantity L·(p − x) for the big sphere's contact point p = x + a1 e3 − r1 ez, and
  * the gaps of both spheres to the plane z = 0. */
 static double top_jellett(const double x[3], const double q[4], const double w[3], double gap[2]) {
@@ -227,40 +238,105 @@ static double top_jellett(const double x[3], const double q[4], const double w[3
     return A1 * (L[0] * e3[0] + L[1] * e3[1] + L[2] * e3[2]) - R1 * L[2];
 }
 
-/* The shipped tippe top over the paper's 8 s at its step 10⁻⁴ s: while the big sphere alone
- * touches, Jellett's integral stays (relative drift measured 6.9·10⁻⁵ at 8 s); the energy never
- * rises (beyond rounding); no overlap at a step's end beyond the CLI's check (10⁻⁶ of r2); the
- * big sphere never leaves the plane (by 10⁻⁶ m: it rolls and slides, it does not hop); the
- * friction force inside the cone μ F_n. */
-static void test_tippe_top(void **state) {
-    (void)state;
-    const double h = 1e-4;
-    const int n = 80000;
-    char *text = model_text("tippe-top");
+/* What a run of the top records: the times the centre of mass rises and falls through Z_UP
+ * (linear between the steps; −1: never), its highest point, the energy at the end, the largest
+ * rise of the energy over a step, the largest overlap at a step's end, the largest relative
+ * drift of Jellett's integral and the highest the big sphere lifts off while the peg does not
+ * touch, how far the friction force leaves the cone μ F_n. */
+typedef struct top_log {
+    double t_up, t_down, z_max, e_mid, e_end, rise, overlap, jellett, hop, cone;
+} top_log;
+
+static void top_run(const char *text, double h, double T, top_log *lg) {
     run rr;
     start(&rr, text, LD_FORM_SO3XR3, h);
-    free(text);
     double x[3], q[4], w[3], v[3], gap[2], f[3], tau[3];
     body(&rr, x, q, w, v);
-    double j0 = top_jellett(x, q, w, gap), jmax = 0.0, e_prev = energy(&rr), rise = 0.0;
-    double overlap = 0.0, hop = 0.0, cone = 0.0;
+    double j0 = top_jellett(x, q, w, gap), e_prev = energy(&rr), z_prev = x[2];
+    memset(lg, 0, sizeof *lg);
+    lg->t_up = lg->t_down = -1.0;
+    int n = (int)lround(T / h);
     for (int i = 1; i <= n; ++i) {
         assert_int_equal(ld_integ_advance_to(rr.it, i * h), LD_OK);
         body(&rr, x, q, w, v);
-        double j = top_jellett(x, q, w, gap), e = energy(&rr);
-        rise = fmax(rise, e - e_prev);
+        double j = top_jellett(x, q, w, gap), e = energy(&rr), t = i * h;
+        double s = (Z_UP - z_prev) / (x[2] - z_prev);
+        if (lg->t_up < 0 && z_prev < Z_UP && x[2] >= Z_UP) lg->t_up = t - h + s * h;
+        if (lg->t_up >= 0 && lg->t_down < 0 && z_prev >= Z_UP && x[2] < Z_UP)
+            lg->t_down = t - h + s * h;
+        z_prev = x[2];
+        if (i == n / 2) lg->e_mid = e;
+        lg->z_max = fmax(lg->z_max, x[2]);
+        lg->rise = fmax(lg->rise, e - e_prev);
         e_prev = e;
-        overlap = fmax(overlap, -fmin(gap[0], gap[1]));
-        if (gap[1] > 1e-3) jmax = fmax(jmax, fabs(j - j0) / fabs(j0)), hop = fmax(hop, gap[0]);
+        lg->overlap = fmax(lg->overlap, -fmin(gap[0], gap[1]));
+        if (gap[1] > 1e-3)
+            lg->jellett = fmax(lg->jellett, fabs(j - j0) / fabs(j0)),
+            lg->hop = fmax(lg->hop, gap[0]);
         assert_int_equal(ld_integ_contact_force(rr.it, 0, f, tau), LD_OK);
-        cone = fmax(cone, hypot(f[0], f[1]) - MU * f[2] * (1 + 1e-9));
+        lg->cone = fmax(lg->cone, hypot(f[0], f[1]) - MU * f[2] * (1 + 1e-9));
     }
-    if (!(jmax <= 1.2e-4)) fail_msg("tippe top: Jellett's integral drifted by %.3g", jmax);
-    if (!(rise <= 1e-15)) fail_msg("tippe top: the energy rose by %.3g J in a step", rise);
-    if (!(overlap <= 5e-9)) fail_msg("tippe top: overlap %.3g m at a step's end", overlap);
-    if (!(hop <= 1e-6)) fail_msg("tippe top: the big sphere left the plane by %.3g m", hop);
-    if (!(cone <= 0.0)) fail_msg("tippe top: friction outside the cone by %.3g N", cone);
+    lg->e_end = e_prev;
     stop(&rr);
+}
+
+/* The shipped tippe top (Coulomb–Contensou friction on a contact disc of radius 5·10⁻⁴ m) over
+ * the paper's 8 s at its step 10⁻⁴ s, against the independent reference:
+ * - it turns over onto its peg at T_UP within 4 ms: moreau's own first-order error at this step
+ *   is 1.6 ms (1.4199, 1.4213, 1.4221, 1.4225 s at h = 2e-4 … 2.5e-5 s: the limit 1.4229 s, as
+ *   the reference's), the reference's limit is known to 0.2 ms. A point contact never turns it
+ * within 8 s; R̄ = R instead of 3π/16 R turns it at 1.467 s, R̄ = (3π/16)² R at 1.437 s (the
+ * inversion depends little on R̄);
+ * - it then stands on its peg, the centre of mass within 0.02 mm of the upright a2 + r2;
+ * - it falls off the peg at T_DOWN within 50 ms (moreau: 4.4796, 4.5004, 4.5129, 4.5190 s at
+ *   h = 2e-4 … 2.5e-5: 25 ms of first-order error at this step, the limit about 4.525 s; the
+ * reference's spread over h: 20 ms); the fall is the sensitive part: a contact radius 10 % smaller
+ * or larger moves it by +0.22 or −0.37 s;
+ * - the energy at 4 s within 0.5 % of the reference's (moreau 3.637 mJ, converged to 1 µJ;
+ *   ±10 % on the contact radius moves it by 3.5 %), at 8 s within 2 %;
+ * - the energy never rises but by 1e-14 J in a step (1e-12 of it): while the top slides, its
+ *   big sphere leaves the plane for single steps (393 in the first 0.6 s, at up to 0.01 m/s),
+ *   and such a step of free flight (Euler's equations by the explicit midpoint rule) gains up
+ *   to 6.7e-15 J;
+ * - no overlap at a step's end beyond the CLI's check (1e-6 of r2); the friction force inside
+ *   the cone μ F_n (the ball of the impulses bounds the friction's part). */
+static void test_tippe_top(void **state) {
+    (void)state;
+    char *text = model_text("tippe-top");
+    if (!strstr(text, "contact_radius: 5.0e-4")) fail_msg("tippe top: no contact_radius 5e-4");
+    top_log lg;
+    top_run(text, 1e-4, 8.0, &lg);
+    free(text);
+    near(lg.t_up, T_UP, 4e-3, "tippe top: turns over onto its peg");
+    near(lg.z_max, A2 + R2, 2e-5, "tippe top: upright on its peg");
+    near(lg.t_down, T_DOWN, 5e-2, "tippe top: falls off its peg");
+    near(lg.e_mid, E_MID, 0.005 * E_MID, "tippe top: energy at 4 s");
+    near(lg.e_end, E_END, 0.02 * E_END, "tippe top: energy at 8 s");
+    if (!(lg.rise <= 1e-14)) fail_msg("tippe top: the energy rose by %.3g J in a step", lg.rise);
+    if (!(lg.overlap <= 5e-9)) fail_msg("tippe top: overlap %.3g m at a step's end", lg.overlap);
+    if (!(lg.cone <= 0.0)) fail_msg("tippe top: friction outside the cone by %.3g N", lg.cone);
+}
+
+/* The same top with point contacts (contact_radius 0: Coulomb friction alone), where Jellett's
+ * integral L·(p − x) holds exactly for any force at the big sphere's contact point (Jellett
+ * 1872, "A treatise on the theory of friction"): over 8 s at 10⁻⁴ s it drifts by 6.9·10⁻⁵
+ * (relative; the drilling torque of a contact disc breaks it); the top does not turn over
+ * within 8 s; the energy never rises; the big sphere never leaves the plane (by 10⁻⁶ m: it
+ * rolls and slides, it does not hop). */
+static void test_tippe_top_point_contact(void **state) {
+    (void)state;
+    char *text = model_text("tippe-top");
+    for (char *p = text; (p = strstr(p, "contact_radius: 5.0e-4")) != NULL;)
+        memcpy(p, "contact_radius: 0.0000", 22);
+    top_log lg;
+    top_run(text, 1e-4, 8.0, &lg);
+    free(text);
+    if (!(lg.jellett <= 1.2e-4))
+        fail_msg("tippe top: Jellett's integral drifted by %.3g", lg.jellett);
+    if (!(lg.t_up < 0)) fail_msg("tippe top: point contact turned over at %.4g s", lg.t_up);
+    if (!(lg.rise <= 1e-15)) fail_msg("tippe top: the energy rose by %.3g J in a step", lg.rise);
+    if (!(lg.overlap <= 5e-9)) fail_msg("tippe top: overlap %.3g m at a step's end", lg.overlap);
+    if (!(lg.hop <= 1e-6)) fail_msg("tippe top: the big sphere left the plane by %.3g m", lg.hop);
 }
 
 int main(void) {
@@ -268,6 +344,7 @@ int main(void) {
         cmocka_unit_test(test_rotating_ball),
         cmocka_unit_test(test_paper_balls),
         cmocka_unit_test(test_tippe_top),
+        cmocka_unit_test(test_tippe_top_point_contact),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
