@@ -108,7 +108,7 @@ int ld_integ_method_find(const char *name); /* -1 if unknown */
  * model file's integrator block and on the command line, its range, default and help text.
  * The library's checks, ld_integ_options_init, the model reader, the CLI's --help and its
  * JSON output all read these. */
-#define LD_METHOD_MAX_PARAMS 4 /* parameters a method without named fields can have */
+#define LD_METHOD_MAX_PARAMS 5 /* parameters a method without named fields can have */
 
 typedef struct ld_method_param {
     const char *key;    /* model file key, e.g. "rho_inf" */

@@ -13,7 +13,9 @@
  * when sliding (Coulomb, dry friction) The impulses are found by projected Gauss–Seidel over the
  * contacts (each: the normal impulse projected onto P_n ≥ 0, the tangential onto the disc |P_t| ≤ μ
  * P_n, from the diagonal of the Delassus operator W M⁻¹ Wᵀ), until no impulse changes by more than
- * pgs_tol of the largest, at most pgs_max_iter sweeps. The contact constraints hold at the velocity
+ * pgs_tol of the largest, at most pgs_max_iter sweeps; by default each sweep starts from
+ * Nesterov's extrapolation of the last two (solve_accel), which stops also when the bodies'
+ * velocities no longer change. The contact constraints hold at the velocity
  * level: a resting contact stays at rest, it does not sink; the overlap a contact reaches is
  * that of its closing step, O(h U_n). First order (the explicit gyroscopic torque and the
  * impact law); second order for translation under position-dependent forces between contacts.
@@ -43,6 +45,17 @@
 #define CLOSED      1e-12 /* a contact is closed at gap ≤ 0; touching within this counts */
 #define PGS_TOL(o)  ((o)->param[2])
 #define PGS_ITER(o) ((o)->param[3])
+#define STALL       100 /* the accelerated solve stops after this many sweeps without progress */
+#if LD_METHOD_MAX_PARAMS > 4
+#define SOLVER(o) ((o)->param[4])
+#else
+#define SOLVER(o) ((void)(o), 1.0) /* no room for the parameter: the accelerated solve */
+#endif
+
+/* max(a, b) for numbers (fmax is a library call where it is not inlined: the sweeps' hot path) */
+static inline double max2(double a, double b) {
+    return a > b ? a : b;
+}
 
 typedef struct mj_body {
     double m, J[9], Ji[9]; /* mass, inertia (body frame) and its inverse */
@@ -70,7 +83,8 @@ typedef struct mj_contact {
      * point contact, no row), its rows in Ω_a, Ω_b and J⁻¹ of them, its Delassus diagonal and
      * its impulse (the drilling torque's impulse over R̄) */
     double rs, js_a[3], ws_a[3], js_b[3], ws_b[3], Ds, Ps;
-    int sa, sb; /* the detector's shapes (−1: a joint limit) */
+    double Pk[4]; /* (P, P_s) after the previous sweep (the accelerated solve) */
+    int sa, sb;   /* the detector's shapes (−1: a joint limit) */
 } mj_contact;
 
 /* The joints' rows (the system's constraints): B v_{k+1} = −Φ_t by impulses λ in the same
@@ -81,6 +95,7 @@ typedef struct mj_rows {
     int *body, *slot; /* bnnz: the body of each entry's column and its place (0–2 Ω, 3–5 ẋ) */
     double *B, *phi, *phit; /* bnnz values at q_M, Φ(q_M), Φ_t */
     double *D, *lam, *F;    /* m: the Delassus diagonal, the impulse, the force λ/h */
+    double *lamk;           /* m: the impulse after the previous sweep (the accelerated solve) */
 } mj_rows;
 
 /* A contact's impulse kept for the next step's start (warm start): the pair's key (its shapes
@@ -109,6 +124,7 @@ typedef struct mj {
     double trial_overlap, overlap, max_overlap; /* largest midpoint overlaps: trial, step, run */
     int trial_csweeps, last_csweeps; /* the position correction's and projection's sweeps */
     long csweeps;
+    double *vs; /* 6 per body: the velocities before a sweep (the accelerated solve) */
 } mj;
 
 /* ---------------------------------------------------------------- refusals */
@@ -289,21 +305,62 @@ static void apply(mj *S, const mj_contact *c, const double dP[3]) {
 }
 
 static void rows_sweep(mj *S, int pos, double h, double *change, double *size, double *resid);
+static void row_apply(mj *S, int r, double dl);
+
+/* The accelerated solve starts: the previous sweep's impulses are the present ones. */
+static void accel_start(mj *S, int nc) {
+    for (int i = 0; i < nc; ++i) {
+        mj_contact *c = &S->c[i];
+        memcpy(c->Pk, c->P, sizeof c->P);
+        c->Pk[3] = c->Ps;
+    }
+    for (int r = 0; r < S->J.m; ++r) S->J.lamk[r] = S->J.lam[r];
+}
+
+/* Nesterov's extrapolation of the joints' impulses: λ moves to λ + β (λ − λ_prev), the bodies'
+ * velocities with it; λ_prev ← λ. */
+static void rows_extrapolate(mj *S, double beta) {
+    mj_rows *R = &S->J;
+    for (int r = 0; r < R->m; ++r) {
+        double dl = beta * (R->lam[r] - R->lamk[r]);
+        R->lamk[r] = R->lam[r];
+        R->lam[r] += dl;
+        if (dl != 0.0) row_apply(S, r, dl);
+    }
+}
+
+/* Nesterov's extrapolation of contact c's impulse: P moves to P + β (P − P_prev), projected onto
+ * its cone (P_n ≥ 0, the friction ball of radius μ P_n), the bodies' velocities with it;
+ * P_prev ← P. */
+static void contact_extrapolate(mj *S, mj_contact *c, double beta) {
+    double Y[4], P[4] = {c->P[0], c->P[1], c->P[2], c->Ps}, dP[3];
+    if (P[0] == c->Pk[0] && P[1] == c->Pk[1] && P[2] == c->Pk[2] && P[3] == c->Pk[3]) return;
+    for (int k = 0; k < 4; ++k) Y[k] = P[k] + beta * (P[k] - c->Pk[k]);
+    Y[0] = fmax(0.0, Y[0]);
+    if (!(c->rs > 0.0)) Y[3] = 0.0;
+    friction_project(Y, c->mu);
+    memcpy(c->Pk, P, sizeof P);
+    for (int k = 0; k < 3; ++k) dP[k] = Y[k] - P[k], c->P[k] = Y[k];
+    apply(S, c, dP);
+    if (c->rs > 0.0) c->Ps = Y[3], apply_spin(S, c, Y[3] - P[3]);
+}
 
 /* One projected Gauss–Seidel sweep over the joints' rows and the contacts; the largest change
- * of an impulse and the largest impulse. */
-static void sweep(mj *S, int nc, double h, double *change, double *size) {
-    *change = *size = 0.0;
+ * of an impulse, the largest impulse, and the largest velocity change an impulse makes
+ * (|P| D, m/s). */
+static void sweep(mj *S, int nc, double h, double *change, double *size, double *vsize) {
+    *change = *size = *vsize = 0.0;
     double resid = 0.0;
     rows_sweep(S, 0, h, change, size, &resid);
+    for (int r = 0; r < S->J.m; ++r) *vsize = max2(*vsize, fabs(S->J.lam[r]) * S->J.D[r]);
     for (int i = 0; i < nc; ++i) {
         mj_contact *c = &S->c[i];
         double U[3], P[4], dP[3];
         rel_velocity(S, c, U);
-        P[0] = fmax(0.0, c->P[0] - (U[0] - c->vmin) / c->D[0]);
+        P[0] = max2(0.0, c->P[0] - (U[0] - c->vmin) / c->D[0]);
         /* one step length for the friction's components, so that a sliding contact's impulse
          * at the fixed point opposes its velocity (maximal dissipation) */
-        double rf = 1.0 / fmax(fmax(c->D[1], c->D[2]), c->rs > 0.0 ? c->Ds : 0.0);
+        double rf = 1.0 / max2(max2(c->D[1], c->D[2]), c->rs > 0.0 ? c->Ds : 0.0);
         P[1] = c->P[1] - rf * U[1];
         P[2] = c->P[2] - rf * U[2];
         P[3] = c->rs > 0.0 ? c->Ps - rf * spin_velocity(S, c) : 0.0;
@@ -311,17 +368,81 @@ static void sweep(mj *S, int nc, double h, double *change, double *size) {
         for (int k = 0; k < 3; ++k) {
             dP[k] = P[k] - c->P[k];
             c->P[k] = P[k];
-            *change = fmax(*change, fabs(dP[k]));
-            *size = fmax(*size, fabs(P[k]));
+            *change = max2(*change, fabs(dP[k]));
+            *size = max2(*size, fabs(P[k]));
         }
+        *vsize = max2(*vsize, max2(P[0] * c->D[0], sqrt(P[1] * P[1] + P[2] * P[2]) / rf));
         apply(S, c, dP);
         if (c->rs > 0.0) {
             double dPs = P[3] - c->Ps;
             c->Ps = P[3];
-            *change = fmax(*change, fabs(dPs));
+            *change = max2(*change, fabs(dPs));
             apply_spin(S, c, dPs);
         }
     }
+}
+
+/* The largest change of a body's velocity since the copy vs (6 per body: Ω, ẋ), the angular
+ * part times the model's size (m/s). */
+static double velocity_change(const mj *S) {
+    double dv = 0.0;
+    for (int i = 0; i < S->nb; ++i)
+        for (int j = 0; j < 3; ++j) {
+            dv = max2(dv, S->scale * fabs(S->b[i].Om[j] - S->vs[6 * i + j]));
+            dv = max2(dv, fabs(S->b[i].xd[j] - S->vs[6 * i + 3 + j]));
+        }
+    return dv;
+}
+
+/* Copy every body's velocities (Ω, ẋ) into vs. */
+static void velocity_copy(mj *S) {
+    for (int i = 0; i < S->nb; ++i) {
+        memcpy(S->vs + 6 * i, S->b[i].Om, sizeof S->b[i].Om);
+        memcpy(S->vs + 6 * i + 3, S->b[i].xd, sizeof S->b[i].xd);
+    }
+}
+
+/* Projected Gauss–Seidel: sweeps until no impulse changes by more than tol of the largest, at
+ * most maxit; the sweeps made. */
+static int solve_pgs(mj *S, int nc, double h, double tol, int maxit) {
+    double change, size, vsize;
+    for (int k = 0; k < maxit; ++k) {
+        sweep(S, nc, h, &change, &size, &vsize);
+        if (change <= tol * size) return k + 1;
+    }
+    return maxit;
+}
+
+/* Accelerated projected Gauss–Seidel: each sweep starts from Nesterov's extrapolation of the
+ * last two sweeps' impulses, projected onto the cones (Mazhar, Heyn, Negrut & Tasora 2015,
+ * "Using Nesterov's method to accelerate multibody dynamics with friction and contact"), with
+ * the momentum dropped whenever the sweep changed the velocities more than the one before
+ * (O'Donoghue & Candès 2015, "Adaptive restart for accelerated gradient schemes"). It stops as
+ * PGS does, or when no body's velocity changes in a sweep by more than tol of the largest
+ * velocity change an impulse makes (the velocity change scaled as in velocity_change): the
+ * impulses may still move where they do not move the bodies (a pile holds more contacts than
+ * the bodies have freedoms); or when that velocity change has not reached a new low in STALL
+ * sweeps (stalled, where plain Gauss–Seidel would run to maxit). At most maxit sweeps; the
+ * sweeps made. */
+static int solve_accel(mj *S, int nc, double h, double tol, int maxit) {
+    double change, size, vsize, t = 1.0, last = INFINITY, best = INFINITY;
+    int kbest = 0;
+    accel_start(S, nc);
+    for (int k = 0; k < maxit; ++k) {
+        velocity_copy(S);
+        sweep(S, nc, h, &change, &size, &vsize);
+        double dv = velocity_change(S);
+        if (change <= tol * size || dv <= tol * vsize) return k + 1;
+        if (dv < best) best = dv, kbest = k;
+        if (k - kbest >= STALL) return k + 1; /* no closer in STALL sweeps: stalled */
+        if (dv > last) t = 1.0;               /* restart */
+        last = dv;
+        double tn = 0.5 * (1.0 + sqrt(1.0 + 4.0 * t * t)), beta = (t - 1.0) / tn;
+        t = tn;
+        rows_extrapolate(S, beta);
+        for (int i = 0; i < nc; ++i) contact_extrapolate(S, &S->c[i], beta);
+    }
+    return maxit;
 }
 
 /* ---------------------------------------------------------------- the joints' rows */
@@ -333,10 +454,10 @@ static int rows_create(const ld_system *s, mj_rows *R) {
     R->ptr = calloc(m, sizeof *R->ptr);
     R->body = malloc(n * sizeof *R->body);
     R->slot = malloc(n * sizeof *R->slot);
-    R->B = malloc((n + 5 * m) * sizeof *R->B);
+    R->B = malloc((n + 6 * m) * sizeof *R->B);
     if (!R->ptr || !R->body || !R->slot || !R->B) return LD_ENOMEM;
     R->phi = R->B + n, R->phit = R->phi + m, R->D = R->phit + m, R->lam = R->D + m;
-    R->F = R->lam + m;
+    R->F = R->lam + m, R->lamk = R->F + m;
     for (int e = 0; e < s->bnnz; ++e) {
         R->ptr[s->brow[e] + 1]++;
         int c = s->bcol[e], b = 0;
@@ -406,6 +527,19 @@ static int rows_eval(const ld_system *s, mj *S, double t, const double *q) {
     return rc;
 }
 
+/* The bodies' velocities change by M⁻¹ B_rᵀ dl: joint row r's impulse increment dl. */
+static void row_apply(mj *S, int r, double dl) {
+    const mj_rows *R = &S->J;
+    for (int e = R->ptr[r]; e < R->ptr[r + 1]; ++e) {
+        mj_body *b = &S->b[R->body[e]];
+        if (R->slot[e] >= 3) {
+            b->xd[R->slot[e] - 3] += dl * R->B[e] / b->m;
+        } else {
+            for (int i = 0; i < 3; ++i) b->Om[i] += dl * b->Ji[3 * i + R->slot[e]] * R->B[e];
+        }
+    }
+}
+
 /* One Gauss–Seidel pass over the joints' rows: for the velocities (pos 0: B v = −Φ_t) or for the
  * position correction of the step h (pos 1: B δv = −2 Φ(q_M)/h); the largest change and size. */
 static void rows_sweep(mj *S, int pos, double h, double *change, double *size, double *resid) {
@@ -417,19 +551,12 @@ static void rows_sweep(mj *S, int pos, double h, double *change, double *size, d
             const mj_body *b = &S->b[R->body[e]];
             u += R->B[e] * (R->slot[e] < 3 ? b->Om[R->slot[e]] : b->xd[R->slot[e] - 3]);
         }
-        *resid = fmax(*resid, fabs(u));
+        *resid = max2(*resid, fabs(u));
         double dl = -u / R->D[r];
         R->lam[r] += dl;
-        *change = fmax(*change, fabs(dl));
-        *size = fmax(*size, fabs(R->lam[r]));
-        for (int e = R->ptr[r]; e < R->ptr[r + 1]; ++e) { /* v += M⁻¹ B_rᵀ dλ */
-            mj_body *b = &S->b[R->body[e]];
-            if (R->slot[e] >= 3) {
-                b->xd[R->slot[e] - 3] += dl * R->B[e] / b->m;
-            } else {
-                for (int i = 0; i < 3; ++i) b->Om[i] += dl * b->Ji[3 * i + R->slot[e]] * R->B[e];
-            }
-        }
+        *change = max2(*change, fabs(dl));
+        *size = max2(*size, fabs(R->lam[r]));
+        row_apply(S, r, dl);
     }
 }
 
@@ -441,12 +568,12 @@ static void contacts_correct(mj *S, mj_contact *cs, int nc, double *change, doub
         mj_contact *c = &cs[i];
         double U[3], dP[3] = {0, 0, 0};
         rel_velocity(S, c, U);
-        *resid = fmax(*resid, c->target - U[0]);
-        double P = fmax(0.0, c->dP - (U[0] - c->target) / c->D[0]);
+        *resid = max2(*resid, c->target - U[0]);
+        double P = max2(0.0, c->dP - (U[0] - c->target) / c->D[0]);
         dP[0] = P - c->dP;
         c->dP = P;
-        *change = fmax(*change, fabs(dP[0]));
-        *size = fmax(*size, P);
+        *change = max2(*change, fabs(dP[0]));
+        *size = max2(*size, P);
         if (dP[0] != 0.0) apply(S, c, dP);
     }
 }
@@ -818,6 +945,7 @@ static int moreau_create(ld_integ *it) {
     S->b = calloc((size_t)S->nb, sizeof *S->b);
     S->R = malloc(12 * (size_t)S->nb * sizeof *S->R);
     S->c = malloc((size_t)S->cap * sizeof *S->c);
+    S->vs = malloc(6 * (size_t)S->nb * sizeof *S->vs);
     S->warm = malloc((size_t)S->cap * sizeof *S->warm);
     S->pts = malloc((size_t)S->cap * sizeof *S->pts);
     S->kept = malloc((size_t)S->cap * sizeof *S->kept);
@@ -825,7 +953,8 @@ static int moreau_create(ld_integ *it) {
     S->cf = calloc(12 * (size_t)S->nb, sizeof *S->cf);
     S->cft = S->cf ? S->cf + 6 * (size_t)S->nb : NULL;
     S->w = ld_cworld_create(m, S->cap);
-    if (!S->b || !S->R || !S->c || !S->warm || !S->pts || !S->kept || !S->cp || !S->cf || !S->w) {
+    if (!S->b || !S->R || !S->c || !S->vs || !S->warm || !S->pts || !S->kept || !S->cp || !S->cf ||
+        !S->w) {
         it->oom_bytes = (double)S->cap * (double)sizeof *S->c;
         return LD_ENOMEM;
     }
@@ -857,6 +986,7 @@ static void moreau_destroy(ld_integ *it) {
         free(S->b);
         free(S->R);
         free(S->c);
+        free(S->vs);
         free(S->warm);
         free(S->pts);
         free(S->kept);
@@ -982,13 +1112,12 @@ static int moreau_step(ld_integ *it, double t1) {
     newton_law(S, nc);
     for (int c = 0; c < nf && S->nwarm > 0; ++c)
         warm_apply(S, &S->c[c], warm_key(found, c, S->nshapes, S->nground));
-    int k = 0, maxit = (int)PGS_ITER(&it->o), active = nc > 0 || S->J.m > 0;
-    double tol = PGS_TOL(&it->o), change = 0.0, size = 0.0;
-    for (; active && k < maxit; ++k) {
-        sweep(S, nc, h, &change, &size);
-        if (change <= tol * size) break;
-    }
-    S->last_sweeps = k + (k < maxit), S->last_contacts = nc, S->sweeps += S->last_sweeps;
+    int maxit = (int)PGS_ITER(&it->o), active = nc > 0 || S->J.m > 0, k = 0;
+    double tol = PGS_TOL(&it->o);
+    if (active)
+        k = SOLVER(&it->o) == 1 ? solve_accel(S, nc, h, tol, maxit)
+                                : solve_pgs(S, nc, h, tol, maxit);
+    S->last_sweeps = active ? k : 1, S->last_contacts = nc, S->sweeps += S->last_sweeps;
     it->st.newton_iterations += active ? S->last_sweeps : 0;
     for (int r = 0; r < S->J.m; ++r) S->J.F[r] = S->J.lam[r] / h; /* impulse → force */
     contact_forces(S, nc, h);
@@ -1024,6 +1153,12 @@ static const ld_method_param mj_params[] = {
      "this part of the largest"},
     {"pgs_max_iter", "--pgs-max-iter", offsetof(ld_integ_options, param) + 3 * sizeof(double), 1.0,
      1e6, 1000.0, "[1, 1e6]", "moreau: at most this many projected Gauss-Seidel sweeps"},
+#if LD_METHOD_MAX_PARAMS > 4
+    {"contact_solver", "--contact-solver", offsetof(ld_integ_options, param) + 4 * sizeof(double),
+     0.0, 1.0, 1.0, "{0, 1}",
+     "moreau: 0 projected Gauss-Seidel, 1 the same sweeps accelerated by Nesterov's "
+     "extrapolation with restart, stopping also when the velocities no longer change"},
+#endif
 };
 
 const ld_method_impl ld_method_moreau = {
@@ -1032,7 +1167,7 @@ const ld_method_impl ld_method_moreau = {
                       "and Coulomb friction by projected Gauss-Seidel (Moreau 1988, Jean 1999)",
              .order = 1,
              .order_estimate = 0,
-             .nparams = 2,
+             .nparams = (int)(sizeof mj_params / sizeof mj_params[0]),
              .params = mj_params,
              .constraints = 1,
              .euler = 0,
