@@ -133,6 +133,28 @@ static void test_static_overlap(void **state) {
     ld_model_free(&m);
 }
 
+/* A cylinder (1 kg, radius 0.1 m, length 0.4 m) standing on the plane rests on its 8 rim points,
+ * each pressing (m g / (8 k))^(1/p) into it — the shapes placed as the detector places them (a
+ * cylinder is not a sphere). */
+static void test_standing_cylinder(void **state) {
+    (void)state;
+    static const char *const text =
+        "gravity: [0, 0, -9.81]\n"
+        "bodies:\n  - {name: c, mass: 1, inertia: [0.01, 0.01, 0.005], position: [0, 0, 0.2],\n"
+        "     shape: {type: cylinder, radius: 0.1, length: 0.4, collide: true, restitution: 0.5}}\n"
+        "ground_plane: {normal: [0, 0, 1], point: [0, 0, 0]}\n"
+        "contact_law: {type: hunt_crossley, stiffness: 1.0e6}\n";
+    ld_model m;
+    ld_model_error err;
+    if (ld_model_parse(text, strlen(text), "cylinder.yaml", &m, &err)) fail_msg("%s", err.msg);
+    run r;
+    assert_int_equal(integrate(&m, LD_INTEG_GENALPHA, 1e-3, 2.0, 0.2, &r), LD_OK);
+    double want = pow(G / (8.0 * K), 1.0 / P), got = 0.2 - r.z;
+    if (!(fabs(got - want) < 1e-9 * want && fabs(r.vz) < 1e-9))
+        fail_msg("the cylinder presses %.12e m into the plane, want %.12e m", got, want);
+    ld_model_free(&m);
+}
+
 /* The law in one dimension: δ̈ = g − f_n(δ, δ̇)/m (the centred ball on the plane: m_c = m),
  * from δ = 0, δ̇ = v0 until the ball leaves; its speed then (RK4, steps of 1e-8 s). */
 static double exact_leave(double v0, double e, double m) {
@@ -335,9 +357,13 @@ static void test_methods(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_reader),      cmocka_unit_test(test_static_overlap),
-        cmocka_unit_test(test_restitution), cmocka_unit_test(test_sliding_box),
-        cmocka_unit_test(test_tangents),    cmocka_unit_test(test_methods),
+        cmocka_unit_test(test_reader),
+        cmocka_unit_test(test_static_overlap),
+        cmocka_unit_test(test_restitution),
+        cmocka_unit_test(test_sliding_box),
+        cmocka_unit_test(test_tangents),
+        cmocka_unit_test(test_methods),
+        cmocka_unit_test(test_standing_cylinder),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

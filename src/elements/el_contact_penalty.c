@@ -218,38 +218,14 @@ static void read_body(const ld_system *s, const double *q, const double *vl, int
         memcpy(o->xd, vl + 3, sizeof o->xd);
 }
 
-/* Shape sh placed at the pose (R, x) (contact.c places the detector's shapes alike). */
-static void place(const ld_shape *sh, const double R[9], const double x[3], ld_cshape *c) {
-    double off[3], a[3];
-    memset(c, 0, sizeof *c);
-    c->kind = sh->kind;
-    ld_m3_mulv(off, R, sh->center);
-    for (int i = 0; i < 3; ++i) c->c[i] = x[i] + off[i];
-    if (sh->kind == LD_SHAPE_BOX) {
-        memcpy(c->R, R, sizeof c->R);
-        for (int i = 0; i < 3; ++i) c->h[i] = 0.5 * sh->size[i];
-        return;
-    }
-    c->r = sh->size[0];
-    memcpy(c->c1, c->c, sizeof c->c1);
-    if (sh->kind != LD_SHAPE_CAPSULE) return;
-    ld_m3_mulv(a, R, sh->axis);
-    for (int i = 0; i < 3; ++i) {
-        double half = 0.5 * sh->size[1] * a[i];
-        c->c1[i] = c->c[i] + half;
-        c->c[i] -= half;
-    }
-}
-
-/* A sphere about the placed shape: its centre o and radius. */
-static double bound(const ld_cshape *c, double o[3]) {
-    for (int i = 0; i < 3; ++i) o[i] = 0.5 * (c->c[i] + c->c1[i]);
-    if (c->kind == LD_SHAPE_BOX) {
-        memcpy(o, c->c, 3 * sizeof(double));
-        return ld_v3_norm(c->h);
-    }
-    double d[3] = {c->c1[0] - c->c[0], c->c1[1] - c->c[1], c->c1[2] - c->c[2]};
-    return c->r + 0.5 * ld_v3_norm(d);
+/* Shape sh placed at the pose (R, x) as the detector places it (ld_cshape_place), and the
+ * sphere about it: its centre o (that of its bounding box) and radius. */
+static double place(const ld_shape *sh, const double R[9], const double x[3], ld_cshape *c,
+                    double o[3]) {
+    double lo[3], hi[3], d[3];
+    ld_cshape_place(sh, R, x, c, lo, hi);
+    for (int i = 0; i < 3; ++i) o[i] = 0.5 * (lo[i] + hi[i]), d[i] = 0.5 * (hi[i] - lo[i]);
+    return ld_v3_norm(d);
 }
 
 /* ---------------------------------------------------------------- the law at one contact */
@@ -393,8 +369,7 @@ static void shape_contacts(const ld_model *m, const pen_data *d, int sa, const p
     ld_cshape ca, cb;
     ld_contact tmp[PEN_PAIR_MAX];
     double oa[3], ob[3];
-    place(sha, A->R, A->x, &ca);
-    double ra = bound(&ca, oa);
+    double ra = place(sha, A->R, A->x, &ca, oa);
     int nb = B->b >= 0 ? d->start[B->b + 1] - d->start[B->b] : m->nground;
     for (int j = -1; j < nb; ++j) {
         const ld_shape *shb = NULL;
@@ -406,8 +381,8 @@ static void shape_contacts(const ld_model *m, const pen_data *d, int sa, const p
         } else if (j >= 0) {
             shb = B->b >= 0 ? &m->shapes[d->list[d->start[B->b] + j]] : &m->ground[j];
             if (!colliding(shb)) continue;
-            place(shb, B->R, B->x, &cb);
-            double rb = bound(&cb, ob), dd[3] = {oa[0] - ob[0], oa[1] - ob[1], oa[2] - ob[2]};
+            double rb = place(shb, B->R, B->x, &cb, ob);
+            double dd[3] = {oa[0] - ob[0], oa[1] - ob[1], oa[2] - ob[2]};
             if (ld_v3_norm(dd) > ra + rb) continue;
             c = ld_contact_pair(&ca, &cb, 0.0, tmp);
         }
