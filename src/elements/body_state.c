@@ -120,7 +120,7 @@ void ld_rb_state_write(const ld_system *s, int i, const double R[9], const doubl
     ld_rb_velocity_frame(s, q, i, vi, vi, 1); /* ω = RΩ in the spatial formulations */
 }
 
-const char *ld_rb_rigid_only(const ld_system *s, const char *needs, const char *verb) {
+const char *ld_rb_rigid_only(const ld_system *s, const char *needs, const char *verb, int forces) {
     static _Thread_local char buf[160];
     if (!s || !s->user || s->ops.force != ld_elems_force)
         return "the system is not a compiled model";
@@ -132,7 +132,7 @@ const char *ld_rb_rigid_only(const ld_system *s, const char *needs, const char *
     }
     if (m->nrods > 0) return "rods are not rigid bodies";
     if (m->nbeams > 0) return "beams are not rigid bodies";
-    if (m->nelements > 0) {
+    if (m->nelements > 0 && !forces) {
         snprintf(buf, sizeof buf, "force elements (springs, dampers, user forces) are not %s",
                  verb);
         return buf;

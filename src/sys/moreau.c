@@ -25,7 +25,8 @@
  * their drift is corrected in the positions only: the last half drift moves the bodies with
  * v_{k+1} + δv, B δv = −2 Φ(q_M)/h (a split impulse: δv does not enter the velocities); the
  * rows of the semidirect and spatial formulations are carried over to (Ω, ẋ). No rods,
- * beams, force elements or pinned bodies (refused with the reason). Every Lie-group
+ * beams or pinned bodies (refused with the reason); force elements act in the kick, evaluated
+ * explicitly at the midpoint (docs/contact.md). Every Lie-group
  * formulation: the state is read and written in the formulation's layout. The parts of the
  * method are in the files moreau_impl.h lists.
  */
@@ -41,7 +42,7 @@
 /* ---------------------------------------------------------------- refusals */
 
 static const char *unfit(const ld_system *s) {
-    const char *why = ld_rb_rigid_only(s, "moreau needs", "in contact models yet");
+    const char *why = ld_rb_rigid_only(s, "moreau needs", "in contact models yet", 1);
     if (why) return why;
     const ld_model *m = ld_rb(s)->m;
     if (s->m > 0 && !s->ops.phi_q_sparse)
@@ -68,15 +69,42 @@ static void euler_rate(const mj_body *b, const double Om[3], const double tau[3]
     ld_m3_mulv(dO, b->Ji, w);
 }
 
+/* The force elements' generalized force −g_i on body i (g_i its node's slice of the system's
+ * g, in the formulation's velocity coordinates) added to the body-frame torque tb and the
+ * spatial force f: a spatial formulation's torque is spatial (Rᵀ), a semidirect one's force is
+ * in the body frame (R). */
+static void element_forces(const rb_sys *rb, const mj_body *b, const double *gi, double tb[3],
+                           double f[3]) {
+    double tq[3] = {-gi[0], -gi[1], -gi[2]}, fo[3] = {-gi[3], -gi[4], -gi[5]}, w[3];
+    if (rb->left) {
+        ld_m3_tmulv(w, b->R, tq);
+        memcpy(tq, w, sizeof w);
+    }
+    if (rb->semi) {
+        ld_m3_mulv(w, b->R, fo);
+        memcpy(fo, w, sizeof w);
+    }
+    for (int k = 0; k < 3; ++k) tb[k] += tq[k], f[k] += fo[k];
+}
+
+/* The force elements' g at the midpoint state (poses at q_M, velocities v_k, in the bodies of
+ * S) into S->g, the state written into (q, v) on the way. LD_OK or the elements' status. */
+static int elements_eval(const ld_system *s, mj *S, double t, double *q, double *v) {
+    for (int i = 0; i < S->nb; ++i) store_body(s, &S->b[i], i, q, v);
+    memset(S->g, 0, (size_t)s->k * sizeof *S->g);
+    return ld_elems_add_force_of(s, &ld_ek_force, t, q, v, S->g);
+}
+
 /* Ω ← Ω + h J⁻¹ (τ − Ω* × JΩ*) with Ω* the explicit midpoint value (Euler's equations to second
  * order), ẋ ← ẋ + h f/m, at time t (the body at its midpoint pose). */
-static void kick(const rb_sys *rb, mj_body *b, int i, double t, double h) {
+static void kick(const rb_sys *rb, mj_body *b, int i, double t, double h, const double *gi) {
     ld_rb_loads L;
     ld_rb_loads_eval(rb, i, t, &L);
     double f[3], tb[3], dO[3], Om[3];
     ld_m3_mulv(f, b->R, L.fb);
     ld_m3_tmulv(tb, b->R, L.ts);
     for (int k = 0; k < 3; ++k) tb[k] += L.tb[k], f[k] += L.fs[k];
+    if (gi) element_forces(rb, b, gi, tb, f);
     euler_rate(b, b->Om, tb, dO);
     for (int k = 0; k < 3; ++k) Om[k] = b->Om[k] + 0.5 * h * dO[k];
     euler_rate(b, Om, tb, dO);
@@ -167,6 +195,7 @@ static int moreau_create(ld_integ *it) {
         return LD_ENOMEM;
     }
     S->x = S->R + 9 * (size_t)S->nb;
+    if (m->nelements > 0 && !(S->g = malloc((size_t)s->k * sizeof *S->g))) return LD_ENOMEM;
     if (s->m > 0 && ld_mj_rows_create(s, &S->J)) return LD_ENOMEM;
     for (int i = 0; i < S->nb; ++i) {
         const ld_body *bd = &m->bodies[i];
@@ -200,6 +229,7 @@ static void moreau_destroy(ld_integ *it) {
         free(S->kept);
         free(S->cp);
         free(S->cf);
+        free(S->g);
         ld_cworld_free(S->w);
         ld_mj_rows_free(&S->J);
     }
@@ -284,11 +314,15 @@ static int moreau_step(ld_integ *it, double t1) {
         memcpy(S->R + 9 * i, b->R, sizeof b->R);
         memcpy(S->x + 3 * i, b->x, sizeof b->x);
     }
+    if (S->g) { /* the force elements at (t_M, q_M, v_k), explicitly */
+        int rc = elements_eval(s, S, tm, it->qn, it->vn);
+        if (rc) return ld_integ__reject(it, rc > 0 ? rc : LD_RETRY_NONFINITE, "force elements", h);
+    }
     for (int i = 0; i < S->nb; ++i) { /* v_k kept in sOm, sxd; the free velocities */
         mj_body *b = &S->b[i];
         memcpy(b->sOm, b->Om, sizeof b->Om);
         memcpy(b->sxd, b->xd, sizeof b->xd);
-        kick(rb, b, i, tm, h);
+        kick(rb, b, i, tm, h, S->g ? S->g + s->nodes[i].voff : NULL);
     }
     const ld_contact *found = NULL;
     int nc = 0;
@@ -381,8 +415,7 @@ const ld_method_impl ld_method_moreau = {
              .euler = 0,
              .model_only = 1,
              .contact = 1,
-             .refuses = "rods, beams, force elements, the euler formulation; accelerations are "
-                        "not computed (NaN)"},
+             .refuses = "rods, beams, the euler formulation; accelerations are not computed (NaN)"},
     .refuse = moreau_refuse,
     .create = moreau_create,
     .destroy = moreau_destroy,

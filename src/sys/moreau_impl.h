@@ -104,6 +104,7 @@ typedef struct mj {
     int trial_csweeps, last_csweeps; /* the position correction's and projection's sweeps */
     long csweeps;
     double *vs; /* 6 per body: the velocities before a sweep (the accelerated solve) */
+    double *g;  /* k: the force elements' g at the midpoint (none: NULL) */
 } mj;
 
 /* Body i's state read from (q, v) in the formulation's layout, and written back. */

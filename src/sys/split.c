@@ -104,7 +104,7 @@ static void principal(sp_body *b, const double J[9]) {
 
 /* What the splitting cannot hold, as a reason; NULL if the model fits. */
 static const char *unfit(const ld_system *s, int *item) {
-    const char *why = ld_rb_rigid_only(s, "the splitting methods need", "split");
+    const char *why = ld_rb_rigid_only(s, "the splitting methods need", "split", 0);
     if (why) return why;
     const ld_model *m = ld_rb(s)->m;
     int *seen = calloc((size_t)m->nbodies, sizeof *seen);
