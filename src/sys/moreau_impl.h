@@ -75,6 +75,8 @@ typedef struct mj_rows {
     double *B, *phi, *phit; /* bnnz values at q_M, Φ(q_M), Φ_t */
     double *D, *lam, *F;    /* m: the Delassus diagonal, the impulse, the force λ/h */
     double *lamk;           /* m: the impulse after the previous sweep (the accelerated solve) */
+    double *A, *u; /* m ≤ LD_MJ_BLOCK_ROWS: the rows' Delassus matrix's Cholesky factor, and a
+                      right-hand side (moreau_block.c); else NULL: row by row */
 } mj_rows;
 
 /* A contact's impulse kept for the next step's start (warm start): the pair's key (its shapes
@@ -161,6 +163,21 @@ void ld_mj_rows_sweep(mj *S, int pos, double h, double *change, double *size, do
 /* The joints' limits reached at the state (q, v) of the system's layout, as contacts appended
  * to S->c from index nc; the new count. */
 int ld_mj_limits(const ld_system *s, mj *S, double t, const double *q, const double *v, int nc);
+
+/* ---------------------------------------------------------------- moreau_block.c */
+
+/* The most joint rows solved as one block in each sweep (dense: m² doubles). */
+#define LD_MJ_BLOCK_ROWS 512
+
+/* The block's storage for R->m rows (none above LD_MJ_BLOCK_ROWS): LD_OK or LD_ENOMEM; its
+ * release. */
+int ld_mj_block_create(mj_rows *R);
+void ld_mj_block_free(mj_rows *R);
+/* The block's factor at the rows' present B and the bodies' poses in S (none: nothing). */
+void ld_mj_block_eval(const mj *S, mj_rows *R);
+/* As ld_mj_rows_sweep, all rows at once: the impulses that make every row's residual zero with
+ * the other impulses held. */
+void ld_mj_block_sweep(mj *S, int pos, double h, double *change, double *size, double *resid);
 
 /* ---------------------------------------------------------------- moreau_position.c */
 

@@ -27,7 +27,7 @@ int ld_mj_rows_create(const ld_system *s, mj_rows *R) {
         R->body[e] = b, R->slot[e] = c - s->nodes[b].voff;
     }
     for (int r = 0; r < s->m; ++r) R->ptr[r + 1] += R->ptr[r];
-    return LD_OK;
+    return ld_mj_block_create(R);
 }
 
 void ld_mj_rows_free(mj_rows *R) {
@@ -35,6 +35,7 @@ void ld_mj_rows_free(mj_rows *R) {
     free(R->body);
     free(R->slot);
     free(R->B);
+    ld_mj_block_free(R);
 }
 
 /* The rows' entries in the velocities (Ω, ẋ) the method works in: a semidirect formulation's
@@ -86,6 +87,7 @@ int ld_mj_rows_eval(const ld_system *s, mj *S, double t, const double *q) {
         R->D[r] = d;
         R->lam[r] = 0.0;
     }
+    if (!rc) ld_mj_block_eval(S, R);
     return rc;
 }
 
@@ -106,6 +108,10 @@ void ld_mj_row_apply(mj *S, int r, double dl) {
  * position correction of the step h (pos 1: B δv = −2 Φ(q_M)/h); the largest change and size. */
 void ld_mj_rows_sweep(mj *S, int pos, double h, double *change, double *size, double *resid) {
     mj_rows *R = &S->J;
+    if (R->A) {
+        ld_mj_block_sweep(S, pos, h, change, size, resid);
+        return;
+    }
     for (int r = 0; r < R->m; ++r) {
         if (!(R->D[r] > 0.0)) continue;
         double u = pos ? 2.0 * R->phi[r] / h : R->phit[r];
