@@ -62,6 +62,7 @@ bench: build
 	$(BUILD)/release/bench/bench_contact | tee $(BUILD)/bench/contact.csv
 	bench/sweep_scaling.sh $(BUILD)/release/liedyn | tee $(BUILD)/bench/sweep_scaling.csv
 	bench/peers/slider_crank_clearance.sh $(BUILD)/release/liedyn $(BUILD)/bench/slider-crank-clearance
+	bench/peers/woodpecker.sh $(BUILD)/release/liedyn $(BUILD)/bench/woodpecker | tee $(BUILD)/bench/woodpecker.txt
 
 # Reproduce the studies of the papers in docs/references.md: Markdown report and PNG plots in
 # build/repro/.

@@ -6,6 +6,7 @@
 #ifndef LIEDYN_TESTS_MOREAU_RUN_H
 #define LIEDYN_TESTS_MOREAU_RUN_H
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,9 +45,29 @@ static void stop(run *r) {
     ld_model_free(&r->m);
 }
 
-static void body(const run *r, double x[3], double q[4], double w[3], double v[3]) {
+static inline void body(const run *r, double x[3], double q[4], double w[3], double v[3]) {
     assert_int_equal(
         ld_model_body_state(&r->s, 0, ld_integ_q(r->it), ld_integ_v(r->it), x, q, w, v), LD_OK);
+}
+
+/* The text of the shipped model models/NAME.yaml (malloc'd): found from the source tree
+ * (LD_SOURCE_DIR if given, else this file's directory's parent). */
+static inline char *model_text(const char *name) {
+    char path[1024];
+#ifdef LD_SOURCE_DIR
+    snprintf(path, sizeof path, "%s/models/%s.yaml", LD_SOURCE_DIR, name);
+#else
+    const char *src = __FILE__, *slash = strrchr(src, '/');
+    int dir = slash ? (int)(slash - src) : 0;
+    snprintf(path, sizeof path, "%.*s%s../models/%s.yaml", dir, src, slash ? "/" : "", name);
+#endif
+    FILE *f = fopen(path, "rb");
+    if (!f) fail_msg("cannot open %s", path);
+    char *text = calloc(1 << 16, 1);
+    size_t n = fread(text, 1, (1 << 16) - 1, f);
+    fclose(f);
+    if (n == 0) fail_msg("empty %s", path);
+    return text;
 }
 
 #endif

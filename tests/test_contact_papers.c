@@ -38,26 +38,6 @@ static void near(double got, double want, double tol, const char *what) {
     if (!(fabs(got - want) <= tol)) fail_msg("%s: %.17g, want %.17g", what, got, want);
 }
 
-/* The text of the shipped model models/NAME.yaml (malloc'd): found from the source tree
- * (LD_SOURCE_DIR if given, else this file's directory's parent). */
-static char *model_text(const char *name) {
-    char path[1024];
-#ifdef LD_SOURCE_DIR
-    snprintf(path, sizeof path, "%s/models/%s.yaml", LD_SOURCE_DIR, name);
-#else
-    const char *src = __FILE__, *slash = strrchr(src, '/');
-    int dir = slash ? (int)(slash - src) : 0;
-    snprintf(path, sizeof path, "%.*s%s../models/%s.yaml", dir, src, slash ? "/" : "", name);
-#endif
-    FILE *f = fopen(path, "rb");
-    if (!f) fail_msg("cannot open %s", path);
-    char *text = calloc(1 << 16, 1);
-    size_t n = fread(text, 1, (1 << 16) - 1, f);
-    fclose(f);
-    if (n == 0) fail_msg("empty %s", path);
-    return text;
-}
-
 static double energy(const run *r) {
     return ld_sys_energy(&r->s, ld_integ_t(r->it), ld_integ_q(r->it), ld_integ_v(r->it));
 }
