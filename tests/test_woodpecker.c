@@ -29,8 +29,10 @@
 #define H_M 0.0058
 #define RHO 5e-5
 
-/* The reference at h = 2e-5 s (nonlinear, 1 s): the beak's impacts and the sleeve's height at
- * t = 0.4 s; its own change from h = 2e-5 to 1e-5 s is below 0.1 ms and 1 µm. */
+/* The reference at liedyn's h = 2e-5 s (nonlinear, 1 s): the beak's impacts and the sleeve's
+ * height at t = 0.4 s. Both methods are first order through the impacts: from h = 2e-5 to
+ * 1e-5 s the reference's impacts move by up to 0.1 ms and its height by 57 µm, liedyn's height
+ * by 48 µm, and at 1e-5 s they agree to 4.3 µm as at 2e-5 s to 4.6 µm. */
 static const double T_IMPACT[] = {0.00748, 0.12980, 0.26592, 0.39580};
 #define Y_04 (-0.0415369)
 
