@@ -253,7 +253,7 @@ int ld_modes_damped(const ld_linear *lin, int count, ld_modes *md, char *msg, si
     for (int j = 0; !rc && j < count; ++j) {
         md->re[j] = e[j].re, md->im[j] = e[j].im, md->omega2[j] = NAN;
         md->hz[j] = e[j].mag / TWO_PI;
-        md->zeta[j] = e[j].mag > 0.0 ? -e[j].re / e[j].mag : 0.0;
+        md->zeta[j] = e[j].mag > 0.0 ? 0.0 - e[j].re / e[j].mag : 0.0; /* never −0 */
         damped_shape(lin, md, j, VR, e[j].idx, e[j].pair);
     }
     free(A);
