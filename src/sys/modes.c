@@ -128,6 +128,7 @@ int ld_modes_undamped(const ld_linear *lin, int count, ld_modes *md, char *msg, 
     /* refine: a shift below the lowest eigenvalue by its size or by the direct solve's noise */
     double noise = 1e3 * 2.220446049250313e-16 * fmax(fabs(w[0]), fabs(w[n - 1]));
     double sigma = w[0] - fmax(fabs(w[0]), noise);
+    md->resolution = noise;
     memcpy(w1, w, n * sizeof *w);
     double *V1 = malloc(n * n * sizeof *V1);
     if (V1) memcpy(V1, V, n * n * sizeof *V1);
