@@ -14,6 +14,7 @@
 #include "liedyn/linearize.h"
 #include "liedyn/liedyn.h"
 #include "liedyn/statics.h"
+#include "modes.h"
 #include "sim.h"
 
 #define TWO_PI 6.283185307179586476925
@@ -32,6 +33,12 @@ static void usage(FILE *f) {
                "  --steps N         load steps of the static solve (default 10)\n"
                "  --formulation F   so3xr3 se3 s3xr3 s3sdr3 so3xr3-spatial s3xr3-spatial euler\n"
                "                    (default: the model's)\n"
+               "  --campbell A:B:N  a Campbell diagram instead: the damped modes of the model's\n"
+               "                    initial motion, its velocities scaled so that its fastest\n"
+               "                    body turns at N speeds from A to B rad/s, linearized in the\n"
+               "                    bodies' own (turning) frames, followed by their shapes (MAC);\n"
+               "                    --csv writes one row per speed\n"
+               "  --plot FILE.png   with --campbell: the diagram drawn by gnuplot\n"
                "The model is linearized about its static equilibrium (found as by 'liedyn\n"
                "static'), in the body-frame tangent increments of the formulation, with the\n"
                "joints eliminated by a basis of the motions they allow (docs/modes.md).\n"
@@ -40,10 +47,25 @@ static void usage(FILE *f) {
 }
 
 typedef struct modes_args {
-    const char *model, *csv;
-    double time;
-    int count, steps, form, damped;
+    const char *model, *csv, *png;
+    double time, from, to;
+    int count, steps, form, damped, npts; /* npts > 0: --campbell */
 } modes_args;
+
+/* --campbell A:B:N. 0 or the usage error. */
+static int parse_speeds(const char *v, modes_args *a) {
+    char *end = NULL;
+    a->from = strtod(v, &end);
+    if (end && *end == ':') a->to = strtod(end + 1, &end);
+    long n = end && *end == ':' ? strtol(end + 1, &end, 10) : 0;
+    if (!end || *end || !isfinite(a->from) || !isfinite(a->to) || a->from < 0.0 ||
+        a->to < a->from || n < 1 || n > 100000)
+        return cli_error("modes: --campbell wants FROM:TO:N, speeds 0 <= FROM <= TO in rad/s and "
+                         "1 <= N <= 100000, found '%s'",
+                         v);
+    a->npts = (int)n;
+    return 0;
+}
 
 /* An integer option value in [lo, hi] into *out; 0 or the usage error. */
 static int int_value(const char *opt, const char *v, long lo, long hi, int *out) {
@@ -66,6 +88,11 @@ static int parse_value(int argc, char **argv, int *i, modes_args *a) {
         a->csv = v;
         return 0;
     }
+    if (strcmp(arg, "--plot") == 0) {
+        a->png = v;
+        return 0;
+    }
+    if (strcmp(arg, "--campbell") == 0) return parse_speeds(v, a);
     if (strcmp(arg, "--time") == 0) {
         a->time = strtod(v, &end);
         return end && !*end && isfinite(a->time) ? 0 : cli_error("modes: bad --time '%s'", v);
@@ -100,6 +127,7 @@ static int parse(int argc, char **argv, modes_args *a) {
         }
     }
     if (!a->model) return cli_error("modes: no model given (see 'liedyn modes --help')");
+    if (a->png && !a->npts) return cli_error("modes: --plot needs --campbell");
     return 0;
 }
 
@@ -265,7 +293,13 @@ int cli_modes(int argc, char **argv) {
         return 2;
     }
     double *lam = calloc((size_t)s.m + 1, sizeof *lam);
-    int exit_code = lam ? analyse(&a, path, &m, &s, q, lam, t) : cli_error("out of memory");
+    int exit_code;
+    if (a.npts > 0) {
+        campbell_in in = {path, a.csv, a.png, &m, &s, q, v, a.from, a.to, a.npts, a.count};
+        exit_code = modes_campbell(&in);
+    } else {
+        exit_code = lam ? analyse(&a, path, &m, &s, q, lam, t) : cli_error("out of memory");
+    }
     free(lam);
     free(q);
     free(v);

@@ -18,7 +18,11 @@
  *     (every formulation, with dampers);
  *   - a free body spinning about a principal axis (a steady motion, v ≠ 0): stable about the
  *     largest and smallest moments, exponentially unstable about the middle one at the rate of
- *     Euler's equations.
+ *     Euler's equations;
+ *   - a gyroscopic rotor (a disc on a spherical joint, its tilt held by springs) spinning at
+ *     0 … 100 rad/s: the whirl frequencies seen in the disc's frame, |ω_f − Ω| and ω_b + Ω,
+ *     from the closed form of the fixed frame, and the modes followed across the speeds by
+ *     their MAC stay on their branches.
  */
 #include <math.h>
 #include <stdio.h>
@@ -666,6 +670,112 @@ static void test_spinning_body(void **state) {
     }
 }
 
+/* ---------------------------------------------------------------- a spinning rotor */
+
+/* A rotor (It = 0.09 across, Ip = 0.05 about its axis z) on a spherical joint at its centre,
+ * its tilt held by four springs k = 1000 from its axis point (0, 0, a = 0.2) to the ground,
+ * unstressed: the tilt stiffness is kt = 2 k a² = 80. Spinning at Ω about z it whirls, in the
+ * fixed frame, at ω = (±Ip Ω + √((Ip Ω)² + 4 It kt)) / (2 It) (forward +, backward −); the
+ * linearization is in the disc's body frame, which turns at Ω, so it sees |ω_f − Ω| and
+ * ω_b + Ω. The forward whirl stands still in the rotor's frame at the critical speed
+ * Ω² = kt / (It − Ip), Ω = 44.72 rad/s. */
+static const char ROTOR[] =
+    "name: rotor\n"
+    "bodies:\n"
+    "  - {name: disc, mass: 2, inertia: [0.09, 0.09, 0.05], position: [0, 0, 0], "
+    "angular_velocity: [0, 0, 1]}\n"
+    "joints:\n"
+    "  - {name: pivot, type: spherical, body2: disc, at: [0, 0, 0]}\n"
+    "elements:\n"
+    "  - {type: spring-damper, body1: ground, body2: disc, at1: [0.3, 0, 0.2], at2: [0, 0, 0.2], "
+    "k: 1000, l0: 0.3}\n"
+    "  - {type: spring-damper, body1: ground, body2: disc, at1: [-0.3, 0, 0.2], at2: [0, 0, 0.2], "
+    "k: 1000, l0: 0.3}\n"
+    "  - {type: spring-damper, body1: ground, body2: disc, at1: [0, 0.3, 0.2], at2: [0, 0, 0.2], "
+    "k: 1000, l0: 0.3}\n"
+    "  - {type: spring-damper, body1: ground, body2: disc, at1: [0, -0.3, 0.2], at2: [0, 0, 0.2], "
+    "k: 1000, l0: 0.3}\n";
+
+static void rotor_whirl(double Om, double *fwd, double *bwd) {
+    const double It = 0.09, Ip = 0.05, kt = 80.0;
+    double r = sqrt(Ip * Om * Ip * Om + 4 * It * kt);
+    *fwd = fabs((Ip * Om + r) / (2 * It) - Om); /* as seen in the turning frame */
+    *bwd = (-Ip * Om + r) / (2 * It) + Om;
+}
+
+/* The rotor's damped modes at spin Om (its body-frame linearization); the two whirl modes'
+ * frequencies |s| (rad/s) into w[2], ascending. */
+static void rotor_modes(ld_system *s, const double *q, const double *v1, double Om, ld_modes *md) {
+    double *v = malloc((size_t)s->k * sizeof *v);
+    for (int i = 0; i < s->k; ++i) v[i] = Om * v1[i];
+    ld_linear lin;
+    char msg[256];
+    if (ld_linearize(s, 0.0, q, v, &lin, msg, sizeof msg)) fail_msg("%s", msg);
+    assert_true(lin.accel < 1e-12 * (1.0 + Om * Om)); /* a steady motion */
+    assert_int_equal(lin.n, 3);
+    assert_int_equal(ld_modes_damped(&lin, 0, md, msg, sizeof msg), LD_OK);
+    ld_linear_free(&lin);
+    free(v);
+}
+
+static void test_rotor_campbell(void **state) {
+    (void)state;
+    ld_model m;
+    ld_model_error err;
+    if (ld_model_parse(ROTOR, strlen(ROTOR), "rotor.yaml", &m, &err)) fail_msg("%s", err.msg);
+    ld_system s;
+    double *q, *v1;
+    assert_int_equal(ld_model_compile(&m, LD_FORM_SO3XR3, &s, &q, &v1), LD_OK);
+    ld_modes prev, cur;
+    memset(&prev, 0, sizeof prev);
+    int track[2] = {-1, -1}; /* the whirl modes' indices in the current sweep point */
+    int branch = -1;         /* 1: track 0 follows the forward whirl */
+    double err_max = 0.0;
+    for (int step = 0; step <= 20; ++step) {
+        double Om = 5.0 * step, fw, bw;
+        rotor_whirl(Om, &fw, &bw);
+        rotor_modes(&s, q, v1, Om, &cur);
+        /* the whirl modes: the two of nonzero frequency (the spin angle is neutral: s = 0) */
+        int idx[2], nw = 0;
+        for (int j = 0; j < cur.count && nw < 2; ++j)
+            if (cur.hz[j] * 2 * PI > 1e-6) idx[nw++] = j;
+        assert_int_equal(nw, 2);
+        double w0 = cur.hz[idx[0]] * 2 * PI, w1 = cur.hz[idx[1]] * 2 * PI;
+        double lo = fmin(fw, bw), hi = fmax(fw, bw);
+        err_max = fmax(err_max, fmax(fabs(w0 - lo), fabs(w1 - hi)) / hi);
+        assert_true(fabs(cur.zeta[idx[0]]) < 1e-9 && fabs(cur.zeta[idx[1]]) < 1e-9);
+        if (step == 0) {
+            track[0] = idx[0], track[1] = idx[1];
+        } else { /* follow the two whirl modes by their shapes */
+            int *order = malloc((size_t)prev.count * sizeof *order);
+            assert_int_equal(ld_modes_track(&prev, &cur, order, NULL), LD_OK);
+            for (int b = 0; b < 2; ++b) track[b] = order[track[b]];
+            free(order);
+            /* past the degenerate start, each track stays on its branch, the forward one
+             * through the critical speed (where its shape flips to the conjugate) */
+            double a = cur.hz[track[0]] * 2 * PI, b = cur.hz[track[1]] * 2 * PI;
+            int fwd_first = fabs(a - fw) < 1e-8 * hi && fabs(b - bw) < 1e-8 * hi;
+            int bwd_first = fabs(a - bw) < 1e-8 * hi && fabs(b - fw) < 1e-8 * hi;
+            assert_true(fwd_first || bwd_first);
+            if (step == 1) branch = fwd_first;
+            assert_int_equal(fwd_first, branch);
+        }
+        if (step % 5 == 0)
+            printf("rotor at %5.1f rad/s: whirl seen in the disc's frame %.10g and %.10g, "
+                   "exact %.10g and %.10g\n",
+                   Om, w0, w1, lo, hi);
+        ld_modes_free(&prev);
+        prev = cur;
+    }
+    printf("rotor Campbell diagram, 21 speeds: largest relative error %.1e\n", err_max);
+    assert_true(err_max < 1e-10);
+    ld_modes_free(&prev);
+    free(q);
+    free(v1);
+    ld_model_system_free(&s);
+    ld_model_free(&m);
+}
+
 /* ---------------------------------------------------------------- arguments */
 
 static void test_arguments(void **state) {
@@ -692,6 +802,7 @@ int main(void) {
         cmocka_unit_test(test_state_matrix),
         cmocka_unit_test(test_clamped_beam),
         cmocka_unit_test(test_spinning_body),
+        cmocka_unit_test(test_rotor_campbell),
         cmocka_unit_test(test_arguments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

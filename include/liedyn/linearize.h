@@ -100,6 +100,20 @@ int ld_modes_undamped(const ld_linear *lin, int count, ld_modes *md, char *msg, 
 int ld_modes_damped(const ld_linear *lin, int count, ld_modes *md, char *msg, size_t cap);
 void ld_modes_free(ld_modes *md);
 
+/* The modal assurance criterion of mode i of a and mode j of b (same system size k):
+ * |φ_iᴴ φ_j|² / (|φ_i|² |φ_j|²) on the complex shapes N z, in [0, 1] (1: the same shape up to a
+ * complex factor). NaN for bad arguments or a zero shape. */
+double ld_modes_mac(const ld_modes *a, int i, const ld_modes *b, int j);
+/* Follow the modes of prev into cur (a parameter sweep: a Campbell diagram): order[i] (prev->count
+ * entries) receives the mode of cur that continues mode i of prev, −1 when cur has no mode left
+ * for it. Pairs are taken greedily by descending score, each mode of cur used once; the score
+ * is the MAC up to complex conjugation (a real motion is a conjugate pair, and which of the two
+ * a mode holds flips where its frequency in a turning frame passes through 0) less 0.1 times the
+ * distance of the frequencies relative to cur's largest (which decides between alike shapes,
+ * such as the two circular whirls of a symmetric rotor). mac (may be NULL) receives each pair's
+ * MAC up to conjugation. LD_OK, LD_EINVAL (sizes differ), LD_ENOMEM. */
+int ld_modes_track(const ld_modes *prev, const ld_modes *cur, int *order, double *mac);
+
 /* The displacement of body `body` (a body of the compiled model) in the tangent direction phi
  * (k entries) at q: the velocity of its centre of mass dx (spatial) and its angular velocity
  * dth (spatial) along ε ↦ q ∘ exp(ε phi), by central differences (ε = 10⁻⁶ / max|phi|; the
