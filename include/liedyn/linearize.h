@@ -71,6 +71,20 @@ void ld_linear_free(ld_linear *lin);
  * LD_OK, LD_EINVAL, LD_ENOMEM, LD_ESINGULAR (Mr singular). */
 int ld_linear_state_matrix(const ld_linear *lin, double *A);
 
+/* The input matrix of p inputs given by their generalized forces F (k × p, row-major: column c
+ * is the force on the system's velocities of a unit input c, the sign of an applied load, so
+ * that M v̇ = F u − g − Bᵀλ), in the first-order form of ld_linear_state_matrix:
+ *   Bu = [0; Mr⁻¹ Nᵀ F]   (2n × p, row-major), ẋ = A x + Bu u.
+ * A force f at a body's centre of mass: F = Jxᵀ f, a torque τ: F = Jrᵀ τ
+ * (ld_linear_body_jacobian). LD_OK, LD_EINVAL, LD_ENOMEM, LD_ESINGULAR. */
+int ld_linear_input_matrix(const ld_linear *lin, const double *F, int p, double *Bu);
+/* The motion of body `body` per tangent increment at q: Jx (3 × k) the displacement of its centre
+ * of mass, Jr (3 × k) its rotation, both spatial (column i: ld_modes_body_shape of the unit
+ * vector e_i). The outputs of the first-order form: the displacement is Jx N z, so
+ * C = [Jx N, 0] (velocities: [0, Jx N]). Either output may be NULL. LD_OK, LD_EINVAL,
+ * LD_ENOMEM. */
+int ld_linear_body_jacobian(const ld_system *s, const double *q, int body, double *Jx, double *Jr);
+
 typedef struct ld_modes {
     int count; /* modes held */
     int k, n;  /* as in ld_linear */
