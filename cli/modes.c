@@ -190,9 +190,9 @@ static void print_table(const ld_model *m, const ld_system *s, const double *q,
         else
             printf("  %4d  %15.8g  %15.8g  %15.8g  %s%s\n", j + 1, md->hz[j],
                    sqrt(fabs(md->omega2[j])), md->omega2[j],
-                   fabs(md->omega2[j]) <= md->resolution ? "neutral: "
-                   : md->omega2[j] < 0                   ? "UNSTABLE: "
-                                                         : "",
+                   fabs(md->omega2[j]) <= md->noise[j] ? "neutral: "
+                   : md->omega2[j] < 0                 ? "UNSTABLE: "
+                                                       : "",
                    motion);
     }
 }

@@ -93,10 +93,11 @@ typedef struct ld_modes {
     double *re, *im; /* the eigenvalue s = re + i im (im ≥ 0: one of each conjugate pair) */
     double *omega2; /* undamped: the eigenvalue ω² of Kr z = ω² Mr z (< 0: unstable, e^{√−ω² t});
                      * damped: NaN */
-    double *hz;        /* natural frequency |s| / 2π (Hz) */
-    double *zeta;      /* damping ratio −re / |s| (0 undamped or s = 0) */
-    double resolution; /* undamped: |ω²| at or below this is zero to the solver's accuracy
-                        * (10³ ε max|ω²| over all n modes: a rigid or neutral motion); damped 0 */
+    double *hz;    /* natural frequency |s| / 2π (Hz) */
+    double *zeta;  /* damping ratio −re / |s| (0 undamped or s = 0) */
+    double *noise; /* undamped: the rounding level of ω², 100 ε |z|ᵀ|Kr||z| for the mode's z
+                    * (Mr-normalized): |ω²| at or below it is zero to working precision (a
+                    * rigid or neutral motion); damped: 0 */
     /* shapes, count × n and count × k (mode j at row j): z and N z, complex (imaginary parts 0
      * for the undamped modes). Undamped: mass-normalized, zᵀ Mr z = 1, sign such that the
      * largest entry of N z is positive. Damped: scaled so that the largest |entry| of N z is

@@ -29,7 +29,7 @@ void ld_modes_free(ld_modes *md) {
 /* md's arrays for count modes of a system with n degrees of freedom and k velocities. */
 static int modes_alloc(ld_modes *md, int count, int n, int k, int damped) {
     memset(md, 0, sizeof *md);
-    size_t c = (size_t)count, total = 5 * c + 2 * c * (size_t)n + 2 * c * (size_t)k + 1;
+    size_t c = (size_t)count, total = 6 * c + 2 * c * (size_t)n + 2 * c * (size_t)k + 1;
     double *p = calloc(total, sizeof(double));
     if (!p) return LD_ENOMEM;
     md->count = count, md->n = n, md->k = k, md->damped = damped;
@@ -38,6 +38,7 @@ static int modes_alloc(ld_modes *md, int count, int n, int k, int damped) {
     md->omega2 = p, p += c;
     md->hz = p, p += c;
     md->zeta = p, p += c;
+    md->noise = p, p += c;
     md->z = p, p += c * (size_t)n;
     md->z_im = p, p += c * (size_t)n;
     md->phi = p, p += c * (size_t)k;
@@ -105,6 +106,18 @@ static lapack_int shifted(const ld_linear *lin, double sigma, double *V, double 
     return 0;
 }
 
+/* The rounding level of zᵀ Kr z: 100 ε |z|ᵀ |Kr| |z|. */
+static double rounding(const ld_linear *lin, const double *z) {
+    size_t n = (size_t)lin->n;
+    double acc = 0.0;
+    for (size_t i = 0; i < n; ++i) {
+        double row = 0.0;
+        for (size_t l = 0; l < n; ++l) row += fabs(lin->Kr[i * n + l]) * fabs(z[l]);
+        acc += fabs(z[i]) * row;
+    }
+    return 100.0 * 2.220446049250313e-16 * acc;
+}
+
 int ld_modes_undamped(const ld_linear *lin, int count, ld_modes *md, char *msg, size_t cap) {
     if (msg && cap) msg[0] = '\0';
     if (!lin || !md || !lin->Kr || lin->n < 1) return fail(LD_EINVAL, msg, cap, "bad arguments");
@@ -128,7 +141,6 @@ int ld_modes_undamped(const ld_linear *lin, int count, ld_modes *md, char *msg, 
     /* refine: a shift below the lowest eigenvalue by its size or by the direct solve's noise */
     double noise = 1e3 * 2.220446049250313e-16 * fmax(fabs(w[0]), fabs(w[n - 1]));
     double sigma = w[0] - fmax(fabs(w[0]), noise);
-    md->resolution = noise;
     memcpy(w1, w, n * sizeof *w);
     double *V1 = malloc(n * n * sizeof *V1);
     if (V1) memcpy(V1, V, n * n * sizeof *V1);
@@ -145,6 +157,7 @@ int ld_modes_undamped(const ld_linear *lin, int count, ld_modes *md, char *msg, 
         md->hz[j] = sqrt(fabs(w2)) / TWO_PI;
         md->zeta[j] = w2 < 0.0 ? -1.0 : 0.0;
         for (size_t i = 0; i < n; ++i) md->z[(size_t)j * n + i] = V[i * n + (size_t)j];
+        md->noise[j] = rounding(lin, md->z + (size_t)j * n);
         map_shape(lin, md, j);
         double *pr = md->phi + (size_t)j * (size_t)lin->k;
         for (int i = 0; i < lin->k; ++i)
