@@ -828,6 +828,17 @@ static void test_arguments(void **state) {
     memset(&lin, 0, sizeof lin);
     assert_int_equal(ld_modes_undamped(&lin, 0, &md, NULL, 0), LD_EINVAL);
     assert_int_equal(ld_modes_damped(NULL, 0, &md, NULL, 0), LD_EINVAL);
+    double A[4], dx[3], dth[3];
+    int order[1];
+    assert_int_equal(ld_linear_state_matrix(NULL, A), LD_EINVAL);
+    assert_int_equal(ld_linear_state_matrix(&lin, A), LD_EINVAL); /* empty */
+    assert_int_equal(ld_linear_input_matrix(&lin, A, 1, A), LD_EINVAL);
+    assert_int_equal(ld_linear_body_jacobian(NULL, A, 0, A, A), LD_EINVAL);
+    assert_int_equal(ld_modes_body_shape(NULL, A, A, 0, dx, dth), LD_EINVAL);
+    memset(&md, 0, sizeof md);
+    assert_true(isnan(ld_modes_mac(&md, 0, &md, 0)));
+    assert_true(isnan(ld_modes_mac(NULL, 0, &md, 0)));
+    assert_int_equal(ld_modes_track(NULL, &md, order, NULL), LD_EINVAL);
     ld_linear_free(NULL);
     ld_modes_free(NULL);
 }
