@@ -264,6 +264,10 @@ static int analyse(const modes_args *a, const char *path, const ld_model *m, con
            ld_formulation_name(m->run.formulation), st.relaxed ? "settled, " : "",
            a->damped ? "damped" : "undamped");
     printf("  equilibrium residual %.3g, stiffness asymmetry %.2g\n", st.residual, lin.asym);
+    if (!a->damped && lin.asym > 1e-8)
+        printf("  the stiffness is not symmetric (non-conservative loads such as follower loads):\n"
+               "  these undamped modes use its symmetric part; --damped solves with the full\n"
+               "  matrices (and finds flutter)\n");
     print_table(m, s, q, &md);
     int exit_code = a->csv ? write_csv(a->csv, m, s, q, &md) : 0;
     ld_modes_free(&md);

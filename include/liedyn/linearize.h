@@ -95,9 +95,10 @@ typedef struct ld_modes {
                      * damped: NaN */
     double *hz;    /* natural frequency |s| / 2π (Hz) */
     double *zeta;  /* damping ratio −re / |s| (0 undamped or s = 0) */
-    double *noise; /* undamped: the rounding level of ω², 100 ε |z|ᵀ|Kr||z| for the mode's z
-                    * (Mr-normalized): |ω²| at or below it is zero to working precision (a
-                    * rigid or neutral motion); damped: 0 */
+    double *noise; /* undamped: the rounding level of ω², 100 ε (|z|ᵀ|Kr||z| + |σ|) for the
+                    * mode's Mr-normalized z and the solver's shift σ (the largest |ω²| when
+                    * unshifted): |ω²| at or below it is zero to working precision (a rigid or
+                    * neutral motion); damped: 0 */
     /* shapes, count × n and count × k (mode j at row j): z and N z, complex (imaginary parts 0
      * for the undamped modes). Undamped: mass-normalized, zᵀ Mr z = 1, sign such that the
      * largest entry of N z is positive. Damped: scaled so that the largest |entry| of N z is

@@ -106,8 +106,9 @@ static lapack_int shifted(const ld_linear *lin, double sigma, double *V, double 
     return 0;
 }
 
-/* The rounding level of zᵀ Kr z: 100 ε |z|ᵀ |Kr| |z|. */
-static double rounding(const ld_linear *lin, const double *z) {
+/* The rounding level of ω² = zᵀ Kr z: 100 ε (|z|ᵀ |Kr| |z| + |σ|), σ the solver's shift (its
+ * own rounding; the largest |ω²| for the direct solve). */
+static double rounding(const ld_linear *lin, const double *z, double sigma) {
     size_t n = (size_t)lin->n;
     double acc = 0.0;
     for (size_t i = 0; i < n; ++i) {
@@ -115,7 +116,7 @@ static double rounding(const ld_linear *lin, const double *z) {
         for (size_t l = 0; l < n; ++l) row += fabs(lin->Kr[i * n + l]) * fabs(z[l]);
         acc += fabs(z[i]) * row;
     }
-    return 100.0 * 2.220446049250313e-16 * acc;
+    return 100.0 * 2.220446049250313e-16 * (acc + fabs(sigma));
 }
 
 int ld_modes_undamped(const ld_linear *lin, int count, ld_modes *md, char *msg, size_t cap) {
@@ -147,6 +148,7 @@ int ld_modes_undamped(const ld_linear *lin, int count, ld_modes *md, char *msg, 
     if (!V1 || shifted(lin, sigma, V, S, w) != 0) { /* keep the direct solution */
         if (V1) memcpy(V, V1, n * n * sizeof *V);
         memcpy(w, w1, n * sizeof *w);
+        sigma = fmax(fabs(w[0]), fabs(w[n - 1]));
     }
     free(V1);
     for (int j = 0; j < count; ++j) { /* eigenvector j: column j of V */
@@ -157,7 +159,7 @@ int ld_modes_undamped(const ld_linear *lin, int count, ld_modes *md, char *msg, 
         md->hz[j] = sqrt(fabs(w2)) / TWO_PI;
         md->zeta[j] = w2 < 0.0 ? -1.0 : 0.0;
         for (size_t i = 0; i < n; ++i) md->z[(size_t)j * n + i] = V[i * n + (size_t)j];
-        md->noise[j] = rounding(lin, md->z + (size_t)j * n);
+        md->noise[j] = rounding(lin, md->z + (size_t)j * n, sigma);
         map_shape(lin, md, j);
         double *pr = md->phi + (size_t)j * (size_t)lin->k;
         for (int i = 0; i < lin->k; ++i)
