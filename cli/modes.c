@@ -31,8 +31,14 @@ static void usage(FILE *f) {
                "  --time T          time of the equilibrium's loads (default: the model's end\n"
                "                    time, as 'liedyn static')\n"
                "  --steps N         load steps of the static solve (default 10)\n"
+               "  --no-static       linearize about the initial configuration as it is (a model\n"
+               "                    that starts at its equilibrium; no dense static solve)\n"
                "  --formulation F   so3xr3 se3 s3xr3 s3sdr3 so3xr3-spatial s3xr3-spatial euler\n"
                "                    (default: the model's)\n"
+               "  --sparse          the lowest undamped modes of a model without joints (beams\n"
+               "                    with clamped or pinned ends) by subspace iteration with\n"
+               "                    the sparse solver: for large models (no k x k matrix)\n"
+               "  --shift S         with --sparse: a shift below the wanted w^2 (default 0)\n"
                "  --campbell A:B:N  a Campbell diagram instead: the damped modes of the model's\n"
                "                    initial motion, its velocities scaled so that its fastest\n"
                "                    body turns at N speeds from A to B rad/s, linearized in the\n"
@@ -48,8 +54,8 @@ static void usage(FILE *f) {
 
 typedef struct modes_args {
     const char *model, *csv, *png;
-    double time, from, to;
-    int count, steps, form, damped, npts; /* npts > 0: --campbell */
+    double time, from, to, shift;
+    int count, steps, form, damped, sparse, nostatic, npts; /* npts > 0: --campbell */
 } modes_args;
 
 /* --campbell A:B:N. 0 or the usage error. */
@@ -93,6 +99,10 @@ static int parse_value(int argc, char **argv, int *i, modes_args *a) {
         return 0;
     }
     if (strcmp(arg, "--campbell") == 0) return parse_speeds(v, a);
+    if (strcmp(arg, "--shift") == 0) {
+        a->shift = strtod(v, &end);
+        return end && !*end && isfinite(a->shift) ? 0 : cli_error("modes: bad --shift '%s'", v);
+    }
     if (strcmp(arg, "--time") == 0) {
         a->time = strtod(v, &end);
         return end && !*end && isfinite(a->time) ? 0 : cli_error("modes: bad --time '%s'", v);
@@ -121,6 +131,10 @@ static int parse(int argc, char **argv, modes_args *a) {
             return -1;
         } else if (strcmp(arg, "--damped") == 0) {
             a->damped = 1;
+        } else if (strcmp(arg, "--sparse") == 0) {
+            a->sparse = 1;
+        } else if (strcmp(arg, "--no-static") == 0) {
+            a->nostatic = 1;
         } else {
             int rc = parse_value(argc, argv, &i, a);
             if (rc) return rc;
@@ -128,6 +142,9 @@ static int parse(int argc, char **argv, modes_args *a) {
     }
     if (!a->model) return cli_error("modes: no model given (see 'liedyn modes --help')");
     if (a->png && !a->npts) return cli_error("modes: --plot needs --campbell");
+    if (a->sparse && (a->damped || a->npts))
+        return cli_error("modes: --sparse gives undamped modes at rest: not with --damped or "
+                         "--campbell");
     return 0;
 }
 
@@ -230,6 +247,33 @@ static int write_csv(const char *path, const ld_model *m, const ld_system *s, co
     return 0;
 }
 
+/* The modes on the sparse path (after the equilibrium); the exit code. */
+static int analyse_sparse(const modes_args *a, const char *path, const ld_model *m,
+                          const ld_system *s, const double *q, double t,
+                          const ld_static_stats *st) {
+    char msg[512];
+    ld_modes md;
+    int count = a->count > 0 && a->count < s->k ? a->count : s->k < 10 ? s->k : 10;
+    double c0 = cpu_seconds();
+    int rc = ld_modes_sparse(s, t, q, count, a->shift, &md, msg, sizeof msg);
+    if (rc) {
+        cli_error("%s: no modes: %s", path, msg[0] ? msg : ld_strerror(rc));
+        return rc == LD_ENOTSUPPORTED ? 2 : 3;
+    }
+    printf("%s: %d velocities, no constraint rows, about the %s at t = %g (%s, undamped, "
+           "sparse: %d modes by subspace iteration, cpu %.3g s)\n",
+           m->name, s->k, a->nostatic ? "initial configuration" : "static equilibrium", t,
+           ld_formulation_name(m->run.formulation), count, cpu_seconds() - c0);
+    if (a->nostatic)
+        printf("  statics not solved (--no-static)\n");
+    else
+        printf("  equilibrium residual %.3g\n", st->residual);
+    print_table(m, s, q, &md);
+    int exit_code = a->csv ? write_csv(a->csv, m, s, q, &md) : 0;
+    ld_modes_free(&md);
+    return exit_code;
+}
+
 /* The equilibrium, the linearization and the modes of a compiled model; the exit code. */
 static int analyse(const modes_args *a, const char *path, const ld_model *m, const ld_system *s,
                    double *q, double *lam, double t) {
@@ -238,11 +282,14 @@ static int analyse(const modes_args *a, const char *path, const ld_model *m, con
     ld_static_options_init(&o);
     o.steps = a->steps;
     ld_static_stats st;
-    int rc = ld_static_solve(s, t, q, lam, &o, &st, msg, sizeof msg);
+    memset(&st, 0, sizeof st);
+    st.residual = NAN;
+    int rc = a->nostatic ? LD_OK : ld_static_solve(s, t, q, lam, &o, &st, msg, sizeof msg);
     if (rc) {
         cli_error("%s: no static equilibrium: %s", path, msg[0] ? msg : ld_strerror(rc));
         return 3;
     }
+    if (a->sparse) return analyse_sparse(a, path, m, s, q, t, &st);
     ld_linear lin;
     if ((rc = ld_linearize(s, t, q, NULL, &lin, msg, sizeof msg))) {
         cli_error("%s: cannot linearize: %s", path, msg[0] ? msg : ld_strerror(rc));
@@ -260,10 +307,16 @@ static int analyse(const modes_args *a, const char *path, const ld_model *m, con
     printf("%s: %d degree%s of freedom (%d velocities, %d constraint rows", m->name, lin.n,
            lin.n == 1 ? "" : "s", lin.k, lin.m);
     if (red > 0) printf(", %d redundant joint rows left out", red);
-    printf("), about the static equilibrium at t = %g (%s, %s%s)\n", t,
+    printf("), about the %s at t = %g (%s, %s%s)\n",
+           a->nostatic ? "initial configuration" : "static equilibrium", t,
            ld_formulation_name(m->run.formulation), st.relaxed ? "settled, " : "",
            a->damped ? "damped" : "undamped");
-    printf("  equilibrium residual %.3g, stiffness asymmetry %.2g\n", st.residual, lin.asym);
+    if (a->nostatic)
+        printf("  statics not solved (--no-static): largest acceleration %.3g (0 at an "
+               "equilibrium), stiffness asymmetry %.2g\n",
+               lin.accel, lin.asym);
+    else
+        printf("  equilibrium residual %.3g, stiffness asymmetry %.2g\n", st.residual, lin.asym);
     if (!a->damped && lin.asym > 1e-8)
         printf("  the stiffness is not symmetric (non-conservative loads such as follower loads):\n"
                "  these undamped modes use its symmetric part; --damped solves with the full\n"

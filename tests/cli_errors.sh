@@ -216,6 +216,8 @@ modes_exit 4 "modes: cannot write" simple-pendulum --csv /nonexistent-dir/m.csv
 modes_exit 2 "liedyn: modes: --campbell wants FROM:TO:N" simple-pendulum --campbell 5:1:3
 modes_exit 2 "liedyn: modes: --plot needs --campbell" simple-pendulum --plot x.png
 modes_exit 2 "no body of the model turns at the start" simple-pendulum --campbell 0:10:3
+modes_exit 2 "liedyn: modes: --sparse gives undamped modes at rest" right-angle-cantilever --sparse --damped
+modes_exit 2 "the sparse path takes systems without constraint rows" four-bar --sparse
 "$LIEDYN" modes simple-pendulum --csv modes.csv >out.txt 2>err.txt || fail "modes simple-pendulum: $(cat err.txt)"
 grep -q "^1,0.4984879" modes.csv || fail "modes simple-pendulum --csv: $(cat modes.csv)"
 

@@ -114,6 +114,18 @@ int ld_modes_undamped(const ld_linear *lin, int count, ld_modes *md, char *msg, 
  * (LAPACK dggev, 2n × 2n), infinite ones dropped, one of each complex-conjugate pair kept
  * (a real pair of an overdamped mode is two modes). count ≤ 0: all. */
 int ld_modes_damped(const ld_linear *lin, int count, ld_modes *md, char *msg, size_t cap);
+/* The count lowest undamped modes of a system without constraint rows (a beam with clamped or
+ * pinned ends) at rest at (t, q), on the sparse path: K − σM from the system's node blocks
+ * (ops.tangent_blocks, ld_sys_has_blocks), factored once by KLU, and subspace iteration on the
+ * shift-inverted pencil with max(2 count, count + 8) vectors until the wanted eigenvalues change
+ * by less than 10⁻¹³, or stop falling below 10⁻⁸ (round-off; at most 200 iterations). σ must lie
+ * below the wanted eigenvalues (0 for a clamped structure; a little below 0 for one with rigid
+ * motions). The result is that of ld_modes_undamped (n = k, N = I, mass-normalized shapes) without
+ * a k × k array: memory O(nnz + k count). LD_OK, LD_EINVAL, LD_ENOTSUPPORTED (constraint rows or no
+ * blocks: use the dense path), LD_ESINGULAR (K − σM singular), LD_EDOMAIN (no convergence),
+ * LD_ENOMEM. */
+int ld_modes_sparse(const ld_system *s, double t, const double *q, int count, double sigma,
+                    ld_modes *md, char *msg, size_t cap);
 void ld_modes_free(ld_modes *md);
 
 /* The modal assurance criterion of mode i of a and mode j of b (same system size k):

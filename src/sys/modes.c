@@ -97,9 +97,9 @@ static lapack_int shifted(const ld_linear *lin, double sigma, double *V, double 
             V[i * n + j] = V[i * n + n - 1 - j], V[i * n + n - 1 - j] = t;
         }
     }
-    for (size_t j = 0; j < n; ++j) { /* zᵀ (K − σM) z = 1 → zᵀ M z = 1: scale by √(1/μ) */
+    for (size_t j = 0; j < n; ++j) { /* zᵀ (K − σM) z = 1, so zᵀ M z = μ: scale by 1/√μ */
         if (!(w[j] > 0.0)) return -1;
-        double sc = sqrt(w[j]);
+        double sc = 1.0 / sqrt(w[j]);
         for (size_t i = 0; i < n; ++i) V[i * n + j] *= sc;
         w[j] = sigma + 1.0 / w[j];
     }
