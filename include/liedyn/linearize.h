@@ -58,7 +58,7 @@ typedef struct ld_linear {
 /* Linearize s about (t, q, v) (v may be NULL: at rest). λ and the accelerations come from the
  * consistent initial accelerations at the state (ld_sys_initial_accel); lin.accel says whether
  * the state is an equilibrium (call ld_static_solve first). lin is filled and owns its arrays
- * (ld_linear_free). Memory: about 8 (5k² + 4n² + 2mk) bytes. LD_OK; LD_EINVAL (NULL
+ * (ld_linear_free). Memory: about 8 (9k² + 2mk) bytes (dense). LD_OK; LD_EINVAL (NULL
  * arguments); LD_ENOMEM; LD_ESINGULAR (no accelerations at the state: a singular mass or
  * saddle matrix); LD_EDOMAIN (non-finite tangents); a callback's status. On failure msg (cap
  * bytes, may be NULL) says why and lin is left empty (safe to free). */
