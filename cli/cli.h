@@ -30,6 +30,9 @@ int cli_models(int argc, char **argv);
  * executable, or the source tree's models/ (the first that exists). */
 const char *cli_models_dir(void);
 int cli_static(int argc, char **argv);
+/* liedyn modes MODEL ARGS... (cli/modes.c): 0 ok, 2 bad usage or input, 3 no equilibrium or no
+ * eigenvalues, 4 output could not be written. */
+int cli_modes(int argc, char **argv);
 /* liedyn assemble (cli/assemble.c); print_assembly: the line of what assembly did, if any. */
 int cli_assemble(int argc, char **argv);
 struct ld_model;

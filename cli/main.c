@@ -5,6 +5,7 @@
  *   liedyn run         integrate a multibody model (see cli/run.c)
  *   liedyn convergence observed order of an integrator on a model (see cli/run.c)
  *   liedyn static      static equilibrium of a model (see cli/static.c)
+ *   liedyn modes       modes of a model about its static equilibrium (see cli/modes.c)
  *   liedyn sweep       an ensemble of runs from a sweep file (see cli/sweep.c)
  *   liedyn workprec    work-precision study of integrators on a model (see cli/sweep.c)
  *   liedyn models      the shipped models (see cli/models.c)
@@ -88,6 +89,8 @@ static void usage(FILE *f) {
                "  run          integrate a multibody model, e.g. 'run heavy-top' (run --help)\n"
                "  convergence  observed order of an integrator on a model (convergence --help)\n"
                "  static       static equilibrium of a model under its loads (static --help)\n"
+               "  modes        frequencies, damping and shapes of the modes about the static\n"
+               "               equilibrium (modes --help)\n"
                "  assemble     the assembled initial configuration of a model, written as YAML\n"
                "               (assemble --help)\n"
                "  sweep        an ensemble of runs from a sweep file, one table row per case\n"
@@ -123,6 +126,7 @@ static int dispatch(int argc, char **argv) {
     if (strcmp(argv[1], "run") == 0) return cli_run(argc - 2, argv + 2);
     if (strcmp(argv[1], "convergence") == 0) return cli_convergence(argc - 2, argv + 2);
     if (strcmp(argv[1], "static") == 0) return cli_static(argc - 2, argv + 2);
+    if (strcmp(argv[1], "modes") == 0) return cli_modes(argc - 2, argv + 2);
     if (strcmp(argv[1], "assemble") == 0) return cli_assemble(argc - 2, argv + 2);
     if (strcmp(argv[1], "sweep") == 0) return cli_sweep(argc - 2, argv + 2);
     if (strcmp(argv[1], "workprec") == 0) return cli_workprec(argc - 2, argv + 2);

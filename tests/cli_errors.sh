@@ -195,5 +195,31 @@ static_exit 3 "at load fraction" free-beam.yaml --steps 2
 "$LIEDYN" static beam-roll-up --steps 1 --json >out.txt 2>err.txt || fail "static beam-roll-up: $(cat err.txt)"
 grep -q '"status": "ok"' out.txt || fail "static beam-roll-up --json: $(cat out.txt)"
 
+# ---------------------------------------------------------------- liedyn modes
+
+# modes_exit CODE MESSAGE-PART ARGS...: `liedyn modes ARGS...` exits CODE, stderr holds the part
+modes_exit() {
+    code=$1 part=$2
+    shift 2
+    "$LIEDYN" modes "$@" >out.txt 2>err.txt
+    rc=$?
+    [ "$rc" -eq "$code" ] || fail "modes $*: exit $rc, expected $code ($(cat err.txt))"
+    grep -qF -- "$part" err.txt || fail "modes $*: stderr '$(cat err.txt)' lacks '$part'"
+}
+modes_exit 2 "liedyn: modes: no model given" --count 3
+modes_exit 2 "liedyn: modes: --count must be 0 ... 1000000, found '-1'" four-bar --count -1
+modes_exit 2 "liedyn: modes: unknown option '--dt'" four-bar --dt 0.1
+modes_exit 2 "liedyn: modes: --count needs a value" four-bar --count
+modes_exit 2 "liedyn: modes: unknown formulation 'so4'" four-bar --formulation so4
+modes_exit 3 "no static equilibrium" free-beam.yaml --steps 2
+modes_exit 4 "modes: cannot write" simple-pendulum --csv /nonexistent-dir/m.csv
+modes_exit 2 "liedyn: modes: --campbell wants FROM:TO:N" simple-pendulum --campbell 5:1:3
+modes_exit 2 "liedyn: modes: --plot needs --campbell" simple-pendulum --plot x.png
+modes_exit 2 "no body of the model turns at the start" simple-pendulum --campbell 0:10:3
+modes_exit 2 "liedyn: modes: --sparse gives undamped modes at rest" right-angle-cantilever --sparse --damped
+modes_exit 2 "the sparse path takes systems without constraint rows" four-bar --sparse
+"$LIEDYN" modes simple-pendulum --csv modes.csv >out.txt 2>err.txt || fail "modes simple-pendulum: $(cat err.txt)"
+grep -q "^1,0.4984879" modes.csv || fail "modes simple-pendulum --csv: $(cat modes.csv)"
+
 [ "$fails" -eq 0 ] || { echo "$fails failure(s)" >&2; exit 1; }
 echo "cli_errors: all checks passed"

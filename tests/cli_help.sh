@@ -9,7 +9,7 @@ mkdir -p "$WORK"
 fails=0
 fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
 
-for c in "" demo attitude run convergence static models version; do
+for c in "" demo attitude run convergence static modes models version; do
     for h in -h --help; do
         # shellcheck disable=SC2086
         "$LIEDYN" $c $h >"$WORK/help.txt" 2>"$WORK/help.err" || fail "liedyn $c $h: exit $?"

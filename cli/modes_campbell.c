@@ -1,0 +1,275 @@
+/*
+ * liedyn modes --campbell: the damped modes of a steady motion against its speed. The model's
+ * initial velocities are scaled so that its fastest-turning body turns at each speed, the
+ * motion is linearized in the bodies' own frames (liedyn/linearize.h: the turning frame of a
+ * rotor), and the modes are followed from speed to speed by their shapes (MAC). A table, a
+ * CSV and a gnuplot PNG. Reference: docs/modes.md.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "liedyn/linearize.h"
+#include "liedyn/liedyn.h"
+#include "modes.h"
+
+#define TWO_PI 6.283185307179586476925
+
+/* The sweep's results: per speed p and track j (ntr tracks) the frequency, damping ratio and
+ * the MAC with the speed before. */
+typedef struct sweep {
+    int npts, ntr;
+    double *speed, *accel, *hz, *zeta, *mac; /* npts; npts; npts × ntr each */
+} sweep;
+
+/* The largest angular velocity of a body in the state (q, v). */
+static double turn_rate(const ld_model *m, const ld_system *s, const double *q, const double *v) {
+    double big = 0.0;
+    for (int b = 0; b < m->nbodies; ++b) {
+        double x[3], qq[4], om[3], xd[3];
+        if (ld_model_body_state(s, b, q, v, x, qq, om, xd) == LD_OK)
+            big = fmax(big, sqrt(om[0] * om[0] + om[1] * om[1] + om[2] * om[2]));
+    }
+    return big;
+}
+
+/* The damped modes at speed factor f (all of them). 0 or the exit code 3 (message printed). */
+static int modes_at(const campbell_in *in, double f, double *v, ld_modes *md, double *accel) {
+    char msg[512];
+    for (int i = 0; i < in->s->k; ++i) v[i] = f * in->v1[i];
+    ld_linear lin;
+    int rc = ld_linearize(in->s, in->m->run.t_start, in->q, v, &lin, msg, sizeof msg);
+    if (rc) {
+        cli_error("%s: cannot linearize: %s", in->path, msg[0] ? msg : ld_strerror(rc));
+        return 3;
+    }
+    *accel = lin.accel;
+    rc = ld_modes_damped(&lin, 0, md, msg, sizeof msg);
+    ld_linear_free(&lin);
+    if (rc) cli_error("%s: no modes: %s", in->path, msg[0] ? msg : ld_strerror(rc));
+    return rc ? 3 : 0;
+}
+
+/* The tracks: the first modes of the first speed that are not neutral (|s| above 10⁻⁹ of the
+ * largest), at most count of them; their indices into tr. */
+static int first_tracks(const ld_modes *md, int count, int *tr) {
+    double big = 0.0;
+    int n = 0;
+    for (int j = 0; j < md->count; ++j) big = fmax(big, md->hz[j]);
+    for (int j = 0; j < md->count && (count <= 0 || n < count); ++j)
+        if (md->hz[j] > 1e-9 * big) tr[n++] = j;
+    return n;
+}
+
+/* Record the tracked modes of md at speed point p. */
+static void record(sweep *w, int p, const ld_modes *md, const int *tr, const double *mac) {
+    for (int j = 0; j < w->ntr; ++j) {
+        size_t at = (size_t)p * (size_t)w->ntr + (size_t)j;
+        w->hz[at] = tr[j] >= 0 ? md->hz[tr[j]] : (double)NAN;
+        w->zeta[at] = tr[j] >= 0 ? md->zeta[tr[j]] : (double)NAN;
+        w->mac[at] = mac ? mac[j] : 1.0;
+    }
+}
+
+/* Follow the tracks tr of prev into cur (order: scratch of prev->count). */
+static int follow(const ld_modes *prev, const ld_modes *cur, int *tr, int ntr, int *order,
+                  double *mac_all, double *mac) {
+    if (ld_modes_track(prev, cur, order, mac_all)) return 3;
+    for (int j = 0; j < ntr; ++j) {
+        mac[j] = tr[j] >= 0 ? mac_all[tr[j]] : (double)NAN;
+        tr[j] = tr[j] >= 0 ? order[tr[j]] : -1;
+    }
+    return 0;
+}
+
+/* The whole sweep into w (allocated here). 0 or an exit code (message printed). */
+static int run_sweep(const campbell_in *in, double ref, sweep *w) {
+    size_t k = (size_t)in->s->k;
+    double *v = malloc(k * sizeof *v);
+    ld_modes prev, cur;
+    memset(&prev, 0, sizeof prev);
+    int *tr = NULL, *order = NULL, rc = v ? 0 : cli_error("out of memory");
+    double *mac_all = NULL, *mac = NULL;
+    for (int p = 0; !rc && p < w->npts; ++p) {
+        double sp = w->speed[p];
+        if ((rc = modes_at(in, sp / ref, v, &cur, &w->accel[p]))) break;
+        if (p == 0) {
+            tr = malloc((size_t)cur.count * sizeof *tr);
+            order = malloc((size_t)cur.count * sizeof *order);
+            mac_all = malloc((size_t)cur.count * sizeof *mac_all);
+            mac = malloc((size_t)cur.count * sizeof *mac);
+            size_t cells = (size_t)w->npts * (size_t)cur.count;
+            w->hz = malloc(3 * cells * sizeof *w->hz);
+            if (!tr || !order || !mac_all || !mac || !w->hz) {
+                rc = cli_error("out of memory");
+                ld_modes_free(&cur);
+                break;
+            }
+            w->zeta = w->hz + cells, w->mac = w->zeta + cells;
+            w->ntr = first_tracks(&cur, in->count, tr);
+            record(w, p, &cur, tr, NULL);
+        } else {
+            rc = follow(&prev, &cur, tr, w->ntr, order, mac_all, mac);
+            if (!rc) record(w, p, &cur, tr, mac);
+        }
+        ld_modes_free(&prev);
+        prev = cur;
+    }
+    ld_modes_free(&prev);
+    free(v), free(tr), free(order), free(mac_all), free(mac);
+    return rc;
+}
+
+static void print_sweep(const campbell_in *in, const sweep *w, double ref) {
+    double amax = 0.0, macmin = 1.0;
+    printf("%s: Campbell diagram of the steady motion of the model's initial velocities, scaled "
+           "(%g rad/s at the start), %d modes followed by their shapes (MAC), frequencies in Hz "
+           "in the bodies' own (turning) frames\n",
+           in->m->name, ref, w->ntr);
+    printf("  %13s", "speed (rad/s)");
+    for (int j = 0; j < w->ntr; ++j) printf("  %10s %-2d", "mode", j + 1);
+    printf("\n");
+    for (int p = 0; p < w->npts; ++p) {
+        printf("  %13.6g", w->speed[p]);
+        for (int j = 0; j < w->ntr; ++j) {
+            size_t at = (size_t)p * (size_t)w->ntr + (size_t)j;
+            printf("  %13.7g", w->hz[at]);
+            if (isfinite(w->mac[at])) macmin = fmin(macmin, w->mac[at]);
+        }
+        printf("\n");
+        amax = fmax(amax, w->accel[p]);
+    }
+    printf("  largest acceleration of the states %.3g (0: steady motions), smallest MAC between "
+           "neighbouring speeds %.4f\n",
+           amax, macmin);
+}
+
+/* The sweep as CSV: speed, acceleration, then per mode hz, zeta, mac. 0 or 4. */
+static int write_sweep(const char *path, const sweep *w) {
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        cli_error("modes: cannot write '%s'", path);
+        return 4;
+    }
+    fprintf(f, "speed_rad_s,accel");
+    for (int j = 1; j <= w->ntr; ++j) fprintf(f, ",mode%d_hz,mode%d_zeta,mode%d_mac", j, j, j);
+    fprintf(f, "\n");
+    for (int p = 0; p < w->npts; ++p) {
+        fprintf(f, "%.17g,%.17g", w->speed[p], w->accel[p]);
+        for (int j = 0; j < w->ntr; ++j) {
+            size_t at = (size_t)p * (size_t)w->ntr + (size_t)j;
+            fprintf(f, ",%.17g,%.17g,%.17g", w->hz[at], w->zeta[at], w->mac[at]);
+        }
+        fprintf(f, "\n");
+    }
+    if (fclose(f) != 0) {
+        cli_error("modes: writing '%s' failed", path);
+        return 4;
+    }
+    return 0;
+}
+
+/* s in gnuplot's single quotes (quotes doubled). */
+static void quoted(FILE *f, const char *s) {
+    fputc('\'', f);
+    for (; *s; ++s) {
+        if (*s == '\'') fputc('\'', f);
+        fputc(*s, f);
+    }
+    fputc('\'', f);
+}
+
+/* The PNG of the CSV csv: each mode's frequency against the speed, and the line of the speed
+ * itself (1 per revolution). 0 or 4 (message printed). */
+static int plot_sweep(const char *csv, const char *png, const sweep *w, const char *name) {
+    char errf[] = "/tmp/liedyn-gnuplot-XXXXXX", cmd[64];
+    int fd = mkstemp(errf);
+    if (fd < 0) return cli_error("modes: cannot create a temporary file: %s", strerror(errno)), 4;
+    close(fd);
+    snprintf(cmd, sizeof cmd, "gnuplot 2>%s", errf);
+    FILE *gp = popen(cmd, "w");
+    if (!gp) {
+        unlink(errf);
+        return cli_error("modes: cannot start gnuplot: %s", strerror(errno)), 4;
+    }
+    fputs("if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n  set terminal pngcairo size 900,600 "
+          "noenhanced\n} else {\n  set terminal png size 900,600 noenhanced\n}\nset output ",
+          gp);
+    quoted(gp, png);
+    fputs("\nset datafile separator ','\nset grid\nset key outside right top\n"
+          "set xlabel 'speed [rad/s]'\nset ylabel 'frequency in the turning frame [Hz]'\n"
+          "set title ",
+          gp);
+    quoted(gp, name);
+    fputs("\nplot ", gp);
+    for (int j = 0; j < w->ntr; ++j) {
+        quoted(gp, csv);
+        fprintf(gp, " using 1:%d with linespoints pt 7 ps 0.6 lw 1.5 title 'mode %d', ", 3 + 3 * j,
+                j + 1);
+    }
+    fputs("x / (2 * pi) with lines dt 2 lc rgb 'gray40' title '1 per revolution'\n", gp);
+    int st = pclose(gp), rc = 0;
+    if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+        char msg[512] = "";
+        FILE *e = fopen(errf, "r");
+        if (e) {
+            size_t n = fread(msg, 1, sizeof msg - 1, e);
+            msg[n] = '\0';
+            fclose(e);
+            msg[strcspn(msg, "\n")] = '\0';
+        }
+        cli_error("modes: gnuplot could not write '%s': %s", png, msg[0] ? msg : "no message");
+        rc = 4;
+    }
+    unlink(errf);
+    return rc;
+}
+
+/* CSV and PNG as asked; the PNG from the CSV (a temporary one when none was asked). */
+static int outputs(const campbell_in *in, const sweep *w) {
+    int rc = in->csv ? write_sweep(in->csv, w) : 0;
+    if (rc || !in->png) return rc;
+    char tmp[] = "/tmp/liedyn-campbell-XXXXXX";
+    const char *csv = in->csv;
+    if (!csv) {
+        int fd = mkstemp(tmp);
+        if (fd < 0) return cli_error("modes: cannot create a temporary file"), 4;
+        close(fd);
+        if ((rc = write_sweep(tmp, w))) {
+            unlink(tmp);
+            return rc;
+        }
+        csv = tmp;
+    }
+    rc = plot_sweep(csv, in->png, w, in->m->name);
+    if (!in->csv) unlink(tmp);
+    return rc;
+}
+
+int modes_campbell(const campbell_in *in) {
+    double ref = turn_rate(in->m, in->s, in->q, in->v1);
+    if (!(ref > 0.0))
+        return cli_error("%s: --campbell: no body of the model turns at the start: give the "
+                         "rotor's angular_velocity (the speeds scale the initial velocities)",
+                         in->path);
+    sweep w;
+    memset(&w, 0, sizeof w);
+    w.npts = in->npts;
+    w.speed = malloc(2 * (size_t)w.npts * sizeof *w.speed);
+    if (!w.speed) return cli_error("out of memory");
+    w.accel = w.speed + w.npts;
+    for (int p = 0; p < w.npts; ++p)
+        w.speed[p] = w.npts > 1 ? in->from + (in->to - in->from) * p / (w.npts - 1) : in->from;
+    int rc = run_sweep(in, ref, &w);
+    if (!rc) print_sweep(in, &w, ref);
+    if (!rc) rc = outputs(in, &w);
+    free(w.speed);
+    free(w.hz);
+    return rc;
+}
