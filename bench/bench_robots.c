@@ -40,7 +40,7 @@ static const rcase cases[] = {
     {"humanoid", "/usr/share/mujoco/model/humanoid/humanoid.xml", 0},
     {"arm26", "/usr/share/mujoco/model/tendon_arm/arm26.xml", 0},
 };
-#define NCASES ((int)(sizeof cases / sizeof cases[0]))
+#define NCASES  ((int)(sizeof cases / sizeof cases[0]))
 #define LARGEST 1 /* drchubo: 51 joints */
 
 /* Damping given to the URDF joints that have none: c = M_jj / TAU with M_jj the joint's diagonal
@@ -115,11 +115,7 @@ static int load_case(const rcase *c, const char *dir, loaded *L) {
     /* the hinges that are revolute joints in liedyn get rates and angles, but no angle where
      * they have a spring (MuJoCo's rests at springref, liedyn's where the run starts); the
      * others start at rest at 0 */
-    /* a floating root: liedyn solves the velocities no rate is given for (the root's, a
-     * universal or spherical joint's) from the joints (docs/constraints.md), MuJoCo sets them
-     * to 0; the start is then at rest */
-    int nj = rm_njnt(L->r), n = 0, floating = 0;
-    for (int j = 0; j < nj; ++j) floating |= rm_jnt_type(L->r, j) == RM_FREE;
+    int nj = rm_njnt(L->r), n = 0;
     const char **names = malloc((size_t)(nj > 0 ? nj : 1) * sizeof *names);
     double *ang = malloc((size_t)(nj > 0 ? nj : 1) * sizeof *ang);
     double *rate = malloc((size_t)(nj > 0 ? nj : 1) * sizeof *rate);
@@ -128,14 +124,17 @@ static int load_case(const rcase *c, const char *dir, loaded *L) {
         for (int k = 0; k < m0.njoints; ++k)
             if (rm_jnt_type(L->r, j) == RM_HINGE && m0.joints[k].kind == LD_JOINT_REVOLUTE &&
                 strcmp(m0.joints[k].name, nm) == 0) {
-                names[n] = nm, ang[n] = angle_of(n), rate[n] = floating ? 0.0 : rate_of(n);
+                names[n] = nm, ang[n] = angle_of(n), rate[n] = rate_of(n);
                 if (rm_jnt_stiffness(L->r, j) != 0.0) ang[n] = 0.0;
                 rm_set_coord(L->r, j, ang[n]);
                 rm_set_rate(L->r, j, rate[n]);
                 ++n;
             }
     }
-    lt_load(L->path, AUX_RATIO, names, ang, floating ? NULL : rate, n, &L->m);
+    lt_load(L->path, AUX_RATIO, names, ang, rate, n, &L->m);
+    /* liedyn solves the velocities no rate is given for (a floating root's, a universal or
+     * spherical joint's) from the joints (docs/constraints.md): MuJoCo starts from the same */
+    if (rb_match_velocity(L->r, &L->m) != 0) die(c->path, "the dofs of the two codes do not map");
     ld_model_free(&m0);
     double ml = 0.0, mm = 0.0;
     for (int b = 0; b < L->m.nbodies; ++b) ml += L->m.bodies[b].mass;
@@ -144,8 +143,9 @@ static int load_case(const rcase *c, const char *dir, loaded *L) {
      * fixed to their parent) */
     double dj = 0.0;
     for (int b = 1; b < rm_nbody(L->r); ++b) {
-        int i = ld_model_body_find(&L->m, rm_body_name(L->r, b));
-        if (i < 0 || fabs(L->m.bodies[i].mass - rm_body_mass(L->r, b)) > 1e-12 * rm_body_mass(L->r, b))
+        int i = rb_body_of(L->r, &L->m, b);
+        if (i < 0 ||
+            fabs(L->m.bodies[i].mass - rm_body_mass(L->r, b)) > 1e-12 * rm_body_mass(L->r, b))
             continue;
         double J[9];
         rm_body_inertia(L->r, b, J);
@@ -158,6 +158,24 @@ static int load_case(const rcase *c, const char *dir, loaded *L) {
     return 1;
 }
 
+/* liedyn's inertia tensors into save (9 per body), then MuJoCo's compiled ones (R(iquat) diag
+ * Rᵀ) in their place for the bodies both have with the same mass. */
+static void mujoco_inertia(loaded *L, double *save) {
+    for (int i = 0; i < L->m.nbodies; ++i)
+        memcpy(save + 9 * i, L->m.bodies[i].inertia, 9 * sizeof *save);
+    for (int b = 1; b < rm_nbody(L->r); ++b) {
+        int i = rb_body_of(L->r, &L->m, b);
+        double mm = rm_body_mass(L->r, b);
+        if (i >= 0 && fabs(L->m.bodies[i].mass - mm) <= 1e-12 * mm)
+            rm_body_inertia(L->r, b, L->m.bodies[i].inertia);
+    }
+}
+
+static void restore_inertia(loaded *L, const double *save) {
+    for (int i = 0; i < L->m.nbodies; ++i)
+        memcpy(L->m.bodies[i].inertia, save + 9 * i, 9 * sizeof *save);
+}
+
 static void free_case(loaded *L) {
     rm_free(L->r);
     ld_model_free(&L->m);
@@ -165,8 +183,8 @@ static void free_case(loaded *L) {
 
 static void print_diff_row(const char *cs, const char *code, const char *method, double h,
                            double cpu, rb_diff ref, const rb_diff *self) {
-    printf("run,%s,%s,%s,%.3g,%.3g,%d,%d,%.3g,%.3e,%.3e,%.3e,", cs, code, method, h, cpu,
-           ref.nang, ref.nbody, ref.motion, ref.ang, ref.rot, ref.pos);
+    printf("run,%s,%s,%s,%.3g,%.3g,%d,%d,%.3g,%.3e,%.3e,%.3e,", cs, code, method, h, cpu, ref.nang,
+           ref.nbody, ref.motion, ref.ang, ref.rot, ref.pos);
     if (self)
         printf("%.3e,%.3e,%.3e\n", self->ang, self->rot, self->pos);
     else
@@ -195,6 +213,17 @@ static void run_study(loaded *L, double t_end, int ns, double h_ref, double h0, 
         memset(&cur, 0, sizeof cur);
     }
     lt_samples_free(&prev);
+    { /* liedyn with MuJoCo's compiled inertia tensors at the finest step */
+        double h = h0 / (double)(1 << nh);
+        double *save = malloc(9 * (size_t)L->m.nbodies * sizeof *save);
+        mujoco_inertia(L, save);
+        cpu = lt_run(&L->m, "hem5", h, t_end, ns, &cur);
+        restore_inertia(L, save);
+        free(save);
+        print_diff_row(cs, "liedyn", "hem5-so3xr3-mujoco-inertia", h, cpu,
+                       rb_compare(L->r, &L->m, &ref, &cur), NULL);
+        lt_samples_free(&cur);
+    }
     rm_samples_alloc(&mr, ns, nj, nb);
     for (int i = 0; i <= nh; ++i) {
         double h = h0 / (double)(1 << i);
@@ -276,16 +305,24 @@ int main(void) {
            "liedyn_mass,mujoco_mass,inertia_rel_diff\n");
     loaded L[NCASES];
     int have[NCASES] = {0};
-    for (int i = 0; i < (quick ? (getenv("RB_ALL") ? NCASES : 1) : NCASES); ++i) have[i] = load_case(&cases[i], dir, &L[i]);
-    printf("mass,case,dofs_compared,max_abs_diff,max_abs_entry,relative\n");
+    for (int i = 0; i < (quick ? (getenv("RB_ALL") ? NCASES : 1) : NCASES); ++i)
+        have[i] = load_case(&cases[i], dir, &L[i]);
+    printf("mass,case,inertia,dofs_compared,max_abs_diff,max_abs_entry,relative\n");
     for (int i = 0; i < NCASES; ++i) {
         if (!have[i]) continue;
         double dm, mm;
         int nd;
         rb_mass_compare(L[i].r, &L[i].m, &dm, &mm, &nd);
-        printf("mass,%s,%d,%.3e,%.4g,%.3e\n", cases[i].name, nd, dm, mm, dm / mm);
+        printf("mass,%s,liedyn,%d,%.3e,%.4g,%.3e\n", cases[i].name, nd, dm, mm, dm / mm);
+        double *save = malloc(9 * (size_t)L[i].m.nbodies * sizeof *save);
+        mujoco_inertia(&L[i], save);
+        rb_mass_compare(L[i].r, &L[i].m, &dm, &mm, &nd);
+        restore_inertia(&L[i], save);
+        free(save);
+        printf("mass,%s,mujoco-inertia,%d,%.3e,%.4g,%.3e\n", cases[i].name, nd, dm, mm, dm / mm);
     }
-    printf("run,case,code,method,h,cpu_s,angles,bodies,motion_rad,ang_vs_ref,rot_vs_ref,pos_vs_ref,ang_vs_half,"
+    printf("run,case,code,method,h,cpu_s,angles,bodies,motion_rad,ang_vs_ref,rot_vs_ref,pos_vs_ref,"
+           "ang_vs_half,"
            "rot_vs_half,pos_vs_half\n");
     for (int i = 0; i < NCASES; ++i)
         if (have[i]) run_study(&L[i], t_end, ns, h_ref, quick ? 1e-3 : 4e-4, quick ? 1 : 3);

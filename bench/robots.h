@@ -46,6 +46,8 @@ double rm_body_mass(const rm_model *r, int b);
 void rm_set_coord(rm_model *r, int j, double c);
 /* The initial rate of the hinge or slide j (0 else). */
 void rm_set_rate(rm_model *r, int j, double w);
+/* The initial rate of dof d. */
+void rm_set_dof_rate(rm_model *r, int d, double w);
 /* At the initial state: the joint's axis (spatial), the body's origin and orientation. */
 void rm_initial_axis(rm_model *r, int j, double axis[3]);
 void rm_initial_body(rm_model *r, int b, double xpos[3], double quat[4]);
@@ -56,8 +58,8 @@ void rm_mass_matrix(rm_model *r, double *M);
  * stepping alone. */
 double rm_run(rm_model *r, int integrator, double h, double t_end, int ns, rm_samples *out);
 
-
-/* ---------------------------------------------------------------- liedyn's side (robots_liedyn.c) */
+/* ---------------------------------------------------------------- liedyn's side (robots_liedyn.c)
+ */
 
 #include "liedyn/model.h"
 
@@ -102,6 +104,12 @@ rb_diff rb_compare(const rm_model *r, const ld_model *m, const rm_samples *a, co
 /* liedyn against liedyn, MuJoCo against MuJoCo (the same model). */
 rb_diff lt_compare(const ld_model *m, const lt_samples *a, const lt_samples *b);
 rb_diff rm_compare(const rm_model *r, const rm_samples *a, const rm_samples *b);
+
+/* MuJoCo's initial velocities set to liedyn's initial state of m (the rates liedyn solves for
+ * from the given ones, carried to MuJoCo's coordinates); 0, or −1 when the dofs do not map. */
+int rb_match_velocity(rm_model *r, const ld_model *m);
+/* liedyn's body of MuJoCo's body k: the same name (an unnamed one: "body<k>"), or −1. */
+int rb_body_of(const rm_model *r, const ld_model *m, int k);
 
 /* The joint-space mass matrix at the start, liedyn's (ld_model_joint_mass_matrix) carried to
  * MuJoCo's coordinates Tᵀ M T against mj_fullM: the largest entry difference *dmax, the largest

@@ -169,7 +169,8 @@ static void lt_sample(const ld_system *s, const ld_model *m, double t, const dou
     for (int b = 0; b < m->nbodies; ++b) {
         double om[3], xd[3];
         size_t i = (size_t)k * (size_t)m->nbodies + (size_t)b;
-        check_ld("body state", ld_model_body_state(s, b, q, v, out->x + 3 * i, out->q + 4 * i, om, xd));
+        check_ld("body state",
+                 ld_model_body_state(s, b, q, v, out->x + 3 * i, out->q + 4 * i, om, xd));
     }
 }
 
@@ -254,6 +255,13 @@ static int rm_joint_named(const rm_model *r, const char *name) {
     return -1;
 }
 
+int rb_body_of(const rm_model *r, const ld_model *m, int k) {
+    char name[32];
+    const char *nm = rm_body_name(r, k);
+    if (!nm[0]) snprintf(name, sizeof name, "body%d", k), nm = name;
+    return ld_model_body_find(m, nm);
+}
+
 rb_diff rb_compare(const rm_model *r, const ld_model *m, const rm_samples *a, const lt_samples *b) {
     rb_diff d = {0};
     int nj = rm_njnt(r), nb = rm_nbody(r);
@@ -270,7 +278,7 @@ rb_diff rb_compare(const rm_model *r, const ld_model *m, const rm_samples *a, co
                                      b->jc[(size_t)s * (size_t)m->njoints + (size_t)j]));
     }
     for (int k = 1; k < nb; ++k) {
-        int i = ld_model_body_find(m, rm_body_name(r, k));
+        int i = rb_body_of(r, m, k);
         if (i < 0) continue;
         d.nbody++;
         const double *x0 = b->x + 3 * (size_t)i, *q0 = b->q + 4 * (size_t)i;
@@ -283,7 +291,8 @@ rb_diff rb_compare(const rm_model *r, const ld_model *m, const rm_samples *a, co
             d.rot = fmax(d.rot, rot_angle(b->q + 4 * li, a->quat + 4 * mi));
             ld_quat_rotate(t, b->q + 4 * li, off);
             for (int c = 0; c < 3; ++c)
-                d.pos = fmax(d.pos, fabs(b->x[3 * li + (size_t)c] + t[c] - a->xpos[3 * mi + (size_t)c]));
+                d.pos = fmax(d.pos,
+                             fabs(b->x[3 * li + (size_t)c] + t[c] - a->xpos[3 * mi + (size_t)c]));
         }
     }
     return d;
@@ -299,7 +308,8 @@ rb_diff lt_compare(const ld_model *m, const lt_samples *a, const lt_samples *b) 
         for (int k = 0; k < m->nbodies; ++k) {
             size_t i = (size_t)s * (size_t)m->nbodies + (size_t)k;
             d.rot = fmax(d.rot, rot_angle(a->q + 4 * i, b->q + 4 * i));
-            for (size_t c = 0; c < 3; ++c) d.pos = fmax(d.pos, fabs(a->x[3 * i + c] - b->x[3 * i + c]));
+            for (size_t c = 0; c < 3; ++c)
+                d.pos = fmax(d.pos, fabs(a->x[3 * i + c] - b->x[3 * i + c]));
         }
     }
     d.nang = m->njoints, d.nbody = m->nbodies;
@@ -331,11 +341,15 @@ rb_diff rm_compare(const rm_model *r, const rm_samples *a, const rm_samples *b) 
 static int dofs_of(int kind) {
     switch (kind) {
     case LD_JOINT_REVOLUTE:
-    case LD_JOINT_PRISMATIC: return 1;
+    case LD_JOINT_PRISMATIC:
+        return 1;
     case LD_JOINT_CYLINDRICAL:
-    case LD_JOINT_UNIVERSAL: return 2;
-    case LD_JOINT_SPHERICAL: return 3;
-    default: return 0;
+    case LD_JOINT_UNIVERSAL:
+        return 2;
+    case LD_JOINT_SPHERICAL:
+        return 3;
+    default:
+        return 0;
     }
 }
 
@@ -345,8 +359,8 @@ static int dofs_of(int kind) {
  * joint three hinges, w = Σ θ̇ᵢ aᵢ (axes aᵢ spatial at the start, as w is there); a free root
  * ẋ = v₀ − R ĉ ω, Ω = ω with c the centre of mass in MuJoCo's body frame (MuJoCo's free
  * joint: the origin's spatial velocity v₀, the body angular velocity ω). */
-static void mass_map(rm_model *r, const ld_model *m, const double *x0, const double *q0,
-                     double *T, int nl, int *covered) {
+static void mass_map(rm_model *r, const ld_model *m, const double *x0, const double *q0, double *T,
+                     int nl, int *covered) {
     int nv = rm_nv(r), col = 0;
     memset(T, 0, (size_t)nl * (size_t)nv * sizeof *T);
     for (int j = 0; j < m->njoints; ++j) {
@@ -361,7 +375,8 @@ static void mass_map(rm_model *r, const ld_model *m, const double *x0, const dou
                 }
                 double a[3];
                 rm_initial_axis(r, k + i, a);
-                for (int c = 0; c < 3; ++c) T[(size_t)(col + c) * (size_t)nv + (size_t)(d + i)] = a[c];
+                for (int c = 0; c < 3; ++c)
+                    T[(size_t)(col + c) * (size_t)nv + (size_t)(d + i)] = a[c];
             }
         }
         col += n;
@@ -372,7 +387,8 @@ static void mass_map(rm_model *r, const ld_model *m, const double *x0, const dou
             if (m->joints[j].kind != LD_JOINT_DRIVER && m->joints[j].body2 == b) root = 0;
         if (!root) continue;
         for (int k = 0; k < rm_njnt(r); ++k) {
-            if (rm_jnt_type(r, k) != RM_FREE || strcmp(rm_body_name(r, rm_jnt_body(r, k)), m->bodies[b].name))
+            if (rm_jnt_type(r, k) != RM_FREE ||
+                strcmp(rm_body_name(r, rm_jnt_body(r, k)), m->bodies[b].name))
                 continue;
             int d = rm_jnt_dof(r, k);
             double xp[3], qm[4], t[3], c[3], e[3], Rc[3][3];
@@ -380,9 +396,9 @@ static void mass_map(rm_model *r, const ld_model *m, const double *x0, const dou
             for (int i = 0; i < 3; ++i) t[i] = x0[3 * b + i] - xp[i];
             ld_quat_rotate_inv(c, qm, t);
             for (int i = 0; i < 3; ++i) { /* column i of −R ĉ: −R (c × eᵢ) */
-                double ei[3] = {i == 0, i == 1, i == 2}, cx[3] = {c[1] * ei[2] - c[2] * ei[1],
-                                                                   c[2] * ei[0] - c[0] * ei[2],
-                                                                   c[0] * ei[1] - c[1] * ei[0]};
+                double ei[3] = {i == 0, i == 1, i == 2},
+                       cx[3] = {c[1] * ei[2] - c[2] * ei[1], c[2] * ei[0] - c[0] * ei[2],
+                                c[0] * ei[1] - c[1] * ei[0]};
                 ld_quat_rotate(e, qm, cx);
                 for (int rr = 0; rr < 3; ++rr) Rc[rr][i] = -e[rr];
             }
@@ -430,7 +446,8 @@ void rb_mass_compare(rm_model *r, const ld_model *m, double *dmax, double *mmax,
                 double ti = T[(size_t)i * (size_t)nv + (size_t)a];
                 if (ti == 0.0) continue;
                 for (int j = 0; j < nl; ++j)
-                    acc += ti * Ml[(size_t)i * (size_t)nl + (size_t)j] * T[(size_t)j * (size_t)nv + (size_t)b];
+                    acc += ti * Ml[(size_t)i * (size_t)nl + (size_t)j] *
+                           T[(size_t)j * (size_t)nv + (size_t)b];
             }
             double mm = Mm[(size_t)a * (size_t)nv + (size_t)b];
             *dmax = fmax(*dmax, fabs(acc - mm));
@@ -439,4 +456,81 @@ void rb_mass_compare(rm_model *r, const ld_model *m, double *dmax, double *mmax,
     }
     free(Ml), free(Mm), free(T), free(x0), free(qq), free(cov), free(q0), free(v0);
     ld_model_system_free(&s);
+}
+
+/* ---------------------------------------------------------------- the same initial velocity */
+
+/* Solve A x = b (n × n row-major, overwritten) by Gaussian elimination with partial pivoting;
+ * 0, or −1 when A is singular. */
+static int solve_dense(double *A, double *b, int n) {
+    for (int c = 0; c < n; ++c) {
+        int p = c;
+        for (int r = c + 1; r < n; ++r)
+            if (fabs(A[(size_t)r * (size_t)n + (size_t)c]) >
+                fabs(A[(size_t)p * (size_t)n + (size_t)c]))
+                p = r;
+        if (A[(size_t)p * (size_t)n + (size_t)c] == 0.0) return -1;
+        for (int k = 0; k < n; ++k) {
+            double t = A[(size_t)c * (size_t)n + (size_t)k];
+            A[(size_t)c * (size_t)n + (size_t)k] = A[(size_t)p * (size_t)n + (size_t)k];
+            A[(size_t)p * (size_t)n + (size_t)k] = t;
+        }
+        double t = b[c];
+        b[c] = b[p], b[p] = t;
+        for (int r = c + 1; r < n; ++r) {
+            double f = A[(size_t)r * (size_t)n + (size_t)c] / A[(size_t)c * (size_t)n + (size_t)c];
+            for (int k = c; k < n; ++k)
+                A[(size_t)r * (size_t)n + (size_t)k] -= f * A[(size_t)c * (size_t)n + (size_t)k];
+            b[r] -= f * b[c];
+        }
+    }
+    for (int r = n - 1; r >= 0; --r) {
+        double acc = b[r];
+        for (int k = r + 1; k < n; ++k) acc -= A[(size_t)r * (size_t)n + (size_t)k] * b[k];
+        b[r] = acc / A[(size_t)r * (size_t)n + (size_t)r];
+    }
+    return 0;
+}
+
+int rb_match_velocity(rm_model *r, const ld_model *m) {
+    ld_system s;
+    double *q0 = NULL, *v0 = NULL;
+    check_ld("compile", ld_model_compile(m, LD_FORM_SO3XR3, &s, &q0, &v0));
+    int nl = ld_model_joint_dofs(&s), nv = rm_nv(r), k = s.k, st = -1;
+    if (nl != nv) goto done;
+    double *J = malloc((size_t)k * (size_t)nl * sizeof *J),
+           *N = malloc((size_t)nl * (size_t)nl * sizeof *N);
+    double *c = malloc((size_t)nl * sizeof *c), *T = malloc((size_t)nl * (size_t)nv * sizeof *T);
+    double *x0 = malloc(3 * (size_t)m->nbodies * sizeof *x0),
+           *qq = malloc(4 * (size_t)m->nbodies * sizeof *qq);
+    int *cov = calloc((size_t)nv, sizeof *cov);
+    if (!J || !N || !c || !T || !x0 || !qq || !cov) die("velocity", "out of memory");
+    check_ld("joint jacobian", ld_model_joint_jacobian(&s, 0.0, q0, J));
+    for (int a = 0; a < nl; ++a) { /* Jᵀ J ċ = Jᵀ v0: liedyn's rates of its initial state */
+        double acc = 0.0;
+        for (int i = 0; i < k; ++i) acc += J[(size_t)a * (size_t)k + (size_t)i] * v0[i];
+        c[a] = acc;
+        for (int b = 0; b < nl; ++b) {
+            acc = 0.0;
+            for (int i = 0; i < k; ++i)
+                acc += J[(size_t)a * (size_t)k + (size_t)i] * J[(size_t)b * (size_t)k + (size_t)i];
+            N[(size_t)a * (size_t)nl + (size_t)b] = acc;
+        }
+    }
+    if (solve_dense(N, c, nl) == 0) {
+        for (int b = 0; b < m->nbodies; ++b) {
+            double om[3], xd[3];
+            check_ld("body", ld_model_body_state(&s, b, q0, v0, x0 + 3 * b, qq + 4 * b, om, xd));
+        }
+        mass_map(r, m, x0, qq, T, nl, cov);
+        if (solve_dense(T, c, nl) == 0) { /* T ċ_MuJoCo = ċ */
+            for (int d = 0; d < nv; ++d) rm_set_dof_rate(r, d, c[d]);
+            st = 0;
+        }
+    }
+    free(J), free(N), free(c), free(T), free(x0), free(qq), free(cov);
+done:
+    free(q0), free(v0);
+    ld_model_system_free(&s);
+    return st;
 }

@@ -43,8 +43,8 @@ rm_model *rm_load(const char *path, char *err, size_t n) {
         snprintf(err, n, "%s", e);
         return NULL;
     }
-    m->opt.disableflags |= mjDSBL_CONTACT | mjDSBL_LIMIT | mjDSBL_ACTUATION | mjDSBL_EQUALITY |
-                           mjDSBL_FRICTIONLOSS;
+    m->opt.disableflags |=
+        mjDSBL_CONTACT | mjDSBL_LIMIT | mjDSBL_ACTUATION | mjDSBL_EQUALITY | mjDSBL_FRICTIONLOSS;
     for (int i = 0; i < m->nv; ++i) m->dof_armature[i] = 0.0, m->dof_frictionloss[i] = 0.0;
     rm_model *r = calloc(1, sizeof *r);
     r->m = m;
@@ -79,10 +79,14 @@ const char *rm_jnt_name(const rm_model *r, int j) {
 }
 int rm_jnt_type(const rm_model *r, int j) {
     switch (r->m->jnt_type[j]) {
-    case mjJNT_FREE: return RM_FREE;
-    case mjJNT_BALL: return RM_BALL;
-    case mjJNT_SLIDE: return RM_SLIDE;
-    default: return RM_HINGE;
+    case mjJNT_FREE:
+        return RM_FREE;
+    case mjJNT_BALL:
+        return RM_BALL;
+    case mjJNT_SLIDE:
+        return RM_SLIDE;
+    default:
+        return RM_HINGE;
     }
 }
 int rm_jnt_dof(const rm_model *r, int j) {
@@ -100,7 +104,8 @@ void rm_body_inertia(const rm_model *r, int b, double J[9]) {
     for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j) {
             double acc = 0.0;
-            for (int k = 0; k < 3; ++k) acc += R[3 * i + k] * r->m->body_inertia[3 * b + k] * R[3 * j + k];
+            for (int k = 0; k < 3; ++k)
+                acc += R[3 * i + k] * r->m->body_inertia[3 * b + k] * R[3 * j + k];
             J[3 * i + j] = acc;
         }
 }
@@ -117,6 +122,9 @@ void rm_set_coord(rm_model *r, int j, double c) {
 }
 void rm_set_rate(rm_model *r, int j, double w) {
     r->qvel0[r->m->jnt_dofadr[j]] = w;
+}
+void rm_set_dof_rate(rm_model *r, int d, double w) {
+    r->qvel0[d] = w;
 }
 
 /* The initial state in d, its kinematics and the mass matrix computed. */
@@ -160,7 +168,9 @@ static void rm_sample(const rm_model *r, rm_samples *out, int k) {
 
 double rm_run(rm_model *r, int integrator, double h, double t_end, int ns, rm_samples *out) {
     mjModel *m = r->m;
-    m->opt.integrator = integrator == 1 ? mjINT_RK4 : integrator == 2 ? mjINT_IMPLICIT : mjINT_EULER;
+    m->opt.integrator = integrator == 1   ? mjINT_RK4
+                        : integrator == 2 ? mjINT_IMPLICIT
+                                          : mjINT_EULER;
     m->opt.timestep = h;
     rm_initial(r);
     long per = lround(t_end / (ns - 1) / h);
@@ -247,6 +257,9 @@ void rm_set_coord(rm_model *r, int j, double c) {
 }
 void rm_set_rate(rm_model *r, int j, double w) {
     (void)r, (void)j, (void)w;
+}
+void rm_set_dof_rate(rm_model *r, int d, double w) {
+    (void)r, (void)d, (void)w;
 }
 void rm_initial_axis(rm_model *r, int j, double axis[3]) {
     (void)r, (void)j, (void)axis;
