@@ -79,10 +79,12 @@ typedef struct lt_samples {
 int lt_prepare_urdf(const char *src, const char *dst, const char *const *names, const double *c,
                     int n);
 /* Import path (URDF: the root fixed to the ground, as MuJoCo places it; auxiliary bodies of
- * aux times their body's mass) with the revolute joints named in names[0 … n − 1] at the
- * angles and angle rates given (NULL: none; the others at 0). Dies on an error. */
-void lt_load(const char *path, double aux, const char *const *names, const double *angles,
-             const double *rates, int n, ld_model *m);
+ * aux times their body's mass; chain: an MJCF body's several joints always as a chain of
+ * auxiliary bodies, ld_import_options.chain_joints) with the revolute joints named in
+ * names[0 … n − 1] at the angles and angle rates given (NULL: none; the others at 0). Dies on
+ * an error. */
+void lt_load(const char *path, double aux, int chain, const char *const *names,
+             const double *angles, const double *rates, int n, ld_model *m);
 /* Run m by method ("hem5", "genalpha", …; hem: projected) at step h to t_end, sampling ns times
  * (out may be NULL, else allocated here: lt_samples_free); the CPU seconds of the stepping. */
 double lt_run(const ld_model *m, const char *method, double h, double t_end, int ns,

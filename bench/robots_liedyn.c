@@ -119,12 +119,13 @@ static void yaml_name(const char *l, char *out, size_t n) {
     out[k] = '\0';
 }
 
-void lt_load(const char *path, double aux, const char *const *names, const double *angles,
-             const double *rates, int n, ld_model *m) {
+void lt_load(const char *path, double aux, int chain, const char *const *names,
+             const double *angles, const double *rates, int n, ld_model *m) {
     ld_import_options o;
     ld_import_options_init(&o);
     o.fixed_base = 1;
     o.aux_mass_ratio = aux;
+    o.chain_joints = chain;
     char *text = NULL;
     size_t len = 0;
     ld_model_error err;
