@@ -331,7 +331,7 @@ int main(void) {
     if (!quick && have[LARGEST]) {
         printf("cost,case,code,method,h,ang_vs_ref,steps,cpu_per_s_median,min,max,"
                "ratio_to_mujoco\n");
-        static const double hs[] = {2e-3, 1e-3, 5e-4, 4e-4, 2.5e-4, 2e-4, 1.25e-4, 1e-4, 5e-5};
+        static const double hs[] = {1e-2, 5e-3, 2.5e-3, 2e-3, 1e-3, 5e-4, 4e-4, 2.5e-4, 2e-4, 1e-4};
         cost_study(&L[LARGEST], t_end, ns, h_ref, hs, (int)(sizeof hs / sizeof hs[0]), 1e-6, 5);
     }
     for (int i = 0; i < NCASES; ++i)
