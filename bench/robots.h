@@ -55,8 +55,9 @@ void rm_initial_body(rm_model *r, int b, double xpos[3], double quat[4]);
 void rm_mass_matrix(rm_model *r, double *M);
 /* Integrate from the initial state to t_end with step h by integrator (0 Euler, 1 RK4,
  * 2 implicit), sampling every t_end/(ns − 1) (ns ≥ 2; out may be NULL); the CPU seconds of the
- * stepping alone. */
-double rm_run(rm_model *r, int integrator, double h, double t_end, int ns, rm_samples *out);
+ * stepping alone. A state that becomes non-finite: −1 when may_fail, else the bench dies. */
+double rm_run(rm_model *r, int integrator, double h, double t_end, int ns, rm_samples *out,
+              int may_fail);
 
 /* ---------------------------------------------------------------- liedyn's side (robots_liedyn.c)
  */
@@ -86,9 +87,10 @@ int lt_prepare_urdf(const char *src, const char *dst, const char *const *names, 
 void lt_load(const char *path, double aux, int chain, const char *const *names,
              const double *angles, const double *rates, int n, ld_model *m);
 /* Run m by method ("hem5", "genalpha", …; hem: projected) at step h to t_end, sampling ns times
- * (out may be NULL, else allocated here: lt_samples_free); the CPU seconds of the stepping. */
+ * (out may be NULL, else allocated here: lt_samples_free); the CPU seconds of the stepping. A
+ * step that fails: −1 when may_fail (out freed), else the bench dies. */
 double lt_run(const ld_model *m, const char *method, double h, double t_end, int ns,
-              lt_samples *out);
+              lt_samples *out, int may_fail);
 void lt_samples_free(lt_samples *s);
 void rm_samples_alloc(rm_samples *s, int ns, int njnt, int nbody);
 void rm_samples_free(rm_samples *s);

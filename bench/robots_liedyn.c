@@ -176,7 +176,7 @@ static void lt_sample(const ld_system *s, const ld_model *m, double t, const dou
 }
 
 double lt_run(const ld_model *m, const char *method, double h, double t_end, int ns,
-              lt_samples *out) {
+              lt_samples *out, int may_fail) {
     ld_system s;
     double *q0 = NULL, *v0 = NULL;
     check_ld("compile", ld_model_compile(m, LD_FORM_SO3XR3, &s, &q0, &v0));
@@ -209,14 +209,20 @@ double lt_run(const ld_model *m, const char *method, double h, double t_end, int
         for (long i = 0; i < per; ++i) {
             ++step;
             st = ld_integ_advance_to(it, (double)step * h);
-            if (st != LD_OK) die(method, ld_integ_message(it));
+            if (st != LD_OK && !may_fail) die(method, ld_integ_message(it));
+            if (st != LD_OK) break;
         }
         cpu += cpu_now() - c0;
+        if (st != LD_OK) break;
         if (out) lt_sample(&s, m, (double)step * h, ld_integ_q(it), ld_integ_v(it), out, k);
     }
     ld_integ_free(it);
     free(q0), free(v0);
     ld_model_system_free(&s);
+    if (st != LD_OK) {
+        if (out) lt_samples_free(out);
+        return -1.0;
+    }
     return cpu;
 }
 

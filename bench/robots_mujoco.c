@@ -166,7 +166,8 @@ static void rm_sample(const rm_model *r, rm_samples *out, int k) {
            4 * (size_t)m->nbody * sizeof *d->xquat);
 }
 
-double rm_run(rm_model *r, int integrator, double h, double t_end, int ns, rm_samples *out) {
+double rm_run(rm_model *r, int integrator, double h, double t_end, int ns, rm_samples *out,
+              int may_fail) {
     mjModel *m = r->m;
     m->opt.integrator = integrator == 1   ? mjINT_RK4
                         : integrator == 2 ? mjINT_IMPLICIT
@@ -185,8 +186,10 @@ double rm_run(rm_model *r, int integrator, double h, double t_end, int ns, rm_sa
         double c0 = cpu_now();
         for (long i = 0; i < per; ++i) mj_step(m, r->d);
         cpu += cpu_now() - c0;
-        if (mju_isBad(r->d->qpos[0]) || r->d->warning[mjWARN_BADQACC].number > 0)
+        if (mju_isBad(r->d->qpos[0]) || r->d->warning[mjWARN_BADQACC].number > 0) {
+            if (may_fail) return -1.0;
             die("MuJoCo", "the state became non-finite");
+        }
         if (out) {
             mj_kinematics(m, r->d); /* the poses of the new qpos */
             rm_sample(r, out, k);
@@ -270,7 +273,8 @@ void rm_initial_body(rm_model *r, int b, double xpos[3], double quat[4]) {
 void rm_mass_matrix(rm_model *r, double *M) {
     (void)r, (void)M;
 }
-double rm_run(rm_model *r, int integrator, double h, double t_end, int ns, rm_samples *out) {
+double rm_run(rm_model *r, int integrator, double h, double t_end, int ns, rm_samples *out,
+              int may_fail) {
     (void)r, (void)integrator, (void)h, (void)t_end, (void)ns, (void)out;
     return 0.0;
 }
