@@ -258,13 +258,19 @@ static void cost_study(loaded *L, double t_end, int ns, double h_ref, const doub
             if (lt_run(&L->m, "hem5", hs[i], t_end, ns, &cur, 1) >= 0.0) {
                 rb_diff d = rb_compare(L->r, &L->m, &ref, &cur);
                 lt_samples_free(&cur);
+                printf("cost_try,%s,liedyn,hem5-so3xr3,%.3g,%.3e\n", L->c->name, hs[i], d.ang);
                 if (d.ang <= tol) hl = hs[i], el = d.ang;
+            } else {
+                printf("cost_try,%s,liedyn,hem5-so3xr3,%.3g,failed\n", L->c->name, hs[i]);
             }
         }
         if (hm == 0.0) {
             if (rm_run(L->r, 1, hs[i], t_end, ns, &mr, 1) >= 0.0) {
                 rb_diff d = rm_compare(L->r, &ref, &mr);
+                printf("cost_try,%s,mujoco,rk4,%.3g,%.3e\n", L->c->name, hs[i], d.ang);
                 if (d.ang <= tol) hm = hs[i], em = d.ang;
+            } else {
+                printf("cost_try,%s,mujoco,rk4,%.3g,failed\n", L->c->name, hs[i]);
             }
         }
     }
@@ -330,12 +336,16 @@ int main(void) {
     printf("run,case,code,method,h,cpu_s,angles,bodies,motion_rad,ang_vs_ref,rot_vs_ref,pos_vs_ref,"
            "ang_vs_half,"
            "rot_vs_half,pos_vs_half\n");
-    for (int i = 0; i < NCASES; ++i)
+    /* RB_COST_ONLY=1: the cost study alone (the model and mass rows stay) */
+    int cost_only = getenv("RB_COST_ONLY") && getenv("RB_COST_ONLY")[0] == '1';
+    for (int i = 0; i < NCASES && !cost_only; ++i)
         if (have[i]) run_study(&L[i], t_end, ns, h_ref, quick ? 1e-3 : 4e-4, quick ? 1 : 2);
     if (!quick && have[LARGEST]) {
+        printf("cost_try,case,code,method,h,ang_vs_ref\n");
         printf("cost,case,code,method,h,ang_vs_ref,steps,cpu_per_s_median,min,max,us_per_step,"
                "us_per_evaluation,ratio_to_mujoco\n");
-        static const double hs[] = {1e-2, 5e-3, 2.5e-3, 2e-3, 1e-3, 5e-4, 4e-4, 2.5e-4, 2e-4, 1e-4};
+        static const double hs[] = {1e-2,     5e-3,    1e-2 / 3, 2.5e-3, 2e-3,   1e-2 / 6,
+                                    1e-2 / 7, 1.25e-3, 1e-3,     5e-4,   2.5e-4, 1e-4};
         cost_study(&L[LARGEST], t_end, ns, h_ref, hs, (int)(sizeof hs / sizeof hs[0]), 1e-6, 5);
     }
     for (int i = 0; i < NCASES; ++i)
