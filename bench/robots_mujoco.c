@@ -275,7 +275,7 @@ void rm_mass_matrix(rm_model *r, double *M) {
 }
 double rm_run(rm_model *r, int integrator, double h, double t_end, int ns, rm_samples *out,
               int may_fail) {
-    (void)r, (void)integrator, (void)h, (void)t_end, (void)ns, (void)out;
+    (void)r, (void)integrator, (void)h, (void)t_end, (void)ns, (void)out, (void)may_fail;
     return 0.0;
 }
 
