@@ -12,9 +12,11 @@
  *            orientations and positions against MuJoCo's reference (RK4, h = 1e-5) and against
  *            the same code at half the step (convergence), and the CPU time of the stepping
  *   cost     the largest robot: CPU time per simulated second of each code at the largest step
- *            whose angles are within 1e-6 rad of the reference, medians of alternated repeats
+ *            whose angles are within 1e-6 rad of the reference (cost_try: the steps tried),
+ *            medians of alternated repeats
  *
- * BENCH_QUICK=1: the WAM arm only, 0.05 s, coarse steps (seconds). Without MuJoCo or without
+ * BENCH_QUICK=1: the WAM arm only, 0.05 s, coarse steps (seconds; RB_ALL=1 adds the other
+ * robots). RB_COST_ONLY=1: the model, mass and cost tables alone. Without MuJoCo or without
  * the robot files (dart-doc, libmujoco-samples) the bench says what it skips and succeeds.
  */
 #define _POSIX_C_SOURCE 200809L
