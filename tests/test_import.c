@@ -367,6 +367,44 @@ static void test_packages(void **state) {
     if (!ran) skip();
 }
 
+/* Two hinges at one point: one universal joint by default; with chain_joints two revolute
+ * joints and an auxiliary body, each hinge with its own damper (no axis: the hinge's). */
+static void test_chain_joints(void **state) {
+    (void)state;
+    const char *p =
+        write_tmp("imp_chain.xml", "<mujoco><worldbody><body name='a' pos='0 0 1'>\n"
+                                   "<joint name='j1' axis='1 0 0' damping='0.5'/>\n"
+                                   "<joint name='j2' axis='0 1 0' damping='0.25' stiffness='2'/>\n"
+                                   "<geom type='capsule' fromto='0 0 0 0 0 -0.5' size='0.05'/>\n"
+                                   "</body></worldbody></mujoco>\n");
+    ld_model m;
+    load(p, &m);
+    assert_int_equal(m.nbodies, 1);
+    assert_int_equal(m.njoints, 1);
+    assert_int_equal(m.joints[0].kind, LD_JOINT_UNIVERSAL);
+    ld_model_free(&m);
+    ld_import_options o;
+    ld_import_options_init(&o);
+    o.chain_joints = 1;
+    ld_model_error err;
+    ld_import_report rep;
+    assert_int_equal(ld_model_import_opt(p, &o, &m, &err, &rep), LD_OK);
+    assert_int_equal(rep.auxiliary, 1);
+    assert_int_equal(m.nbodies, 2);
+    assert_int_equal(m.njoints, 2);
+    assert_int_equal(m.nelements, 2);
+    assert_true(ld_model_body_find(&m, "a/j1") >= 0);
+    for (int j = 0; j < 2; ++j) {
+        assert_int_equal(m.joints[j].kind, LD_JOINT_REVOLUTE);
+        assert_true(fabs(m.elements[j].par[1] - (j ? 0.25 : 0.5)) < 1e-15);   /* c */
+        for (int i = 2; i < 5; ++i) assert_true(m.elements[j].par[i] == 0.0); /* no axis */
+    }
+    assert_true(fabs(m.elements[1].par[0] - 2.0) < 1e-15); /* k */
+    ld_import_report_free(&rep);
+    ld_model_free(&m);
+    remove(p);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pendulum_three_ways),
@@ -374,6 +412,7 @@ int main(void) {
         cmocka_unit_test(test_convert_round_trip),
         cmocka_unit_test(test_two_link),
         cmocka_unit_test(test_mjcf_geom_inertia),
+        cmocka_unit_test(test_chain_joints),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_packages),
     };

@@ -74,6 +74,26 @@ int ld_model_joint_coords(const ld_system *s, int joint, double t, const double 
  * whole turns. */
 double ld_joint_angle_unwrap(double angle, double prev);
 
+/* The joint space of a compiled tree of rigid bodies (no closed loop, no rod or beam): its
+ * rates, in this order — per joint in the model's order, its rates (revolute: θ̇; prismatic:
+ * ṡ; cylindrical: θ̇, ṡ; spherical: w, 3, as ld_model_joint_coords gives them; universal:
+ * 2, the rates about its axis (fixed in body1) and about axis2 (fixed in body2), w·a and
+ * w·b; fixed and driver: none) — then per body that is no joint's body2 (a root that floats),
+ * 6: its centre of mass's spatial velocity ẋ and its body angular velocity Ω. The number of
+ * rates n; −1 for a NULL, uncompiled or unsupported s (loops, rods, beams). */
+int ld_model_joint_dofs(const ld_system *s);
+/* J (k × n, column-major: column c at J + c·k): the velocities v of s (its formulation's) at
+ * configuration (t, q) when rate c is 1 and the others 0 — the solution of B(q) v = 0 with
+ * the rates above fixed, so that v = J ċ for every ċ. Allocates scratch (not in a step).
+ * LD_OK; LD_EINVAL (NULL arguments), LD_ENOTSUPPORTED (not a tree: ld_model_joint_dofs < 0),
+ * LD_ESINGULAR (the joints and rates do not determine v, e.g. a joint at a singular
+ * configuration), LD_ENOMEM. */
+int ld_model_joint_jacobian(const ld_system *s, double t, const double *q, double *J);
+/* The joint-space mass matrix Jᵀ M(q) J (n × n, row-major) with J of ld_model_joint_jacobian
+ * and M the system's mass matrix: ½ ċᵀ (Jᵀ M J) ċ is the kinetic energy at rates ċ, in
+ * every formulation. The status codes of ld_model_joint_jacobian. */
+int ld_model_joint_mass_matrix(const ld_system *s, double t, const double *q, double *Mj);
+
 LD_END_DECLS
 
 #endif /* LIEDYN_COORDS_H */

@@ -72,6 +72,11 @@ typedef struct ld_import_options {
     /* mass of an auxiliary body (between two joints of one MJCF body at different points) as
      * a fraction of its body's mass, default 1e-3 */
     double aux_mass_ratio;
+    /* MJCF, a body with several joints: 0 (default) one universal, spherical or cylindrical
+     * joint where it is the same motion (its springs and dampers then act on the components of
+     * the relative rotation vector about the axes); 1: always the chain of auxiliary bodies,
+     * one joint each, so that each hinge keeps its own spring and damper on its own angle */
+    int chain_joints;
 } ld_import_options;
 
 void ld_import_options_init(ld_import_options *o);

@@ -230,10 +230,12 @@ static void put_spring(ybuf *b, const imp_model *M, const imp_link *L, const imp
         put(b, ", at2: ");
         put_vec(b, at, 3);
         if (s->k > 0) put(b, ", l0: %s", num(t, 1.0 + s->ref));
-    } else {
+    } else if (L->jkind != IMP_J_REVOLUTE && L->jkind != IMP_J_CYLINDRICAL) {
         put(b, ", axis: ");
         put_vec(b, ax, 3);
-    }
+    } /* a revolute (cylindrical) joint turns its bodies about its axis only: the spring on the
+       * whole relative rotation is the hinge's, at any starting angle (an axis written here
+       * would be spatial at zero coordinates, wrong once a joint is given an `angle`) */
     put(b, "}   # %s:%d\n", b->file, s->line);
 }
 

@@ -521,10 +521,13 @@ static int aux_chain(mj_ctx *C, int k, const mj_joint *j, int nj) {
         prev = a;
     }
     imp_warn(M, LD_IMPORT_DYNAMICS, j[0].line, "joint",
-             "body '%s' has %d joints that no single liedyn joint represents (not at one point, "
-             "or axes not perpendicular): %d auxiliary bod%s of %g of its mass placed between "
+             "body '%s' has %d joints %s: %d auxiliary bod%s of %g of its mass placed between "
              "them",
-             M->links[k].name, nj, nj - 1, nj == 2 ? "y" : "ies", M->opt.aux_mass_ratio);
+             M->links[k].name, nj,
+             M->opt.chain_joints ? "(chained, as asked)"
+                                 : "that no single liedyn joint represents (not at one point, or "
+                                   "axes not perpendicular)",
+             nj - 1, nj == 2 ? "y" : "ies", M->opt.aux_mass_ratio);
     return LD_OK;
 }
 
@@ -540,7 +543,7 @@ static int body_joints(mj_ctx *C, int k, const mj_joint *j, int nj) {
         if (j[i].type == MJ_FREE && nj > 1)
             return imp_fail(M, LD_EINVAL, j[i].line, "joint",
                             "a free joint must be the only joint of its body ('%s')", L->name);
-    if (combine(j, nj, L)) {
+    if ((nj == 1 || !M->opt.chain_joints) && combine(j, nj, L)) {
         memcpy(L->jname, j[0].name, sizeof L->jname);
         L->jline = j[0].line;
         if (nj == 1 && j[0].limited && j[0].type <= MJ_SLIDE) {
