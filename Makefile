@@ -109,9 +109,9 @@ fuzz: deps
 	@scripts/install-deps clang libclang-rt-14-dev
 	@CC=clang cmake -S . -B $(BUILD)/fuzz -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	    -DLD_FUZZ=ON -DLD_WERROR=OFF -DLD_PEERS=OFF $(CMAKE_FLAGS) >/dev/null
-	@cmake --build $(BUILD)/fuzz -j $(JOBS) --target fuzz_model fuzz_gyro
+	@cmake --build $(BUILD)/fuzz -j $(JOBS) --target fuzz_model fuzz_gyro fuzz_import
 	@mkdir -p $(BUILD)/fuzz && touch $(BUILD)/fuzz/.started
-	@status=0; for t in model gyro; do \
+	@status=0; for t in model gyro import; do \
 	    mkdir -p $(BUILD)/fuzz/corpus-$$t $(BUILD)/fuzz/crashes-$$t; \
 	    echo "liedyn: fuzzing $$t for $(FUZZ_SECONDS) s"; \
 	    $(BUILD)/fuzz/tests/fuzz/fuzz_$$t $(BUILD)/fuzz/corpus-$$t $(FUZZ_SEEDS) \
@@ -121,6 +121,6 @@ fuzz: deps
 	        2>$(BUILD)/fuzz/fuzz-$$t.log || status=1; \
 	    tail -n 25 $(BUILD)/fuzz/fuzz-$$t.log; \
 	done; \
-	found=$$(find $(BUILD)/fuzz/crashes-model $(BUILD)/fuzz/crashes-gyro -type f -newer $(BUILD)/fuzz/.started | sort); \
+	found=$$(find $(BUILD)/fuzz/crashes-model $(BUILD)/fuzz/crashes-gyro $(BUILD)/fuzz/crashes-import -type f -newer $(BUILD)/fuzz/.started | sort); \
 	if [ -n "$$found" ]; then echo "liedyn: fuzzing found:"; echo "$$found"; status=1; fi; \
 	exit $$status

@@ -11,6 +11,11 @@
 /* Run one input. Must return 0; a crash, a sanitizer report, a leak or a hang is a finding. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* Run an accepted model as fuzz_model does (fuzz_model.c): compiled in its own formulation and
+ * integrator or in the variant of hash h, a few capped steps, the contracts checked. */
+struct ld_model;
+void fuzz_run_model(const struct ld_model *m, uint32_t h);
+
 /* FNV-1a of data[size]: the same input always runs the same variant. */
 static inline uint32_t fuzz_hash(const uint8_t *data, size_t size) {
     uint32_t h = 2166136261u;

@@ -130,8 +130,7 @@ static void integrate(const ld_model *m, const ld_system *s, const double *q0, c
     ld_integ_free(it);
 }
 
-/* Compile in the model's formulation with its integrator, or in the variant of hash h. */
-static void run_model(const ld_model *m, uint32_t h) {
+void fuzz_run_model(const ld_model *m, uint32_t h) {
     ld_formulation form = m->run.formulation;
     int method = ld_integ_method_find(m->run.integrator);
     if (method < 0) method = LD_INTEG_GENALPHA;
@@ -151,7 +150,13 @@ static void run_model(const ld_model *m, uint32_t h) {
     ld_model_system_free(&s);
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+/* The entry point; renamed (FUZZ_MODEL_ENTRY) where another target links this file for
+ * fuzz_run_model. */
+#ifndef FUZZ_MODEL_ENTRY
+#define FUZZ_MODEL_ENTRY LLVMFuzzerTestOneInput
+#endif
+int FUZZ_MODEL_ENTRY(const uint8_t *data, size_t size);
+int FUZZ_MODEL_ENTRY(const uint8_t *data, size_t size) {
     ld_model m;
     ld_model_error err;
     int rc = ld_model_parse((const char *)data, size, "fuzz.yaml", &m, &err);
@@ -162,7 +167,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         return 0;
     }
     contract(ld_model_validate(&m, &err) == LD_OK, "an accepted model validates");
-    if (m.nbodies <= MAX_COMPILE_BODIES) run_model(&m, fuzz_hash(data, size));
+    if (m.nbodies <= MAX_COMPILE_BODIES) fuzz_run_model(&m, fuzz_hash(data, size));
     ld_model_free(&m);
     return 0;
 }
