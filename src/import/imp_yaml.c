@@ -120,6 +120,7 @@ static void put_shape(ybuf *b, const imp_model *M, const imp_link *L, const imp_
     double c[3], ax[3];
     const double ez[3] = {0, 0, 1};
     for (int i = 0; i < 3; ++i) c[i] = sh->pos[i] - L->com[i];
+    b->src = sh->line; /* the reader's messages about the shape point at its element */
     if (sh->kind == LD_SHAPE_MESH) {
         put_mesh(b, M, c, sh);
         return;
