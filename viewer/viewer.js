@@ -5,7 +5,8 @@
  * The URL fragment sets the start: #t=TIME (or at=FRACTION of the run)&frames=1&joints=0&path=1
  * &plot=NAME,NAME&play=1&ui=0 (the 3-D view alone)&contacts=1 (the contacts' points and forces)
  * &ground=0.
- * The page reports itself in the data-status of its body (ready or error) and errors in the title.
+ * The page reports itself in the data-status of its body (ready or error) and errors in the title;
+ * with mesh shapes also their triangles and the box they cover (data-mesh-triangles, -mesh-box).
  */
 (function () {
   'use strict';
@@ -90,6 +91,7 @@
     const thickness = []; // the smallest dimension of each shape (joint markers follow it)
     // the meshes, each built once and shared by its shapes: vertices as 16-bit steps across
     // their box (lo + k (hi - lo)/65535), indices uint16 or uint32 (nv > 65536)
+    const meshShapes = []; // the mesh shapes drawn (the page reports their triangles and box)
     const meshGeo = (D.meshes || []).map((M) => {
       const q = new Uint16Array(bytes(M.v).buffer), pos = new Float32Array(3 * M.nv);
       for (let i = 0; i < 3 * M.nv; i++) {
@@ -117,6 +119,7 @@
         mesh.quaternion.set(s.q[1], s.q[2], s.q[3], s.q[0]);
         mesh.scale.fromArray(s.size); // a negative factor mirrors (three.js turns the faces)
         bodies[s.body].add(mesh);
+        meshShapes.push(mesh);
         const ext = [0, 1, 2].map((c) => Math.abs(s.size[c]) * (M.hi[c] - M.lo[c]));
         thickness.push(Math.min(...ext));
         const far = [0, 1, 2].map((c) => Math.abs(s.size[c]) * Math.max(Math.abs(M.lo[c]), Math.abs(M.hi[c])));
@@ -551,6 +554,13 @@
     renderer.render(scene, camera);
     dirty = false;
     if (hp.play === '1') setPlaying(true);
+    if (meshShapes.length) { // what the mesh shapes cover at the frame shown (the tests read it)
+      const mb = new THREE.Box3();
+      let tris = 0;
+      for (const m of meshShapes) { mb.expandByObject(m, true); tris += m.geometry.index.count / 3; }
+      document.body.dataset.meshTriangles = String(tris);
+      document.body.dataset.meshBox = [...mb.min.toArray(), ...mb.max.toArray()].map((x) => x.toPrecision(7)).join(' ');
+    }
     document.body.dataset.status = 'ready';
     document.body.dataset.frame = String(frame);
     document.body.dataset.t = String(T[frame]);

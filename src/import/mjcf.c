@@ -66,8 +66,8 @@ char *mj_attr(const xmlNode *n, const char *tag, const xmlNode *cls, const char 
 }
 
 /* count numbers of attribute name (own or default); absent: v untouched, *given 0. */
-int mj_vec(mj_ctx *C, const xmlNode *n, const char *tag, const xmlNode *cls,
-                  const char *name, double *v, int count, int *given) {
+int mj_vec(mj_ctx *C, const xmlNode *n, const char *tag, const xmlNode *cls, const char *name,
+           double *v, int count, int *given) {
     char *s = mj_attr(n, tag, cls, name);
     if (given) *given = s != NULL;
     if (!s) return LD_OK;
