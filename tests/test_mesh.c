@@ -216,6 +216,8 @@ static void test_errors(void **state) {
     expect_error("{type: mesh, file: corrupt.stl}", 7,
                  "bodies[0].shape.file: cannot read the mesh 'corrupt.stl' (" DATA
                  "corrupt.stl): not a mesh that can be read: ");
+    expect_error("{type: mesh, file: .}", 7,
+                 "cannot read the mesh '.' (" DATA ".): not a regular file");
     expect_error("{type: mesh, file: box.stl, collide: true}", 7,
                  "bodies[0].shape.collide: key not allowed for type 'mesh' (expected one of: type, "
                  "file, scale, center, orientation, color)");

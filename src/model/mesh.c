@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "liedyn/liedyn.h"
 #include "liedyn/model.h"
@@ -168,9 +169,14 @@ int ld_mesh_load(const char *path, ld_mesh *out, char *why, size_t cap) {
         strf(why, cap, "the path is longer than %d bytes", LD_MESH_PATH_MAX - 1);
         return LD_EINVAL;
     }
-    FILE *f = fopen(path, "rb"); /* the system's reason first: assimp's is vaguer */
+    struct stat st; /* the system's reason first: assimp's is vaguer */
+    int special = stat(path, &st) == 0 && !S_ISREG(st.st_mode); /* a directory, a device */
+    FILE *f = special ? NULL : fopen(path, "rb");
     if (!f) {
-        strf(why, cap, "%s", errno == ENOENT ? "the file does not exist" : strerror(errno));
+        strf(why, cap, "%s",
+             special           ? "not a regular file"
+             : errno == ENOENT ? "the file does not exist"
+                               : strerror(errno));
         return LD_EIO;
     }
     fclose(f);
