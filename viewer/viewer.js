@@ -1,11 +1,12 @@
 /*
  * liedyn's HTML viewer (docs/viewer.md): animates a run stored in the page (the JSON element
- * "liedyn-data": bodies, shapes, joints, tubes, times, poses and series) with three.js, which
+ * "liedyn-data": bodies, shapes, meshes, joints, tubes, times, poses and series) with three.js, which
  * the page carries gzip-compressed in base64 and loads from blob URLs: no network.
  * The URL fragment sets the start: #t=TIME (or at=FRACTION of the run)&frames=1&joints=0&path=1
  * &plot=NAME,NAME&play=1&ui=0 (the 3-D view alone)&contacts=1 (the contacts' points and forces)
  * &ground=0.
- * The page reports itself in the data-status of its body (ready or error) and errors in the title.
+ * The page reports itself in the data-status of its body (ready or error) and errors in the title;
+ * with mesh shapes also their triangles and the box they cover (data-mesh-triangles, -mesh-box).
  */
 (function () {
   'use strict';
@@ -88,9 +89,43 @@
     }
     let shapeSize = 0;
     const thickness = []; // the smallest dimension of each shape (joint markers follow it)
+    // the meshes, each built once and shared by its shapes: vertices as 16-bit steps across
+    // their box (lo + k (hi - lo)/65535), indices uint16 or uint32 (nv > 65536)
+    const meshShapes = []; // the mesh shapes drawn (the page reports their triangles and box)
+    const meshGeo = (D.meshes || []).map((M) => {
+      const q = new Uint16Array(bytes(M.v).buffer), pos = new Float32Array(3 * M.nv);
+      for (let i = 0; i < 3 * M.nv; i++) {
+        const c = i % 3;
+        pos[i] = M.lo[c] + q[i] * (M.hi[c] - M.lo[c]) / 65535;
+      }
+      const raw = bytes(M.i).buffer;
+      const idx = M.nv > 65536 ? new Uint32Array(raw) : new Uint16Array(raw);
+      const geo = new THREE.BufferGeometry();
+      geo.setAttribute('position', new THREE.BufferAttribute(pos, 3));
+      geo.setIndex(new THREE.BufferAttribute(idx, 1));
+      geo.computeBoundingSphere();
+      return geo;
+    });
     for (const s of D.shapes) {
       let geo;
       const [a, l] = s.size;
+      if (s.type === 'mesh') {
+        const g = meshGeo[s.mesh], M = D.meshes[s.mesh];
+        const color = s.color ? new THREE.Color(s.color[0], s.color[1], s.color[2])
+          : new THREE.Color(palette[s.body % palette.length]);
+        const mesh = new THREE.Mesh(g, new THREE.MeshStandardMaterial({
+          color, roughness: 0.55, metalness: 0.15, flatShading: true }));
+        mesh.position.fromArray(s.center);
+        mesh.quaternion.set(s.q[1], s.q[2], s.q[3], s.q[0]);
+        mesh.scale.fromArray(s.size); // a negative factor mirrors (three.js turns the faces)
+        bodies[s.body].add(mesh);
+        meshShapes.push(mesh);
+        const ext = [0, 1, 2].map((c) => Math.abs(s.size[c]) * (M.hi[c] - M.lo[c]));
+        thickness.push(Math.min(...ext));
+        const far = [0, 1, 2].map((c) => Math.abs(s.size[c]) * Math.max(Math.abs(M.lo[c]), Math.abs(M.hi[c])));
+        shapeSize = Math.max(shapeSize, Math.hypot(...far) + Math.hypot(...s.center));
+        continue;
+      }
       if (s.type === 'box') geo = new THREE.BoxGeometry(s.size[0], s.size[1], s.size[2]);
       else if (s.type === 'sphere') geo = new THREE.SphereGeometry(a, 32, 16);
       else {
@@ -519,6 +554,13 @@
     renderer.render(scene, camera);
     dirty = false;
     if (hp.play === '1') setPlaying(true);
+    if (meshShapes.length) { // what the mesh shapes cover at the frame shown (the tests read it)
+      const mb = new THREE.Box3();
+      let tris = 0;
+      for (const m of meshShapes) { mb.expandByObject(m, true); tris += m.geometry.index.count / 3; }
+      document.body.dataset.meshTriangles = String(tris);
+      document.body.dataset.meshBox = [...mb.min.toArray(), ...mb.max.toArray()].map((x) => x.toPrecision(7)).join(' ');
+    }
     document.body.dataset.status = 'ready';
     document.body.dataset.frame = String(frame);
     document.body.dataset.t = String(T[frame]);

@@ -409,6 +409,7 @@ typedef enum ld_shape_kind {
     LD_SHAPE_CYLINDER,
     LD_SHAPE_CONE,
     LD_SHAPE_CAPSULE,
+    LD_SHAPE_MESH,
     LD_SHAPE_KIND_COUNT
 } ld_shape_kind;
 
@@ -430,7 +431,36 @@ typedef struct ld_shape {
     /* The radius R of the contact patch (m, ≥ 0; 0: a point): friction then also resists the
      * spin about the normal (Coulomb–Contensou, docs/contact.md); a pair takes the larger. */
     double contact_radius;
+    /* LD_SHAPE_MESH: the index of its triangles in ld_model.meshes (shared by the shapes that
+     * name the same file) and the orientation [w, x, y, z] of the mesh's frame in the body
+     * frame (unit). Unused by the other kinds. */
+    int mesh;
+    double orient[4];
 } ld_shape;
+
+/* A triangle mesh read from a file (ld_mesh_load): its vertices in the file's frame and
+ * units after the file's own node transforms (COLLADA: its <unit meter> applied, its up_axis
+ * not, as ROS draws them), and its triangles as vertex indices. One per distinct file in a
+ * model; the shapes that draw it carry their own scale and placement. */
+#define LD_MESH_PATH_MAX 1024
+typedef struct ld_mesh {
+    char path[LD_MESH_PATH_MAX]; /* the file as it was opened (messages, sharing) */
+    int nverts, ntris;
+    float *verts;        /* nverts × 3, owned */
+    int *tris;           /* ntris × 3 indices into verts, owned */
+    double lo[3], hi[3]; /* the vertices' bounding box */
+    int line;            /* line in the model file of the first shape that named it */
+} ld_mesh;
+
+/* Read the triangle mesh of a file (STL, OBJ, COLLADA .dae and the other formats of the Open
+ * Asset Import Library) into *out: every mesh of the file's scene with its nodes' transforms
+ * applied (the root node's rotation left out: COLLADA's up_axis conversion; its scale kept:
+ * COLLADA's unit), polygons split into triangles, identical vertices joined. LD_OK; LD_EIO
+ * (the file cannot be opened or read, or is not a mesh the library reads) or LD_EINVAL (no
+ * triangles, a vertex not finite) with a one-line reason in why; LD_ENOMEM. *out is then
+ * empty. */
+int ld_mesh_load(const char *path, ld_mesh *out, char *why, size_t cap);
+void ld_mesh_free(ld_mesh *m);
 
 /* The ground plane of contact: the half-space n·x ≤ d below the plane through `point` with
  * the unit normal n (pointing out of the ground), with its restitution and friction. */
@@ -540,6 +570,8 @@ typedef struct ld_model {
      * each other (docs/contact.md). */
     int nground;
     ld_shape *ground;       /* nground, owned by the model (malloc'ed; NULL when none) */
+    int nmeshes;            /* the triangle meshes of the mesh shapes, one per file */
+    ld_mesh *meshes;        /* nmeshes, owned by the model (malloc'ed; NULL when none) */
     ld_contact_law contact; /* how contacts act (kind LD_CONTACT_HARD by default) */
     /* 0 (default): compiling leaves out the joints' rows that depend on the others at the start
      * (ld_model_redundant_rows, docs/constraints.md); 1: every row as written (dependent rows

@@ -34,6 +34,7 @@ typedef struct imp_shape {
     double quat[4];  /* the shape's frame in the link frame: z the axis of round shapes */
     double color[3]; /* −1: not given */
     int line;
+    int file; /* LD_SHAPE_MESH: its file, M->files[file]; size is then the scale */
 } imp_shape;
 
 /* A spring and damper on a joint's coordinate: stiffness k, damping c, about (hinge) or along
@@ -84,7 +85,9 @@ typedef struct imp_model {
     imp_link *links;
     ld_model_error *err;
     ld_import_report *rep;
-    int nomem; /* a warning could not be stored */
+    int nomem;    /* a warning could not be stored */
+    char **files; /* the mesh shapes' files (absolute paths), each once */
+    int nfiles, fcap;
 } imp_model;
 
 /* ---- imp_tree.c ---- */
@@ -103,6 +106,8 @@ int imp_fail(imp_model *M, int code, int line, const char *element, const char *
  * the tree (wx, wq of every link). LD_OK or LD_EINVAL (err filled in). */
 int imp_finish(imp_model *M);
 void imp_free(imp_model *M);
+/* The index of file path among M->files, appended if new; −1 out of memory. */
+int imp_add_file(imp_model *M, const char *path);
 
 /* ---- geometry (imp_tree.c) ---- */
 void imp_quat_rpy(double q[4], double roll, double pitch, double yaw);

@@ -74,6 +74,27 @@ void imp_free(imp_model *M) {
     free(M->links);
     M->links = NULL;
     M->nlinks = M->cap = 0;
+    for (int i = 0; i < M->nfiles; ++i) free(M->files[i]);
+    free(M->files);
+    M->files = NULL;
+    M->nfiles = M->fcap = 0;
+}
+
+int imp_add_file(imp_model *M, const char *path) {
+    for (int i = 0; i < M->nfiles; ++i)
+        if (strcmp(M->files[i], path) == 0) return i;
+    if (M->nfiles == M->fcap) {
+        int cap = M->fcap ? 2 * M->fcap : 16;
+        char **f = realloc(M->files, (size_t)cap * sizeof *f);
+        if (!f) return -1;
+        M->files = f, M->fcap = cap;
+    }
+    size_t n = strlen(path) + 1;
+    char *c = malloc(n);
+    if (!c) return -1;
+    memcpy(c, path, n);
+    M->files[M->nfiles] = c;
+    return M->nfiles++;
 }
 
 /* ------------------------------------------------------------------ geometry */
@@ -284,6 +305,16 @@ static void place(imp_model *M) {
  * its sizes permuted; another turn cannot be drawn (liedyn's boxes lie along the body axes).
  * Sizes that are not positive are not drawn. */
 static int fix_shape(imp_model *M, const imp_link *L, imp_shape *sh) {
+    if (sh->kind == LD_SHAPE_MESH) { /* scale factors: non-zero (negative mirrors) */
+        int ok = 1;
+        for (int i = 0; i < 3; ++i)
+            ok &= isfinite(sh->size[i]) && sh->size[i] != 0.0 && fabs(sh->size[i]) < 1e9;
+        if (!ok)
+            imp_warn(M, LD_IMPORT_IGNORED, sh->line, "mesh",
+                     "'%.200s' of '%s' not drawn: a scale factor is zero or not finite",
+                     M->files[sh->file], L->name);
+        return ok;
+    }
     double s = fmax(sh->size[0], fmax(sh->size[1], sh->size[2]));
     int round = sh->kind != LD_SHAPE_BOX && sh->kind != LD_SHAPE_SPHERE;
     if (!(sh->size[0] > 0) || (sh->kind == LD_SHAPE_BOX && !(sh->size[1] > 0 && sh->size[2] > 0)) ||
@@ -336,9 +367,9 @@ int imp_finish(imp_model *M) {
             if (strcmp(W->element, "mesh") ||
                 (!strstr(W->msg, "does not exist") && !strstr(W->msg, "is not found")))
                 continue;
-            const char *tail = strrchr(W->msg, ';');
+            const char *tail = strstr(W->msg, "not drawn: ");
             snprintf(also, sizeof also, "; the mesh of line %d is missing too: %.200s", W->line,
-                     tail ? tail + 2 : W->msg);
+                     tail ? tail + 11 : W->msg);
             break;
         }
         return imp_fail(M, LD_EINVAL, M->name_line,

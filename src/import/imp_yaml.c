@@ -97,10 +97,34 @@ static const char *ground_or(const imp_model *M, int i) {
     return i < 0 ? "ground" : M->links[i].name;
 }
 
-static void put_shape(ybuf *b, const imp_link *L, const imp_shape *sh) {
+/* A mesh shape: its file, scale, centre and orientation in the body (the link's axes). */
+static void put_mesh(ybuf *b, const imp_model *M, const double c[3], const imp_shape *sh) {
+    put(b, "      - {type: mesh, file: ");
+    put_str(b, M->files[sh->file]);
+    put(b, ", scale: ");
+    put_vec(b, sh->size, 3);
+    put(b, ", center: ");
+    put_vec(b, c, 3);
+    if (sh->quat[0] != 1.0) {
+        put(b, ", orientation: ");
+        put_vec(b, sh->quat, 4);
+    }
+    if (sh->color[0] >= 0) {
+        put(b, ", color: ");
+        put_vec(b, sh->color, 3);
+    }
+    put(b, "}   # line %d\n", sh->line);
+}
+
+static void put_shape(ybuf *b, const imp_model *M, const imp_link *L, const imp_shape *sh) {
     double c[3], ax[3];
     const double ez[3] = {0, 0, 1};
     for (int i = 0; i < 3; ++i) c[i] = sh->pos[i] - L->com[i];
+    b->src = sh->line; /* the reader's messages about the shape point at its element */
+    if (sh->kind == LD_SHAPE_MESH) {
+        put_mesh(b, M, c, sh);
+        return;
+    }
     ld_quat_rotate(ax, sh->quat, ez);
     char t[32];
     put(b, "      - {type: %s, ", ld_shape_kind_name(sh->kind));
@@ -146,7 +170,7 @@ static void put_body(ybuf *b, const imp_model *M, const imp_link *L) {
         put(b, "\n");
     }
     if (L->nshapes) put(b, "    shape:\n");
-    for (int s = 0; s < L->nshapes; ++s) put_shape(b, L, &L->shapes[s]);
+    for (int s = 0; s < L->nshapes; ++s) put_shape(b, M, L, &L->shapes[s]);
 }
 
 static const char *const jtypes[] = {"free",        "fixed",     "revolute", "prismatic",

@@ -192,6 +192,7 @@ static void remap_lines(ld_model *m, const int *lines, int nlines) {
     for (int i = 0; i < m->njoints; ++i) m->joints[i].line = MAPL(m->joints[i].line);
     for (int i = 0; i < m->nelements; ++i) m->elements[i].line = MAPL(m->elements[i].line);
     for (int i = 0; i < m->nshapes; ++i) m->shapes[i].line = MAPL(m->shapes[i].line);
+    for (int i = 0; i < m->nmeshes; ++i) m->meshes[i].line = MAPL(m->meshes[i].line);
 #undef MAPL
 }
 

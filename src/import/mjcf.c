@@ -11,34 +11,9 @@
 #include <string.h>
 
 #include "imp.h"
+#include "mjcf.h"
 #include "liedyn/lie.h"
 #include "liedyn/liedyn.h"
-
-enum { MJ_HINGE, MJ_SLIDE, MJ_BALL, MJ_FREE };
-#define MJ_JOINTS_MAX 6
-
-typedef struct mj_joint {
-    int type, line;
-    char name[LD_NAME_MAX];
-    double pos[3], axis[3];
-    int limited;
-    double range[2];
-    double damping, stiffness, springref;
-} mj_joint;
-
-typedef struct mj_tally {
-    int n, line;
-} mj_tally;
-
-typedef struct mj_ctx {
-    imp_model *M;
-    xmlNode *root, *main; /* the root element, the top <default> (class main) */
-    int degree;           /* compiler angle="degree" (the default) */
-    char eulerseq[4];
-    int fromgeom; /* compiler inertiafromgeom: 0 false, 1 true, 2 auto (default) */
-    int nbody;    /* bodies seen (the names of unnamed ones) */
-    mj_tally armature, friction, limits, visual;
-} mj_ctx;
 
 static void tally(mj_tally *t, const xmlNode *n) {
     if (!t->n++) t->line = imp_line(n);
@@ -60,7 +35,7 @@ static xmlNode *find_class_in(xmlNode *d, const char *name) {
 }
 
 /* The <default> of class name ("main": the top one), or NULL. */
-static xmlNode *find_class(const mj_ctx *C, const char *name) {
+xmlNode *mj_find_class(const mj_ctx *C, const char *name) {
     if (!strcmp(name, "main")) return C->main;
     return find_class_in(C->main, name);
 }
@@ -71,7 +46,7 @@ static int elem_class(mj_ctx *C, const xmlNode *n, xmlNode *cls, xmlNode **out) 
     char *cl = imp_attr(n, "class");
     *out = cls;
     if (!cl) return LD_OK;
-    xmlNode *d = find_class(C, cl);
+    xmlNode *d = mj_find_class(C, cl);
     int rc = d ? LD_OK
                : imp_fail(C->M, LD_EINVAL, imp_line(n), (const char *)n->name,
                           "no default class named '%s'", cl);
@@ -80,9 +55,9 @@ static int elem_class(mj_ctx *C, const xmlNode *n, xmlNode *cls, xmlNode **out) 
     return rc;
 }
 
-/* Attribute name of element n (of kind tag: "joint", "geom"): its own, else the nearest
+/* Attribute name of element n (of kind tag: "joint", "geom", "mesh"): its own, else the nearest
  * default class from cls upwards that sets it for tag. xmlFree the result; NULL: none. */
-static char *mj_attr(const xmlNode *n, const char *tag, const xmlNode *cls, const char *name) {
+char *mj_attr(const xmlNode *n, const char *tag, const xmlNode *cls, const char *name) {
     char *s = imp_attr(n, name);
     for (const xmlNode *d = cls; !s && d && imp_is(d, "default"); d = d->parent)
         for (const xmlNode *c = d->children; !s && c; c = c->next)
@@ -91,8 +66,8 @@ static char *mj_attr(const xmlNode *n, const char *tag, const xmlNode *cls, cons
 }
 
 /* count numbers of attribute name (own or default); absent: v untouched, *given 0. */
-static int mj_vec(mj_ctx *C, const xmlNode *n, const char *tag, const xmlNode *cls,
-                  const char *name, double *v, int count, int *given) {
+int mj_vec(mj_ctx *C, const xmlNode *n, const char *tag, const xmlNode *cls, const char *name,
+           double *v, int count, int *given) {
     char *s = mj_attr(n, tag, cls, name);
     if (given) *given = s != NULL;
     if (!s) return LD_OK;
@@ -201,17 +176,8 @@ static int mj_orient(mj_ctx *C, const xmlNode *n, const char *tag, const xmlNode
 
 /* ------------------------------------------------------------------ geoms */
 
-enum { G_PLANE, G_HFIELD, G_SPHERE, G_CAPSULE, G_ELLIPSOID, G_CYLINDER, G_BOX, G_MESH, G_N };
 static const char *const gtypes[] = {"plane",     "hfield",   "sphere", "capsule",
                                      "ellipsoid", "cylinder", "box",    "mesh"};
-
-typedef struct mj_geom {
-    int type, line;
-    double size[3], pos[3], quat[4], rgba[4];
-    int has_rgba;
-    double mass, density;
-    int has_mass;
-} mj_geom;
 
 static int read_geom(mj_ctx *C, const xmlNode *n, xmlNode *cls, mj_geom *g) {
     memset(g, 0, sizeof *g);
@@ -236,6 +202,9 @@ static int read_geom(mj_ctx *C, const xmlNode *n, xmlNode *cls, mj_geom *g) {
     if (!rc) rc = mj_vec(C, n, "geom", cls, "rgba", g->rgba, 4, &g->has_rgba);
     if (!rc) rc = mj_vec(C, n, "geom", cls, "mass", &g->mass, 1, &g->has_mass);
     if (!rc) rc = mj_vec(C, n, "geom", cls, "density", &g->density, 1, NULL);
+    char *mesh = rc ? NULL : mj_attr(n, "geom", cls, "mesh");
+    if (mesh) snprintf(g->mesh, sizeof g->mesh, "%s", mesh);
+    xmlFree(mesh);
     double ft[6];
     int has_ft = 0;
     if (!rc) rc = mj_vec(C, n, "geom", cls, "fromto", ft, 6, &has_ft);
@@ -308,8 +277,8 @@ static int geom_mass(mj_ctx *C, const mj_geom *g, imp_link *L) {
     return LD_OK;
 }
 
-/* Geom g as a shape of L (sphere, capsule, cylinder, box; others reported). */
-static void geom_shape(mj_ctx *C, const mj_geom *g, imp_link *L) {
+/* Geom g as a shape of L (sphere, capsule, cylinder, box, mesh; others reported). */
+static int geom_shape(mj_ctx *C, const mj_geom *g, imp_link *L) {
     imp_shape sh;
     memset(&sh, 0, sizeof sh);
     sh.line = g->line;
@@ -331,15 +300,21 @@ static void geom_shape(mj_ctx *C, const mj_geom *g, imp_link *L) {
         sh.kind = LD_SHAPE_BOX;
         for (int i = 0; i < 3; ++i) sh.size[i] = 2 * s[i];
         break;
+    case G_MESH: {
+        int rc = LD_OK;
+        if (!mj_mesh_shape(C, g, L, &sh, &rc)) return rc;
+        break;
+    }
     default:
         imp_warn(C->M, LD_IMPORT_IGNORED, g->line, "geom",
                  "of body '%s': a %s is not drawn (no liedyn shape)", L->name, gtypes[g->type]);
-        return;
+        return LD_OK;
     }
     if (L->nshapes == LD_SHAPES_PER_BODY_MAX)
         L->dropped_shapes++;
     else
         L->shapes[L->nshapes++] = sh;
+    return LD_OK;
 }
 
 /* ------------------------------------------------------------------ bodies */
@@ -596,7 +571,7 @@ static int body_mass(mj_ctx *C, int k, const xmlNode *n, xmlNode *cls) {
         mj_geom g;
         rc = read_geom(C, c, cls, &g);
         if (!rc && fromgeom) rc = geom_mass(C, &g, &C->M->links[k]);
-        if (!rc) geom_shape(C, &g, &C->M->links[k]);
+        if (!rc) rc = geom_shape(C, &g, &C->M->links[k]);
     }
     return rc;
 }
@@ -616,7 +591,7 @@ static int read_body(mj_ctx *C, const xmlNode *n, int parent, xmlNode *cls) {
     xmlFree(nm);
     char *cc = imp_attr(n, "childclass");
     if (cc) {
-        xmlNode *d = find_class(C, cc);
+        xmlNode *d = mj_find_class(C, cc);
         if (!d) rc = imp_fail(M, LD_EINVAL, L->line, "body", "no default class named '%s'", cc);
         cls = d;
         xmlFree(cc);
@@ -697,6 +672,13 @@ static int read_compiler(mj_ctx *C, const xmlNode *n) {
                               "eulerseq=\"%s\": expected 3 of x, y, z, X, Y, Z", v);
             else
                 memcpy(C->eulerseq, v, 4);
+        } else if (!strcmp(k, "meshdir") || !strcmp(k, "assetdir")) {
+            char **d = k[0] == 'm' ? &C->meshdir : &C->assetdir;
+            xmlFree(*d);
+            *d = v;
+            v = NULL;
+        } else if (!strcmp(k, "strippath")) {
+            C->strippath = !strcmp(v, "true");
         } else if (!strcmp(k, "settotalmass") || !strcmp(k, "boundmass") ||
                    !strcmp(k, "boundinertia") || !strcmp(k, "balanceinertia")) {
             imp_warn(M, LD_IMPORT_DYNAMICS, imp_line(n), "compiler",
@@ -790,6 +772,8 @@ int imp_mjcf(imp_model *M, xmlDoc *doc) {
         if (imp_is(n, "compiler")) rc = read_compiler(&C, n);
     for (const xmlNode *n = C.root->children; !rc && n; n = n->next)
         if (n->type == XML_ELEMENT_NODE && !imp_is(n, "compiler")) rc = read_section(&C, n);
+    xmlFree(C.meshdir);
+    xmlFree(C.assetdir);
     if (rc) return rc;
     if (C.limits.n)
         imp_warn(M, LD_IMPORT_DYNAMICS, C.limits.line, "joint",

@@ -107,9 +107,10 @@ static void material_color(urdf_ctx *C, const xmlNode *mat, double rgb[3]) {
 }
 
 /* Where a mesh's file is: "package://P/rest" in ROS_PACKAGE_PATH or an ancestor directory of
- * the robot file named P; "file://" and plain paths relative to the robot file. A line of what
- * was found into out. */
-static void mesh_where(const imp_model *M, const char *fn, char *out, size_t cap) {
+ * the robot file named P; "file://" and plain paths relative to the robot file. 1 when the
+ * file exists (its absolute path into found), else 0 with what was looked for into out. */
+static int mesh_where(const imp_model *M, const char *fn, char found[PATH_MAX], char *out,
+                      size_t cap) {
     char dir[PATH_MAX], path[2 * PATH_MAX + 8];
     snprintf(dir, sizeof dir, "%s", M->path);
     char *slash = strrchr(dir, '/');
@@ -126,10 +127,7 @@ static void mesh_where(const imp_model *M, const char *fn, char *out, size_t cap
         snprintf(list, sizeof list, "%s", env ? env : "");
         for (char *tok = strtok(list, ":"); tok; tok = strtok(NULL, ":")) {
             snprintf(path, sizeof path, "%s/%.*s%s", tok, plen, pkg, rest ? rest : "");
-            if (stat(path, &st) == 0) {
-                snprintf(out, cap, "found at %.560s", path);
-                return;
-            }
+            if (stat(path, &st) == 0) return realpath(path, found) != NULL;
         }
         char up[PATH_MAX];
         if (realpath(dir, up)) /* ancestors named like the package */
@@ -139,22 +137,49 @@ static void mesh_where(const imp_model *M, const char *fn, char *out, size_t cap
                 base = base ? base + 1 : up;
                 if ((int)strlen(base) == plen && strncmp(base, pkg, (size_t)plen) == 0) {
                     snprintf(path, sizeof path, "%s%s", up, rest ? rest : "");
-                    snprintf(out, cap, "%s %.540s",
-                             stat(path, &st) == 0 ? "found at" : "missing:", path);
-                    return;
+                    if (stat(path, &st) == 0 && realpath(path, found)) return 1;
+                    snprintf(out, cap, "the file does not exist: %.540s", path);
+                    return 0;
                 }
             }
         snprintf(out, cap, "the package '%.*s' is not found (ROS_PACKAGE_PATH %s)", plen, pkg,
                  env ? "does not hold it" : "is not set");
-        return;
+        return 0;
     }
     const char *p = strncmp(fn, "file://", 7) == 0 ? fn + 7 : fn;
     if (p[0] == '/')
         snprintf(path, sizeof path, "%s", p);
     else
         snprintf(path, sizeof path, "%s/%s", dir, p);
-    snprintf(out, cap, "%s %.540s",
-             stat(path, &st) == 0 ? "found at" : "the file does not exist:", path);
+    if (stat(path, &st) == 0 && realpath(path, found)) return 1;
+    snprintf(out, cap, "the file does not exist: %.540s", path);
+    return 0;
+}
+
+/* <mesh filename scale> as shape sh: drawn when its file is found, else reported. 1 when it is
+ * a shape; 0 (reported, or *rc set on a bad scale). */
+static int read_mesh(urdf_ctx *C, const xmlNode *g, imp_link *L, imp_shape *sh, int *rc) {
+    imp_model *M = C->M;
+    char *fn = imp_attr(g, "filename"), where[600], found[PATH_MAX];
+    int ok = 0;
+    if (!fn || !fn[0]) {
+        *rc = imp_fail(M, LD_EINVAL, imp_line(g), "mesh",
+                       "of link '%s': the attribute "
+                       "'filename' is required",
+                       L->name);
+    } else if (!mesh_where(M, fn, found, where, sizeof where)) {
+        imp_warn(M, LD_IMPORT_IGNORED, imp_line(g), "mesh", "'%.200s' of link '%s' not drawn: %s",
+                 fn, L->name, where);
+    } else {
+        sh->kind = LD_SHAPE_MESH;
+        sh->size[0] = sh->size[1] = sh->size[2] = 1.0;
+        *rc = imp_get_vec(M, g, "scale", sh->size, 3, NULL);
+        sh->file = *rc ? -1 : imp_add_file(M, found);
+        if (!*rc && sh->file < 0) *rc = LD_ENOMEM;
+        ok = !*rc;
+    }
+    xmlFree(fn);
+    return ok;
 }
 
 /* <geometry> of a <visual> or <collision> at frame (p, q) as a shape of L; meshes reported. */
@@ -183,13 +208,7 @@ static int read_geometry(urdf_ctx *C, const xmlNode *vis, imp_link *L, const dou
         if (!rc) rc = get_num(M, g, "length", &d[1]);
         sh.size[0] = d[0], sh.size[1] = d[1];
     } else if (imp_is(g, "mesh")) {
-        char *fn = imp_attr(g, "filename"), where[600];
-        mesh_where(M, fn ? fn : "", where, sizeof where);
-        imp_warn(M, LD_IMPORT_IGNORED, imp_line(g), "mesh",
-                 "'%.200s' of link '%s' not drawn (meshes are not read yet); %s", fn ? fn : "",
-                 L->name, where);
-        xmlFree(fn);
-        return LD_OK;
+        if (!read_mesh(C, g, L, &sh, &rc)) return rc;
     } else {
         imp_warn(M, LD_IMPORT_IGNORED, imp_line(g), (const char *)g->name,
                  "geometry of link '%s' not drawn (not a URDF primitive)", L->name);

@@ -67,7 +67,10 @@ int ld_io_scene_shapes(const ld_model *m, view_shape **out, int *n, unsigned cha
     for (int i = 0; i < m->nshapes; ++i) {
         v[k].s = m->shapes[i];
         v[k].automatic = 0;
-        quat_z_to(m->shapes[i].axis, v[k].q);
+        if (m->shapes[i].kind == LD_SHAPE_MESH)
+            memcpy(v[k].q, m->shapes[i].orient, sizeof v[k].q);
+        else
+            quat_z_to(m->shapes[i].axis, v[k].q);
         has[m->shapes[i].body] = 1;
         ++k;
     }
@@ -95,6 +98,18 @@ int ld_io_scene_ground(const ld_model *m, view_shape **out, int *n) {
     return 0;
 }
 
+/* The largest distance from its centre of a point of shape s (a mesh: of its scaled box). */
+static double shape_extent(const ld_model *m, const ld_shape *s) {
+    if (s->kind != LD_SHAPE_MESH) return fmax(fmax(s->size[0], s->size[1]), s->size[2]);
+    const ld_mesh *M = &m->meshes[s->mesh];
+    double e2 = 0.0;
+    for (int i = 0; i < 3; ++i) {
+        double a = fmax(fabs(M->lo[i]), fabs(M->hi[i])) * fabs(s->size[i]);
+        e2 += a * a;
+    }
+    return sqrt(e2);
+}
+
 /* The largest distance from c of the bodies' initial centres and the ground shapes, each
  * with its shapes' size. */
 static double scene_reach(const ld_model *m, const double c[3]) {
@@ -107,8 +122,7 @@ static double scene_reach(const ld_model *m, const double c[3]) {
     double ext = 0.0;
     for (int i = 0; i < m->nshapes; ++i) {
         const ld_shape *s = &m->shapes[i];
-        double e = fmax(fmax(s->size[0], s->size[1]), s->size[2]);
-        ext = fmax(ext, e + sqrt(ld_v3_dot(s->center, s->center)));
+        ext = fmax(ext, shape_extent(m, s) + sqrt(ld_v3_dot(s->center, s->center)));
     }
     for (int i = 0; i < m->nground; ++i) {
         const ld_shape *s = &m->ground[i];
@@ -264,5 +278,22 @@ void ld_io_scene_tessellate(const view_shape *v, double *pts, int *np, int *tri,
         double p[3];
         ld_quat_rotate(p, v->q, pts + 3 * i);
         for (int c = 0; c < 3; ++c) pts[3 * i + c] = s->center[c] + p[c];
+    }
+}
+
+void ld_io_scene_mesh(const ld_model *m, const view_shape *v, double *pts, int *tri) {
+    const ld_shape *s = &v->s;
+    const ld_mesh *M = &m->meshes[s->mesh];
+    for (int i = 0; i < M->nverts; ++i) { /* center + R(q) (scale ⊙ p) */
+        double p[3], r[3];
+        for (int c = 0; c < 3; ++c) p[c] = s->size[c] * (double)M->verts[3 * (size_t)i + (size_t)c];
+        ld_quat_rotate(r, v->q, p);
+        for (int c = 0; c < 3; ++c) pts[3 * (size_t)i + (size_t)c] = s->center[c] + r[c];
+    }
+    int flip = s->size[0] * s->size[1] * s->size[2] < 0.0; /* mirrored: keep them outward */
+    for (int t = 0; t < M->ntris; ++t) {
+        const int *f = M->tris + 3 * (size_t)t;
+        int *o = tri + 3 * (size_t)t;
+        o[0] = f[0], o[1] = f[flip ? 2 : 1], o[2] = f[flip ? 1 : 2];
     }
 }

@@ -100,6 +100,11 @@ int ld_io_html_write(const char *path, const ld_model *m, const char *title, con
 #define VIEW_SHAPE_PTS  400
 #define VIEW_SHAPE_TRIS 800
 void ld_io_scene_tessellate(const view_shape *v, double *pts, int *np, int *tri, int *nt);
+/* The triangles of mesh shape v of model m in the body frame: each vertex p of its mesh at
+ * center + R(q) (scale ⊙ p) into pts (3 per vertex: m->meshes[v->s.mesh].nverts of them),
+ * its triangles into tri (3 each, ntris of them), their order reversed when the scale
+ * mirrors (so they stay counter-clockwise seen from outside). */
+void ld_io_scene_mesh(const ld_model *m, const view_shape *v, double *pts, int *tri);
 
 /* The VTK geometry of a model (src/io/vtk.c): the bodies' shapes as triangles in body frames,
  * fixed over the run. */

@@ -22,9 +22,14 @@ void ld_io_vtk_geom_free(vtk_geom *g) {
 
 /* Append shape v's triangles to g (its points on body v->s.body, the ground's in the world);
  * the largest distance of a point from its body's origin into *ext. */
-static void geom_add(vtk_geom *g, const view_shape *v, double *ext) {
+static void geom_add(vtk_geom *g, const ld_model *m, const view_shape *v, double *ext) {
     int np = 0, nt = 0;
-    ld_io_scene_tessellate(v, g->pts + 3 * g->npts, &np, g->tri + 3 * g->ntri, &nt);
+    if (v->s.kind == LD_SHAPE_MESH) {
+        ld_io_scene_mesh(m, v, g->pts + 3 * g->npts, g->tri + 3 * g->ntri);
+        np = m->meshes[v->s.mesh].nverts, nt = m->meshes[v->s.mesh].ntris;
+    } else {
+        ld_io_scene_tessellate(v, g->pts + 3 * g->npts, &np, g->tri + 3 * g->ntri, &nt);
+    }
     for (int k = 0; k < 3 * nt; ++k) g->tri[3 * g->ntri + k] += g->npts;
     for (int k = 0; k < np; ++k) {
         g->pbody[g->npts + k] = v->s.body;
@@ -60,10 +65,15 @@ int ld_io_vtk_geom_init(vtk_geom *g, const ld_model *m) {
         free(v);
         return -1;
     }
-    size_t ns = (size_t)n + (size_t)ng;
-    g->pts = malloc((ns * VIEW_SHAPE_PTS + 5) * 3 * sizeof *g->pts);
-    g->pbody = malloc((ns * VIEW_SHAPE_PTS + 5) * sizeof *g->pbody);
-    g->tri = malloc((ns * VIEW_SHAPE_TRIS + 3) * 3 * sizeof *g->tri);
+    size_t np = (size_t)ng * VIEW_SHAPE_PTS, nt = (size_t)ng * VIEW_SHAPE_TRIS;
+    for (int i = 0; i < n; ++i) { /* a mesh has its own counts, the others at most these */
+        int mesh = v[i].s.kind == LD_SHAPE_MESH;
+        np += mesh ? (size_t)m->meshes[v[i].s.mesh].nverts : VIEW_SHAPE_PTS;
+        nt += mesh ? (size_t)m->meshes[v[i].s.mesh].ntris : VIEW_SHAPE_TRIS;
+    }
+    g->pts = malloc((np + 5) * 3 * sizeof *g->pts);
+    g->pbody = malloc((np + 5) * sizeof *g->pbody);
+    g->tri = malloc((nt + 3) * 3 * sizeof *g->tri);
     g->tube = malloc(((size_t)m->nbodies + 1) * sizeof *g->tube);
     if (!g->pts || !g->pbody || !g->tri || !g->tube) {
         free(v);
@@ -72,9 +82,9 @@ int ld_io_vtk_geom_init(vtk_geom *g, const ld_model *m) {
         return -1;
     }
     double ext = 0.0, gext = 0.0;
-    for (int i = 0; i < n; ++i) geom_add(g, &v[i], &ext);
+    for (int i = 0; i < n; ++i) geom_add(g, m, &v[i], &ext);
     g->ntri_body = g->ntri;
-    for (int i = 0; i < ng; ++i) geom_add(g, &gv[i], &gext);
+    for (int i = 0; i < ng; ++i) geom_add(g, m, &gv[i], &gext);
     geom_plane(g, m);
     free(v);
     free(gv);

@@ -196,6 +196,8 @@ void ld_model_free(ld_model *m) {
     ld_beam_free_all(m);
     free(m->shapes);
     free(m->ground);
+    for (int i = 0; m->meshes && i < m->nmeshes; ++i) ld_mesh_free(&m->meshes[i]);
+    free(m->meshes);
     ld_model_init(m);
 }
 
@@ -824,6 +826,13 @@ static int check_all(const checker *c) {
         if (ld_shape_check(&m->shapes[i], m->nbodies, key, sizeof key, why, sizeof why)) {
             strf(path, sizeof path, "shapes[%d].%s", i, key);
             return invalid(c, path, "%s", why);
+        }
+        const ld_shape *s = &m->shapes[i];
+        if (s->kind == LD_SHAPE_MESH &&
+            (s->mesh < 0 || s->mesh >= m->nmeshes || !m->meshes || !m->meshes[s->mesh].verts)) {
+            strf(path, sizeof path, "shapes[%d].mesh", i);
+            return invalid(c, path, "mesh index %d outside the model's %d loaded meshes", s->mesh,
+                           m->nmeshes);
         }
     }
     if (m->nground < 0 || (m->nground > 0 && !m->ground))

@@ -1,6 +1,7 @@
 /*
  * Shapes of bodies: names of the kinds and the check of one shape (model.h). Shapes are for
- * the viewer and VTK output only; the dynamics never read them.
+ * the viewer and VTK output only; the dynamics never read them (contact reads the colliding
+ * ones, and a mesh never collides).
  */
 #include <math.h>
 #include <string.h>
@@ -10,8 +11,8 @@
 
 #include "../core/strf.h"
 
-static const char *const kind_names[LD_SHAPE_KIND_COUNT] = {"box", "sphere", "cylinder", "cone",
-                                                            "capsule"};
+static const char *const kind_names[LD_SHAPE_KIND_COUNT] = {"box",  "sphere",  "cylinder",
+                                                            "cone", "capsule", "mesh"};
 
 const char *ld_shape_kind_name(ld_shape_kind k) {
     return (unsigned)k < LD_SHAPE_KIND_COUNT ? kind_names[k] : "";
@@ -30,6 +31,45 @@ static int positive(double v, const char *name, char *key, size_t keycap, char *
     strf(key, keycap, "%s", name);
     strf(why, whycap, "must be a positive number below 1e9 (m), found %g", v);
     return LD_EINVAL;
+}
+
+/* The colour: unset (all −1) or each in [0, 1]. */
+static int color_check(const ld_shape *s, char *key, size_t keycap, char *why, size_t whycap) {
+    int unset = s->color[0] == -1.0 && s->color[1] == -1.0 && s->color[2] == -1.0;
+    for (int i = 0; !unset && i < 3; ++i)
+        if (!(s->color[i] >= 0.0 && s->color[i] <= 1.0)) {
+            strf(key, keycap, "color");
+            strf(why, whycap, "element %d must be in [0, 1] (red, green, blue), found %g", i + 1,
+                 s->color[i]);
+            return LD_EINVAL;
+        }
+    return LD_OK;
+}
+
+/* A mesh: drawn only (no contact), a scale with non-zero finite factors, a unit orientation. */
+static int mesh_check(const ld_shape *s, char *key, size_t keycap, char *why, size_t whycap) {
+    if (s->collide) {
+        strf(key, keycap, "collide");
+        strf(why, whycap,
+             "meshes are drawn only and never collide: give the body a sphere, capsule, box or "
+             "cylinder to collide with");
+        return LD_EINVAL;
+    }
+    for (int i = 0; i < 3; ++i)
+        if (!(isfinite(s->size[i]) && s->size[i] != 0.0 && fabs(s->size[i]) < 1e9)) {
+            strf(key, keycap, "scale");
+            strf(why, whycap, "element %d must be a non-zero number below 1e9 in size, found %g",
+                 i + 1, s->size[i]);
+            return LD_EINVAL;
+        }
+    const double *q = s->orient;
+    double n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+    if (!(fabs(n - 1.0) < 1e-9)) {
+        strf(key, keycap, "orientation");
+        strf(why, whycap, "must be a unit quaternion, |q| = %g", n);
+        return LD_EINVAL;
+    }
+    return color_check(s, key, keycap, why, whycap);
 }
 
 int ld_shape_check(const ld_shape *s, int nbodies, char *key, size_t keycap, char *why,
@@ -74,6 +114,7 @@ int ld_shape_check(const ld_shape *s, int nbodies, char *key, size_t keycap, cha
              "box");
         return LD_EINVAL;
     }
+    if (s->kind == LD_SHAPE_MESH) return mesh_check(s, key, keycap, why, whycap);
     switch (s->kind) {
     case LD_SHAPE_BOX:
         for (int i = 0; i < 3; ++i)
@@ -101,15 +142,7 @@ int ld_shape_check(const ld_shape *s, int nbodies, char *key, size_t keycap, cha
         strf(why, whycap, "must be a unit vector, |axis| = %g", n);
         return LD_EINVAL;
     }
-    int unset = s->color[0] == -1.0 && s->color[1] == -1.0 && s->color[2] == -1.0;
-    for (int i = 0; !unset && i < 3; ++i)
-        if (!(s->color[i] >= 0.0 && s->color[i] <= 1.0)) {
-            strf(key, keycap, "color");
-            strf(why, whycap, "element %d must be in [0, 1] (red, green, blue), found %g", i + 1,
-                 s->color[i]);
-            return LD_EINVAL;
-        }
-    return LD_OK;
+    return color_check(s, key, keycap, why, whycap);
 }
 
 int ld_model_has_contact(const ld_model *m) {

@@ -1,15 +1,20 @@
 /*
  * The `shape:` of a body in a YAML model (docs/model-format.md): one mapping or a list of
  * them, each with its type and sizes, read after the bodies into the model's list of shapes.
+ * A mesh shape's file is read here (ld_mesh_load), once per distinct file.
  */
+#define _DEFAULT_SOURCE /* realpath */
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "liedyn/lie.h"
 #include "liedyn/liedyn.h"
 #include "reader.h"
 
-static const char *const shape_types[] = {"box", "sphere", "cylinder", "cone", "capsule", NULL};
+static const char *const shape_types[] = {"box",     "sphere", "cylinder", "cone",
+                                          "capsule", "mesh",   NULL};
 
 /* The keys each type takes (besides type, center, color and, for the round ones, axis). */
 static const char *const keys_box[] = {"type",     "size",           "center",
@@ -21,6 +26,8 @@ static const char *const keys_sphere[] = {"type",     "radius",         "center"
 static const char *const keys_round[] = {"type",     "radius",         "length",  "axis",
                                          "center",   "color",          "collide", "restitution",
                                          "friction", "contact_radius", NULL};
+static const char *const keys_mesh[] = {"type",        "file",  "scale", "center",
+                                        "orientation", "color", NULL};
 static const char *const bools[] = {"false", "true", NULL};
 
 /* The line of key in map (the map's own line when absent). */
@@ -54,8 +61,96 @@ static int read_axis(reader *r, const yaml_node_t *n, double axis[3]) {
     return read_axis_key(r, n, "axis", axis);
 }
 
-/* One shape mapping of body b. */
-static int read_shape(reader *r, const yaml_node_t *n, int b, int nbodies, ld_shape *s) {
+/* ld_shape_check of shape mapping n, its complaint at the key at fault. */
+static int check_shape(reader *r, const yaml_node_t *n, const ld_shape *s, int nbodies) {
+    char key[32], why[256];
+    if (ld_shape_check(s, nbodies, key, sizeof key, why, sizeof why) == LD_OK) return LD_OK;
+    size_t mark = ly_push_key(r, key);
+    int rc = ly_fail(r, key_line(r, n, key), "%s", why);
+    ly_pop(r, mark);
+    return rc;
+}
+
+/* The file named by a mesh shape: name as written, path as opened — relative names from the
+ * model file's directory (for a model read from a string: from the name it was given). */
+static int mesh_path(reader *r, const yaml_node_t *n, char *name, size_t ncap, char *path,
+                     size_t pcap) {
+    field f;
+    size_t mark = ly_push_key(r, "file");
+    int rc = ly_lookup(r, n, "file", 1, &f);
+    if (!rc && (f.val->type != YAML_SCALAR_NODE || f.val->data.scalar.length == 0 ||
+                f.val->data.scalar.length >= ncap ||
+                strlen((const char *)f.val->data.scalar.value) != f.val->data.scalar.length))
+        rc = ly_fail(r, f.line, "expected the name of a mesh file (STL, OBJ, DAE) of 1 to %d bytes",
+                     (int)ncap - 1);
+    if (!rc) {
+        memcpy(name, f.val->data.scalar.value, f.val->data.scalar.length);
+        name[f.val->data.scalar.length] = '\0';
+        const char *slash = strrchr(r->file, '/');
+        int dir = slash ? (int)(slash - r->file) : 0;
+        if (name[0] == '/' || !slash)
+            strf(path, pcap, "%s", name);
+        else
+            strf(path, pcap, "%.*s/%s", dir, r->file, name);
+    }
+    ly_pop(r, mark);
+    return rc;
+}
+
+/* The index in m->meshes of the mesh file of shape mapping n, read now if no shape named it
+ * before (the same file, after resolving links and "..": one copy). */
+static int mesh_index(reader *r, const yaml_node_t *n, ld_model *m, int *index) {
+    char name[LD_MESH_PATH_MAX], path[LD_MESH_PATH_MAX + 8], real[PATH_MAX];
+    int rc = mesh_path(r, n, name, sizeof name, path, sizeof path);
+    if (rc) return rc;
+    const char *key = realpath(path, real) ? real : path;
+    for (int i = 0; i < m->nmeshes; ++i)
+        if (strcmp(m->meshes[i].path, key) == 0) {
+            *index = i;
+            return LD_OK;
+        }
+    ld_mesh *p = realloc(m->meshes, ((size_t)m->nmeshes + 1) * sizeof *p);
+    if (!p) return ly_out_of_memory(r, ly_line_of(n));
+    m->meshes = p;
+    char why[256];
+    size_t mark = ly_push_key(r, "file");
+    rc = ld_mesh_load(key, &p[m->nmeshes], why, sizeof why);
+    if (rc == LD_ENOMEM) rc = ly_out_of_memory(r, key_line(r, n, "file"));
+    if (rc)
+        rc = ly_fail(r, key_line(r, n, "file"), "cannot read the mesh '%.200s' (%.300s): %s", name,
+                     path, why);
+    ly_pop(r, mark);
+    if (rc) return rc;
+    p[m->nmeshes].line = ly_line_of(n);
+    *index = m->nmeshes++;
+    return LD_OK;
+}
+
+/* The keys of a mesh shape (after its type): file, scale, orientation. */
+static int read_mesh(reader *r, const yaml_node_t *n, ld_model *m, ld_shape *s) {
+    if (!m)
+        return ly_fail(r, ly_line_of(n),
+                       "a mesh is not a ground shape (ground shapes collide; meshes are drawn "
+                       "only)");
+    int rc = ly_check_keys(r, n, keys_mesh, "for type 'mesh'"), given = 0;
+    double q[4] = {1, 0, 0, 0};
+    s->size[0] = s->size[1] = s->size[2] = 1.0;
+    if (!rc) rc = ly_get_vec(r, n, "scale", 0, s->size, 3, NULL);
+    if (!rc) rc = ly_get_vec(r, n, "orientation", 0, q, 4, &given);
+    if (!rc && ld_quat_normalize(s->orient, q) != LD_OK) {
+        size_t mark = ly_push_key(r, "orientation");
+        rc = ly_fail(r, key_line(r, n, "orientation"),
+                     "must be non-zero (a quaternion w, x, y, z; it is normalized)");
+        ly_pop(r, mark);
+    }
+    if (!rc) rc = mesh_index(r, n, m, &s->mesh);
+    return rc;
+}
+
+/* One shape mapping of body b (m: the model, whose meshes a mesh shape adds to; NULL for a
+ * ground shape). */
+static int read_shape(reader *r, const yaml_node_t *n, int b, int nbodies, ld_model *m,
+                      ld_shape *s) {
     int rc, kind = 0;
     memset(s, 0, sizeof *s);
     s->body = b;
@@ -66,6 +161,12 @@ static int read_shape(reader *r, const yaml_node_t *n, int b, int nbodies, ld_sh
         return rc;
     if ((rc = ly_get_choice(r, n, "type", 1, shape_types, &kind))) return rc;
     s->kind = (ld_shape_kind)kind;
+    if (kind == LD_SHAPE_MESH) {
+        if ((rc = read_mesh(r, n, m, s))) return rc;
+        if ((rc = ly_get_vec(r, n, "center", 0, s->center, 3, NULL))) return rc;
+        if ((rc = ly_get_vec(r, n, "color", 0, s->color, 3, NULL))) return rc;
+        return check_shape(r, n, s, nbodies);
+    }
     const char *const *keys = kind == LD_SHAPE_BOX      ? keys_box
                               : kind == LD_SHAPE_SPHERE ? keys_sphere
                                                         : keys_round;
@@ -87,12 +188,7 @@ static int read_shape(reader *r, const yaml_node_t *n, int b, int nbodies, ld_sh
     if ((rc = ly_get_number(r, n, "restitution", 0, &s->restitution))) return rc;
     if ((rc = ly_get_number(r, n, "friction", 0, &s->friction))) return rc;
     if ((rc = ly_get_number(r, n, "contact_radius", 0, &s->contact_radius))) return rc;
-    char key[32], why[256];
-    if (ld_shape_check(s, nbodies, key, sizeof key, why, sizeof why) == LD_OK) return LD_OK;
-    size_t mark = ly_push_key(r, key);
-    rc = ly_fail(r, key_line(r, n, key), "%s", why);
-    ly_pop(r, mark);
-    return rc;
+    return check_shape(r, n, s, nbodies);
 }
 
 /* Append one shape slot to m->shapes. */
@@ -127,7 +223,7 @@ static int body_shapes(reader *r, const yaml_node_t *n, int i, ld_model *m) {
             item = ly_seq_item(r, f.val, k);
         }
         ld_shape *s = grow(r, m, f.line, &rc);
-        if (s && !(rc = read_shape(r, item, i, m->nbodies, s))) m->nshapes++;
+        if (s && !(rc = read_shape(r, item, i, m->nbodies, m, s))) m->nshapes++;
         if (f.val->type == YAML_SEQUENCE_NODE) ly_pop(r, im);
     }
     ly_pop(r, mark);
@@ -186,7 +282,7 @@ static int read_ground(reader *r, const yaml_node_t *root, ld_model *m) {
         const yaml_node_t *item = ly_seq_item(r, f.val, k);
         ld_shape *s = &m->ground[k];
         field c;
-        if (!(rc = read_shape(r, item, 0, 1, s))) { /* checked as a shape of a body 0 */
+        if (!(rc = read_shape(r, item, 0, 1, NULL, s))) { /* checked as a shape of a body 0 */
             s->body = LD_GROUND;
             size_t cm = ly_push_key(r, "collide");
             rc = ly_lookup(r, item, "collide", 0, &c);

@@ -1,0 +1,63 @@
+/*
+ * The MJCF reader's shared state (internal to src/import): mjcf.c reads the model, mjcf_mesh.c
+ * the mesh geoms' assets.
+ */
+#ifndef LD_IMPORT_MJCF_H
+#define LD_IMPORT_MJCF_H
+
+#include "imp.h"
+
+enum { MJ_HINGE, MJ_SLIDE, MJ_BALL, MJ_FREE };
+#define MJ_JOINTS_MAX 6
+
+typedef struct mj_joint {
+    int type, line;
+    char name[LD_NAME_MAX];
+    double pos[3], axis[3];
+    int limited;
+    double range[2];
+    double damping, stiffness, springref;
+} mj_joint;
+
+typedef struct mj_tally {
+    int n, line;
+} mj_tally;
+
+typedef struct mj_ctx {
+    imp_model *M;
+    xmlNode *root, *main; /* the root element, the top <default> (class main) */
+    int degree;           /* compiler angle="degree" (the default) */
+    char eulerseq[4];
+    int fromgeom; /* compiler inertiafromgeom: 0 false, 1 true, 2 auto (default) */
+    int nbody;    /* bodies seen (the names of unnamed ones) */
+    mj_tally armature, friction, limits, visual;
+    char *meshdir, *assetdir; /* compiler meshdir and assetdir (xmlFree), NULL: not given */
+    int strippath;            /* compiler strippath: the mesh files' directories dropped */
+} mj_ctx;
+
+enum { G_PLANE, G_HFIELD, G_SPHERE, G_CAPSULE, G_ELLIPSOID, G_CYLINDER, G_BOX, G_MESH, G_N };
+
+typedef struct mj_geom {
+    int type, line;
+    double size[3], pos[3], quat[4], rgba[4];
+    int has_rgba;
+    double mass, density;
+    int has_mass;
+    char mesh[LD_NAME_MAX]; /* the mesh asset of a mesh geom */
+} mj_geom;
+
+/* The <default> of class name ("main": the top one), or NULL. */
+xmlNode *mj_find_class(const mj_ctx *C, const char *name);
+/* Attribute name of element n (of kind tag: "joint", "geom", "mesh"): its own, else the
+ * nearest default class from cls upwards that sets it for tag. xmlFree the result; NULL:
+ * none. */
+char *mj_attr(const xmlNode *n, const char *tag, const xmlNode *cls, const char *name);
+/* count numbers of attribute name (own or default); absent: v untouched, *given 0. */
+int mj_vec(mj_ctx *C, const xmlNode *n, const char *tag, const xmlNode *cls, const char *name,
+           double *v, int count, int *given);
+
+/* mjcf_mesh.c: mesh geom g of link L as shape sh, placed in the body as MuJoCo draws it. 1 when
+ * drawn; 0 when its file is not found or it has none (reported), or on an error (*rc). */
+int mj_mesh_shape(mj_ctx *C, const mj_geom *g, imp_link *L, imp_shape *sh, int *rc);
+
+#endif
