@@ -123,7 +123,7 @@ static void test_static_torque(void **state) {
                   "error %.1e\n",
                   tau, c[0], exact, fabs(c[0] - exact));
     assert_true(fabs(c[0] - exact) < 1e-10);
-    assert_int_equal(ld_sys_actuator_state(&s, 0, 0.0, q0, v0, NULL, NULL, &f), LD_OK);
+    assert_int_equal(ld_sys_actuator_state(&s, 0, 0.0, q0, v0, NULL, NULL, &f, NULL), LD_OK);
     assert_true(f == tau);
     free(lam);
     free(q0);
@@ -187,7 +187,7 @@ static void test_saturated_motor(void **state) {
         err = fmax(err, fabs(th - 0.5 * 2.5 / HINGE_I * t * t));
     }
     assert_int_equal(
-        ld_sys_actuator_state(&r.s, 0, 1.0, ld_integ_q(r.it), ld_integ_v(r.it), NULL, NULL, &f),
+        ld_sys_actuator_state(&r.s, 0, 1.0, ld_integ_q(r.it), ld_integ_v(r.it), NULL, NULL, &f, NULL),
         LD_OK);
     print_message("saturated motor: angle %.6f rad after 1 s (exact %.6f), max error %.1e, "
                   "force %g\n",
@@ -233,7 +233,7 @@ static void test_table(void **state) {
     assert_int_equal(ld_model_compile(&m, LD_FORM_SO3XR3, &s, &q0, &v0), LD_OK);
     const double ts[5] = {-1.0, 0.25, 0.5, 1.0, 2.0}, us[5] = {1.0, 2.0, 3.0, 1.0, -1.0};
     for (int i = 0; i < 5; ++i) {
-        assert_int_equal(ld_sys_actuator_state(&s, 0, ts[i], q0, v0, NULL, NULL, &f), LD_OK);
+        assert_int_equal(ld_sys_actuator_state(&s, 0, ts[i], q0, v0, NULL, NULL, &f, NULL), LD_OK);
         assert_true(fabs(f - us[i]) < 1e-15);
     }
     free(q0);

@@ -32,10 +32,11 @@ int ld_sys_get_control(const ld_system *s, int i, double *u);
 
 /* What actuator i measures and applies at the state (t, q, v): the coordinate θ and the rate θ̇
  * of its joint as it measures them (the angle in (−π, π] plus the joint's frame-form offset;
- * coords.h unwraps across rows), and the actuator force f after saturation (the joint receives
- * gear · f). Any output may be NULL. LD_OK or LD_EINVAL. */
+ * coords.h unwraps across rows), the actuator force f after saturation (the joint receives
+ * gear · f) and its input c(t) after ctrl_limits (the force input's value, the servo's
+ * reference, or the control input). Any output may be NULL. LD_OK or LD_EINVAL. */
 int ld_sys_actuator_state(const ld_system *s, int i, double t, const double *q, const double *v,
-                          double *theta, double *theta_rate, double *force);
+                          double *theta, double *theta_rate, double *force, double *input);
 
 /* The sensors a controller receives, per actuator i: sensors[3i] the joint's coordinate
  * (unwrapped from sample to sample), sensors[3i + 1] its rate, sensors[3i + 2] the actuator force

@@ -65,7 +65,7 @@ static int put_body(const ld_system *s, int b, const double *q, const double *v,
 }
 
 int ld_sys_actuator_state(const ld_system *s, int i, double t, const double *q, const double *v,
-                          double *theta, double *theta_rate, double *force) {
+                          double *theta, double *theta_rate, double *force, double *input) {
     int e = ld_sys_actuator_element(s, i);
     if (e < 0 || !q || !v) return LD_EINVAL;
     const ld_model *m = ld_rb(s)->m;
@@ -78,7 +78,8 @@ int ld_sys_actuator_state(const ld_system *s, int i, double t, const double *q, 
     int rc = put_body(s, c.el->body1, q, v, 0, &c);
     if (!rc) rc = put_body(s, c.el->body2, q, v, 1, &c);
     if (rc) return rc;
-    double th, thd, f = ld_act_eval_force(&c, &th, &thd);
+    double th, thd, in, f = ld_act_eval_force(&c, &th, &thd, &in);
+    if (input) *input = in;
     if (theta) *theta = th;
     if (theta_rate) *theta_rate = thd;
     if (force) *force = f;

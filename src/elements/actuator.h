@@ -42,9 +42,12 @@ int ld_act_pack(int joint, const ld_actuator_spec *spec, double **par, int *npar
  * ∂f/∂φ, ∂f/∂φ̇ (may be NULL; 0 when saturated). The joint receives gear · f. */
 double ld_act_force(const ld_act_view *a, int revolute, double t, double ctrl, double phi,
                     double phid, double *dphi, double *dphid);
-/* The actuator force of the actuator element at c and the coordinate and rate it measures
- * (phi, phid may be NULL). */
-double ld_act_eval_force(const ld_el_ctx *c, double *phi, double *phid);
+/* The input c(t) after ctrl_limits (control: ctrl) and its rate (may be NULL; 0 when clamped or
+ * for control). */
+double ld_act_input(const ld_act_view *a, double t, double ctrl, double *rate);
+/* The actuator force of the actuator element at c, the coordinate and rate it measures and its
+ * input (phi, phid, input may be NULL). */
+double ld_act_eval_force(const ld_el_ctx *c, double *phi, double *phid, double *input);
 
 /* Is element el an actuator? */
 int ld_act_is(const ld_element *el);

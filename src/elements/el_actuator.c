@@ -66,9 +66,8 @@ static double wrap_pi(double x) {
     return y <= -ACT_PI ? y + ACT_TWO_PI : y;
 }
 
-double ld_act_force(const ld_act_view *a, int revolute, double t, double ctrl, double phi,
-                    double phid, double *dphi, double *dphid) {
-    double c, cd = 0.0, u, du = 0.0, dud = 0.0, d[3];
+double ld_act_input(const ld_act_view *a, double t, double ctrl, double *rate) {
+    double c, cd = 0.0, d[3];
     int in;
     if (a->input == LD_ACT_CONTROL)
         c = ctrl;
@@ -77,7 +76,15 @@ double ld_act_force(const ld_act_view *a, int revolute, double t, double ctrl, d
         c = a->value * d[0], cd = a->value * d[1];
     }
     c = clampd(c, a->clo, a->chi, &in);
-    if (!in) cd = 0.0;
+    if (rate) *rate = in ? cd : 0.0;
+    return c;
+}
+
+double ld_act_force(const ld_act_view *a, int revolute, double t, double ctrl, double phi,
+                    double phid, double *dphi, double *dphid) {
+    double cd, u, du = 0.0, dud = 0.0;
+    int in;
+    double c = ld_act_input(a, t, ctrl, &cd);
     switch (a->input) {
     case LD_ACT_POSITION: {
         double err = c / a->gear - phi;
@@ -143,11 +150,12 @@ static double act_ctrl(const ld_el_ctx *c) {
     return c->ctrl ? c->ctrl[c->el - c->m->elements] : 0.0;
 }
 
-double ld_act_eval_force(const ld_el_ctx *c, double *phi, double *phid) {
+double ld_act_eval_force(const ld_el_ctx *c, double *phi, double *phid, double *input) {
     act_state st;
     act_measure(c, &st);
     if (phi) *phi = st.phi;
     if (phid) *phid = st.phid;
+    if (input) *input = ld_act_input(&st.a, c->t, act_ctrl(c), NULL);
     return ld_act_force(&st.a, !st.slide, c->t, act_ctrl(c), st.phi, st.phid, NULL, NULL);
 }
 

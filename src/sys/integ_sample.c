@@ -86,7 +86,7 @@ long ld_integ_controller_samples(const ld_integ *it) {
 static void read_sensors(ld_integ *it, ld_sampler *p) {
     for (int i = 0; i < p->nact; ++i) {
         double *o = p->sensors + LD_SENSORS_PER_ACTUATOR * i;
-        (void)ld_sys_actuator_state(it->s, i, it->t, it->q, it->v, &o[0], &o[1], &o[2]);
+        (void)ld_sys_actuator_state(it->s, i, it->t, it->q, it->v, &o[0], &o[1], &o[2], NULL);
         o[0] = ld_joint_angle_unwrap(o[0], p->prev[i]);
         p->prev[i] = o[0];
     }
