@@ -139,6 +139,10 @@ static double servo_error(const char *keys, double h, double T, double kp, doubl
                           double d0, double w) {
     run r;
     run_open(&r, keys);
+    if (strstr(keys, "reference: control")) { /* the step's reference from outside */
+        assert_int_equal(ld_sys_set_control(&r.s, 0, -e0), LD_OK);
+        assert_int_equal(ld_integ_restart(r.it), LD_OK);
+    }
     double th = 0.0, err = 0.0;
     int n = (int)lround(T / h);
     for (int i = 1; i <= n; ++i) {
@@ -158,16 +162,19 @@ static void test_servo_oscillator(void **state) {
     const char *step = "input: position, kp: 20, kv: 1, value: 1.2";
     const char *ramp = "input: position, kp: 20, kv: 1, value: 6.283185307179586, "
                        "time: {shape: linear}";
+    const char *fromc = "input: position, reference: control, kp: 20, kv: 1";
     const double hs[3] = {4e-3, 2e-3, 1e-3};
-    for (int c = 0; c < 2; ++c) {
+    const char *what[3] = {"step of 1.2 rad", "ramp through 3 turns", "step set as control"};
+    for (int c = 0; c < 3; ++c) {
         double e[3];
         for (int i = 0; i < 3; ++i)
-            e[i] = c == 0 ? servo_error(step, hs[i], 2.0, kp, kv, -ref, 0.0, 0.0)
-                          : servo_error(ramp, hs[i], 3.0, kp, kv, 0.0, -w, w);
+            e[i] = c == 0   ? servo_error(step, hs[i], 2.0, kp, kv, -ref, 0.0, 0.0)
+                   : c == 1 ? servo_error(ramp, hs[i], 3.0, kp, kv, 0.0, -w, w)
+                            : servo_error(fromc, hs[i], 2.0, kp, kv, -ref, 0.0, 0.0);
         double p = log2(e[1] / e[2]);
         print_message(
-            "PD servo, %s: max angle error %.2e %.2e %.2e at h = 4, 2, 1 ms, order %.2f\n",
-            c ? "ramp through 3 turns" : "step of 1.2 rad", e[0], e[1], e[2], p);
+            "PD servo, %s: max angle error %.2e %.2e %.2e at h = 4, 2, 1 ms, order %.2f\n", what[c],
+            e[0], e[1], e[2], p);
         assert_true(p > 1.9 && p < 2.1);
         assert_true(e[2] < 1e-4);
     }
@@ -186,14 +193,34 @@ static void test_saturated_motor(void **state) {
         double t = ld_integ_t(r.it);
         err = fmax(err, fabs(th - 0.5 * 2.5 / HINGE_I * t * t));
     }
-    assert_int_equal(
-        ld_sys_actuator_state(&r.s, 0, 1.0, ld_integ_q(r.it), ld_integ_v(r.it), NULL, NULL, &f, NULL),
-        LD_OK);
+    assert_int_equal(ld_sys_actuator_state(&r.s, 0, 1.0, ld_integ_q(r.it), ld_integ_v(r.it), NULL,
+                                           NULL, &f, NULL),
+                     LD_OK);
     print_message("saturated motor: angle %.6f rad after 1 s (exact %.6f), max error %.1e, "
                   "force %g\n",
                   th, 0.5 * 2.5 / HINGE_I, err, f);
     assert_true(f == 2.5);
     assert_true(err < 1e-9);
+    run_close(&r);
+}
+
+/* A velocity servo through a gear g on the free hinge: I θ̈ = g kv (c − g θ̇), so
+ * θ = (c/g)(t − (1 − e^(−λt))/λ) with λ = g² kv / I. */
+static void test_velocity_servo(void **state) {
+    (void)state;
+    const double c = 3.0, g = 2.0, kv = 0.1, lam = g * g * kv / HINGE_I;
+    run r;
+    run_open(&r, "input: velocity, kv: 0.1, value: 3, gear: 2");
+    double th = 0.0, err = 0.0;
+    for (int i = 1; i <= 2000; ++i) {
+        assert_int_equal(ld_integ_advance_to(r.it, i * 1e-3), LD_OK);
+        th = angle(&r, th, NULL);
+        double t = ld_integ_t(r.it);
+        err = fmax(err, fabs(th - c / g * (t - (1.0 - exp(-lam * t)) / lam)));
+    }
+    print_message("velocity servo, gear 2: angle %.6f rad at t = 2 s, max error %.1e (h = 1 ms)\n",
+                  th, err);
+    assert_true(err < 1e-5);
     run_close(&r);
 }
 
@@ -394,9 +421,10 @@ static void test_controller(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_static_torque),   cmocka_unit_test(test_servo_oscillator),
-        cmocka_unit_test(test_saturated_motor), cmocka_unit_test(test_table),
-        cmocka_unit_test(test_reader_errors),   cmocka_unit_test(test_controller),
+        cmocka_unit_test(test_static_torque),  cmocka_unit_test(test_servo_oscillator),
+        cmocka_unit_test(test_velocity_servo), cmocka_unit_test(test_saturated_motor),
+        cmocka_unit_test(test_table),          cmocka_unit_test(test_reader_errors),
+        cmocka_unit_test(test_controller),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -619,7 +619,8 @@ int ld_model_add_user_force(ld_model *m, const char *name, int body1, int body2,
  *   LD_ACT_FORCE     value · f(t) (f a time function, or a table read from a CSV file)
  *   LD_ACT_POSITION  a position servo's reference value · f(t), with rate value · f'(t)
  *   LD_ACT_VELOCITY  a velocity servo's reference value · f(t)
- *   LD_ACT_CONTROL   set from outside (ld_sys_set_control, ld_integ_set_controller)
+ *   LD_ACT_CONTROL   set from outside (ld_sys_set_control, ld_integ_set_controller); a
+ *                    servo takes its reference from there too with from_control
  * clamped to ctrl_limits; the actuator force with l = gear θ, l̇ = gear θ̇ (θ, θ̇ the joint's
  * coordinate and rate) is
  *   force, control  u = c
@@ -643,6 +644,9 @@ typedef struct ld_actuator_spec {
     double force_limits[2]; /* lo < hi; ±INFINITY: none */
     double ctrl_limits[2];  /* lo < hi; ±INFINITY: none */
     double kp, kv;          /* servo gains ≥ 0 */
+    /* 1: a servo's reference c is the control input (set from outside, ċ = 0) instead of
+     * value · f(t) (MJCF's position and velocity actuators) */
+    int from_control;
 } ld_actuator_spec;
 
 /* The defaults: force input, value 1, constant time function, gear 1, no limits, kp = kv = 0. */

@@ -463,7 +463,18 @@ static PyObject *integ_energy(ld_py_integ *I, void *c) {
         ld_py_system_energy(I->sys, ld_integ_t(I->it), ld_integ_q(I->it), ld_integ_v(I->it)));
 }
 
+static PyObject *integ_restart(ld_py_integ *I, PyObject *unused) {
+    (void)unused;
+    if (!ready(I)) return NULL;
+    int rc = ld_integ_restart(I->it);
+    if (rc) return ld_py_integ_fail(I->sys, I->it, rc, "restart");
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef integ_methods[] = {
+    {"restart", (PyCFunction)integ_restart, METH_NOARGS,
+     "restart()\n\nStart anew from the current state after the forces jumped (a control input "
+     "set by System.set_control between steps): consistent accelerations and multipliers."},
     {"set_controller", (PyCFunction)ld_py_integ_set_controller, METH_VARARGS,
      "set_controller(period, fn)\n\nRun fn(t, q, v, sensors) -> inputs every `period` seconds "
      "from now, holding the inputs between the samples (zero-order hold; the steps end on the "

@@ -12,7 +12,7 @@
 #include "liedyn/model.h"
 
 /* The layout of par: joint, input, gear, force limits (2), control limits (2), kp, kv, value,
- * the time function (kind, t0, t1, t2, period, n) and its table (n times, then n values). */
+ * from_control (1: the servo's reference is the control input), the time function (kind, t0, t1, t2, period, n) and its table (n times, then n values). */
 enum {
     LD_ACTP_JOINT = 0,
     LD_ACTP_INPUT,
@@ -22,13 +22,14 @@ enum {
     LD_ACTP_KP = LD_ACTP_CLIM + 2,
     LD_ACTP_KV,
     LD_ACTP_VALUE,
+    LD_ACTP_FROM_CONTROL,
     LD_ACTP_TFN,
     LD_ACTP_TAB = LD_ACTP_TFN + 6
 };
 
 /* The parameters as fields; fn's table points into par (nothing allocated). */
 typedef struct ld_act_view {
-    int joint, input;
+    int joint, input, from_control;
     double gear, flo, fhi, clo, chi, kp, kv, value;
     ld_tfn fn;
 } ld_act_view;

@@ -42,6 +42,7 @@ void ld_act_view_get(const ld_element *el, ld_act_view *a) {
     a->flo = p[LD_ACTP_FLIM], a->fhi = p[LD_ACTP_FLIM + 1];
     a->clo = p[LD_ACTP_CLIM], a->chi = p[LD_ACTP_CLIM + 1];
     a->kp = p[LD_ACTP_KP], a->kv = p[LD_ACTP_KV], a->value = p[LD_ACTP_VALUE];
+    a->from_control = p[LD_ACTP_FROM_CONTROL] != 0.0;
     a->fn.kind = (ld_tfn_kind)(int)p[LD_ACTP_TFN];
     a->fn.t0 = p[LD_ACTP_TFN + 1], a->fn.t1 = p[LD_ACTP_TFN + 2], a->fn.t2 = p[LD_ACTP_TFN + 3];
     a->fn.period = p[LD_ACTP_TFN + 4];
@@ -69,7 +70,7 @@ static double wrap_pi(double x) {
 double ld_act_input(const ld_act_view *a, double t, double ctrl, double *rate) {
     double c, cd = 0.0, d[3];
     int in;
-    if (a->input == LD_ACT_CONTROL)
+    if (a->input == LD_ACT_CONTROL || a->from_control)
         c = ctrl;
     else {
         ld_tfn_eval_d(&a->fn, t, d);
@@ -261,9 +262,9 @@ static int act_check(const ld_model *m, const ld_element *el, char *key, size_t 
     return rc ? rc : check_tfn(&a.fn, key, nk, why, nw);
 }
 
-static const char *const act_keys[] = {"joint",        "input",       "value", "time",
-                                       "file",         "gear",        "kp",    "kv",
-                                       "force_limits", "ctrl_limits", NULL};
+static const char *const act_keys[] = {"joint", "input",        "reference",   "value",
+                                       "time",  "file",         "gear",        "kp",
+                                       "kv",    "force_limits", "ctrl_limits", NULL};
 
 const ld_el_type ld_el_actuator = {
     .name = "actuator",
@@ -315,6 +316,7 @@ int ld_act_pack(int joint, const ld_actuator_spec *s, double **par, int *npar) {
     p[LD_ACTP_FLIM] = s->force_limits[0], p[LD_ACTP_FLIM + 1] = s->force_limits[1];
     p[LD_ACTP_CLIM] = s->ctrl_limits[0], p[LD_ACTP_CLIM + 1] = s->ctrl_limits[1];
     p[LD_ACTP_KP] = s->kp, p[LD_ACTP_KV] = s->kv, p[LD_ACTP_VALUE] = s->value;
+    p[LD_ACTP_FROM_CONTROL] = s->from_control != 0;
     p[LD_ACTP_TFN] = (double)s->fn.kind;
     p[LD_ACTP_TFN + 1] = s->fn.t0, p[LD_ACTP_TFN + 2] = s->fn.t1, p[LD_ACTP_TFN + 3] = s->fn.t2;
     p[LD_ACTP_TFN + 4] = s->fn.period, p[LD_ACTP_TFN + 5] = nt;

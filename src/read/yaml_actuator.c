@@ -163,9 +163,10 @@ static int read_signal(reader *r, const yaml_node_t *n, int in, ld_actuator_spec
     int rc = ly_lookup(r, n, "file", 0, &f), has_file = f.val != NULL;
     ly_pop(r, mark);
     if (rc) return rc;
-    if (in == LD_ACT_CONTROL) {
+    if (in == LD_ACT_CONTROL || s->from_control) {
         const char *no[] = {"value", "time", "file"};
-        for (int i = 0; !rc && i < 3; ++i) rc = refuse(r, n, no[i], inputs[in]);
+        for (int i = 0; !rc && i < 3; ++i)
+            rc = refuse(r, n, no[i], s->from_control ? "with reference 'control'" : inputs[in]);
         return rc;
     }
     if ((rc = ly_get_number(r, n, "value", 0, &s->value))) return rc;
@@ -187,6 +188,15 @@ int ly_read_actuator(reader *r, const yaml_node_t *n, const ld_model *m, ld_elem
     if (in != LD_ACT_POSITION && (rc = refuse(r, n, "kp", inputs[in]))) return rc;
     if (in != LD_ACT_POSITION && in != LD_ACT_VELOCITY && (rc = refuse(r, n, "kv", inputs[in])))
         return rc;
+    static const char *const refs[] = {"time", "control", NULL};
+    int ref = 0;
+    if ((in == LD_ACT_POSITION || in == LD_ACT_VELOCITY) &&
+        (rc = ly_get_choice(r, n, "reference", 0, refs, &ref)))
+        return rc;
+    if (in != LD_ACT_POSITION && in != LD_ACT_VELOCITY &&
+        (rc = refuse(r, n, "reference", inputs[in])))
+        return rc;
+    s.from_control = ref == 1;
     rc = read_signal(r, n, in, &s);
     if (!rc) rc = ly_get_number(r, n, "gear", 0, &s.gear);
     if (!rc) rc = ly_get_number(r, n, "kp", 0, &s.kp);

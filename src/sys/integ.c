@@ -425,7 +425,8 @@ static int init_state(ld_integ *it, double t0, const double *q0, const double *v
     return rc;
 }
 
-int ld_integ__restart(ld_integ *it) {
+int ld_integ_restart(ld_integ *it) {
+    if (!it) return LD_EINVAL;
     char why[sizeof it->msg] = "";
     int rc = it->meth->initial ? it->meth->initial(it, why, sizeof why)
                                : ld_sys_initial_accel_msg(it->s, it->t, it->q, it->v, it->vd,

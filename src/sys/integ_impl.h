@@ -109,9 +109,6 @@ struct ld_integ {
 int ld_integ__sample(ld_integ *it);
 double ld_integ__sample_end(const ld_integ *it, double t1);
 void ld_integ__sample_free(ld_integ *it);
-/* Start anew from the current state after a jump of the forces (integ.c): the consistent v̇
- * and λ, and the method's own state from them, as ld_integ_init does. LD_OK or a status. */
-int ld_integ__restart(ld_integ *it);
 /* A new start (ld_integ_init): the samples count again from the integrator's time. */
 void ld_integ__sample_reset(ld_integ *it);
 

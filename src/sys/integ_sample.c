@@ -110,7 +110,7 @@ int ld_integ__sample(ld_integ *it) {
             return LD_EDOMAIN;
         }
     /* the forces jumped: start anew (consistent v̇, λ and the method's own state) */
-    if ((rc = ld_integ__restart(it))) return rc;
+    if ((rc = ld_integ_restart(it))) return rc;
     /* the next instant after t (a late call skips none: t lies within tol of an instant) */
     p->k = (long)floor((it->t - p->t0) / p->period + 0.5) + 1;
     return LD_OK;
