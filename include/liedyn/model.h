@@ -638,9 +638,9 @@ typedef enum ld_actuator_input {
 
 typedef struct ld_actuator_spec {
     ld_actuator_input input;
-    double value;          /* scale of the time function (force, position, velocity) */
-    ld_tfn fn;             /* its time function (tables copied by ld_model_add_actuator) */
-    double gear;           /* ≠ 0; default 1 */
+    double value;           /* scale of the time function (force, position, velocity) */
+    ld_tfn fn;              /* its time function (tables copied by ld_model_add_actuator) */
+    double gear;            /* ≠ 0; default 1 */
     double force_limits[2]; /* lo < hi; ±INFINITY: none */
     double ctrl_limits[2];  /* lo < hi; ±INFINITY: none */
     double kp, kv;          /* servo gains ≥ 0 */

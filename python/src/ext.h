@@ -87,7 +87,7 @@ typedef struct {
     PyObject_HEAD ld_py_system *sys;
     ld_integ *it;
     ld_integ_options o;
-    int busy; /* a call is running with the GIL released */
+    int busy;                /* a call is running with the GIL released */
     struct ld_py_ctrl *ctrl; /* the Python controller (control.c; owned), or NULL */
 } ld_py_integ;
 extern PyTypeObject ld_py_integ_type;

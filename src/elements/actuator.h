@@ -12,7 +12,8 @@
 #include "liedyn/model.h"
 
 /* The layout of par: joint, input, gear, force limits (2), control limits (2), kp, kv, value,
- * from_control (1: the servo's reference is the control input), the time function (kind, t0, t1, t2, period, n) and its table (n times, then n values). */
+ * from_control (1: the servo's reference is the control input), the time function (kind, t0, t1,
+ * t2, period, n) and its table (n times, then n values). */
 enum {
     LD_ACTP_JOINT = 0,
     LD_ACTP_INPUT,

@@ -30,11 +30,7 @@
 /* ---------------------------------------------------------------- the registry */
 
 static const ld_el_type *const registry[] = {
-    &ld_el_spring_damper,
-    &ld_el_rotational,
-    &ld_el_bushing,
-    &ld_el_user_force,
-    &ld_el_actuator,
+    &ld_el_spring_damper, &ld_el_rotational, &ld_el_bushing, &ld_el_user_force, &ld_el_actuator,
 };
 #define NTYPES ((int)(sizeof registry / sizeof *registry))
 

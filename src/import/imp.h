@@ -77,8 +77,8 @@ typedef struct imp_link {
  * joint named joint (resolved when written: a revolute or prismatic joint of a link). */
 typedef struct imp_actuator {
     char name[LD_NAME_MAX], joint[LD_NAME_MAX];
-    const char *kind; /* the element ("motor", "position", …) */
-    int input;        /* LD_ACT_CONTROL, LD_ACT_POSITION, LD_ACT_VELOCITY */
+    char kind[24]; /* the element ("motor", "position", …) */
+    int input;     /* LD_ACT_CONTROL, LD_ACT_POSITION, LD_ACT_VELOCITY */
     double gear, kp, kv;
     int has_flim, has_clim;
     double flim[2], clim[2];

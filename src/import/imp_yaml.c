@@ -266,7 +266,7 @@ static void put_actuator(ybuf *b, const imp_model *M, const imp_actuator *a, int
     if (!a->has_flim && a->effort && L->effort > 0)
         put(b, ", force_limits: [%s, %s]", num(t, -L->effort), num(t2, L->effort));
     if (a->has_clim) put(b, ", ctrl_limits: [%s, %s]", num(t, a->clim[0]), num(t2, a->clim[1]));
-    put(b, "}   # %s:%d %s\n", b->file, a->line, a->kind ? a->kind : "");
+    put(b, "}   # %s:%d %s\n", b->file, a->line, a->kind);
 }
 
 int imp_write_yaml(const imp_model *M, char **text, size_t *len, int **lines, int *nlines) {

@@ -805,7 +805,8 @@ static int read_actuator(mj_ctx *C, const xmlNode *n) {
     int rc = elem_class(C, n, C->main, &cls);
     char *nm = imp_attr(n, "name"), *jn = rc ? NULL : mj_attr(n, tag, cls, "joint");
     if (nm) snprintf(who, sizeof who, "'%s'", nm);
-    imp_actuator a = {.gear = 1.0, .kind = tag, .line = imp_line(n)};
+    imp_actuator a = {.gear = 1.0, .line = imp_line(n)};
+    snprintf(a.kind, sizeof a.kind, "%s", tag);
     if (!rc && !jn) {
         static const char *const tr[] = {"tendon", "site", "jointinparent", "body", "cranksite"};
         const char *t = "no";

@@ -466,7 +466,8 @@ static int read_transmission(urdf_ctx *C, const xmlNode *n) {
         imp_actuator *a = jn ? imp_add_actuator(M) : NULL;
         if (jn && !a) rc = imp_fail(M, LD_ENOMEM, imp_line(c), "transmission", "out of memory");
         if (a) {
-            a->kind = "transmission", a->line = imp_line(c), a->input = LD_ACT_CONTROL;
+            snprintf(a->kind, sizeof a->kind, "transmission");
+            a->line = imp_line(c), a->input = LD_ACT_CONTROL;
             a->effort = 1;
             snprintf(a->joint, sizeof a->joint, "%s", jn);
             imp_set_name(M, a->name, tn ? tn : jn, a->line, "transmission");
