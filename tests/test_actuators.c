@@ -48,8 +48,9 @@ typedef struct run {
     ld_integ *it;
 } run;
 
-/* Read the hinge model with the actuator's keys, compile it, make a genalpha integrator. */
-static void run_open(run *r, const char *keys) {
+/* Read the hinge model with the actuator's keys, compile it, make an integrator of method meth
+ * (NULL: genalpha). */
+static void run_open_with(run *r, const char *keys, const char *meth) {
     char text[2048];
     ld_model_error err;
     hinge_text(text, sizeof text, keys);
@@ -59,9 +60,14 @@ static void run_open(run *r, const char *keys) {
     if (st) fail_msg("%s", msg);
     ld_integ_options o;
     ld_integ_options_init(&o);
+    if (meth) o.method = (ld_integ_method)ld_integ_method_find(meth);
     r->it = ld_integ_create(&r->s, &o, &st);
     assert_non_null(r->it);
     assert_int_equal(ld_integ_init(r->it, 0.0, r->q0, r->v0), LD_OK);
+}
+
+static void run_open(run *r, const char *keys) {
+    run_open_with(r, keys, NULL);
 }
 
 static void run_close(run *r) {
@@ -357,10 +363,10 @@ static int pd_law(double t, const double *q, const double *v, const double *sens
 /* With steps of h (not dividing the period), the controller's samples against the exact
  * recurrence of the double integrator under a held input: θ' = θ + T θ̇ + T² u/(2I),
  * θ̇' = θ̇ + T u/I; the input seen by every step constant between the samples. */
-static void check_pd(double h, int use_step) {
+static void check_pd(double h, int use_step, const char *meth) {
     run r;
     pd_log lg = {0};
-    run_open(&r, "input: control, force_limits: [-3, 3]");
+    run_open_with(&r, "input: control, force_limits: [-3, 3]", meth);
     assert_int_equal(ld_integ_set_controller(r.it, PERIOD, pd_law, &lg), LD_OK);
     double th = 0.0, thd = 0.0, err = 0.0, uprev = NAN, tprev = 0.0;
     int jumps = 0, off_instant = 0;
@@ -390,10 +396,10 @@ static void check_pd(double h, int use_step) {
         th += PERIOD * thd + 0.5 * PERIOD * PERIOD * u / HINGE_I;
         thd += PERIOD * u / HINGE_I;
     }
-    print_message("discrete PD (T = %g s, %s h = %g s): %d samples, max error against the exact "
-                  "recurrence %.1e, input changes %d (off an instant %d)\n",
-                  PERIOD, use_step ? "ld_integ_step" : "advance_to", h, lg.n, err, jumps,
-                  off_instant);
+    print_message("discrete PD (T = %g s, %s, %s h = %g s): %d samples, max error against the "
+                  "exact recurrence %.1e, input changes %d (off an instant %d)\n",
+                  PERIOD, meth ? meth : "genalpha", use_step ? "ld_integ_step" : "advance_to", h,
+                  lg.n, err, jumps, off_instant);
     assert_int_equal(lg.n, 20);
     assert_int_equal(ld_integ_controller_samples(r.it), 20);
     assert_int_equal(off_instant, 0);
@@ -404,9 +410,11 @@ static void check_pd(double h, int use_step) {
 
 static void test_controller(void **state) {
     (void)state;
-    check_pd(0.0073, 0);
-    check_pd(0.0073, 1);
-    check_pd(0.05, 1);
+    check_pd(0.0073, 0, NULL);
+    check_pd(0.0073, 1, NULL);
+    check_pd(0.05, 1, NULL);
+    const char *meths[] = {"newmark", "hht", "hem2", "hem5"};
+    for (int i = 0; i < 4; ++i) check_pd(0.0073, 0, meths[i]);
     /* a system without actuators takes no controller */
     run r;
     pd_log lg = {0};
