@@ -15,6 +15,8 @@
 
 #include "support.h"
 
+#include "../src/elements/actuator.h"
+#include "liedyn/actuator.h"
 #include "liedyn/import.h"
 #include "liedyn/integrator.h"
 #include "liedyn/liedyn.h"
@@ -97,9 +99,19 @@ static void test_pendulum_three_ways(void **state) {
     load(DATA "double-pendulum.yaml", &y);
     same_model(&u, &y, 1e-12);
     same_model(&x, &y, 1e-12);
-    assert_int_equal(u.nelements, 1);
-    assert_int_equal(x.nelements, 1);
-    assert_int_equal(y.nelements, 1);
+    assert_int_equal(u.nelements, 2); /* the shoulder's damper, the elbow's motor */
+    assert_int_equal(x.nelements, 2);
+    assert_int_equal(y.nelements, 2);
+    for (int i = 0; i < 2; ++i) {
+        ld_act_view a, b;
+        ld_act_view_get(i ? &x.elements[1] : &u.elements[1], &a);
+        ld_act_view_get(&y.elements[1], &b);
+        assert_int_equal(a.joint, b.joint);
+        assert_int_equal(a.input, LD_ACT_CONTROL);
+        assert_string_equal(i ? x.elements[1].name : u.elements[1].name, "elbow-motor");
+        /* URDF: the elbow's effort 10 limits the force; MJCF and the YAML give no limit */
+        assert_true(a.fhi == (i ? (double)INFINITY : 10.0) && a.flo == -a.fhi);
+    }
     double *qa, *va, *qb, *vb, *qc, *vc;
     int nq, nv, nq2, nv2;
     run(&y, 0.5, &qa, &va, &nq, &nv);
@@ -262,6 +274,86 @@ static void test_mjcf_geom_inertia(void **state) {
     remove(p);
 }
 
+/* Has the report a warning at line whose text holds part? */
+static int warned(const ld_import_report *rep, int line, const char *part) {
+    for (int i = 0; i < rep->nwarn; ++i)
+        if (rep->warn[i].line == line && strstr(rep->warn[i].msg, part)) return 1;
+    return 0;
+}
+
+/* MJCF actuators on hinges and a slide: motor, position, velocity and the general forms of
+ * those with gear, ctrlrange and forcerange (a default class's too); the others reported by
+ * element and line. The force each applies checked at a state against MuJoCo's law. */
+static void test_mjcf_actuators(void **state) {
+    (void)state;
+    const char *p = write_tmp(
+        "imp_act.xml",
+        "<mujoco><compiler angle='radian'/>\n"                                       /* 1 */
+        "<default><motor ctrlrange='-2 2' ctrllimited='true'/></default>\n"          /* 2 */
+        "<worldbody><body name='a' pos='0 0 1'>\n"                                   /* 3 */
+        "<joint name='h1' type='hinge' axis='0 1 0'/>\n"                             /* 4 */
+        "<geom type='sphere' size='0.1'/>\n"                                         /* 5 */
+        "<body name='b' pos='0 0 -1'><joint name='s1' type='slide' axis='1 0 0'/>\n" /* 6 */
+        "<geom type='sphere' size='0.1'/>\n"                                         /* 7 */
+        "<body name='c' pos='0 0 -1'><joint name='h2' type='hinge' axis='0 0 1'/>\n" /* 8 */
+        "<geom type='sphere' size='0.1'/></body></body></body></worldbody>\n"        /* 9 */
+        "<actuator>\n"                                                               /* 10 */
+        "<motor name='m1' joint='h1' gear='3' forcerange='-1 1'/>\n"                 /* 11 */
+        "<position name='p1' joint='s1' kp='50' kv='4'/>\n"                          /* 12 */
+        "<velocity name='v1' joint='h2' kv='7' ctrlrange='-1 1'/>\n"                 /* 13 */
+        "<general name='g1' joint='h2' biastype='affine' gainprm='9' biasprm='0 -9 -2'/>\n"
+        "<general name='g2' joint='h1' gainprm='2'/>\n" /* 15 */
+        "<motor name='t1' tendon='x'/>\n"               /* 16 */
+        "<muscle name='mu' joint='h1'/>\n"              /* 17 */
+        "<motor name='f1' joint='nope'/>\n"             /* 18 */
+        "</actuator></mujoco>\n");
+    ld_model m;
+    ld_model_error err;
+    ld_import_report rep;
+    int rc = ld_model_import(p, &m, &err, &rep);
+    if (rc) fail_msg("%s", err.msg);
+    for (int i = 0; i < rep.nwarn; ++i) printf("  %d: %s\n", rep.warn[i].line, rep.warn[i].msg);
+    assert_true(warned(&rep, 15, "not imported"));
+    assert_true(warned(&rep, 16, "tendon transmission not imported"));
+    assert_true(warned(&rep, 17, "not imported"));
+    assert_true(warned(&rep, 18, "no single hinge or slide named 'nope'"));
+    /* four actuators in file order: m1, p1, v1, g1 */
+    const char *names[4] = {"m1", "p1", "v1", "g1"};
+    const int inputs[4] = {LD_ACT_CONTROL, LD_ACT_POSITION, LD_ACT_VELOCITY, LD_ACT_POSITION};
+    ld_system s;
+    double *q0, *v0;
+    assert_int_equal(ld_model_compile(&m, LD_FORM_SO3XR3, &s, &q0, &v0), LD_OK);
+    assert_int_equal(ld_sys_actuator_count(&s), 4);
+    for (int i = 0; i < 4; ++i) {
+        const ld_element *el = &m.elements[ld_sys_actuator_element(&s, i)];
+        ld_act_view a;
+        ld_act_view_get(el, &a);
+        assert_string_equal(el->name, names[i]);
+        assert_int_equal(a.input, inputs[i]);
+        assert_int_equal(a.from_control, i > 0);
+    }
+    /* MuJoCo's laws at ctrl = 5 (clamped by ctrlrange where given; g1 at 2, within half a turn
+     * of its hinge), at rest at q0: m1: clamp(ctrl to [−2, 2] (the default class), 2 →
+     * forcerange [−1, 1]) = 1; p1: 50 (5 − 0) = 250 (no ctrlrange); v1: 7 (clamp(5, −1, 1) − 0)
+     * = 7; g1: 9 · 2 = 18 */
+    const double want[4] = {1.0, 250.0, 7.0, 18.0}, ctrl[4] = {5.0, 5.0, 5.0, 2.0};
+    for (int i = 0; i < 4; ++i) {
+        double f;
+        assert_int_equal(ld_sys_set_control(&s, i, ctrl[i]), LD_OK);
+        assert_int_equal(ld_sys_actuator_state(&s, i, 0.0, q0, v0, NULL, NULL, &f, NULL), LD_OK);
+        if (fabs(f - want[i]) > 1e-12)
+            fail_msg("actuator %s: force %g, expected %g", names[i], f, want[i]);
+    }
+    ld_act_view a;
+    ld_act_view_get(&m.elements[ld_sys_actuator_element(&s, 0)], &a);
+    assert_true(a.gear == 3.0);
+    free(q0), free(v0);
+    ld_model_system_free(&s);
+    ld_import_report_free(&rep);
+    ld_model_free(&m);
+    remove(p);
+}
+
 /* Errors: one line each, with the file's line and the element. */
 static void expect_error(const char *name, const char *text, int code, int line, const char *part) {
     const char *p = write_tmp(name, text);
@@ -413,6 +505,7 @@ int main(void) {
         cmocka_unit_test(test_two_link),
         cmocka_unit_test(test_mjcf_geom_inertia),
         cmocka_unit_test(test_chain_joints),
+        cmocka_unit_test(test_mjcf_actuators),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_packages),
     };

@@ -263,6 +263,15 @@ void ld_integ_free(ld_integ *it);
  * (entry 2 is inf)". */
 int ld_integ_init(ld_integ *it, double t0, const double *q0, const double *v0);
 
+/* Start anew from the current state (t, q, v) after the forces jumped (a control input set
+ * between steps, ld_sys_set_control): the consistent v̇ and λ, and the method's own variables
+ * from them, as ld_integ_init computes them (one saddle-point solve, its scratch allocated
+ * there); the statistics go on. Without it a method that carries an acceleration (genalpha,
+ * newmark, hht) sees the jump with an error of first order. LD_OK, or ld_integ_init's status
+ * with ld_integ_message saying why. The sampled controller (actuator.h) does this at its
+ * samples. */
+int ld_integ_restart(ld_integ *it);
+
 /* One step of size h > 0. LD_OK, > 0 (rejected, state unchanged; the status names the
  * cause: LD_RETRY_ERROR_TEST, LD_RETRY_NEWTON, LD_RETRY_SINGULAR, LD_RETRY_NONFINITE, or
  * LD_RETRY when a model callback asked for a smaller step) or < 0. */

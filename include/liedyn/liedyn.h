@@ -61,5 +61,6 @@ LD_END_DECLS
 #include "liedyn/coords.h"
 #include "liedyn/integrator.h"
 #include "liedyn/output.h"
+#include "liedyn/actuator.h"
 
 #endif /* LIEDYN_LIEDYN_H */

@@ -356,6 +356,8 @@ static inline int ld_beam_elements(const ld_beam *b) {
  *   bushing                   6×6 stiffness and damping on e = (θ, r): the relative rotation
  *                             vector and the relative position in body1's bushing frame
  *   user-force                a program's callback (ld_model_add_user_force)
+ *   actuator                  a motor on a revolute or prismatic joint: torque about / force
+ *                             along its axis from an input (docs/actuators.md)
  * par holds the type's parameters in the layout that docs/elements.md gives per type (points
  * and axes spatial, at the initial configuration, like the joints' `at` and `axis`). */
 
@@ -641,6 +643,53 @@ int ld_model_energy_conserved(const ld_model *m, char *why, size_t n);
  * bodies, a name too long), LD_ENOMEM. */
 int ld_model_add_user_force(ld_model *m, const char *name, int body1, int body2,
                             ld_user_force_fn fn, ld_user_force_tangent_fn tangent, void *user);
+
+/* ---- actuators (docs/actuators.md) ------------------------------------------------------
+ * An actuator is a force element on one joint (revolute: a torque about its axis; prismatic: a
+ * force along it; equal and opposite on the joint's two bodies, positive where it drives the
+ * joint's coordinate up, coords.h). Its input c(t) is
+ *   LD_ACT_FORCE     value · f(t) (f a time function, or a table read from a CSV file)
+ *   LD_ACT_POSITION  a position servo's reference value · f(t), with rate value · f'(t)
+ *   LD_ACT_VELOCITY  a velocity servo's reference value · f(t)
+ *   LD_ACT_CONTROL   set from outside (ld_sys_set_control, ld_integ_set_controller); a
+ *                    servo takes its reference from there too with from_control
+ * clamped to ctrl_limits; the actuator force with l = gear θ, l̇ = gear θ̇ (θ, θ̇ the joint's
+ * coordinate and rate) is
+ *   force, control  u = c
+ *   position        u = kp (c − l) + kv (ċ − l̇)   (c − l taken to the nearest turn of the
+ *                   joint: gear · wrap(c/gear − θ) into (−π, π], revolute joints)
+ *   velocity        u = kv (c − l̇)
+ * clamped to force_limits (f), and the joint receives gear · f. */
+typedef enum ld_actuator_input {
+    LD_ACT_FORCE = 0,
+    LD_ACT_POSITION,
+    LD_ACT_VELOCITY,
+    LD_ACT_CONTROL,
+    LD_ACT_INPUT_COUNT
+} ld_actuator_input;
+
+typedef struct ld_actuator_spec {
+    ld_actuator_input input;
+    double value;           /* scale of the time function (force, position, velocity) */
+    ld_tfn fn;              /* its time function (tables copied by ld_model_add_actuator) */
+    double gear;            /* ≠ 0; default 1 */
+    double force_limits[2]; /* lo < hi; ±INFINITY: none */
+    double ctrl_limits[2];  /* lo < hi; ±INFINITY: none */
+    double kp, kv;          /* servo gains ≥ 0 */
+    /* 1: a servo's reference c is the control input (set from outside, ċ = 0) instead of
+     * value · f(t) (MJCF's position and velocity actuators) */
+    int from_control;
+} ld_actuator_spec;
+
+/* The defaults: force input, value 1, constant time function, gear 1, no limits, kp = kv = 0. */
+void ld_actuator_spec_init(ld_actuator_spec *a);
+/* Append an actuator on joint `joint` (revolute or prismatic) to m's elements (m->elements NULL
+ * or the library's array); its bodies are the joint's. LD_OK, LD_EINVAL (NULL arguments, a
+ * bad joint index, a name too long), LD_ENOMEM. ld_model_validate checks the rest. */
+int ld_model_add_actuator(ld_model *m, const char *name, int joint, const ld_actuator_spec *a);
+/* The input kind ("force", "position", "velocity", "control"; "" if unknown) and back (−1). */
+const char *ld_actuator_input_name(ld_actuator_input k);
+int ld_actuator_input_find(const char *name);
 
 /* Place beam b: fill nnodes, the reference poses, node_body, wlen and eta, and append its free
  * nodes to m's bodies (names "name[k]", lumped masses and inertias, at rest; m->bodies must be

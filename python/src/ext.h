@@ -87,7 +87,8 @@ typedef struct {
     PyObject_HEAD ld_py_system *sys;
     ld_integ *it;
     ld_integ_options o;
-    int busy; /* a call is running with the GIL released */
+    int busy;                /* a call is running with the GIL released */
+    struct ld_py_ctrl *ctrl; /* the Python controller (control.c; owned), or NULL */
 } ld_py_integ;
 extern PyTypeObject ld_py_integ_type;
 int ld_py_integ_add(PyObject *module);
@@ -100,6 +101,15 @@ ld_integ *ld_py_integ_start(ld_py_system *S, const ld_integ_options *o, double t
  * liedyn.Error with what and the integrator's message. Returns NULL. */
 PyObject *ld_py_integ_fail(ld_py_system *S, ld_integ *it, int rc, const char *what);
 
+/* ---------------------------------------------------------------- control.c */
+typedef struct ld_py_ctrl ld_py_ctrl;
+void ld_py_ctrl_free(ld_py_ctrl *c);
+/* The controller's exception (new reference, cleared), or NULL. */
+PyObject *ld_py_ctrl_take_error(ld_py_ctrl *c);
+PyObject *ld_py_integ_set_controller(ld_py_integ *I, PyObject *args);
+PyObject *ld_py_system_set_control(ld_py_system *S, PyObject *args);
+PyObject *ld_py_system_control(ld_py_system *S, PyObject *args);
+PyObject *ld_py_system_actuator_state(ld_py_system *S, PyObject *args, PyObject *kw);
 /* ---------------------------------------------------------------- run.c, attitude.c */
 PyObject *ld_py_run(PyObject *self, PyObject *args, PyObject *kw);
 extern const char ld_py_run_doc[];

@@ -243,6 +243,8 @@ static int integ_init(ld_py_integ *I, PyObject *args, PyObject *kw) {
         goto done;
     }
     ld_integ_free(I->it);
+    ld_py_ctrl_free(I->ctrl);
+    I->ctrl = NULL;
     Py_XDECREF(I->sys);
     I->it = it;
     I->sys = S;
@@ -255,6 +257,7 @@ done:
 
 static void integ_dealloc(ld_py_integ *I) {
     ld_integ_free(I->it);
+    ld_py_ctrl_free(I->ctrl);
     Py_XDECREF(I->sys);
     Py_TYPE(I)->tp_free((PyObject *)I);
 }
@@ -308,6 +311,12 @@ static PyObject *drive(ld_py_integ *I, PyObject *arg, int op) {
     }
     Py_END_ALLOW_THREADS I->busy = 0;
     if (rc == LD_OK) Py_RETURN_TRUE;
+    PyObject *ce = ld_py_ctrl_take_error(I->ctrl);
+    if (ce) {
+        PyErr_SetObject((PyObject *)Py_TYPE(ce), ce);
+        Py_DECREF(ce);
+        return NULL;
+    }
     if (rc > 0 && op == OP_STEP) {
         PyObject *e = ld_py_force_take_error(I->sys->model);
         if (e) {
@@ -454,7 +463,24 @@ static PyObject *integ_energy(ld_py_integ *I, void *c) {
         ld_py_system_energy(I->sys, ld_integ_t(I->it), ld_integ_q(I->it), ld_integ_v(I->it)));
 }
 
+static PyObject *integ_restart(ld_py_integ *I, PyObject *unused) {
+    (void)unused;
+    if (!ready(I)) return NULL;
+    int rc = ld_integ_restart(I->it);
+    if (rc) return ld_py_integ_fail(I->sys, I->it, rc, "restart");
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef integ_methods[] = {
+    {"restart", (PyCFunction)integ_restart, METH_NOARGS,
+     "restart()\n\nStart anew from the current state after the forces jumped (a control input "
+     "set by System.set_control between steps): consistent accelerations and multipliers."},
+    {"set_controller", (PyCFunction)ld_py_integ_set_controller, METH_VARARGS,
+     "set_controller(period, fn)\n\nRun fn(t, q, v, sensors) -> inputs every `period` seconds "
+     "from now, holding the inputs between the samples (zero-order hold; the steps end on the "
+     "sample instants). sensors is an array (actuators, 3): each actuator's joint coordinate "
+     "(unwrapped), its rate and the force applied; fn returns one input per actuator (used by "
+     "the actuators with input 'control'). fn None removes the controller."},
     {"step", (PyCFunction)integ_step, METH_O,
      "step(h) -> bool\n\nOne step of size h. True if accepted; False if rejected (the state is "
      "unchanged: Newton did not converge, a singular matrix, a non-finite value or the error "

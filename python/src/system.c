@@ -153,7 +153,11 @@ static PyObject *system_row_name(ld_py_system *S, PyObject *args) {
 
 static PyObject *get_int(ld_py_system *S, void *which) {
     int w = (int)(intptr_t)which;
-    return PyLong_FromLong(w == 0 ? S->s.nq : w == 1 ? S->s.k : w == 2 ? S->s.m : S->s.nnodes);
+    return PyLong_FromLong(w == 0   ? S->s.nq
+                           : w == 1 ? S->s.k
+                           : w == 2 ? S->s.m
+                           : w == 3 ? S->s.nnodes
+                                    : ld_sys_actuator_count(&S->s));
 }
 static PyObject *get_q0(ld_py_system *S, void *c) {
     (void)c;
@@ -183,6 +187,15 @@ static PyMethodDef system_methods[] = {
      "body_state(body, q, v) -> (x, quat, omega, xdot)\n\nA body's centre of mass (spatial), "
      "orientation quaternion [w x y z], body angular velocity and centre-of-mass velocity "
      "(spatial) from a state (q, v) of this system."},
+    {"set_control", (PyCFunction)ld_py_system_set_control, METH_VARARGS,
+     "set_control(i, u)\n\nSet the control input of actuator i (input 'control')."},
+    {"control", (PyCFunction)ld_py_system_control, METH_VARARGS,
+     "control(i) -> float\n\nThe control input of actuator i."},
+    {"actuator_state", (PyCFunction)(void (*)(void))ld_py_system_actuator_state,
+     METH_VARARGS | METH_KEYWORDS,
+     "actuator_state(i, q, v, t=0) -> (coordinate, rate, force, input)\n\nWhat actuator i "
+     "measures (its joint's coordinate and rate) and applies (the actuator force after "
+     "saturation) at the state, and its input after ctrl_limits."},
     {"row_name", (PyCFunction)system_row_name, METH_VARARGS,
      "row_name(row) -> str\n\nThe owner of constraint row `row`, e.g. \"joint 'pivot' row 1\"."},
     {NULL, NULL, 0, NULL}};
@@ -193,6 +206,8 @@ static PyGetSetDef system_getset[] = {
      (void *)1},
     {"m", (getter)get_int, NULL, "Number of constraint equations.", (void *)2},
     {"nnodes", (getter)get_int, NULL, "Number of nodes (one per body).", (void *)3},
+    {"actuators", (getter)get_int, NULL, "Number of actuators (in the order of the elements).",
+     (void *)4},
     {"q0", (getter)get_q0, NULL, "Initial configuration, array (nq,).", NULL},
     {"v0", (getter)get_v0, NULL, "Initial velocity, array (k,).", NULL},
     {"formulation", (getter)get_form, NULL, "The formulation compiled to.", NULL},

@@ -16,6 +16,7 @@ def blocks(rel):
 
 DOCS = [("docs/python.md", i, b) for i, b in enumerate(blocks("docs/python.md"))]
 DOCS += [("README.md", i, b) for i, b in enumerate(blocks("README.md"))]
+DOCS += [("docs/actuators.md", i, b) for i, b in enumerate(blocks("docs/actuators.md"))]
 
 
 def test_the_pages_have_examples():

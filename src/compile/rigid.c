@@ -290,6 +290,8 @@ static int compile(const ld_model *m, ld_formulation f, ld_system *s, double **q
         rb->nkrows = ld_rod_rows(m);
         rc = ld_sys_layout(s);
     }
+    if (!rc && m->nelements > 0 && !(rb->ctrl = calloc((size_t)m->nelements, sizeof *rb->ctrl)))
+        rc = LD_ENOMEM;
     if (!rc) rc = ld_elems_build(s, &rb->E, &s->m, msg, n);
     if (!rc && s->m != rb->njrows + rb->nkrows + (rb->euler ? m->nbodies : 0)) rc = LD_EINVAL;
     if (!rc && !rb->euler) rc = ld_elems_pattern(s);
@@ -368,6 +370,7 @@ void ld_model_system_free(ld_system *s) {
         ld_elems_free(&((rb_sys *)s->user)->E);
         free(((rb_sys *)s->user)->load_start);
         free(((rb_sys *)s->user)->load_list);
+        free(((rb_sys *)s->user)->ctrl);
     }
     free(s->user);
     s->nodes = NULL;

@@ -30,10 +30,7 @@
 /* ---------------------------------------------------------------- the registry */
 
 static const ld_el_type *const registry[] = {
-    &ld_el_spring_damper,
-    &ld_el_rotational,
-    &ld_el_bushing,
-    &ld_el_user_force,
+    &ld_el_spring_damper, &ld_el_rotational, &ld_el_bushing, &ld_el_user_force, &ld_el_actuator,
 };
 #define NTYPES ((int)(sizeof registry / sizeof *registry))
 
@@ -158,6 +155,7 @@ static void make_ctx(const ld_system *s, const ld_element *el, double t, const e
                      ld_el_ctx *c) {
     c->m = ld_rb(s)->m;
     c->el = el;
+    c->ctrl = ld_rb(s)->ctrl;
     c->t = t;
     for (int i = 0; i < 2; ++i) {
         memcpy(c->R[i], b[i].R, sizeof c->R[i]);

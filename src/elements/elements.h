@@ -36,6 +36,7 @@ typedef struct ld_el_ctx {
     double t;
     double R[2][9], x[2][3]; /* body1 (index 0; the ground: I, 0) and body2 */
     double vel[12];          /* (Ω1, ẋ1, Ω2, ẋ2) */
+    const double *ctrl;      /* the system's control inputs per element (NULL: all 0) */
 } ld_el_ctx;
 
 #define LD_EL_FORCE  1u /* F */
@@ -50,7 +51,9 @@ typedef struct ld_el_out {
 typedef struct ld_el_type {
     const char *name;    /* the YAML `type` */
     const char *summary; /* one line */
-    int bodies;          /* 2: body1 (a body or the ground) and body2 */
+    /* 2: body1 (a body or the ground) and body2 as the file gives them; 0: the type's reader
+     * sets them (an actuator: its joint's bodies), the file gives neither */
+    int bodies;
     /* The YAML keys of the type besides name, type, body1, body2 (NULL-terminated). */
     const char *const *keys;
     /* Read the type's keys of the mapping n into el->par (allocated); el's bodies are read.
@@ -69,7 +72,8 @@ typedef struct ld_el_type {
 
 /* The registry (elements.c) and its entries (el_*.c). */
 const ld_el_type *ld_el_type_get(int type); /* NULL out of range */
-extern const ld_el_type ld_el_spring_damper, ld_el_rotational, ld_el_bushing, ld_el_user_force;
+extern const ld_el_type ld_el_spring_damper, ld_el_rotational, ld_el_bushing, ld_el_user_force,
+    ld_el_actuator;
 
 /* The elements of m are sound (generic checks, then the type's): LD_OK, or LD_EINVAL with the
  * key ("elements[2].k") and the reason (model.c formats the message). */

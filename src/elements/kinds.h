@@ -46,6 +46,10 @@ typedef struct rb_sys {
     ld_jsys *J;
     int *load_start, *load_list; /* body i's loads: load_list[load_start[i] … load_start[i+1]) */
     ld_elems E;                  /* the element instances (element.h) */
+    /* The control inputs of the model's elements (nelements, 0 at compile; an actuator with
+     * input `control` reads its entry): mutable data of the system, set by ld_sys_set_control
+     * between steps (NULL without elements) */
+    double *ctrl;
 } rb_sys;
 
 static inline const rb_sys *ld_rb(const ld_system *s) {

@@ -74,6 +74,19 @@ typedef struct imp_link {
     double wx[3], wq[4]; /* world pose of the link frame at coordinates 0 (imp_place) */
 } imp_link;
 
+/* An actuator on a joint (MJCF <actuator>, URDF <transmission>): as ld_actuator_spec, on the
+ * joint named joint (resolved when written: a revolute or prismatic joint of a link). */
+typedef struct imp_actuator {
+    char name[LD_NAME_MAX], joint[LD_NAME_MAX];
+    char kind[24]; /* the element ("motor", "position", …) */
+    int input;     /* LD_ACT_CONTROL, LD_ACT_POSITION, LD_ACT_VELOCITY */
+    double gear, kp, kv;
+    int has_flim, has_clim;
+    double flim[2], clim[2];
+    int effort; /* 1: force limits ±(the joint's URDF effort) when it has one */
+    int line;
+} imp_actuator;
+
 typedef struct imp_model {
     const char *path; /* the file (messages) */
     ld_import_format format;
@@ -88,6 +101,8 @@ typedef struct imp_model {
     int nomem;    /* a warning could not be stored */
     char **files; /* the mesh shapes' files (absolute paths), each once */
     int nfiles, fcap;
+    int nacts, acap;
+    imp_actuator *acts; /* malloc'ed */
 } imp_model;
 
 /* ---- imp_tree.c ---- */
@@ -98,6 +113,14 @@ int imp_add_link(imp_model *M);
  * Never fails; a warning that cannot be stored sets M->nomem. */
 void imp_warn(imp_model *M, ld_import_severity sev, int line, const char *element, const char *fmt,
               ...) __attribute__((format(printf, 5, 6)));
+/* Append an actuator (zeroed, gear 1); NULL when out of memory. */
+imp_actuator *imp_add_actuator(imp_model *M);
+/* The link whose joint (revolute or prismatic, not merged) is called name, or −1; *kind (may be
+ * NULL) receives the joint kind of the link named so when it is not of those (else −1). */
+int imp_find_joint(const imp_model *M, const char *name, int *kind);
+/* Report the actuators whose joint is not a revolute or prismatic joint of a link (those are not
+ * written). */
+void imp_check_actuators(imp_model *M);
 /* Fill M->err with "FILE:LINE: ELEMENT: REASON" and return code. */
 int imp_fail(imp_model *M, int code, int line, const char *element, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));

@@ -70,7 +70,55 @@ int imp_fail(imp_model *M, int code, int line, const char *element, const char *
     return code;
 }
 
+imp_actuator *imp_add_actuator(imp_model *M) {
+    if (M->nacts == M->acap) {
+        int nc = M->acap ? 2 * M->acap : 16;
+        imp_actuator *a = realloc(M->acts, (size_t)nc * sizeof *a);
+        if (!a) return NULL;
+        M->acts = a, M->acap = nc;
+    }
+    imp_actuator *a = &M->acts[M->nacts++];
+    memset(a, 0, sizeof *a);
+    a->gear = 1.0;
+    return a;
+}
+
+int imp_find_joint(const imp_model *M, const char *name, int *kind) {
+    if (kind) *kind = -1;
+    for (int i = 0; i < M->nlinks; ++i) {
+        const imp_link *L = &M->links[i];
+        if (strcmp(L->jname[0] ? L->jname : L->name, name) != 0 || L->jkind == IMP_J_FREE) continue;
+        if (!L->merged && (L->jkind == IMP_J_REVOLUTE || L->jkind == IMP_J_PRISMATIC)) return i;
+        if (kind) *kind = L->merged ? IMP_J_FIXED : (int)L->jkind;
+    }
+    return -1;
+}
+
+void imp_check_actuators(imp_model *M) {
+    static const char *const kinds[] = {"free",        "fixed",     "revolute", "prismatic",
+                                        "cylindrical", "universal", "spherical"};
+    for (int i = 0; i < M->nacts; ++i) {
+        const imp_actuator *a = &M->acts[i];
+        int kind, k = imp_find_joint(M, a->joint, &kind);
+        if (k >= 0) continue;
+        if (kind >= 0)
+            imp_warn(M, LD_IMPORT_DYNAMICS, a->line, a->kind,
+                     "'%s': its joint '%s' is %s in liedyn: not actuated (only revolute and "
+                     "prismatic joints take an actuator)",
+                     a->name[0] ? a->name : "(unnamed)", a->joint, kinds[kind]);
+        else
+            imp_warn(M, LD_IMPORT_DYNAMICS, a->line, a->kind,
+                     "'%s': no single hinge or slide named '%s' (a joint combined with others "
+                     "into a universal, spherical or cylindrical one cannot be actuated yet): not "
+                     "imported",
+                     a->name[0] ? a->name : "(unnamed)", a->joint);
+    }
+}
+
 void imp_free(imp_model *M) {
+    free(M->acts);
+    M->acts = NULL;
+    M->nacts = M->acap = 0;
     free(M->links);
     M->links = NULL;
     M->nlinks = M->cap = 0;

@@ -263,6 +263,38 @@ static void put_spring(ybuf *b, const imp_model *M, const imp_link *L, const imp
     put(b, "}   # %s:%d\n", b->file, s->line);
 }
 
+/* Is name the name of a spring element the model writes? */
+static int spring_named(const imp_model *M, const char *name) {
+    for (int i = 0; i < M->nlinks; ++i)
+        for (int s = 0; !M->links[i].merged && s < M->links[i].nsprings; ++s)
+            if (!strcmp(M->links[i].springs[s].name, name)) return 1;
+    return 0;
+}
+
+/* An actuator on its joint (found: link k); its name given a suffix when a spring has it. */
+static void put_actuator(ybuf *b, const imp_model *M, const imp_actuator *a, int k) {
+    static const char *const inputs[] = {"force", "position", "velocity", "control"};
+    const imp_link *L = &M->links[k];
+    char name[LD_NAME_MAX + 16], t[32], t2[32];
+    b->src = a->line;
+    snprintf(name, sizeof name, "%s%s", a->name[0] ? a->name : a->joint,
+             spring_named(M, a->name[0] ? a->name : a->joint) ? "-actuator" : "");
+    put(b, "  - {name: ");
+    put_str(b, name);
+    put(b, ", type: actuator, joint: ");
+    put_str(b, L->jname[0] ? L->jname : L->name);
+    put(b, ", input: %s", inputs[a->input]);
+    if (a->input != LD_ACT_CONTROL) put(b, ", reference: control");
+    if (a->gear != 1.0) put(b, ", gear: %s", num(t, a->gear));
+    if (a->input == LD_ACT_POSITION) put(b, ", kp: %s", num(t, a->kp));
+    if (a->input != LD_ACT_CONTROL && a->kv > 0) put(b, ", kv: %s", num(t, a->kv));
+    if (a->has_flim) put(b, ", force_limits: [%s, %s]", num(t, a->flim[0]), num(t2, a->flim[1]));
+    if (!a->has_flim && a->effort && L->effort > 0)
+        put(b, ", force_limits: [%s, %s]", num(t, -L->effort), num(t2, L->effort));
+    if (a->has_clim) put(b, ", ctrl_limits: [%s, %s]", num(t, a->clim[0]), num(t2, a->clim[1]));
+    put(b, "}   # %s:%d %s\n", b->file, a->line, a->kind);
+}
+
 int imp_write_yaml(const imp_model *M, char **text, size_t *len, int **lines, int *nlines) {
     ybuf b;
     memset(&b, 0, sizeof b);
@@ -297,6 +329,12 @@ int imp_write_yaml(const imp_model *M, char **text, size_t *len, int **lines, in
             if (!ns++) b.src = L->springs[s].line, put(&b, "elements:\n");
             put_spring(&b, M, L, &L->springs[s]);
         }
+    }
+    for (int i = 0; i < M->nacts; ++i) {
+        int k = imp_find_joint(M, M->acts[i].joint, NULL);
+        if (k < 0) continue; /* reported by imp_check_actuators */
+        if (!ns++) b.src = M->acts[i].line, put(&b, "elements:\n");
+        put_actuator(&b, M, &M->acts[i], k);
     }
     if (b.nomem) {
         free(b.s), free(b.lines);

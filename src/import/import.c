@@ -129,6 +129,7 @@ static int translate(imp_model *M, char **yaml, size_t *len, int **lines, int *n
     xmlFreeDoc(doc);
     if (M->rep) M->rep->links = M->nlinks;
     if (!rc) rc = imp_finish(M);
+    if (!rc) imp_check_actuators(M);
     if (!rc) rc = imp_write_yaml(M, yaml, len, lines, nlines);
     if (!rc && M->nomem) rc = LD_ENOMEM;
     if (M->rep) M->rep->translate_seconds = now() - t1;

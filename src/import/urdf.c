@@ -446,13 +446,59 @@ static void report_tally(urdf_ctx *C) {
                  t->limits);
     if (t->effort)
         imp_warn(M, LD_IMPORT_DYNAMICS, t->effort_line, "limit",
-                 "effort and velocity limits of %d joint(s) kept as comments (for actuators; no "
-                 "actuators are imported yet)",
+                 "effort and velocity limits of %d joint(s) kept as comments (an effort limits "
+                 "the actuator of a <transmission> on the joint; velocity limits are not "
+                 "applied)",
                  t->effort);
     if (t->safety)
         imp_warn(M, LD_IMPORT_IGNORED, t->safety_line, "safety_controller",
                  "%d safety_controller or calibration elements ignored (controller settings)",
                  t->safety);
+}
+
+/* The text of the first child element tag of n (xmlFree), or NULL. */
+static char *child_text(const xmlNode *n, const char *tag) {
+    for (const xmlNode *c = n->children; c; c = c->next)
+        if (imp_is(c, tag)) return (char *)xmlNodeGetContent(c);
+    return NULL;
+}
+
+/* A <transmission>: an actuator with input control on each joint it names, its force limited to
+ * ±the joint's effort (the control is the joint's effort, as an effort interface commands it;
+ * a mechanicalReduction is reported, not applied). */
+static int read_transmission(urdf_ctx *C, const xmlNode *n) {
+    imp_model *M = C->M;
+    char *tn = imp_attr(n, "name");
+    int rc = LD_OK, found = 0;
+    for (const xmlNode *c = n->children; !rc && c; c = c->next) {
+        if (imp_is(c, "actuator")) {
+            char *red = child_text(c, "mechanicalReduction");
+            double r = 1.0;
+            if (red && imp_parse_numbers(red, &r, 1) == 1 && r != 1.0)
+                imp_warn(M, LD_IMPORT_DYNAMICS, imp_line(c), "actuator",
+                         "mechanicalReduction %g not applied (the control is the joint's effort)",
+                         r);
+            xmlFree(red);
+        }
+        if (!imp_is(c, "joint")) continue;
+        char *jn = imp_attr(c, "name");
+        imp_actuator *a = jn ? imp_add_actuator(M) : NULL;
+        if (jn && !a) rc = imp_fail(M, LD_ENOMEM, imp_line(c), "transmission", "out of memory");
+        if (a) {
+            snprintf(a->kind, sizeof a->kind, "transmission");
+            a->line = imp_line(c), a->input = LD_ACT_CONTROL;
+            a->effort = 1;
+            snprintf(a->joint, sizeof a->joint, "%s", jn);
+            imp_set_name(M, a->name, tn ? tn : jn, a->line, "transmission");
+            if (found++) snprintf(a->name, sizeof a->name, "%.40s-%s", tn ? tn : "", jn);
+        }
+        xmlFree(jn);
+    }
+    if (!rc && !found)
+        imp_warn(M, LD_IMPORT_DYNAMICS, imp_line(n), "transmission",
+                 "'%s': names no joint: not imported", tn ? tn : "");
+    xmlFree(tn);
+    return rc;
 }
 
 int imp_urdf(imp_model *M, xmlDoc *doc) {
@@ -472,8 +518,7 @@ int imp_urdf(imp_model *M, xmlDoc *doc) {
         if (imp_is(n, "joint"))
             rc = read_joint(&C, n);
         else if (imp_is(n, "transmission"))
-            imp_warn(M, LD_IMPORT_DYNAMICS, imp_line(n), "transmission",
-                     "an actuator's transmission: not imported yet (the joint moves freely)");
+            rc = read_transmission(&C, n);
         else
             imp_warn(M, LD_IMPORT_IGNORED, imp_line(n), (const char *)n->name,
                      "not a URDF robot element (e.g. a simulator's extension): ignored");

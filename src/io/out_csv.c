@@ -29,8 +29,24 @@ struct ld_out_csv {
     int rows_seen, work_given;
     double *cf;  /* per body: the contact force and torque of the next row (6; NaN: not given) */
     int contact; /* the model has contact: the cf columns are written */
+    int nact;    /* the model's actuators: their force and input columns */
     rowfile f;
 };
+
+/* The actuators of m (the force elements of type actuator): their number, and the label of the
+ * one at element e (its name, or "actuatorI" with I its place among the actuators). */
+static int actuator_count(const ld_model *m) {
+    int n = 0, t = ld_element_type_find("actuator");
+    for (int e = 0; e < m->nelements; ++e) n += m->elements[e].type == t;
+    return n;
+}
+
+static void actuator_label(const ld_model *m, int e, int i, char *buf, size_t cap) {
+    if (m->elements[e].name[0])
+        snprintf(buf, cap, "%s", m->elements[e].name);
+    else
+        snprintf(buf, cap, "actuator%d", i);
+}
 
 /* Per body of m: does an exact-torque load prescribe its rotation (an angle_error column)? */
 static int is_exact(const ld_model *m, int b) {
@@ -49,6 +65,7 @@ int ld_out_columns(const ld_model *m, int estimates, char ***names, int *n_out) 
     int nb = m->nbodies, est = estimates != 0, n = 1 + 13 * nb + 4 + 2 * est + 6 * m->njoints;
     n += ld_io_jcols_count(m);
     n += ld_model_has_contact(m) ? 6 * nb : 0;
+    n += 2 * actuator_count(m);
     for (int b = 0; b < nb; ++b) n += is_exact(m, b);
     size_t w = LD_NAME_MAX + 24;
     char **names_ = malloc((size_t)n * (sizeof(char *) + w));
@@ -81,6 +98,13 @@ int ld_out_columns(const ld_model *m, int estimates, char ***names, int *n_out) 
     int contact = ld_model_has_contact(m);
     for (int b = 0; contact && b < nb; ++b)
         for (int c = 0; c < 6; ++c) snprintf(names_[k++], w, "%s.%s", m->bodies[b].name, cfc[c]);
+    for (int e = 0, i = 0, t = ld_element_type_find("actuator"); e < m->nelements; ++e) {
+        if (m->elements[e].type != t) continue;
+        char lab[LD_NAME_MAX + 16];
+        actuator_label(m, e, i++, lab, sizeof lab);
+        snprintf(names_[k++], w, "%s.force", lab);
+        snprintf(names_[k++], w, "%s.input", lab);
+    }
     *n_out = n;
     return LD_OK;
 }
@@ -164,6 +188,7 @@ ld_out_csv *ld_out_csv_open(const char *path, const ld_system *s, const ld_model
     for (int i = 0; i < ld_io_jcols_count(m); ++i) w->jprev[i] = NAN;
     for (int i = 0; i < 6 * m->nbodies; ++i) w->cf[i] = NAN;
     w->contact = ld_model_has_contact(m);
+    w->nact = actuator_count(m);
     w->nsel = select_columns(w->names, w->ncols, columns, w->sel, why, cap);
     if (w->nsel < 0) return open_failed(w, status, LD_EINVAL);
     if (ld_io_rowfile_open(&w->f, path) != 0) {
@@ -225,6 +250,11 @@ static void row_values(ld_out_csv *w, double t, const double *q, const double *v
     ld_io_jcols_values(s, m, t, q, v, w->jprev, r + k);
     k += ld_io_jcols_count(m);
     for (int i = 0; w->contact && i < 6 * nb; ++i) r[k++] = w->cf[i];
+    for (int i = 0; i < w->nact; ++i) { /* the applied force; the control input */
+        r[k] = r[k + 1] = NAN;
+        (void)ld_sys_actuator_state(s, i, t, q, v, NULL, NULL, r + k, r + k + 1);
+        k += 2;
+    }
 }
 
 int ld_out_csv_row(ld_out_csv *w, double t, const double *q, const double *v, const double *lambda,

@@ -36,7 +36,8 @@ static void all_keys(const char **keys, const char **types) {
 /* The keys of type ty. */
 static void type_keys(const ld_el_type *ty, const char **keys) {
     int n = 0;
-    for (int i = 0; common_keys[i]; ++i) keys[n++] = common_keys[i];
+    for (int i = 0; common_keys[i]; ++i)
+        if (ty->bodies == 2 || strncmp(common_keys[i], "body", 4) != 0) keys[n++] = common_keys[i];
     for (int i = 0; ty->keys[i] && n < MAX_KEYS - 1; ++i) keys[n++] = ty->keys[i];
     keys[n] = NULL;
 }
@@ -78,8 +79,8 @@ static int read_element(reader *r, const yaml_node_t *n, const ld_model *m, ld_e
     strf(why, sizeof why, "for type '%s'", ty->name);
     type_keys(ty, keys);
     if ((rc = ly_check_keys(r, n, keys, why))) return rc;
-    if ((rc = get_body(r, n, m, "body1", 0, &el->body1))) return rc;
-    if ((rc = get_body(r, n, m, "body2", 1, &el->body2))) return rc;
+    if (ty->bodies == 2 && (rc = get_body(r, n, m, "body1", 0, &el->body1))) return rc;
+    if (ty->bodies == 2 && (rc = get_body(r, n, m, "body2", 1, &el->body2))) return rc;
     return ty->read(r, n, m, el);
 }
 

@@ -381,6 +381,7 @@ ld_la_kind ld_integ_la(const ld_integ *it) {
 void ld_integ_free(ld_integ *it) {
     if (!it) return;
     if (it->meth && it->meth->destroy) it->meth->destroy(it);
+    ld_integ__sample_free(it);
     ld_la_free(it->la);
     free(it->q); /* the one block */
     ld_integ__blocks_free(it);
@@ -424,6 +425,18 @@ static int init_state(ld_integ *it, double t0, const double *q0, const double *v
     return rc;
 }
 
+int ld_integ_restart(ld_integ *it) {
+    if (!it) return LD_EINVAL;
+    char why[sizeof it->msg] = "";
+    int rc = it->meth->initial ? it->meth->initial(it, why, sizeof why)
+                               : ld_sys_initial_accel_msg(it->s, it->t, it->q, it->v, it->vd,
+                                                          it->lam, why, sizeof why);
+    if (!rc && it->meth->init) rc = it->meth->init(it);
+    if (rc) snprintf(it->msg, sizeof it->msg, "restart at t = %.9g: %.250s", it->t, why);
+    it->jac_ok = 0;
+    return rc;
+}
+
 int ld_integ_init(ld_integ *it, double t0, const double *q0, const double *v0) {
     if (!it) return LD_EINVAL;
     if (!q0 || !v0 || !isfinite(t0)) {
@@ -451,6 +464,7 @@ int ld_integ_init(ld_integ *it, double t0, const double *q0, const double *v0) {
     it->ctrl.rejected = 0;
     it->ctrl.h_cap = INFINITY;
     it->h_next = it->o.h_init > 0.0 ? it->o.h_init : initial_step(it);
+    ld_integ__sample_reset(it);
     return LD_OK;
 }
 
@@ -790,7 +804,8 @@ int ld_integ_step(ld_integ *it, double h) {
                  it->t);
         return LD_EINVAL;
     }
-    return step_to(it, it->t + h);
+    int rc = ld_integ__sample(it);
+    return rc ? rc : step_to(it, ld_integ__sample_end(it, it->t + h));
 }
 
 /* Advance to exactly t1; on rejection two half steps (the midpoint, then t1), recursively up
@@ -813,6 +828,12 @@ int ld_integ_advance(ld_integ *it, double h) {
 
 int ld_integ_advance_to(ld_integ *it, double t1) {
     if (!it || !isfinite(t1) || !(t1 > it->t)) return LD_EINVAL;
+    while (it->smp && !it->o.adaptive && it->t < t1) { /* pieces between the sample instants */
+        int rc = ld_integ__sample(it);
+        if (!rc) rc = advance_rec(it, ld_integ__sample_end(it, t1), it->o.max_halvings);
+        if (rc) return rc;
+    }
+    if (it->smp && !it->o.adaptive) return LD_OK;
     if (!it->o.adaptive) return advance_rec(it, t1, it->o.max_halvings);
     while (it->t < t1) {
         int rc = ld_integ_step_adaptive(it, t1);
@@ -832,6 +853,9 @@ static int give_up(ld_integ *it, const char *why, double h) {
 
 int ld_integ_step_adaptive(ld_integ *it, double t_max) {
     if (!it || !it->o.adaptive || !isfinite(t_max) || !(t_max > it->t)) return LD_EINVAL;
+    int src = ld_integ__sample(it);
+    if (src) return src;
+    t_max = ld_integ__sample_end(it, t_max);
     for (int tries = 0;; ++tries) {
         double rest = t_max - it->t;
         double hp = fmin(fmax(ld_ctrl_bound(&it->ctrl, it->h_next), it->o.h_min), it->o.h_max);

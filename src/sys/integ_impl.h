@@ -100,7 +100,17 @@ struct ld_integ {
     double oom_bytes;     /* the size of a failed allocation (messages) */
     const char *oom_what; /* and what it was for (NULL: the solver's factors), static */
     char msg[320];
+    struct ld_sampler *smp; /* the sampled controller (integ_sample.c; NULL: none) */
 };
+
+/* integ_sample.c: at a sample instant (t within its tolerance), run the controller and set the
+ * inputs: LD_OK or the controller's status (< 0). Then the end of a step from t towards t1:
+ * t1, or the next sample instant when that comes first. Release. NULL smp: nothing, t1. */
+int ld_integ__sample(ld_integ *it);
+double ld_integ__sample_end(const ld_integ *it, double t1);
+void ld_integ__sample_free(ld_integ *it);
+/* A new start (ld_integ_init): the samples count again from the integrator's time. */
+void ld_integ__sample_reset(ld_integ *it);
 
 /* ---------------------------------------------------------------- the small-system path */
 /* In place LU with partial pivoting of the row-major n×n a (1 ≤ n ≤ LD_SMALL_N), pivots in
