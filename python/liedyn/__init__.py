@@ -21,6 +21,7 @@ import types
 from . import _liedyn
 from ._liedyn import Error, Integrator, System, attitude_case, attitude_cases
 from ._liedyn import formulations, integrators, version
+from ._edit import EditableBody, EditableElement, EditMixin, ImportNote
 from ._result import (AttitudeResult, Body, BodyResult, ContactResult, Element, Joint, JointResult,
                       Result)
 
@@ -70,7 +71,7 @@ def find_model(name):
                 f"(shipped: {', '.join(models())})")
 
 
-class Model(_liedyn.Model):
+class Model(EditMixin, _liedyn.Model):
     """A multibody model (docs/model-format.md).
 
     Model(source, name=None): source is a path, a shipped model's name ("heavy-top"), YAML
@@ -80,16 +81,47 @@ class Model(_liedyn.Model):
     add_force / add_c_force: user forces. Errors raise liedyn.Error (FILE:LINE: ITEM: REASON,
     with .file, .line, .item)."""
 
-    def __new__(cls, source=None, name=None, *, path=None, text=None):
+    def __new__(cls, source=None, name=None, *, path=None, text=None, **import_options):
+        if isinstance(source, (str, os.PathLike)) and path is None and text is None:
+            s = os.fspath(source)
+            if not ("\n" in s or s.lstrip().startswith("{")):
+                path, source = find_model(s), None
+        if path is not None and _liedyn._import_recognizes(os.fspath(path)):
+            return cls._import(os.fspath(path), "auto", **import_options)
+        if import_options:
+            raise TypeError(f"Model: import options ({', '.join(import_options)}) are for URDF "
+                            "and MJCF files only")
         if path is not None or text is not None:
-            return super().__new__(cls, path=path, text=text, name=name)
-        if isinstance(source, dict):
-            return super().__new__(cls, text=json.dumps(source), name=name or "<dict>")
-        if isinstance(source, str) and ("\n" in source or source.lstrip().startswith("{")):
-            return super().__new__(cls, text=source, name=name or "<string>")
-        if isinstance(source, (str, os.PathLike)):
-            return super().__new__(cls, path=find_model(source), name=name)
-        raise TypeError("Model: a path, a shipped model's name, YAML text or a dict is required")
+            pass
+        elif isinstance(source, dict):
+            text, name = json.dumps(source), name or "<dict>"
+        elif isinstance(source, str):
+            text, name = source, name or "<string>"
+        else:
+            raise TypeError("Model: a path, a shipped model's name, YAML text or a dict is "
+                            "required")
+        m = super().__new__(cls, path=path, text=text, name=name)
+        return m._init_origin(("new", path, text, name))
+
+    @classmethod
+    def from_urdf(cls, path, *, limits=False, fixed_base=False, aux_mass_ratio=1e-3,
+                  chain_joints=False):
+        """A model imported from a URDF file (docs/import.md): limits (write the joints'
+        position limits as limits: then only the moreau integrator runs it), fixed_base (fix
+        a root link that has a mass to the ground), aux_mass_ratio, chain_joints (MJCF). The
+        import's warnings are in m.import_warnings, its counts in m.import_report."""
+        return cls._import(os.fspath(path), "urdf", limits=limits, fixed_base=fixed_base,
+                           aux_mass_ratio=aux_mass_ratio, chain_joints=chain_joints)
+
+    @classmethod
+    def from_mjcf(cls, path, *, limits=False, fixed_base=False, aux_mass_ratio=1e-3,
+                  chain_joints=False):
+        """A model imported from an MJCF (MuJoCo XML) file (docs/import.md): the options of
+        from_urdf; aux_mass_ratio (an auxiliary body's mass as a fraction of its body's,
+        between two joints of one body at different points), chain_joints (a body with several
+        joints as a chain of auxiliary bodies, one joint each)."""
+        return cls._import(os.fspath(path), "mjcf", limits=limits, fixed_base=fixed_base,
+                           aux_mass_ratio=aux_mass_ratio, chain_joints=chain_joints)
 
     @classmethod
     def from_yaml(cls, text, name="<string>"):
@@ -110,7 +142,7 @@ class Model(_liedyn.Model):
     @property
     def bodies(self):
         """The bodies (rods' and beams' nodes included): dict name -> Body."""
-        return {b["name"]: Body(b) for b in self._bodies()}
+        return {b["name"]: EditableBody(b, self) for b in self._bodies()}
 
     @property
     def joints(self):
@@ -120,14 +152,15 @@ class Model(_liedyn.Model):
     @property
     def elements(self):
         """The force elements: dict name -> Element (unnamed ones as 'element<i>')."""
-        return {(e["name"] or f"element{e['index']}"): Element(e) for e in self._elements()}
+        return {k: EditableElement(e, self, k)
+                for k, e in ((e["name"] or f"element{e['index']}", e) for e in self._elements())}
 
     def __repr__(self):
         return f"Model({self.name!r}, bodies={list(self.bodies)})"
 
 
 def run(model, integrator=None, dt=None, t_end=None, *, formulation=None, t_start=None,
-        times=None, every=None, **options):
+        times=None, every=None, overrides=None, **options):
     """Simulate a model as `liedyn run` does and return a Result.
 
     model: a Model, a path or a shipped model's name. integrator, dt, t_end, formulation,
@@ -138,9 +171,18 @@ def run(model, integrator=None, dt=None, t_end=None, *, formulation=None, t_star
     parameters (rho_inf, alpha, ...) and the Integrator's options (adaptive, error_atol,
     newton_atol, max_iter, la, ...). The loop runs in C with the GIL released (Ctrl-C stops
     it). A failing step raises liedyn.Error with the library's message; e.result holds the
-    rows up to the failure."""
+    rows up to the failure. overrides: {"bodies.NAME.mass": value, "elements.NAME.k": value,
+    "gravity": [...], ...} (the keys of Model.set) applied to a copy of the model, which is
+    left unchanged."""
     if not isinstance(model, _liedyn.Model):
         model = Model(model)
+        if overrides:
+            for key, value in overrides.items():
+                model.set(key, value)
+    elif overrides:
+        model = model.copy()
+        for key, value in overrides.items():
+            model.set(key, value)
     try:
         d = _liedyn.run(model, integrator, dt, t_end, formulation=formulation,
                         t_start=t_start, times=times, every=every, **options)

@@ -117,4 +117,9 @@ PyObject *ld_py_time_steps(PyObject *self, PyObject *args);
 extern const char ld_py_time_steps_doc[];
 int ld_py_attitude_add(PyObject *module);
 
+/* ---------------------------------------------------------------- edit.c, import.c */
+/* Editing a model in place (validated), importing URDF / MJCF: module functions. */
+int ld_py_edit_add(PyObject *module);
+int ld_py_import_add(PyObject *module);
+
 #endif

@@ -1,0 +1,142 @@
+"""Editing a model in place, copies of a model, and URDF / MJCF import (the Python side of
+python/src/edit.c and python/src/import.c)."""
+
+import numpy as np
+
+from . import _liedyn
+from ._result import Body, Element, Record
+
+_IMPORT_OPTIONS = ("limits", "fixed_base", "aux_mass_ratio", "chain_joints")
+
+
+class ImportNote(Record):
+    """A warning of an import: line (in the imported file; 0: the file as a whole), element,
+    message, severity ("dynamics": the model lacks or approximates its dynamics; "ignored": no
+    effect on the dynamics). str() gives FILE:LINE: ELEMENT: MESSAGE."""
+
+    def __str__(self):
+        return f"{self.file}:{self.line}: {self.element}: {self.message}"
+
+
+class EditableBody(Body):
+    """A body of a model; setting mass or inertia edits the model (validated)."""
+
+    def __init__(self, fields, model):
+        super().__init__(fields)
+        object.__setattr__(self, "_model", model)
+
+    def __setattr__(self, name, value):
+        self._model.set(f"bodies.{self.name}.{name}", value)
+        b = next(b for b in self._model._bodies() if b["name"] == self.name)
+        self._fields.update(b)
+
+
+class EditableElement(Element):
+    """A force element of a model: besides name, type, body1, body2, par, its editable
+    parameters by their YAML keys (spring-damper k, c, l0, f0; rotational-spring-damper k, c; bushing
+    stiffness, damping); setting one edits the model (validated)."""
+
+    def __init__(self, fields, model, key):
+        fields = dict(fields)
+        fields.update(_liedyn._model_element_params(model, fields["index"]))
+        super().__init__(fields)
+        object.__setattr__(self, "_model", model)
+        object.__setattr__(self, "_key", key)
+
+    def __setattr__(self, name, value):
+        self._model.set(f"elements.{self._key}.{name}", value)
+        self._fields.update(_liedyn._model_element_params(self._model, self.index))
+        self._fields["par"] = self._model._elements()[self.index]["par"]
+
+
+class EditMixin:
+    """Model editing: set(key, value), copy(), the gravity setter; records that edit the
+    model; the import report of an imported model."""
+
+    import_warnings = ()  # ImportNote records (an imported model only)
+    import_report = None  # dict: format, file, links, merged, auxiliary (imported only)
+
+    def _init_origin(self, origin):
+        self._origin = origin
+        self._edits = {}
+        self._has_forces = False
+        return self
+
+    @classmethod
+    def _import(cls, path, format, **options):
+        bad = set(options) - set(_IMPORT_OPTIONS)
+        if bad:
+            raise TypeError(f"unknown import option(s) {', '.join(sorted(bad))} "
+                            f"(options: {', '.join(_IMPORT_OPTIONS)})")
+        m, rep = _liedyn._import(cls, path, format=format, **options)
+        m._init_origin(("import", path, format, dict(options)))
+        warnings = rep.pop("warnings")
+        m.import_report = rep
+        m.import_warnings = [ImportNote(dict(w, file=rep["file"])) for w in warnings]
+        return m
+
+    def _element_index(self, name):
+        for e in self._elements():
+            if (e["name"] or f"element{e['index']}") == name:
+                return e["index"]
+        raise KeyError(f"no element named '{name}' in model '{self.name}'")
+
+    def set(self, key, value):
+        """Edit one parameter by its dotted key: "bodies.NAME.mass", "bodies.NAME.inertia"
+        (3 principal moments, 6 numbers [Jxx, Jyy, Jzz, Jxy, Jyz, Jxz] or 3x3, as in
+        the YAML file), "elements.NAME.KEY"
+        (KEY as in the YAML file: spring-damper k, c, l0, f0; rotational-spring-damper k, c; bushing
+        stiffness, damping: 6 diagonal numbers or 6x6) or "gravity". The model is validated
+        as the YAML reader validates it: an invalid value raises ValueError("ITEM: REASON")
+        and leaves the model unchanged. A model with live Systems or Integrators compiled from
+        it cannot be edited (RuntimeError)."""
+        parts = key.split(".")
+        if parts == ["gravity"]:
+            _liedyn._model_set_gravity(self, value)
+        elif len(parts) >= 3 and parts[0] == "bodies":
+            _liedyn._model_set_body(self, ".".join(parts[1:-1]), parts[-1], value)
+        elif len(parts) >= 3 and parts[0] == "elements":
+            i = self._element_index(".".join(parts[1:-1]))
+            _liedyn._model_set_element(self, i, parts[-1], value)
+        else:
+            raise KeyError(f"'{key}': expected bodies.NAME.FIELD, elements.NAME.KEY or gravity")
+        self._edits.pop(key, None)
+        self._edits[key] = np.array(value, dtype=float) if not np.isscalar(value) else value
+
+    def copy(self):
+        """A new model read from the same source (file, text or import) with this model's
+        edits applied. User forces are not copied: a model with them raises ValueError."""
+        if self._has_forces:
+            raise ValueError("a model with user forces cannot be copied (add them to the copy)")
+        kind = self._origin[0]
+        cls = type(self)
+        if kind == "import":
+            _, path, fmt, options = self._origin
+            m = cls._import(path, fmt, **options)
+        else:
+            _, path, text, name = self._origin
+            m = cls(path=path, text=text, name=name)
+        for k, v in self._edits.items():
+            m.set(k, v)
+        return m
+
+    @property
+    def gravity(self):
+        """The gravity vector (m/s^2, spatial); settable."""
+        return _liedyn.Model.gravity.__get__(self)
+
+    @gravity.setter
+    def gravity(self, value):
+        self.set("gravity", value)
+
+    def add_force(self, *args, **kw):
+        super().add_force(*args, **kw)
+        self._has_forces = True
+
+    add_force.__doc__ = _liedyn.Model.add_force.__doc__
+
+    def add_c_force(self, *args, **kw):
+        super().add_c_force(*args, **kw)
+        self._has_forces = True
+
+    add_c_force.__doc__ = _liedyn.Model.add_c_force.__doc__
