@@ -249,3 +249,63 @@ def test_import_errors(tmp_path):
     assert e.value.file == str(bad) and e.value.line > 0 and "nowhere" in str(e.value)
     with pytest.raises(liedyn.Error):
         liedyn.Model.from_urdf(tmp_path / "missing.urdf")
+
+
+ROTOR = """
+name: rotor
+gravity: [0, 0, 0]
+bodies:
+  - {name: disc, mass: 1, inertia: [0.25, 0.25, 0.5], position: [0, 0, 0],
+     angular_velocity: [0, 0, 1]}
+joints:
+  - {name: axle, type: revolute, body1: ground, body2: disc, at: [0, 0, 0], axis: [0, 0, 1]}
+elements:
+  - {name: torsion, type: rotational-spring-damper, body1: ground, body2: disc, k: 1,
+     axis: [0, 0, 1]}
+integrator: {name: genalpha, formulation: so3xr3, dt: 1.0e-4, t_end: 3.0, rho_inf: 0.9}
+"""
+
+
+def test_rotational_spring_frequency_after_editing_k():
+    """A disc on an axle with a torsion spring: omega = sqrt(k / J), J = 0.5 kg m^2."""
+    m = liedyn.Model(ROTOR)
+    assert m.elements["torsion"].k == 1.0
+    for k in (2.0, 8.0):
+        m.elements["torsion"].k = k
+        T = 2 * math.pi * math.sqrt(0.5 / k)
+        r = liedyn.run(m, every=1, t_end=1.6 * T)
+        c = crossings(r.t, r.joints["axle"].angle, 0.0)
+        assert len(c) == 3 and 2 * np.mean(np.diff(c)) == pytest.approx(T, rel=1e-5)
+    with pytest.raises(ValueError, match=r"elements\[0\].c: must be"):
+        m.elements["torsion"].c = -0.1
+
+
+BUSHING = """
+name: bushed
+gravity: [0, 0, 0]
+bodies:
+  - {name: box, mass: 2, inertia: [0.1, 0.1, 0.1], position: [0, 0, 0], velocity: [0.1, 0, 0]}
+elements:
+  - {name: mount, type: bushing, body1: ground, body2: box, at: [0, 0, 0],
+     stiffness: [50, 50, 50, 50, 50, 50]}
+integrator: {name: genalpha, formulation: so3xr3, dt: 1.0e-4, t_end: 2.0, rho_inf: 0.9}
+"""
+
+
+def test_bushing_stiffness_edit():
+    """A free box on a bushing at its centre: x oscillates at sqrt(K / m)."""
+    m = liedyn.Model(BUSHING)
+    assert np.array_equal(m.elements["mount"].stiffness, 50 * np.eye(6))
+    m.elements["mount"].stiffness = [200.0] * 6
+    assert np.array_equal(m.elements["mount"].stiffness, 200 * np.eye(6))
+    r = liedyn.run(m, every=1)
+    c = crossings(r.t, r.bodies["box"].x[:, 0], 0.0)
+    assert len(c) >= 2 and 2 * np.mean(np.diff(c)) == pytest.approx(2 * math.pi * math.sqrt(2 / 200.0), rel=1e-5)
+    K = 200 * np.eye(6)
+    K[0, 1] = 1.0  # not symmetric
+    with pytest.raises(ValueError) as e:
+        m.elements["mount"].stiffness = K
+    reason = yaml_error(BUSHING.replace("stiffness: [50, 50, 50, 50, 50, 50]",
+                                        f"stiffness: {list(K.ravel())}"))
+    assert str(e.value) == f"elements[0].stiffness: {reason}"
+    assert np.array_equal(m.elements["mount"].stiffness, 200 * np.eye(6))
