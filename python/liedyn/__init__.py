@@ -79,7 +79,10 @@ class Model(EditMixin, _liedyn.Model):
     Model.from_yaml(text), Model.from_dict(d), Model.load(path) say it explicitly.
     bodies, joints, elements: dicts name -> record; compile(formulation=...) -> System;
     add_force / add_c_force: user forces. Errors raise liedyn.Error (FILE:LINE: ITEM: REASON,
-    with .file, .line, .item)."""
+    with .file, .line, .item). A .urdf or .xml file is imported (Model.from_urdf,
+    Model.from_mjcf: the import options as keywords; m.import_warnings). Editing:
+    m.bodies[name].mass / .inertia, m.elements[name].<YAML key>, m.gravity, m.set(key, value),
+    validated as the YAML reader validates (ValueError); m.copy()."""
 
     def __new__(cls, source=None, name=None, *, path=None, text=None, **import_options):
         if isinstance(source, (str, os.PathLike)) and path is None and text is None:
