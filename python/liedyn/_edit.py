@@ -33,8 +33,8 @@ class EditableBody(Body):
 
 class EditableElement(Element):
     """A force element of a model: besides name, type, body1, body2, par, its editable
-    parameters by their YAML keys (spring-damper k, c, l0, f0; rotational-spring-damper k, c; bushing
-    stiffness, damping); setting one edits the model (validated)."""
+    parameters by their YAML keys (spring-damper k, c, l0, f0; rotational-spring-damper k, c;
+    bushing stiffness, damping); setting one edits the model (validated)."""
 
     def __init__(self, fields, model, key):
         fields = dict(fields)

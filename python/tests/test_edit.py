@@ -74,7 +74,8 @@ def test_record_setters_edit_the_model():
     assert b.mass == 3.0 and m.bodies["bob"].mass == 3.0
     assert np.array_equal(m.bodies["bob"].inertia, np.diag([0.2, 0.3, 0.4]))
     b.inertia = [1, 2, 3, 0.1, 0.2, 0.3]  # Jxx Jyy Jzz Jxy Jyz Jxz as in the YAML file
-    y = liedyn.Model(PENDULUM.replace("inertia: [1e-9, 1e-9, 1e-9]", "inertia: [1, 2, 3, 0.1, 0.2, 0.3]"))
+    y = liedyn.Model(PENDULUM.replace("inertia: [1e-9, 1e-9, 1e-9]",
+                                      "inertia: [1, 2, 3, 0.1, 0.2, 0.3]"))
     assert np.array_equal(m.bodies["bob"].inertia, y.bodies["bob"].inertia)
     I = m.bodies["bob"].inertia
     assert I[0, 1] == I[1, 0] == 0.1 and I[1, 2] == I[2, 1] == 0.2 and I[0, 2] == 0.3
@@ -300,7 +301,8 @@ def test_bushing_stiffness_edit():
     assert np.array_equal(m.elements["mount"].stiffness, 200 * np.eye(6))
     r = liedyn.run(m, every=1)
     c = crossings(r.t, r.bodies["box"].x[:, 0], 0.0)
-    assert len(c) >= 2 and 2 * np.mean(np.diff(c)) == pytest.approx(2 * math.pi * math.sqrt(2 / 200.0), rel=1e-5)
+    T = 2 * math.pi * math.sqrt(2 / 200.0)
+    assert len(c) >= 2 and 2 * np.mean(np.diff(c)) == pytest.approx(T, rel=1e-5)
     K = 200 * np.eye(6)
     K[0, 1] = 1.0  # not symmetric
     with pytest.raises(ValueError) as e:
