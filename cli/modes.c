@@ -33,6 +33,8 @@ static void usage(FILE *f) {
                "  --steps N         load steps of the static solve (default 10)\n"
                "  --no-static       linearize about the initial configuration as it is (a model\n"
                "                    that starts at its equilibrium; no dense static solve)\n"
+               "  --no-loads        leave out the model's loads (its 'loads' list; gravity and\n"
+               "                    the force elements stay): the modes of the unloaded model\n"
                "  --formulation F   so3xr3 se3 s3xr3 s3sdr3 so3xr3-spatial s3xr3-spatial euler\n"
                "                    (default: the model's)\n"
                "  --sparse          the lowest undamped modes of a model without joints (beams\n"
@@ -55,7 +57,7 @@ static void usage(FILE *f) {
 typedef struct modes_args {
     const char *model, *csv, *png;
     double time, from, to, shift;
-    int count, steps, form, damped, sparse, nostatic, npts; /* npts > 0: --campbell */
+    int count, steps, form, damped, sparse, nostatic, noloads, npts; /* npts > 0: --campbell */
 } modes_args;
 
 /* --campbell A:B:N. 0 or the usage error. */
@@ -135,6 +137,8 @@ static int parse(int argc, char **argv, modes_args *a) {
             a->sparse = 1;
         } else if (strcmp(arg, "--no-static") == 0) {
             a->nostatic = 1;
+        } else if (strcmp(arg, "--no-loads") == 0) {
+            a->noloads = 1;
         } else {
             int rc = parse_value(argc, argv, &i, a);
             if (rc) return rc;
@@ -328,6 +332,17 @@ static int analyse(const modes_args *a, const char *path, const ld_model *m, con
     return exit_code;
 }
 
+/* --no-loads: the model without its loads list (their time-function tables freed). */
+static void drop_loads(ld_model *m) {
+    for (int i = 0; i < m->nloads; ++i) {
+        free(m->loads[i].fn.tab_t);
+        free(m->loads[i].fn.tab_f);
+    }
+    free(m->loads);
+    m->loads = NULL;
+    m->nloads = 0;
+}
+
 int cli_modes(int argc, char **argv) {
     modes_args a;
     int rc = parse(argc, argv, &a);
@@ -341,6 +356,7 @@ int cli_modes(int argc, char **argv) {
     ld_model m;
     int method;
     if ((rc = load_model(&ra, path, sizeof path, &m, &method))) return rc;
+    if (a.noloads) drop_loads(&m);
     double t = isnan(a.time) ? m.run.t_end : a.time;
     ld_system s;
     double *q = NULL, *v = NULL;
