@@ -47,6 +47,8 @@ static void usage(FILE *f) {
                "                    bodies' own (turning) frames, followed by their shapes (MAC);\n"
                "                    --csv writes one row per speed\n"
                "  --plot FILE.png   with --campbell: the diagram drawn by gnuplot\n"
+               "  --vtk DIR         each mode animated over one period as a VTK file series\n"
+               "                    DIR/NAME_modeJ.vtk.series (ParaView; not with --campbell)\n"
                "The model is linearized about its static equilibrium (found as by 'liedyn\n"
                "static'), in the body-frame tangent increments of the formulation, with the\n"
                "joints eliminated by a basis of the motions they allow (docs/modes.md).\n"
@@ -55,7 +57,7 @@ static void usage(FILE *f) {
 }
 
 typedef struct modes_args {
-    const char *model, *csv, *png;
+    const char *model, *csv, *png, *vtk;
     double time, from, to, shift;
     int count, steps, form, damped, sparse, nostatic, noloads, npts; /* npts > 0: --campbell */
 } modes_args;
@@ -98,6 +100,10 @@ static int parse_value(int argc, char **argv, int *i, modes_args *a) {
     }
     if (strcmp(arg, "--plot") == 0) {
         a->png = v;
+        return 0;
+    }
+    if (strcmp(arg, "--vtk") == 0) {
+        a->vtk = v;
         return 0;
     }
     if (strcmp(arg, "--campbell") == 0) return parse_speeds(v, a);
@@ -146,6 +152,8 @@ static int parse(int argc, char **argv, modes_args *a) {
     }
     if (!a->model) return cli_error("modes: no model given (see 'liedyn modes --help')");
     if (a->png && !a->npts) return cli_error("modes: --plot needs --campbell");
+    if (a->vtk && a->npts)
+        return cli_error("modes: --vtk writes the modes of one state: not with --campbell");
     if (a->sparse && (a->damped || a->npts))
         return cli_error("modes: --sparse gives undamped modes at rest: not with --damped or "
                          "--campbell");
@@ -274,6 +282,7 @@ static int analyse_sparse(const modes_args *a, const char *path, const ld_model 
         printf("  equilibrium residual %.3g\n", st->residual);
     print_table(m, s, q, &md);
     int exit_code = a->csv ? write_csv(a->csv, m, s, q, &md) : 0;
+    if (!exit_code && a->vtk) exit_code = modes_vtk(a->vtk, m, s, q, &md);
     ld_modes_free(&md);
     return exit_code;
 }
@@ -327,6 +336,7 @@ static int analyse(const modes_args *a, const char *path, const ld_model *m, con
                "  matrices (and finds flutter)\n");
     print_table(m, s, q, &md);
     int exit_code = a->csv ? write_csv(a->csv, m, s, q, &md) : 0;
+    if (!exit_code && a->vtk) exit_code = modes_vtk(a->vtk, m, s, q, &md);
     ld_modes_free(&md);
     ld_linear_free(&lin);
     return exit_code;
