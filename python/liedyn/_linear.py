@@ -35,7 +35,8 @@ class Linear:
     def input_matrix(self, F):
         """Bu = [0; Mr^-1 N^T F] (2n, p): the inputs u whose generalized forces are the columns
         of F (k, p), in x' = A x + Bu u."""
-        return _liedyn._input_matrix(self.N, self.Mr, np.asarray(F, dtype=float).reshape(self.k, -1))
+        F = np.asarray(F, dtype=float).reshape(self.k, -1)
+        return _liedyn._input_matrix(self.N, self.Mr, F)
 
     def body_jacobian(self, body):
         """(Jx, Jr), each (3, k): the displacement of the body's centre of mass and its rotation

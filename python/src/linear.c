@@ -43,7 +43,8 @@ static int put_linear(PyObject *d, const ld_linear *lin, const double *A) {
 }
 
 /* The modes' arrays into d, with each body's motion in each mode (count, nbodies, 6: the
- * centre's displacement and the rotation, spatial; real and imaginary parts); 0 or −1. */
+ * centre's displacement and the rotation, spatial; real and imaginary parts; NaN where it
+ * cannot be had); 0 or −1. */
 static int put_modes(PyObject *d, const ld_py_system *S, const double *q, const ld_modes *md) {
     npy_intp c = md->count, k = md->k, n = md->n, nb = S->model->m.nbodies;
     npy_intp shape[3] = {c, nb, 6};
@@ -57,8 +58,10 @@ static int put_modes(PyObject *d, const ld_py_system *S, const double *q, const 
     for (npy_intp j = 0; j < c; ++j)
         for (npy_intp b = 0; b < nb; ++b) {
             double *rj = r + (j * nb + b) * 6, *ij = i + (j * nb + b) * 6;
-            ld_modes_body_shape(&S->s, q, md->phi + j * k, (int)b, rj, rj + 3);
-            ld_modes_body_shape(&S->s, q, md->phi_im + j * k, (int)b, ij, ij + 3);
+            if (ld_modes_body_shape(&S->s, q, md->phi + j * k, (int)b, rj, rj + 3))
+                for (int e = 0; e < 6; ++e) rj[e] = NAN;
+            if (ld_modes_body_shape(&S->s, q, md->phi_im + j * k, (int)b, ij, ij + 3))
+                for (int e = 0; e < 6; ++e) ij[e] = NAN;
         }
     if (put(d, "body_re", (PyObject *)re) || put(d, "body_im", (PyObject *)im) ||
         put(d, "hz", ld_py_vec(md->hz, c)) || put(d, "omega2", ld_py_vec(md->omega2, c)) ||
@@ -146,8 +149,16 @@ static PyObject *py_linearize(PyObject *self, PyObject *args, PyObject *kw) {
     if (va) memcpy(J.v, PyArray_DATA(va), (size_t)k * sizeof *J.v);
     int rc;
     Py_BEGIN_ALLOW_THREADS rc = lin_work(&J);
-    Py_END_ALLOW_THREADS if (rc) {
-        ld_py_raise(rc, "%s", J.msg[0] ? J.msg : ld_strerror(rc));
+    Py_END_ALLOW_THREADS PyObject *fe = ld_py_force_take_error(S->model);
+    if (fe) { /* a Python force raised: its exception */
+        PyErr_SetObject((PyObject *)Py_TYPE(fe), fe);
+        Py_DECREF(fe);
+        goto done;
+    }
+    if (rc) {
+        const ld_model *m = &S->model->m;
+        ld_py_raise(rc, "%s: %s", m->source[0] ? m->source : m->name,
+                    J.msg[0] ? J.msg : ld_strerror(rc));
         goto done;
     }
     out = PyDict_New();

@@ -85,7 +85,8 @@ def test_the_iea_blade_as_the_command_line():
     text = re.sub(r"\nloads:\n.*?\nintegrator:", "\nintegrator:", text, flags=re.S)
     md = liedyn.modes(liedyn.Model.from_yaml(text, name="blade"), count=4, static=False)
     assert md.linear.accel < 1e-6 and md.linear.n == 60
-    assert md.hz == pytest.approx([0.50568176, 0.69148208, 1.4790461, 2.1361723], rel=5e-8)  # the printed digits
+    # to the digits the command line prints
+    assert md.hz == pytest.approx([0.50568176, 0.69148208, 1.4790461, 2.1361723], rel=5e-8)
     tip = md.bodies["blade[10]"]
     assert abs(tip[0, 2]) > 0.99 * np.linalg.norm(tip[0, :3])  # flapwise (z)
     assert abs(tip[1, 1]) > 0.98 * np.linalg.norm(tip[1, :3])  # edgewise (y)
@@ -104,3 +105,32 @@ def test_errors():
         liedyn.linearize("simple-pendulum", static=False, v=[np.nan] * 6)
     with pytest.raises(KeyError):
         liedyn.linearize("simple-pendulum").body_jacobian("nobody")
+
+
+def test_a_python_force():
+    # a mass on a slide held by a spring-damper written in Python (the force's tangents by
+    # differences): |s| = sqrt(k / m) = 5 rad/s, zeta = c / (2 sqrt(k m)) = 0.04
+    model = {"name": "user-spring",
+             "bodies": [{"name": "mass", "mass": 2.0, "inertia": [1, 1, 1],
+                         "position": [1.0, 0, 0]}],
+             "joints": [{"name": "slide", "type": "prismatic", "body1": "ground",
+                         "body2": "mass", "at": [1.0, 0, 0], "axis": [1, 0, 0]}]}
+
+    def spring(t, b1, b2):
+        f = -50.0 * (b2["x"] - [1.0, 0, 0]) - 0.8 * b2["xdot"]
+        return np.r_[np.zeros(6), f, np.zeros(3)]
+
+    m = liedyn.Model(model)
+    m.add_force(spring, None, "mass")
+    md = liedyn.modes(m, damped=True)
+    assert md.count == 1
+    assert abs(md.s[0]) == pytest.approx(5.0, rel=1e-6)
+    assert md.zeta[0] == pytest.approx(0.04, rel=1e-6)
+
+    def broken(t, b1, b2):
+        raise ZeroDivisionError("from the force")
+
+    m2 = liedyn.Model(model)
+    m2.add_force(broken, None, "mass")
+    with pytest.raises(ZeroDivisionError, match="from the force"):
+        liedyn.modes(m2)
