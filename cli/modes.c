@@ -33,6 +33,8 @@ static void usage(FILE *f) {
                "  --steps N         load steps of the static solve (default 10)\n"
                "  --no-static       linearize about the initial configuration as it is (a model\n"
                "                    that starts at its equilibrium; no dense static solve)\n"
+               "  --no-loads        leave out the model's loads (its 'loads' list; gravity and\n"
+               "                    the force elements stay): the modes of the unloaded model\n"
                "  --formulation F   so3xr3 se3 s3xr3 s3sdr3 so3xr3-spatial s3xr3-spatial euler\n"
                "                    (default: the model's)\n"
                "  --sparse          the lowest undamped modes of a model without joints (beams\n"
@@ -45,6 +47,8 @@ static void usage(FILE *f) {
                "                    bodies' own (turning) frames, followed by their shapes (MAC);\n"
                "                    --csv writes one row per speed\n"
                "  --plot FILE.png   with --campbell: the diagram drawn by gnuplot\n"
+               "  --vtk DIR         each mode animated over one period as a VTK file series\n"
+               "                    DIR/NAME_modeJ.vtk.series (ParaView; not with --campbell)\n"
                "The model is linearized about its static equilibrium (found as by 'liedyn\n"
                "static'), in the body-frame tangent increments of the formulation, with the\n"
                "joints eliminated by a basis of the motions they allow (docs/modes.md).\n"
@@ -53,9 +57,9 @@ static void usage(FILE *f) {
 }
 
 typedef struct modes_args {
-    const char *model, *csv, *png;
+    const char *model, *csv, *png, *vtk;
     double time, from, to, shift;
-    int count, steps, form, damped, sparse, nostatic, npts; /* npts > 0: --campbell */
+    int count, steps, form, damped, sparse, nostatic, noloads, npts; /* npts > 0: --campbell */
 } modes_args;
 
 /* --campbell A:B:N. 0 or the usage error. */
@@ -98,6 +102,10 @@ static int parse_value(int argc, char **argv, int *i, modes_args *a) {
         a->png = v;
         return 0;
     }
+    if (strcmp(arg, "--vtk") == 0) {
+        a->vtk = v;
+        return 0;
+    }
     if (strcmp(arg, "--campbell") == 0) return parse_speeds(v, a);
     if (strcmp(arg, "--shift") == 0) {
         a->shift = strtod(v, &end);
@@ -135,6 +143,8 @@ static int parse(int argc, char **argv, modes_args *a) {
             a->sparse = 1;
         } else if (strcmp(arg, "--no-static") == 0) {
             a->nostatic = 1;
+        } else if (strcmp(arg, "--no-loads") == 0) {
+            a->noloads = 1;
         } else {
             int rc = parse_value(argc, argv, &i, a);
             if (rc) return rc;
@@ -142,6 +152,8 @@ static int parse(int argc, char **argv, modes_args *a) {
     }
     if (!a->model) return cli_error("modes: no model given (see 'liedyn modes --help')");
     if (a->png && !a->npts) return cli_error("modes: --plot needs --campbell");
+    if (a->vtk && a->npts)
+        return cli_error("modes: --vtk writes the modes of one state: not with --campbell");
     if (a->sparse && (a->damped || a->npts))
         return cli_error("modes: --sparse gives undamped modes at rest: not with --damped or "
                          "--campbell");
@@ -270,6 +282,7 @@ static int analyse_sparse(const modes_args *a, const char *path, const ld_model 
         printf("  equilibrium residual %.3g\n", st->residual);
     print_table(m, s, q, &md);
     int exit_code = a->csv ? write_csv(a->csv, m, s, q, &md) : 0;
+    if (!exit_code && a->vtk) exit_code = modes_vtk(a->vtk, m, s, q, &md);
     ld_modes_free(&md);
     return exit_code;
 }
@@ -323,9 +336,21 @@ static int analyse(const modes_args *a, const char *path, const ld_model *m, con
                "  matrices (and finds flutter)\n");
     print_table(m, s, q, &md);
     int exit_code = a->csv ? write_csv(a->csv, m, s, q, &md) : 0;
+    if (!exit_code && a->vtk) exit_code = modes_vtk(a->vtk, m, s, q, &md);
     ld_modes_free(&md);
     ld_linear_free(&lin);
     return exit_code;
+}
+
+/* --no-loads: the model without its loads list (their time-function tables freed). */
+static void drop_loads(ld_model *m) {
+    for (int i = 0; i < m->nloads; ++i) {
+        free(m->loads[i].fn.tab_t);
+        free(m->loads[i].fn.tab_f);
+    }
+    free(m->loads);
+    m->loads = NULL;
+    m->nloads = 0;
 }
 
 int cli_modes(int argc, char **argv) {
@@ -341,6 +366,7 @@ int cli_modes(int argc, char **argv) {
     ld_model m;
     int method;
     if ((rc = load_model(&ra, path, sizeof path, &m, &method))) return rc;
+    if (a.noloads) drop_loads(&m);
     double t = isnan(a.time) ? m.run.t_end : a.time;
     ld_system s;
     double *q = NULL, *v = NULL;

@@ -1,8 +1,9 @@
 /* Internal to the liedyn tool: the Campbell diagram of `liedyn modes --campbell`
- * (cli/modes_campbell.c). */
+ * (cli/modes_campbell.c) and the modes' VTK series of `liedyn modes --vtk` (cli/modes_vtk.c). */
 #ifndef LIEDYN_CLI_MODES_H
 #define LIEDYN_CLI_MODES_H
 
+#include "liedyn/linearize.h"
 #include "liedyn/model.h"
 #include "liedyn/system.h"
 
@@ -19,5 +20,15 @@ typedef struct campbell_in {
 /* Sweep, print the table, write the CSV and the PNG. The exit code: 0, 2 (the model does not
  * turn), 3 (no linearization or modes), 4 (output). */
 int modes_campbell(const campbell_in *in);
+
+/* Files per mode of --vtk: one period of the motion. */
+#define MODES_VTK_FRAMES 24
+
+/* Write each mode of md (of s at q, m compiled as s) as DIR/NAME_modeJ.vtk.series and its
+ * MODES_VTK_FRAMES files (DIR created if missing), the model at q ∘ exp(a Re(e^{iθ} φ_J)) over
+ * one period, a scaled so that the largest centre displacement is a tenth of the model's size
+ * or the largest rotation 0.3 rad; print where. The exit code: 0 or 4 (output). */
+int modes_vtk(const char *dir, const ld_model *m, const ld_system *s, const double *q,
+              const ld_modes *md);
 
 #endif

@@ -220,6 +220,11 @@ modes_exit 2 "liedyn: modes: --sparse gives undamped modes at rest" right-angle-
 modes_exit 2 "the sparse path takes systems without constraint rows" four-bar --sparse
 "$LIEDYN" modes simple-pendulum --csv modes.csv >out.txt 2>err.txt || fail "modes simple-pendulum: $(cat err.txt)"
 grep -q "^1,0.4984879" modes.csv || fail "modes simple-pendulum --csv: $(cat modes.csv)"
+# --no-loads: the IEA blade without its tip load, at its reference configuration (docs/modes.md)
+"$LIEDYN" modes iea15-blade --no-loads --no-static --count 2 --csv iea.csv >out.txt 2>err.txt ||
+    fail "modes iea15-blade --no-loads: $(cat err.txt)"
+grep -q "^1,0.505681" iea.csv || fail "modes iea15-blade --no-loads --csv: $(head -c 300 iea.csv)"
+grep -q "^2,0.691482" iea.csv || fail "modes iea15-blade --no-loads --csv: $(head -c 300 iea.csv)"
 
 [ "$fails" -eq 0 ] || { echo "$fails failure(s)" >&2; exit 1; }
 echo "cli_errors: all checks passed"

@@ -3,6 +3,7 @@
 # keeps its tip on the pivot (the origin) in every file; every shape stays rigid (distances
 # between the points of one body do not change); the crank drive's file is consistent (point
 # indices in range, point and cell data of the right length); rods and beams carry a radius.
+# liedyn modes --vtk: the modes animated (below).
 # usage: cli_vtk.sh LIEDYN WORK_DIR
 set -u
 LIEDYN=$1 WORK=$2
@@ -81,6 +82,43 @@ f=$(ls "$WORK"/pinned/*.vtk | tail -n 1)
 awk '/^POINTS/ {on = 1; n = 0; next} on && /^[A-Z]/ {on = 0} on {p[n++] = $0}
      END {exit !(p[0] == "0 0 0" && p[8] == "10 0 0" && (p[4] ~ /^5 -/))}' "$f" ||
     fail "beam-pinned: the ends moved or the midspan did not sag: $(sed -n '/^POINTS/,/^VERTICES/p' "$f" | tr '\n' ' ')"
+
+# liedyn modes --vtk: each mode a series of 24 files over one period (times k T / 24), the
+# bodies' centres (the first POINTS, one per body) at q ∘ exp(a cos(θ) φ): half the difference
+# of the files at θ = 0 and θ = π is a φ's centre displacement (the even a² terms cancel), in
+# the ratio of the CSV's shape, and the largest one a tenth of the model's size (1.5 here) or
+# less where the rotation reaches 0.3 rad first (mode 2)
+"$LIEDYN" modes double-pendulum-damped --vtk "$WORK/dp" --csv "$WORK/dp.csv" >"$WORK/o" 2>"$WORK/e" ||
+    fail "modes --vtk: $(cat "$WORK/e")"
+for j in 1 2; do
+    s="$WORK/dp/double-pendulum-damped_mode$j.vtk.series"
+    n=$(grep -c '"name": "double-pendulum-damped_mode'$j'_[0-9]*\.vtk"' "$s")
+    [ "$n" -eq 24 ] || fail "modes --vtk: mode $j lists $n files, not 24"
+    [ "$(ls "$WORK/dp" | grep -c "_mode${j}_[0-9]*\.vtk$")" -eq 24 ] || fail "modes --vtk: mode $j files"
+    hz=$(awk -F, -v j=$j '$1 == j {print $2}' "$WORK/dp.csv")
+    last=$(grep -o '"time": [0-9.e+-]*' "$s" | tail -n 1 | cut -d' ' -f2)
+    awk -v t="$last" -v hz="$hz" 'BEGIN {exit !(t * hz > 23 / 24 - 1e-12 && t * hz < 23 / 24 + 1e-12)}' ||
+        fail "modes --vtk: mode $j ends at t = $last, not 23/24 of the period 1/$hz"
+    centres() { awk '/^POINTS/ {on = 1; next} on && n < 2 {print $1, $2, $3; n++}' "$1"; }
+    centres "$WORK/dp/double-pendulum-damped_mode${j}_00000.vtk" >"$WORK/c0"
+    centres "$WORK/dp/double-pendulum-damped_mode${j}_00012.vtk" >"$WORK/c12"
+    # (x0 - x12) / 2 per body against the CSV's link1.dx, link2.dx (columns 7 and 13) times a
+    paste -d' ' "$WORK/c0" "$WORK/c12" | awk -v j=$j -v row="$(awk -F, -v j=$j '$1 == j' "$WORK/dp.csv")" '
+        { d[NR] = ($1 - $4) / 2; e[NR] = ($2 - $5) / 2 }
+        END { split(row, c, ","); big = (c[7] * c[7] > c[13] * c[13]) ? 1 : 2
+              a = d[big] / c[big == 1 ? 7 : 13]
+              r1 = d[1] - a * c[7]; r2 = d[2] - a * c[13]; r3 = e[1] - a * c[8]; r4 = e[2] - a * c[14]
+              err = sqrt(r1 * r1 + r2 * r2 + r3 * r3 + r4 * r4) / sqrt(d[big] * d[big])
+              m = sqrt(d[big] * d[big] + e[big] * e[big])
+              printf "mode shape from the files: relative error %.2e, largest displacement %.6f\n", err, m
+              exit !(err < 1e-6 && m < 0.15 * 1.000001 && (j == 2 || m > 0.15 * 0.999999)) }' ||
+        fail "modes --vtk: mode $j's files do not move the bodies as its shape"
+done
+touch "$WORK/file"
+"$LIEDYN" modes simple-pendulum --vtk "$WORK/file/sub" >/dev/null 2>"$WORK/e"
+[ $? -eq 4 ] && grep -q "cannot create the directory" "$WORK/e" || fail "modes --vtk into a file: $(cat "$WORK/e")"
+"$LIEDYN" modes simple-pendulum --vtk "$WORK/x" --campbell 0:1:2 >/dev/null 2>"$WORK/e"
+[ $? -eq 2 ] && grep -q "not with --campbell" "$WORK/e" || fail "modes --vtk --campbell: $(cat "$WORK/e")"
 
 [ "$fails" -eq 0 ] || exit 1
 echo "cli_vtk: all checks passed"

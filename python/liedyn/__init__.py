@@ -9,7 +9,8 @@ API. The work runs in C with the GIL released; arrays are numpy float64.
 
 Models: liedyn.Model (a file, a shipped model's name, YAML text or a dict). Simulation:
 liedyn.run, or liedyn.Integrator for step-by-step control. Attitude from angular velocity:
-liedyn.attitude. Lie-group maps over arrays: liedyn.so3, liedyn.s3, liedyn.se3,
+liedyn.attitude. Linearization and modes about an equilibrium: liedyn.linearize,
+liedyn.modes. Lie-group maps over arrays: liedyn.so3, liedyn.s3, liedyn.se3,
 liedyn.s3sdr3, liedyn.so3xr3, liedyn.s3xr3 (exp, log, compose, inverse, tangent,
 tangent_inv). Failures raise liedyn.Error with the library's message.
 """
@@ -22,6 +23,7 @@ from . import _liedyn
 from ._liedyn import Error, Integrator, System, attitude_case, attitude_cases
 from ._liedyn import formulations, integrators, version
 from ._edit import EditableBody, EditableElement, EditMixin, ImportNote
+from ._linear import Linear, Modes, linearize, modes
 from ._result import (AttitudeResult, Body, BodyResult, ContactResult, Element, Joint, JointResult,
                       Result)
 
@@ -30,7 +32,8 @@ try:
 except ImportError:  # pragma: no cover - a copy without its generated paths
     _MODELS = None
 
-__all__ = ["Model", "System", "Integrator", "Error", "run", "attitude", "attitude_case",
+__all__ = ["Model", "System", "Integrator", "Error", "run", "attitude", "linearize", "modes",
+           "Linear", "Modes", "attitude_case",
            "attitude_cases", "find_model", "models", "integrators", "formulations", "version",
            "Result", "BodyResult", "JointResult", "ContactResult", "AttitudeResult", "so3", "s3", "se3", "s3sdr3",
            "so3xr3", "s3xr3", "quat"]

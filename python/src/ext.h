@@ -3,7 +3,7 @@
  * module.c (the module, errors, array helpers), lie.c (the Lie-group maps over arrays),
  * model.c (Model), system.c (System: a compiled model), integ.c (Integrator), run.c (run:
  * the simulation loop), dense.c (output between steps), force.c (user forces), attitude.c
- * (attitude from angular velocity).
+ * (attitude from angular velocity), linear.c (linearization and modes).
  */
 #ifndef LIEDYN_PY_EXT_H
 #define LIEDYN_PY_EXT_H
@@ -116,6 +116,9 @@ extern const char ld_py_run_doc[];
 PyObject *ld_py_time_steps(PyObject *self, PyObject *args);
 extern const char ld_py_time_steps_doc[];
 int ld_py_attitude_add(PyObject *module);
+
+/* ---------------------------------------------------------------- linear.c */
+int ld_py_linear_add(PyObject *module);
 
 /* ---------------------------------------------------------------- edit.c, import.c */
 /* Editing a model in place (validated), importing URDF / MJCF: module functions. */

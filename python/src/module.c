@@ -192,8 +192,8 @@ PyMODINIT_FUNC PyInit__liedyn(void) {
         PyExc_RuntimeError, NULL);
     if (!ld_py_error || PyModule_AddObjectRef(m, "Error", ld_py_error) < 0 ||
         ld_py_lie_add(m) < 0 || ld_py_model_add(m) < 0 || ld_py_system_add(m) < 0 ||
-        ld_py_integ_add(m) < 0 || ld_py_attitude_add(m) < 0 || ld_py_edit_add(m) < 0 ||
-        ld_py_import_add(m) < 0) {
+        ld_py_integ_add(m) < 0 || ld_py_attitude_add(m) < 0 || ld_py_linear_add(m) < 0 ||
+        ld_py_edit_add(m) < 0 || ld_py_import_add(m) < 0) {
         Py_DECREF(m);
         return NULL;
     }

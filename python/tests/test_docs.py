@@ -1,5 +1,6 @@
-"""Every ```python block of docs/python.md and of README.md runs (in a scratch directory), so
-the documented examples cannot drift from the package; the tutorial writes its plot."""
+"""Every ```python block of docs/python.md, docs/modes.md and README.md runs (in a scratch
+directory), so the documented examples cannot drift from the package; the tutorial writes its
+plot."""
 import os
 import re
 
@@ -17,11 +18,13 @@ def blocks(rel):
 DOCS = [("docs/python.md", i, b) for i, b in enumerate(blocks("docs/python.md"))]
 DOCS += [("README.md", i, b) for i, b in enumerate(blocks("README.md"))]
 DOCS += [("docs/actuators.md", i, b) for i, b in enumerate(blocks("docs/actuators.md"))]
+DOCS += [("docs/modes.md", i, b) for i, b in enumerate(blocks("docs/modes.md"))]
 
 
 def test_the_pages_have_examples():
     assert len([d for d in DOCS if d[0] == "docs/python.md"]) >= 6
     assert any(d[0] == "README.md" for d in DOCS)
+    assert any(d[0] == "docs/modes.md" for d in DOCS)
 
 
 @pytest.mark.parametrize("page,index,code", DOCS, ids=[f"{p}#{i}" for p, i, _ in DOCS])
