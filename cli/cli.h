@@ -51,4 +51,8 @@ int cli_convert(int argc, char **argv);
 struct ld_model_error;
 int cli_model_load(const char *path, struct ld_model *m, struct ld_model_error *err);
 
+/* mkdir -p dir: each missing directory of the path made (run.c). 0, or −1 with errno set
+ * (ENOTDIR: a part of the path is a file; ENAMETOOLONG). */
+int cli_make_dirs(const char *dir);
+
 #endif /* LIEDYN_CLI_H */

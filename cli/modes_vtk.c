@@ -21,31 +21,6 @@
 
 #define TWO_PI 6.283185307179586476925
 
-/* mkdir -p dir; 0 or −1 (errno set). */
-static int make_dirs(const char *dir) {
-    char buf[4096];
-    size_t n = strlen(dir);
-    if (n == 0 || n >= sizeof buf) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
-    memcpy(buf, dir, n + 1);
-    for (size_t i = 1; i <= n; ++i) {
-        if (buf[i] != '/' && buf[i] != '\0') continue;
-        char c = buf[i];
-        buf[i] = '\0';
-        struct stat st;
-        if (stat(buf, &st) != 0) {
-            if (mkdir(buf, 0777) != 0 && errno != EEXIST) return -1;
-        } else if (!S_ISDIR(st.st_mode)) {
-            errno = ENOTDIR;
-            return -1;
-        }
-        buf[i] = c;
-    }
-    return 0;
-}
-
 /* The size of the model for the amplitude: the largest distance of a body's centre of mass
  * from the centroid of the centres or from the origin (1 when all are at the origin). v0: k
  * zeros. */
@@ -117,7 +92,7 @@ static int mode_series(const char *dir, const ld_model *m, const ld_system *s, c
 
 int modes_vtk(const char *dir, const ld_model *m, const ld_system *s, const double *q,
               const ld_modes *md) {
-    if (make_dirs(dir) != 0)
+    if (cli_make_dirs(dir) != 0)
         return cli_error("modes: --vtk: cannot create the directory '%s': %s", dir,
                          strerror(errno)),
                4;

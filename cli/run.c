@@ -43,8 +43,7 @@ static int on_path(const char *prog) {
     return 0;
 }
 
-/* mkdir -p; 0 or -1 (errno set). */
-static int make_dirs(const char *dir) {
+int cli_make_dirs(const char *dir) {
     char buf[PATH_CAP];
     size_t n = strlen(dir);
     if (n == 0 || n >= sizeof buf) {
@@ -506,7 +505,7 @@ static int open_outputs(sim *S, const run_args *a, char *tmp_csv, size_t cap) {
     S->vtk_spacing = (S->t1 - S->t0) / (double)(frames - 1);
     S->vtk_next = -INFINITY;
     if (a->vtk) {
-        if (make_dirs(a->vtk) != 0)
+        if (cli_make_dirs(a->vtk) != 0)
             return cli_error("run: cannot create directory '%s': %s", a->vtk, strerror(errno));
         S->vtk = ld_out_vtk_open(a->vtk, S->base, &S->s, S->m, NULL, why, sizeof why);
         if (!S->vtk) return cli_error("run: --vtk: %s", why);
