@@ -22,12 +22,16 @@ test -f "$prefix/bin/liedyn"
 test -f "$prefix/share/liedyn/models/heavy-top.yaml"
 "$prefix/bin/liedyn" models | head -n 1 | grep -q "$prefix/bin/../share/liedyn/models"
 (cd "$prefix" && LD_LIBRARY_PATH="$libdir" "$prefix/bin/liedyn" run heavy-top --t-end 0.01 --quiet >/dev/null)
-# the programs of examples/: the heavy top driven through the API reaches the state that
-# `liedyn run` reaches (the same integrator settings from the model file), and a user force runs
+# the programs of examples/, built by the command their comments and the README give (no more
+# libraries than pkg-config names: the examples call libm themselves): the heavy top driven
+# through the API reaches the state that `liedyn run` reaches (the same integrator settings from
+# the model file), and a user force runs
 exdir=$(dirname "$example")
-for ex in heavy_top user_force; do
+for ex in heavy_top user_force controller; do
+    grep -q "cc $ex.c \$(pkg-config --cflags --libs liedyn) -o $ex" "$exdir/$ex.c" ||
+        { echo "$ex.c: its comment no longer shows the command built here" >&2; exit 1; }
     # shellcheck disable=SC2046,SC2086
-    "$cc" $extra -o "$prefix/$ex" "$exdir/$ex.c" $(pkg-config --cflags --libs liedyn) -lm
+    "$cc" $extra -o "$prefix/$ex" "$exdir/$ex.c" $(pkg-config --cflags --libs liedyn)
 done
 model="$prefix/share/liedyn/models/heavy-top.yaml"
 api=$(LD_LIBRARY_PATH="$libdir" "$prefix/heavy_top" "$model" | sed -n 's/.*top at \(([^)]*)\).*/\1/p')
