@@ -78,7 +78,7 @@ static int opt(PyObject *kw, const char *key, double *x) {
     if (!v || v == Py_None) return 0;
     if (ld_py_double(v, key, 0, x) < 0) return -1;
     if (isnan(*x)) {
-        PyErr_Format(PyExc_ValueError, "%s: must not be NaN", key);
+        ld_py_errorf(PyExc_ValueError, "%s: must not be NaN", key);
         return -1;
     }
     return 0;
@@ -88,7 +88,7 @@ static const char *opt_str(PyObject *kw, const char *key, const char *def) {
     PyObject *v = kw ? PyDict_GetItemString(kw, key) : NULL;
     if (!v || v == Py_None) return def;
     const char *s = PyUnicode_Check(v) ? PyUnicode_AsUTF8(v) : NULL;
-    if (!s) PyErr_Format(PyExc_TypeError, "%s: a string is required", key);
+    if (!s) ld_py_errorf(PyExc_TypeError, "%s: a string is required", key);
     return s;
 }
 
@@ -107,7 +107,7 @@ static PyObject *py_attitude(PyObject *self, PyObject *args, PyObject *kw) {
         int known = 0;
         for (int i = 0; key && KEYS[i]; ++i) known |= strcmp(KEYS[i], key) == 0;
         if (!known) {
-            PyErr_Format(PyExc_TypeError, "attitude: unknown option '%s'", key ? key : "?");
+            ld_py_errorf(PyExc_TypeError, "attitude: unknown option '%s'", key ? key : "?");
             return NULL;
         }
     }
@@ -128,7 +128,7 @@ static PyObject *py_attitude(PyObject *self, PyObject *args, PyObject *kw) {
     if (!mname || !pname || (PyErr_Occurred())) goto done;
     int mi = ld_att_method_find(mname), pi = ld_param_find(pname);
     if (mi < 0 || pi < 0) {
-        PyErr_Format(PyExc_ValueError, "unknown %s '%s'", mi < 0 ? "method" : "param",
+        ld_py_errorf(PyExc_ValueError, "unknown %s '%s'", mi < 0 ? "method" : "param",
                      mi < 0 ? mname : pname);
         goto done;
     }
@@ -267,7 +267,7 @@ static PyObject *py_attitude_case(PyObject *self, PyObject *args, PyObject *kw) 
         return NULL;
     const ld_att_case *c = ld_att_case_find(name);
     if (!c) {
-        PyErr_Format(PyExc_ValueError, "unknown case '%s' (see liedyn.attitude_cases())", name);
+        ld_py_errorf(PyExc_ValueError, "unknown case '%s' (see liedyn.attitude_cases())", name);
         return NULL;
     }
     ld_frame fr = strcmp(frame, "spatial") == 0 ? LD_FRAME_SPATIAL : LD_FRAME_BODY;

@@ -43,7 +43,7 @@ static int call(ld_py_ctrl *c, double t, const double *q, const double *v, const
     Py_DECREF(r);
     if (!a) return -1;
     if (PyArray_SIZE(a) != c->nact) {
-        PyErr_Format(PyExc_ValueError, "controller: expected %d inputs (one per actuator), got %ld",
+        ld_py_errorf(PyExc_ValueError, "controller: expected %d inputs (one per actuator), got %ld",
                      c->nact, (long)PyArray_SIZE(a));
         Py_DECREF(a);
         return -1;

@@ -28,7 +28,7 @@ static int commit(ld_py_model *M, void *dst, const void *saved, size_t n) {
     int w = snprintf(prefix, sizeof prefix, "%s:%d: %s: ", e.file, e.line, e.key);
     const char *reason = e.msg;
     if (w > 0 && strncmp(e.msg, prefix, (size_t)w) == 0) reason = e.msg + w;
-    PyErr_Format(PyExc_ValueError, "%s: %s", e.key, reason);
+    ld_py_errorf(PyExc_ValueError, "%s: %s", e.key, reason);
     PyObject *k = PyUnicode_FromString(e.key);
     ld_py_attach("item", k);
     Py_XDECREF(k);
@@ -44,7 +44,7 @@ static int numbers(PyObject *obj, const char *what, int n, double *out) {
     npy_intp size = PyArray_SIZE(a);
     int rc = 0;
     if (size != n) {
-        PyErr_Format(PyExc_ValueError, "%s: expected %d numbers, found %zd", what, n,
+        ld_py_errorf(PyExc_ValueError, "%s: expected %d numbers, found %zd", what, n,
                      (Py_ssize_t)size);
         rc = -1;
     } else
@@ -71,7 +71,7 @@ static int inertia(PyObject *obj, const char *what, double I[9]) {
     else if (n == 9)
         memcpy(I, d, 9 * sizeof(double));
     else {
-        PyErr_Format(PyExc_ValueError,
+        ld_py_errorf(PyExc_ValueError,
                      "%s: expected 3 principal moments, 6 numbers [Jxx, Jyy, Jzz, Jxy, Jyz, Jxz] "
                      "or a 3x3 matrix, found %zd numbers",
                      what, (Py_ssize_t)n);
@@ -94,7 +94,7 @@ static PyObject *set_body(PyObject *self, PyObject *args) {
     if (b == -2 || editable(M) < 0) return NULL;
     ld_body *B = &M->m.bodies[b];
     if (strchr(B->name, '[')) {
-        PyErr_Format(PyExc_ValueError,
+        ld_py_errorf(PyExc_ValueError,
                      "body '%s' is a node of a rod or a beam: its mass and inertia follow from "
                      "the rod's or beam's parameters",
                      B->name);
@@ -113,7 +113,7 @@ static PyObject *set_body(PyObject *self, PyObject *args) {
         memcpy(B->inertia, I, sizeof I);
         if (commit(M, B->inertia, old, sizeof old) < 0) return NULL;
     } else {
-        PyErr_Format(PyExc_AttributeError,
+        ld_py_errorf(PyExc_AttributeError,
                      "a body's '%s' cannot be edited (editable: mass, inertia; the placement "
                      "and velocities are fixed by the joints at assembly)",
                      field);
@@ -153,7 +153,7 @@ static int matrix6(PyObject *obj, const char *what, double out[36]) {
     else if (n == 36)
         memcpy(out, d, 36 * sizeof(double));
     else {
-        PyErr_Format(PyExc_ValueError,
+        ld_py_errorf(PyExc_ValueError,
                      "%s: expected 6 numbers (the diagonal) or a 6x6 matrix, "
                      "found %zd numbers",
                      what, (Py_ssize_t)n);
@@ -174,7 +174,7 @@ static PyObject *set_element(PyObject *self, PyObject *args) {
                           &value))
         return NULL;
     if (i < 0 || i >= M->m.nelements) {
-        PyErr_Format(PyExc_IndexError, "element index %d out of range", i);
+        ld_py_errorf(PyExc_IndexError, "element index %d out of range", i);
         return NULL;
     }
     if (editable(M) < 0) return NULL;
@@ -190,18 +190,18 @@ static PyObject *set_element(PyObject *self, PyObject *args) {
                 strncat(list, list[0] ? ", " : "", sizeof list - strlen(list) - 1);
                 strncat(list, fields[k].key, sizeof list - strlen(list) - 1);
             }
-        PyErr_Format(PyExc_AttributeError, "the '%s' of a %s element cannot be edited (%s%s)", key,
+        ld_py_errorf(PyExc_AttributeError, "the '%s' of a %s element cannot be edited (%s%s)", key,
                      type, list[0] ? "editable: " : "none of its parameters is editable", list);
         return NULL;
     }
     char what[LD_NAME_MAX + 32];
     snprintf(what, sizeof what, "elements[%d].%s", i, key);
     if (!el->par || el->npar < f->at + f->n) {
-        PyErr_Format(PyExc_ValueError, "%s: the element has %d parameters", what, el->npar);
+        ld_py_errorf(PyExc_ValueError, "%s: the element has %d parameters", what, el->npar);
         return NULL;
     }
     if (strcmp(type, "spring-damper") == 0 && strcmp(key, "k") == 0 && el->npar > 10) {
-        PyErr_Format(PyExc_ValueError, "%s: the spring's curve replaces k (l - l0)", what);
+        ld_py_errorf(PyExc_ValueError, "%s: the spring's curve replaces k (l - l0)", what);
         return NULL;
     }
     double old[36], v[36];
@@ -236,7 +236,7 @@ static PyObject *element_params(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "O!i:_model_element_params", &ld_py_model_type, &M, &i))
         return NULL;
     if (i < 0 || i >= M->m.nelements) {
-        PyErr_Format(PyExc_IndexError, "element index %d out of range", i);
+        ld_py_errorf(PyExc_IndexError, "element index %d out of range", i);
         return NULL;
     }
     const ld_element *el = &M->m.elements[i];

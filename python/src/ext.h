@@ -26,6 +26,10 @@
 extern PyObject *ld_py_error;
 /* Raise liedyn.Error with the formatted message (and status attribute); returns NULL. */
 PyObject *ld_py_raise(int status, const char *fmt, ...);
+/* Raise exception type with the message formatted by C's printf rules (%g, %ld, %zd …:
+ * PyErr_Format knows no floating-point conversions and would print them as written); returns
+ * NULL. Every message of the module with a C conversion goes through here or ld_py_raise. */
+PyObject *ld_py_errorf(PyObject *type, const char *fmt, ...);
 /* Set attribute `name` of the exception being raised (keeps it raised). */
 void ld_py_attach(const char *name, PyObject *value);
 /* A C-contiguous float64 copy (or view) of obj whose trailing dimensions are shape[0..n) (−1:

@@ -56,7 +56,7 @@ static int call(ld_py_force *f, double t, const ld_body_motion b[2], double w[12
     Py_DECREF(r);
     if (!a) return -1;
     if (PyArray_SIZE(a) != 12) {
-        PyErr_Format(PyExc_ValueError,
+        ld_py_errorf(PyExc_ValueError,
                      "user force: expected 12 numbers (force, torque on body1, then on body2), "
                      "got %ld",
                      (long)PyArray_SIZE(a));

@@ -54,11 +54,11 @@ static PyObject *py_import(PyObject *self, PyObject *args, PyObject *kw) {
     else if (strcmp(format, "mjcf") == 0)
         opt.format = LD_IMPORT_MJCF;
     else {
-        PyErr_Format(PyExc_ValueError, "unknown import format '%s' (auto, urdf, mjcf)", format);
+        ld_py_errorf(PyExc_ValueError, "unknown import format '%s' (auto, urdf, mjcf)", format);
         return NULL;
     }
     if (!(aux > 0.0 && aux < HUGE_VAL)) {
-        PyErr_Format(PyExc_ValueError, "aux_mass_ratio must be positive and finite, found %g", aux);
+        ld_py_errorf(PyExc_ValueError, "aux_mass_ratio must be positive and finite, found %g", aux);
         return NULL;
     }
     opt.limits = limits, opt.fixed_base = fixed_base, opt.chain_joints = chain;

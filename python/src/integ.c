@@ -50,7 +50,7 @@ static int set_option(ld_integ_options *o, const char *key, PyObject *val) {
             long v = PyLong_AsLong(val);
             if (v == -1 && PyErr_Occurred()) return -1;
             if (v < 0 || v > 1000000000L) {
-                PyErr_Format(PyExc_ValueError, "%s: out of range (%ld)", key, v);
+                ld_py_errorf(PyExc_ValueError, "%s: out of range (%ld)", key, v);
                 return -1;
             }
             int iv = (int)v;
@@ -60,7 +60,7 @@ static int set_option(ld_integ_options *o, const char *key, PyObject *val) {
         double d;
         if (ld_py_double(val, key, 0, &d) < 0) return -1;
         if (isnan(d)) {
-            PyErr_Format(PyExc_ValueError, "%s: must not be NaN", key);
+            ld_py_errorf(PyExc_ValueError, "%s: must not be NaN", key);
             return -1;
         }
         memcpy((char *)o + FIELDS[i].off, &d, sizeof d);
@@ -71,13 +71,13 @@ static int set_option(ld_integ_options *o, const char *key, PyObject *val) {
         double d;
         if (ld_py_double(val, key, 1, &d) < 0) return -1;
         if (!(d >= p->lo && d <= p->hi)) {
-            PyErr_Format(PyExc_ValueError, "%s: must be in %s", key, p->range);
+            ld_py_errorf(PyExc_ValueError, "%s: must be in %s", key, p->range);
             return -1;
         }
         memcpy((char *)o + p->offset, &d, sizeof d);
         return 0;
     }
-    PyErr_Format(PyExc_TypeError,
+    ld_py_errorf(PyExc_TypeError,
                  "unknown integrator option '%s' (method parameters such as rho_inf, alpha; "
                  "newton_atol, newton_rtol, max_iter, max_halvings, adaptive, error_atol, "
                  "error_rtol, fac, facmin, facmax, h_init, h_min, h_max, max_rejects, project, "
@@ -91,11 +91,11 @@ int ld_py_integ_options(const ld_model *m, const char *method, PyObject *kw, ld_
     const char *name = method ? method : m->run.integrator;
     int mi = ld_integ_method_find(name);
     if (mi < 0) {
-        PyErr_Format(PyExc_ValueError, "unknown integrator '%s' (see liedyn.integrators())", name);
+        ld_py_errorf(PyExc_ValueError, "unknown integrator '%s' (see liedyn.integrators())", name);
         return -1;
     }
     if (ld_integ_options_from_model(m, o) != LD_OK) { /* the model's block, as the CLI */
-        PyErr_Format(PyExc_ValueError, "the model's integrator block names an unknown method");
+        ld_py_errorf(PyExc_ValueError, "the model's integrator block names an unknown method");
         return -1;
     }
     o->method = (ld_integ_method)mi;
@@ -106,7 +106,7 @@ int ld_py_integ_options(const ld_model *m, const char *method, PyObject *kw, ld_
         if (!key || set_option(o, key, v) < 0) return -1;
     }
     if (o->adaptive && !ld_integ_method_has_estimate(o->method)) {
-        PyErr_Format(PyExc_ValueError,
+        ld_py_errorf(PyExc_ValueError,
                      "adaptive steps need a method with an error estimate, not %s",
                      ld_integ_method_name(o->method));
         return -1;
@@ -210,11 +210,11 @@ static int integ_init(ld_py_integ *I, PyObject *args, PyObject *kw) {
         ld_py_model *M = (ld_py_model *)target;
         int f = form ? ld_formulation_find(form) : (int)M->m.run.formulation;
         if (f < 0)
-            PyErr_Format(PyExc_ValueError, "unknown formulation '%s'", form);
+            ld_py_errorf(PyExc_ValueError, "unknown formulation '%s'", form);
         else
             S = ld_py_system_compile(M, f);
     } else {
-        PyErr_Format(PyExc_TypeError, "Integrator: a Model or a System is required, not %.80s",
+        ld_py_errorf(PyExc_TypeError, "Integrator: a Model or a System is required, not %.80s",
                      Py_TYPE(target)->tp_name);
     }
     if (!S) {
@@ -282,11 +282,11 @@ static PyObject *drive(ld_py_integ *I, PyObject *arg, int op) {
     if (!ready(I) || ld_py_double(arg, names[op], 1, &x) < 0) return NULL;
     double t = ld_integ_t(I->it);
     if ((op == OP_STEP || op == OP_ADVANCE) && !(x > 0.0)) {
-        PyErr_Format(PyExc_ValueError, "%s: the step must be positive", names[op]);
+        ld_py_errorf(PyExc_ValueError, "%s: the step must be positive", names[op]);
         return NULL;
     }
     if ((op == OP_ADVANCE_TO || op == OP_ADAPTIVE) && !(x > t)) {
-        PyErr_Format(PyExc_ValueError, "%s: the time must be after t = %.17g", names[op], t);
+        ld_py_errorf(PyExc_ValueError, "%s: the time must be after t = %.17g", names[op], t);
         return NULL;
     }
     if (op == OP_ADAPTIVE && !I->o.adaptive) {

@@ -127,7 +127,7 @@ static PyObject *lie_call(PyObject *self, PyObject *args) {
         for (int d = 0; same && d < lead[0]; ++d)
             same = PyArray_DIM(a[0], d) == PyArray_DIM(a[1], d);
         if (!same && lead[0] && lead[1]) {
-            PyErr_Format(PyExc_ValueError,
+            ld_py_errorf(PyExc_ValueError,
                          "%s: the operands' leading shapes differ (give equal shapes, or one "
                          "operand without leading dimensions)",
                          e->name);
@@ -137,7 +137,7 @@ static PyObject *lie_call(PyObject *self, PyObject *args) {
     int nl = lead[big];
     npy_intp shape[NPY_MAXDIMS];
     if (nl + e->out_nd > NPY_MAXDIMS) {
-        PyErr_Format(PyExc_ValueError, "%s: too many dimensions", e->name);
+        ld_py_errorf(PyExc_ValueError, "%s: too many dimensions", e->name);
         goto done;
     }
     for (int d = 0; d < nl; ++d) shape[d] = PyArray_DIM(a[big], d);

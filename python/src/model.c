@@ -69,19 +69,19 @@ int ld_py_body_index(const ld_py_model *M, PyObject *obj, int allow_ground) {
         long i = PyLong_AsLong(obj);
         if (i >= 0 && i < M->m.nbodies) return (int)i;
         if (!PyErr_Occurred())
-            PyErr_Format(PyExc_IndexError, "body index %ld out of range (the model has %d bodies)",
+            ld_py_errorf(PyExc_IndexError, "body index %ld out of range (the model has %d bodies)",
                          i, M->m.nbodies);
         return -2;
     }
     const char *s = PyUnicode_Check(obj) ? PyUnicode_AsUTF8(obj) : NULL;
     if (!s) {
-        PyErr_Format(PyExc_TypeError, "a body is a name or an index, not %.80s",
+        ld_py_errorf(PyExc_TypeError, "a body is a name or an index, not %.80s",
                      Py_TYPE(obj)->tp_name);
         return -2;
     }
     for (int i = 0; i < M->m.nbodies; ++i)
         if (strcmp(M->m.bodies[i].name, s) == 0) return i;
-    PyErr_Format(PyExc_KeyError, "no body named '%s' in model '%s'", s, M->m.name);
+    ld_py_errorf(PyExc_KeyError, "no body named '%s' in model '%s'", s, M->m.name);
     return -2;
 }
 
@@ -239,7 +239,7 @@ static PyObject *model_compile(ld_py_model *M, PyObject *args, PyObject *kw) {
     if (!PyArg_ParseTupleAndKeywords(args, kw, "|z:compile", kwlist, &fname)) return NULL;
     int f = (int)M->m.run.formulation;
     if (fname && (f = ld_formulation_find(fname)) < 0) {
-        PyErr_Format(PyExc_ValueError,
+        ld_py_errorf(PyExc_ValueError,
                      "unknown formulation '%s' (so3xr3, se3, s3xr3, s3sdr3, so3xr3-spatial, "
                      "s3xr3-spatial, euler)",
                      fname);
@@ -306,7 +306,7 @@ static int address(PyObject *o, const char *what, void **out) {
     if (!v || !PyLong_Check(v)) {
         Py_XDECREF(v);
         PyErr_Clear();
-        PyErr_Format(PyExc_TypeError, "add_c_force: %s must be an address (int or c_void_p)", what);
+        ld_py_errorf(PyExc_TypeError, "add_c_force: %s must be an address (int or c_void_p)", what);
         return -1;
     }
     *out = PyLong_AsVoidPtr(v);

@@ -26,6 +26,16 @@ PyObject *ld_py_raise(int status, const char *fmt, ...) {
     return NULL;
 }
 
+PyObject *ld_py_errorf(PyObject *type, const char *fmt, ...) {
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    PyOS_vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    PyErr_SetString(type, buf);
+    return NULL;
+}
+
 void ld_py_attach(const char *name, PyObject *value) {
     PyObject *t, *v, *tb;
     PyErr_Fetch(&t, &v, &tb);
@@ -49,7 +59,7 @@ static void shape_text(char *buf, size_t cap, int n, const npy_intp *shape) {
 PyArrayObject *ld_py_array(PyObject *obj, const char *what, int n, const npy_intp *shape,
                            int finite) {
     if (obj == NULL || obj == Py_None) {
-        PyErr_Format(PyExc_TypeError, "%s: an array is required, not None", what);
+        ld_py_errorf(PyExc_TypeError, "%s: an array is required, not None", what);
         return NULL;
     }
     PyArrayObject *a = (PyArrayObject *)PyArray_FROMANY(obj, NPY_DOUBLE, 0, 0, NPY_ARRAY_IN_ARRAY);
@@ -59,7 +69,7 @@ PyArrayObject *ld_py_array(PyObject *obj, const char *what, int n, const npy_int
         Py_XDECREF(t);
         Py_XDECREF(v);
         Py_XDECREF(tb);
-        PyErr_Format(PyExc_TypeError, "%s: cannot be read as an array of numbers", what);
+        ld_py_errorf(PyExc_TypeError, "%s: cannot be read as an array of numbers", what);
         return NULL;
     }
     int nd = PyArray_NDIM(a);
@@ -70,7 +80,7 @@ PyArrayObject *ld_py_array(PyObject *obj, const char *what, int n, const npy_int
         char want[128], got[128];
         shape_text(want, sizeof want, n, shape);
         shape_text(got, sizeof got, nd, PyArray_DIMS(a));
-        PyErr_Format(PyExc_ValueError, "%s: expected shape (..., %s), got (%s)", what, want, got);
+        ld_py_errorf(PyExc_ValueError, "%s: expected shape (..., %s), got (%s)", what, want, got);
         Py_DECREF(a);
         return NULL;
     }
@@ -79,7 +89,7 @@ PyArrayObject *ld_py_array(PyObject *obj, const char *what, int n, const npy_int
         npy_intp size = PyArray_SIZE(a);
         for (npy_intp i = 0; i < size; ++i)
             if (!isfinite(x[i])) {
-                PyErr_Format(PyExc_ValueError, "%s: entry %ld is not finite (%s)", what, (long)i,
+                ld_py_errorf(PyExc_ValueError, "%s: entry %ld is not finite (%s)", what, (long)i,
                              isnan(x[i]) ? "nan" : "inf");
                 Py_DECREF(a);
                 return NULL;
@@ -115,7 +125,7 @@ int ld_py_double(PyObject *obj, const char *what, int finite, double *out) {
     double x = PyFloat_AsDouble(obj);
     if (x == -1.0 && PyErr_Occurred()) {
         PyErr_Clear();
-        PyErr_Format(PyExc_TypeError, "%s: a number is required, not %.80s", what,
+        ld_py_errorf(PyExc_TypeError, "%s: a number is required, not %.80s", what,
                      Py_TYPE(obj)->tp_name);
         return -1;
     }

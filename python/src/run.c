@@ -387,7 +387,7 @@ PyObject *ld_py_run(PyObject *self, PyObject *args, PyObject *kw) {
     PyObject *mo = NULL, *integ = Py_None, *dto = Py_None, *t1o = Py_None;
     if (!PyArg_ParseTuple(args, "O|OOO:run", &mo, &integ, &dto, &t1o)) return NULL;
     if (!PyObject_TypeCheck(mo, &ld_py_model_type)) {
-        PyErr_Format(PyExc_TypeError, "run: a Model is required, not %.80s", Py_TYPE(mo)->tp_name);
+        ld_py_errorf(PyExc_TypeError, "run: a Model is required, not %.80s", Py_TYPE(mo)->tp_name);
         return NULL;
     }
     ld_py_model *M = (ld_py_model *)mo;
@@ -420,12 +420,12 @@ PyObject *ld_py_run(PyObject *self, PyObject *args, PyObject *kw) {
     (void)PyDict_DelItemString(rest, "every");
     PyErr_Clear();
     if (!(c.t1 > c.t0)) {
-        PyErr_Format(PyExc_ValueError, "t_end %.10g must be greater than t_start %.10g", c.t1,
+        ld_py_errorf(PyExc_ValueError, "t_end %.10g must be greater than t_start %.10g", c.t1,
                      c.t0);
         goto done;
     }
     if (!(c.dt > 0.0) || c.t0 + c.dt == c.t0 || (c.t1 - c.t0) / c.dt > 1e12) {
-        PyErr_Format(PyExc_ValueError, "dt: must be positive and resolve t (got %g)", c.dt);
+        ld_py_errorf(PyExc_ValueError, "dt: must be positive and resolve t (got %g)", c.dt);
         goto done;
     }
     if (every && every != Py_None) {
@@ -449,7 +449,7 @@ PyObject *ld_py_run(PyObject *self, PyObject *args, PyObject *kw) {
         c.ntimes = PyArray_DIM(ta, 0);
         for (npy_intp i = 0; i < c.ntimes; ++i)
             if (c.times[i] < c.t0 || c.times[i] > c.t1 || (i && c.times[i] < c.times[i - 1])) {
-                PyErr_Format(PyExc_ValueError,
+                ld_py_errorf(PyExc_ValueError,
                              "times: must be ascending within [t_start, t_end] = [%g, %g] "
                              "(entry %ld is %g)",
                              c.t0, c.t1, (long)i, c.times[i]);
@@ -461,7 +461,7 @@ PyObject *ld_py_run(PyObject *self, PyObject *args, PyObject *kw) {
         const char *fs = PyUnicode_AsUTF8(form);
         if (!fs) goto done;
         if ((f = ld_formulation_find(fs)) < 0) {
-            PyErr_Format(PyExc_ValueError, "unknown formulation '%s'", fs);
+            ld_py_errorf(PyExc_ValueError, "unknown formulation '%s'", fs);
             goto done;
         }
     }

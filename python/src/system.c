@@ -145,7 +145,7 @@ static PyObject *system_row_name(ld_py_system *S, PyObject *args) {
     char buf[256];
     int rc = ld_model_row_name(&S->s, row, buf, sizeof buf);
     if (rc != LD_OK) {
-        PyErr_Format(PyExc_IndexError, "constraint row %d out of range (m = %d)", row, S->s.m);
+        ld_py_errorf(PyExc_IndexError, "constraint row %d out of range (m = %d)", row, S->s.m);
         return NULL;
     }
     return PyUnicode_FromString(buf);
