@@ -140,6 +140,12 @@ static int dispatch(int argc, char **argv) {
         printf("liedyn %s\n", ld_version());
         return 0;
     }
+    if (!strcmp(argv[1], "help") && argc > 2 && strcmp(argv[2], "help") != 0) {
+        /* liedyn help CMD: CMD's own help, as `liedyn CMD --help` */
+        char flag[] = "--help";
+        char *args[] = {argv[0], argv[2], flag, NULL};
+        return dispatch(3, args);
+    }
     if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
         usage(stdout);
         return 0;

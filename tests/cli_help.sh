@@ -18,6 +18,13 @@ for c in "" demo attitude run convergence static modes models version; do
         [ -s "$WORK/help.err" ] && fail "liedyn $c $h: stderr $(cat "$WORK/help.err")"
     done
 done
+# liedyn help CMD is CMD --help
+for c in run static modes sweep convert view; do
+    "$LIEDYN" help $c >"$WORK/h1.txt" 2>&1 || fail "liedyn help $c: exit $?"
+    "$LIEDYN" $c --help >"$WORK/h2.txt" 2>&1
+    cmp -s "$WORK/h1.txt" "$WORK/h2.txt" || fail "liedyn help $c differs from liedyn $c --help"
+done
+"$LIEDYN" help no-such-command >/dev/null 2>&1 && fail "liedyn help no-such-command: exit 0"
 "$LIEDYN" run heavy-top --t-end 0.01 --method newmark --json >"$WORK/a.json" &&
     "$LIEDYN" run heavy-top --t-end=0.01 --integrator=newmark --json >"$WORK/b.json" ||
     fail "run --method / --integrator= failed"
