@@ -348,6 +348,20 @@ static int parse_param(const char *cmd, const ld_method_param *p, const char *v,
 }
 
 /* Parse argv for command cmds (CMD_RUN or CMD_CONV). Returns 0, 1 (help printed) or 2. */
+/* "CMD: unknown option 'O'", with the nearest option of the command if one is near (exit 2). */
+static int unknown_option(const char *cmd, const char *o, int cmds) {
+    enum { N = sizeof opt_defs / sizeof opt_defs[0] };
+    const char *names[N];
+    int n = 0;
+    for (size_t k = 0; k < N; ++k)
+        if (opt_defs[k].cmds & cmds) names[n++] = opt_defs[k].name;
+    char key[64];
+    snprintf(key, sizeof key, "%.*s", (int)strcspn(o, "="), o);
+    const char *near = cli_closest(key, names, n);
+    if (near) return cli_error("%s: unknown option '%s' (did you mean '%s'?)", cmd, o, near);
+    return cli_error("%s: unknown option '%s' (see 'liedyn %s --help')", cmd, o, cmd);
+}
+
 int parse_args(int argc, char **argv, int cmds, run_args *a) {
     memset(a, 0, sizeof *a);
     a->cmd = cmds == CMD_RUN ? "run" : "convergence";
@@ -375,7 +389,7 @@ int parse_args(int argc, char **argv, int cmds, run_args *a) {
         const opt_def *d = NULL;
         for (size_t k = 0; k < sizeof opt_defs / sizeof opt_defs[0]; ++k)
             if (strcmp(o, opt_defs[k].name) == 0) d = &opt_defs[k];
-        if (!d || !(d->cmds & cmds)) return cli_error("%s: unknown option '%s'", cmd, o);
+        if (!d || !(d->cmds & cmds)) return unknown_option(cmd, o, cmds);
         const char *v = NULL;
         if (d->takes) {
             if (i + 1 >= argc) return cli_error("%s: %s needs a value", cmd, o);

@@ -55,4 +55,9 @@ int cli_model_load(const char *path, struct ld_model *m, struct ld_model_error *
  * (ENOTDIR: a part of the path is a file; ENAMETOOLONG). */
 int cli_make_dirs(const char *dir);
 
+/* The name of names[0 … n−1] nearest to word (a mistyped option or command) when it is near
+ * enough to suggest (at most a third of the word's letters apart, at least 1), else NULL
+ * (suggest.c). */
+const char *cli_closest(const char *word, const char *const *names, int n);
+
 #endif /* LIEDYN_CLI_H */

@@ -150,7 +150,15 @@ static int dispatch(int argc, char **argv) {
         usage(stdout);
         return 0;
     }
-    fprintf(stderr, "liedyn: unknown command '%s' (try 'liedyn help')\n", argv[1]);
+    static const char *const cmds[] = {"demo",   "models",  "attitude", "run",   "convergence",
+                                       "static", "modes",   "assemble", "sweep", "workprec",
+                                       "view",   "convert", "version",  "help"};
+    const char *near = cli_closest(argv[1], cmds, (int)(sizeof cmds / sizeof cmds[0]));
+    if (near)
+        fprintf(stderr, "liedyn: unknown command '%s' (did you mean '%s'? try 'liedyn help')\n",
+                argv[1], near);
+    else
+        fprintf(stderr, "liedyn: unknown command '%s' (try 'liedyn help')\n", argv[1]);
     return 2;
 }
 

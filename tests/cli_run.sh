@@ -254,6 +254,10 @@ EOF
 sed -e 's/^  dt: 0.05$/  dt: 0.05\n  adaptive: true\n  facmax: 0.9/' "$SRC/models/torque-body-ii.yaml" >"$WORK/bad-fac.yaml"
 bad "'no-such-model' is neither a model file nor a shipped model (shipped: .*heavy-top" run no-such-model
 bad "unknown option '--bogus'" run heavy-top --bogus
+bad "run: unknown option '--tend' (did you mean '--t-end'?)" run heavy-top --tend 1
+bad "run: unknown option '--t-edn' (did you mean '--t-end'?)" run heavy-top --t-edn=1
+bad "convergence: unknown option '--dtlist' (did you mean '--dt-list'?)" convergence heavy-top --dtlist 1e-3
+bad "unknown command 'rn' (did you mean 'run'?" rn heavy-top
 bad "run: --dt must be positive, got '-1'" run heavy-top --dt -1
 bad "run: --dt needs a finite number, got 'abc'" run heavy-top --dt abc
 bad "run: --dt needs a value" run heavy-top --dt
