@@ -7,6 +7,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <signal.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -397,6 +398,15 @@ static void print_redundant(const sim *S) {
            n, n == 1 ? "" : "s", txt, ph);
 }
 
+/* A vector as the summary shows it: a component below 1e-15 of the vector's largest (round-off
+ * of the others, e.g. an out-of-plane 1e-38 beside 0.04) or below the smallest normal double
+ * shown as 0, not as data. */
+static void shown3(const double v[3], double out[3]) {
+    double big = fmax(fabs(v[0]), fmax(fabs(v[1]), fabs(v[2])));
+    for (int i = 0; i < 3; ++i)
+        out[i] = fabs(v[i]) < 1e-15 * big || fabs(v[i]) < DBL_MIN ? 0.0 : v[i];
+}
+
 static void print_moving(const sim *S) {
     const ld_model *m = S->m;
     int pick[3] = {-1, -1, -1}, moved = 0;
@@ -415,7 +425,9 @@ static void print_moving(const sim *S) {
         }
     }
     for (int k = 0; k < 3 && pick[k] >= 0; ++k) {
-        const double *x = S->bx + 3 * pick[k], *w = S->bw + 3 * pick[k];
+        double x[3], w[3];
+        shown3(S->bx + 3 * pick[k], x);
+        shown3(S->bw + 3 * pick[k], w);
         printf("  %s: x = (%.6g, %.6g, %.6g), omega = (%.6g, %.6g, %.6g) rad/s (body frame)\n",
                m->bodies[pick[k]].name, x[0], x[1], x[2], w[0], w[1], w[2]);
     }

@@ -255,6 +255,11 @@ sed -e 's/^  dt: 0.05$/  dt: 0.05\n  adaptive: true\n  facmax: 0.9/' "$SRC/model
 bad "'no-such-model' is neither a model file nor a shipped model (shipped: .*heavy-top" run no-such-model
 bad "unknown option '--bogus'" run heavy-top --bogus
 bad "run: unknown option '--tend' (did you mean '--t-end'?)" run heavy-top --tend 1
+# the summary shows round-off beside a vector's other components as 0, not as data: the
+# woodpecker's sleeve stays on the pole's axis (x = y = 0 to round-off)
+"$LIEDYN" run woodpecker --t-end 0.01 >"$WORK/wp.txt" 2>&1 || fail "woodpecker: exit $?"
+grep -q "^  sleeve: x = (0, 0, -0.00127" "$WORK/wp.txt" ||
+    fail "woodpecker summary: $(grep 'sleeve:' "$WORK/wp.txt")"
 bad "run: unknown option '--t-edn' (did you mean '--t-end'?)" run heavy-top --t-edn=1
 bad "convergence: unknown option '--dtlist' (did you mean '--dt-list'?)" convergence heavy-top --dtlist 1e-3
 bad "unknown command 'rn' (did you mean 'run'?" rn heavy-top
