@@ -428,8 +428,16 @@ int cli_workprec(int argc, char **argv) {
             for (long r = 0; r < t.nrows; ++r) {
                 char **f = t.cells[r];
                 char setting[80];
-                snprintf(setting, sizeof setting, "%s%s", ct >= 0 && f[ct][0] ? "tol " : "dt ",
-                         ct >= 0 && f[ct][0] ? f[ct] : (cd >= 0 ? f[cd] : "?"));
+                /* the table's numbers are exact (%.17g); the human line rounds them */
+                const char *sv = ct >= 0 && f[ct][0] ? f[ct] : (cd >= 0 ? f[cd] : "?");
+                char *end = NULL;
+                double val = strtod(sv, &end);
+                if (end && end != sv && *end == '\0')
+                    snprintf(setting, sizeof setting, "%s%.6g",
+                             ct >= 0 && f[ct][0] ? "tol " : "dt ", val);
+                else
+                    snprintf(setting, sizeof setting, "%s%s", ct >= 0 && f[ct][0] ? "tol " : "dt ",
+                             sv);
                 if (strcmp(f[cs], "ok") != 0) {
                     int cm = sweep_table_col(&t, "message");
                     printf("  %-13s %-12s %s: %.160s\n", f[ci], setting, f[cs], f[cm]);

@@ -200,6 +200,10 @@ awk -F, 'NR == 1 { for (i = 1; i <= NF; ++i) c[$i] = i; next }
          { e[NR] = $(c["rot_error"]); if ($(c["status"]) != "ok") bad = 1 }
          END { exit !(!bad && e[3] < e[2] && e[5] < e[4] && e[2] > 0 && e[4] > 0) }' wp.csv ||
     fail "workprec: errors do not fall with the tolerance and the step: $(cat wp.csv)"
+# the human table rounds the exact numbers of the CSV: dt 0.0005, not 0.00050000000000000001
+"$LIEDYN" workprec heavy-top --integrators genalpha --dt-list 5e-4 --t-end 0.01 --ref-dt 1e-4 \
+    --out wp2.csv >wp2.out 2>&1 || fail "workprec 5e-4: $(cat wp2.out)"
+grep -q "genalpha  *dt 0.0005  " wp2.out || fail "workprec: the dt shown as $(grep genalpha wp2.out)"
 if command -v gnuplot >/dev/null 2>&1; then
     "$LIEDYN" workprec heavy-top --integrators hem5,genalpha --tolerances 1e-4,1e-6 --t-end 0.1 \
         --dt-list 2e-3,1e-3 --ref-dt 1e-5 --out wp.csv --plot wp.png >/dev/null 2>&1 || fail "workprec --plot"
