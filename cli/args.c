@@ -69,54 +69,55 @@ typedef enum opt_id {
 typedef struct opt_def {
     const char *name;
     opt_id id;
-    int takes; /* takes a value */
-    int cmds;  /* CMD_RUN | CMD_CONV */
+    int takes;      /* takes a value */
+    int cmds;       /* CMD_RUN | CMD_CONV */
+    int switchable; /* a boolean a model file may set: --no-X switches it off */
 } opt_def;
 
 static const opt_def opt_defs[] = {
-    {"--integrator", O_INTEG, 1, CMD_BOTH},
-    {"--method", O_INTEG, 1, CMD_BOTH},
-    {"--formulation", O_FORM, 1, CMD_BOTH},
-    {"--dt", O_DT, 1, CMD_RUN},
-    {"--t-end", O_TEND, 1, CMD_BOTH},
-    {"--atol", O_ATOL, 1, CMD_BOTH},
-    {"--rtol", O_RTOL, 1, CMD_BOTH},
-    {"--max-iter", O_MAXIT, 1, CMD_BOTH},
-    {"--la", O_LA, 1, CMD_BOTH},
-    {"--output-every", O_EVERY, 1, CMD_RUN},
-    {"--output-dt", O_OUTDT, 1, CMD_RUN},
-    {"--columns", O_COLUMNS, 1, CMD_RUN},
-    {"--plot-what", O_PLOTWHAT, 1, CMD_RUN},
-    {"--newton-atol", O_NATOL, 1, CMD_BOTH},
-    {"--newton-rtol", O_NRTOL, 1, CMD_BOTH},
-    {"--error-atol", O_EATOL, 1, CMD_RUN},
-    {"--error-rtol", O_ERTOL, 1, CMD_RUN},
-    {"--newton-reuse", O_REUSE, 0, CMD_BOTH},
-    {"--out", O_OUT, 1, CMD_RUN},
-    {"--vtk", O_VTK, 1, CMD_RUN},
-    {"--plot", O_PLOT, 1, CMD_RUN},
-    {"--json", O_JSON, 0, CMD_BOTH},
-    {"--quiet", O_QUIET, 0, CMD_RUN},
-    {"--dt-list", O_DTLIST, 1, CMD_CONV},
-    {"--ref", O_REF, 1, CMD_CONV},
-    {"--adaptive", O_ADAPT, 0, CMD_RUN},
-    {"--fac", O_FAC, 1, CMD_RUN},
-    {"--facmin", O_FACMIN, 1, CMD_RUN},
-    {"--facmax", O_FACMAX, 1, CMD_RUN},
-    {"--project", O_PROJECT, 0, CMD_BOTH},
-    {"--constraint-tol", O_CTOL, 1, CMD_RUN},
-    {"--overlap-tol", O_OVTOL, 1, CMD_RUN},
-    {"--contacts", O_CONTACTS, 1, CMD_RUN},
-    {"--checkpoint", O_CKPT, 1, CMD_RUN},
-    {"--checkpoint-every", O_CKPT_EVERY, 1, CMD_RUN},
-    {"--restart", O_RESTART, 1, CMD_RUN},
-    {"--max-steps", O_MAXSTEPS, 1, CMD_RUN},
-    {"--html", O_HTML, 1, CMD_RUN},
-    {"--frames", O_FRAMES, 1, CMD_RUN},
-    {"--jobs", O_JOBS, 1, CMD_CONV},
-    {"-j", O_JOBS, 1, CMD_CONV},
-    {"--help", O_HELP, 0, CMD_BOTH},
-    {"-h", O_HELP, 0, CMD_BOTH},
+    {"--integrator", O_INTEG, 1, CMD_BOTH, 0},
+    {"--method", O_INTEG, 1, CMD_BOTH, 0},
+    {"--formulation", O_FORM, 1, CMD_BOTH, 0},
+    {"--dt", O_DT, 1, CMD_RUN, 0},
+    {"--t-end", O_TEND, 1, CMD_BOTH, 0},
+    {"--atol", O_ATOL, 1, CMD_BOTH, 0},
+    {"--rtol", O_RTOL, 1, CMD_BOTH, 0},
+    {"--max-iter", O_MAXIT, 1, CMD_BOTH, 0},
+    {"--la", O_LA, 1, CMD_BOTH, 0},
+    {"--output-every", O_EVERY, 1, CMD_RUN, 0},
+    {"--output-dt", O_OUTDT, 1, CMD_RUN, 0},
+    {"--columns", O_COLUMNS, 1, CMD_RUN, 0},
+    {"--plot-what", O_PLOTWHAT, 1, CMD_RUN, 0},
+    {"--newton-atol", O_NATOL, 1, CMD_BOTH, 0},
+    {"--newton-rtol", O_NRTOL, 1, CMD_BOTH, 0},
+    {"--error-atol", O_EATOL, 1, CMD_RUN, 0},
+    {"--error-rtol", O_ERTOL, 1, CMD_RUN, 0},
+    {"--newton-reuse", O_REUSE, 0, CMD_BOTH, 1},
+    {"--out", O_OUT, 1, CMD_RUN, 0},
+    {"--vtk", O_VTK, 1, CMD_RUN, 0},
+    {"--plot", O_PLOT, 1, CMD_RUN, 0},
+    {"--json", O_JSON, 0, CMD_BOTH, 0},
+    {"--quiet", O_QUIET, 0, CMD_RUN, 0},
+    {"--dt-list", O_DTLIST, 1, CMD_CONV, 0},
+    {"--ref", O_REF, 1, CMD_CONV, 0},
+    {"--adaptive", O_ADAPT, 0, CMD_RUN, 1},
+    {"--fac", O_FAC, 1, CMD_RUN, 0},
+    {"--facmin", O_FACMIN, 1, CMD_RUN, 0},
+    {"--facmax", O_FACMAX, 1, CMD_RUN, 0},
+    {"--project", O_PROJECT, 0, CMD_BOTH, 1},
+    {"--constraint-tol", O_CTOL, 1, CMD_RUN, 0},
+    {"--overlap-tol", O_OVTOL, 1, CMD_RUN, 0},
+    {"--contacts", O_CONTACTS, 1, CMD_RUN, 0},
+    {"--checkpoint", O_CKPT, 1, CMD_RUN, 0},
+    {"--checkpoint-every", O_CKPT_EVERY, 1, CMD_RUN, 0},
+    {"--restart", O_RESTART, 1, CMD_RUN, 0},
+    {"--max-steps", O_MAXSTEPS, 1, CMD_RUN, 0},
+    {"--html", O_HTML, 1, CMD_RUN, 0},
+    {"--frames", O_FRAMES, 1, CMD_RUN, 0},
+    {"--jobs", O_JOBS, 1, CMD_CONV, 0},
+    {"-j", O_JOBS, 1, CMD_CONV, 0},
+    {"--help", O_HELP, 0, CMD_BOTH, 0},
+    {"-h", O_HELP, 0, CMD_BOTH, 0},
 };
 
 /* The integrators, one line each (name, order, estimate, title), from the method table. */
@@ -189,6 +190,9 @@ static void run_usage(FILE *f) {
                "                      stays and Newton contracts (simplified Newton)\n"
                "  --la dense|klu|auto linear solver (default auto: KLU from 32 unknowns on\n"
                "                      sparse structure, else dense)\n"
+               "  --no-adaptive, --no-project, --no-newton-reuse\n"
+               "                      switch off what the model file's integrator block (or an\n"
+               "                      earlier option) switched on\n"
                "  --output-every K    a row every K-th step (and the first and the last);\n"
                "                      default: every step up to 5000 fixed steps, else about\n"
                "                      2000 rows; every accepted step under --adaptive\n"
@@ -387,8 +391,13 @@ int parse_args(int argc, char **argv, int cmds, run_args *a) {
             continue;
         }
         const opt_def *d = NULL;
+        int off = 0; /* --no-X: the boolean X switched off (over the model file's setting) */
         for (size_t k = 0; k < sizeof opt_defs / sizeof opt_defs[0]; ++k)
             if (strcmp(o, opt_defs[k].name) == 0) d = &opt_defs[k];
+        for (size_t k = 0; !d && k < sizeof opt_defs / sizeof opt_defs[0]; ++k)
+            if (!strncmp(o, "--no-", 5) && opt_defs[k].switchable &&
+                !strcmp(o + 5, opt_defs[k].name + 2))
+                d = &opt_defs[k], off = 1;
         if (!d || !(d->cmds & cmds)) return unknown_option(cmd, o, cmds);
         const char *v = NULL;
         if (d->takes) {
@@ -452,7 +461,7 @@ int parse_args(int argc, char **argv, int cmds, run_args *a) {
             rc = parse_num(cmd, o, v, 0, &a->error_rtol);
             break;
         case O_REUSE:
-            a->newton_reuse = 1;
+            a->newton_reuse = off ? -1 : 1;
             break;
         case O_OUT:
             a->out = v;
@@ -467,10 +476,10 @@ int parse_args(int argc, char **argv, int cmds, run_args *a) {
             a->ref = v;
             break;
         case O_ADAPT:
-            a->adaptive = 1;
+            a->adaptive = off ? -1 : 1;
             break;
         case O_PROJECT:
-            a->project = 1;
+            a->project = off ? -1 : 1;
             break;
         case O_CTOL:
             rc = parse_num(cmd, o, v, 0, &a->constraint_tol);
@@ -639,7 +648,7 @@ int load_model(const run_args *a, char *path, size_t cap, ld_model *m, int *meth
             ld_model_free(m);
             return cli_error("%s: too many integrator parameters", cmd);
         }
-    if (a->adaptive) r->adaptive = 1;
+    if (a->adaptive) r->adaptive = a->adaptive > 0;
     /* under step-size control --atol/--rtol are the local error tolerances */
     if (!isnan(a->atol)) *(r->adaptive ? &r->error_atol : &r->newton_atol) = a->atol;
     if (!isnan(a->rtol)) *(r->adaptive ? &r->error_rtol : &r->newton_rtol) = a->rtol;
@@ -651,7 +660,7 @@ int load_model(const run_args *a, char *path, size_t cap, ld_model *m, int *meth
     if (!isnan(a->facmin)) r->facmin = a->facmin;
     if (!isnan(a->facmax)) r->facmax = a->facmax;
     if (a->max_iter > 0) r->max_iter = a->max_iter;
-    if (a->newton_reuse) r->newton_reuse = 1;
+    if (a->newton_reuse) r->newton_reuse = a->newton_reuse > 0;
     if (a->every > 0) r->output_every = a->every, m->output.dt = 0.0;
     if (!isnan(a->out_dt)) m->output.dt = a->out_dt, r->output_every = 0;
     char list[512];

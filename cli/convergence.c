@@ -128,7 +128,7 @@ static int conv_sweep(const run_args *a, const ld_model *m, const char *path, in
     sw_buf_free(&b);
     if (rc) return 2;
     sw->la = a->la;
-    sw->project = a->project;
+    sw->project = a->project > 0;
     sw->label = path;
     memset(x, 0, sizeof *x);
     x->jobs = a->jobs;

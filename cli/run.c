@@ -586,7 +586,7 @@ int cli_run(int argc, char **argv) {
     int method;
     if (load_model(&a, path, sizeof path, &m, &method)) return 2;
     sim S;
-    sim_init(&S, &m, path, "run", method, a.la, a.project);
+    sim_init(&S, &m, path, "run", method, a.la, a.project > 0);
     model_base(&m, path, S.base, sizeof S.base);
     S.ck_path = a.checkpoint;
     S.ck_every = a.checkpoint_every;

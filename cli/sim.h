@@ -34,9 +34,9 @@ typedef struct run_args {
     ld_run_spec params;         /* the methods' parameters given (params, nparams only) */
     double fac, facmin, facmax; /* NAN: the model's */
     int max_iter, every;        /* 0: the model's */
-    int adaptive;               /* --adaptive given */
-    int newton_reuse;           /* --newton-reuse given */
-    int project;                /* --project given */
+    int adaptive;               /* --adaptive given: 1, --no-adaptive: -1, neither: 0 */
+    int newton_reuse;           /* --newton-reuse: 1, --no-newton-reuse: -1, neither: 0 */
+    int project;                /* --project: 1, --no-project: -1, neither: 0 */
     double constraint_tol;      /* --constraint-tol (NAN: the model's default; 0: no check) */
     const char *out, *vtk, *plot, *ref;
     const char *html;     /* --html FILE */

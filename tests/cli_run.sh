@@ -279,6 +279,13 @@ bad "integrator.facmax: must be finite and > 1" run "$WORK/bad-fac.yaml"
 bad "run: --fac, --facmin and --facmax act only with --adaptive" run torque-body-ii --integrator tb3 --facmax 3
 sed -e 's/^  name: newmark$/  name: genalpha\n  adaptive: true/' "$SRC/models/torque-body-ii.yaml" >"$WORK/ad-genalpha.yaml"
 bad "ad-genalpha.yaml: step-size control (adaptive: true) needs an integrator with an error estimate" run "$WORK/ad-genalpha.yaml"
+# --no-X switches off a boolean the model file switched on: the same model runs with fixed steps
+"$LIEDYN" run "$WORK/ad-genalpha.yaml" --no-adaptive --t-end 0.1 --json >"$WORK/noad.json" 2>&1 ||
+    fail "--no-adaptive: exit $?: $(head -c 300 "$WORK/noad.json")"
+grep -q '"integrator": "genalpha"' "$WORK/noad.json" || fail "--no-adaptive: $(head -c 300 "$WORK/noad.json")"
+"$LIEDYN" run heavy-top --t-end 0.01 --newton-reuse --no-newton-reuse --quiet >/dev/null 2>&1 ||
+    fail "--no-newton-reuse after --newton-reuse"
+bad "run: unknown option '--no-quiet'" run heavy-top --no-quiet
 bad "--rho-inf must be in \[0, 1\]" run heavy-top --rho-inf 1.5
 bad "end time 0 must be greater than the start time 0" run heavy-top --t-end 0
 bad "--max-iter needs a positive integer" run heavy-top --max-iter 0
