@@ -592,6 +592,11 @@ typedef struct ld_model_error {
     char msg[512];
 } ld_model_error;
 
+/* An inertia tensor J (3×3, row-major) from n numbers in the model file's forms: 3 principal
+ * moments, 6 = [Ixx, Iyy, Izz, Ixy, Iyz, Ixz], or 9 row-major. LD_OK, or LD_EINVAL for any other
+ * n (J untouched). */
+int ld_inertia_from_numbers(const double *v, int n, double J[9]);
+
 /* Read a YAML model. On success *out owns its arrays (ld_model_free). On failure returns
  * LD_EIO (cannot read), LD_EINVAL (bad content; err filled in), LD_ENOMEM; *out untouched. */
 int ld_model_load(const char *path, ld_model *out, ld_model_error *err);

@@ -62,15 +62,7 @@ static int inertia(PyObject *obj, const char *what, double I[9]) {
     npy_intp n = PyArray_SIZE(a);
     const double *d = PyArray_DATA(a);
     int rc = 0;
-    memset(I, 0, 9 * sizeof(double));
-    if (n == 3)
-        I[0] = d[0], I[4] = d[1], I[8] = d[2];
-    else if (n == 6)
-        I[0] = d[0], I[4] = d[1], I[8] = d[2], I[1] = I[3] = d[3], I[5] = I[7] = d[4],
-        I[2] = I[6] = d[5];
-    else if (n == 9)
-        memcpy(I, d, 9 * sizeof(double));
-    else {
+    if (n > 9 || ld_inertia_from_numbers(d, (int)n, I) != LD_OK) {
         ld_py_errorf(PyExc_ValueError,
                      "%s: expected 3 principal moments, 6 numbers [Jxx, Jyy, Jzz, Jxy, Jyz, Jxz] "
                      "or a 3x3 matrix, found %zd numbers",

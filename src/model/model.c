@@ -868,3 +868,15 @@ int ld_model_validate(const ld_model *m, ld_model_error *err) {
     free(c.rod_dup);
     return rc;
 }
+
+int ld_inertia_from_numbers(const double *v, int n, double J[9]) {
+    if (!v || !J || (n != 3 && n != 6 && n != 9)) return LD_EINVAL;
+    if (n == 9) {
+        memcpy(J, v, 9 * sizeof *J);
+        return LD_OK;
+    }
+    double xy = n == 6 ? v[3] : 0.0, yz = n == 6 ? v[4] : 0.0, xz = n == 6 ? v[5] : 0.0;
+    const double M[9] = {v[0], xy, xz, xy, v[1], yz, xz, yz, v[2]};
+    memcpy(J, M, sizeof M);
+    return LD_OK;
+}

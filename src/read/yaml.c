@@ -492,14 +492,7 @@ static int get_inertia(reader *r, const yaml_node_t *map, double J[9]) {
     if (!rc) rc = read_vec(r, f, v, n);
     ly_pop(r, mark);
     if (rc) return rc;
-    if (n == 9) {
-        memcpy(J, v, sizeof v);
-        return LD_OK;
-    }
-    double xy = n == 6 ? v[3] : 0.0, yz = n == 6 ? v[4] : 0.0, xz = n == 6 ? v[5] : 0.0;
-    const double M[9] = {v[0], xy, xz, xy, v[1], yz, xz, yz, v[2]};
-    memcpy(J, M, sizeof M);
-    return LD_OK;
+    return ld_inertia_from_numbers(v, n, J);
 }
 
 /* Orientation w, x, y, z, normalized (scaled first: no overflow, no underflow). */
