@@ -55,6 +55,16 @@ char *mj_attr(const xmlNode *n, const char *tag, const xmlNode *cls, const char 
 /* count numbers of attribute name (own or default); absent: v untouched, *given 0. */
 int mj_vec(mj_ctx *C, const xmlNode *n, const char *tag, const xmlNode *cls, const char *name,
            double *v, int count, int *given);
+/* Up to max numbers (own or default): their count (0: absent), or −1 with the error set. */
+int mj_nums(mj_ctx *C, const xmlNode *n, const char *tag, const xmlNode *cls, const char *name,
+            double *v, int max);
+/* The class of element n: its own class attribute, else cls (a body's childclass, else
+ * main). An unknown class is an error. */
+int mj_elem_class(mj_ctx *C, const xmlNode *n, xmlNode *cls, xmlNode **out);
+
+/* mjcf_actuator.c: one child n of <actuator>: an actuator with a joint transmission, else a
+ * report. LD_OK or the error set. */
+int mj_read_actuator(mj_ctx *C, const xmlNode *n);
 
 /* mjcf_mesh.c: mesh geom g of link L as shape sh, placed in the body as MuJoCo draws it. 1 when
  * drawn; 0 when its file is not found or it has none (reported), or on an error (*rc). */
