@@ -210,4 +210,8 @@ int ld_integ__blocks_assemble(ld_integ *it, double t, double cm, double cc, doub
                               const double *a_k);
 void ld_integ__blocks_mass_only(ld_integ *it);
 
+/* The method cannot treat this kind of system at all, as opposed to bad option values
+ * (integ_check.c). */
+int ld_integ__unsupported(const ld_system *s, const ld_method_impl *d);
+
 #endif
