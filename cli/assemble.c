@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "liedyn/liedyn.h"
+#include "safefile.h"
 #include "sim.h"
 #include "sweep.h"
 
@@ -89,7 +90,7 @@ static int listed_bodies(const ld_model *m) {
     return n;
 }
 
-/* Write the assembled model to path (a temporary file renamed into place). 0 or 4. */
+/* Write the assembled model to path (whole or not at all: safefile.h). 0 or 4. */
 static int write_model(const char *src, const ld_model *m, const char *path) {
     size_t len = 0;
     char *text = read_text(src, &len), why[512] = "";
@@ -120,20 +121,16 @@ static int write_model(const char *src, const ld_model *m, const char *path) {
     free(vals);
     free(text);
     if (rc) return cli_error("assemble: cannot write the model: %s", why[0] ? why : "no memory"), 4;
-    char tmp[PATH_CAP + 16];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "wb");
-    int ok = f && fprintf(f, "# assembled by liedyn assemble from %s\n", src) > 0 &&
-             fwrite(out, 1, olen, f) == olen;
-    if (f && fclose(f) != 0) ok = 0;
-    if (ok && rename(tmp, path) != 0) ok = 0;
-    int saved = errno;
-    free(out);
-    if (!ok) {
-        remove(tmp);
-        return cli_error("assemble: writing '%s' failed: %s", path, strerror(saved)), 4;
+    safefile w;
+    if (ld_io_safefile_open(&w, path, NULL, 0) != 0) {
+        free(out);
+        return cli_error("assemble: %s", w.err), 4;
     }
-    return 0;
+    fprintf(w.f, "# assembled by liedyn assemble from %s\n", src);
+    fwrite(out, 1, olen, w.f);
+    rc = ld_io_safefile_commit(&w);
+    free(out);
+    return rc ? (cli_error("assemble: %s", w.err), 4) : 0;
 }
 
 static void print_json(const ld_model *m) {

@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "liedyn/import.h"
 #include "liedyn/liedyn.h"
+#include "safefile.h"
 
 /* The warnings on f: those about the dynamics all, the others up to max_ignored (−1: all),
  * each "PREFIX FILE:LINE: ELEMENT: MESSAGE". */
@@ -95,31 +96,23 @@ static int parse(int argc, char **argv, conv_args *a) {
     return 0;
 }
 
-/* Write the header, the warnings as comments and the text to path (a temporary file renamed
- * into place) or stdout. 0 or 4. */
+/* Write the header, the warnings as comments and the text to path (whole or not at all:
+ * safefile.h) or stdout. 0 or 4. */
 static int write_out(const conv_args *a, const ld_import_report *rep, const char *text,
                      size_t len) {
-    char tmp[4200];
+    safefile w;
     FILE *f = stdout;
     if (a->out) {
-        snprintf(tmp, sizeof tmp, "%.4000s.tmp", a->out);
-        if (!(f = fopen(tmp, "wb")))
-            return cli_error("convert: cannot write '%s': %s", tmp, strerror(errno)), 4;
+        if (ld_io_safefile_open(&w, a->out, NULL, 0) != 0)
+            return cli_error("convert: %s", w.err), 4;
+        f = w.f;
     }
     fprintf(f, "# converted by liedyn convert from %s (%s)\n", rep->file,
             rep->format == LD_IMPORT_URDF ? "URDF" : "MJCF");
     if (rep->nwarn) fprintf(f, "# what this model does not represent (docs/import.md):\n");
     print_warnings(f, rep, "#   ", -1);
-    int ok = fwrite(text, 1, len, f) == len;
-    if (a->out) {
-        ok = fclose(f) == 0 && ok;
-        if (ok && rename(tmp, a->out) != 0) ok = 0;
-        if (!ok) {
-            int e = errno;
-            remove(tmp);
-            return cli_error("convert: writing '%s' failed: %s", a->out, strerror(e)), 4;
-        }
-    }
+    fwrite(text, 1, len, f);
+    if (a->out && ld_io_safefile_commit(&w) != 0) return cli_error("convert: %s", w.err), 4;
     return 0;
 }
 

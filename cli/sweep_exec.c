@@ -1,6 +1,7 @@
 /*
- * Running a sweep: the table (resumed from its whole rows, appended to one whole row per
- * write, rewritten in case order at the end by atomic replacement), and who runs the cases:
+ * Running a sweep: the table (locked against a second sweep, resumed from its whole rows,
+ * appended to one whole row per write, rewritten in case order at the end whole or not at
+ * all), and who runs the cases:
  * this process (--jobs 1), local worker processes (fork; results through pipes), or the ranks
  * of an MPI job (LD_MPI builds under mpirun). Both hand out case indices one at a time as the
  * workers become free (dynamic balancing: case costs differ by orders of magnitude).
@@ -14,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -28,6 +30,7 @@
 
 #include "cli.h"
 #include "sim.h"
+#include "safefile.h"
 #include "sweep.h"
 
 /* ------------------------------------------------------------------ CSV lines */
@@ -237,36 +240,57 @@ static int table_resume(table *T) {
     return 0;
 }
 
-/* Write the header and the rows done, in case order, to path (atomically: a temporary file
- * renamed over it). 0, or -1 (errno). */
-static int table_rewrite(table *T) {
-    char tmp[PATH_CAP + 16];
-    snprintf(tmp, sizeof tmp, "%s.tmp", T->path);
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-    if (fd < 0) return -1;
-    sw_buf b = {0};
-    sw_buf_printf(&b, "%s", T->header.s);
-    for (long c = 0; c < T->sw->ncases; ++c)
-        if (T->rows[c]) sw_buf_printf(&b, "%s", T->rows[c]);
-    int rc = write_all(fd, b.s, b.len);
-    if (!rc) rc = fsync(fd);
-    if (close(fd) != 0) rc = -1;
-    if (!rc) rc = rename(tmp, T->path);
-    if (rc) {
-        int e = errno;
-        unlink(tmp);
-        errno = e;
+/* Lock the table: open it (an empty one when there is none) and take its exclusive lock
+ * (flock), so that one sweep at a time writes it. The table is replaced (table_rewrite) only
+ * by files locked before they take its name, so a lock on a file that no longer carries the
+ * name is dropped and the new one locked. 0, or 2 (message printed). */
+static int table_lock(table *T) {
+    for (int tries = 0; tries < 100; ++tries) {
+        int fd = open(T->path, O_RDWR | O_CREAT | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0666);
+        if (fd < 0) return cli_error("sweep: cannot write '%s': %s", T->path, strerror(errno));
+        struct stat a, b;
+        if (fstat(fd, &a) != 0 || !S_ISREG(a.st_mode)) {
+            close(fd);
+            return cli_error("sweep: '%s' is not a regular file (a sweep's table is read back "
+                             "and rewritten)",
+                             T->path);
+        }
+        if (flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK) {
+            close(fd);
+            return cli_error("sweep: '%s' is being written by another sweep (it holds the "
+                             "table's lock): wait until that sweep ends, or give another table",
+                             T->path);
+        } /* other errors: a file system without locks; go on without one */
+        if (stat(T->path, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino) {
+            T->fd = fd;
+            return 0;
+        }
+        close(fd); /* replaced since it was opened: lock the new one */
     }
-    T->size = (off_t)b.len;
-    sw_buf_free(&b);
-    return rc;
+    return cli_error("sweep: '%s' keeps being replaced by another process", T->path);
 }
 
-static int table_open(table *T) {
-    if (table_rewrite(T) != 0)
-        return cli_error("sweep: cannot write '%s': %s", T->path, strerror(errno));
-    T->fd = open(T->path, O_WRONLY | O_APPEND | O_CLOEXEC);
-    if (T->fd < 0) return cli_error("sweep: cannot write '%s': %s", T->path, strerror(errno));
+/* Write the header and the rows done, in case order, to the table (whole or not at all:
+ * safefile.h). With keep, the new file stays open in T->fd for appending (and locked);
+ * without, T->fd is closed. 0, or 4 (message printed). */
+static int table_rewrite(table *T, int keep) {
+    safefile w;
+    int flags = SAFEFILE_SYNC | SAFEFILE_REGULAR | (keep ? SAFEFILE_KEEP : 0);
+    if (ld_io_safefile_open(&w, T->path, "the table", flags) != 0)
+        return cli_error("sweep: %s", w.err), 4;
+    fputs(T->header.s, w.f);
+    size_t size = T->header.len;
+    for (long c = 0; c < T->sw->ncases; ++c)
+        if (T->rows[c]) {
+            fputs(T->rows[c], w.f);
+            size += strlen(T->rows[c]);
+        }
+    if (ld_io_safefile_commit(&w) != 0) return cli_error("sweep: %s", w.err), 4;
+    if (T->fd >= 0) close(T->fd); /* after the rename: the lock passes to the new file */
+    T->fd = keep ? w.fd : -1;
+    if (T->fd >= 0 && fcntl(T->fd, F_SETFL, O_APPEND) != 0) { /* its offset is the end anyway */
+    }
+    T->size = (off_t)size;
     return 0;
 }
 
@@ -336,7 +360,9 @@ static void worker_main(const sweep *sw, int in, int out) {
     _exit(0);
 }
 
-static int spawn(const sweep *sw, worker *w, worker *all, int nw) {
+/* Start the worker w (all: the nw workers, whose pipes it closes; table_fd: the table, which
+ * it closes too, so that only this process holds the table's lock). 0 or -1. */
+static int spawn(const sweep *sw, worker *w, worker *all, int nw, int table_fd) {
     int tp[2], rp[2];
     if (pipe(tp) != 0) return -1;
     if (pipe(rp) != 0) {
@@ -363,6 +389,7 @@ static int spawn(const sweep *sw, worker *w, worker *all, int nw) {
                 close(all[k].task_fd);
                 close(all[k].res_fd);
             }
+        if (table_fd >= 0) close(table_fd);
         close(tp[1]);
         close(rp[0]);
         worker_main(sw, tp[0], rp[1]);
@@ -404,7 +431,7 @@ static int run_local(table *T, int nw, sw_exec *x) {
     long next = 0;
     int active = 0, io = 0;
     for (int k = 0; k < nw; ++k) {
-        if (spawn(T->sw, &w[k], w, nw) != 0) {
+        if (spawn(T->sw, &w[k], w, nw, T->fd) != 0) {
             free(w);
             return cli_error("sweep: cannot start a worker: %s", strerror(errno));
         }
@@ -458,7 +485,7 @@ static int run_local(table *T, int nw, sw_exec *x) {
                 if (table_add(T, c, b.s, b.len) != 0) io = 1;
                 ++x->ran;
                 sw_buf_free(&b);
-                if (spawn(T->sw, &w[k], w, nw) != 0) {
+                if (spawn(T->sw, &w[k], w, nw, T->fd) != 0) {
                     --active;
                     w[k].cas = -1;
                     free(row);
@@ -657,8 +684,9 @@ int sweep_exec(const sweep *sw, sw_exec *x) {
     free_fields(hf, T.ncols);
     T.rows = calloc((size_t)sw->ncases, sizeof *T.rows);
     if (!T.rows) return cli_error("sweep: out of memory");
-    int rc = x->fresh || !T.path ? 0 : table_resume(&T);
-    if (!rc && T.path) rc = table_open(&T);
+    int rc = T.path ? table_lock(&T) : 0;
+    if (!rc && T.path && !x->fresh) rc = table_resume(&T);
+    if (!rc && T.path && table_rewrite(&T, 1) != 0) rc = 2;
     x->resumed = T.done;
     struct sigaction sa, old_int, old_term, old_pipe;
     memset(&sa, 0, sizeof sa);
@@ -690,12 +718,9 @@ int sweep_exec(const sweep *sw, sw_exec *x) {
             cli_error("sweep: writing '%s' failed: %s", T.path, strerror(errno));
             rc = 4;
         }
-        if (T.fd >= 0) close(T.fd);
-        if (rc == 0 && T.path && table_rewrite(&T) != 0) {
-            cli_error("sweep: cannot write '%s': %s", T.path, strerror(errno));
-            rc = 4;
-        }
+        if (rc == 0 && T.path) rc = table_rewrite(&T, 0);
     }
+    if (T.fd >= 0) close(T.fd); /* the lock ends */
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
     sigaction(SIGPIPE, &old_pipe, NULL);

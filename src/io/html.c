@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "liedyn/liedyn.h"
+#include "safefile.h"
 #include "view.h"
 
 /* viewer_assets.c (the build directory), generated at build time (scripts/viewer-assets). */
@@ -278,13 +279,12 @@ int ld_io_html_write(const char *path, const ld_model *m, const char *title, con
         snprintf(err, cap, "the viewer's page has no payload marker");
         return -1;
     }
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        snprintf(err, cap, "cannot write '%s': %s", tmp, strerror(errno));
+    safefile w;
+    if (ld_io_safefile_open(&w, path, NULL, 0) != 0) {
+        snprintf(err, cap, "%s", w.err);
         return -1;
     }
+    FILE *f = w.f;
     fwrite(page, 1, (size_t)(at - page), f);
     fputs("<!-- three.js, inlined (gzip, base64); its licence:\n", f);
     script_text(f, ld_three_license, ld_three_license_len);
@@ -298,11 +298,13 @@ int ld_io_html_write(const char *path, const ld_model *m, const char *title, con
     script_text(f, ld_viewer_js, ld_viewer_js_len);
     fputs("</script>\n", f);
     fputs(at + strlen(marker), f);
-    int bad = rc != 0 || ferror(f);
-    bad |= fclose(f) != 0;
-    if (bad || rename(tmp, path) != 0) {
-        snprintf(err, cap, "writing '%s' failed: %s", path, rc ? "out of memory" : strerror(errno));
-        unlink(tmp);
+    if (rc != 0) {
+        ld_io_safefile_abort(&w);
+        snprintf(err, cap, "writing '%s' failed: out of memory", path);
+        return -1;
+    }
+    if (ld_io_safefile_commit(&w) != 0) {
+        snprintf(err, cap, "%s", w.err);
         return -1;
     }
     return 0;

@@ -1,5 +1,5 @@
 /* The VTK writer (liedyn/output.h): one legacy-VTK POLYDATA file per call (vtk.c draws it), each
- * written under a temporary name and renamed, and the .vtk.series file that lists them. */
+ * written whole or not at all (safefile.h), and the .vtk.series file that lists them. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <stdio.h>
@@ -10,6 +10,7 @@
 
 #include "liedyn/liedyn.h"
 #include "liedyn/output.h"
+#include "safefile.h"
 #include "view.h"
 
 #define OUT_PATH_CAP 4096
@@ -43,6 +44,13 @@ static void fail(ld_out_vtk *w, const char *what, const char *name) {
     snprintf(w->msg, sizeof w->msg, "writing %s '%s' failed: %s", what, name, strerror(errno));
 }
 
+/* Record the first failure of the safe writer f. */
+static void fail_file(ld_out_vtk *w, const safefile *f) {
+    if (w->failed) return;
+    w->failed = 1;
+    snprintf(w->msg, sizeof w->msg, "%.*s", (int)sizeof w->msg - 1, f->err);
+}
+
 ld_out_vtk *ld_out_vtk_open(const char *dir, const char *base, const ld_system *s,
                             const ld_model *m, int *status, char *why, size_t cap) {
     char scratch[8];
@@ -59,6 +67,7 @@ ld_out_vtk *ld_out_vtk_open(const char *dir, const char *base, const ld_system *
             snprintf(w->base, sizeof w->base, "%s", base);
             snprintf(w->series, sizeof w->series, "%s/%s.vtk.series", dir, base);
             snprintf(w->cseries, sizeof w->cseries, "%s/%s_contacts.vtk.series", dir, base);
+            ld_io_safefile_clean(dir, base); /* once here: the files below skip it */
             if (status) *status = LD_OK;
             return w;
         }
@@ -69,31 +78,31 @@ ld_out_vtk *ld_out_vtk_open(const char *dir, const char *base, const ld_system *
     return NULL;
 }
 
-/* Close f and rename tmp to name, or remove tmp on any failure (recorded). 0 or -1. */
-static int close_atomic(ld_out_vtk *w, FILE *f, const char *tmp, const char *name,
-                        const char *what) {
-    int bad = ferror(f) | fclose(f);
-    if (!bad && rename(tmp, name) == 0) return 0;
-    fail(w, what, name);
-    unlink(tmp);
+/* Open the file name for writing (whole or absent): 0, or -1 with the failure recorded. */
+static int file_open(ld_out_vtk *w, safefile *f, const char *name, const char *what) {
+    if (ld_io_safefile_open(f, name, what, SAFEFILE_NOCLEAN) == 0) return 0;
+    fail_file(w, f);
     return -1;
 }
 
-/* Write the series file path listing the files BASE<tag>_NNNNN.vtk (atomically). 0 or -1. */
+/* Finish the file f (written whole, or removed). 0, or -1 with the failure recorded. */
+static int file_close(ld_out_vtk *w, safefile *f) {
+    if (ld_io_safefile_commit(f) == 0) return 0;
+    fail_file(w, f);
+    return -1;
+}
+
+/* Write the series file path listing the files BASE<tag>_NNNNN.vtk (whole). 0 or -1. */
 static int write_series(ld_out_vtk *w, const char *path, const char *tag) {
-    char tmp[sizeof w->cseries + 8];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        fail(w, "series file", path);
-        return -1;
-    }
+    safefile sf;
+    if (file_open(w, &sf, path, "series file") != 0) return -1;
+    FILE *f = sf.f;
     fputs("{\n  \"file-series-version\": \"1.0\",\n  \"files\": [\n", f);
     for (long i = 0; i < w->files; ++i)
         fprintf(f, "%s    {\"name\": \"%s%s_%05ld.vtk\", \"time\": %.17g}", i ? ",\n" : "", w->base,
                 tag, i, w->times[i]);
     fputs("\n  ]\n}\n", f);
-    return close_atomic(w, f, tmp, path, "series file");
+    return file_close(w, &sf);
 }
 
 int ld_out_vtk_series(ld_out_vtk *w) {
@@ -122,16 +131,12 @@ int ld_out_vtk_set_contacts(ld_out_vtk *w, const ld_contact_point *c, int n) {
 
 /* The contacts file of frame number w->files (after its frame): 0 or -1 (recorded). */
 static int contacts_file(ld_out_vtk *w, double t) {
-    char name[sizeof w->cseries], tmp[sizeof name + 8];
+    char name[sizeof w->cseries];
     snprintf(name, sizeof name, "%s/%s_contacts_%05ld.vtk", w->dir, w->base, w->files);
-    snprintf(tmp, sizeof tmp, "%s.tmp", name);
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        fail(w, "VTK file", name);
-        return -1;
-    }
-    ld_io_vtk_contacts_write(f, w->base, t, w->cp, w->ncp);
-    return close_atomic(w, f, tmp, name, "VTK file");
+    safefile f;
+    if (file_open(w, &f, name, "VTK file") != 0) return -1;
+    ld_io_vtk_contacts_write(f.f, w->base, t, w->cp, w->ncp);
+    return file_close(w, &f);
 }
 
 /* Room for the time of file number w->files. 0 or -1. */
@@ -165,7 +170,7 @@ static void body_vectors(const ld_out_vtk *w, const double *q, const double *v, 
 int ld_out_vtk_frame(ld_out_vtk *w, double t, const double *q, const double *v) {
     if (w->failed) return LD_EIO;
     int nb = w->m->nbodies;
-    char name[sizeof w->series], tmp[sizeof name + 8];
+    char name[sizeof w->series];
     snprintf(name, sizeof name, "%s/%s_%05ld.vtk", w->dir, w->base, w->files);
     if (!w->have_geom && ld_io_vtk_geom_init(&w->geom, w->m) == 0) w->have_geom = 1;
     double *x = malloc(22 * (size_t)nb * sizeof(double) + 1);
@@ -176,18 +181,16 @@ int ld_out_vtk_frame(ld_out_vtk *w, double t, const double *q, const double *v) 
         return LD_ENOMEM;
     }
     w->times[w->files] = t;
-    snprintf(tmp, sizeof tmp, "%s.tmp", name);
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
+    safefile f;
+    if (file_open(w, &f, name, "VTK file") != 0) {
         free(x);
-        fail(w, "VTK file", name);
         return LD_EIO;
     }
     double *qq = x + 3 * nb, *vec = qq + 4 * nb;
     body_vectors(w, q, v, x, qq, vec);
-    ld_io_vtk_geom_write(f, &w->geom, w->m, w->base, t, x, qq, vec);
+    ld_io_vtk_geom_write(f.f, &w->geom, w->m, w->base, t, x, qq, vec);
     free(x);
-    if (close_atomic(w, f, tmp, name, "VTK file") != 0) return LD_EIO;
+    if (file_close(w, &f) != 0) return LD_EIO;
     if (w->with_contacts && contacts_file(w, t) != 0) return LD_EIO;
     w->files++;
     if (mono_s() - w->series_written > 0.5) return ld_out_vtk_series(w);

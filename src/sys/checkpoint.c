@@ -1,6 +1,7 @@
 /*
  * Checkpoints of an integrator (integrator.h): the whole state a step depends on, written
- * atomically and read back so that a restarted run continues bit for bit.
+ * safely (src/io/safefile.h: whole or not at all) and read back so that a restarted run continues
+ * bit for bit.
  *
  * File layout (host byte order; a checkpoint moves between runs on machines of one kind):
  *   header   "LIEDYNCK", u32 version, u32 byte-order mark 0x01020304,
@@ -21,6 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../io/safefile.h"
 #include "integ_impl.h"
 #include "liedyn/liedyn.h"
 
@@ -124,7 +126,7 @@ static void scalars_of(const ld_integ *it, ck_scalars *c) {
     c->last_iterations = it->st.last_iterations;
 }
 
-/* Write the checkpoint to the open temporary file; 0 or -1 (errno set). */
+/* Write the checkpoint to the stream f; 0, or -1 when a write failed (errno set). */
 static int write_all(const ld_integ *it, FILE *f, uint64_t tag, const void *user,
                      size_t user_size) {
     ck_io io = {f, 1469598103934665603ull, 0};
@@ -141,8 +143,7 @@ static int write_all(const ld_integ *it, FILE *f, uint64_t tag, const void *user
     put(&io, user, user_size);
     uint64_t sum = io.hash;
     put(&io, &sum, sizeof sum);
-    if (io.failed || fflush(f) != 0 || fsync(fileno(f)) != 0) return -1;
-    return 0;
+    return io.failed || fflush(f) != 0 ? -1 : 0;
 }
 
 /* Format "PATH: reason" into msg (may be NULL) and return rc. */
@@ -162,28 +163,15 @@ int ld_integ_save(const ld_integ *it, const char *path, uint64_t tag, const void
     if (msg && cap) msg[0] = '\0';
     if (!it || !path || !path[0] || (user_size && !user))
         return fail(msg, cap, LD_EINVAL, "%s%s", path ? path : "", ": invalid arguments");
-    size_t len = strlen(path);
-    char *tmp = malloc(len + 16);
-    if (!tmp) return fail(msg, cap, LD_ENOMEM, "%s: out of memory: %s", path, "temporary name");
-    memcpy(tmp, path, len);
-    memcpy(tmp + len, ".tmp-XXXXXX", 12);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        int rc =
-            fail(msg, cap, LD_EIO, "%s: cannot create a temporary file: %s", path, strerror(errno));
-        free(tmp);
-        return rc;
+    safefile w;
+    if (ld_io_safefile_open(&w, path, "the checkpoint", SAFEFILE_SYNC) != 0)
+        return fail(msg, cap, errno == ENOMEM ? LD_ENOMEM : LD_EIO, "%s", w.err);
+    if (write_all(it, w.f, tag, user, user_size) != 0) {
+        int e = errno ? errno : EIO;
+        ld_io_safefile_abort(&w); /* the previous checkpoint stays */
+        return fail(msg, cap, LD_EIO, "writing the checkpoint '%s' failed: %s", path, strerror(e));
     }
-    FILE *f = fdopen(fd, "wb");
-    int bad = !f || write_all(it, f, tag, user, user_size) != 0;
-    int err = errno;
-    if (f ? fclose(f) != 0 : close(fd) != 0) bad = bad ? bad : (err = errno, 1);
-    if (!bad && rename(tmp, path) != 0) bad = 1, err = errno;
-    if (bad) unlink(tmp);
-    free(tmp);
-    if (bad)
-        return fail(msg, cap, LD_EIO, "%s: writing the checkpoint failed: %s", path,
-                    strerror(err ? err : EIO));
+    if (ld_io_safefile_commit(&w) != 0) return fail(msg, cap, LD_EIO, "%s", w.err);
     return LD_OK;
 }
 
