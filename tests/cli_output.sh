@@ -3,7 +3,8 @@
 # killed at any moment; SIGINT/SIGTERM stop cleanly; a failed write (/dev/full, a file-size
 # limit) names the file, exits 4 and reports what was really written; unwritable standard
 # output is an error; checkpoints restart runs bit for bit (genalpha, hht, tb3 and hem5
-# under step-size control) and foreign or damaged checkpoints are refused; step sizes below
+# under step-size control) and foreign or damaged checkpoints are refused; files are written
+# safely (planted links, FIFOs, device nodes, temporaries, permissions); step sizes below
 # what a double resolves are refused with a reason.
 # usage: cli_output.sh LIEDYN SOURCE_DIR WORK_DIR
 set -u
@@ -206,6 +207,153 @@ bad_restart "--checkpoint-every needs --checkpoint FILE" run heavy-top --checkpo
 [ "$(value checkpoints "$WORK/per.json")" = 5 ] ||
     fail "periodic checkpoints: $(value checkpoints "$WORK/per.json") written, expected 5"
 ls "$WORK" | grep -q '\.tmp' && fail "a temporary checkpoint file was left"
+
+# ---- files are written safely (docs/reliability.md): symbolic links planted at the names the
+# writers once used for their temporaries are not followed; FIFOs and device nodes are written
+# through, never replaced; a symbolic link's file is replaced and the link kept; no temporary
+# stays after success or failure; a stale temporary of a gone process is removed, one of a live
+# process kept; the permission bits follow the umask.
+S=$WORK/safe
+mkdir -p "$S/vtk"
+# notmp DIR WHAT: no temporary file in DIR
+notmp() {
+    local t
+    t=$(ls -a "$1" | grep '\.tmp\.' | tr '\n' ' ')
+    [ -z "$t" ] || fail "$2: temporary files left: $t"
+}
+html=1
+if ! "$LIEDYN" run heavy-top --t-end 0.01 --quiet --html "$S/probe.html" >/dev/null 2>"$S/probe.err"; then
+    if grep -q 'built without the HTML viewer\|is not available' "$S/probe.err"; then
+        html=0
+        echo "note: HTML viewer not built in; its checks below are skipped" >&2
+    else
+        fail "--html: $(cat "$S/probe.err")"
+    fi
+fi
+rm -f "$S/probe.html"
+echo victim >"$S/victim"
+for t in out.html.tmp vtk/heavy-top_00000.vtk.tmp vtk/heavy-top.vtk.series.tmp model.yaml.tmp \
+    sc.yaml.tmp table.csv.tmp; do
+    ln -s "$S/victim" "$S/$t"
+done
+if [ $html -eq 1 ]; then
+    "$LIEDYN" run heavy-top --t-end 0.05 --output-every 10 --quiet --html "$S/out.html" \
+        --vtk "$S/vtk" >/dev/null 2>"$S/e" || fail "planted links: run: $(cat "$S/e")"
+    grep -q '</html>' "$S/out.html" || fail "planted links: no HTML file written"
+else
+    "$LIEDYN" run heavy-top --t-end 0.05 --output-every 10 --quiet --vtk "$S/vtk" >/dev/null \
+        2>"$S/e" || fail "planted links: run: $(cat "$S/e")"
+fi
+[ -f "$S/vtk/heavy-top_00000.vtk" ] && [ ! -L "$S/vtk/heavy-top_00000.vtk" ] ||
+    fail "planted links: no VTK file written"
+"$LIEDYN" convert "$SRC/tests/data/import/double-pendulum.urdf" --out "$S/model.yaml" \
+    >/dev/null 2>&1 || fail "planted links: convert failed"
+"$LIEDYN" assemble slider-crank --out "$S/sc.yaml" >/dev/null 2>&1 ||
+    fail "planted links: assemble failed"
+printf 'model: heavy-top\nt_end: 0.01\nvary:\n  integrator.dt: [1e-3, 2e-3]\nrecord: [status]\n' \
+    >"$S/small.yaml"
+"$LIEDYN" sweep "$S/small.yaml" --out "$S/table.csv" -j 1 >/dev/null 2>&1 ||
+    fail "planted links: sweep failed"
+[ "$(cat "$S/victim")" = victim ] ||
+    fail "a symbolic link at a temporary's old name was followed: the victim now begins '$(head -c 40 "$S/victim")'"
+for f in model.yaml sc.yaml table.csv; do
+    [ -s "$S/$f" ] && [ ! -L "$S/$f" ] || fail "planted links: '$f' not written as a file"
+done
+for t in out.html.tmp vtk/heavy-top_00000.vtk.tmp model.yaml.tmp table.csv.tmp; do
+    [ -L "$S/$t" ] || fail "planted links: the planted link '$t' was moved"
+    rm -f "$S/$t"
+done
+rm -f "$S"/*.tmp "$S"/vtk/*.tmp
+notmp "$S" "planted links"
+notmp "$S/vtk" "planted links (VTK)"
+
+# a FIFO: written through, read at the other end, still a FIFO afterwards
+mkfifo "$S/ck.fifo" "$S/html.fifo"
+timeout 30 cat "$S/ck.fifo" >"$S/ck.got" & # (a FIFO replaced by a file would never end it)
+reader=$!
+timeout 60 "$LIEDYN" run heavy-top --t-end 0.01 --quiet --checkpoint "$S/ck.fifo" >/dev/null \
+    2>"$S/e" || fail "checkpoint into a FIFO: exit $?: $(cat "$S/e")"
+wait $reader
+[ -p "$S/ck.fifo" ] || fail "checkpoint into a FIFO: the FIFO was replaced"
+"$LIEDYN" run heavy-top --t-end 0.02 --quiet --restart "$S/ck.got" >/dev/null 2>"$S/e" ||
+    fail "the checkpoint read from a FIFO does not restart: $(cat "$S/e")"
+if [ $html -eq 1 ]; then
+    timeout 30 cat "$S/html.fifo" >"$S/html.got" &
+    reader=$!
+    timeout 60 "$LIEDYN" run heavy-top --t-end 0.01 --quiet --html "$S/html.fifo" >/dev/null \
+        2>"$S/e" || fail "HTML into a FIFO: exit $?: $(cat "$S/e")"
+    wait $reader
+    [ -p "$S/html.fifo" ] || fail "HTML into a FIFO: the FIFO was replaced"
+    grep -q '</html>' "$S/html.got" || fail "HTML into a FIFO: the reader got no page"
+fi
+notmp "$S" "FIFO"
+
+# device nodes (as root; skipped where mknod is not allowed): written through, still devices;
+# the full device's write fails as a full disk does (exit 4, the message)
+if mknod "$S/null" c 1 3 2>/dev/null && mknod "$S/full" c 1 7 2>/dev/null; then
+    "$LIEDYN" run heavy-top --t-end 0.01 --quiet --checkpoint "$S/null" >/dev/null 2>"$S/e" ||
+        fail "checkpoint into a null device: $(cat "$S/e")"
+    err=$("$LIEDYN" run heavy-top --t-end 0.01 --quiet --checkpoint "$S/full" 2>&1 >/dev/null)
+    rc=$?
+    [ $rc -eq 4 ] && echo "$err" | grep -q "writing the checkpoint '$S/full' failed: No space left on device" ||
+        fail "checkpoint into a full device: exit $rc: $err"
+    if [ $html -eq 1 ]; then
+        "$LIEDYN" run heavy-top --t-end 0.01 --quiet --html "$S/null" --out "$S/run.csv" \
+            >/dev/null 2>"$S/e" || fail "HTML into a null device: $(cat "$S/e")"
+        err=$("$LIEDYN" run heavy-top --t-end 0.01 --quiet --html "$S/full" 2>&1 >/dev/null)
+        rc=$?
+        [ $rc -eq 4 ] && echo "$err" | grep -q "writing '$S/full' failed: No space left on device" ||
+            fail "HTML into a full device: exit $rc: $err"
+        "$LIEDYN" view heavy-top --csv "$S/run.csv" --html "$S/null" >/dev/null 2>"$S/e" ||
+            fail "view --html into a null device: $(cat "$S/e")"
+    fi
+    [ -c "$S/null" ] && [ -c "$S/full" ] || fail "a device node was replaced: $(ls -l "$S/null" "$S/full")"
+    rm -f "$S/null" "$S/full"
+else
+    echo "note: mknod is not allowed here: the device-node checks are skipped" >&2
+fi
+notmp "$S" "devices"
+
+# a symbolic link: the file it names is replaced, the link stays
+echo old >"$S/real.ck"
+ln -s real.ck "$S/link.ck"
+"$LIEDYN" run heavy-top --t-end 0.01 --quiet --checkpoint "$S/link.ck" >/dev/null 2>"$S/e" ||
+    fail "checkpoint through a link: $(cat "$S/e")"
+[ -L "$S/link.ck" ] && head -c 8 "$S/real.ck" | grep -q LIEDYNCK ||
+    fail "checkpoint through a link: the link was replaced, or its file not written"
+
+# a failed write (a file-size limit) leaves no temporary and the previous file
+cp "$S/real.ck" "$S/prev.ck"
+err=$( (ulimit -f 0 && "$LIEDYN" run heavy-top --t-end 0.01 --quiet --checkpoint "$S/real.ck") 2>&1 >/dev/null)
+rc=$?
+[ $rc -eq 4 ] && echo "$err" | grep -q "writing the checkpoint '$S/real.ck' failed: File too large" ||
+    fail "checkpoint over a file-size limit: exit $rc: $err"
+cmp -s "$S/real.ck" "$S/prev.ck" || fail "a failed checkpoint changed the previous one"
+if [ $html -eq 1 ]; then
+    err=$( (ulimit -f 100 && "$LIEDYN" run heavy-top --t-end 0.01 --quiet --html "$S/big.html") 2>&1 >/dev/null)
+    rc=$?
+    [ $rc -eq 4 ] && [ ! -e "$S/big.html" ] || fail "HTML over a file-size limit: exit $rc: $err"
+fi
+notmp "$S" "failed writes"
+
+# stale temporaries: one of a process that is gone is removed, one of a live process kept
+sh -c 'exit 0' &
+dead=$!
+wait $dead
+touch "$S/real.ck.tmp.$dead.abcdefghij" "$S/real.ck.tmp.$$.abcdefghij"
+"$LIEDYN" run heavy-top --t-end 0.01 --quiet --checkpoint "$S/real.ck" >/dev/null 2>&1 ||
+    fail "checkpoint with stale temporaries failed"
+[ ! -e "$S/real.ck.tmp.$dead.abcdefghij" ] || fail "the stale temporary of a gone process stays"
+[ -e "$S/real.ck.tmp.$$.abcdefghij" ] || fail "the temporary of a live process was removed"
+rm -f "$S/real.ck.tmp.$$.abcdefghij"
+
+# permission bits: as a plain fopen gives them (0666 less the umask)
+rm -f "$S/perm.ck" "$S/perm.html"
+(umask 027 && "$LIEDYN" run heavy-top --t-end 0.01 --quiet --checkpoint "$S/perm.ck" \
+    $([ $html -eq 1 ] && echo --html "$S/perm.html") >/dev/null 2>&1) || fail "umask 027: run failed"
+[ "$(stat -c %a "$S/perm.ck")" = 640 ] || fail "checkpoint under umask 027: mode $(stat -c %a "$S/perm.ck")"
+[ $html -eq 0 ] || [ "$(stat -c %a "$S/perm.html")" = 640 ] ||
+    fail "HTML under umask 027: mode $(stat -c %a "$S/perm.html")"
 
 # ---- step sizes a double cannot resolve
 bad_restart "run: --dt is too small" run heavy-top --dt 1e-320

@@ -4,8 +4,9 @@
 # where the tool is built without MPI or mpirun is missing); a case's row agrees with
 # `liedyn run` of the same model; failing cases record their status and the sweep goes on; a
 # sweep killed with SIGKILL (and a half row at the end of its table) resumes without redoing the
-# finished cases and gives the same table; random samples are reproducible; bad sweep files
-# are refused naming file, line and key; workprec writes its table (and plot with gnuplot).
+# finished cases and gives the same table; a second sweep on a table in use is refused;
+# random samples are reproducible; bad sweep files are refused naming file, line and key;
+# workprec writes its table (and plot with gnuplot).
 # usage: cli_sweep.sh LIEDYN SOURCE_DIR WORK_DIR HAVE_MPI(ON|OFF)
 set -u
 LIEDYN=$1 SRC=$2 WORK=$3 HAVE_MPI=$4
@@ -111,6 +112,33 @@ done || fail "finished cases were run again"
 # a resumed complete table runs nothing
 "$LIEDYN" sweep long.yaml --out part.csv -j 2 >again.out 2>&1
 grep -q "0 run, 40 taken from the table" again.out || fail "a complete table: $(cat again.out)"
+
+# ---- two sweeps on one table: while the first runs, the second is refused (exit 2, one line
+# that says what happened and names the table); the first's table stays whole; nothing of the
+# second is left behind
+cat >race.yaml <<EOF
+model: heavy-top
+t_end: 1000
+vary:
+  integrator.dt: [1e-3, 2e-3]
+record: [final_state, status]
+EOF
+"$LIEDYN" sweep race.yaml --out race.csv -j 2 >race1.out 2>&1 &
+pid=$!
+for _ in $(seq 1 100); do [ -s race.csv ] && break; sleep 0.05; done
+timeout 20 "$LIEDYN" sweep race.yaml --out race.csv -j 1 >race2.out 2>race2.err
+rc=$?
+[ "$rc" -eq 2 ] && [ "$(wc -l <race2.err)" -eq 1 ] &&
+    grep -q "sweep: 'race.csv' is being written by another sweep" race2.err ||
+    fail "a second sweep on a table in use: exit $rc: $(cat race2.err)"
+kill -TERM $pid 2>/dev/null
+wait $pid
+rc=$?
+[ "$rc" -eq 143 ] || fail "the first sweep, stopped: exit $rc: $(cat race1.out)"
+head -1 race.csv | grep -q '^case,integrator.dt,' || fail "the raced table has no header: $(cat race.csv)"
+ncol=$(head -1 race.csv | tr ',' '\n' | wc -l)
+awk -F, -v n="$ncol" 'NF != n { exit 1 }' race.csv || fail "the raced table is not whole: $(cat race.csv)"
+ls -a | grep -q '^race\.csv\..*tmp' && fail "a temporary of the raced table was left: $(ls -a | grep tmp)"
 
 # ---- a worker that dies in a case (SIGSEGV): the case is recorded as crashed, a new worker
 # takes over, the sweep goes on
