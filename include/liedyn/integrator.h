@@ -348,7 +348,10 @@ const double *ld_integ_residual_history(const ld_integ *it, int *n);
  * the force history of hht), the step-size controller (next step, last step and estimate, cap,
  * rejection flag) and the statistics — plus the caller's own data (user, user_size bytes, e.g. an
  * output grid index) to path, atomically: a temporary file next to it, flushed to disk, then
- * renamed, so path always holds a whole checkpoint (the previous one if writing fails).
+ * renamed, so path always holds a whole checkpoint (the previous one if writing fails); a
+ * symbolic link keeps pointing at the file it names, a character device or FIFO is written
+ * through, a directory, block device or socket is refused (docs/reliability.md, "Files are
+ * written safely"). The file gets 0666 less the umask, or the replaced file's mode.
  * ld_integ_load reads it into an integrator created for the same system and options (ld_integ_init
  * is not needed before it); the run then continues bit for bit as the one that wrote it. The file
  * carries a format version, the method, the node layout, the caller's model tag (any 64-bit

@@ -171,7 +171,8 @@ int ld_out_html_set_contacts(ld_out_html *w, const ld_contact_point *c, int n);
 /* Frames kept so far (after ld_out_html_write: all that the file holds). */
 long ld_out_html_frames(const ld_out_html *w);
 /* Keep the last frame offered and write the self-contained HTML file (the page, three.js and
- * the frames as JSON; any browser opens it offline) to path atomically, titled title. 0, or
+ * the frames as JSON; any browser opens it offline) to path atomically (a character device
+ * or FIFO is written through: docs/reliability.md), titled title. 0, or
  * LD_EIO / LD_ENOMEM / LD_ENOTSUPPORTED with the reason in why ("writing 'PATH' failed: …"). */
 int ld_out_html_write(ld_out_html *w, const char *path, const char *title, char *why, size_t cap);
 /* Free w. NULL is ignored. */
