@@ -55,13 +55,12 @@ static int simple_word(const char *text, size_t len) {
     return 1;
 }
 
-/* Does text read back as a plain scalar with exactly this text — alone, or as an item of a flow
- * sequence (flow)? */
-static int plain_safe(const char *text, size_t len, int flow) {
+/* Does text read back as a plain scalar with exactly this text as an item of a flow sequence? */
+static int plain_safe(const char *text, size_t len) {
     if (len == 0 || memchr(text, '\0', len)) return 0;
     if (simple_word(text, len)) return 1;
     sw_buf in = {0};
-    sw_buf_printf(&in, flow ? "[%s]" : "%s", text);
+    sw_buf_printf(&in, "[%s]", text);
     yaml_parser_t p;
     yaml_document_t d;
     int ok = in.s && yaml_parser_initialize(&p);
@@ -73,10 +72,10 @@ static int plain_safe(const char *text, size_t len, int flow) {
     sw_buf_free(&in);
     if (!ok) return 0;
     yaml_node_t *r = yaml_document_get_root_node(&d);
-    if (flow && r && r->type == YAML_SEQUENCE_NODE &&
+    if (r && r->type == YAML_SEQUENCE_NODE &&
         r->data.sequence.items.top - r->data.sequence.items.start == 1)
         r = yaml_document_get_node(&d, *r->data.sequence.items.start);
-    else if (flow)
+    else
         r = NULL;
     ok = r && r->type == YAML_SCALAR_NODE && r->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
          r->data.scalar.length == len && memcmp(r->data.scalar.value, text, len) == 0;
@@ -84,16 +83,17 @@ static int plain_safe(const char *text, size_t len, int flow) {
     return ok;
 }
 
-/* Node n as YAML text that reads back as n: a scalar as it is when that text reads back as
- * itself plain (alone, or inside a flow collection: flow), else double-quoted (so a quoted
- * "hem5 # x" stays that text); a sequence in flow style "[a, b]", a mapping "{k: v}". The
+/* Node n as YAML text that reads back as n: a quoted or block scalar double-quoted (it keeps
+ * its exact text, and stays a string: "hem5 # x" is not hem5 and a comment, "15" is not the
+ * number 15), a plain scalar as it is (inside a flow collection, flow, double-quoted when its
+ * text would not read back there); a sequence in flow style "[a, b]", a mapping "{k: v}". The
  * limits of the sweep file (yaml_limits.h) bound what its aliases expand to. */
 static void node_text(yaml_document_t *d, yaml_node_t *n, sw_buf *b, int flow) {
     if (!n) return;
     if (n->type == YAML_SCALAR_NODE) {
         const char *v = (const char *)n->data.scalar.value;
-        size_t len = n->data.scalar.length;
-        if ((!flow && n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE) || plain_safe(v, len, flow))
+        if (n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
+            (!flow || plain_safe(v, n->data.scalar.length)))
             sw_buf_printf(b, "%s", v);
         else
             sweep_yaml_quoted(b, v);
