@@ -94,8 +94,8 @@ int sweep_load(sweep *sw, const char *path, const char *text);
  * file (yaml_limits.h) before it is loaded; the model is model_text[model_len] (named
  * model_path) when model_text is not NULL, else the file its `model:` key names. Every varied
  * and fixed path is checked against the model (sweep_check_paths). */
-int sweep_parse(sweep *sw, const char *path, const char *text, size_t len,
-                const char *model_path, const char *model_text, size_t model_len);
+int sweep_parse(sweep *sw, const char *path, const char *text, size_t len, const char *model_path,
+                const char *model_text, size_t model_len);
 /* sweep_paths.c: every path of sw (varied, set, reference) set to its first value in the base
  * model, and the model read: a key the model format does not allow at that place is refused
  * ("FILE:LINE: vary: bodies[0].mas: unknown key 'mas' (did you mean 'mass'? expected one of:

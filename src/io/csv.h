@@ -27,9 +27,9 @@ void ld_io_csv_put_names(FILE *f, const char *owner, const char *const *suffix, 
 
 /* A record read by ld_io_csv_read: n fields, field[i] NUL-terminated (inside text). */
 typedef struct ld_io_csv_record {
-    char *text;   /* the fields' bytes, each followed by a NUL */
+    char *text; /* the fields' bytes, each followed by a NUL */
     size_t len, cap;
-    char **field; /* n pointers into text (valid until the next read or free) */
+    char **field;  /* n pointers into text (valid until the next read or free) */
     size_t *start; /* n offsets into text */
     int n, fcap;
     long line;      /* the file line the record starts on (1 for the first) */
@@ -38,10 +38,10 @@ typedef struct ld_io_csv_record {
 
 /* Read the next record of f into r (r zeroed before the first read; r->next_line 0 or 1 at the
  * start of the file). 1: a record; 0: the end of the file (no record); −1: a malformed record
- * or a read error, with the reason in why ("line 4: a quoted field is not closed", "line 2:
- * a NUL byte", "line 9: a character after the closing quote of field 3", "line 7: a record
- * longer than 67108864 bytes", "out of memory", "read error: …"). A record that ends at the end of the
- * file without a line end counts as a record. */
+ * or a read error, with the reason in why ("line 4: field 2 opens a quote that is not
+ * closed", "line 2: a NUL byte", "line 9: a character after the closing quote of field 3",
+ * "line 7: a record longer than 67108864 bytes", "out of memory", "read error: …"). A record
+ * that ends at the end of the file without a line end counts as a record. */
 int ld_io_csv_read(FILE *f, ld_io_csv_record *r, char *why, size_t cap);
 void ld_io_csv_record_free(ld_io_csv_record *r);
 

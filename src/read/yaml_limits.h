@@ -24,11 +24,12 @@
 /* The state of the pass: zero it before the first event, free it after the last. */
 typedef struct ld_yaml_limits {
     int depth;
-    size_t open[LD_MODEL_MAX_DEPTH + 1]; /* per open collection: its nodes so far (aliases expanded) */
+    size_t
+        open[LD_MODEL_MAX_DEPTH + 1]; /* per open collection: its nodes so far (aliases expanded) */
     size_t anchored[LD_MODEL_MAX_DEPTH + 1]; /* its anchor's slot in the table + 1 (0: none) */
-    size_t root;      /* nodes at the top level */
+    size_t root;                             /* nodes at the top level */
     size_t anchors, aliases, alias_nodes;
-    char **name; /* the anchors of the current document: open-addressed table */
+    char **name;  /* the anchors of the current document: open-addressed table */
     size_t *size; /* their nodes (SIZE_MAX while the node is open) */
     size_t cap;
 } ld_yaml_limits;
@@ -43,7 +44,6 @@ void ld_yaml_limits_free(ld_yaml_limits *s);
 
 /* The whole pass over text[len]. LD_OK, or LD_EINVAL (a limit, or a syntax error: libyaml's
  * reason) / LD_ENOMEM with *line and why. */
-int ld_yaml_check(const char *text, size_t len, const char *what, int *line, char *why,
-                  size_t cap);
+int ld_yaml_check(const char *text, size_t len, const char *what, int *line, char *why, size_t cap);
 
 #endif

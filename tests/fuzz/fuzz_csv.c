@@ -52,8 +52,8 @@ static void free_model(void) {
 static ld_model *get_model(void) {
     if (!have_model) {
         ld_model_error err;
-        contract(ld_model_parse(model_text, sizeof model_text - 1, "fuzz-csv.yaml", &model,
-                                &err) == LD_OK,
+        contract(ld_model_parse(model_text, sizeof model_text - 1, "fuzz-csv.yaml", &model, &err) ==
+                     LD_OK,
                  "the target's model reads");
         have_model = 1;
         atexit(free_model);
