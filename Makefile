@@ -96,7 +96,7 @@ clean:
 mutation: deps
 	scripts/mutation-check.py
 
-# Fuzz the model reader and the gyro reader with libFuzzer (clang, ASan + UBSan): each target
+# Fuzz the readers with libFuzzer (clang, ASan + UBSan): each target of FUZZ_TARGETS
 # for FUZZ_SECONDS from a working corpus in $(BUILD)/fuzz/corpus-<t>/ plus the seeds; findings
 # of this run go to $(BUILD)/fuzz/crashes-<t>/ and fail the target (docs/fuzzing.md).
 FUZZ_SECONDS ?= 120
@@ -104,14 +104,15 @@ FUZZ_TIMEOUT ?= 10
 FUZZ_RSS_MB ?= 2048
 FUZZ_MAX_LEN ?= 65536
 FUZZ_ARGS ?=
+FUZZ_TARGETS ?= model gyro import sweep csv
 FUZZ_SEEDS = models tests/data tests/fuzz/corpus
 fuzz: deps
 	@scripts/install-deps clang libclang-rt-14-dev
 	@CC=clang cmake -S . -B $(BUILD)/fuzz -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	    -DLD_FUZZ=ON -DLD_WERROR=OFF -DLD_PEERS=OFF $(CMAKE_FLAGS) >/dev/null
-	@cmake --build $(BUILD)/fuzz -j $(JOBS) --target fuzz_model fuzz_gyro fuzz_import
+	@cmake --build $(BUILD)/fuzz -j $(JOBS) --target $(addprefix fuzz_,$(FUZZ_TARGETS))
 	@mkdir -p $(BUILD)/fuzz && touch $(BUILD)/fuzz/.started
-	@status=0; for t in model gyro import; do \
+	@status=0; for t in $(FUZZ_TARGETS); do \
 	    mkdir -p $(BUILD)/fuzz/corpus-$$t $(BUILD)/fuzz/crashes-$$t; \
 	    echo "liedyn: fuzzing $$t for $(FUZZ_SECONDS) s"; \
 	    $(BUILD)/fuzz/tests/fuzz/fuzz_$$t $(BUILD)/fuzz/corpus-$$t $(FUZZ_SEEDS) \
@@ -121,6 +122,6 @@ fuzz: deps
 	        2>$(BUILD)/fuzz/fuzz-$$t.log || status=1; \
 	    tail -n 25 $(BUILD)/fuzz/fuzz-$$t.log; \
 	done; \
-	found=$$(find $(BUILD)/fuzz/crashes-model $(BUILD)/fuzz/crashes-gyro $(BUILD)/fuzz/crashes-import -type f -newer $(BUILD)/fuzz/.started | sort); \
+	found=$$(find $(addprefix $(BUILD)/fuzz/crashes-,$(FUZZ_TARGETS)) -type f -newer $(BUILD)/fuzz/.started | sort); \
 	if [ -n "$$found" ]; then echo "liedyn: fuzzing found:"; echo "$$found"; status=1; fi; \
 	exit $$status

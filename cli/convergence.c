@@ -13,33 +13,33 @@
 #include <time.h>
 
 #include "cli.h"
+#include "csv.h"
 #include "liedyn/liedyn.h"
 #include "sim.h"
 #include "sweep.h"
 
 /* ------------------------------------------------------------------ liedyn convergence */
 
-/* The row t = T (to 1e-9) of a CSV from liedyn run --out: per body x (3) and q (4). */
+/* The column called want in the header record h, or −1. */
+static int ref_column(const ld_io_csv_record *h, const char *want) {
+    for (int k = 0; k < h->n; ++k)
+        if (strcmp(h->field[k], want) == 0) return k;
+    return -1;
+}
+
+/* The row t = T (to 1e-9) of a CSV from liedyn run --out (RFC 4180, csv.h): per body x (3) and
+ * q (4). */
 static int read_ref_csv(const char *path, const ld_model *m, double T, double *x, double *q) {
-    FILE *f = fopen(path, "r");
+    FILE *f = fopen(path, "rb");
     if (!f) return cli_error("convergence: cannot open '%s': %s", path, strerror(errno));
-    char *line = NULL;
-    size_t cap = 0;
-    int nb = m->nbodies, rc = 0, found = 0, *col = NULL, ncols = 0;
-    double *row = NULL;
-    ssize_t len = getline(&line, &cap, f);
-    if (len <= 0) {
-        rc = cli_error("convergence: '%s' is empty", path);
-        goto done;
-    }
-    /* Header: count the columns, find BODY.x … BODY.qz. */
-    for (ssize_t i = 0; i < len; ++i)
-        if (line[i] == ',') ++ncols;
-    ++ncols;
-    col = malloc(7 * (size_t)nb * sizeof(int));
-    row = malloc((size_t)ncols * sizeof(double));
-    if (!col || !row) {
-        rc = cli_error("convergence: out of memory");
+    ld_io_csv_record r = {0};
+    char why[160];
+    int nb = m->nbodies, rc = 0, found = 0, *col = malloc(7 * (size_t)nb * sizeof(int) + 1);
+    int got = col ? ld_io_csv_read(f, &r, why, sizeof why) : -1;
+    if (!col) snprintf(why, sizeof why, "out of memory");
+    if (got <= 0) {
+        rc = got ? cli_error("convergence: %s: %s", path, why)
+                 : cli_error("convergence: '%s' is empty", path);
         goto done;
     }
     static const char *const names[7] = {"x", "y", "z", "qw", "qx", "qy", "qz"};
@@ -47,52 +47,41 @@ static int read_ref_csv(const char *path, const ld_model *m, double T, double *x
         for (int c = 0; c < 7; ++c) {
             char want[LD_NAME_MAX + 8];
             snprintf(want, sizeof want, "%s.%s", m->bodies[b].name, names[c]);
-            size_t wl = strlen(want);
-            col[7 * b + c] = -1;
-            const char *p = line;
-            for (int k = 0; k < ncols; ++k) {
-                size_t n = strcspn(p, ",\r\n");
-                if (n == wl && strncmp(p, want, wl) == 0) col[7 * b + c] = k;
-                p += n;
-                if (*p == ',') ++p;
-            }
-            if (col[7 * b + c] < 0) {
+            if ((col[7 * b + c] = ref_column(&r, want)) < 0) {
                 rc = cli_error("convergence: '%s' has no column '%s' (use a CSV written by "
                                "'liedyn run --out' for this model)",
                                path, want);
                 goto done;
             }
         }
-    int lineno = 1;
-    while (!found && (len = getline(&line, &cap, f)) > 0) {
-        ++lineno;
-        const char *p = line;
+    int ncols = r.n;
+    while (!found && (got = ld_io_csv_read(f, &r, why, sizeof why)) > 0) {
         int k = 0;
-        for (; k < ncols; ++k) {
-            char *end;
-            row[k] = strtod(p, &end);
-            if (end == p) break;
-            p = end;
-            if (*p == ',') ++p;
+        for (char *end; k < ncols && k < r.n; ++k) {
+            (void)strtod(r.field[k], &end);
+            if (end == r.field[k] || *end) break;
         }
-        if (k < ncols) {
-            rc = cli_error("convergence: %s:%d: expected %d numbers", path, lineno, ncols);
+        if (k < ncols || r.n != ncols) {
+            rc = cli_error("convergence: %s:%ld: expected %d numbers", path, r.line, ncols);
             goto done;
         }
-        if (fabs(row[0] - T) <= 1e-9) found = 1;
+        if (fabs(strtod(r.field[0], NULL) - T) <= 1e-9) found = 1;
+    }
+    if (got < 0) {
+        rc = cli_error("convergence: %s: %s", path, why);
+        goto done;
     }
     if (!found) {
         rc = cli_error("convergence: '%s' has no row at t = %.10g (to 1e-9)", path, T);
         goto done;
     }
     for (int b = 0; b < nb; ++b) {
-        for (int c = 0; c < 3; ++c) x[3 * b + c] = row[col[7 * b + c]];
-        for (int c = 0; c < 4; ++c) q[4 * b + c] = row[col[7 * b + 3 + c]];
+        for (int c = 0; c < 3; ++c) x[3 * b + c] = strtod(r.field[col[7 * b + c]], NULL);
+        for (int c = 0; c < 4; ++c) q[4 * b + c] = strtod(r.field[col[7 * b + 3 + c]], NULL);
     }
 done:
-    free(line);
+    ld_io_csv_record_free(&r);
     free(col);
-    free(row);
     fclose(f);
     return rc;
 }

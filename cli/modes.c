@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "csv.h"
 #include "liedyn/linearize.h"
 #include "liedyn/liedyn.h"
 #include "liedyn/statics.h"
@@ -235,10 +236,8 @@ static int write_csv(const char *path, const ld_model *m, const ld_system *s, co
         return 4;
     }
     fprintf(f, "mode,hz,omega2,re,im,zeta");
-    for (int b = 0; b < m->nbodies; ++b) {
-        const char *n = m->bodies[b].name;
-        fprintf(f, ",%s.dx,%s.dy,%s.dz,%s.rx,%s.ry,%s.rz", n, n, n, n, n, n);
-    }
+    static const char *const cols[6] = {"dx", "dy", "dz", "rx", "ry", "rz"};
+    for (int b = 0; b < m->nbodies; ++b) ld_io_csv_put_names(f, m->bodies[b].name, cols, 6);
     fprintf(f, "\n");
     for (int j = 0; j < md->count; ++j) {
         fprintf(f, "%d,%.17g,%.17g,%.17g,%.17g,%.17g", j + 1, md->hz[j], md->omega2[j], md->re[j],

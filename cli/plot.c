@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "csv.h"
 #include "columns.h"
 #include "plot.h"
 
@@ -39,20 +40,19 @@ static void gp_quoted(FILE *f, const char *s) {
 /* Per column the smallest and largest finite value of the CSV's data rows (NaN when none), and
  * the first and last t. 0 or 2 (message printed). */
 static int csv_ranges(const char *csv, int ncols, double *lo, double *hi, double *t0, double *t1) {
-    FILE *f = fopen(csv, "r");
+    FILE *f = fopen(csv, "rb");
     if (!f) return cli_error("run: cannot read '%s' for the plot: %s", csv, strerror(errno));
     for (int i = 0; i < ncols; ++i) lo[i] = hi[i] = NAN;
-    char *line = NULL;
-    size_t cap = 0;
+    ld_io_csv_record r = {0};
+    char why[160];
     long row = 0;
     *t0 = *t1 = NAN;
-    while (getline(&line, &cap, f) > 0) {
+    while (ld_io_csv_read(f, &r, why, sizeof why) > 0) {
         if (row++ == 0) continue; /* the header */
-        char *p = line;
-        for (int i = 0; i < ncols && *p && *p != '\n'; ++i) {
+        for (int i = 0; i < ncols && i < r.n; ++i) {
             char *end;
-            double x = strtod(p, &end);
-            if (end != p && isfinite(x)) {
+            double x = strtod(r.field[i], &end);
+            if (end != r.field[i] && isfinite(x)) {
                 lo[i] = isnan(lo[i]) ? x : fmin(lo[i], x);
                 hi[i] = isnan(hi[i]) ? x : fmax(hi[i], x);
             }
@@ -60,12 +60,9 @@ static int csv_ranges(const char *csv, int ncols, double *lo, double *hi, double
                 if (isnan(*t0)) *t0 = x;
                 *t1 = x;
             }
-            p = strchr(end, ',');
-            if (!p) break;
-            ++p;
         }
     }
-    free(line);
+    ld_io_csv_record_free(&r);
     fclose(f);
     return 0;
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "csv.h"
 #include "liedyn/liedyn.h"
 #include "liedyn/statics.h"
 #include "sim.h"
@@ -98,10 +99,8 @@ static int write_csv(const char *path, const ld_model *m, const ld_system *s, do
     FILE *f = fopen(path, "w");
     if (!f) return cli_error("static: cannot write '%s'", path);
     fprintf(f, "t");
-    for (int b = 0; b < m->nbodies; ++b)
-        fprintf(f, ",%s.x,%s.y,%s.z,%s.qw,%s.qx,%s.qy,%s.qz", m->bodies[b].name, m->bodies[b].name,
-                m->bodies[b].name, m->bodies[b].name, m->bodies[b].name, m->bodies[b].name,
-                m->bodies[b].name);
+    static const char *const cols[7] = {"x", "y", "z", "qw", "qx", "qy", "qz"};
+    for (int b = 0; b < m->nbodies; ++b) ld_io_csv_put_names(f, m->bodies[b].name, cols, 7);
     fprintf(f, "\n%.17g", t);
     for (int b = 0; b < m->nbodies; ++b) {
         double x[3], qq[4], om[3], xd[3];

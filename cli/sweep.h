@@ -82,11 +82,25 @@ typedef struct sw_buf {
 void sw_buf_printf(sw_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void sw_buf_free(sw_buf *b);
 
+/* The file at path (at most LD_MODEL_MAX_BYTES, the limit of every YAML file) into *out
+ * (malloc'ed, NUL-terminated) and *len. 0, or 2 with a message printed. */
+int sweep_read_file(const char *path, char **out, size_t *len);
 /* s as a YAML double-quoted scalar appended to b. */
 void sweep_yaml_quoted(sw_buf *b, const char *s);
 /* Read the sweep file `path` (text `text` instead when not NULL, named `path` in messages).
  * 0, or 2 with a message printed ("FILE:LINE: KEY: REASON"). */
 int sweep_load(sweep *sw, const char *path, const char *text);
+/* The same for text[len] (at most LD_MODEL_MAX_BYTES), checked against the limits of every YAML
+ * file (yaml_limits.h) before it is loaded; the model is model_text[model_len] (named
+ * model_path) when model_text is not NULL, else the file its `model:` key names. Every varied
+ * and fixed path is checked against the model (sweep_check_paths). */
+int sweep_parse(sweep *sw, const char *path, const char *text, size_t len, const char *model_path,
+                const char *model_text, size_t model_len);
+/* sweep_paths.c: every path of sw (varied, set, reference) set to its first value in the base
+ * model, and the model read: a key the model format does not allow at that place is refused
+ * ("FILE:LINE: vary: bodies[0].mas: unknown key 'mas' (did you mean 'mass'? expected one of:
+ * …)"), before any case runs. 0, or 2 with the message printed. */
+int sweep_check_paths(const sweep *sw);
 void sweep_free(sweep *sw);
 
 /* The model text of case i (overrides applied) into *out (malloc'ed). 0, or -1 with why. */

@@ -4,6 +4,7 @@
  * (so every key of the model format can be varied, and the reader checks every value).
  */
 #define _POSIX_C_SOURCE 200809L
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -17,34 +18,7 @@
 #include "liedyn/liedyn.h"
 #include "sim.h"
 #include "sweep.h"
-
-/* ------------------------------------------------------------------ text buffers */
-
-void sw_buf_printf(sw_buf *b, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    if (n < 0) return;
-    if (b->len + (size_t)n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (cap < b->len + (size_t)n + 1) cap *= 2;
-        char *s = realloc(b->s, cap);
-        if (!s) return;
-        b->s = s;
-        b->cap = cap;
-    }
-    va_start(ap, fmt);
-    vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    b->len += (size_t)n;
-}
-
-void sw_buf_free(sw_buf *b) {
-    free(b->s);
-    b->s = NULL;
-    b->len = b->cap = 0;
-}
+#include "yaml_limits.h"
 
 /* ------------------------------------------------------------------ YAML helpers */
 
@@ -71,18 +45,64 @@ static int map_get(yaml_document_t *d, yaml_node_t *n, const char *key) {
     return 0;
 }
 
-/* Node n as YAML text: a scalar's text, a sequence in flow style "[a, b]", a mapping
- * "{k: v}". */
-static void node_text(yaml_document_t *d, yaml_node_t *n, sw_buf *b) {
+/* Is text a word of letters, digits and ._+- that starts like a number or a name? Such text
+ * reads back as itself plain, in flow style too (the common case, without a parse). */
+static int simple_word(const char *text, size_t len) {
+    size_t i = text[0] == '+' || text[0] == '-' ? 1 : 0;
+    if (i >= len || !(isalnum((unsigned char)text[i]) || text[i] == '.')) return 0;
+    for (; i < len; ++i)
+        if (!isalnum((unsigned char)text[i]) && !strchr("._+-", text[i])) return 0;
+    return 1;
+}
+
+/* Does text read back as a plain scalar with exactly this text as an item of a flow sequence? */
+static int plain_safe(const char *text, size_t len) {
+    if (len == 0 || memchr(text, '\0', len)) return 0;
+    if (simple_word(text, len)) return 1;
+    sw_buf in = {0};
+    sw_buf_printf(&in, "[%s]", text);
+    yaml_parser_t p;
+    yaml_document_t d;
+    int ok = in.s && yaml_parser_initialize(&p);
+    if (ok) {
+        yaml_parser_set_input_string(&p, (const unsigned char *)in.s, in.len);
+        ok = yaml_parser_load(&p, &d);
+        yaml_parser_delete(&p);
+    }
+    sw_buf_free(&in);
+    if (!ok) return 0;
+    yaml_node_t *r = yaml_document_get_root_node(&d);
+    if (r && r->type == YAML_SEQUENCE_NODE &&
+        r->data.sequence.items.top - r->data.sequence.items.start == 1)
+        r = yaml_document_get_node(&d, *r->data.sequence.items.start);
+    else
+        r = NULL;
+    ok = r && r->type == YAML_SCALAR_NODE && r->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
+         r->data.scalar.length == len && memcmp(r->data.scalar.value, text, len) == 0;
+    yaml_document_delete(&d);
+    return ok;
+}
+
+/* Node n as YAML text that reads back as n: a quoted or block scalar double-quoted (it keeps
+ * its exact text, and stays a string: "hem5 # x" is not hem5 and a comment, "15" is not the
+ * number 15), a plain scalar as it is (inside a flow collection, flow, double-quoted when its
+ * text would not read back there); a sequence in flow style "[a, b]", a mapping "{k: v}". The
+ * limits of the sweep file (yaml_limits.h) bound what its aliases expand to. */
+static void node_text(yaml_document_t *d, yaml_node_t *n, sw_buf *b, int flow) {
     if (!n) return;
     if (n->type == YAML_SCALAR_NODE) {
-        sw_buf_printf(b, "%s", (const char *)n->data.scalar.value);
+        const char *v = (const char *)n->data.scalar.value;
+        if (n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
+            (!flow || plain_safe(v, n->data.scalar.length)))
+            sw_buf_printf(b, "%s", v);
+        else
+            sweep_yaml_quoted(b, v);
     } else if (n->type == YAML_SEQUENCE_NODE) {
         sw_buf_printf(b, "[");
         for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top;
              ++it) {
             if (it > n->data.sequence.items.start) sw_buf_printf(b, ", ");
-            node_text(d, node_at(d, *it), b);
+            node_text(d, node_at(d, *it), b, 1);
         }
         sw_buf_printf(b, "]");
     } else {
@@ -90,9 +110,9 @@ static void node_text(yaml_document_t *d, yaml_node_t *n, sw_buf *b) {
         for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
              ++p) {
             if (p > n->data.mapping.pairs.start) sw_buf_printf(b, ", ");
-            node_text(d, node_at(d, p->key), b);
+            node_text(d, node_at(d, p->key), b, 1);
             sw_buf_printf(b, ": ");
-            node_text(d, node_at(d, p->value), b);
+            node_text(d, node_at(d, p->value), b, 1);
         }
         sw_buf_printf(b, "}");
     }
@@ -100,7 +120,7 @@ static void node_text(yaml_document_t *d, yaml_node_t *n, sw_buf *b) {
 
 static char *node_dup(yaml_document_t *d, yaml_node_t *n) {
     sw_buf b = {0};
-    node_text(d, n, &b);
+    node_text(d, n, &b, 0);
     if (!b.s) return strdup("");
     return b.s;
 }
@@ -371,6 +391,7 @@ typedef struct loader {
     sweep *sw;
     yaml_document_t doc, model;
     int have_model;
+    int model_given; /* the caller gave the model's text: the model key is not looked up */
 } loader;
 
 /* "FILE:LINE: KEY: REASON" on stderr; returns 2. */
@@ -405,15 +426,8 @@ static int find_model(loader *L, const char *name, int line) {
 
 static int read_model(loader *L) {
     sweep *sw = L->sw;
-    FILE *f = fopen(sw->model_path, "rb");
-    if (!f) return cli_error("cannot read '%s': %s", sw->model_path, strerror(errno));
-    sw_buf b = {0};
-    char chunk[65536];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) sw_buf_printf(&b, "%.*s", (int)n, chunk);
-    fclose(f);
-    sw->model_text = b.s ? b.s : strdup("");
-    sw->model_len = b.len;
+    if (!sw->model_text && sweep_read_file(sw->model_path, &sw->model_text, &sw->model_len))
+        return 2;
     ld_model m;
     ld_model_error err;
     memset(&err, 0, sizeof err);
@@ -691,7 +705,8 @@ static int load_doc(loader *L, yaml_node_t *root) {
         sw->record = 0;
         if (read_record(L, rec)) return 2;
     }
-    if (find_model(L, scalar_of(model), line_of(model)) || read_model(L)) return 2;
+    if ((!L->model_given && find_model(L, scalar_of(model), line_of(model))) || read_model(L))
+        return 2;
     int have_vary = 0;
     for (yaml_node_pair_t *q = root->data.mapping.pairs.start; q < root->data.mapping.pairs.top;
          ++q) {
@@ -767,47 +782,56 @@ static int load_doc(loader *L, yaml_node_t *root) {
     return 0;
 }
 
-void sweep_yaml_quoted(sw_buf *b, const char *s) {
-    sw_buf_printf(b, "\"");
-    for (; *s; ++s) {
-        if (*s == '"' || *s == '\\')
-            sw_buf_printf(b, "\\%c", *s);
-        else if ((unsigned char)*s < 0x20)
-            sw_buf_printf(b, "\\x%02x", (unsigned)(unsigned char)*s);
-        else
-            sw_buf_printf(b, "%c", *s);
-    }
-    sw_buf_printf(b, "\"");
+/* The hint for libyaml's complaint about a path with [ ] in a flow mapping ("" otherwise). */
+static const char *flow_hint(const char *why) {
+    return strstr(why, "expected ',' or '}'")
+               ? " (in a flow mapping { }, quote a path with [ ]: \"bodies[0].mass\")"
+               : "";
 }
 
-int sweep_load(sweep *sw, const char *path, const char *text) {
+int sweep_parse(sweep *sw, const char *path, const char *text, size_t len, const char *model_path,
+                const char *model_text, size_t model_len) {
     memset(sw, 0, sizeof *sw);
     sw->la = -1;
     snprintf(sw->file, sizeof sw->file, "%s", path);
-    sw_buf b = {0};
-    if (!text) {
-        FILE *f = fopen(path, "rb");
-        if (!f) return cli_error("sweep: cannot read '%s': %s", path, strerror(errno));
-        char chunk[65536];
-        size_t n;
-        while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) sw_buf_printf(&b, "%.*s", (int)n, chunk);
-        fclose(f);
-        text = b.s ? b.s : "";
+    if (model_text) {
+        snprintf(sw->model_path, sizeof sw->model_path, "%s", model_path);
+        if (!(sw->model_text = malloc(model_len + 1))) return cli_error("out of memory");
+        memcpy(sw->model_text, model_text, model_len);
+        sw->model_text[model_len] = '\0';
+        sw->model_len = model_len;
     }
-    loader L = {.sw = sw};
+    loader L = {.sw = sw, .model_given = model_text != NULL};
     char why[512];
-    if (doc_load(&L.doc, text, strlen(text), why, sizeof why)) {
-        sw_buf_free(&b);
-        return cli_error("%s:%s%s", path, why,
-                         strstr(why, "expected ',' or '}'")
-                             ? " (in a flow mapping { }, quote a path with [ ]: \"bodies[0].mass\")"
-                             : "");
+    int line = 0, rc = 0;
+    if (len > LD_MODEL_MAX_BYTES)
+        rc = cli_error("%s: larger than %d MB (the limit of a YAML file)", path,
+                       (int)(LD_MODEL_MAX_BYTES >> 20));
+    else if (ld_yaml_check(text, len, "a sweep file", &line, why, sizeof why))
+        rc = cli_error("%s:%d: %s%s", path, line, why, flow_hint(why));
+    else if (doc_load(&L.doc, text, len, why, sizeof why))
+        rc = cli_error("%s:%s%s", path, why, flow_hint(why));
+    if (rc) {
+        sweep_free(sw);
+        return rc;
     }
-    int rc = load_doc(&L, yaml_document_get_root_node(&L.doc));
+    rc = load_doc(&L, yaml_document_get_root_node(&L.doc));
     yaml_document_delete(&L.doc);
     if (L.have_model) yaml_document_delete(&L.model);
-    sw_buf_free(&b);
+    if (!rc) rc = sweep_check_paths(sw);
     if (rc) sweep_free(sw);
+    return rc;
+}
+
+int sweep_load(sweep *sw, const char *path, const char *text) {
+    char *own = NULL;
+    size_t len = text ? strlen(text) : 0;
+    if (!text && sweep_read_file(path, &own, &len)) {
+        memset(sw, 0, sizeof *sw);
+        return 2;
+    }
+    int rc = sweep_parse(sw, path, text ? text : own, len, NULL, NULL, 0);
+    free(own);
     return rc;
 }
 

@@ -264,6 +264,27 @@ static const char *write_tmp(const char *text) {
     return path;
 }
 
+/* len bytes of text (NUL bytes too) into the temporary file. */
+static const char *write_tmp_bytes(const char *text, size_t len) {
+    const char *p = write_tmp("");
+    FILE *f = fopen(p, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(text, 1, len, f), len);
+    fclose(f);
+    return p;
+}
+
+static void expect_error_bytes(const char *text, size_t len, int code, const char *needle) {
+    const char *p = write_tmp_bytes(text, len);
+    ld_gyro *g = (ld_gyro *)1;
+    char msg[256];
+    int rc = ld_gyro_read(p, &g, msg, sizeof msg);
+    unlink(p);
+    if (rc != code || g != NULL || !strstr(msg, needle))
+        fail_msg("input of %zu bytes: rc %d (want %d), message '%s' (want '%s')", len, rc, code,
+                 msg, needle);
+}
+
 static void expect_error(const char *text, int code, const char *needle) {
     const char *p = write_tmp(text);
     ld_gyro *g = (ld_gyro *)1;
@@ -319,6 +340,20 @@ static void test_gyro_csv(void **state) {
     expect_error("?,1,2,3\n1,1,2,3\n2,1,2,3\n", LD_EINVAL, ":1: field 1 ('?') is not a number");
     assert_int_equal(ld_gyro_read("/nonexistent/gyro.csv", &g, msg, sizeof msg), LD_EIO);
     assert_non_null(strstr(msg, "/nonexistent/gyro.csv: cannot open"));
+
+    /* a NUL byte is named at its own line */
+    static const char nul2[] = "0,1,2,3\n1,1\0,2,3\n2,1,2,3\n";
+    expect_error_bytes(nul2, sizeof nul2 - 1, LD_EINVAL, ":2: a NUL byte");
+    static const char nul_end[] = "t,wx,wy,wz\n0,1,2,3\0\n1,1,2,3\n";
+    expect_error_bytes(nul_end, sizeof nul_end - 1, LD_EINVAL, ":2: a NUL byte");
+    /* CR (old Mac), LF and CRLF line ends, mixed: 4 samples */
+    p = write_tmp("t,wx,wy,wz\r0,1,2,3\r1,1,2,3\r\n2,1,2,3\n3,1,2,3\r");
+    assert_int_equal(ld_gyro_read(p, &g, msg, sizeof msg), LD_OK);
+    unlink(p);
+    assert_int_equal(ld_gyro_count(g), 4);
+    assert_true(ld_gyro_t_last(g) == 3.0);
+    ld_gyro_free(g);
+    expect_error("0,1,2,3\r1,1,2\r", LD_EINVAL, ":2: expected 4");
 
     double t[2] = {0, 0}, ww[6] = {0};
     assert_int_equal(ld_gyro_create(&g, t, ww, 2), LD_EINVAL);

@@ -239,12 +239,59 @@ static void test_integrator_name(void **state) {
                "newmark-beta, split2, split4, split6, split8, moreau)");
 }
 
+/* Anchors and aliases (yaml_limits.h): nested aliases, cycles, repeated anchors and too many
+ * of either are refused by the pre-scan with the line; a few aliases are read as before. */
+static void test_alias_limits(void **state) {
+    (void)state;
+    char *s = malloc(4096);
+    assert_non_null(s);
+    strcpy(s, "a: &a [1, 1, 1, 1, 1, 1, 1, 1, 1]\n"); /* 9^9 nodes at the ninth level */
+    for (int i = 1; i < 9; ++i) {
+        char *e = s + strlen(s);
+        e += sprintf(e, "%c: &%c [", 'a' + i, 'a' + i);
+        for (int k = 0; k < 9; ++k) e += sprintf(e, "%s*%c", k ? ", " : "", 'a' + i - 1);
+        strcpy(e, "]\n");
+    }
+    expect_msg(s, strlen(s), LD_EINVAL,
+               "t.yaml:7: (document): the aliases stand for more than 1000000 nodes in all "
+               "(nested aliases; the limit of a model file)");
+    free(s);
+    const char *cyc = "name: t\nbodies: &b [{name: x, mass: 1, inertia: [1, 1, 1], shape: *b}]\n";
+    expect_msg(cyc, strlen(cyc), LD_EINVAL,
+               "t.yaml:2: (document): the alias '*b' is inside the node it names (a cycle)");
+    const char *twice = "name: &n t\ndescription: &n d\n";
+    expect_msg(twice, strlen(twice), LD_EINVAL,
+               "t.yaml:2: (document): the anchor '&n' is given twice");
+    size_t cap = 20 * (LD_MODEL_MAX_ANCHORS + 2);
+    char *many = malloc(cap), *e = many;
+    assert_non_null(many);
+    e += sprintf(e, "k: [");
+    for (int i = 0; i <= LD_MODEL_MAX_ANCHORS; ++i) e += sprintf(e, "%s&a%d 1", i ? ", " : "", i);
+    strcpy(e, "]\n");
+    expect_msg(many, strlen(many), LD_EINVAL,
+               "t.yaml:1: (document): more than 4096 anchors (the limit of a model file)");
+    e = many + sprintf(many, "x: &x 1\nk: [");
+    for (int i = 0; i <= LD_MODEL_MAX_ALIASES; ++i) e += sprintf(e, "%s*x", i ? ", " : "");
+    strcpy(e, "]\n");
+    expect_msg(many, strlen(many), LD_EINVAL,
+               "t.yaml:2: (document): more than 4096 aliases (the limit of a model file)");
+    free(many);
+    ld_model m; /* a few aliases: read as before */
+    parse_ok(
+        "name: t\nbodies:\n  - {name: a, mass: &m 2, inertia: &j [1, 1, 1], position: [0, 0, 0]}\n"
+        "  - {name: b, mass: *m, inertia: *j, position: [1, 0, 0]}\n",
+        &m);
+    assert_int_equal(m.nbodies, 2);
+    assert_true(m.bodies[1].mass == 2.0);
+    ld_model_free(&m);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_nesting_limit),   cmocka_unit_test(test_size_limit),
         cmocka_unit_test(test_big_rod_names),   cmocka_unit_test(test_duplicate_names_in_code),
         cmocka_unit_test(test_source_lines),    cmocka_unit_test(test_tags_and_reserved_names),
-        cmocka_unit_test(test_integrator_name),
+        cmocka_unit_test(test_integrator_name), cmocka_unit_test(test_alias_limits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -192,7 +192,8 @@ void ld_att_metrics_rl2(const ld_att_metrics *m, double rl2[4]);
  * linearly in t between samples; outside [t_first, t_last] evaluation fails (LD_EDOMAIN). */
 typedef struct ld_gyro ld_gyro;
 
-/* Read a CSV file of lines "t,wx,wy,wz" (rad/s). Blank lines and lines starting with '#' are
+/* Read a CSV file of lines "t,wx,wy,wz" (rad/s), ended by LF, CRLF or CR, at most 4095 bytes
+ * each; a NUL byte is refused (not a text file). Blank lines and lines starting with '#' are
  * skipped; the first other line may be a header (it is skipped when its first field is not a
  * number). On error returns LD_EIO (cannot open/read), LD_EINVAL (bad content, or a NULL path
  * or out) or LD_ENOMEM, leaves *out NULL and writes "path:line: reason" into msg (size msglen;

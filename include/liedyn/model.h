@@ -22,10 +22,15 @@ LD_BEGIN_DECLS
 
 #define LD_NAME_MAX 64
 
-/* Limits of a model file (ld_model_load, ld_model_parse): its size in bytes and the nesting
- * depth of its lists and mappings. */
-#define LD_MODEL_MAX_BYTES ((size_t)64 << 20)
-#define LD_MODEL_MAX_DEPTH 64
+/* Limits of a model file (ld_model_load, ld_model_parse), and of every other YAML file the
+ * liedyn tool reads: its size in bytes, the nesting depth of its lists and mappings, its
+ * anchors (&a) and aliases (*a), and the nodes its aliases stand for in all (each counted as a
+ * copy of its node: nested aliases cannot multiply a small file into a huge document). */
+#define LD_MODEL_MAX_BYTES       ((size_t)64 << 20)
+#define LD_MODEL_MAX_DEPTH       64
+#define LD_MODEL_MAX_ANCHORS     4096
+#define LD_MODEL_MAX_ALIASES     4096
+#define LD_MODEL_MAX_ALIAS_NODES 1000000
 
 /* Formulations of a rigid body's configuration (docs/conventions.md; Tumiotto & Arnold 2024):
  *   so3xr3  R³×SO(3), (R, x), velocity (Ω, ẋ)            direct product

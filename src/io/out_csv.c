@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "columns.h"
+#include "csv.h"
 #include "jcols.h"
 #include "liedyn/liedyn.h"
 #include "liedyn/output.h"
@@ -203,8 +204,11 @@ ld_out_csv *ld_out_csv_open(const char *path, const ld_system *s, const ld_model
 static void write_header(ld_out_csv *w) {
     if (w->header_done) return;
     w->header_done = 1;
-    for (int i = 0; i < w->nsel; ++i)
-        ld_io_rowfile_printf(&w->f, "%s%s", i ? "," : "", w->names[w->sel[i]]);
+    for (int i = 0; i < w->nsel; ++i) {
+        char q[2 * (LD_NAME_MAX + 24) + 3]; /* the name as a CSV field (csv.h) */
+        (void)ld_io_csv_field(w->names[w->sel[i]], q, sizeof q);
+        ld_io_rowfile_printf(&w->f, "%s%s", i ? "," : "", q);
+    }
     ld_io_rowfile_printf(&w->f, "\n");
     (void)ld_io_rowfile_end_row(&w->f, 0);
 }
@@ -354,8 +358,10 @@ int ld_out_contacts_rows(ld_out_contacts *w, double t, const ld_contact_point *c
         const double *f = p->force, *nv = p->normal;
         double fn = f[0] * nv[0] + f[1] * nv[1] + f[2] * nv[2], ft2 = 0.0;
         for (int k = 0; k < 3; ++k) ft2 += (f[k] - fn * nv[k]) * (f[k] - fn * nv[k]);
-        ld_io_rowfile_printf(&w->f, "%.17g,%s,%s,%d,%d", t, contact_body(w, p->body1),
-                             contact_body(w, p->body2), contact_shape(w, p->shape1),
+        char b1[2 * LD_NAME_MAX + 3], b2[2 * LD_NAME_MAX + 3]; /* CSV fields (csv.h) */
+        (void)ld_io_csv_field(contact_body(w, p->body1), b1, sizeof b1);
+        (void)ld_io_csv_field(contact_body(w, p->body2), b2, sizeof b2);
+        ld_io_rowfile_printf(&w->f, "%.17g,%s,%s,%d,%d", t, b1, b2, contact_shape(w, p->shape1),
                              contact_shape(w, p->shape2));
         ld_io_rowfile_printf(&w->f, ",%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g", p->point[0],
                              p->point[1], p->point[2], nv[0], nv[1], nv[2], p->gap);

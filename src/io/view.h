@@ -62,6 +62,15 @@ void ld_io_frames_free(view_frames *F);
  * CSV's names, angles unwrapped), each body and joint while all of its series fit in
  * VIEW_SERIES_MAX. names must hold VIEW_SERIES_MAX. Returns the count. */
 int ld_io_frames_series_names(const ld_model *m, char (*names)[VIEW_NAME_CAP]);
+/* view_csv.c: the frames of a finished run from the CSV that `liedyn run --out` wrote for m
+ * (RFC 4180, csv.h), read from f (named csv in messages) into F: the header must start with t
+ * and hold every body's x … qz; the series of ld_io_frames_series_names that the file lacks are
+ * NaN; the rows must have the header's field count, numbers in the columns used and times
+ * that do not decrease; at most max frames. f must be seekable (the first pass finds the time
+ * range [*t0, *t1]). LD_OK (F to be freed), or LD_EINVAL / LD_ENOMEM / LD_EIO with why
+ * ("RUN.csv:7: 12 fields, the header has 14") and F freed. */
+int ld_io_view_csv(FILE *f, const char *csv, const ld_model *m, long max, view_frames *F,
+                   double *t0, double *t1, char *why, size_t cap);
 
 /* One drawn shape: the model's, or the inertia box of a rigid body without one (q: the
  * orientation of the shape in the body frame, its axis the shape's z). */

@@ -116,21 +116,41 @@ static int is_blank(const char *s) {
     return 1;
 }
 
+/* The next line of f into line (cap bytes), without its end: LF, CRLF or a lone CR (old Mac
+ * files), so each of them ends one line. 1: a line; 0: the end of the file; −1: longer than
+ * cap − 1 bytes; −2: a NUL byte (not a text file). */
+static int next_line(FILE *f, char *line, size_t cap) {
+    size_t n = 0;
+    int c, any = 0;
+    line[0] = '\0';
+    while ((c = getc(f)) != EOF) {
+        any = 1;
+        if (c == '\n') break;
+        if (c == '\r') {
+            int d = getc(f);
+            if (d != '\n' && d != EOF) ungetc(d, f);
+            break;
+        }
+        if (c == '\0') return -2;
+        if (n + 1 >= cap) return -1;
+        line[n++] = (char)c;
+    }
+    line[n] = '\0';
+    return any;
+}
+
 /* Read all lines of f into g; the work of ld_gyro_read. */
 static int read_lines(FILE *f, const char *path, ld_gyro *g, char *msg, size_t len) {
     char line[4096], bad[32];
     long lineno = 0, firstdata = 1;
-    while (fgets(line, sizeof line, f)) {
+    int got;
+    while ((got = next_line(f, line, sizeof line)) != 0) {
         ++lineno;
-        size_t l = strlen(line);
-        if (l == sizeof line - 1 && line[l - 1] != '\n') {
-            int c = getc(f); /* a full buffer is fine if the file ends right here */
-            if (c != EOF) {
-                ungetc(c, f);
-                return fail(msg, len, LD_EINVAL, "%s:%ld: line longer than %zu characters", path,
-                            lineno, sizeof line - 2);
-            }
-        }
+        if (got == -1)
+            return fail(msg, len, LD_EINVAL, "%s:%ld: line longer than %zu characters", path,
+                        lineno, sizeof line - 1);
+        if (got == -2)
+            return fail(msg, len, LD_EINVAL, "%s:%ld: a NUL byte (not a text file)", path, lineno);
         char *s = line;
         if (lineno == 1 && (unsigned char)s[0] == 0xEF && (unsigned char)s[1] == 0xBB &&
             (unsigned char)s[2] == 0xBF)
@@ -174,7 +194,7 @@ int ld_gyro_read(const char *path, ld_gyro **out, char *msg, size_t msglen) {
     if (!out) return fail(msg, msglen, LD_EINVAL, "no output pointer");
     *out = NULL;
     if (!path) return fail(msg, msglen, LD_EINVAL, "no file name");
-    FILE *f = fopen(path, "r");
+    FILE *f = fopen(path, "rb");
     if (!f) return fail(msg, msglen, LD_EIO, "%s: cannot open: %s", path, strerror(errno));
     ld_gyro *g = calloc(1, sizeof *g);
     if (!g) {

@@ -92,9 +92,9 @@ int ly_get_choice(reader *r, const yaml_node_t *map, const char *key, int requir
 int ly_find_body(reader *r, const ld_model *m, const char *name);
 
 /* yaml_scan.c: one linear pass of libyaml's event parser over text[len] before the document is
- * loaded: refuses nesting deeper than LD_MODEL_MAX_DEPTH (libyaml's loader is quadratic in the
- * depth) and records the explicitly tagged scalars in r->tagged. LD_OK, LD_EINVAL (syntax or
- * depth; r->err filled in), LD_ENOMEM. */
+ * loaded: checks the limits of every YAML file (yaml_limits.h: nesting, anchors, aliases) and
+ * records the explicitly tagged scalars in r->tagged. LD_OK, LD_EINVAL (syntax or a limit;
+ * r->err filled in), LD_ENOMEM. */
 int ly_prescan(reader *r, const char *text, size_t len);
 /* Does scalar n carry an explicit tag other than !!int and !!float (ly_prescan)? */
 int ly_is_tagged(const reader *r, const yaml_node_t *n);
