@@ -146,6 +146,14 @@ const ld_method_info *ld_method_get(int i);
  * parameters; NULL if none. *method (may be NULL) receives the first method that has it. */
 const ld_method_param *ld_method_param_find(const char *key, int *method);
 
+/* Whether the Newton methods keep their factored iteration matrix (ld_integ_options). The
+ * values are those of the model file's integrator.newton_reuse: false, true, auto. */
+typedef enum ld_newton_reuse {
+    LD_REUSE_OFF = 0,
+    LD_REUSE_ON = 1,
+    LD_REUSE_AUTO = 2
+} ld_newton_reuse;
+
 typedef struct ld_integ_options {
     ld_integ_method method;
     double rho_inf;                  /* [0, 1]; genalpha only (default 0.9) */
@@ -169,8 +177,9 @@ typedef struct ld_integ_options {
     /* Newton methods: keep the factored iteration matrix across iterations and steps while the
      * step size stays and the iteration contracts (a simplified Newton method); it is formed
      * anew when h changes, after a rejected step, and as soon as a correction is not at least
-     * halved. 0 (default): a fresh matrix every iteration. */
-    int newton_reuse;
+     * halved. LD_REUSE_OFF: a fresh matrix every iteration; LD_REUSE_ON: kept; LD_REUSE_AUTO
+     * (the default of ld_integ_options_init): ld_integ_reuse_choose decides. */
+    ld_newton_reuse newton_reuse;
     /* Parameters of methods without a named field above: a descriptor points its parameter j
      * at param[j] (offsetof(ld_integ_options, param) + j·sizeof(double)); set them by key with
      * the descriptors (ld_method_param_find, ld_method_param_value). */
@@ -180,6 +189,11 @@ typedef struct ld_integ_options {
 /* The value of parameter p in o. */
 double ld_method_param_value(const ld_integ_options *o, const ld_method_param *p);
 void ld_integ_options_init(ld_integ_options *o);
+/* What LD_REUSE_AUTO means for the options o on the system s: LD_REUSE_ON for the Newton
+ * methods — a kept matrix was measured faster or equal on every shipped model that runs one
+ * (docs/performance.md, bench_reuse) — and LD_REUSE_OFF for the others, which factor no
+ * iteration matrix. An explicit LD_REUSE_ON or LD_REUSE_OFF is returned as it is. */
+ld_newton_reuse ld_integ_reuse_choose(const ld_system *s, const ld_integ_options *o);
 /* NULL if the options suit the system, otherwise a one-line reason (static string) why
  * ld_integ_create would refuse them (e.g. tb3 on a constrained system). */
 const char *ld_integ_options_check(const ld_system *s, const ld_integ_options *o);
