@@ -304,9 +304,12 @@ static int parse_count(const char *cmd, const char *opt, const char *s, int *n) 
 static int parse_reuse(int argc, char **argv, int *i, int off, int *out) {
     static const char *const words[] = {"off", "on", "auto"}; /* in ld_newton_reuse's order */
     int v = off ? LD_REUSE_OFF : LD_REUSE_ON;
-    if (!off && *i + 1 < argc)
-        for (int w = 0; w < 3; ++w)
-            if (strcmp(argv[*i + 1], words[w]) == 0) v = w, ++*i;
+    for (int w = 0; !off && *i + 1 < argc && w < 3; ++w)
+        if (strcmp(argv[*i + 1], words[w]) == 0) {
+            v = w;
+            ++*i;
+            break;
+        }
     *out = 1 + v;
     return 0;
 }
