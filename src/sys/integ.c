@@ -87,10 +87,8 @@ ld_la_kind ld_integ_la_auto(const ld_system *s, const ld_integ_options *o) {
 }
 
 ld_newton_reuse ld_integ_reuse_choose(const ld_system *s, const ld_integ_options *o) {
-    if (!o || o->newton_reuse == LD_REUSE_OFF) return LD_REUSE_OFF;
-    if (o->newton_reuse == LD_REUSE_ON) return LD_REUSE_ON;
-    const ld_method_impl *d = method_of(o);
-    return s && d && d->info.newton ? LD_REUSE_AUTO : LD_REUSE_OFF;
+    const ld_method_impl *d = o ? method_of(o) : NULL;
+    return s && d && d->info.newton ? o->newton_reuse : LD_REUSE_OFF;
 }
 
 /* The dense scratch of the finite-difference tangents this method will call: the stiffness
