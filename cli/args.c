@@ -186,8 +186,10 @@ static void run_usage(FILE *f) {
                "                      (default 1e-6 times the smallest colliding shape's radius\n"
                "                      or half edge; 0: no check)\n"
                "  --max-iter N        Newton iterations per step\n");
-    fprintf(f, "  --newton-reuse      keep the factored iteration matrix while the step size\n"
-               "                      stays and Newton contracts (simplified Newton)\n"
+    fprintf(f, "  --newton-reuse [on|off|auto]\n"
+               "                      keep the factored iteration matrix while the step size\n"
+               "                      stays and Newton contracts (simplified Newton); alone: on;\n"
+               "                      default auto: on for the Newton methods\n"
                "  --la dense|klu|auto linear solver (default auto: KLU from 32 unknowns on\n"
                "                      sparse structure, else dense)\n"
                "  --no-adaptive, --no-project, --no-newton-reuse\n"
@@ -293,6 +295,22 @@ static int parse_count(const char *cmd, const char *opt, const char *s, int *n) 
     long x = 0;
     if (parse_long(cmd, opt, s, &x)) return 2;
     *n = (int)x;
+    return 0;
+}
+
+/* --newton-reuse [on|off|auto] (the word optional: alone it means on) or --no-newton-reuse
+ * (off) at argv[*i]; *out = 1 + the ld_newton_reuse chosen. A following word is taken only if
+ * it is one of the three. */
+static int parse_reuse(int argc, char **argv, int *i, int off, int *out) {
+    static const char *const words[] = {"off", "on", "auto"}; /* in ld_newton_reuse's order */
+    int v = off ? LD_REUSE_OFF : LD_REUSE_ON;
+    for (int w = 0; !off && *i + 1 < argc && w < 3; ++w)
+        if (strcmp(argv[*i + 1], words[w]) == 0) {
+            v = w;
+            ++*i;
+            break;
+        }
+    *out = 1 + v;
     return 0;
 }
 
@@ -461,7 +479,7 @@ int parse_args(int argc, char **argv, int cmds, run_args *a) {
             rc = parse_num(cmd, o, v, 0, &a->error_rtol);
             break;
         case O_REUSE:
-            a->newton_reuse = off ? -1 : 1;
+            rc = parse_reuse(argc, argv, &i, off, &a->newton_reuse);
             break;
         case O_OUT:
             a->out = v;
@@ -660,7 +678,7 @@ int load_model(const run_args *a, char *path, size_t cap, ld_model *m, int *meth
     if (!isnan(a->facmin)) r->facmin = a->facmin;
     if (!isnan(a->facmax)) r->facmax = a->facmax;
     if (a->max_iter > 0) r->max_iter = a->max_iter;
-    if (a->newton_reuse) r->newton_reuse = a->newton_reuse > 0;
+    if (a->newton_reuse) r->newton_reuse = a->newton_reuse - 1;
     if (a->every > 0) r->output_every = a->every, m->output.dt = 0.0;
     if (!isnan(a->out_dt)) m->output.dt = a->out_dt, r->output_every = 0;
     char list[512];

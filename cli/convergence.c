@@ -109,7 +109,9 @@ static int conv_sweep(const run_args *a, const ld_model *m, const char *path, in
                   "integrator.error_atol: %.17g, integrator.error_rtol: %.17g, "
                   "integrator.max_iter: %d, integrator.newton_reuse: %s",
                   r->newton_atol, r->newton_rtol, r->error_atol, r->error_rtol, r->max_iter,
-                  r->newton_reuse ? "true" : "false");
+                  r->newton_reuse == LD_REUSE_AUTO ? "auto"
+                  : r->newton_reuse                ? "true"
+                                                   : "false");
     sw_buf_printf(&b, "}\ncases:\n");
     for (int i = 0; i < nh; ++i) sw_buf_printf(&b, "  - {integrator.dt: %.17g}\n", hs[i]);
     sw_buf_printf(&b, "record: [final_state, steps, status]\n");

@@ -35,7 +35,8 @@ typedef struct run_args {
     double fac, facmin, facmax; /* NAN: the model's */
     int max_iter, every;        /* 0: the model's */
     int adaptive;               /* --adaptive given: 1, --no-adaptive: -1, neither: 0 */
-    int newton_reuse;           /* --newton-reuse: 1, --no-newton-reuse: -1, neither: 0 */
+    int newton_reuse;           /* 1 + the ld_newton_reuse of --newton-reuse [on|off|auto] or
+                                 * --no-newton-reuse; 0: neither given */
     int project;                /* --project: 1, --no-project: -1, neither: 0 */
     double constraint_tol;      /* --constraint-tol (NAN: the model's default; 0: no check) */
     const char *out, *vtk, *plot, *ref;

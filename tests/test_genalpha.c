@@ -132,6 +132,7 @@ static double newton_rate(ld_system *s, const double *q0, const double *v0) {
     o.newton_atol = 1e-12;
     o.newton_rtol = 1e-10;
     o.max_iter = 30;
+    o.newton_reuse = LD_REUSE_OFF; /* full Newton: the rate tests the tangent */
     int st;
     ld_integ *it = ld_integ_create(s, &o, &st);
     assert_non_null(it);

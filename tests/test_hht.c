@@ -47,6 +47,7 @@ static void start(runner *r, const ld_model *m, ld_formulation f, ld_integ_metho
     o.method = meth;
     o.alpha = alpha;
     o.newton_atol = tol;
+    o.newton_reuse = LD_REUSE_OFF; /* full Newton: the rate tests the tangent */
     o.newton_rtol = tol;
     o.max_iter = 30;
     int st;

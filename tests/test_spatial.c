@@ -49,6 +49,7 @@ static void run_genalpha(const ld_model *m, ld_formulation f, double atol, doubl
     o.method = LD_INTEG_GENALPHA;
     o.rho_inf = 0.9;
     o.newton_atol = atol;
+    o.newton_reuse = LD_REUSE_OFF; /* Kynema's Newton forms its matrix in every iteration */
     o.newton_rtol = rtol;
     o.max_iter = iters;
     int st;

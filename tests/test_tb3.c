@@ -234,6 +234,7 @@ static double newton_rate(const ld_system *s, const double *q0, const double *v0
     ld_integ_options_init(&o);
     o.method = LD_INTEG_TB3;
     o.newton_atol = 1e-15;
+    o.newton_reuse = LD_REUSE_OFF; /* full Newton: the rate tests the tangent */
     o.newton_rtol = 0.0;
     ld_integ *it = start(s, &o, q0, v0);
     double slowest = 1e9;

@@ -527,7 +527,7 @@ typedef struct ld_run_spec {
     ld_run_param params[LD_RUN_MAX_PARAMS];
     double newton_atol, newton_rtol; /* Newton stop, defaults 1e-10, 1e-8 */
     int max_iter;                    /* Newton iterations per step, default 20 */
-    int newton_reuse; /* keep the factored iteration matrix while it serves (ld_integ_options) */
+    int newton_reuse; /* an ld_newton_reuse (ld_integ_options), default LD_REUSE_AUTO */
     int output_every; /* write every k-th step; 0 (default): the tool chooses (docs/cli-run.md) */
     int adaptive;     /* step-size control (tb3, tb3-paper), default 0 */
     double error_atol, error_rtol; /* its local error tolerances, defaults 1e-6, 1e-4 */

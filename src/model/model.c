@@ -168,6 +168,7 @@ void ld_model_init(ld_model *m) {
     m->run.newton_atol = 1e-10;
     m->run.newton_rtol = 1e-8;
     m->run.max_iter = 20;
+    m->run.newton_reuse = LD_REUSE_AUTO;
     m->run.output_every = 0; /* automatic */
     m->run.adaptive = 0;
     m->run.error_atol = 1e-6;

@@ -41,11 +41,13 @@ static int read_params(reader *r, const yaml_node_t *n, const char *const *keys,
     return LD_OK;
 }
 static const char *const bools[] = {"false", "true", NULL};
+/* the values of ld_newton_reuse in their order: LD_REUSE_OFF, LD_REUSE_ON, LD_REUSE_AUTO */
+static const char *const reuse_values[] = {"false", "true", "auto", NULL};
 
 int ly_read_run(reader *r, const yaml_node_t *root, ld_run_spec *s) {
     field f;
     const char *forms[LD_FORM_COUNT + 1] = {NULL};
-    int form = (int)s->formulation;
+    int form = (int)s->formulation, reuse = s->newton_reuse;
     for (int i = 0; i < LD_FORM_COUNT; ++i) forms[i] = ld_formulation_name((ld_formulation)i);
     size_t mark = ly_push_key(r, "integrator");
     int rc = ly_lookup(r, root, "integrator", 0, &f);
@@ -65,7 +67,8 @@ int ly_read_run(reader *r, const yaml_node_t *root, ld_run_spec *s) {
     if ((rc = ly_get_number(r, n, "newton_atol", 0, &s->newton_atol))) goto done;
     if ((rc = ly_get_number(r, n, "newton_rtol", 0, &s->newton_rtol))) goto done;
     if ((rc = ly_get_int(r, n, "max_iter", 0, &s->max_iter))) goto done;
-    if ((rc = ly_get_choice(r, n, "newton_reuse", 0, bools, &s->newton_reuse))) goto done;
+    if ((rc = ly_get_choice(r, n, "newton_reuse", 0, reuse_values, &reuse))) goto done;
+    s->newton_reuse = reuse;
     if ((rc = ly_get_int(r, n, "output_every", 0, &s->output_every))) goto done;
     if ((rc = ly_get_choice(r, n, "adaptive", 0, bools, &s->adaptive))) goto done;
     if ((rc = ly_get_number(r, n, "error_atol", 0, &s->error_atol))) goto done;

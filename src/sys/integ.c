@@ -48,6 +48,7 @@ void ld_integ_options_init(ld_integ_options *o) {
     o->h_min = 1e-12;
     o->h_max = INFINITY;
     o->max_rejects = 30;
+    o->newton_reuse = LD_REUSE_AUTO;
 }
 
 /* The method forms no k×k matrix: a half-explicit method on the sparse path. */
@@ -83,6 +84,11 @@ ld_la_kind ld_integ_la_auto(const ld_system *s, const ld_integ_options *o) {
      * drive, docs/linalg.md), so from 4 × the crossover with 8 nodes or more take KLU. */
     if (nnz == 0 && s->nnodes >= 8 && s->k + s->m >= 4 * LD_LA_CROSSOVER) return LD_LA_KLU;
     return ld_la_choose(s->k + s->m, nnz);
+}
+
+ld_newton_reuse ld_integ_reuse_choose(const ld_system *s, const ld_integ_options *o) {
+    const ld_method_impl *d = o ? method_of(o) : NULL;
+    return s && d && d->info.newton ? o->newton_reuse : LD_REUSE_OFF;
 }
 
 /* The dense scratch of the finite-difference tangents this method will call: the stiffness
@@ -163,6 +169,7 @@ ld_integ *ld_integ_create_msg(const ld_system *s, const ld_integ_options *o, int
     }
     ld_integ_options op = *o;
     if (op.la == LD_LA_AUTO) op.la = ld_integ_la_auto(s, o);
+    op.newton_reuse = ld_integ_reuse_choose(s, o);
     double dense = dense_bytes(s, &op);
     if (dense > physical_memory()) {
         char hint[200];
@@ -473,7 +480,9 @@ static int same_coef(double a, double b) {
 }
 
 static int reuse_matrix(ld_integ *it, double cm, double cc, double ck) {
-    it->skip_factor = it->o.newton_reuse && it->jac_ok && same_coef(cm, it->jac_c[0]) &&
+    int kept = it->o.newton_reuse == LD_REUSE_ON ||
+               (it->o.newton_reuse == LD_REUSE_AUTO && it->jac_step == (long)it->st.steps);
+    it->skip_factor = kept && it->jac_ok && same_coef(cm, it->jac_c[0]) &&
                       same_coef(cc, it->jac_c[1]) && same_coef(ck, it->jac_c[2]);
     if (!it->skip_factor) {
         it->jac_ok = 0;
@@ -599,7 +608,8 @@ int ld_integ__factor(ld_integ *it) {
         return LD_OK;
     }
     int rc = factor_now(it);
-    it->jac_ok = rc == LD_OK && it->o.newton_reuse;
+    it->jac_ok = rc == LD_OK && it->o.newton_reuse != LD_REUSE_OFF;
+    it->jac_step = (long)it->st.steps;
     return rc;
 }
 

@@ -113,6 +113,9 @@ const char *ld_integ_options_check(const ld_system *s, const ld_integ_options *o
     if (o->max_iter < 1 || o->max_halvings < 0) return "max_iter must be >= 1, max_halvings >= 0";
     if (o->la != LD_LA_DENSE && o->la != LD_LA_KLU && o->la != LD_LA_AUTO)
         return "unknown linear solver";
+    if (o->newton_reuse != LD_REUSE_OFF && o->newton_reuse != LD_REUSE_ON &&
+        o->newton_reuse != LD_REUSE_AUTO)
+        return "newton_reuse must be LD_REUSE_OFF, LD_REUSE_ON or LD_REUSE_AUTO";
     if (o->adaptive) {
         if (d->info.order_estimate <= 0)
             return "step-size control needs an integrator with an error estimate (tb3, "

@@ -69,6 +69,7 @@ struct ld_integ {
      * next factorization is skipped (skip_factor, set by an assembly that found it valid) */
     int jac_ok, skip_factor;
     double jac_c[3];
+    long jac_step; /* st.steps when it was factored: LD_REUSE_AUTO keeps it within that step */
     /* the method's own: work space (nkeep doubles of state first) and object */
     double *ws;
     size_t nws, nkeep;

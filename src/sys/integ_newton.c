@@ -64,7 +64,7 @@ int ld_integ__correction_finite(ld_integ *it) {
  * and the distance to the solution is about err ρ / (1 − ρ) (Hairer & Wanner, Solving ODEs II,
  * Sec. IV.8): that is tested, with ρ = 1/2 for the first iteration of a step. */
 static double newton_test(const ld_integ *it, int i, double err, double prev) {
-    if (!it->o.newton_reuse) return err;
+    if (it->o.newton_reuse == LD_REUSE_OFF) return err;
     double rho = i >= 2 ? err / prev : 0.5;
     return rho < 0.99 ? err * rho / (1.0 - rho) : (double)INFINITY;
 }
