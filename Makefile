@@ -96,7 +96,8 @@ clean:
 mutation: deps
 	scripts/mutation-check.py
 
-# Fuzz the model reader and the gyro reader with libFuzzer (clang, ASan + UBSan): each target
+# Fuzz the readers (models, gyro data, URDF/MJCF, checkpoints, beams and shapes) with libFuzzer
+# (clang, ASan + UBSan; FUZZ_TARGETS="checkpoint beam" for some of them): each target
 # for FUZZ_SECONDS from a working corpus in $(BUILD)/fuzz/corpus-<t>/ plus the seeds; findings
 # of this run go to $(BUILD)/fuzz/crashes-<t>/ and fail the target (docs/fuzzing.md).
 FUZZ_SECONDS ?= 120
@@ -105,13 +106,14 @@ FUZZ_RSS_MB ?= 2048
 FUZZ_MAX_LEN ?= 65536
 FUZZ_ARGS ?=
 FUZZ_SEEDS = models tests/data tests/fuzz/corpus
+FUZZ_TARGETS ?= model gyro import checkpoint beam
 fuzz: deps
 	@scripts/install-deps clang libclang-rt-14-dev
 	@CC=clang cmake -S . -B $(BUILD)/fuzz -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	    -DLD_FUZZ=ON -DLD_WERROR=OFF -DLD_PEERS=OFF $(CMAKE_FLAGS) >/dev/null
-	@cmake --build $(BUILD)/fuzz -j $(JOBS) --target fuzz_model fuzz_gyro fuzz_import
+	@cmake --build $(BUILD)/fuzz -j $(JOBS) --target $(addprefix fuzz_,$(FUZZ_TARGETS))
 	@mkdir -p $(BUILD)/fuzz && touch $(BUILD)/fuzz/.started
-	@status=0; for t in model gyro import; do \
+	@status=0; for t in $(FUZZ_TARGETS); do \
 	    mkdir -p $(BUILD)/fuzz/corpus-$$t $(BUILD)/fuzz/crashes-$$t; \
 	    echo "liedyn: fuzzing $$t for $(FUZZ_SECONDS) s"; \
 	    $(BUILD)/fuzz/tests/fuzz/fuzz_$$t $(BUILD)/fuzz/corpus-$$t $(FUZZ_SEEDS) \
@@ -121,6 +123,6 @@ fuzz: deps
 	        2>$(BUILD)/fuzz/fuzz-$$t.log || status=1; \
 	    tail -n 25 $(BUILD)/fuzz/fuzz-$$t.log; \
 	done; \
-	found=$$(find $(BUILD)/fuzz/crashes-model $(BUILD)/fuzz/crashes-gyro $(BUILD)/fuzz/crashes-import -type f -newer $(BUILD)/fuzz/.started | sort); \
+	found=$$(for t in $(FUZZ_TARGETS); do find $(BUILD)/fuzz/crashes-$$t -type f -newer $(BUILD)/fuzz/.started; done | sort); \
 	if [ -n "$$found" ]; then echo "liedyn: fuzzing found:"; echo "$$found"; status=1; fi; \
 	exit $$status
