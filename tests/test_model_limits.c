@@ -186,6 +186,37 @@ static void test_curved_beam_work(void **state) {
     assert_true(per_node[1] <= 1.25 * per_node[0]);
 }
 
+/* A beam of more than LD_BEAM_NODES_MAX nodes is refused before anything is allocated: 10⁵
+ * elements of order 14 on each of two segments would be 2.8·10⁶ bodies (gigabytes). */
+static void test_beam_node_limit(void **state) {
+    (void)state;
+    static const char text[] = "beams:\n"
+                               "  - name: b\n"
+                               "    order: 14\n"
+                               "    elements: 100000\n"
+                               "    points: [[0, 0, 0], [1, 0, 0], [1, 1, 0]]\n"
+                               "    normal: [0, 0, 1]\n"
+                               "    section: {EA: 1, GA2: 1, GA3: 1, GJ: 1, EI2: 1, EI3: 1}\n"
+                               "    rho_a: 1\n"
+                               "    rho_j: [1, 1, 1]\n";
+    expect_msg(text, strlen(text), LD_EINVAL,
+               "t.yaml:4: beams[0].elements: 100000 elements of order 14 on every segment of the "
+               "points make 2800001 nodes, more than the 1000001 of a beam (the nodes are bodies: "
+               "memory grows with them)");
+    ld_model m; /* and ld_beam_place itself, for a beam built in code */
+    memset(&m, 0, sizeof m);
+    ld_beam b;
+    memset(&b, 0, sizeof b);
+    strcpy(b.name, "b");
+    b.order = 14, b.nelem = 1000000, b.npoints = 256, b.rho_a = 1.0;
+    for (int i = 0; i < 256; ++i) b.points[3 * i] = i;
+    b.normal[2] = 1.0;
+    for (int k = 0; k < 6; ++k) b.C[7 * k] = 1.0;
+    b.rho_j[0] = b.rho_j[4] = b.rho_j[8] = 1.0;
+    assert_int_equal(ld_beam_place(&m, &b), LD_EINVAL);
+    assert_int_equal(m.nbodies, 0);
+}
+
 static void test_duplicate_names_in_code(void **state) {
     (void)state;
     /* the sorted index reports the first repeated name and the first earlier holder */
@@ -301,6 +332,7 @@ int main(void) {
         cmocka_unit_test(test_big_rod_names),   cmocka_unit_test(test_duplicate_names_in_code),
         cmocka_unit_test(test_source_lines),    cmocka_unit_test(test_tags_and_reserved_names),
         cmocka_unit_test(test_integrator_name), cmocka_unit_test(test_curved_beam_work),
+        cmocka_unit_test(test_beam_node_limit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
