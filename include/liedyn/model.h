@@ -287,9 +287,6 @@ int ld_rod_place(const ld_rod *rod, const double from[3], const double to[3],
 #define LD_BEAM_POINTS_MAX   256
 #define LD_BEAM_STATIONS_MAX 1024
 #define LD_BEAM_QSEC_MAX     8 /* Gauss points per section interval */
-/* Nodes of one beam, elements · order + 1 (the nodes are bodies: memory grows with them; a
- * rod has at most 10⁶ segments likewise). */
-#define LD_BEAM_NODES_MAX 1000001
 /* The section at a station η (the arc-length fraction of the centreline, 0 … 1). */
 typedef struct ld_beam_station {
     double eta;
@@ -344,11 +341,6 @@ typedef struct ld_beam {
 /* The beam's elements: (npoints − 1) · nelem for a polyline, nelem along a curve. */
 static inline int ld_beam_elements(const ld_beam *b) {
     return b->curve ? b->nelem : (b->npoints - 1) * b->nelem;
-}
-/* The nodes elements · order + 1 the beam would have, without overflow (≤ LD_BEAM_NODES_MAX for a
- * beam ld_beam_place accepts). */
-static inline long long ld_beam_node_count(const ld_beam *b) {
-    return (b->curve ? 1LL : (long long)b->npoints - 1) * b->nelem * b->order + 1;
 }
 
 /* ---- force elements (docs/elements.md) ------------------------------------------------
@@ -708,10 +700,10 @@ int ld_actuator_input_find(const char *name);
  * nodes to m's bodies (names "name[k]", lumped masses and inertias, at rest; m->bodies must be
  * NULL or the library's array; it is reallocated). Its order, nelem, reduced, nquad, npoints,
  * points, normal, the section (rho_a, rho_j or the stations) and clamp must be set. LD_OK,
- * LD_EINVAL (order outside 1 … LD_BEAM_ORDER_MAX, nelem < 1, more than LD_BEAM_NODES_MAX
- * nodes, fewer than 2 or more than LD_BEAM_POINTS_MAX points, two consecutive points equal, normal
- * parallel to a segment, a name too long, a section whose stiffness or mass is not positive
- * definite, stations not from η = 0 ascending to η = 1), LD_ENOMEM. */
+ * LD_EINVAL (order outside 1 … LD_BEAM_ORDER_MAX, nelem < 1, fewer than 2 or more than
+ * LD_BEAM_POINTS_MAX points, two consecutive points equal, normal parallel to a segment, a name
+ * too long, a section whose stiffness or mass is not positive definite, stations not from
+ * η = 0 ascending to η = 1), LD_ENOMEM. */
 int ld_beam_place(ld_model *m, ld_beam *b);
 /* The section of beam b at η ∈ [0, 1] (the arc-length fraction): C, ρA, ρJ and ρA ξ, linear
  * between the stations, then turned by the twist there (or the uniform section). Any output may

@@ -243,7 +243,7 @@ int ld_beam_place(ld_model *m, ld_beam *b) {
         b->npoints < 2 || b->npoints > LD_BEAM_POINTS_MAX || b->nelem > 1000000 || b->nquad < 0 ||
         b->nquad > LD_BEAM_QUAD_MAX || !sections_ok(b) || (b->pin[0] && b->clamp[0]) ||
         (b->pin[1] && b->clamp[1]) || !isfinite(ld_v3_norm(b->pin_axis)) ||
-        ld_beam_node_count(b) > LD_BEAM_NODES_MAX)
+        ld_beam__node_count(b) > LD_BEAM_NODES_MAX)
         return LD_EINVAL;
     int p = b->order, ne = ld_beam_elements(b), nn = ne * p + 1;
     int nfree = nn - (b->clamp[0] != 0) - (b->clamp[1] != 0);
