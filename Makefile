@@ -97,15 +97,20 @@ clean:
 mutation: deps
 	scripts/mutation-check.py
 
-# Fuzz the readers with libFuzzer (clang, ASan + UBSan): each target of FUZZ_TARGETS
+# Fuzz the readers (models, gyro data, URDF/MJCF, sweep files, CSV, checkpoints, beams and
+# shapes) with libFuzzer (clang, ASan + UBSan; FUZZ_TARGETS="checkpoint beam" for some of
+# them): each target
 # for FUZZ_SECONDS from a working corpus in $(BUILD)/fuzz/corpus-<t>/ plus the seeds; findings
 # of this run go to $(BUILD)/fuzz/crashes-<t>/ and fail the target (docs/fuzzing.md).
 FUZZ_SECONDS ?= 120
 FUZZ_TIMEOUT ?= 10
+# fuzz_beam reads models up to the readers' limits (10^6 rod segments or beam nodes: seconds
+# under the sanitizers), so its inputs get longer before they count as hangs
+FUZZ_TIMEOUT_BEAM ?= 30
 FUZZ_RSS_MB ?= 2048
 FUZZ_MAX_LEN ?= 65536
 FUZZ_ARGS ?=
-FUZZ_TARGETS ?= model gyro import sweep csv
+FUZZ_TARGETS ?= model gyro import sweep csv checkpoint beam
 FUZZ_SEEDS = models tests/data tests/fuzz/corpus
 fuzz: deps
 	@scripts/install-deps clang libclang-rt-14-dev
@@ -115,14 +120,15 @@ fuzz: deps
 	@mkdir -p $(BUILD)/fuzz && touch $(BUILD)/fuzz/.started
 	@status=0; for t in $(FUZZ_TARGETS); do \
 	    mkdir -p $(BUILD)/fuzz/corpus-$$t $(BUILD)/fuzz/crashes-$$t; \
+	    to=$(FUZZ_TIMEOUT); [ $$t = beam ] && to=$(FUZZ_TIMEOUT_BEAM); \
 	    echo "liedyn: fuzzing $$t for $(FUZZ_SECONDS) s"; \
 	    $(BUILD)/fuzz/tests/fuzz/fuzz_$$t $(BUILD)/fuzz/corpus-$$t $(FUZZ_SEEDS) \
-	        -dict=tests/fuzz/$$t.dict -max_total_time=$(FUZZ_SECONDS) -timeout=$(FUZZ_TIMEOUT) \
+	        -dict=tests/fuzz/$$t.dict -max_total_time=$(FUZZ_SECONDS) -timeout=$$to \
 	        -rss_limit_mb=$(FUZZ_RSS_MB) -max_len=$(FUZZ_MAX_LEN) -print_final_stats=1 \
 	        -artifact_prefix=$(BUILD)/fuzz/crashes-$$t/ $(FUZZ_ARGS) \
 	        2>$(BUILD)/fuzz/fuzz-$$t.log || status=1; \
 	    tail -n 25 $(BUILD)/fuzz/fuzz-$$t.log; \
 	done; \
-	found=$$(find $(addprefix $(BUILD)/fuzz/crashes-,$(FUZZ_TARGETS)) -type f -newer $(BUILD)/fuzz/.started | sort); \
+	found=$$(for t in $(FUZZ_TARGETS); do find $(BUILD)/fuzz/crashes-$$t -type f -newer $(BUILD)/fuzz/.started; done | sort); \
 	if [ -n "$$found" ]; then echo "liedyn: fuzzing found:"; echo "$$found"; status=1; fi; \
 	exit $$status

@@ -95,15 +95,85 @@ int sim_checkpoint(sim *S) {
     return 0;
 }
 
+/* "PATH: the checkpoint's NAME is V: WHY" (exit status 2). */
+static int blob_fail(const char *path, const char *name, double v, const char *why) {
+    return cli_error("%s: the checkpoint's %s is %.17g: %s", path, name, v, why);
+}
+
+/* v is NaN (none yet) or finite. */
+static int nan_or_finite(double v) {
+    return isnan(v) || isfinite(v);
+}
+
+/* The running maxima of the run: finite where a number is always there, NaN where "none" is
+ * allowed, in range. 0 or 2 (message printed). */
+static int check_totals(const sim *S, const sim_totals *T, const char *path) {
+    if (!(T->cpu >= 0.0) || !isfinite(T->cpu))
+        return blob_fail(path, "CPU time", T->cpu, "not a finite time >= 0");
+    if (!(T->phimax >= 0.0) || !isfinite(T->phimax))
+        return blob_fail(path, "max |Phi|", T->phimax, "not a finite value >= 0");
+    if (!isfinite(T->phit)) return blob_fail(path, "time of max |Phi|", T->phit, "not finite");
+    if (T->phirow < -1 || T->phirow >= S->s.m)
+        return blob_fail(path, "constraint row of max |Phi|", T->phirow,
+                         "not a row of this model (-1: none)");
+    if (!(T->row_h >= 0.0) || !isfinite(T->row_h))
+        return blob_fail(path, "last step size", T->row_h, "not a finite step >= 0");
+    if (!(T->hmin > 0.0)) return blob_fail(path, "smallest step", T->hmin, "not positive");
+    if (!(T->hmax >= 0.0) || !isfinite(T->hmax))
+        return blob_fail(path, "largest step", T->hmax, "not a finite step >= 0");
+    if (T->row_err < 0.0 || T->errmax < 0.0 || isnan(T->errmax))
+        return blob_fail(path, "error estimate", T->row_err < 0.0 ? T->row_err : T->errmax,
+                         "negative or not a number");
+    const struct {
+        const char *name;
+        double v;
+    } opt[] = {{"initial energy", T->e0},
+               {"max angle error", T->angmax},
+               {"work of the loads", T->work},
+               {"last power", T->wp},
+               {"time of the last power", T->wt}};
+    for (size_t i = 0; i < sizeof opt / sizeof opt[0]; ++i)
+        if (!nan_or_finite(opt[i].v)) return blob_fail(path, opt[i].name, opt[i].v, "infinite");
+    if (T->angmax < 0.0) return blob_fail(path, "max angle error", T->angmax, "negative");
+    return 0;
+}
+
+/* The checkpoint's time and the run's counters suit this run: t in [t0, t1), the output grid
+ * t0' + n dt with t0 <= t0' <= t, dt > 0 finite, 0 <= n <= the steps taken, and (fixed steps)
+ * t0' + n dt within half a step of t. 0 or 2. */
+static int check_blob(const sim *S, const run_blob *b, const char *path) {
+    double t = ld_integ_t(S->it);
+    if (!(t < S->t1))
+        return cli_error("%s: the checkpoint is at t = %.10g, not before the end time %.10g", path,
+                         t, S->t1);
+    if (!(t >= S->t0))
+        return cli_error("%s: the checkpoint is at t = %.10g, before the start time %.10g", path, t,
+                         S->t0);
+    if (!(b->t0 >= S->t0) || !(b->t0 <= t))
+        return blob_fail(path, "output grid origin", b->t0,
+                         "not between the run's start and the checkpoint's time");
+    if (!(b->dt > 0.0) || !isfinite(b->dt))
+        return blob_fail(path, "output step", b->dt, "not a positive finite step");
+    ld_integ_stats st;
+    ld_integ_get_stats(S->it, &st);
+    if (b->n < 0 || b->n > (int64_t)st.steps)
+        return cli_error("%s: the checkpoint's output step index is %lld: not in 0 ... %ld (the "
+                         "steps it counts)",
+                         path, (long long)b->n, st.steps);
+    if (!S->o.adaptive && !(fabs(b->t0 + (double)b->n * b->dt - t) <= 0.5 * b->dt))
+        return cli_error("%s: the checkpoint's output grid (%.17g + %lld x %.17g) does not reach "
+                         "its time t = %.17g",
+                         path, b->t0, (long long)b->n, b->dt, t);
+    return check_totals(S, &b->tot, path);
+}
+
 int sim_restart(sim *S, const char *path) {
     run_blob b;
     char msg[PATH_CAP + 128];
     if (ld_integ_load(S->it, path, S->tag, &b, sizeof b, msg, sizeof msg) != LD_OK)
         return cli_error("%s", msg);
+    if (check_blob(S, &b, path)) return 2;
     double t = ld_integ_t(S->it);
-    if (!(t < S->t1))
-        return cli_error("%s: the checkpoint is at t = %.10g, not before the end time %.10g", path,
-                         t, S->t1);
     /* the same output grid if the step is the same, else a new one from the restart time */
     if (b.dt == S->dt && b.t0 == S->grid0) {
         S->n = (long)b.n;

@@ -3,8 +3,9 @@
 # killed at any moment; SIGINT/SIGTERM stop cleanly; a failed write (/dev/full, a file-size
 # limit) names the file, exits 4 and reports what was really written; unwritable standard
 # output is an error; checkpoints restart runs bit for bit (genalpha, hht, tb3 and hem5
-# under step-size control) and foreign or damaged checkpoints are refused; files are written
-# safely (planted links, FIFOs, device nodes, temporaries, permissions); step sizes below
+# under step-size control) and foreign, damaged or hostile checkpoints (a valid checksum over
+# out-of-range fields, other method parameters) are refused; files are written safely (planted
+# links, FIFOs, device nodes, temporaries, permissions); step sizes below
 # what a double resolves are refused with a reason.
 # usage: cli_output.sh LIEDYN SOURCE_DIR WORK_DIR
 set -u
@@ -200,6 +201,57 @@ bad_restart "not a liedyn checkpoint" run heavy-top --restart "$WORK/sig.csv"
 bad_restart "the checkpoint is at t = 0.01, not before the end time 0.01" \
     run heavy-top --t-end 0.01 --restart "$WORK/ht.ck"
 bad_restart "--checkpoint-every needs --checkpoint FILE" run heavy-top --checkpoint-every 1
+bad_restart "ht.ck: written with rho_inf = 0.9, this run uses rho_inf = 0.5" \
+    run heavy-top --rho-inf 0.5 --restart "$WORK/ht.ck"
+bad_restart "ht.ck: written with newton_atol = 1e-10, this run uses newton_atol = 1e-09" \
+    run heavy-top --newton-atol 1e-9 --restart "$WORK/ht.ck"
+
+# hostile contents under a valid checksum: ck_edit OUT FIELD VALUE writes ht.ck with one field
+# changed and the FNV-1a checksum recomputed (the layout: a 64-byte header, the integrator's
+# scalars from t on; the tool's own data — output grid t0, dt, step index n, then the running
+# totals from the CPU time on — last before the checksum)
+ck_edit() {
+    python3 - "$WORK/ht.ck" "$WORK/$1" "$2" "$3" <<'PY'
+import struct, sys
+src, dst, field, value = sys.argv[1:5]
+b = bytearray(open(src, "rb").read())
+user = len(b) - 8 - 136  # the tool's data: 3 x 8 bytes, then its 112 bytes of totals
+assert abs(struct.unpack_from("=d", b, 64)[0] - 0.01) < 1e-12, "t is not at byte 64"
+assert struct.unpack_from("=d", b, user + 8)[0] == 1e-3, "dt is not where expected"
+where = {"t": (64, "=d"), "steps": (112, "=q"), "grid_t0": (user, "=d"), "dt": (user + 8, "=d"),
+         "n": (user + 16, "=q"), "cpu": (user + 24, "=d")}
+off, fmt = where[field]
+struct.pack_into(fmt, b, off, int(value) if fmt == "=q" else float(value))
+h = 1469598103934665603
+for c in b[:-8]:
+    h = ((h ^ c) * 1099511628211) & 0xFFFFFFFFFFFFFFFF
+struct.pack_into("=Q", b, len(b) - 8, h)
+open(dst, "wb").write(b)
+PY
+}
+ck_edit same.ck t 0.01 && "$LIEDYN" run heavy-top --t-end 0.02 --restart "$WORK/same.ck" \
+    --quiet >/dev/null 2>"$WORK/bad.err" || fail "an unchanged, resealed checkpoint: $(cat "$WORK/bad.err")"
+ck_edit early.ck t -1e6
+bad_restart "early.ck: the checkpoint is at t = -1000000, before the start time 0" \
+    run heavy-top --restart "$WORK/early.ck"
+ck_edit steps.ck steps 9223372036854775807
+bad_restart "steps.ck: the checkpoint's step count is 9223372036854775807: outside 0 ... 2^53" \
+    run heavy-top --restart "$WORK/steps.ck"
+ck_edit cpu.ck cpu -inf
+bad_restart "cpu.ck: the checkpoint's CPU time is -inf: not a finite time >= 0" \
+    run heavy-top --restart "$WORK/cpu.ck"
+ck_edit grid.ck grid_t0 -5
+bad_restart "grid.ck: the checkpoint's output grid origin is -5: not between" \
+    run heavy-top --restart "$WORK/grid.ck"
+ck_edit dt.ck dt 0
+bad_restart "dt.ck: the checkpoint's output step is 0: not a positive finite step" \
+    run heavy-top --restart "$WORK/dt.ck"
+ck_edit n.ck n 4611686018427387904
+bad_restart "n.ck: the checkpoint's output step index is 4611686018427387904: not in 0 ... 10" \
+    run heavy-top --restart "$WORK/n.ck"
+ck_edit n3.ck n 3
+bad_restart "n3.ck: the checkpoint's output grid (0 + 3 x 0.001) does not reach its time" \
+    run heavy-top --restart "$WORK/n3.ck"
 
 # periodic checkpoints are replaced atomically: no temporary file stays
 "$LIEDYN" run heavy-top --t-end 0.05 --checkpoint "$WORK/per.ck" --checkpoint-every 0.01 \

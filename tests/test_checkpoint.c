@@ -6,6 +6,7 @@
  * the integrator untouched.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,6 +18,7 @@
 
 #include <cmocka.h>
 
+#include "../src/sys/checkpoint_impl.h"
 #include "liedyn/liedyn.h"
 #include "mbs_models.h"
 
@@ -115,7 +117,8 @@ static void check_restart(ld_integ_method meth, int adaptive, int which, ld_form
 
     ld_integ *b = make(&f, meth, adaptive);
     double user_in[3] = {0, 0, 0};
-    assert_int_equal(ld_integ_load(b, file, TAG, user_in, sizeof user_in, msg, sizeof msg), LD_OK);
+    if (ld_integ_load(b, file, TAG, user_in, sizeof user_in, msg, sizeof msg) != LD_OK)
+        fail_msg("%s", msg);
     assert_memory_equal(user_in, user_out, sizeof user_in);
     steps(b, adaptive, NSTEPS);
     assert_same_state(a, b, &f.s);
@@ -246,6 +249,194 @@ static void test_bad_checkpoints_are_refused(void **state) {
     unlink(bad);
 }
 
+/* ---- hostile contents under a valid checksum */
+
+#define HEADER_BYTES 64 /* magic, version, order, method, nq, k, m, nnodes, layout, tag, size */
+
+/* Recompute the FNV-1a checksum of buf[n] (its last 8 bytes) after an edit. */
+static void reseal(unsigned char *buf, size_t n) {
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i + 8 < n; ++i) {
+        h ^= buf[i];
+        h *= 1099511628211ull;
+    }
+    memcpy(buf + n - 8, &h, 8);
+}
+
+/* A good checkpoint's bytes, kept to be edited field by field. */
+typedef struct hostile {
+    fixture f;
+    ld_integ *it; /* a fresh genalpha integrator to load into */
+    char file[128];
+    unsigned char good[1 << 16], buf[1 << 16];
+    size_t n;
+} hostile;
+
+static void hostile_make(hostile *H) {
+    fixture_make(&H->f, 1, LD_FORM_SO3XR3);
+    path_in_dir(H->file, sizeof H->file, "hostile.bin");
+    ld_integ *a = make(&H->f, LD_INTEG_GENALPHA, 0);
+    assert_int_equal(ld_integ_init(a, 0.0, H->f.q0, H->f.v0), LD_OK);
+    steps(a, 0, 3);
+    double user[3] = {1, 2, 3};
+    char good[128];
+    path_in_dir(good, sizeof good, "good.bin");
+    assert_int_equal(ld_integ_save(a, good, TAG, user, sizeof user, NULL, 0), LD_OK);
+    H->n = read_bytes(good, H->good, sizeof H->good);
+    unlink(good);
+    ld_integ_free(a);
+    const ld_system *s = &H->f.s; /* the layout the edits below assume (genalpha keeps k) */
+    size_t nv = (size_t)s->nq + 3 * (size_t)s->k + (size_t)s->m;
+    assert_int_equal(H->n, HEADER_BYTES + sizeof(ck_scalars) + 8 * nv + sizeof user + 8);
+    H->it = make(&H->f, LD_INTEG_GENALPHA, 0);
+    assert_int_equal(ld_integ_init(H->it, 0.0, H->f.q0, H->f.v0), LD_OK);
+}
+
+static void hostile_free(hostile *H) {
+    ld_integ_free(H->it);
+    fixture_free(&H->f);
+    unlink(H->file);
+}
+
+/* The scalars of the copy being edited. */
+static ck_scalars *scalars(hostile *H) {
+    memcpy(H->buf, H->good, H->n);
+    return (ck_scalars *)(void *)(H->buf + HEADER_BYTES);
+}
+
+/* Write the edited copy with a valid checksum; it must be refused with want. */
+static void refused(hostile *H, const char *want) {
+    reseal(H->buf, H->n);
+    write_bytes(H->file, H->buf, H->n);
+    assert_refused(H->it, &H->f.s, H->file, TAG, want);
+}
+
+/* Every hostile scalar is refused with its field, value and reason; the checksum is valid. */
+static void test_hostile_scalars_are_refused(void **state) {
+    (void)state;
+    static hostile H;
+    hostile_make(&H);
+    memcpy(H.buf, H.good, H.n); /* the unedited copy, resealed, loads */
+    reseal(H.buf, H.n);
+    write_bytes(H.file, H.buf, H.n);
+    double user[3];
+    assert_int_equal(ld_integ_load(H.it, H.file, TAG, user, sizeof user, NULL, 0), LD_OK);
+    assert_int_equal(ld_integ_init(H.it, 0.0, H.f.q0, H.f.v0), LD_OK);
+
+    scalars(&H)->steps = INT64_MAX;
+    refused(&H, "step count is 9223372036854775807: outside 0 ... 2^53");
+    scalars(&H)->steps = -1;
+    refused(&H, "step count is -1: outside 0 ... 2^53");
+    scalars(&H)->newton_iterations = LD_CK_COUNT_MAX + 1;
+    refused(&H, "Newton iterations is 9007199254740993: outside");
+    scalars(&H)->factorizations = -5;
+    refused(&H, "factorizations is -5");
+    scalars(&H)->t = -INFINITY;
+    refused(&H, "time t is -inf: not finite");
+    scalars(&H)->t = NAN;
+    refused(&H, "time t is nan: not finite");
+    scalars(&H)->h_next = 0.0;
+    refused(&H, "next step size is 0: not a positive finite step");
+    scalars(&H)->h_next = INFINITY;
+    refused(&H, "next step size is inf: not a positive finite step");
+    scalars(&H)->last_h = -1e-3;
+    refused(&H, "last step size is -0.001: not a finite step >= 0");
+    scalars(&H)->last_err = -1.0;
+    refused(&H, "last error estimate is -1: negative");
+    scalars(&H)->h_cap = NAN;
+    refused(&H, "step-size cap is nan: not positive");
+    scalars(&H)->after_reject = 7;
+    refused(&H, "rejection flag is 7: not 0 or 1");
+    ck_scalars *c = scalars(&H);
+    c->rejected = 1, c->error_test_failures = 1, c->newton_failures = 1;
+    refused(&H, "rejected steps is 1: fewer than its error-test and solve failures");
+    c = scalars(&H);
+    c->roundoff_stops = c->newton_iterations + 1;
+    refused(&H, "round-off stops is");
+    c = scalars(&H);
+    c->last_iterations = (int32_t)c->newton_iterations + 1;
+    refused(&H, "last step's iterations is");
+    scalars(&H)->last_iterations = -2;
+    refused(&H, "last step's iterations is -2: outside 0 ... 2^53");
+    hostile_free(&H);
+}
+
+/* A non-finite entry anywhere in the state is refused with its vector and index. */
+static void test_hostile_states_are_refused(void **state) {
+    (void)state;
+    static hostile H;
+    hostile_make(&H);
+    const ld_system *s = &H.f.s;
+    size_t at[5] = {0, (size_t)s->nq, (size_t)s->nq + (size_t)s->k,
+                    (size_t)s->nq + 2 * (size_t)s->k,
+                    (size_t)s->nq + 2 * (size_t)s->k + (size_t)s->m};
+    const char *want[5] = {"configuration q entry 2 is nan", "velocity v entry 2 is inf",
+                           "acceleration v' entry 2 is -inf", "multiplier entry 2 is nan",
+                           "method state entry 2 is inf"};
+    const double bad[5] = {NAN, INFINITY, -INFINITY, NAN, INFINITY};
+    for (int i = 0; i < 5; ++i) {
+        (void)scalars(&H);
+        memcpy(H.buf + HEADER_BYTES + sizeof(ck_scalars) + 8 * (at[i] + 2), &bad[i], 8);
+        refused(&H, want[i]);
+    }
+    hostile_free(&H);
+}
+
+/* The method parameters of the run that wrote a checkpoint must be the reader's: another
+ * rho_inf, Newton tolerance, solver or step control is refused with both values. */
+static void test_other_method_parameters_are_refused(void **state) {
+    (void)state;
+    static hostile H;
+    hostile_make(&H);
+    memcpy(H.buf, H.good, H.n);
+    write_bytes(H.file, H.buf, H.n);
+    ld_integ_options o;
+    ld_integ_options_init(&o);
+    o.method = LD_INTEG_GENALPHA;
+    o.h_init = 1e-3;
+    for (int i = 0; i < 6; ++i) {
+        ld_integ_options p = o;
+        const char *want = NULL;
+        switch (i) {
+        case 0:
+            p.rho_inf = 0.5, want = "written with rho_inf = 0.9, this run uses rho_inf = 0.5";
+            break;
+        case 1:
+            p.newton_atol = 1e-9, want = "written with newton_atol = 1e-10, this run uses "
+                                         "newton_atol = 1e-09";
+            break;
+        case 2:
+            p.la = LD_LA_KLU, want = "written with la = dense, this run uses la = klu";
+            break;
+        case 3:
+            p.max_iter = 7, want = "written with max_iter = 20, this run uses max_iter = 7";
+            break;
+        case 4:
+            p.newton_reuse = 1, want = "newton_reuse = 0, this run uses newton_reuse = 1";
+            break;
+        default:
+            p.project = 1, want = "written with project = 0, this run uses project = 1";
+        }
+        int st = 0;
+        ld_integ *b = ld_integ_create(&H.f.s, &p, &st);
+        assert_non_null(b);
+        assert_int_equal(ld_integ_init(b, 0.0, H.f.q0, H.f.v0), LD_OK);
+        assert_refused(b, &H.f.s, H.file, TAG, want);
+        ld_integ_free(b);
+    }
+    ck_scalars *c = scalars(&H); /* and a crafted file: its rho_inf edited, resealed */
+    c->own[0] = 0.25;
+    refused(&H, "written with rho_inf = 0.25, this run uses rho_inf = 0.9");
+    c = scalars(&H);
+    c->common[0] = 1e-300; /* newton_atol */
+    refused(&H, "written with newton_atol = 1e-300, this run uses newton_atol = 1e-10");
+    /* a file of the previous format (version 2, without the method parameters) */
+    memcpy(H.buf, H.good, H.n);
+    memcpy(H.buf + 8, &(uint32_t){2}, 4);
+    refused(&H, "checkpoint format version 2, this build reads version 3");
+    hostile_free(&H);
+}
+
 /* A save replaces the old checkpoint only when the new one is whole: no temporary is left
  * behind, and the file reads back. */
 static void test_save_is_atomic(void **state) {
@@ -279,6 +470,9 @@ int main(void) {
         cmocka_unit_test(test_every_method_restarts_bit_for_bit),
         cmocka_unit_test(test_loaded_model_restarts_in_every_formulation),
         cmocka_unit_test(test_bad_checkpoints_are_refused),
+        cmocka_unit_test(test_hostile_scalars_are_refused),
+        cmocka_unit_test(test_hostile_states_are_refused),
+        cmocka_unit_test(test_other_method_parameters_are_refused),
         cmocka_unit_test(test_save_is_atomic),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);

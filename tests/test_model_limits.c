@@ -1,13 +1,17 @@
 /*
  * The model reader on large and hostile input: the nesting and size limits, names found and
- * repeated names detected in a rod of 10⁵ segments (sorted indexes, not pairwise scans), the
- * source lines of the items, explicit YAML tags on numbers, the reserved name 'ground', and
- * the integrator's name checked with its line.
+ * repeated names detected in a rod of 10⁵ segments (sorted indexes, not pairwise scans), a
+ * curved beam's nodes placed with work in proportion to their number, the source lines of the
+ * items, explicit YAML tags on numbers, the reserved name 'ground', and the integrator's name
+ * checked with its line.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "support.h"
+
+#include "../src/elements/beam_curve.h"
 
 #include "liedyn/liedyn.h"
 #include "liedyn/model.h"
@@ -128,6 +132,89 @@ static void test_big_rod_names(void **state) {
     assert_int_equal(m.loads[0].body, n + 1);
     ld_model_free(&m);
     free(text);
+}
+
+/* A curved beam of n elements (order 4) along a smooth pre-bent axis through 60 points. */
+static char *curved_beam(int n) {
+    size_t cap = 8192;
+    char *s = malloc(cap);
+    assert_non_null(s);
+    int len = snprintf(s, cap,
+                       "beams:\n"
+                       "  - name: blade\n"
+                       "    elements: %d\n"
+                       "    curve: true\n"
+                       "    clamp: start\n"
+                       "    normal: [0, 1, 0]\n"
+                       "    section: {EA: 1e9, GA2: 1e8, GA3: 1e8, GJ: 1e6, EI2: 1e7, EI3: 1e7}\n"
+                       "    rho_a: 500\n"
+                       "    rho_j: [1, 0.5, 0.5]\n"
+                       "    points:\n",
+                       n);
+    for (int i = 0; i < 60; ++i) {
+        double x = 2.0 * i, z = 0.004 * x * x - 0.2 * sin(0.1 * x);
+        len += snprintf(s + len, cap - (size_t)len, "      - [%.17g, 0, %.17g]\n", x, z);
+    }
+    assert_true((size_t)len < cap);
+    return s;
+}
+
+/* Placing a curved beam's nodes takes work in proportion to the nodes: a bounded number of
+ * spline evaluations per node, the same for 10³ and 10⁴ elements. (Each node's arc length used
+ * to be integrated from the curve's start — 8 evaluations per knot interval, 59 intervals here,
+ * in every Newton iteration — and the whole length once more per node: over 1000 evaluations per
+ * node, 143 s for 10⁴ order-10 elements of the IEA 15-MW blade.) */
+static void test_curved_beam_work(void **state) {
+    (void)state;
+    double per_node[2];
+    const int ne[2] = {1000, 10000};
+    for (int i = 0; i < 2; ++i) {
+        char *text = curved_beam(ne[i]);
+        ld_model m;
+        long w0 = ld_beam__curve_work();
+        parse_ok(text, &m);
+        long work = ld_beam__curve_work() - w0;
+        assert_int_equal(m.nbeams, 1);
+        assert_int_equal(m.beams[0].nnodes, 4 * ne[i] + 1);
+        per_node[i] = (double)work / m.beams[0].nnodes;
+        print_message("  %d elements: %ld spline evaluations, %.1f per node\n", ne[i], work,
+                      per_node[i]);
+        assert_true(per_node[i] <= 40.0);
+        ld_model_free(&m);
+        free(text);
+    }
+    assert_true(per_node[1] <= 1.25 * per_node[0]);
+}
+
+/* A beam of more than LD_BEAM_NODES_MAX nodes is refused before anything is allocated: 10⁵
+ * elements of order 14 on each of two segments would be 2.8·10⁶ bodies (gigabytes). */
+static void test_beam_node_limit(void **state) {
+    (void)state;
+    static const char text[] = "beams:\n"
+                               "  - name: b\n"
+                               "    order: 14\n"
+                               "    elements: 100000\n"
+                               "    points: [[0, 0, 0], [1, 0, 0], [1, 1, 0]]\n"
+                               "    normal: [0, 0, 1]\n"
+                               "    section: {EA: 1, GA2: 1, GA3: 1, GJ: 1, EI2: 1, EI3: 1}\n"
+                               "    rho_a: 1\n"
+                               "    rho_j: [1, 1, 1]\n";
+    expect_msg(text, strlen(text), LD_EINVAL,
+               "t.yaml:4: beams[0].elements: 100000 elements of order 14 on every segment of the "
+               "points make 2800001 nodes, more than the 1000001 of a beam (the nodes are bodies: "
+               "memory grows with them)");
+    ld_model m; /* and ld_beam_place itself, for a beam built in code */
+    memset(&m, 0, sizeof m);
+    ld_beam b;
+    memset(&b, 0, sizeof b);
+    strcpy(b.name, "b");
+    b.order = 14, b.nelem = 1000000, b.npoints = 256, b.rho_a = 1.0;
+    for (int i = 0; i < 256; ++i) b.points[3 * i] = i;
+    b.normal[2] = 1.0;
+    for (int k = 0; k < 6; ++k) b.C[7 * k] = 1.0;
+    b.rho_j[0] = b.rho_j[4] = b.rho_j[8] = 1.0;
+    assert_int_equal(ld_beam_place(&m, &b), LD_EINVAL);
+    assert_int_equal(m.nbodies, 0);
 }
 
 static void test_duplicate_names_in_code(void **state) {
@@ -292,6 +379,7 @@ int main(void) {
         cmocka_unit_test(test_big_rod_names),   cmocka_unit_test(test_duplicate_names_in_code),
         cmocka_unit_test(test_source_lines),    cmocka_unit_test(test_tags_and_reserved_names),
         cmocka_unit_test(test_integrator_name), cmocka_unit_test(test_alias_limits),
+        cmocka_unit_test(test_curved_beam_work), cmocka_unit_test(test_beam_node_limit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -372,11 +372,15 @@ const double *ld_integ_residual_history(const ld_integ *it, int *n);
  * ld_integ_load reads it into an integrator created for the same system and options (ld_integ_init
  * is not needed before it); the run then continues bit for bit as the one that wrote it. The file
  * carries a format version, the method, the node layout, the caller's model tag (any 64-bit
- * value that identifies the model, e.g. a hash of its data) and a checksum; a mismatch or a
- * damaged file gives LD_EINVAL and leaves the integrator untouched. Host byte order and
+ * value that identifies the model, e.g. a hash of its data), the method parameters that define
+ * the run's arithmetic (the method's own, the Newton and error tolerances, the controller's
+ * factors and bounds, the linear solver, adaptive, project, newton_reuse) and a checksum; a
+ * mismatch, a damaged file, or one whose fields are out of range (a non-finite time or state, a
+ * step size <= 0, a count < 0 or > 2^53, inconsistent statistics) gives LD_EINVAL with the
+ * field, its value and the reason, and leaves the integrator untouched. Host byte order and
  * doubles: a checkpoint moves between machines of one kind. msg (cap bytes, may be NULL)
  * receives "PATH: reason" on failure. LD_OK, LD_EINVAL, LD_EIO or LD_ENOMEM. */
-#define LD_CHECKPOINT_VERSION 2
+#define LD_CHECKPOINT_VERSION 3
 int ld_integ_save(const ld_integ *it, const char *path, uint64_t tag, const void *user,
                   size_t user_size, char *msg, size_t cap);
 int ld_integ_load(ld_integ *it, const char *path, uint64_t tag, void *user, size_t user_size,

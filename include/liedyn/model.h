@@ -705,10 +705,10 @@ int ld_actuator_input_find(const char *name);
  * nodes to m's bodies (names "name[k]", lumped masses and inertias, at rest; m->bodies must be
  * NULL or the library's array; it is reallocated). Its order, nelem, reduced, nquad, npoints,
  * points, normal, the section (rho_a, rho_j or the stations) and clamp must be set. LD_OK,
- * LD_EINVAL (order outside 1 … LD_BEAM_ORDER_MAX, nelem < 1, fewer than 2 or more than
- * LD_BEAM_POINTS_MAX points, two consecutive points equal, normal parallel to a segment, a name
- * too long, a section whose stiffness or mass is not positive definite, stations not from
- * η = 0 ascending to η = 1), LD_ENOMEM. */
+ * LD_EINVAL (order outside 1 … LD_BEAM_ORDER_MAX, nelem < 1, more than 1000001 nodes
+ * (elements · order + 1), fewer than 2 or more than LD_BEAM_POINTS_MAX points, two consecutive
+ * points equal, normal parallel to a segment, a name too long, a section whose stiffness or
+ * mass is not positive definite, stations not from η = 0 ascending to η = 1), LD_ENOMEM. */
 int ld_beam_place(ld_model *m, ld_beam *b);
 /* The section of beam b at η ∈ [0, 1] (the arc-length fraction): C, ρA, ρJ and ρA ξ, linear
  * between the stations, then turned by the twist there (or the uniform section). Any output may

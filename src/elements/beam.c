@@ -16,6 +16,7 @@
 
 #include "../core/strf.h"
 #include "../lie/mat3.h"
+#include "beam_curve.h"
 #include "beam_fe.h"
 #include "element.h"
 #include "liedyn/liedyn.h"
@@ -25,8 +26,7 @@ _Static_assert(LD_ELEM_MAX_NODES >= LD_BEAM_MAX_NODES, "an element instance hold
 
 /* ---------------------------------------------------------------- placement */
 
-/* e1 along the axis, e2 along normal ⊥ e1: the material frame R = [e1 e2 e3] as a quaternion. */
-static int frame(const double d[3], const double normal[3], double q[4]) {
+int ld_beam__frame(const double d[3], const double normal[3], double q[4]) {
     double e1[3], e2[3], e3[3], R[9], len = ld_v3_norm(d);
     if (!(len > 0.0) || !isfinite(len)) return LD_EINVAL;
     for (int i = 0; i < 3; ++i) e1[i] = d[i] / len;
@@ -64,16 +64,13 @@ static int segment_frames(const ld_beam *b, double *qs) {
     for (int sg = 0; sg + 1 < b->npoints; ++sg) {
         double d[3];
         for (int i = 0; i < 3; ++i) d[i] = b->points[3 * (sg + 1) + i] - b->points[3 * sg + i];
-        if (frame(d, b->normal, qs + 4 * sg)) return LD_EINVAL;
+        if (ld_beam__frame(d, b->normal, qs + 4 * sg)) return LD_EINVAL;
     }
     return LD_OK;
 }
 
-static double curve_length(const ld_beam *b);
-
-/* The length of one element of beam b's element e. */
+/* The length of one element of the straight (piecewise) beam b's element e. */
 static double seg_len(const ld_beam *b, int e) {
-    if (b->curve) return curve_length(b) / b->nelem;
     const double *A = b->points + 3 * (e / b->nelem), *B = A + 3;
     double d[3] = {B[0] - A[0], B[1] - A[1], B[2] - A[2]};
     return ld_v3_norm(d) / b->nelem;
@@ -215,9 +212,9 @@ static void place_nodes(const ld_beam *b, const double *qs, double *q0, double *
 
 /* The lumped inertia: each element's share of ρA, ρJ and ρA ξ at the node (GLL quadrature), ρJ
  * and ρA ξ turned into the node's frame (mass: 1 per node, J: 9, mxi: 3 per node, all zeroed by
- * the caller). */
-static void lump(const ld_beam *b, const double *q0, const double *qe0, const double *eta,
-                 double *mass, double *J, double *mxi) {
+ * the caller). curve_len: a curved beam's length. */
+static void lump(const ld_beam *b, double curve_len, const double *q0, const double *qe0,
+                 const double *eta, double *mass, double *J, double *mxi) {
     int p = b->order;
     double xi[LD_BEAM_MAX_NODES], wg[LD_BEAM_MAX_NODES];
     ld_beam_gll(p, xi);
@@ -226,7 +223,7 @@ static void lump(const ld_beam *b, const double *q0, const double *qe0, const do
         for (int j = 0; j <= p; ++j) {
             int k = e * p + j;
             double ci[4], c[4], Rc[9], Rt[9], T[9], Jn[9], rj[9], ra, mx[3], mn[3],
-                wk = 0.5 * seg_len(b, e) * wg[j];
+                wk = 0.5 * (b->curve ? curve_len / b->nelem : seg_len(b, e)) * wg[j];
             ld_beam_section_at(b, eta[k], NULL, &ra, rj, mx);
             ld_quat_conj(ci, q0 + 4 * k);
             ld_quat_mul(c, ci, qe0 + 4 * ((size_t)e * (size_t)(p + 1) + (size_t)j));
@@ -241,132 +238,12 @@ static void lump(const ld_beam *b, const double *q0, const double *qe0, const do
         }
 }
 
-/* ---- a curved reference axis: a natural cubic spline through the points in chord length σ */
-
-/* The derivative at σ = t of the cubic (or lower) through the n ≤ 4 points (ts, ys). */
-static double end_slope(const double *ts, const double *ys, int n, double t) {
-    double d = 0.0;
-    for (int i = 0; i < n; ++i) {
-        double sum = 0.0;
-        for (int k = 0; k < n; ++k) {
-            if (k == i) continue;
-            double term = 1.0 / (ts[i] - ts[k]);
-            for (int j = 0; j < n; ++j)
-                if (j != i && j != k) term *= (t - ts[j]) / (ts[i] - ts[j]);
-            sum += term;
-        }
-        d += ys[i] * sum;
-    }
-    return d;
-}
-
-/* The spline's second derivatives (3 per point) at the knots σ (cumulative chord): a clamped
- * cubic spline whose end slopes are those of the cubic through the four end points (so the
- * tangents are third-order accurate up to the ends). */
-static void spline_setup(const ld_beam *b, double *sg, double *M2) {
-    int n = b->npoints, ne = n < 4 ? n : 4;
-    double c[LD_BEAM_POINTS_MAX], d[3 * LD_BEAM_POINTS_MAX];
-    sg[0] = 0.0;
-    for (int i = 1; i < n; ++i) {
-        double dd[3];
-        for (int k = 0; k < 3; ++k) dd[k] = b->points[3 * i + k] - b->points[3 * (i - 1) + k];
-        sg[i] = sg[i - 1] + ld_v3_norm(dd);
-    }
-    for (int k = 0; k < 3; ++k) { /* rows i: sub M[i−1] + diag M[i] + sup M[i+1] = r (Thomas) */
-        double ys[4], y0, y1;
-        for (int i = 0; i < ne; ++i) ys[i] = b->points[3 * i + k];
-        y0 = end_slope(sg, ys, ne, sg[0]);
-        for (int i = 0; i < ne; ++i) ys[i] = b->points[3 * (n - ne + i) + k];
-        y1 = end_slope(sg + n - ne, ys, ne, sg[n - 1]);
-        for (int i = 0; i < n; ++i) {
-            double h0 = i > 0 ? sg[i] - sg[i - 1] : 0.0, h1 = i + 1 < n ? sg[i + 1] - sg[i] : 0.0;
-            double sub = h0, sup = h1, diag = 2.0 * (h0 + h1), r;
-            const double *P = b->points;
-            double s0 = i > 0 ? (P[3 * i + k] - P[3 * (i - 1) + k]) / h0 : y0;
-            double s1 = i + 1 < n ? (P[3 * (i + 1) + k] - P[3 * i + k]) / h1 : y1;
-            r = 6.0 * (s1 - s0);
-            double den = diag - (i > 0 ? sub * c[i - 1] : 0.0);
-            c[i] = sup / den;
-            d[i] = (r - (i > 0 ? sub * d[i - 1] : 0.0)) / den;
-        }
-        M2[3 * (n - 1) + k] = d[n - 1];
-        for (int i = n - 2; i >= 0; --i) M2[3 * i + k] = d[i] - c[i] * M2[3 * (i + 1) + k];
-    }
-}
-
-/* The spline's point x and derivative dx at σ. */
-static void spline_eval(const ld_beam *b, const double *sg, const double *M2, double s, double x[3],
-                        double dx[3]) {
-    int i = 0, n = b->npoints;
-    while (i + 2 < n && s > sg[i + 1]) ++i;
-    double h = sg[i + 1] - sg[i], A = (sg[i + 1] - s) / h, B = (s - sg[i]) / h;
-    for (int k = 0; k < 3; ++k) {
-        double y0 = b->points[3 * i + k], y1 = b->points[3 * (i + 1) + k], m0 = M2[3 * i + k],
-               m1 = M2[3 * (i + 1) + k];
-        x[k] = A * y0 + B * y1 + ((A * A * A - A) * m0 + (B * B * B - B) * m1) * h * h / 6.0;
-        dx[k] = (y1 - y0) / h + (-(3.0 * A * A - 1.0) * m0 + (3.0 * B * B - 1.0) * m1) * h / 6.0;
-    }
-}
-
-/* The arc length from the start to σ (8-point Gauss on each knot interval). */
-static double arc_to(const ld_beam *b, const double *sg, const double *M2, double s) {
-    double xg[8], wg[8], L = 0.0;
-    ld_beam_gauss(8, xg, wg);
-    for (int i = 0; i + 1 < b->npoints && sg[i] < s; ++i) {
-        double a = sg[i], c = fmin(s, sg[i + 1]);
-        for (int g = 0; g < 8; ++g) {
-            double x[3], dx[3];
-            spline_eval(b, sg, M2, a + 0.5 * (xg[g] + 1.0) * (c - a), x, dx);
-            L += 0.5 * (c - a) * wg[g] * ld_v3_norm(dx);
-        }
-    }
-    return L;
-}
-
-static double curve_length(const ld_beam *b) {
-    double sg[LD_BEAM_POINTS_MAX], M2[3 * LD_BEAM_POINTS_MAX];
-    spline_setup(b, sg, M2);
-    return arc_to(b, sg, M2, sg[b->npoints - 1]);
-}
-
-/* The nodes of a curved beam: at the GLL points of equal arc-length elements, e1 along the
- * tangent, e2 along the normal projected ⊥ e1 (q0 = each element's frames: no corners). */
-static int place_curve(const ld_beam *b, double *q0, double *x0, double *qe0, double *w,
-                       double *eta) {
-    int p = b->order, ne = b->nelem;
-    double sg[LD_BEAM_POINTS_MAX], M2[3 * LD_BEAM_POINTS_MAX];
-    double xi[LD_BEAM_MAX_NODES], wg[LD_BEAM_MAX_NODES];
-    spline_setup(b, sg, M2);
-    double L = arc_to(b, sg, M2, sg[b->npoints - 1]), s = 0.0;
-    ld_beam_gll(p, xi);
-    ld_beam_gll_weights(p, xi, wg);
-    for (int e = 0; e < ne; ++e)
-        for (int j = 0; j <= p; ++j) {
-            int k = e * p + j;
-            double f = (e + 0.5 * (xi[j] + 1.0)) / ne, x[3], dx[3];
-            for (int it = 0; it < 50; ++it) { /* σ of the arc length f L (Newton) */
-                spline_eval(b, sg, M2, s, x, dx);
-                double ds = (arc_to(b, sg, M2, s) - f * L) / ld_v3_norm(dx);
-                s = fmin(fmax(s - ds, 0.0), sg[b->npoints - 1]);
-                if (fabs(ds) <= 1e-14 * sg[b->npoints - 1]) break;
-            }
-            spline_eval(b, sg, M2, s, x, dx);
-            if (frame(dx, b->normal, q0 + 4 * k)) return LD_EINVAL;
-            memcpy(x0 + 3 * k, x, sizeof x);
-            memcpy(qe0 + 4 * ((size_t)e * (size_t)(p + 1) + (size_t)j), q0 + 4 * k,
-                   4 * sizeof(double));
-            w[k] += 0.5 * (L / ne) * wg[j];
-            eta[k] = f;
-        }
-    eta[0] = 0.0, eta[ne * p] = 1.0;
-    return LD_OK;
-}
-
 int ld_beam_place(ld_model *m, ld_beam *b) {
     if (!m || !b || b->order < 1 || b->order > LD_BEAM_ORDER_MAX || b->nelem < 1 ||
         b->npoints < 2 || b->npoints > LD_BEAM_POINTS_MAX || b->nelem > 1000000 || b->nquad < 0 ||
         b->nquad > LD_BEAM_QUAD_MAX || !sections_ok(b) || (b->pin[0] && b->clamp[0]) ||
-        (b->pin[1] && b->clamp[1]) || !isfinite(ld_v3_norm(b->pin_axis)))
+        (b->pin[1] && b->clamp[1]) || !isfinite(ld_v3_norm(b->pin_axis)) ||
+        ld_beam__node_count(b) > LD_BEAM_NODES_MAX)
         return LD_EINVAL;
     int p = b->order, ne = ld_beam_elements(b), nn = ne * p + 1;
     int nfree = nn - (b->clamp[0] != 0) - (b->clamp[1] != 0);
@@ -383,8 +260,9 @@ int ld_beam_place(ld_model *m, ld_beam *b) {
     ld_body *bodies = realloc(m->bodies, ((size_t)m->nbodies + (size_t)nfree) * sizeof *bodies);
     if (bodies) m->bodies = bodies;
     int rc = !nb || !q0 || !x0 || !qe0 || !wl || !lm || !bodies ? LD_ENOMEM : LD_OK;
+    double curve_len = 0.0; /* a curved beam's length (its elements are of equal length) */
     if (!rc && b->curve)
-        rc = place_curve(b, q0, x0, qe0, wl, eta);
+        rc = ld_beam__place_curve(b, q0, x0, qe0, wl, eta, &curve_len);
     else if (!rc)
         place_nodes(b, qs, q0, x0, qe0, wl, eta);
     if (rc) {
@@ -392,7 +270,7 @@ int ld_beam_place(ld_model *m, ld_beam *b) {
         return rc;
     }
     double *mxi = wl + 2 * (size_t)nn;
-    lump(b, q0, qe0, eta, lm, J, mxi);
+    lump(b, curve_len, q0, qe0, eta, lm, J, mxi);
     int off = 0;
     for (size_t i = 0; i < 3 * (size_t)nn; ++i) off |= mxi[i] != 0.0;
     b->nnodes = nn;

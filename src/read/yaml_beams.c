@@ -15,6 +15,7 @@
 #include "../lie/mat3.h"
 #include "liedyn/liedyn.h"
 #include "liedyn/model.h"
+#include "../elements/beam_curve.h"
 #include "../elements/kinds.h"
 #include "reader.h"
 
@@ -284,6 +285,15 @@ static int read_beam(reader *r, const yaml_node_t *n, ld_model *m, ld_beam *b) {
     if (b->nelem < 1 || b->nelem > 100000) return fail_at(r, n, "elements", "must be 1 … 100000");
     if ((rc = read_centreline(r, n, b))) return rc;
     if ((rc = ly_get_choice(r, n, "curve", 0, bools, &b->curve))) return rc;
+    if (ld_beam__node_count(b) > LD_BEAM_NODES_MAX) {
+        char why[200];
+        snprintf(why, sizeof why,
+                 "%d elements of order %d%s make %lld nodes, more than the %d of a beam (the "
+                 "nodes are bodies: memory grows with them)",
+                 b->nelem, b->order, b->curve ? "" : " on every segment of the points",
+                 ld_beam__node_count(b), LD_BEAM_NODES_MAX);
+        return fail_at(r, n, "elements", why);
+    }
     if ((rc = ly_get_vec(r, n, "normal", 0, b->normal, 3, &has_normal))) return rc;
     if ((rc = read_section(r, n, b))) return rc;
     if ((rc = ly_get_number(r, n, "damping", 0, &b->damping))) return rc;

@@ -7,11 +7,14 @@
  *   header   "LIEDYNCK", u32 version, u32 byte-order mark 0x01020304,
  *            u32 method, i32 nq, k, m, nnodes, u64 fingerprint of the node layout,
  *            u64 the caller's model tag, u64 size of the caller's data
- *   scalars  t, h_next, last_h, last_err, h_cap; i32 after_reject; the statistics
+ *   scalars  t, h_next, last_h, last_err, h_cap; i32 after_reject; the statistics; the
+ *            method parameters (checkpoint_impl.h: ck_scalars)
  *   vectors  q (nq); v, v̇ (k each); λ (m); the method's own state (the first doubles of
  *            its work space: genalpha's auxiliary acceleration, hht's force history)
  *   user     the caller's data
  *   u64      FNV-1a hash of everything before it
+ * A file whose checksum matches is still checked field by field (checkpoint_check.c) before
+ * anything of it is used.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -23,7 +26,7 @@
 #include <unistd.h>
 
 #include "../io/safefile.h"
-#include "integ_impl.h"
+#include "checkpoint_impl.h"
 #include "liedyn/liedyn.h"
 
 #define CK_MAGIC "LIEDYNCK"
@@ -91,13 +94,6 @@ static void header_of(const ld_integ *it, uint64_t tag, size_t user_size, ck_hea
     h->user_size = user_size;
 }
 
-typedef struct ck_scalars {
-    double t, h_next, last_h, last_err, h_cap;
-    int32_t after_reject, pad;
-    int64_t steps, rejected, newton_iterations, factorizations, roundoff_stops;
-    int32_t last_iterations, pad2;
-} ck_scalars;
-
 /* The vectors of the state, in file order; sizes in doubles. */
 static int state_vectors(const ld_integ *it, double **v, size_t *n) {
     size_t k = (size_t)it->k;
@@ -124,6 +120,9 @@ static void scalars_of(const ld_integ *it, ck_scalars *c) {
     c->factorizations = it->st.factorizations;
     c->roundoff_stops = it->st.roundoff_stops;
     c->last_iterations = it->st.last_iterations;
+    c->error_test_failures = it->st.error_test_failures;
+    c->newton_failures = it->st.newton_failures;
+    ld_ck__method_of(it, c);
 }
 
 /* Write the checkpoint to the stream f; 0, or -1 when a write failed (errno set). */
@@ -229,6 +228,8 @@ static void apply_scalars(ld_integ *it, const ck_scalars *c) {
     it->st.factorizations = (long)c->factorizations;
     it->st.roundoff_stops = (long)c->roundoff_stops;
     it->st.last_iterations = c->last_iterations;
+    it->st.error_test_failures = (long)c->error_test_failures;
+    it->st.newton_failures = (long)c->newton_failures;
     it->msg[0] = '\0';
 }
 
@@ -269,6 +270,7 @@ int ld_integ_load(ld_integ *it, const char *path, uint64_t tag, void *user, size
         rc = fail(msg, cap, LD_EINVAL, "%s: %s", path,
                   "truncated or corrupted (the checksum does not match)");
     fclose(f);
+    if (!rc) rc = ld_ck__check(it, &c, buf, path, msg, cap);
     if (!rc) {
         const double *p = buf;
         for (int i = 0; i < nv; ++i) {
