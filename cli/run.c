@@ -120,6 +120,16 @@ static void drift_message(const sim *S, char *buf, size_t cap) {
             ? "--project, a tighter --atol/--rtol, or a Newton method such as genalpha"
             : "a tighter --atol/--rtol, a smaller --dt, or a Newton method such as "
               "genalpha";
+    if (S->vdrifted) {
+        if (ld_model_row_name(&S->s, S->vd_row, row, sizeof row) != LD_OK) row[0] = '\0';
+        snprintf(buf, cap,
+                 "run drifted off its velocity constraints at t = %.10g: |B v + Phi_t| %.3e%s%s "
+                 "exceeds %g times the largest velocity component so far (%.3g), so the "
+                 "velocities no longer satisfy the joints (the method may be unstable at this "
+                 "step size); rerun with %s, or turn the checks off with --constraint-tol 0",
+                 S->vd_t, S->vd_val, row[0] ? " in " : "", row, VEL_TOL_REL, S->vscale, fix);
+        return;
+    }
     snprintf(buf, cap,
              "run drifted off its constraints at t = %.10g: max |Phi| %.3e%s%s exceeds "
              "--constraint-tol %.3g, so the positions no longer satisfy the joints%s; rerun "

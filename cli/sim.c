@@ -95,7 +95,7 @@ int sim_setup(sim *S) {
     S->exact = calloc((size_t)nb, sizeof(int));
     S->bx = calloc(19 * (size_t)nb, sizeof(double)); /* bx, bq, bw, bv, then cf */
     if (!S->phi || !S->exact || !S->bx) return cli_error("%s: out of memory", S->cmd);
-    S->vres = S->vres_t = 0.0;
+    S->vres = S->vres_t = S->vscale = 0.0;
     S->vres_row = -1;
     if (S->s.m > 0) { /* the velocity residual: B in its sparse pattern, else dense if small */
         size_t mk = (size_t)S->s.m * (size_t)S->s.k;
@@ -438,6 +438,11 @@ static void sim_measure(sim *S, double t, const double *q, const double *v) {
     double vr = vel_residual(S, t, q, v, &row);
     if (vr > S->vres && row >= 0) S->vres_row = row, S->vres_t = t;
     S->vres = (isnan(vr) || isnan(S->vres)) ? (double)NAN : fmax(S->vres, vr);
+    for (int i = 0; i < S->s.k; ++i) S->vscale = fmax(S->vscale, fabs(v[i]));
+    if (S->phi_tol > 0.0 && !S->vdrifted && vr > VEL_TOL_REL * S->vscale && vr > S->phi_tol) {
+        S->drifted = S->vdrifted = 1; /* velocities off their constraints */
+        S->vd_val = vr, S->vd_t = t, S->vd_row = row;
+    }
     for (int b = 0; S->any_exact && b < S->m->nbodies; ++b) {
         if (!S->exact[b]) continue;
         double x[3], qq[4], w[3], xd[3];

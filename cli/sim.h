@@ -16,6 +16,9 @@
 
 #define MAX_DT_LIST 32
 #define PATH_CAP    4096
+/* The velocity check's tolerance, relative to the largest velocity component seen: legitimate
+ * runs of the shipped models stay below 2e-4 (docs/cli-run.md) */
+#define VEL_TOL_REL 1e-2
 
 enum {
     CMD_RUN = 1,
@@ -115,6 +118,13 @@ typedef struct sim {
      * and phit); phi_tol 0: no check. */
     double phi_tol;
     int drifted;
+    /* The velocity check, on with the drift check: a step whose max |B v + Φ_t| exceeds
+     * VEL_TOL_REL times the largest velocity component seen so far (vscale) ends the run with
+     * vdrifted and drifted set. */
+    double vscale;
+    int vdrifted;
+    double vd_val, vd_t; /* the residual and time of the step that failed the velocity check */
+    int vd_row;
     /* Contact (a model with contact and a method that treats it): the last step's contacts
      * (cp, ncp of them; room for cpcap), their CSV (--contacts), the statistics after the
      * last step, and the overlap check: the largest overlap of two shapes measured at a step's

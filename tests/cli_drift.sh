@@ -5,7 +5,8 @@
 # DRIFTED, exit 6, one line on stderr naming the time, the joint row, the residual and the
 # remedy, a JSON record with "status": "drifted", and a CSV of whole rows that ends at the state
 # where the tolerance was exceeded. The same runs with --project, with genalpha, or with the
-# check off (--constraint-tol 0) end ok.
+# check off (--constraint-tol 0) end ok. A run whose velocities leave their constraints (an
+# unstable method) stops the same way.
 # usage: cli_drift.sh LIEDYN WORK_DIR
 set -u
 LIEDYN=$1 WORK=$2
@@ -94,6 +95,24 @@ gap=$(printf '%s,%s\n' "$(crank0 "$WORK/nfb_hem5_off.json")" "$(crank0 "$WORK/nf
     awk -F, '{ printf "%.6g", sqrt(($1 - $4)^2 + ($2 - $5)^2 + ($3 - $6)^2) }')
 awk -v d="$gap" 'BEGIN { exit !(d > 0.3) }' ||
     fail "n-four-bar without the check: crank0 $gap m from the run with --project, expected the switched branch"
+
+# velocities off their constraints: genalpha on Euler parameters at twice the heavy top's step
+# is unstable; with a fresh matrix per step Newton still converges there, and the run went on
+# to t = 0.3 as "ok" with |B v + Phi_t| = 37 and a third of the energy lost. It must stop with
+# the velocity check's message (exit 6, JSON status drifted); the same run at the default step
+# and with the checks off ends 0.
+vel="heavy-top --integrator genalpha --formulation euler --dt 2e-3 --t-end 0.3"
+# shellcheck disable=SC2086
+"$LIEDYN" run $vel --json >"$WORK/vel.json" 2>"$WORK/vel.err"
+rc=$?
+[ "$rc" -eq 6 ] || fail "velocity drift: exit $rc, expected 6"
+grep -q "^liedyn: run drifted off its velocity constraints at t = [0-9.]*: |B v + Phi_t| [0-9.e+-]* in joint 'pivot' (line [0-9]*), row [0-9] of 3 exceeds 0.01 times the largest velocity component so far" "$WORK/vel.err" ||
+    fail "velocity drift: message $(cat "$WORK/vel.err")"
+[ "$(value status "$WORK/vel.json")" = '"drifted"' ] || fail "velocity drift: JSON status $(value status "$WORK/vel.json")"
+"$LIEDYN" run heavy-top --integrator genalpha --formulation euler --t-end 0.3 --quiet >/dev/null 2>&1 ||
+    fail "velocity check: the heavy top on Euler parameters at its own step does not end ok"
+# shellcheck disable=SC2086
+"$LIEDYN" run $vel --constraint-tol 0 --quiet >/dev/null 2>&1 || fail "velocity check: --constraint-tol 0 does not turn it off"
 
 # a bad tolerance is refused before the run
 err=$("$LIEDYN" run simple-pendulum --constraint-tol -1 2>&1 >/dev/null)
