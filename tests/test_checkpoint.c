@@ -412,7 +412,7 @@ static void test_other_method_parameters_are_refused(void **state) {
             p.max_iter = 7, want = "written with max_iter = 20, this run uses max_iter = 7";
             break;
         case 4:
-            p.newton_reuse = 1, want = "newton_reuse = 0, this run uses newton_reuse = 1";
+            p.newton_reuse = 1, want = "newton_reuse = 2, this run uses newton_reuse = 1";
             break;
         default:
             p.project = 1, want = "written with project = 0, this run uses project = 1";

@@ -375,10 +375,10 @@ static void test_alias_limits(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_nesting_limit),   cmocka_unit_test(test_size_limit),
-        cmocka_unit_test(test_big_rod_names),   cmocka_unit_test(test_duplicate_names_in_code),
-        cmocka_unit_test(test_source_lines),    cmocka_unit_test(test_tags_and_reserved_names),
-        cmocka_unit_test(test_integrator_name), cmocka_unit_test(test_alias_limits),
+        cmocka_unit_test(test_nesting_limit),    cmocka_unit_test(test_size_limit),
+        cmocka_unit_test(test_big_rod_names),    cmocka_unit_test(test_duplicate_names_in_code),
+        cmocka_unit_test(test_source_lines),     cmocka_unit_test(test_tags_and_reserved_names),
+        cmocka_unit_test(test_integrator_name),  cmocka_unit_test(test_alias_limits),
         cmocka_unit_test(test_curved_beam_work), cmocka_unit_test(test_beam_node_limit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
