@@ -78,6 +78,7 @@ typedef struct {
     ld_system s;
     double *q0, *v0, *phi;
     ld_formulation form;
+    int busy; /* library calls running on it (ld_py_system_claim) */
 } ld_py_system;
 extern PyTypeObject ld_py_system_type;
 int ld_py_system_add(PyObject *module);
@@ -85,6 +86,13 @@ int ld_py_system_add(PyObject *module);
 ld_py_system *ld_py_system_compile(ld_py_model *M, int f);
 double ld_py_system_energy(const ld_py_system *S, double t, const double *q, const double *v);
 double ld_py_system_phimax(const ld_py_system *S, double t, const double *q);
+/* Claim S for a library call that may call back into Python or use the system's scratch (an
+ * integrator's creation, steps, restart; a linearization): the callbacks, or another thread
+ * while the GIL is released, could otherwise run a second such call on the same scratch, or
+ * reallocate it under the first one. 0, or −1 with RuntimeError naming `what` when a call on
+ * S is running. With the GIL held; release with ld_py_system_release. */
+int ld_py_system_claim(ld_py_system *S, const char *what);
+void ld_py_system_release(ld_py_system *S);
 
 /* ---------------------------------------------------------------- integ.c */
 typedef struct {

@@ -445,6 +445,10 @@ PyObject *ld_py_run(PyObject *self, PyObject *args, PyObject *kw) {
             PyErr_SetString(PyExc_ValueError, "times: expected a vector");
             goto done;
         }
+        /* a private copy: the loop reads it while the forces' callbacks and other threads
+         * run, which could change the caller's array */
+        Py_SETREF(ta, (PyArrayObject *)PyArray_NewCopy(ta, NPY_CORDER));
+        if (!ta) goto done;
         c.times = PyArray_DATA(ta);
         c.ntimes = PyArray_DIM(ta, 0);
         for (npy_intp i = 0; i < c.ntimes; ++i)
