@@ -261,7 +261,7 @@ int cli_attitude(int argc, char **argv) {
     if (!isnan(a.t_end)) {
         if (!(a.t_end > pb.t0) || (g && a.t_end > pb.t1)) {
             ld_gyro_free(g);
-            return cli_error("attitude: --t-end %g outside (%g, %g]", a.t_end, pb.t0,
+            return cli_error("attitude: --t-end %.17g outside (%.17g, %.17g]", a.t_end, pb.t0,
                              g ? pb.t1 : (double)INFINITY);
         }
         pb.t1 = a.t_end;

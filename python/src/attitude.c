@@ -10,7 +10,8 @@
 typedef struct points {
     double *t, *q, *p; /* n, 4n, 4n */
     npy_intp n, cap;
-    int np, oom;
+    int np;
+    size_t oom; /* the bytes that could not be had (0: none) */
 } points;
 
 static int collect(const ld_attitude_point *pt, void *user) {
@@ -23,7 +24,7 @@ static int collect(const ld_attitude_point *pt, void *user) {
         if (q) P->q = q;
         double *p = q ? realloc(P->p, (size_t)cap * 4 * sizeof(double)) : NULL;
         if (!p) {
-            P->oom = 1;
+            P->oom = (size_t)cap * (t ? 4 : 1) * sizeof(double);
             return LD_ENOMEM;
         }
         P->p = p;
@@ -226,7 +227,7 @@ static PyObject *py_attitude(PyObject *self, PyObject *args, PyObject *kw) {
         goto done;
     }
     if (P.oom) {
-        PyErr_NoMemory();
+        ld_py_nomem(P.oom, "the output points");
         goto done;
     }
     npy_intp s1 = P.n, s4[2] = {P.n, 4}, sp[2] = {P.n, P.np > 0 ? P.np : 4};
@@ -247,8 +248,8 @@ static PyObject *py_attitude(PyObject *self, PyObject *args, PyObject *kw) {
     Py_XDECREF(Q);
     Py_XDECREF(Pp);
     if (out && rc) {
-        ld_py_raise(rc, "attitude: %s stopped at t = %.10g: %s", ld_att_method_name(o.method),
-                    st.t_reached, ld_strerror(rc));
+        ld_py_raise(rc, "attitude: %s stopped at t = %.17g (of %.17g): %s",
+                    ld_att_method_name(o.method), st.t_reached, pb.t1, ld_strerror(rc));
         ld_py_attach("result", out);
         Py_CLEAR(out);
     }

@@ -97,7 +97,7 @@ PyObject *ld_py_integ_set_controller(ld_py_integ *I, PyObject *args) {
         return NULL;
     }
     ld_py_ctrl *c = PyMem_Calloc(1, sizeof *c);
-    if (!c) return PyErr_NoMemory();
+    if (!c) return ld_py_nomem(sizeof *c, "the controller");
     Py_INCREF(fn);
     c->fn = fn;
     c->nact = ld_sys_actuator_count(&I->sys->s);

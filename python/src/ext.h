@@ -30,6 +30,9 @@ PyObject *ld_py_raise(int status, const char *fmt, ...);
  * PyErr_Format knows no floating-point conversions and would print them as written); returns
  * NULL. Every message of the module with a C conversion goes through here or ld_py_raise. */
 PyObject *ld_py_errorf(PyObject *type, const char *fmt, ...);
+/* Raise MemoryError "out of memory: N bytes for WHAT" (every out-of-memory message of the
+ * module says what could not be had); returns NULL. */
+PyObject *ld_py_nomem(size_t bytes, const char *what);
 /* Set attribute `name` of the exception being raised (keeps it raised). */
 void ld_py_attach(const char *name, PyObject *value);
 /* A C-contiguous float64 copy (or view) of obj whose trailing dimensions are shape[0..n) (−1:
@@ -65,7 +68,7 @@ int ld_py_body_index(const ld_py_model *M, PyObject *obj, int allow_ground);
 /* A 64-bit tag of the model's data and the formulation (checkpoints). */
 uint64_t ld_py_model_tag(const ld_model *m, int formulation);
 
-/* A Python callable as a user force; the model owns it. */
+/* A Python callable as a user force; the model owns it. NULL with MemoryError. */
 ld_py_force *ld_py_force_new(PyObject *fn);
 void ld_py_force_free(ld_py_force *f);
 ld_user_force_fn ld_py_force_trampoline(void);

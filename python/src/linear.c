@@ -142,7 +142,8 @@ static PyObject *py_linearize(PyObject *self, PyObject *args, PyObject *kw) {
     if (va) J.v = malloc((size_t)k * sizeof *J.v);
     PyObject *out = NULL;
     if (!J.q || !J.lam || (va && !J.v)) {
-        PyErr_NoMemory();
+        ld_py_nomem(((size_t)nq + (size_t)S->s.m + 1 + (va ? (size_t)k : 0)) * sizeof(double),
+                    "the state to linearize about");
         goto done;
     }
     memcpy(J.q, qa ? PyArray_DATA(qa) : S->q0, (size_t)nq * sizeof *J.q);

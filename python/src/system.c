@@ -33,8 +33,9 @@ ld_py_system *ld_py_system_compile(ld_py_model *M, int f) {
     M->compiled++;
     S->phi = calloc((size_t)S->s.m + 1, sizeof(double));
     if (!S->phi) {
+        size_t bytes = ((size_t)S->s.m + 1) * sizeof(double);
         Py_DECREF(S);
-        return (ld_py_system *)PyErr_NoMemory();
+        return (ld_py_system *)ld_py_nomem(bytes, "the constraint residual");
     }
     return S;
 }
