@@ -146,3 +146,19 @@ def test_set_controller_refusals_name_the_reason():
     it2 = liedyn.Integrator(liedyn.Model(SPRING))
     with pytest.raises(liedyn.Error, match="no actuator"):
         it2.set_controller(0.1, lambda *a: [0.0])
+
+
+def test_run_reads_its_own_copy_of_the_output_times():
+    """A callback that changes the caller's array of output times while the run reads it does
+    not change the rows (run copies the times before the loop)."""
+    times = np.linspace(0.0, 0.1, 11)
+    want = times.copy()
+
+    def force(t, b1, b2):
+        times[:] = 0.05
+        return np.zeros(12)
+
+    m = liedyn.Model(SPRING)
+    m.add_force(force, None, "mass")
+    r = liedyn.run(m, t_end=0.1, times=times)
+    assert np.array_equal(r.t, want)
