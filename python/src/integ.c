@@ -174,19 +174,11 @@ ld_integ *ld_py_integ_start(ld_py_system *S, const ld_integ_options *o, double t
 
 /* ---------------------------------------------------------------- the type */
 
-/* Integrator.__init__, once: the arrays q, v, vdot, lambda view the integrator's state (they
- * keep the Integrator alive), and a callback of a running step may call __init__ again, so a
- * second initialization, which would free that state, is refused. */
-static int integ_init(ld_py_integ *I, PyObject *args, PyObject *kw) {
+/* The work of __init__ on an Integrator not initialized: 0, or -1 with an exception. */
+static int integ_setup(ld_py_integ *I, PyObject *args, PyObject *kw) {
     PyObject *target = NULL;
     const char *method = NULL, *form = NULL;
     PyObject *t0o = Py_None;
-    if (I->it || I->busy) {
-        PyErr_SetString(PyExc_RuntimeError,
-                        "Integrator: already initialized (the arrays it handed out view its "
-                        "state): create a new Integrator");
-        return -1;
-    }
     if (!PyArg_ParseTuple(args, "O|z:Integrator", &target, &method)) return -1;
     PyObject *rest = kw ? PyDict_Copy(kw) : PyDict_New();
     if (!rest) return -1;
@@ -249,9 +241,7 @@ static int integ_init(ld_py_integ *I, PyObject *args, PyObject *kw) {
         Py_DECREF(S);
         goto done;
     }
-    I->busy = 1; /* its callbacks may call __init__ again */
     ld_integ *it = ld_py_integ_start(S, &o, t0);
-    I->busy = 0;
     if (!it) {
         Py_DECREF(S);
         goto done;
@@ -262,6 +252,24 @@ static int integ_init(ld_py_integ *I, PyObject *args, PyObject *kw) {
     rc = 0;
 done:
     Py_DECREF(rest);
+    return rc;
+}
+
+/* Integrator.__init__, once: the arrays q, v, vdot, lambda view the integrator's state (they
+ * keep the Integrator alive), and a callback of a running step may call __init__ again, so a
+ * second initialization, which would free that state, is refused. The Integrator is busy
+ * while it initializes: the Python code that runs meanwhile (the forces, an argument's
+ * __float__) cannot initialize it too. */
+static int integ_init(ld_py_integ *I, PyObject *args, PyObject *kw) {
+    if (I->it || I->busy) {
+        PyErr_SetString(PyExc_RuntimeError,
+                        "Integrator: already initialized (the arrays it handed out view its "
+                        "state): create a new Integrator");
+        return -1;
+    }
+    I->busy = 1;
+    int rc = integ_setup(I, args, kw);
+    I->busy = 0;
     return rc;
 }
 

@@ -162,3 +162,22 @@ def test_run_reads_its_own_copy_of_the_output_times():
     m.add_force(force, None, "mass")
     r = liedyn.run(m, t_end=0.1, times=times)
     assert np.array_equal(r.t, want)
+
+
+def test_an_init_cannot_start_inside_an_init():
+    """Python code that runs while an Integrator initializes (here t0's __float__) cannot
+    initialize it too (the outer one would overwrite, and leak, the inner one's state)."""
+    it = liedyn.Integrator.__new__(liedyn.Integrator)
+    seen = []
+
+    class T0:
+        def __float__(self):
+            try:
+                it.__init__(liedyn.Model(HINGE))
+            except RuntimeError as e:
+                seen.append(str(e))
+            return 0.0
+
+    it.__init__(liedyn.Model(HINGE), t0=T0())
+    assert len(seen) == 1 and "already initialized" in seen[0]
+    assert it.t == 0.0 and it.step(1e-2)
