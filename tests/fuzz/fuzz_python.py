@@ -38,7 +38,7 @@ MAX_OPS = 64          # instructions per program
 MAX_POOL = 24         # pooled values
 MAX_DEPTH = 2         # callbacks running programs inside callbacks
 MAX_CALLBACK_RUNS = 3  # a callable runs its program this often, then only returns
-MAX_STEPS = 2000      # simulated steps per call
+MAX_STEPS = 500       # simulated steps per call (2000 steps of run took over 10 s instrumented)
 MAX_ITEMS = 64        # elements of an array, items of a list
 
 MODEL_FILES = ["simple-pendulum", "heavy-top", "two-link-arm-servo", "four-bar",
