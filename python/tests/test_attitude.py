@@ -102,3 +102,11 @@ def test_default_step_is_the_clis(tmp_path, cli):
         assert np.allclose(p.q[-1], c["q_end"], rtol=0, atol=1e-12), method
     case = liedyn.attitude("ex1")
     assert np.isclose(np.diff(case.t).max(), liedyn.attitude_cases()["ex1"]["dt"])
+
+
+@pytest.mark.parametrize("bad", [1e300, float("inf"), -1.0])
+def test_max_steps_out_of_range_is_refused(bad):
+    """max_steps beyond what a C long holds is refused before the conversion (which would be
+    undefined), as are negative ones."""
+    with pytest.raises(ValueError, match="max_steps: must be in"):
+        liedyn.attitude("ex1", max_steps=bad)
