@@ -690,7 +690,7 @@ int load_model(const run_args *a, char *path, size_t cap, ld_model *m, int *meth
         rc = cli_error("%s: unknown integrator '%.*s' in the integrator block (%s)", path,
                        LD_NAME_MAX - 1, r->integrator, list);
     else if (!(r->t_end > r->t_start))
-        rc = cli_error("%s: the end time %.10g must be greater than the start time %.10g", cmd,
+        rc = cli_error("%s: the end time %.17g must be greater than the start time %.17g", cmd,
                        r->t_end, r->t_start);
     else if (!(r->dt > 0.0 && isfinite(r->dt)))
         rc = cli_error("%s: the step size must be positive, found %g", cmd, r->dt);

@@ -239,7 +239,6 @@ int cli_attitude(int argc, char **argv) {
         pb.t0 = c->t0;
         pb.t1 = c->t1;
         ld_att_case_quat(c, c->t0, pb.q0);
-        o.dt = c->dt;
     } else {
         char msg[512];
         if (ld_gyro_read(a.input, &g, msg, sizeof msg) != LD_OK) return cli_error("%s", msg);
@@ -257,14 +256,12 @@ int cli_attitude(int argc, char **argv) {
             ld_gyro_free(g);
             return 2;
         }
-        o.dt = (pb.t1 - pb.t0) / (double)(ld_gyro_count(g) - 1);
     }
-    if (a.dt > 0.0) o.dt = a.dt;
-    if (ld_att_method_is_adaptive(o.method) && !a.fixed) o.dt = a.dt; /* 0 = automatic */
+    o.dt = a.dt > 0.0 ? a.dt : ld_attitude_dt_default(o.method, a.fixed, c, g);
     if (!isnan(a.t_end)) {
         if (!(a.t_end > pb.t0) || (g && a.t_end > pb.t1)) {
             ld_gyro_free(g);
-            return cli_error("attitude: --t-end %g outside (%g, %g]", a.t_end, pb.t0,
+            return cli_error("attitude: --t-end %.17g outside (%.17g, %.17g]", a.t_end, pb.t0,
                              g ? pb.t1 : (double)INFINITY);
         }
         pb.t1 = a.t_end;

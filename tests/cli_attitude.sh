@@ -55,6 +55,8 @@ bad "missing value" --case ex1 --dt
 bad "--fixed needs --dt" --case ex1 --method ode45 --fixed
 bad "apply to adaptive runs" --case ex1 --method mpq --rtol 1e-9
 bad "--dt must be positive" --case ex1 --method mpq --dt 0
+# an end time just past the data: the message shows the two times apart (not 1 and 1)
+bad "--t-end 1.0000000000000002 outside (0, 1\]" --input "$SRC/tests/data/gyro_const.csv" --t-end 1.0000000000000002
 
 # an integration failure: exit 3, one line on stderr, the CSV written so far stays valid
 "$LIEDYN" attitude --case ex3 --method ode45 --param tanvec --rtol 1e-10 --out "$WORK/ex3.csv" \

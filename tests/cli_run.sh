@@ -288,6 +288,9 @@ grep -q '"integrator": "genalpha"' "$WORK/noad.json" || fail "--no-adaptive: $(h
 bad "run: unknown option '--no-quiet'" run heavy-top --no-quiet
 bad "--rho-inf must be in \[0, 1\]" run heavy-top --rho-inf 1.5
 bad "end time 0 must be greater than the start time 0" run heavy-top --t-end 0
+# times that differ in the last digit are printed apart (not "1" and "1")
+sed -e 's/^  t_start: 0$/  t_start: 1/' "$SRC/models/heavy-top.yaml" >"$WORK/late-start.yaml"
+bad "end time 0.99999999999999989 must be greater than the start time 1" run "$WORK/late-start.yaml" --t-end 0.99999999999999989
 bad "--max-iter needs a positive integer" run heavy-top --max-iter 0
 bad "unknown linear solver 'lu'" run heavy-top --la lu
 bad "unexpected argument 'free-top'" run heavy-top free-top

@@ -312,6 +312,9 @@ static void test_reader_errors(void **state) {
         {"input: force, force_limits: [1, -1]", "force_limits: must be [lo, hi] with lo < hi"},
         {"input: torque", "input"},
         {"input: force, body2: disk", "body2"},
+        /* times that differ in the last digit are printed apart */
+        {"input: force, value: 1, time: {shape: ramp, t0: 1.0000000000000002, t1: 1}",
+         "time.t1: must be greater than t0 (t0 = 1.0000000000000002, t1 = 1)"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; ++i) {
         char text[2048];

@@ -93,6 +93,9 @@ typedef struct ld_attitude_options {
     long max_steps;                              /* 0 = unlimited */
 } ld_attitude_options;
 
+/* The step of ld_attitude_options_default. */
+#define LD_ATT_DT_DEFAULT 0.01
+
 /* Defaults: mpq, quaternion, dt 0.01, error_rtol 1e-3, error_atol 1e-6. Values: dt ≥ 0,
  * error_rtol ≥ 0, error_atol ≥ 0, h_min ≥ 0 finite, h_max ≥ 0, max_steps ≥ 0 (0 = the default /
  * unlimited); anything else (negative, NaN) makes ld_attitude_integrate return LD_EINVAL. */
@@ -210,6 +213,13 @@ double ld_gyro_t_last(const ld_gyro *g);
 /* ω(t) by linear interpolation; an ld_omega_fn with user = the ld_gyro (not thread-safe:
  * it keeps a search hint). LD_EDOMAIN outside the data, LD_EINVAL for a NULL user or w. */
 int ld_gyro_omega_fn(double t, double w[3], void *user);
+
+/* The step when none is given, the one rule of `liedyn attitude` and Python's
+ * liedyn.attitude: 0 (an automatic first step) for an adaptive method run with its control
+ * (fixed = 0); otherwise the case's step for an analytic case c, the mean sample spacing
+ * (t_last − t_first)/(count − 1) for gyro data g, else LD_ATT_DT_DEFAULT. c and g may be
+ * NULL. */
+double ld_attitude_dt_default(ld_att_method m, int fixed, const ld_att_case *c, const ld_gyro *g);
 
 LD_END_DECLS
 

@@ -211,7 +211,9 @@ def attitude(omega, t=None, *, q0=None, method="mpq", dt=None, t0=None, t1=None,
     omega(t) -> 3 numbers (slower: called from C for every evaluation; give t0, t1).
     method: mpr, mpq, mpq-eq25, rk4, ode23, ode45, rkmk4, rkmk45, magnus4, magnus6, magnus8, magnus8x2;
     param: quat, rotvec, tanvec (for mpr, rk4, ode23, ode45); frame: 'body' or 'spatial';
-    dt: the step (adaptive methods: the first step; fixed=True: no control); rtol, atol,
+    dt: the step (adaptive methods: the first step; fixed=True: no control); by default, as
+    `liedyn attitude`, the case's step, one step per sample interval for samples, 0.01 for a
+    callable, and an automatic first step for adaptive methods; rtol, atol,
     h_max, h_min, max_steps: the adaptive control. q0: initial rotation [w x y z]."""
     kw = dict(t=t, q0=q0, method=method, dt=dt, t0=t0, t1=t1, frame=frame, param=param,
               fixed=1.0 if fixed else 0.0, rtol=rtol, atol=atol, h_max=h_max, h_min=h_min,

@@ -10,7 +10,8 @@
 typedef struct points {
     double *t, *q, *p; /* n, 4n, 4n */
     npy_intp n, cap;
-    int np, oom;
+    int np;
+    size_t oom; /* the bytes that could not be had (0: none) */
 } points;
 
 static int collect(const ld_attitude_point *pt, void *user) {
@@ -23,7 +24,7 @@ static int collect(const ld_attitude_point *pt, void *user) {
         if (q) P->q = q;
         double *p = q ? realloc(P->p, (size_t)cap * 4 * sizeof(double)) : NULL;
         if (!p) {
-            P->oom = 1;
+            P->oom = (size_t)cap * (t ? 4 : 1) * sizeof(double);
             return LD_ENOMEM;
         }
         P->p = p;
@@ -143,8 +144,9 @@ static PyObject *py_attitude(PyObject *self, PyObject *args, PyObject *kw) {
         pb.frame = fname[0] == 's' ? LD_FRAME_SPATIAL : LD_FRAME_BODY;
     }
     double t0 = NAN, t1 = NAN;
+    const ld_att_case *ac = NULL;
     if (PyUnicode_Check(om)) { /* an analytic case */
-        const ld_att_case *ac = ld_att_case_find(PyUnicode_AsUTF8(om));
+        ac = ld_att_case_find(PyUnicode_AsUTF8(om));
         if (!ac) {
             PyErr_Format(PyExc_ValueError, "unknown case %R (see liedyn.attitude_cases())", om);
             goto done;
@@ -155,7 +157,6 @@ static PyObject *py_attitude(PyObject *self, PyObject *args, PyObject *kw) {
         pb.user = &cctx;
         t0 = ac->t0;
         t1 = ac->t1;
-        o.dt = ac->dt;
         ld_att_case_quat(ac, t0, pb.q0);
     } else if (PyCallable_Check(om)) {
         pyo.fn = om;
@@ -197,8 +198,8 @@ static PyObject *py_attitude(PyObject *self, PyObject *args, PyObject *kw) {
         }
         memcpy(pb.q0, PyArray_DATA(qa), 4 * sizeof(double));
     }
-    double fixed = 0.0, maxs = 0.0;
-    if (opt(kw, "t0", &t0) || opt(kw, "t1", &t1) || opt(kw, "dt", &o.dt) ||
+    double fixed = 0.0, maxs = 0.0, dt = NAN;
+    if (opt(kw, "t0", &t0) || opt(kw, "t1", &t1) || opt(kw, "dt", &dt) ||
         opt(kw, "rtol", &o.error_rtol) || opt(kw, "atol", &o.error_atol) ||
         opt(kw, "h_max", &o.h_max) || opt(kw, "h_min", &o.h_min) || opt(kw, "fixed", &fixed) ||
         opt(kw, "max_steps", &maxs))
@@ -209,8 +210,14 @@ static PyObject *py_attitude(PyObject *self, PyObject *args, PyObject *kw) {
     }
     pb.t0 = t0;
     pb.t1 = t1;
+    if (!(maxs >= 0.0 && maxs <= 1e15)) { /* (long) of a larger double is undefined */
+        ld_py_errorf(PyExc_ValueError, "max_steps: must be in [0, 1e15], not %.17g", maxs);
+        goto done;
+    }
     o.fixed = fixed != 0.0;
     o.max_steps = (long)maxs;
+    /* no dt: the step `liedyn attitude` takes (for samples one per sample interval) */
+    o.dt = isnan(dt) ? ld_attitude_dt_default(o.method, o.fixed, ac, gyro) : dt;
     ld_attitude_stats st;
     memset(&st, 0, sizeof st);
     int rc;
@@ -220,7 +227,7 @@ static PyObject *py_attitude(PyObject *self, PyObject *args, PyObject *kw) {
         goto done;
     }
     if (P.oom) {
-        PyErr_NoMemory();
+        ld_py_nomem(P.oom, "the output points");
         goto done;
     }
     npy_intp s1 = P.n, s4[2] = {P.n, 4}, sp[2] = {P.n, P.np > 0 ? P.np : 4};
@@ -241,8 +248,8 @@ static PyObject *py_attitude(PyObject *self, PyObject *args, PyObject *kw) {
     Py_XDECREF(Q);
     Py_XDECREF(Pp);
     if (out && rc) {
-        ld_py_raise(rc, "attitude: %s stopped at t = %.10g: %s", ld_att_method_name(o.method),
-                    st.t_reached, ld_strerror(rc));
+        ld_py_raise(rc, "attitude: %s stopped at t = %.17g (of %.17g): %s",
+                    ld_att_method_name(o.method), st.t_reached, pb.t1, ld_strerror(rc));
         ld_py_attach("result", out);
         Py_CLEAR(out);
     }

@@ -80,6 +80,12 @@ PyObject *ld_py_integ_set_controller(ld_py_integ *I, PyObject *args) {
         PyErr_SetString(PyExc_RuntimeError, "the Integrator was not initialized");
         return NULL;
     }
+    if (I->busy) { /* a step of it is running: the controller in use must stay */
+        PyErr_SetString(PyExc_RuntimeError,
+                        "set_controller: the Integrator is busy: a call on it is running (in "
+                        "another thread, or this is a callback of it)");
+        return NULL;
+    }
     if (fn == Py_None) {
         (void)ld_integ_set_controller(I->it, period, NULL, NULL);
         ld_py_ctrl_free(I->ctrl);
@@ -91,17 +97,21 @@ PyObject *ld_py_integ_set_controller(ld_py_integ *I, PyObject *args) {
         return NULL;
     }
     ld_py_ctrl *c = PyMem_Calloc(1, sizeof *c);
-    if (!c) return PyErr_NoMemory();
+    if (!c) return ld_py_nomem(sizeof *c, "the controller");
     Py_INCREF(fn);
     c->fn = fn;
     c->nact = ld_sys_actuator_count(&I->sys->s);
     c->nq = I->sys->s.nq, c->k = I->sys->s.k;
     int rc = ld_integ_set_controller(I->it, period, trampoline, c);
     if (rc) {
+        int nact = c->nact;
         ld_py_ctrl_free(c);
-        return ld_py_raise(rc, "set_controller: %s",
-                           c->nact < 1 ? "the model has no actuator"
-                                       : "the period must be positive and finite");
+        if (rc == LD_ENOMEM)
+            return ld_py_raise(rc, "set_controller: out of memory: %zu bytes for the sampler",
+                               5 * (size_t)nact * sizeof(double));
+        if (nact < 1) return ld_py_raise(rc, "set_controller: the model has no actuator");
+        return ld_py_raise(rc, "set_controller: the period must be positive and finite, not %.17g",
+                           period);
     }
     ld_py_ctrl_free(I->ctrl);
     I->ctrl = c;

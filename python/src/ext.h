@@ -30,6 +30,9 @@ PyObject *ld_py_raise(int status, const char *fmt, ...);
  * PyErr_Format knows no floating-point conversions and would print them as written); returns
  * NULL. Every message of the module with a C conversion goes through here or ld_py_raise. */
 PyObject *ld_py_errorf(PyObject *type, const char *fmt, ...);
+/* Raise MemoryError "out of memory: N bytes for WHAT" (every out-of-memory message of the
+ * module says what could not be had); returns NULL. */
+PyObject *ld_py_nomem(size_t bytes, const char *what);
 /* Set attribute `name` of the exception being raised (keeps it raised). */
 void ld_py_attach(const char *name, PyObject *value);
 /* A C-contiguous float64 copy (or view) of obj whose trailing dimensions are shape[0..n) (−1:
@@ -65,7 +68,7 @@ int ld_py_body_index(const ld_py_model *M, PyObject *obj, int allow_ground);
 /* A 64-bit tag of the model's data and the formulation (checkpoints). */
 uint64_t ld_py_model_tag(const ld_model *m, int formulation);
 
-/* A Python callable as a user force; the model owns it. */
+/* A Python callable as a user force; the model owns it. NULL with MemoryError. */
 ld_py_force *ld_py_force_new(PyObject *fn);
 void ld_py_force_free(ld_py_force *f);
 ld_user_force_fn ld_py_force_trampoline(void);
@@ -78,6 +81,7 @@ typedef struct {
     ld_system s;
     double *q0, *v0, *phi;
     ld_formulation form;
+    int busy; /* library calls running on it (ld_py_system_claim) */
 } ld_py_system;
 extern PyTypeObject ld_py_system_type;
 int ld_py_system_add(PyObject *module);
@@ -85,6 +89,13 @@ int ld_py_system_add(PyObject *module);
 ld_py_system *ld_py_system_compile(ld_py_model *M, int f);
 double ld_py_system_energy(const ld_py_system *S, double t, const double *q, const double *v);
 double ld_py_system_phimax(const ld_py_system *S, double t, const double *q);
+/* Claim S for a library call that may call back into Python or use the system's scratch (an
+ * integrator's creation, steps, restart; a linearization): the callbacks, or another thread
+ * while the GIL is released, could otherwise run a second such call on the same scratch, or
+ * reallocate it under the first one. 0, or −1 with RuntimeError naming `what` when a call on
+ * S is running. With the GIL held; release with ld_py_system_release. */
+int ld_py_system_claim(ld_py_system *S, const char *what);
+void ld_py_system_release(ld_py_system *S);
 
 /* ---------------------------------------------------------------- integ.c */
 typedef struct {

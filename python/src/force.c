@@ -14,7 +14,7 @@ struct ld_py_force {
 
 ld_py_force *ld_py_force_new(PyObject *fn) {
     ld_py_force *f = PyMem_Calloc(1, sizeof *f);
-    if (!f) return NULL;
+    if (!f) return (ld_py_force *)ld_py_nomem(sizeof *f, "a user force");
     Py_INCREF(fn);
     f->fn = fn;
     return f;

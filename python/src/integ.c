@@ -142,15 +142,18 @@ ld_integ *ld_py_integ_start(ld_py_system *S, const ld_integ_options *o, double t
     }
     char why[512] = "";
     int rc = 0;
+    if (ld_py_system_claim(S, "Integrator") < 0) return NULL;
     ld_integ *it = ld_integ_create_msg(&S->s, o, &rc, why, sizeof why);
     if (!it) {
+        ld_py_system_release(S);
         ld_py_raise(rc, "%s: cannot create the integrator: %s", src,
                     why[0] ? why : ld_strerror(rc));
         return NULL;
     }
     Py_XDECREF(ld_py_force_take_error(S->model)); /* stale ones */
     Py_BEGIN_ALLOW_THREADS rc = ld_integ_init(it, t0, S->q0, S->v0);
-    Py_END_ALLOW_THREADS if (rc) {
+    Py_END_ALLOW_THREADS ld_py_system_release(S);
+    if (rc) {
         PyObject *e = ld_py_force_take_error(S->model);
         if (e) {
             PyErr_SetObject((PyObject *)Py_TYPE(e), e);
@@ -171,7 +174,8 @@ ld_integ *ld_py_integ_start(ld_py_system *S, const ld_integ_options *o, double t
 
 /* ---------------------------------------------------------------- the type */
 
-static int integ_init(ld_py_integ *I, PyObject *args, PyObject *kw) {
+/* The work of __init__ on an Integrator not initialized: 0, or -1 with an exception. */
+static int integ_setup(ld_py_integ *I, PyObject *args, PyObject *kw) {
     PyObject *target = NULL;
     const char *method = NULL, *form = NULL;
     PyObject *t0o = Py_None;
@@ -242,16 +246,30 @@ static int integ_init(ld_py_integ *I, PyObject *args, PyObject *kw) {
         Py_DECREF(S);
         goto done;
     }
-    ld_integ_free(I->it);
-    ld_py_ctrl_free(I->ctrl);
-    I->ctrl = NULL;
-    Py_XDECREF(I->sys);
     I->it = it;
     I->sys = S;
     I->o = o;
     rc = 0;
 done:
     Py_DECREF(rest);
+    return rc;
+}
+
+/* Integrator.__init__, once: the arrays q, v, vdot, lambda view the integrator's state (they
+ * keep the Integrator alive), and a callback of a running step may call __init__ again, so a
+ * second initialization, which would free that state, is refused. The Integrator is busy
+ * while it initializes: the Python code that runs meanwhile (the forces, an argument's
+ * __float__) cannot initialize it too. */
+static int integ_init(ld_py_integ *I, PyObject *args, PyObject *kw) {
+    if (I->it || I->busy) {
+        PyErr_SetString(PyExc_RuntimeError,
+                        "Integrator: already initialized (the arrays it handed out view its "
+                        "state): create a new Integrator");
+        return -1;
+    }
+    I->busy = 1;
+    int rc = integ_setup(I, args, kw);
+    I->busy = 0;
     return rc;
 }
 
@@ -268,10 +286,25 @@ static int ready(ld_py_integ *I) {
         return 0;
     }
     if (I->busy) {
-        PyErr_SetString(PyExc_RuntimeError, "the Integrator is busy in another thread");
+        PyErr_SetString(PyExc_RuntimeError,
+                        "the Integrator is busy: a call on it is running (in another thread, or "
+                        "this is a callback of it)");
         return 0;
     }
     return 1;
+}
+
+/* ready(I), then I marked busy and its System claimed for a call that may call back into
+ * Python: 1, or 0 with an exception. Undo with unclaim. */
+static int claim(ld_py_integ *I, const char *what) {
+    if (!ready(I) || ld_py_system_claim(I->sys, what) < 0) return 0;
+    I->busy = 1;
+    return 1;
+}
+
+static void unclaim(ld_py_integ *I) {
+    I->busy = 0;
+    ld_py_system_release(I->sys);
 }
 
 enum { OP_STEP, OP_ADVANCE, OP_ADVANCE_TO, OP_ADAPTIVE };
@@ -294,7 +327,7 @@ static PyObject *drive(ld_py_integ *I, PyObject *arg, int op) {
         return NULL;
     }
     int rc;
-    I->busy = 1;
+    if (!claim(I, names[op])) return NULL;
     Py_BEGIN_ALLOW_THREADS switch (op) {
     case OP_STEP:
         rc = ld_integ_step(I->it, x);
@@ -309,7 +342,7 @@ static PyObject *drive(ld_py_integ *I, PyObject *arg, int op) {
         rc = ld_integ_step_adaptive(I->it, x);
         break;
     }
-    Py_END_ALLOW_THREADS I->busy = 0;
+    Py_END_ALLOW_THREADS unclaim(I);
     if (rc == LD_OK) Py_RETURN_TRUE;
     PyObject *ce = ld_py_ctrl_take_error(I->ctrl);
     if (ce) {
@@ -465,8 +498,9 @@ static PyObject *integ_energy(ld_py_integ *I, void *c) {
 
 static PyObject *integ_restart(ld_py_integ *I, PyObject *unused) {
     (void)unused;
-    if (!ready(I)) return NULL;
+    if (!claim(I, "restart")) return NULL; /* the forces are called */
     int rc = ld_integ_restart(I->it);
+    unclaim(I);
     if (rc) return ld_py_integ_fail(I->sys, I->it, rc, "restart");
     Py_RETURN_NONE;
 }

@@ -127,7 +127,7 @@ static PyObject *py_linearize(PyObject *self, PyObject *args, PyObject *kw) {
         PyErr_SetString(PyExc_ValueError, "steps: at least 1");
         return NULL;
     }
-    const ld_py_system *S = (const ld_py_system *)so;
+    ld_py_system *S = (ld_py_system *)so;
     J.S = S;
     npy_intp nq = S->s.nq, k = S->s.k;
     PyArrayObject *qa = qo == Py_None ? NULL : ld_py_array(qo, "q", 1, &nq, 1);
@@ -142,14 +142,17 @@ static PyObject *py_linearize(PyObject *self, PyObject *args, PyObject *kw) {
     if (va) J.v = malloc((size_t)k * sizeof *J.v);
     PyObject *out = NULL;
     if (!J.q || !J.lam || (va && !J.v)) {
-        PyErr_NoMemory();
+        ld_py_nomem(((size_t)nq + (size_t)S->s.m + 1 + (va ? (size_t)k : 0)) * sizeof(double),
+                    "the state to linearize about");
         goto done;
     }
     memcpy(J.q, qa ? PyArray_DATA(qa) : S->q0, (size_t)nq * sizeof *J.q);
     if (va) memcpy(J.v, PyArray_DATA(va), (size_t)k * sizeof *J.v);
     int rc;
+    if (ld_py_system_claim(S, "linearize") < 0) goto done; /* the forces are called */
     Py_BEGIN_ALLOW_THREADS rc = lin_work(&J);
-    Py_END_ALLOW_THREADS PyObject *fe = ld_py_force_take_error(S->model);
+    Py_END_ALLOW_THREADS ld_py_system_release(S);
+    PyObject *fe = ld_py_force_take_error(S->model);
     if (fe) { /* a Python force raised: its exception */
         PyErr_SetObject((PyObject *)Py_TYPE(fe), fe);
         Py_DECREF(fe);

@@ -282,11 +282,12 @@ static PyObject *model_add_force(ld_py_model *M, PyObject *args, PyObject *kw) {
         return NULL;
     }
     ld_py_force *f = ld_py_force_new(fn);
-    ld_py_force **grown =
-        f ? PyMem_Realloc(M->forces, (size_t)(M->nforces + 1) * sizeof *grown) : NULL;
+    if (!f) return NULL;
+    size_t bytes = (size_t)(M->nforces + 1) * sizeof(ld_py_force *);
+    ld_py_force **grown = PyMem_Realloc(M->forces, bytes);
     if (!grown) {
         ld_py_force_free(f);
-        return PyErr_NoMemory();
+        return ld_py_nomem(bytes, "the model's user forces");
     }
     M->forces = grown;
     M->forces[M->nforces++] = f;

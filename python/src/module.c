@@ -36,6 +36,10 @@ PyObject *ld_py_errorf(PyObject *type, const char *fmt, ...) {
     return NULL;
 }
 
+PyObject *ld_py_nomem(size_t bytes, const char *what) {
+    return ld_py_errorf(PyExc_MemoryError, "out of memory: %zu bytes for %s", bytes, what);
+}
+
 void ld_py_attach(const char *name, PyObject *value) {
     PyObject *t, *v, *tb;
     PyErr_Fetch(&t, &v, &tb);

@@ -41,6 +41,11 @@ typedef struct run_ctx {
     int cpcap;
     long steps;
     int status, interrupted;
+    /* why the loop returned −1 (it runs without the GIL: no exception there): the bytes and
+     * what they were for, or the time of a step dense output could not interpolate */
+    size_t oom;
+    const char *oom_what;
+    double t_interp;
 } run_ctx;
 
 static double cpu_now(void) {
@@ -74,12 +79,15 @@ static void joint_values(run_ctx *c, double t, const double *q, const double *v,
 }
 
 /* Append the last step's contacts as those of output row c->nrows at t; −1 when out of
- * memory. */
+ * memory (c->oom says how much). */
 static int add_contacts(run_ctx *c, double t) {
     int n = ld_integ_contacts(c->it, c->cp, c->cpcap);
     if (n > c->cpcap) {
         ld_contact_point *p = realloc(c->cp, (size_t)n * sizeof *p);
-        if (!p) return -1;
+        if (!p) {
+            c->oom = (size_t)n * sizeof *p, c->oom_what = "the contact points";
+            return -1;
+        }
         c->cp = p, c->cpcap = n;
         n = ld_integ_contacts(c->it, c->cp, c->cpcap);
     }
@@ -88,7 +96,10 @@ static int add_contacts(run_ctx *c, double t) {
         npy_intp cap = c->concap ? 2 * c->concap : 1024;
         while (cap < c->ncon + n) cap *= 2;
         double *r = realloc(c->con, (size_t)cap * CONTACT_W * sizeof(double));
-        if (!r) return -1;
+        if (!r) {
+            c->oom = (size_t)cap * CONTACT_W * sizeof(double), c->oom_what = "the contact rows";
+            return -1;
+        }
         c->con = r, c->concap = cap;
     }
     for (int i = 0; i < n; ++i) {
@@ -105,12 +116,15 @@ static int add_contacts(run_ctx *c, double t) {
     return 0;
 }
 
-/* Append the row of the state (t, q, v); −1 when out of memory. */
+/* Append the row of the state (t, q, v); −1 when out of memory (c->oom says how much). */
 static int add_row(run_ctx *c, double t, const double *q, const double *v) {
     if (c->nrows == c->cap) {
         npy_intp cap = c->cap ? 2 * c->cap : 256;
         double *r = realloc(c->rows, (size_t)cap * (size_t)c->width * sizeof(double));
-        if (!r) return -1;
+        if (!r) {
+            c->oom = (size_t)cap * (size_t)c->width * sizeof(double), c->oom_what = "the rows";
+            return -1;
+        }
         c->rows = r;
         c->cap = cap;
     }
@@ -129,7 +143,8 @@ static int add_row(run_ctx *c, double t, const double *q, const double *v) {
     return 0;
 }
 
-/* The requested times in (tp, t] of the step just taken, by dense output. */
+/* The requested times in (tp, t] of the step just taken, by dense output; −1 when out of
+ * memory or the step cannot be interpolated (c->t_interp). */
 static int dense_rows(run_ctx *c, double t, const double *q, const double *v) {
     double h = t - c->tp;
     while (c->next_time < c->ntimes && c->times[c->next_time] <= t) {
@@ -142,7 +157,7 @@ static int dense_rows(run_ctx *c, double t, const double *q, const double *v) {
         else {
             if (ld_sys_interpolate(&c->S->s, c->qp, c->vp, q, v, h, (tt - c->tp) / h, c->qd,
                                    c->vd) != LD_OK) {
-                PyErr_SetString(PyExc_RuntimeError, "dense output: cannot interpolate the step");
+                c->t_interp = t;
                 return -1;
             }
             rc = add_row(c, tt, c->qd, c->vd);
@@ -420,7 +435,7 @@ PyObject *ld_py_run(PyObject *self, PyObject *args, PyObject *kw) {
     (void)PyDict_DelItemString(rest, "every");
     PyErr_Clear();
     if (!(c.t1 > c.t0)) {
-        ld_py_errorf(PyExc_ValueError, "t_end %.10g must be greater than t_start %.10g", c.t1,
+        ld_py_errorf(PyExc_ValueError, "t_end %.17g must be greater than t_start %.17g", c.t1,
                      c.t0);
         goto done;
     }
@@ -445,13 +460,17 @@ PyObject *ld_py_run(PyObject *self, PyObject *args, PyObject *kw) {
             PyErr_SetString(PyExc_ValueError, "times: expected a vector");
             goto done;
         }
+        /* a private copy: the loop reads it while the forces' callbacks and other threads
+         * run, which could change the caller's array */
+        Py_SETREF(ta, (PyArrayObject *)PyArray_NewCopy(ta, NPY_CORDER));
+        if (!ta) goto done;
         c.times = PyArray_DATA(ta);
         c.ntimes = PyArray_DIM(ta, 0);
         for (npy_intp i = 0; i < c.ntimes; ++i)
             if (c.times[i] < c.t0 || c.times[i] > c.t1 || (i && c.times[i] < c.times[i - 1])) {
                 ld_py_errorf(PyExc_ValueError,
-                             "times: must be ascending within [t_start, t_end] = [%g, %g] "
-                             "(entry %ld is %g)",
+                             "times: must be ascending within [t_start, t_end] = [%.17g, %.17g] "
+                             "(entry %ld is %.17g)",
                              c.t0, c.t1, (long)i, c.times[i]);
                 goto done;
             }
@@ -476,7 +495,7 @@ PyObject *ld_py_run(PyObject *self, PyObject *args, PyObject *kw) {
     for (int j = 0; j < M->m.njoints; ++j) c.njc += 2 * ld_joint_coords_count(M->m.joints[j].kind);
     c.width = 3 + ROW_BODY * M->m.nbodies + c.njc;
     if (!(c.jprev = malloc(((size_t)c.njc + 1) * sizeof(double)))) {
-        PyErr_NoMemory();
+        ld_py_nomem(((size_t)c.njc + 1) * sizeof(double), "the joints' values");
         goto done;
     }
     for (int i = 0; i < c.njc; ++i) c.jprev[i] = NAN;
@@ -488,9 +507,9 @@ PyObject *ld_py_run(PyObject *self, PyObject *args, PyObject *kw) {
         c.rows = malloc((size_t)c.cap * (size_t)c.width * sizeof(double));
         if (!c.rows) c.cap = 0; /* grown on demand instead */
     }
-    c.qp = malloc((size_t)(2 * S->s.nq + 2 * S->s.k + 4) * sizeof(double));
-    if (!c.qp) {
-        PyErr_NoMemory();
+    size_t nstate = (size_t)(2 * S->s.nq + 2 * S->s.k + 4) * sizeof(double);
+    if (!(c.qp = malloc(nstate))) {
+        ld_py_nomem(nstate, "the dense output's states");
         goto done;
     }
     c.vp = c.qp + S->s.nq;
@@ -512,7 +531,11 @@ PyObject *ld_py_run(PyObject *self, PyObject *args, PyObject *kw) {
     c.cpu = cpu_now() - cpu0;
     if (c.interrupted) goto done;
     if (rc == -1) {
-        PyErr_NoMemory();
+        if (c.oom)
+            ld_py_nomem(c.oom, c.oom_what);
+        else
+            ld_py_errorf(PyExc_RuntimeError,
+                         "dense output: cannot interpolate the step to t = %.17g", c.t_interp);
         goto done;
     }
     out = result(&c, &o, w0);

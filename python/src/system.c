@@ -11,6 +11,7 @@ ld_py_system *ld_py_system_compile(ld_py_model *M, int f) {
     if (!S) return NULL;
     memset(&S->s, 0, sizeof S->s);
     S->q0 = S->v0 = S->phi = NULL;
+    S->busy = 0;
     S->model = M;
     Py_INCREF(M);
     S->form = (ld_formulation)f;
@@ -32,8 +33,9 @@ ld_py_system *ld_py_system_compile(ld_py_model *M, int f) {
     M->compiled++;
     S->phi = calloc((size_t)S->s.m + 1, sizeof(double));
     if (!S->phi) {
+        size_t bytes = ((size_t)S->s.m + 1) * sizeof(double);
         Py_DECREF(S);
-        return (ld_py_system *)PyErr_NoMemory();
+        return (ld_py_system *)ld_py_nomem(bytes, "the constraint residual");
     }
     return S;
 }
@@ -65,6 +67,23 @@ double ld_py_system_phimax(const ld_py_system *S, double t, const double *q) {
         mx = fmax(mx, fabs(S->phi[i]));
     }
     return mx;
+}
+
+int ld_py_system_claim(ld_py_system *S, const char *what) {
+    if (S->busy) {
+        ld_py_errorf(PyExc_RuntimeError,
+                     "%s: the System is in use by a running step or linearization (in another "
+                     "thread, or this is a callback of it): wait for it to return, or compile "
+                     "another System",
+                     what);
+        return -1;
+    }
+    S->busy = 1;
+    return 0;
+}
+
+void ld_py_system_release(ld_py_system *S) {
+    S->busy = 0;
 }
 
 /* q (nq) and v (k) from arguments; new references or -1. */

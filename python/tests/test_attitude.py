@@ -76,3 +76,37 @@ def test_bad_input():
     with pytest.raises(liedyn.Error) as e:
         liedyn.attitude("ex1", method="ode45", max_steps=3)
     assert len(e.value.result.t) >= 1
+
+
+def test_default_step_is_the_clis(tmp_path, cli):
+    """Without dt, samples are integrated with one step per sample interval, as `liedyn
+    attitude --input` does (not at a fixed 0.01, which for samples 1 s apart took 100 times
+    the steps and memory); cases with their own step; adaptive methods start automatically."""
+    import json
+    import subprocess
+
+    t = np.arange(0.0, 201.0)  # 201 samples, 1 s apart
+    w = np.c_[0.01 * np.sin(0.05 * t), 0.02 * np.ones_like(t), 0.005 * t / t[-1]]
+    r = liedyn.attitude(w, t=t)
+    assert r.stats["steps"] == 200 and len(r.t) == 201
+    explicit = liedyn.attitude(w, t=t, dt=1.0)
+    assert np.array_equal(r.q, explicit.q)
+    path = tmp_path / "gyro.csv"
+    np.savetxt(path, np.c_[t, w], delimiter=",", fmt="%.17g")
+    for method in ("mpq", "rk4", "ode45"):
+        out = subprocess.run([cli, "attitude", "--input", str(path), "--method", method,
+                              "--json"], capture_output=True, text=True, check=True).stdout
+        c = json.loads(out)
+        p = liedyn.attitude(w, t=t, method=method)
+        assert p.stats["steps"] == c["steps"], (method, p.stats, c)
+        assert np.allclose(p.q[-1], c["q_end"], rtol=0, atol=1e-12), method
+    case = liedyn.attitude("ex1")
+    assert np.isclose(np.diff(case.t).max(), liedyn.attitude_cases()["ex1"]["dt"])
+
+
+@pytest.mark.parametrize("bad", [1e300, float("inf"), -1.0])
+def test_max_steps_out_of_range_is_refused(bad):
+    """max_steps beyond what a C long holds is refused before the conversion (which would be
+    undefined), as are negative ones."""
+    with pytest.raises(ValueError, match="max_steps: must be in"):
+        liedyn.attitude("ex1", max_steps=bad)

@@ -202,13 +202,15 @@ static int check_tfn(const ld_tfn *f, char *key, size_t nk, char *why, size_t nw
     int np = f->kind == LD_TFN_HAT ? 3 : (f->kind == LD_TFN_RAMP || f->kind == LD_TFN_SPIN_UP);
     np = np == 1 ? 2 : np;
     const double p[3] = {f->t0, f->t1, f->t2};
-    for (int k = 0; k < np; ++k)
-        if (!isfinite(p[k]) || (k > 0 && !(p[k] > p[k - 1])))
-            return bad(key, nk,
-                       k == 0   ? "time.t0"
-                       : k == 1 ? "time.t1"
-                                : "time.t2",
-                       why, nw, "must be finite and greater than the one before, found %g", p[k]);
+    static const char *const keys[3] = {"time.t0", "time.t1", "time.t2"};
+    for (int k = 0; k < np; ++k) { /* both times to the last digit: they may differ there */
+        if (!isfinite(p[k]))
+            return bad(key, nk, keys[k], why, nw, "must be finite, found %g", p[k]);
+        if (k > 0 && !(p[k] > p[k - 1]))
+            return bad(key, nk, keys[k], why, nw,
+                       "must be greater than t%d (t%d = %.17g, t%d = %.17g)", k - 1, k - 1,
+                       p[k - 1], k, p[k]);
+    }
     if (f->kind != LD_TFN_TABLE) return LD_OK;
     if (f->ntab < 2)
         return bad(key, nk, "time.t", why, nw, "a table needs 2 points, found %d", f->ntab);

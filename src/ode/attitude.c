@@ -47,9 +47,17 @@ void ld_attitude_options_default(ld_attitude_options *o) {
     memset(o, 0, sizeof *o);
     o->method = LD_ATT_MPQ;
     o->param = LD_PARAM_QUAT;
-    o->dt = 0.01;
+    o->dt = LD_ATT_DT_DEFAULT;
     o->error_rtol = 1e-3;
     o->error_atol = 1e-6;
+}
+
+double ld_attitude_dt_default(ld_att_method m, int fixed, const ld_att_case *c, const ld_gyro *g) {
+    if (ld_att_method_is_adaptive(m) && !fixed) return 0.0;
+    if (c) return c->dt;
+    if (g && ld_gyro_count(g) >= 2)
+        return (ld_gyro_t_last(g) - ld_gyro_t_first(g)) / (double)(ld_gyro_count(g) - 1);
+    return LD_ATT_DT_DEFAULT;
 }
 
 /* ------------------------------------------------------------------ parametrizations */

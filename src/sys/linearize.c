@@ -130,9 +130,16 @@ static int tangents(const ld_system *s, double t, const double *q, const double 
 }
 
 /* Carve lin's arrays out of one allocation; the scratch after them in *work. */
+/* The doubles of the linearization's one block and of its scratch (for k, m). */
+static size_t scratch_doubles(size_t k, size_t m) {
+    return m * k + k * k + 2 * m + 3 * k + k * k;
+}
+static size_t block_doubles(size_t k, size_t m) {
+    return 3 * k * k + m * k + k * k + 3 * k * k + k + m + scratch_doubles(k, m) + 1;
+}
+
 static int allocate(ld_linear *lin, size_t k, size_t m, double **work, size_t *nwork) {
-    size_t scratch = m * k + k * k + 2 * m + 3 * k + k * k;
-    size_t total = 3 * k * k + m * k + k * k + 3 * k * k + k + m + scratch + 1;
+    size_t scratch = scratch_doubles(k, m), total = block_doubles(k, m);
     double *p = calloc(total, sizeof(double));
     if (!p) return LD_ENOMEM;
     lin->M = p, p += k * k;
@@ -165,7 +172,12 @@ int ld_linearize(const ld_system *s, double t, const double *q, const double *v,
     memset(lin, 0, sizeof *lin);
     size_t k = (size_t)s->k, m = (size_t)s->m, nwork;
     double *w;
-    if (allocate(lin, k, m, &w, &nwork)) return fail(LD_ENOMEM, msg, cap, "out of memory");
+    if (allocate(lin, k, m, &w, &nwork)) {
+        if (msg && cap)
+            snprintf(msg, cap, "out of memory: %.0f bytes for the linearization (k = %d, m = %d)",
+                     (double)block_doubles(k, m) * (double)sizeof(double), s->k, s->m);
+        return LD_ENOMEM;
+    }
     lin->k = s->k, lin->m = s->m, lin->t = t;
     double *v0 = w; /* k: the state's velocity (0 when NULL) */
     if (v) memcpy(v0, v, k * sizeof *v0);

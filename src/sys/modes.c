@@ -27,9 +27,23 @@ void ld_modes_free(ld_modes *md) {
 }
 
 /* md's arrays for count modes of a system with n degrees of freedom and k velocities. */
+/* Write "out of memory: N bytes for WHAT" into msg; returns LD_ENOMEM. */
+static int oom(char *msg, size_t cap, size_t doubles, const char *what) {
+    if (msg && cap)
+        snprintf(msg, cap, "out of memory: %.0f bytes for %s",
+                 (double)doubles * (double)sizeof(double), what);
+    return LD_ENOMEM;
+}
+
+/* The doubles of count modes of n reduced and k full coordinates. */
+static size_t modes_doubles(int count, int n, int k) {
+    size_t c = (size_t)count;
+    return 6 * c + 2 * c * (size_t)n + 2 * c * (size_t)k + 1;
+}
+
 static int modes_alloc(ld_modes *md, int count, int n, int k, int damped) {
     memset(md, 0, sizeof *md);
-    size_t c = (size_t)count, total = 6 * c + 2 * c * (size_t)n + 2 * c * (size_t)k + 1;
+    size_t c = (size_t)count, total = modes_doubles(count, n, k);
     double *p = calloc(total, sizeof(double));
     if (!p) return LD_ENOMEM;
     md->count = count, md->n = n, md->k = k, md->damped = damped;
@@ -126,9 +140,10 @@ int ld_modes_undamped(const ld_linear *lin, int count, ld_modes *md, char *msg, 
     if (count <= 0 || count > lin->n) count = lin->n;
     double *V = malloc((2 * n * n + 2 * n) * sizeof *V), *S = V ? V + n * n : NULL;
     double *w = S ? S + n * n : NULL, *w1 = w ? w + n : NULL;
-    if (!V || modes_alloc(md, count, lin->n, lin->k, 0)) {
+    if (!V) return oom(msg, cap, 2 * n * n + 2 * n, "the eigensolver's matrices");
+    if (modes_alloc(md, count, lin->n, lin->k, 0)) {
         free(V);
-        return fail(LD_ENOMEM, msg, cap, "out of memory");
+        return oom(msg, cap, modes_doubles(count, lin->n, lin->k), "the modes");
     }
     lapack_int info = direct(lin, V, S, w);
     if (info != 0) {
@@ -255,7 +270,8 @@ int ld_modes_damped(const ld_linear *lin, int count, ld_modes *md, char *msg, si
     if (!A || !e) {
         free(A);
         free(e);
-        return fail(LD_ENOMEM, msg, cap, "out of memory");
+        return !A ? oom(msg, cap, 3 * n2 * n2 + 3 * n2, "the eigensolver's pencil")
+                  : oom(msg, cap, n2 * sizeof *e / sizeof(double) + 1, "the eigenvalues");
     }
     double *E = A + n2 * n2, *VR = E + n2 * n2, *ar = VR + n2 * n2, *ai = ar + n2, *be = ai + n2;
     pencil(lin, A, E);
@@ -277,7 +293,7 @@ int ld_modes_damped(const ld_linear *lin, int count, ld_modes *md, char *msg, si
     if (rc == LD_ESINGULAR)
         fail(rc, msg, cap, "the generalized eigensolver failed or found no finite eigenvalue");
     else if (rc)
-        fail(rc, msg, cap, "out of memory");
+        oom(msg, cap, modes_doubles(count, lin->n, lin->k), "the modes");
     return rc;
 }
 

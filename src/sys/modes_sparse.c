@@ -31,6 +31,7 @@ static int fail(int rc, char *msg, size_t cap, const char *what) {
 typedef struct sp {
     const ld_system *s;
     size_t k, q, nmb, nval;
+    size_t bytes; /* what sp_alloc asks for (besides the sparse solver) */
     int *colptr, *rowind;
     size_t *map;             /* block value e → its CSC entry */
     double *vals, *csc, *Mb; /* block values, CSC values, mass blocks */
@@ -81,6 +82,8 @@ static int sp_alloc(sp *w, const ld_system *s, size_t q) {
     w->rowind = malloc((w->nval + 1) * sizeof(int));
     w->map = malloc((w->nval + 1) * sizeof(size_t));
     size_t nd = 2 * w->nval + 2 * w->nmb + 3 * k * q + 2 * q * q + 2 * q + 2 * k;
+    w->bytes = (k + 1) * sizeof(int) + (w->nval + 1) * (sizeof(int) + sizeof(size_t)) +
+               nd * sizeof(double);
     w->vals = calloc(nd, sizeof(double));
     w->la = ld_la_create(LD_LA_KLU, (int)k);
     if (!w->colptr || !w->rowind || !w->map || !w->vals || !w->la) return LD_ENOMEM;
@@ -236,8 +239,13 @@ int ld_modes_sparse(const ld_system *s, double t, const double *q, int count, do
     sp w;
     int rc = sp_alloc(&w, s, nq);
     if (rc) {
+        if (msg && cap)
+            snprintf(msg, cap,
+                     "out of memory: %.0f bytes for the sparse eigensolver's work (k = %d), or "
+                     "its sparse solver",
+                     (double)w.bytes, s->k);
         sp_free(&w);
-        return fail(rc, msg, cap, "out of memory");
+        return rc;
     }
     rc = factor(&w, t, q, sigma, msg, cap);
     if (!rc) start(&w);

@@ -179,14 +179,26 @@ static void free_work(work *w) {
     ld_la_free(w->la);
 }
 
-static int make_work(work *w, const ld_system *s, double t) {
+/* The doubles of the work of a system. */
+static size_t work_doubles(const ld_system *s) {
+    size_t k = (size_t)s->k, m = (size_t)s->m, n = k + m, nq = (size_t)s->nq;
+    return 2 * k + 2 * n + n * n + 2 * k * k + m * k + 3 * nq + m + 1;
+}
+
+/* The work at t; LD_ENOMEM with "statics: out of memory: N bytes for WHAT (n = ..)" in msg. */
+static int make_work(work *w, const ld_system *s, double t, char *msg, size_t cap) {
     memset(w, 0, sizeof *w);
     w->s = s, w->t = t, w->k = s->k, w->m = s->m, w->n = s->k + s->m;
     size_t k = (size_t)w->k, m = (size_t)w->m, n = (size_t)w->n, nq = (size_t)s->nq;
-    size_t total = 2 * k + 2 * n + n * n + 2 * k * k + m * k + 3 * nq + m + 1;
+    size_t total = work_doubles(s);
     w->zero = calloc(total, sizeof(double));
     w->la = ld_la_create(LD_LA_DENSE, w->n);
     if (!w->zero || !w->la) {
+        double bytes = !w->zero ? (double)total * (double)sizeof(double)
+                                : (double)n * (double)n * (double)sizeof(double);
+        if (msg)
+            snprintf(msg, cap, "statics: out of memory: %.0f bytes for %s (n = %d)", bytes,
+                     !w->zero ? "the dense matrices" : "the dense solver's factors", w->n);
         free_work(w);
         return LD_ENOMEM;
     }
@@ -230,12 +242,8 @@ int ld_static_solve(const ld_system *s, double t, double *q, double *lambda,
         return LD_ENOMEM;
     }
     work w;
-    int rc = make_work(&w, s, t);
-    if (rc) {
-        if (msg)
-            snprintf(msg, cap, "statics: out of memory for the dense matrix (n = %d)", s->k + s->m);
-        return rc;
-    }
+    int rc = make_work(&w, s, t, msg, cap);
+    if (rc) return rc;
     if (s->m > 0) memset(lambda, 0, (size_t)s->m * sizeof(double));
     memcpy(w.q0, q, (size_t)s->nq * sizeof(double));
     rc = s->ops.force(s, t, q, w.zero, w.g0);
