@@ -16,6 +16,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 struct ld_model;
 void fuzz_run_model(const struct ld_model *m, uint32_t h);
 
+/* Parse data[size] as a model file with the reader's contracts checked (a refusal: negative
+ * status and a terminated, non-empty message; an acceptance: the model validates). 1 with *m
+ * to free when accepted, 0 when refused (fuzz_model.c). */
+int fuzz_parse_model(const uint8_t *data, size_t size, struct ld_model *m);
+
 /* FNV-1a of data[size]: the same input always runs the same variant. */
 static inline uint32_t fuzz_hash(const uint8_t *data, size_t size) {
     uint32_t h = 2166136261u;

@@ -66,15 +66,7 @@ static void check_beam(const ld_model *m, const ld_beam *b) {
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     ld_model m;
-    ld_model_error err;
-    int rc = ld_model_parse((const char *)data, size, "fuzz.yaml", &m, &err);
-    if (rc != LD_OK) {
-        contract(rc < 0, "a refused model returns a negative status");
-        contract(memchr(err.msg, '\0', sizeof err.msg) != NULL, "the message is terminated");
-        contract(err.msg[0] != '\0', "a refused model comes with a message");
-        return 0;
-    }
-    contract(ld_model_validate(&m, &err) == LD_OK, "an accepted model validates");
+    if (!fuzz_parse_model(data, size, &m)) return 0;
     for (int i = 0; i < m.nbeams; ++i) check_beam(&m, &m.beams[i]);
     (void)ld_model_has_contact(&m);
     if (m.nbodies <= MAX_RUN_BODIES) fuzz_run_model(&m, fuzz_hash(data, size));

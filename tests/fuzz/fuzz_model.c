@@ -156,17 +156,22 @@ void fuzz_run_model(const ld_model *m, uint32_t h) {
 #define FUZZ_MODEL_ENTRY LLVMFuzzerTestOneInput
 #endif
 int FUZZ_MODEL_ENTRY(const uint8_t *data, size_t size);
-int FUZZ_MODEL_ENTRY(const uint8_t *data, size_t size) {
-    ld_model m;
+int fuzz_parse_model(const uint8_t *data, size_t size, ld_model *m) {
     ld_model_error err;
-    int rc = ld_model_parse((const char *)data, size, "fuzz.yaml", &m, &err);
+    int rc = ld_model_parse((const char *)data, size, "fuzz.yaml", m, &err);
     if (rc != LD_OK) {
         contract(rc < 0, "a refused model returns a negative status");
         contract(memchr(err.msg, '\0', sizeof err.msg) != NULL, "the message is terminated");
         contract(err.msg[0] != '\0', "a refused model comes with a message");
         return 0;
     }
-    contract(ld_model_validate(&m, &err) == LD_OK, "an accepted model validates");
+    contract(ld_model_validate(m, &err) == LD_OK, "an accepted model validates");
+    return 1;
+}
+
+int FUZZ_MODEL_ENTRY(const uint8_t *data, size_t size) {
+    ld_model m;
+    if (!fuzz_parse_model(data, size, &m)) return 0;
     if (m.nbodies <= MAX_COMPILE_BODIES) fuzz_run_model(&m, fuzz_hash(data, size));
     ld_model_free(&m);
     return 0;
