@@ -193,8 +193,8 @@ double ld_method_param_value(const ld_integ_options *o, const ld_method_param *p
 void ld_integ_options_init(ld_integ_options *o);
 /* The mode the integrator will run for the options o on the system s: LD_REUSE_OFF for the
  * methods without Newton iterations, else o->newton_reuse. LD_REUSE_AUTO keeps the matrix
- * within a step only: 1.3-3.5x faster than LD_REUSE_OFF on the shipped models, with end
- * states within 3e-6 of it; LD_REUSE_ON is faster still but its error accumulates at the
+ * within a step only: 1.2-3.5x faster than LD_REUSE_OFF on the shipped models, with end
+ * states within 5e-5 of it; LD_REUSE_ON is faster still but its error accumulates at the
  * Newton tolerance (bench/newton_reuse.py, docs/performance.md). */
 ld_newton_reuse ld_integ_reuse_choose(const ld_system *s, const ld_integ_options *o);
 /* NULL if the options suit the system, otherwise a one-line reason (static string) why
