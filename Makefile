@@ -64,6 +64,7 @@ bench: build
 	$(BUILD)/release/bench/bench_robots | tee $(BUILD)/bench/robots.csv
 	bench/sweep_scaling.sh $(BUILD)/release/liedyn | tee $(BUILD)/bench/sweep_scaling.csv
 	python3 bench/newton_reuse.py $(BUILD)/release/liedyn | tee $(BUILD)/bench/newton_reuse.csv
+	python3 bench/la_choice.py $(BUILD)/release/liedyn | tee $(BUILD)/bench/la_choice.csv
 	bench/peers/slider_crank_clearance.sh $(BUILD)/release/liedyn $(BUILD)/bench/slider-crank-clearance
 	bench/peers/woodpecker.sh $(BUILD)/release/liedyn $(BUILD)/bench/woodpecker | tee $(BUILD)/bench/woodpecker.txt
 

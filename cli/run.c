@@ -226,6 +226,8 @@ static void print_json(const sim *S, const ld_model *m, const char *base) {
     printf(", \"integrator\": \"%s\", \"formulation\": \"%s\", \"la\": \"%s\", ",
            ld_integ_method_name(S->o.method), ld_formulation_name(S->form),
            ld_la_kind_name(ld_integ_la(S->it)));
+    printf("\"la_order\": %d, \"la_entries\": %zu, ", S->s.k + S->s.m,
+           ld_integ_la_entries(&S->s, &S->o));
     printf("\"dt\": ");
     json_num(S->dt);
     printf(", \"t_start\": ");

@@ -10,6 +10,7 @@
  * is printed, not asserted.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -224,6 +225,68 @@ static void test_la_choose(void **state) {
     assert_int_equal(ld_la_kind_find("auto"), LD_LA_AUTO);
 }
 
+/* The shipped models' iteration matrices (order, constraint rows, entries as the integrator
+ * counts them) with the solver measured faster per Newton iteration by more than 10 %
+ * (bench/la_choice.py, docs/linalg.md): the choice must pick it. */
+static const struct {
+    const char *model;
+    int n, m;
+    size_t nnz;
+    ld_la_kind faster;
+} measured[] = {
+    {"four-bar", 35, 17, 576, LD_LA_DENSE},
+    {"slider-crank-clearance", 33, 15, 423, LD_LA_DENSE},
+    {"iea15-blade", 60, 0, 3600, LD_LA_DENSE},
+    {"beam-roll-up", 96, 0, 5184, LD_LA_DENSE},
+    {"bricard", 59, 29, 1056, LD_LA_KLU},
+    {"roll-up", 76, 22, 1356, LD_LA_KLU},
+    {"andrews-squeezer", 83, 41, 1536, LD_LA_KLU},
+    {"flying-spaghetti-beam", 102, 0, 3492, LD_LA_KLU},
+    {"rotating-blade", 168, 12, 7272, LD_LA_KLU},
+    {"right-angle-cantilever", 180, 0, 5184, LD_LA_KLU},
+    {"n-four-bar", 971, 485, 17856, LD_LA_KLU},
+};
+
+/* The structure of model name as the integrator of its own integrator block sees it. */
+static void model_structure(const char *name, int *n, int *m, size_t *nnz) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/models/%s.yaml", LD_SOURCE_DIR, name);
+    ld_model model;
+    ld_model_error err;
+    if (ld_model_load(path, &model, &err) != LD_OK) fail_msg("%s: %s", path, err.msg);
+    ld_system s;
+    double *q0 = NULL, *v0 = NULL;
+    assert_int_equal(ld_model_compile(&model, model.run.formulation, &s, &q0, &v0), LD_OK);
+    ld_integ_options o;
+    ld_integ_options_init(&o);
+    o.method = (ld_integ_method)ld_integ_method_find(model.run.integrator);
+    *n = s.k + s.m;
+    *m = s.m;
+    *nnz = ld_integ_la_entries(&s, &o);
+    free(q0);
+    free(v0);
+    ld_model_system_free(&s);
+    ld_model_free(&model);
+}
+
+static void test_la_choose_measured(void **state) {
+    (void)state;
+    for (size_t i = 0; i < sizeof measured / sizeof *measured; ++i) {
+        int n, m;
+        size_t nnz;
+        model_structure(measured[i].model, &n, &m, &nnz); /* the table is the models' own */
+        if (n != measured[i].n || m != measured[i].m || nnz != measured[i].nnz)
+            fail_msg("%s: n = %d, m = %d, nnz = %zu now; the table says %d, %d, %zu (measure "
+                     "again: bench/la_choice.py)",
+                     measured[i].model, n, m, nnz, measured[i].n, measured[i].m, measured[i].nnz);
+        ld_la_kind got = ld_la_choose_rows(measured[i].n, measured[i].m, measured[i].nnz);
+        if (got != measured[i].faster)
+            fail_msg("%s (n = %d, m = %d, nnz = %zu): picked %s, measured faster %s",
+                     measured[i].model, measured[i].n, measured[i].m, measured[i].nnz,
+                     ld_la_kind_name(got), ld_la_kind_name(measured[i].faster));
+    }
+}
+
 /* An allocation that fails inside a step (the KLU pattern of a Newton method is built at the
  * first factorization) is reported as "out of memory: N bytes for WHAT", not as anything else. */
 static void test_oom_in_step(void **state) {
@@ -268,9 +331,9 @@ static void test_oom_in_step(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_oom_in_step),          cmocka_unit_test(test_la_choose),
-        cmocka_unit_test(test_free_bodies),          cmocka_unit_test(test_long_rod),
-        cmocka_unit_test(test_initial_accel_sparse),
+        cmocka_unit_test(test_oom_in_step),        cmocka_unit_test(test_la_choose),
+        cmocka_unit_test(test_la_choose_measured), cmocka_unit_test(test_free_bodies),
+        cmocka_unit_test(test_long_rod),           cmocka_unit_test(test_initial_accel_sparse),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

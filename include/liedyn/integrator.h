@@ -265,12 +265,16 @@ ld_integ *ld_integ_create_msg(const ld_system *s, const ld_integ_options *o, int
 /* The backend the integrator uses (LD_LA_AUTO resolved at creation; LD_LA_DENSE for NULL). */
 ld_la_kind ld_integ_la(const ld_integ *it);
 /* What LD_LA_AUTO resolves to for the system and the method of o (o may be NULL: the
- * half-explicit methods' matrix): ld_la_choose with the order k + m and the entries of the
- * method's matrix (the saddle-point pattern from mass_blocks and phi_q_sparse; for the Newton
- * methods six times as many, the stiffness couples neighbours; unknown, hence dense, without
- * that structure). A caller can compare it with a forced choice, e.g. to warn when dense is
+ * half-explicit methods' matrix): ld_la_choose_rows with the order k + m, the m constraint rows
+ * and ld_integ_la_entries; without structure, KLU only for ≥ 8 nodes and k + m ≥
+ * 4·LD_LA_CROSSOVER. A caller can compare it with a forced choice, e.g. to warn when dense is
  * forced on a system far above LD_LA_CROSSOVER. */
 ld_la_kind ld_integ_la_auto(const ld_system *s, const ld_integ_options *o);
+/* The structural entries of the method's matrix that LD_LA_AUTO weighs (0: unknown): for the
+ * half-explicit methods the saddle-point pattern from mass_blocks and phi_q_sparse; for the
+ * Newton methods the tangent blocks' pattern plus 2·bnnz, or six times the saddle pattern (the
+ * stiffness couples neighbours) without tangent blocks. */
+size_t ld_integ_la_entries(const ld_system *s, const ld_integ_options *o);
 void ld_integ_free(ld_integ *it);
 
 /* Set the state at t0 and compute consistent accelerations and multipliers

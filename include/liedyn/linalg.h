@@ -40,14 +40,28 @@ LD_BEGIN_DECLS
  * structure of its matrix) resolves it to LD_LA_DENSE or LD_LA_KLU. */
 typedef enum ld_la_kind { LD_LA_DENSE = 0, LD_LA_KLU = 1, LD_LA_AUTO = 2 } ld_la_kind;
 
-/* Order n from which KLU beats the dense backend on a sparse saddle-point matrix (the chain of
- * bench/bench_linalg: refactor + solve 1.13 times faster at n = 33, slower at n = 24;
- * docs/linalg.md). */
+/* Smallest order at which KLU is considered at all (below it dense LU always wins: plain C up
+ * to n = 12, one LAPACK call above; docs/linalg.md). */
 #define LD_LA_CROSSOVER 32
 
+/* The measured crossover: KLU pays off when W·nnz < n³, the dense LU's work (∝ n³) against
+ * KLU's (∝ the entries of a banded or block-sparse pattern, with little fill). W was measured
+ * per Newton iteration of the shipped models, dense against KLU, alternated (bench/la_choice.py,
+ * docs/linalg.md), separately for the two structures that occur: a saddle-point matrix with
+ * constraint rows (KLU pivots through the zero block: W = 128, the crossover lies between the
+ * four-bar, W = 74 … 92 dense faster, and the Bricard loop, W = 194 KLU faster) and a matrix
+ * without constraint rows (beams, free bodies: W = 240, between beam-roll-up, 170 dense faster,
+ * and the flying spaghetti beam, 306 KLU faster). */
+#define LD_LA_WORK_SADDLE 128
+#define LD_LA_WORK_PLAIN  240
+
 /* The backend for an n×n matrix with nnz structurally nonzero entries (0: unknown, taken as
- * dense): LD_LA_KLU when n ≥ LD_LA_CROSSOVER and at most half the entries can be nonzero,
- * else LD_LA_DENSE. Pure; never LD_LA_AUTO. */
+ * dense), m of whose rows are constraint rows with a zero diagonal block (0: none):
+ * LD_LA_KLU when n ≥ LD_LA_CROSSOVER, at most half the entries can be nonzero and W·nnz < n³ (W =
+ * LD_LA_WORK_SADDLE when m > 0, else LD_LA_WORK_PLAIN), else LD_LA_DENSE. Pure; never LD_LA_AUTO.
+ */
+ld_la_kind ld_la_choose_rows(int n, int m, size_t nnz);
+/* ld_la_choose_rows for a general matrix (taken as having constraint-like rows: the smaller W). */
 ld_la_kind ld_la_choose(int n, size_t nnz);
 
 typedef struct ld_la ld_la; /* opaque */

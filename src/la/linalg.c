@@ -443,10 +443,16 @@ static const la_ops sparse_ops = {sparse_init, sparse_release, sparse_factor_den
 
 /* ------------------------------------------------------------------ public interface */
 
-ld_la_kind ld_la_choose(int n, size_t nnz) {
+ld_la_kind ld_la_choose_rows(int n, int m, size_t nnz) {
     if (n < LD_LA_CROSSOVER || nnz == 0) return LD_LA_DENSE;
-    double nn = (double)n * (double)n;
-    return 2.0 * (double)nnz <= nn ? LD_LA_KLU : LD_LA_DENSE;
+    double w = m > 0 ? LD_LA_WORK_SADDLE : LD_LA_WORK_PLAIN, nn = (double)n * (double)n;
+    /* past half full, the factors fill in and KLU does the dense work at a higher cost */
+    if (2.0 * (double)nnz > nn) return LD_LA_DENSE;
+    return w * (double)nnz < nn * (double)n ? LD_LA_KLU : LD_LA_DENSE;
+}
+
+ld_la_kind ld_la_choose(int n, size_t nnz) {
+    return ld_la_choose_rows(n, 1, nnz);
 }
 
 /* OpenBLAS (when it is the BLAS linked) spreads even a 24×24 factorization over threads that

@@ -70,20 +70,25 @@ static size_t saddle_nnz(const ld_system *s) {
     return ld_sys_mass_block_entries(s) + 2 * (size_t)s->bnnz + (size_t)s->m;
 }
 
-ld_la_kind ld_integ_la_auto(const ld_system *s, const ld_integ_options *o) {
-    if (!s || s->k < 1 || s->m < 0) return LD_LA_DENSE;
+size_t ld_integ_la_entries(const ld_system *s, const ld_integ_options *o) {
+    if (!s || s->k < 1 || s->m < 0) return 0;
     /* only the sparse half-explicit path can use the structure without a dense k×k */
     const ld_method_impl *d = method_of(o);
     int structured = !d || !d->info.newton;
-    size_t nnz = structured ? saddle_nnz(s) : 0;
-    if (!structured && ld_sys_has_sparse(s)) nnz = saddle_nnz(s) * 6; /* K couples neighbours */
-    if (!structured && ld_sys_has_blocks(s)) /* the iteration matrix's own pattern */
-        nnz = s->blk_off[s->nblk] + 2 * (size_t)s->bnnz;
+    if (structured) return saddle_nnz(s);
+    if (ld_sys_has_blocks(s)) /* the iteration matrix's own pattern */
+        return s->blk_off[s->nblk] + 2 * (size_t)s->bnnz;
+    return saddle_nnz(s) * 6; /* K couples neighbours (0 without structure) */
+}
+
+ld_la_kind ld_integ_la_auto(const ld_system *s, const ld_integ_options *o) {
+    if (!s || s->k < 1 || s->m < 0) return LD_LA_DENSE;
+    size_t nnz = ld_integ_la_entries(s, o);
     /* No structure known (e.g. the euler formulation): many nodes still make a sparse matrix
      * (each body is coupled to a few others; KLU is 48-82 times faster on the 17-body crank
      * drive, docs/linalg.md), so from 4 × the crossover with 8 nodes or more take KLU. */
     if (nnz == 0 && s->nnodes >= 8 && s->k + s->m >= 4 * LD_LA_CROSSOVER) return LD_LA_KLU;
-    return ld_la_choose(s->k + s->m, nnz);
+    return ld_la_choose_rows(s->k + s->m, s->m, nnz);
 }
 
 ld_newton_reuse ld_integ_reuse_choose(const ld_system *s, const ld_integ_options *o) {

@@ -489,7 +489,7 @@ int ld_sys_initial_accel_msg(const ld_system *s, double t, const double *q, cons
     }
     size_t k = (size_t)s->k, m = (size_t)s->m, n = k + m;
     size_t nnz = ld_sys_mass_block_entries(s) + 2 * (size_t)(s->bnnz > 0 ? s->bnnz : 0);
-    int sparse = ld_sys_has_sparse(s) && ld_la_choose((int)n, nnz) == LD_LA_KLU;
+    int sparse = ld_sys_has_sparse(s) && ld_la_choose_rows((int)n, s->m, nnz) == LD_LA_KLU;
     double *b = malloc(n * sizeof(double));
     if (!b) return oom(msg, cap, 8.0 * (double)n, "the initial accelerations");
     int rc =
