@@ -130,7 +130,12 @@
     }
     const skelSize = skeletonBox(deform).getSize(new THREE.Vector3()).length();
 
-    let shapeSize = 0;
+    const spheres = []; // per drawn shape its body and bounding sphere in the body's frame
+    function addSphere(body, obj) {
+      obj.updateMatrix();
+      obj.geometry.computeBoundingSphere();
+      spheres.push({ body, s: obj.geometry.boundingSphere.clone().applyMatrix4(obj.matrix) });
+    }
     const thickness = []; // the smallest dimension of each shape (joint markers follow it)
     // the meshes, each built once and shared by its shapes: vertices as 16-bit steps across
     // their box (lo + k (hi - lo)/65535), indices uint16 or uint32 (nv > 65536)
@@ -173,8 +178,7 @@
         meshShapes.push(mesh);
         const ext = [0, 1, 2].map((c) => Math.abs(s.size[c]) * (M.hi[c] - M.lo[c]));
         thickness.push(Math.min(...ext));
-        const far = [0, 1, 2].map((c) => Math.abs(s.size[c]) * Math.max(Math.abs(M.lo[c]), Math.abs(M.hi[c])));
-        shapeSize = Math.max(shapeSize, Math.hypot(...far) + Math.hypot(...s.center));
+        addSphere(s.body, mesh);
         continue;
       }
       if (s.auto && autoMarker(s)) { // no shape and an inertia box that tells nothing
@@ -185,7 +189,7 @@
         bodies[s.body].add(m);
         markerBodies.push(s.body);
         thickness.push(2 * r);
-        shapeSize = Math.max(shapeSize, 1.8 * r);
+        addSphere(s.body, m);
         continue;
       }
       if (s.type === 'box') geo = new THREE.BoxGeometry(s.size[0], s.size[1], s.size[2]);
@@ -206,8 +210,7 @@
       mesh.quaternion.set(s.q[1], s.q[2], s.q[3], s.q[0]);
       bodies[s.body].add(mesh);
       thickness.push(s.type === 'box' ? Math.min(...s.size) : s.type === 'sphere' || s.type === 'capsule' ? 2 * a : Math.min(2 * a, l));
-      geo.computeBoundingSphere();
-      shapeSize = Math.max(shapeSize, geo.boundingSphere.radius + Math.hypot(...s.center));
+      addSphere(s.body, mesh);
     }
 
     function setPoses(f) {
@@ -233,7 +236,19 @@
     // ---- bounding box over all frames (the nodes at the deformation scale), with the shapes
     let tubeR = 0;
     for (const tb of D.tubes) tubeR = Math.max(tubeR, tb.radius);
-    const sceneBox = (s) => skeletonBox(s).expandByScalar(Math.max(shapeSize, tubeR));
+    function sceneBox(s) { // the skeleton, the tubes' radius, the shapes' spheres in every frame
+      const bx = skeletonBox(s).expandByScalar(tubeR), w = new THREE.Vector3(), q = new THREE.Quaternion();
+      for (let f = 0; f < NF; f++) {
+        for (const sp of spheres) {
+          const k = (f * NB + sp.body) * 7;
+          w.copy(sp.s.center).applyQuaternion(q.set(P[k + 4], P[k + 5], P[k + 6], P[k + 3]));
+          w.add(nodeAt(f, sp.body, s, v0s));
+          bx.expandByPoint(w.addScalar(sp.s.radius)).expandByPoint(w.addScalar(-2 * sp.s.radius));
+        }
+      }
+      return bx;
+    }
+    const v0s = new THREE.Vector3();
     const box = sceneBox(deform);
     const v = new THREE.Vector3();
     let size = box.getSize(new THREE.Vector3()).length() || 1;
@@ -746,7 +761,7 @@
       const ds = document.body.dataset, r = (x) => x.toPrecision(7);
       ds.deform = String(deform);
       if (tubes.length && tubes[0].pts.length) ds.tubeMid = tubes[0].pts[(tubes[0].pts.length - 1) >> 1].toArray().map(r).join(' ');
-      ds.elements = elements.map((it) => it.e.draw + ':' + it.ends.map((p) => p.toArray().map(r).join(' ')).join(' ')).join(';');
+      if (elements.length) ds.elements = elements.map((it) => it.e.draw + ':' + it.ends.map((p) => p.toArray().map(r).join(' ')).join(' ')).join(';');
       ds.markers = String(markerBodies.length);
       ds.plot = chosen().map((q) => q.name).join(',');
       ds.viewExtent = viewExtent().toFixed(4);
@@ -842,10 +857,10 @@
     // what the tests read: the deformation scale, the middle point of the first tube, the
     // elements (each: draw kind and the ends at the frame shown), bodies drawn as markers and
     // how much of the view the fitted box takes (≤ 1: all of it seen)
-    report();
     document.body.dataset.status = 'ready';
     document.body.dataset.frame = String(frame);
     document.body.dataset.t = String(T[frame]);
+    report();
 
     function tick(now) {
       if (playing) {
