@@ -3,8 +3,9 @@
 # page reports what it drew in attributes of its body, docs/viewer.md "Testing"):
 # - beam-pinned with the side panel open: the fitted view holds the box of the whole run
 #   (data-view-extent <= 1), every node's displacement is offered for plotting (the midspan
-#   node beam[4] among them, its uy plotted first), the deformation scale is automatic (its largest deflection, 4 mm, drawn at
-#   about a tenth of the 10 m length) and the drawn midspan point moves by the scale;
+#   node beam[4] among them, its uy plotted first), the deformation scale is automatic (the
+#   largest deflection, 4.1 mm, drawn at about a tenth of the 10 m length), the drawn midspan
+#   point moves by the scale and a rigid body beside the beam does not;
 # - mass-spring: its spring is drawn from the ground point to the mass's centre, at the frame
 #   shown; double-pendulum-damped: its two rotational dampers at the hinges;
 # - a body without a shape whose inertia box would be a cube (inertia [1, 1, 1]) is a marker,
@@ -61,6 +62,16 @@ awk -v a="$mid1" -v b="$midN" -v s="$scale" 'BEGIN {
     ok = p[2] < -3e-3 && p[2] > -5e-3 && q[2] / p[2] > s * 0.999 && q[2] / p[2] < s * 1.001 &&
          (q[1] - 5) < 1e-3 * s && (q[1] - 5) > -1e-3 * s;
     exit !ok }' || fail "beam-pinned: the midspan point at scale 1: '$mid1', at $scale: '$midN'"
+
+# a rigid body beside the beam is drawn where it is, whatever the deformation scale
+awk '/^loads:/ { print "bodies:"
+    print "  - {name: ball, mass: 1, inertia: [1, 2, 3], position: [0, 3, 0], velocity: [0.1, 0, 0]}" }
+    { print }' "$SRC/models/beam-pinned.yaml" >"$WORK/ball.yaml"
+"$LIEDYN" run "$WORK/ball.yaml" --t-end 10 --frames 50 --quiet --html "$WORK/ball.html" \
+    >/dev/null 2>&1 || fail "beam-pinned with a ball --html"
+dom ball.html "t=10" r1.html
+[ "$(attr r1.html deform)" = 200 ] && [ "$(attr r1.html rigid)" = "1.000000 3.000000 0.000000" ] ||
+    fail "beam-pinned with a ball at t = 10: scale $(attr r1.html deform), the ball at '$(attr r1.html rigid)'"
 
 # mass-spring: the spring from the ground point to the mass's centre, every frame
 "$LIEDYN" run mass-spring --t-end 2 --frames 201 --quiet --html "$WORK/ms.html" --out "$WORK/ms.csv" \

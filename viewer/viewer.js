@@ -4,9 +4,11 @@
  * the page carries gzip-compressed in base64 and loads from blob URLs: no network.
  * The URL fragment sets the start: #t=TIME (or at=FRACTION of the run)&frames=1&joints=0&path=1
  * &plot=NAME,NAME&play=1&ui=0 (the 3-D view alone)&contacts=1 (the contacts' points and forces)
- * &ground=0.
+ * &ground=0&elements=0 (the force elements hidden)&deform=N (the deformation scale of rods and beams).
  * The page reports itself in the data-status of its body (ready or error) and errors in the title;
- * with mesh shapes also their triangles and the box they cover (data-mesh-triangles, -mesh-box).
+ * with mesh shapes also their triangles and the box they cover (data-mesh-triangles, -mesh-box);
+ * and for the tests what it drew at the start (report(): data-deform, -tube-mid, -elements,
+ * -markers, -plot, -rigid (the first rigid body's centre), -view-extent).
  */
 (function () {
   'use strict';
@@ -565,10 +567,14 @@
       return out.set(0, 0, 0).addScaledVector(side, c * Math.cos(orbit.az))
         .addScaledVector(fwd, c * Math.sin(orbit.az)).addScaledVector(up, Math.sin(orbit.el));
     }
+    const fitBoxes = new Map(); // per deformation scale (a resize fits again)
     function fitBox() { // all frames, the nodes at the deformation scale shown, the ground
-      const b = sceneBox(deform);
-      if (!groundBox.isEmpty()) b.union(groundBox);
-      return b;
+      if (!fitBoxes.has(deform)) {
+        const b = sceneBox(deform);
+        if (!groundBox.isEmpty()) b.union(groundBox);
+        fitBoxes.set(deform, b);
+      }
+      return fitBoxes.get(deform).clone();
     }
     // the camera along the start direction, at the distance where the box's corners fill at most
     // 90 % of the view's width and height (the canvas beside the side panel), centred in it
@@ -763,6 +769,8 @@
       if (tubes.length && tubes[0].pts.length) ds.tubeMid = tubes[0].pts[(tubes[0].pts.length - 1) >> 1].toArray().map(r).join(' ');
       if (elements.length) ds.elements = elements.map((it) => it.e.draw + ':' + it.ends.map((p) => p.toArray().map(r).join(' ')).join(' ')).join(';');
       ds.markers = String(markerBodies.length);
+      const rigid = isNode.indexOf(false);
+      if (rigid >= 0) ds.rigid = bodies[rigid].position.toArray().map(r).join(' ');
       ds.plot = chosen().map((q) => q.name).join(',');
       ds.viewExtent = viewExtent().toFixed(4);
     }
