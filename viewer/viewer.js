@@ -4,9 +4,11 @@
  * the page carries gzip-compressed in base64 and loads from blob URLs: no network.
  * The URL fragment sets the start: #t=TIME (or at=FRACTION of the run)&frames=1&joints=0&path=1
  * &plot=NAME,NAME&play=1&ui=0 (the 3-D view alone)&contacts=1 (the contacts' points and forces)
- * &ground=0.
+ * &ground=0&elements=0 (the force elements hidden)&deform=N (the deformation scale of rods and beams).
  * The page reports itself in the data-status of its body (ready or error) and errors in the title;
- * with mesh shapes also their triangles and the box they cover (data-mesh-triangles, -mesh-box).
+ * with mesh shapes also their triangles and the box they cover (data-mesh-triangles, -mesh-box);
+ * and for the tests what it drew at the start (report(): data-deform, -tube-mid, -elements,
+ * -markers, -plot, -rigid (the first rigid body's centre), -view-extent).
  */
 (function () {
   'use strict';
@@ -87,7 +89,55 @@
       scene.add(g);
       bodies.push(g);
     }
-    let shapeSize = 0;
+    // ---- rods and beams: their nodes move as the displacement from the first frame times the
+    // deformation scale (rigid bodies as they are); by default the scale that shows the largest
+    // displacement at about a tenth of the length, a 1, 2 or 5 times a power of 10, at least 1
+    const isNode = D.bodies.map((b) => !!b.node);
+    const deformAuto = (() => {
+      let s = Infinity;
+      for (const tb of D.tubes) {
+        const at0 = (p) => (p.length === 3 ? new THREE.Vector3().fromArray(p) : new THREE.Vector3().fromArray(P, 7 * p[0]));
+        let len = 0, umax = 0;
+        for (let i = 1; i < tb.points.length; i++) len += at0(tb.points[i]).distanceTo(at0(tb.points[i - 1]));
+        for (const p of tb.points) {
+          if (p.length === 3) continue;
+          for (let f = 1; f < NF; f++) {
+            const k = (f * NB + p[0]) * 7;
+            umax = Math.max(umax, Math.hypot(P[k] - P[7 * p[0]], P[k + 1] - P[7 * p[0] + 1], P[k + 2] - P[7 * p[0] + 2]));
+          }
+        }
+        if (umax > 0 && len > 0) s = Math.min(s, 0.1 * len / umax);
+      }
+      if (!(s > 1) || !Number.isFinite(s)) return 1;
+      const e = Math.pow(10, Math.floor(Math.log10(s))), r = s / e;
+      return (r >= 5 ? 5 : r >= 2 ? 2 : 1) * e;
+    })();
+    let deform = deformAuto;
+    function nodeAt(f, b, s, out) { // body b's centre at frame f, a node's displacement scaled by s
+      const k = (f * NB + b) * 7;
+      out.set(P[k], P[k + 1], P[k + 2]);
+      if (isNode[b] && s !== 1) out.sub(v0.fromArray(P, 7 * b)).multiplyScalar(s).add(v0.fromArray(P, 7 * b));
+      return out;
+    }
+    const v0 = new THREE.Vector3();
+    // the box of the centres over all frames and the fixed points (the ground's ends of the
+    // joints, elements, tubes): the model's size without its shapes
+    function skeletonBox(s) {
+      const bx = new THREE.Box3(), w = new THREE.Vector3();
+      for (let f = 0; f < NF; f++) for (let b = 0; b < NB; b++) bx.expandByPoint(nodeAt(f, b, s, w));
+      for (const tb of D.tubes) for (const p of tb.points) if (p.length === 3) bx.expandByPoint(w.fromArray(p));
+      for (const j of D.joints) if (j.b1 < 0) bx.expandByPoint(w.fromArray(j.p1));
+      for (const e of D.elements || []) if (e.b1 < 0) bx.expandByPoint(w.fromArray(e.p1));
+      return bx;
+    }
+    const skelSize = skeletonBox(deform).getSize(new THREE.Vector3()).length();
+
+    const spheres = []; // per drawn shape its body and bounding sphere in the body's frame
+    function addSphere(body, obj) {
+      obj.updateMatrix();
+      obj.geometry.computeBoundingSphere();
+      spheres.push({ body, s: obj.geometry.boundingSphere.clone().applyMatrix4(obj.matrix) });
+    }
     const thickness = []; // the smallest dimension of each shape (joint markers follow it)
     // the meshes, each built once and shared by its shapes: vertices as 16-bit steps across
     // their box (lo + k (hi - lo)/65535), indices uint16 or uint32 (nv > 65536)
@@ -106,6 +156,14 @@
       geo.computeBoundingSphere();
       return geo;
     });
+    // a body without a shape is drawn as its inertia box, unless that box is a cube (the
+    // inertia of a point or a sphere: no orientation, no size) or larger than half the model:
+    // then as a small translucent sphere with its axes
+    const markerBodies = [];
+    function autoMarker(s) {
+      const big = Math.max(...s.size), small = Math.min(...s.size);
+      return big < 1.15 * small || (skelSize > 0 && big > 0.5 * skelSize);
+    }
     for (const s of D.shapes) {
       let geo;
       const [a, l] = s.size;
@@ -122,8 +180,18 @@
         meshShapes.push(mesh);
         const ext = [0, 1, 2].map((c) => Math.abs(s.size[c]) * (M.hi[c] - M.lo[c]));
         thickness.push(Math.min(...ext));
-        const far = [0, 1, 2].map((c) => Math.abs(s.size[c]) * Math.max(Math.abs(M.lo[c]), Math.abs(M.hi[c])));
-        shapeSize = Math.max(shapeSize, Math.hypot(...far) + Math.hypot(...s.center));
+        addSphere(s.body, mesh);
+        continue;
+      }
+      if (s.auto && autoMarker(s)) { // no shape and an inertia box that tells nothing
+        const big = Math.max(...s.size), r = skelSize > 0.1 * big ? 0.025 * skelSize : 0.3 * big;
+        const m = new THREE.Mesh(new THREE.SphereGeometry(r, 24, 12), new THREE.MeshStandardMaterial({
+          color: 0xb4b8c0, roughness: 0.6, transparent: true, opacity: 0.35, depthWrite: false }));
+        m.add(new THREE.AxesHelper(1.8 * r));
+        bodies[s.body].add(m);
+        markerBodies.push(s.body);
+        thickness.push(2 * r);
+        addSphere(s.body, m);
         continue;
       }
       if (s.type === 'box') geo = new THREE.BoxGeometry(s.size[0], s.size[1], s.size[2]);
@@ -136,40 +204,55 @@
       }
       const color = s.color ? new THREE.Color(s.color[0], s.color[1], s.color[2])
         : new THREE.Color(palette[s.body % palette.length]);
-      const mat = new THREE.MeshStandardMaterial({
+      const mat = new THREE.MeshStandardMaterial({ // an inertia box: see-through
         color, roughness: 0.55, metalness: 0.15,
-        transparent: !!s.auto, opacity: s.auto ? 0.85 : 1 });
+        transparent: !!s.auto, opacity: s.auto ? 0.5 : 1, depthWrite: !s.auto });
       const mesh = new THREE.Mesh(geo, mat);
       mesh.position.fromArray(s.center);
       mesh.quaternion.set(s.q[1], s.q[2], s.q[3], s.q[0]);
       bodies[s.body].add(mesh);
       thickness.push(s.type === 'box' ? Math.min(...s.size) : s.type === 'sphere' || s.type === 'capsule' ? 2 * a : Math.min(2 * a, l));
-      geo.computeBoundingSphere();
-      shapeSize = Math.max(shapeSize, geo.boundingSphere.radius + Math.hypot(...s.center));
+      addSphere(s.body, mesh);
     }
 
     function setPoses(f) {
       const o = f * NB * 7;
       for (let b = 0; b < NB; b++) {
         const k = o + 7 * b;
-        bodies[b].position.set(P[k], P[k + 1], P[k + 2]);
+        nodeAt(f, b, deform, bodies[b].position);
         bodies[b].quaternion.set(P[k + 4], P[k + 5], P[k + 6], P[k + 3]);
       }
     }
+    function bodyPoint0(b, p, out) { // a point of body b at the first frame
+      out.fromArray(p);
+      if (b >= 0) out.applyQuaternion(q0.set(P[7 * b + 4], P[7 * b + 5], P[7 * b + 6], P[7 * b + 3])).add(v0.fromArray(P, 7 * b));
+      return out;
+    }
+    const q0 = new THREE.Quaternion();
     function bodyPoint(b, p, out) { // a point of body b (ground: spatial)
       out.fromArray(p);
       if (b >= 0) out.applyQuaternion(bodies[b].quaternion).add(bodies[b].position);
       return out;
     }
 
-    // ---- bounding box over all frames
-    const box = new THREE.Box3();
+    // ---- bounding box over all frames (the nodes at the deformation scale), with the shapes
+    let tubeR = 0;
+    for (const tb of D.tubes) tubeR = Math.max(tubeR, tb.radius);
+    function sceneBox(s) { // the skeleton, the tubes' radius, the shapes' spheres in every frame
+      const bx = skeletonBox(s).expandByScalar(tubeR), w = new THREE.Vector3(), q = new THREE.Quaternion();
+      for (let f = 0; f < NF; f++) {
+        for (const sp of spheres) {
+          const k = (f * NB + sp.body) * 7;
+          w.copy(sp.s.center).applyQuaternion(q.set(P[k + 4], P[k + 5], P[k + 6], P[k + 3]));
+          w.add(nodeAt(f, sp.body, s, v0s));
+          bx.expandByPoint(w.addScalar(sp.s.radius)).expandByPoint(w.addScalar(-2 * sp.s.radius));
+        }
+      }
+      return bx;
+    }
+    const v0s = new THREE.Vector3();
+    const box = sceneBox(deform);
     const v = new THREE.Vector3();
-    for (let f = 0; f < NF; f++)
-      for (let b = 0; b < NB; b++) box.expandByPoint(v.fromArray(P, (f * NB + b) * 7));
-    for (const tb of D.tubes) for (const p of tb.points) if (p.length === 3) box.expandByPoint(v.fromArray(p));
-    for (const j of D.joints) if (j.b1 < 0) box.expandByPoint(v.fromArray(j.p1));
-    box.expandByScalar(shapeSize);
     let size = box.getSize(new THREE.Vector3()).length() || 1;
     const centre = box.getCenter(new THREE.Vector3());
     for (const g of bodies) g.userData.axes.scale.setScalar(0.08 * size);
@@ -229,8 +312,124 @@
       }
     }
 
+    // ---- force elements: a spring-damper as a coil and a damper (a housing and a rod) between
+    // its points, a rotational one as a torsion coil and a drum about its axis at its joint,
+    // another (bushing, user force) as lines from body1's centre through its points to body2's
+    const elementGroup = new THREE.Group();
+    scene.add(elementGroup);
+    const unitCyl = new THREE.CylinderGeometry(1, 1, 1, 20).rotateX(Math.PI / 2).translate(0, 0, 0.5); // along z, 0 … 1
+    const zAxis = new THREE.Vector3(0, 0, 1);
+    const coilMat = new THREE.LineBasicMaterial({ color: 0xdfe4ec });
+    const lineMat = new THREE.LineBasicMaterial({ color: 0xff70d0 });
+    const housingMat = new THREE.MeshStandardMaterial({ color: 0x6a7280, roughness: 0.5, metalness: 0.3 });
+    const rodMat = new THREE.MeshStandardMaterial({ color: 0xc8ccd4, roughness: 0.3, metalness: 0.6 });
+    const drumMat = new THREE.MeshStandardMaterial({ color: 0x8a93a0, roughness: 0.5, transparent: true, opacity: 0.7 });
+    const COILS = 9, PER = 14; // a spring's turns, points per turn
+    function coilLine(n) {
+      const g = new THREE.BufferGeometry();
+      g.setAttribute('position', new THREE.BufferAttribute(new Float32Array(3 * n), 3));
+      const l = new THREE.Line(g, coilMat);
+      l.frustumCulled = false;
+      elementGroup.add(l);
+      return l;
+    }
+    // a helix of `turns` turns and radius r about the segment a → b (straight leads of `lead`
+    // at both ends) into line l's points
+    const eu = new THREE.Vector3(), ew = new THREE.Vector3(), ee = new THREE.Vector3(), ep = new THREE.Vector3();
+    function helix(l, a, b, r, turns, lead) {
+      const pos = l.geometry.attributes.position.array, n = pos.length / 3;
+      ee.subVectors(b, a);
+      const len = ee.length() || 1e-12;
+      ee.divideScalar(len);
+      eu.set(1, 0, 0);
+      if (Math.abs(eu.dot(ee)) > 0.9) eu.set(0, 1, 0);
+      eu.addScaledVector(ee, -eu.dot(ee)).normalize();
+      ew.crossVectors(ee, eu);
+      const l0 = Math.min(lead, 0.25 * len);
+      for (let i = 0; i < n; i++) { // a, the axis at l0, the turns, the axis at len − l0, b
+        let x, rr = 0, ang = 0;
+        if (i === 0) x = 0; else if (i === 1) x = l0; else if (i === n - 2) x = len - l0;
+        else if (i === n - 1) x = len; else {
+          const u = (i - 2) / (n - 5);
+          x = l0 + u * (len - 2 * l0);
+          ang = 2 * Math.PI * turns * u;
+          rr = r;
+        }
+        ep.copy(a).addScaledVector(ee, x).addScaledVector(eu, rr * Math.cos(ang)).addScaledVector(ew, rr * Math.sin(ang));
+        pos[3 * i] = ep.x; pos[3 * i + 1] = ep.y; pos[3 * i + 2] = ep.z;
+      }
+      l.geometry.attributes.position.needsUpdate = true;
+    }
+    function cylBetween(m, a, dir, len, r) { // the unit cylinder from a along dir (unit), len long
+      m.position.copy(a);
+      m.quaternion.setFromUnitVectors(zAxis, dir);
+      m.scale.set(r, r, Math.max(len, 1e-9));
+    }
+    const ea = new THREE.Vector3(), eb = new THREE.Vector3(), ec = new THREE.Vector3(), ed = new THREE.Vector3();
+    const elements = (D.elements || []).map((e) => {
+      const it = { e, parts: {} };
+      bodyPoint0(e.b1, e.p1, ea); bodyPoint0(e.b2, e.p2, eb);
+      if (e.draw === 'spring') {
+        it.len0 = ea.distanceTo(eb) || 0.1 * size;
+        it.r = Math.min(0.04 * size, Math.max(markerR, 0.07 * it.len0));
+        if (e.spring || !e.damper) it.parts.coil = coilLine(COILS * PER + 5);
+        if (e.damper) {
+          it.parts.housing = new THREE.Mesh(unitCyl, housingMat);
+          it.parts.rod = new THREE.Mesh(unitCyl, rodMat);
+          elementGroup.add(it.parts.housing, it.parts.rod);
+        }
+      } else if (e.draw === 'torsion') {
+        it.r = Math.max(2 * markerR, 0.02 * size);
+        if (e.spring) it.parts.coil = coilLine(4 * PER + 5);
+        if (e.damper || !e.spring) {
+          it.parts.drum = new THREE.Mesh(unitCyl, drumMat);
+          elementGroup.add(it.parts.drum);
+        }
+      } else {
+        const g = new THREE.BufferGeometry();
+        g.setAttribute('position', new THREE.BufferAttribute(new Float32Array(12), 3));
+        it.parts.line = new THREE.Line(g, lineMat);
+        it.parts.line.frustumCulled = false;
+        elementGroup.add(it.parts.line);
+      }
+      return it;
+    });
+    function setElements() {
+      for (const it of elements) {
+        const e = it.e, P_ = it.parts;
+        bodyPoint(e.b1, e.p1, ea); bodyPoint(e.b2, e.p2, eb);
+        if (e.draw === 'spring') {
+          const len = ea.distanceTo(eb);
+          ed.subVectors(eb, ea).divideScalar(len || 1);
+          if (P_.coil) helix(P_.coil, ea, eb, it.r, COILS, 0.1 * it.len0);
+          if (P_.housing) { // the housing from a, half the initial length; the rod from b into it
+            const hl = Math.min(0.5 * it.len0, 0.8 * len);
+            cylBetween(P_.housing, ea, ed, hl, 0.45 * it.r);
+            cylBetween(P_.rod, eb, ec.copy(ed).negate(), Math.max(0, len - 0.25 * hl), 0.12 * it.r);
+          }
+          it.ends = [ea.clone(), eb.clone()];
+        } else if (e.draw === 'torsion') {
+          ed.fromArray(e.axis);
+          if (e.b1 >= 0) ed.applyQuaternion(bodies[e.b1].quaternion);
+          const h = 1.2 * it.r;
+          ec.copy(eb).addScaledVector(ed, -0.5 * h);
+          if (P_.coil) helix(P_.coil, ec, ep.copy(eb).addScaledVector(ed, 0.5 * h), it.r, 4, 0.1 * h);
+          if (P_.drum) cylBetween(P_.drum, ec, ed, h, P_.coil ? 0.7 * it.r : it.r);
+          it.ends = [eb.clone(), eb.clone()];
+        } else {
+          const pos = P_.line.geometry.attributes.position.array;
+          (e.b1 >= 0 ? bodies[e.b1].position : ea).toArray(pos, 0);
+          ea.toArray(pos, 3); eb.toArray(pos, 6);
+          bodies[e.b2].position.toArray(pos, 9);
+          P_.line.geometry.attributes.position.needsUpdate = true;
+          it.ends = [ea.clone(), eb.clone()];
+        }
+      }
+    }
+
     // ---- the ground: its fixed shapes and its plane (a translucent square with a grid)
     const groundGroup = new THREE.Group();
+    const groundBox = new THREE.Box3(); // the ground's shapes and plane (the camera's fit)
     scene.add(groundGroup);
     for (const s of D.ground || []) {
       let geo;
@@ -250,6 +449,7 @@
       mesh.quaternion.set(s.q[1], s.q[2], s.q[3], s.q[0]);
       groundGroup.add(mesh);
       box.expandByObject(mesh);
+      groundBox.expandByObject(mesh);
     }
     let planeMesh = null;
     if (D.plane) {
@@ -271,6 +471,7 @@
       pg.position.copy(c).addScaledVector(n, 1e-4 * side);
       groundGroup.add(pg);
       box.expandByPoint(c);
+      groundBox.expandByPoint(c);
     }
     if (D.plane || (D.ground && D.ground.length)) { // the camera's fit takes the ground in
       size = box.getSize(new THREE.Vector3()).length() || 1;
@@ -361,22 +562,60 @@
     side.addScaledVector(up, -side.dot(up)).normalize();
     const fwd = new THREE.Vector3().crossVectors(up, side);
     const orbit = { target: new THREE.Vector3(), dist: 1, az: -0.9, el: 0.45 };
+    function viewDir(out) { // from the target to the camera
+      const c = Math.cos(orbit.el);
+      return out.set(0, 0, 0).addScaledVector(side, c * Math.cos(orbit.az))
+        .addScaledVector(fwd, c * Math.sin(orbit.az)).addScaledVector(up, Math.sin(orbit.el));
+    }
+    const fitBoxes = new Map(); // per deformation scale (a resize fits again)
+    function fitBox() { // all frames, the nodes at the deformation scale shown, the ground
+      if (!fitBoxes.has(deform)) {
+        const b = sceneBox(deform);
+        if (!groundBox.isEmpty()) b.union(groundBox);
+        fitBoxes.set(deform, b);
+      }
+      return fitBoxes.get(deform).clone();
+    }
+    // the camera along the start direction, at the distance where the box's corners fill at most
+    // 90 % of the view's width and height (the canvas beside the side panel), centred in it
     function fit() {
-      orbit.target.copy(centre);
-      orbit.dist = 0.5 * size / Math.sin(0.5 * camera.fov * Math.PI / 180) * 0.8;
       orbit.az = -0.9; orbit.el = 0.45;
+      const b = fitBox(), c = b.getCenter(new THREE.Vector3());
+      const dir = viewDir(new THREE.Vector3());
+      const right = new THREE.Vector3().crossVectors(up, dir).normalize();
+      const camUp = new THREE.Vector3().crossVectors(dir, right);
+      const ty = 0.9 * Math.tan(0.5 * camera.fov * Math.PI / 180), tx = ty * camera.aspect;
+      const pts = [];
+      for (let i = 0; i < 8; i++) {
+        v.set(i & 1 ? b.max.x : b.min.x, i & 2 ? b.max.y : b.min.y, i & 4 ? b.max.z : b.min.z).sub(c);
+        pts.push([v.dot(right), v.dot(camUp), v.dot(dir)]);
+      }
+      const mid = (k) => 0.5 * (Math.min(...pts.map((p) => p[k])) + Math.max(...pts.map((p) => p[k])));
+      const xm = mid(0), ym = mid(1);
+      let d = 0;
+      for (const [x, y, z] of pts) d = Math.max(d, z + Math.abs(x - xm) / tx, z + Math.abs(y - ym) / ty);
+      orbit.target.copy(c).addScaledVector(right, xm).addScaledVector(camUp, ym);
+      orbit.dist = d > 0 ? d : 1;
+      userMoved = false;
+    }
+    let userMoved = false; // until the camera is moved, a new size of the window fits again
+    function viewExtent() { // the largest |x|, |y| of the fitted box's corners in the view (≤ 1: all seen)
+      const b = fitBox();
+      let e = 0;
+      for (let i = 0; i < 8; i++) {
+        v.set(i & 1 ? b.max.x : b.min.x, i & 2 ? b.max.y : b.min.y, i & 4 ? b.max.z : b.min.z).project(camera);
+        e = Math.max(e, Math.abs(v.x), Math.abs(v.y));
+      }
+      return e;
     }
     function placeCamera() {
-      const c = Math.cos(orbit.el);
-      const dir = new THREE.Vector3().addScaledVector(side, c * Math.cos(orbit.az))
-        .addScaledVector(fwd, c * Math.sin(orbit.az)).addScaledVector(up, Math.sin(orbit.el));
+      const dir = viewDir(new THREE.Vector3());
       camera.position.copy(orbit.target).addScaledVector(dir, orbit.dist);
       camera.near = orbit.dist / 1000; camera.far = orbit.dist * 100;
       camera.lookAt(orbit.target);
       camera.updateProjectionMatrix();
       sun.position.copy(camera.position).addScaledVector(up, orbit.dist);
     }
-    fit();
     let drag = null;
     renderer.domElement.addEventListener('contextmenu', (e) => e.preventDefault());
     renderer.domElement.addEventListener('pointerdown', (e) => {
@@ -398,11 +637,13 @@
         orbit.el = Math.max(-1.55, Math.min(1.55, orbit.el + dy * 0.008));
       }
       dirty = true;
+      userMoved = true;
     });
     renderer.domElement.addEventListener('wheel', (e) => {
       e.preventDefault();
       orbit.dist *= Math.exp(e.deltaY * 0.001);
       dirty = true;
+      userMoved = true;
     }, { passive: false });
 
     // ---- plot panel
@@ -410,11 +651,33 @@
     const byName = {};
     for (const s of series) if (s.name === 'energy' || s.name === 'constraint_residual') quantities.push(s);
     for (let b = 0; b < NB; b++) {
-      if (D.bodies[b].node && b !== NB - 1) continue;
+      if (isNode[b]) continue;
       for (let c = 0; c < 3; c++) {
         const data = new Float32Array(NF);
         for (let f = 0; f < NF; f++) data[f] = P[(f * NB + b) * 7 + c];
         quantities.push({ name: D.bodies[b].name + '.' + 'xyz'[c], data });
+      }
+    }
+    // the nodes of rods and beams: their displacement from the first frame (ux uy uz), every
+    // node up to 101 a tube, else 101 of them evenly spread (both ends and the middle among them)
+    let midNode = null; // the middle node of the first tube: plotted first in a model of tubes only
+    for (const tb of D.tubes) {
+      const nodes = tb.points.map((p, i) => [p, i]).filter(([p]) => p.length === 1).map(([p]) => p[0]);
+      const n = nodes.length, pick = new Set();
+      if (n <= 101) nodes.forEach((b) => pick.add(b));
+      else for (let i = 0; i <= 100; i++) pick.add(nodes[Math.round(i * (n - 1) / 100)]);
+      if (n) pick.add(nodes[(n - 1) >> 1]);
+      const mid = tb.points[(tb.points.length - 1) >> 1];
+      for (const b of nodes) {
+        if (!pick.has(b)) continue;
+        const qs = [];
+        for (let c = 0; c < 3; c++) {
+          const data = new Float32Array(NF);
+          for (let f = 0; f < NF; f++) data[f] = P[(f * NB + b) * 7 + c] - P[7 * b + c];
+          qs.push({ name: D.bodies[b].name + '.u' + 'xyz'[c], data });
+        }
+        quantities.push(...qs);
+        if (!midNode && mid.length === 1 && mid[0] === b) midNode = qs;
       }
     }
     for (const s of series) if (s.name !== 'energy' && s.name !== 'constraint_residual') quantities.push(s);
@@ -493,11 +756,23 @@
       setPoses(f);
       setJoints();
       setTubes();
+      setElements();
       setContacts(f);
       slider.value = String(f);
       $('time').textContent = 't = ' + T[f].toFixed(4) + ' s';
       drawPlot(f);
       dirty = true;
+    }
+    function report() {
+      const ds = document.body.dataset, r = (x) => x.toPrecision(7);
+      ds.deform = String(deform);
+      if (tubes.length && tubes[0].pts.length) ds.tubeMid = tubes[0].pts[(tubes[0].pts.length - 1) >> 1].toArray().map(r).join(' ');
+      if (elements.length) ds.elements = elements.map((it) => it.e.draw + ':' + it.ends.map((p) => p.toArray().map(r).join(' ')).join(' ')).join(';');
+      ds.markers = String(markerBodies.length);
+      const rigid = isNode.indexOf(false);
+      if (rigid >= 0) ds.rigid = bodies[rigid].position.toArray().map(r).join(' ');
+      ds.plot = chosen().map((q) => q.name).join(',');
+      ds.viewExtent = viewExtent().toFixed(4);
     }
     function setPlaying(p) {
       playing = p;
@@ -515,6 +790,7 @@
       showPath: (on) => { path.visible = on; },
       showGround: (on) => { groundGroup.visible = on; },
       showContacts: (on) => { contactGroup.visible = on; },
+      showElements: (on) => { elementGroup.visible = on; },
     };
     for (const id in toggles) $(id).onchange = () => { toggles[id]($(id).checked); dirty = true; };
     sel.onchange = () => drawPlot(frame);
@@ -527,6 +803,7 @@
     function resize() {
       renderer.setSize(host.clientWidth, host.clientHeight);
       camera.aspect = host.clientWidth / Math.max(1, host.clientHeight);
+      if (!userMoved) fit();
       dirty = true;
       drawPlot(frame);
     }
@@ -543,7 +820,31 @@
     if (hp.path === '1') { $('showPath').checked = true; toggles.showPath(true); }
     if (hp.contacts === '1') { $('showContacts').checked = true; toggles.showContacts(true); }
     if (hp.ground === '0') { $('showGround').checked = false; toggles.showGround(false); }
-    const want = (hp.plot ? hp.plot.split(',') : ['energy']);
+    if (hp.elements === '0') { $('showElements').checked = false; toggles.showElements(false); }
+    if (D.tubes.length) {
+      $('deformLabel').style.display = '';
+      $('deformLabel').title = 'displacements of the nodes of rods and beams from the first frame drawn this many times (' +
+        deformAuto + ': the largest at about a tenth of the length); rigid bodies as they are';
+      if (hp.deform !== undefined && +hp.deform > 0) deform = +hp.deform;
+      $('deform').value = String(deform);
+      $('deform').onchange = () => {
+        const x = +$('deform').value;
+        if (!(x > 0)) { $('deform').value = String(deform); return; }
+        deform = x;
+        show(frame);
+      };
+    }
+    if (elements.length) $('elementsLabel').style.display = '';
+    let dflt = ['energy'];
+    if (midNode && isNode.every((x) => x)) { // the middle node's component that moves most
+      const span = (q) => {
+        let lo = Infinity, hi = -Infinity;
+        for (const x of q.data) { lo = Math.min(lo, x); hi = Math.max(hi, x); }
+        return hi - lo;
+      };
+      dflt = [midNode.reduce((a, q) => (span(q) > span(a) ? q : a)).name];
+    }
+    const want = (hp.plot ? hp.plot.split(',') : dflt);
     for (const o of sel.options) o.selected = want.includes(o.value);
     if (hp.t !== undefined && Number.isFinite(+hp.t)) simT = +hp.t;
     if (hp.at !== undefined && Number.isFinite(+hp.at)) simT = T[0] + (+hp.at) * (T[NF - 1] - T[0]);
@@ -561,9 +862,13 @@
       document.body.dataset.meshTriangles = String(tris);
       document.body.dataset.meshBox = [...mb.min.toArray(), ...mb.max.toArray()].map((x) => x.toPrecision(7)).join(' ');
     }
+    // what the tests read: the deformation scale, the middle point of the first tube, the
+    // elements (each: draw kind and the ends at the frame shown), bodies drawn as markers and
+    // how much of the view the fitted box takes (≤ 1: all of it seen)
     document.body.dataset.status = 'ready';
     document.body.dataset.frame = String(frame);
     document.body.dataset.t = String(T[frame]);
+    report();
 
     function tick(now) {
       if (playing) {

@@ -143,6 +143,33 @@ static void json_tubes(FILE *f, const ld_model *m) {
     fputc(']', f);
 }
 
+/* The force elements drawn (ld_io_scene_element): "elements": [{"name", "type", "draw" (spring,
+ * torsion or line), "spring", "damper", "b1", "b2", "p1", "p2" (in the bodies' frames), "axis"
+ * (in body1's)}]. */
+static void json_elements(FILE *f, const ld_model *m) {
+    static const char *const draw[] = {"", "spring", "torsion", "line"};
+    fputs(",\"elements\":[", f);
+    int k = 0;
+    for (int i = 0; i < m->nelements; ++i) {
+        view_element v;
+        if (!ld_io_scene_element(m, i, &v)) continue;
+        const ld_element *e = &m->elements[i];
+        fprintf(f, "%s{\"name\":", k++ ? "," : "");
+        jstr(f, e->name);
+        fputs(",\"type\":", f);
+        jstr(f, ld_element_type_name(e->type));
+        fprintf(f, ",\"draw\":\"%s\",\"spring\":%d,\"damper\":%d,\"b1\":%d,\"b2\":%d,\"p1\":",
+                draw[v.kind], v.spring, v.damper, e->body1, e->body2);
+        jvec(f, v.p1, 3);
+        fputs(",\"p2\":", f);
+        jvec(f, v.p2, 3);
+        fputs(",\"axis\":", f);
+        jvec(f, v.axis1, 3);
+        fputc('}', f);
+    }
+    fputc(']', f);
+}
+
 /* The ground: its shapes ("ground", world frame) and its plane ("plane": normal, point). 0 or
  * -1 (out of memory). */
 static int json_ground(FILE *f, const ld_model *m) {
@@ -240,6 +267,7 @@ static int json_data(FILE *f, const ld_model *m, const char *title, const view_f
     }
     json_joints(f, m);
     json_tubes(f, m);
+    json_elements(f, m);
     /* times as float64, poses and series as float32, little-endian (x86, ARM) base64 */
     fputs(",\"t\":\"", f);
     base64(f, (const unsigned char *)F->t, (size_t)F->n * sizeof(double));

@@ -297,3 +297,72 @@ void ld_io_scene_mesh(const ld_model *m, const view_shape *v, double *pts, int *
         o[0] = f[0], o[1] = f[flip ? 2 : 1], o[2] = f[flip ? 1 : 2];
     }
 }
+
+/* A spatial direction of the initial configuration in body b's frame (the ground's: itself). */
+static void dir_to_body(const ld_model *m, int b, const double a[3], double out[3]) {
+    if (b < 0)
+        memcpy(out, a, 3 * sizeof *out);
+    else
+        ld_quat_rotate_inv(out, m->bodies[b].q, a);
+}
+
+/* The initial centre of body b (the ground: the origin). */
+static void centre0(const ld_model *m, int b, double x[3]) {
+    for (int i = 0; i < 3; ++i) x[i] = b < 0 ? 0.0 : m->bodies[b].x[i];
+}
+
+/* A rotational spring-damper: at the joint between its bodies (else midway between their
+ * centres), about its axis, else the joint's, else the line between the centres. */
+static void torsion_place(const ld_model *m, const ld_element *e, view_element *v) {
+    double at[3], c1[3], c2[3], a[3] = {0, 0, 0};
+    centre0(m, e->body1, c1), centre0(m, e->body2, c2);
+    for (int i = 0; i < 3; ++i) at[i] = e->body1 < 0 ? c2[i] : 0.5 * (c1[i] + c2[i]);
+    for (int j = 0; j < m->njoints; ++j) {
+        const ld_joint *J = &m->joints[j];
+        int same = J->body1 == e->body1 && J->body2 == e->body2;
+        int swapped = J->body1 == e->body2 && J->body2 == e->body1;
+        if (J->kind == LD_JOINT_DRIVER || (!same && !swapped)) continue;
+        if (!J->point_form) {
+            memcpy(at, J->at, sizeof at);
+            if (J->kind != LD_JOINT_SPHERICAL && J->kind != LD_JOINT_FIXED)
+                memcpy(a, J->axis, sizeof a);
+        }
+        break;
+    }
+    if (e->npar >= 5 && ld_v3_dot(e->par + 2, e->par + 2) > 0.0) memcpy(a, e->par + 2, sizeof a);
+    if (!(ld_v3_dot(a, a) > 0.0))
+        for (int i = 0; i < 3; ++i) a[i] = c2[i] - c1[i];
+    double n = sqrt(ld_v3_dot(a, a));
+    if (!(n > 0.0)) a[0] = a[1] = 0.0, a[2] = n = 1.0;
+    for (int i = 0; i < 3; ++i) a[i] /= n;
+    to_body(m, e->body1, at, v->p1);
+    to_body(m, e->body2, at, v->p2);
+    dir_to_body(m, e->body1, a, v->axis1);
+}
+
+int ld_io_scene_element(const ld_model *m, int i, view_element *v) {
+    const ld_element *e = &m->elements[i];
+    const char *type = ld_element_type_name(e->type);
+    memset(v, 0, sizeof *v);
+    if (strcmp(type, "spring-damper") == 0 && e->npar >= 10) {
+        v->kind = VIEW_EL_SPRING;
+        v->spring = e->par[6] != 0.0 || e->par[9] != 0.0 || e->npar > 10;
+        v->damper = e->par[7] != 0.0;
+        to_body(m, e->body1, e->par, v->p1);
+        to_body(m, e->body2, e->par + 3, v->p2);
+    } else if (strcmp(type, "rotational-spring-damper") == 0 && e->npar >= 5) {
+        v->kind = VIEW_EL_TORSION;
+        v->spring = e->par[0] != 0.0;
+        v->damper = e->par[1] != 0.0;
+        torsion_place(m, e, v);
+    } else if (strcmp(type, "actuator") == 0) {
+        return 0;
+    } else {
+        v->kind = VIEW_EL_LINE; /* a user force: between the centres (the ground's origin) */
+        if (strcmp(type, "bushing") == 0 && e->npar >= 3) {
+            to_body(m, e->body1, e->par, v->p1);
+            to_body(m, e->body2, e->par, v->p2);
+        }
+    }
+    return 1;
+}

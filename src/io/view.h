@@ -96,6 +96,23 @@ double ld_io_scene_tube_radius(const ld_model *m, int i);
  * spatial), and its axis in body1's frame (0 0 0 when it has none). */
 void ld_io_scene_joint(const ld_model *m, int j, double p1[3], double p2[3], double axis1[3]);
 
+/* How the viewer draws a force element (docs/viewer.md): a spring-damper as a coil and/or a
+ * damper between its two points; a rotational spring-damper as a torsion coil and/or drum at
+ * the joint between its bodies, about its axis; another element (bushing, user force) as
+ * lines from body1's centre through its points to body2's; an actuator not at all (its joint
+ * shows where it acts). */
+enum { VIEW_EL_NONE, VIEW_EL_SPRING, VIEW_EL_TORSION, VIEW_EL_LINE };
+typedef struct view_element {
+    int kind;        /* VIEW_EL_* */
+    int spring;      /* 1: it has an elastic part (stiffness, curve or preload) */
+    int damper;      /* 1: it has damping */
+    double p1[3];    /* its point in body1's frame (the ground's: spatial) */
+    double p2[3];    /* its point in body2's frame */
+    double axis1[3]; /* VIEW_EL_TORSION: its unit axis in body1's frame */
+} view_element;
+/* Element i of m as drawn into *out. 1, or 0 when it is not drawn. */
+int ld_io_scene_element(const ld_model *m, int i, view_element *out);
+
 /* Is the HTML viewer built in? NULL, or why not. */
 const char *ld_io_html_missing(void);
 /* Write the self-contained HTML file of F for model m to path (atomically). 0, or -1 with the
