@@ -14,6 +14,7 @@ struct ld_py_force {
     PyObject *fn;
     PyObject *tangent; /* a callable, Py_True (fn returns (w, (Wq, Wv))) or NULL */
     int n, vec;        /* instances; vec: arrays with a leading dimension n */
+    int ground1;       /* not vectorized, body1 the ground: its dict is shared (read-only) */
     PyObject *error;   /* the first exception fn raised (owned), or NULL */
     /* tangent Py_True: the tangents of fn's last call, at last_t and the motions last_b */
     int have_last;
@@ -52,17 +53,29 @@ void ld_py_force_free(ld_py_force *f) {
     PyMem_Free(f);
 }
 
-/* Body `which` (0, 1) of the n instances as a dict of arrays x, R, omega, xdot. */
+/* The dicts' keys (interned once) and the ground's dict of read-only arrays, shared by every
+ * call (it never changes). */
+static PyObject *keys[4], *ground_dict;
+
+static int keys_ready(void) {
+    static const char *const names[4] = {"x", "R", "omega", "xdot"};
+    for (int k = 0; k < 4; ++k)
+        if (!keys[k] && !(keys[k] = PyUnicode_InternFromString(names[k]))) return -1;
+    return 0;
+}
+
+/* Body `which` (0, 1) of the n instances as a dict of arrays x, R, omega, xdot (new arrays
+ * per call: the callable may keep them). */
 static PyObject *motion_dict(const ld_py_force *f, const ld_body_motion *b, int which) {
-    static const char *const keys[4] = {"x", "R", "omega", "xdot"};
     static const int width[4] = {3, 9, 3, 3};
+    if (keys_ready() < 0) return NULL;
     PyObject *d = PyDict_New();
     if (!d) return NULL;
     for (int k = 0; k < 4; ++k) {
         npy_intp sh[3] = {f->n, 3, 3};
         int nd = (k == 1 ? 2 : 1) + f->vec;
         PyArrayObject *a = ld_py_new(nd, f->vec ? sh : sh + 1);
-        if (!a || PyDict_SetItemString(d, keys[k], (PyObject *)a) < 0) {
+        if (!a || PyDict_SetItem(d, keys[k], (PyObject *)a) < 0) {
             Py_XDECREF(a);
             Py_DECREF(d);
             return NULL;
@@ -78,12 +91,26 @@ static PyObject *motion_dict(const ld_py_force *f, const ld_body_motion *b, int 
     return d;
 }
 
+/* The ground's dict (new reference): read-only arrays, made once. */
+static PyObject *ground(const ld_py_force *f, const ld_body_motion *b) {
+    if (!ground_dict) {
+        PyObject *d = motion_dict(f, b, 0);
+        if (!d) return NULL;
+        for (int k = 0; k < 4; ++k)
+            PyArray_CLEARFLAGS((PyArrayObject *)PyDict_GetItem(d, keys[k]), NPY_ARRAY_WRITEABLE);
+        ground_dict = d;
+    }
+    Py_INCREF(ground_dict);
+    return ground_dict;
+}
+
 /* Call fn or the tangent callable with (t, b1, b2). */
 static PyObject *call_py(const ld_py_force *f, PyObject *fn, double t, const ld_body_motion *b) {
-    PyObject *b1 = motion_dict(f, b, 0), *b2 = b1 ? motion_dict(f, b, 1) : NULL;
-    PyObject *r = b1 && b2 ? PyObject_CallFunction(fn, "dOO", t, b1, b2) : NULL;
-    Py_XDECREF(b1);
-    Py_XDECREF(b2);
+    PyObject *args[3] = {PyFloat_FromDouble(t), NULL, NULL}, *r = NULL;
+    if (args[0]) args[1] = f->ground1 ? ground(f, b) : motion_dict(f, b, 0);
+    if (args[1]) args[2] = motion_dict(f, b, 1);
+    if (args[2]) r = PyObject_Vectorcall(fn, args, 3, NULL);
+    for (int i = 0; i < 3; ++i) Py_XDECREF(args[i]);
     return r;
 }
 
@@ -91,6 +118,12 @@ static PyObject *call_py(const ld_py_force *f, PyObject *fn, double t, const ld_
 static int read_numbers(PyObject *obj, const char *what, const char *layout, npy_intp count,
                         double *out) {
     npy_intp any = -1;
+    if (PyArray_CheckExact(obj) && PyArray_TYPE((PyArrayObject *)obj) == NPY_DOUBLE &&
+        PyArray_IS_C_CONTIGUOUS((PyArrayObject *)obj) &&
+        PyArray_SIZE((PyArrayObject *)obj) == count) { /* the common case, without a copy */
+        memcpy(out, PyArray_DATA((PyArrayObject *)obj), (size_t)count * sizeof(double));
+        return 0;
+    }
     PyArrayObject *a = ld_py_array(obj, what, 0, &any, 0);
     if (!a) return -1;
     if (PyArray_SIZE(a) != count) {
@@ -222,6 +255,7 @@ static int tangents(double t, int n, const ld_body_motion *b, double *Wq, double
 int ld_py_force_register(ld_model *m, const char *name, const int *body1, const int *body2,
                          ld_py_force *f) {
     int user_tangent = f->tangent != NULL;
+    f->ground1 = !f->vec && body1[0] == LD_GROUND;
     if (!f->vec)
         return ld_model_add_user_force(m, name, body1[0], body2[0], force1,
                                        user_tangent ? tangent1 : NULL, f);
