@@ -122,15 +122,17 @@ def drag(t, g, top):
     return w
 
 
+T0 = np.zeros((2, 12, 12))  # (Wq, Wv) in one array; Wv's constant part set once
+T0[1] = WV0
+HATD = DD * HATF
+
+
 def drag_tangent(t, g, top):
     """Wq = dw/d(dth, dx) with R -> R exp(dth): D R hat(omega); Wv = dw/d(omega, xdot)."""
-    R = top["R"]
-    Wq, Wv = np.zeros((12, 12)), WV0.copy()
-    Wq[9:, 6:9] = R @ (HATF @ top["omega"]).reshape(3, 3)
-    Wq[9:, 6:9] *= DD
-    Wv[9:, 6:9] = R
-    Wv[9:, 6:9] *= -DD
-    return Wq, Wv
+    R, T = top["R"], T0.copy()
+    np.matmul(R, (HATD @ top["omega"]).reshape(3, 3), out=T[0, 9:, 6:9])
+    np.multiply(R, -DD, out=T[1, 9:, 6:9])
+    return T
 
 
 def drags(t, g, tops):

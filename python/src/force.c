@@ -140,10 +140,10 @@ static int read_numbers(PyObject *obj, const char *what, const char *layout, npy
 /* The pair (Wq, Wv) of obj. */
 static int read_tangent(const ld_py_force *f, PyObject *obj, double *Wq, double *Wv) {
     const char *layout = f->vec ? "n x 12 x 12" : "12 x 12";
-    if (!PyTuple_Check(obj) && !PyList_Check(obj)) {
+    if (!PyTuple_Check(obj) && !PyList_Check(obj) && !PyArray_Check(obj)) {
         PyErr_SetString(PyExc_TypeError,
                         "user force: the tangent must be a pair (Wq, Wv) of 12x12 arrays "
-                        "(vectorized: n x 12 x 12)");
+                        "(vectorized: n x 12 x 12), or one array (2, ...) of both");
         return -1;
     }
     if (PySequence_Size(obj) != 2) {
