@@ -396,17 +396,17 @@ typedef struct ld_element {
     int type;               /* index in the element registry (ld_element_type_find) */
     int body1, body2;       /* body1: a body or LD_GROUND; body2: a body, ≠ body1 */
     int npar;
-    double *par;                      /* the type's parameters (docs/elements.md), owned */
-    ld_user_force_fn fn;              /* user-force: the force */
-    ld_user_force_tangent_fn tangent; /* user-force: its tangent, NULL: differences */
-    void *user;                       /* user-force: passed to fn and tangent (or fns) */
-    ld_user_forces_fn fns;            /* user-force, vectorized (fn NULL): the group's force */
+    double *par;                        /* the type's parameters (docs/elements.md), owned */
+    ld_user_force_fn fn;                /* user-force: the force */
+    ld_user_force_tangent_fn tangent;   /* user-force: its tangent, NULL: differences */
+    void *user;                         /* user-force: passed to fn and tangent (or fns) */
+    ld_user_forces_fn fns;              /* user-force, vectorized (fn NULL): the group's force */
     ld_user_forces_tangent_fn tangents; /* its tangents, NULL: differences */
     int group, ngroup; /* vectorized: its index in the group (consecutive elements), the size */
     /* user-force: LD_DEPENDS_* bits of the bodies w depends on (0: both); the differences
      * perturb those only (the ground never) */
     unsigned depends;
-    int line;                         /* line in the model file (0 if built in code) */
+    int line; /* line in the model file (0 if built in code) */
 } ld_element;
 
 /* The element types of the registry: their number, the name of type i ("" out of range), the

@@ -121,8 +121,8 @@ size_t ld_elem_spatial_doubles(int maxnl, int maxrows);
 
 /* The local velocity of instance e as its hooks see it (nl entries; body-frame in the spatial
  * formulations) from the global velocity v: what c->v holds when the loops evaluate e. */
-void ld_elems_local_velocity(const ld_system *s, const ld_elem *e, const double *q,
-                             const double *v, double *vl);
+void ld_elems_local_velocity(const ld_system *s, const ld_elem *e, const double *q, const double *v,
+                             double *vl);
 /* The same map for the spatial formulations (elem_spatial.c): vl (spatial, local) to body. */
 void ld_elem_spatial_velocity(const ld_system *s, const ld_elem *e, const double *q, double *vl);
 

@@ -34,9 +34,9 @@ typedef struct ld_el_ctx {
     const ld_model *m;
     const ld_element *el;
     double t;
-    double R[2][9], x[2][3]; /* body1 (index 0; the ground: I, 0) and body2 */
-    double vel[12];          /* (Ω1, ẋ1, Ω2, ẋ2) */
-    const double *ctrl;      /* the system's control inputs per element (NULL: all 0) */
+    double R[2][9], x[2][3];        /* body1 (index 0; the ground: I, 0) and body2 */
+    double vel[12];                 /* (Ω1, ẋ1, Ω2, ẋ2) */
+    const double *ctrl;             /* the system's control inputs per element (NULL: all 0) */
     const struct ld_elem_ctx *inst; /* the instance's context (global q, v), or NULL */
 } ld_el_ctx;
 
