@@ -10,7 +10,13 @@
   py_advance_to  a Python loop of Integrator.advance_to(t_n) calls
   py_step        a Python loop of Integrator.step(dt) calls
 and a user force on the damped oscillator (mass-spring without its spring, 10^4 steps) as a
-Python callable and as a C function (ctypes). The heavy-top cases are measured in process
+Python callable and as a C function (ctypes). Then a drag on the heavy top (force -c xdot,
+torque -d R omega), per step, Python against its C twin (ld_py_test_drag of
+python/tests/cforce.c), alternated rounds, medians of process CPU time:
+  drag_fd_py / drag_fd_c       the force alone: central differences for the tangent
+  drag_tangent_py / _c         with the user's tangent (Python: a tangent= callable)
+  drag10_vec_py / drag10_c     ten tops, one vectorized Python call for the ten drags (its
+                               tangent too) against ten C forces with their tangents The heavy-top cases are measured in process
 CPU time (less disturbed by other jobs on the machine than wall time), best of interleaved
 rounds; the CLI process and the forces in wall time. CSV on stdout: case, steps, seconds (best of
 the repeats), us_per_step, ratio to c_loop (for the force: to c_force).
@@ -25,6 +31,7 @@ import tempfile
 import time
 
 import liedyn
+import numpy as np
 
 QUICK = os.environ.get("BENCH_QUICK") == "1"
 STEPS = 1000 if QUICK else 10000
@@ -80,8 +87,6 @@ MASS = {
 
 
 def force_runs():
-    import numpy as np
-
     def spring(t, b1, b2):
         return np.r_[np.zeros(6), -50.0 * (b2["x"] - (1.0, 0, 0)) - 0.8 * b2["xdot"], np.zeros(3)]
 
@@ -97,6 +102,106 @@ def force_runs():
         mc.add_c_force(ctypes.cast(cl.ld_py_test_spring, ctypes.c_void_p), None, "mass",
                        user=ctypes.addressof(par), keep=(cl, par))
         rows.append(("c_force", n, best(lambda: liedyn.run(mc, dt=1e-3, t_end=n * 1e-3), 3)))
+    return rows
+
+
+CD, DD = 0.1, 0.01
+SCALE = np.r_[-CD, -CD, -CD, -DD, -DD, -DD]
+WV0 = np.zeros((12, 12))
+WV0[6:9, 9:] = -CD * np.eye(3)
+HAT = np.zeros((3, 3, 3))  # hat(o) = sum_k o_k HAT[k], as (9, 3): hat(o).ravel() = HATF @ o
+HAT[0, 2, 1], HAT[0, 1, 2], HAT[1, 0, 2], HAT[1, 2, 0], HAT[2, 1, 0], HAT[2, 0, 1] = 1, -1, 1, -1, 1, -1
+HATF = HAT.reshape(3, 9).T.copy()
+
+
+def drag(t, g, top):
+    w = np.zeros(12)
+    w[6:9] = top["xdot"]
+    w[9:] = top["R"] @ top["omega"]
+    w[6:] *= SCALE
+    return w
+
+
+T0 = np.zeros((2, 12, 12))  # (Wq, Wv) in one array; Wv's constant part set once
+T0[1] = WV0
+HATD = DD * HATF
+
+
+def drag_tangent(t, g, top):
+    """Wq = dw/d(dth, dx) with R -> R exp(dth): D R hat(omega); Wv = dw/d(omega, xdot)."""
+    R, T = top["R"], T0.copy()
+    np.matmul(R, (HATD @ top["omega"]).reshape(3, 3), out=T[0, 9:, 6:9])
+    np.multiply(R, -DD, out=T[1, 9:, 6:9])
+    return T
+
+
+def drags(t, g, tops):
+    """Vectorized: arrays (n, 3), (n, 3, 3) in, (n, 12) out."""
+    w = np.zeros((len(tops["x"]), 12))
+    w[:, 6:9] = tops["xdot"]
+    w[:, 9:] = np.einsum("nij,nj->ni", tops["R"], tops["omega"])
+    w[:, 6:] *= SCALE
+    return w
+
+
+def drags_tangent(t, g, tops):
+    R, n = tops["R"], len(tops["x"])
+    Wq, Wv = np.zeros((n, 12, 12)), np.repeat(WV0[None], n, axis=0)
+    Wq[:, 9:, 6:9] = DD * R @ (tops["omega"] @ HATF.T).reshape(n, 3, 3)
+    Wv[:, 9:, 6:9] = -DD * R
+    return Wq, Wv
+
+
+def tops(n):
+    """n heavy tops side by side, each on its own pivot."""
+    bodies, joints = [], []
+    for i in range(n):
+        bodies.append({"name": f"top{i}", "mass": 15.0, "inertia": [0.234375, 0.46875, 0.234375],
+                       "position": [2.0 * i, 1, 0], "angular_velocity": [0, 150 - i, -4.61538]})
+        joints.append({"name": f"pivot{i}", "type": "spherical", "body": f"top{i}",
+                       "point": [0, -1, 0], "ground": [2.0 * i, 0, 0]})
+    return {"name": "tops", "gravity": [0, 0, -9.81], "bodies": bodies, "joints": joints,
+            "integrator": {"name": "genalpha", "dt": DT, "t_end": 1.0, "rho_inf": 0.9}}
+
+
+def drag_runs():
+    """Per step, Python against C, in alternated rounds: medians of process CPU time."""
+    lib = os.environ.get("LIEDYN_PY_CFORCE")
+    if not lib:
+        return []
+    cl = ctypes.CDLL(lib)
+    par = (ctypes.c_double * 2)(CD, DD)
+    fn = ctypes.cast(cl.ld_py_test_drag, ctypes.c_void_p)
+    tg = ctypes.cast(cl.ld_py_test_drag_tangent, ctypes.c_void_p)
+    keep = (cl, par)
+
+    def c_model(src, bodies, tangent):
+        m = liedyn.Model(src)
+        for b in bodies:
+            m.add_c_force(fn, None, b, user=ctypes.addressof(par), tangent=tg if tangent else None,
+                          keep=keep)
+        return m
+
+    names = [f"top{i}" for i in range(10)]
+    m_fd, m_t, m_v = liedyn.Model("heavy-top"), liedyn.Model("heavy-top"), liedyn.Model(tops(10))
+    m_fd.add_force(drag, None, "top")
+    m_t.add_force(drag, None, "top", tangent=drag_tangent)
+    m_v.add_force(drags, None, names, vectorized=True, tangent=drags_tangent)
+    n = max(STEPS // 10, 100)
+    cases = [("drag_fd_py", m_fd, n // 4), ("drag_fd_c", c_model("heavy-top", ["top"], False), n),
+             ("drag_tangent_py", m_t, n), ("drag_tangent_c", c_model("heavy-top", ["top"], True), n),
+             ("drag10_vec_py", m_v, n), ("drag10_c", c_model(tops(10), names, True), n)]
+    times = {name: [] for name, _, _ in cases}
+    for _ in range(1 if QUICK else 7):
+        for name, m, steps in cases:
+            t0 = time.process_time()
+            liedyn.run(m, dt=DT, t_end=steps * DT, every=steps)
+            times[name].append((time.process_time() - t0) / steps)
+    med = {k: float(np.median(v)) for k, v in times.items()}
+    rows = []
+    for name, _, steps in cases:
+        twin = name.replace("_py", "_c").replace("drag10_vec_c", "drag10_c")
+        rows.append((name, steps, med[name] * steps, 1e6 * med[name], med[name] / med[twin]))
     return rows
 
 
@@ -131,6 +236,9 @@ def main():
     ref = frows[-1][2] / frows[-1][1]
     for name, n, s in frows:
         print(f"{name},{n},{s:.6f},{1e6 * s / n:.3f},{s / n / ref:.3f}")
+    for name, n, s, us, ratio in drag_runs():  # ratio: to the C twin
+        print(f"{name},{n},{s:.6f},{us:.3f},{ratio:.3f}")
+    print(f"# load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores", file=sys.stderr)
 
 
 if __name__ == "__main__":

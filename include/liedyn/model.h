@@ -381,17 +381,32 @@ typedef int (*ld_user_force_fn)(double t, const ld_body_motion b[2], double w[12
  * as R exp(δθ), x + δx, and Wv = ∂w/∂(Ω1, ẋ1, Ω2, ẋ2), each at fixed other arguments. */
 typedef int (*ld_user_force_tangent_fn)(double t, const ld_body_motion b[2], double Wq[144],
                                         double Wv[144], void *user);
+/* A vectorized user force: n instances in one call, instance i on the bodies b[2i], b[2i+1]
+ * (w[12i..12i+11] as ld_user_force_fn's w); each instance's w depends on t and on its own
+ * bodies only. Its optional tangents fill Wq[144i..], Wv[144i..] as ld_user_force_tangent_fn. */
+typedef int (*ld_user_forces_fn)(double t, int n, const ld_body_motion *b, double *w, void *user);
+typedef int (*ld_user_forces_tangent_fn)(double t, int n, const ld_body_motion *b, double *Wq,
+                                         double *Wv, void *user);
+/* ld_element.depends: the bodies whose motion a user force depends on. */
+#define LD_DEPENDS_BODY1 1u
+#define LD_DEPENDS_BODY2 2u
 
 typedef struct ld_element {
     char name[LD_NAME_MAX]; /* optional; unique among the elements when given */
     int type;               /* index in the element registry (ld_element_type_find) */
     int body1, body2;       /* body1: a body or LD_GROUND; body2: a body, ≠ body1 */
     int npar;
-    double *par;                      /* the type's parameters (docs/elements.md), owned */
-    ld_user_force_fn fn;              /* user-force: the force */
-    ld_user_force_tangent_fn tangent; /* user-force: its tangent, NULL: differences */
-    void *user;                       /* user-force: passed to fn and tangent */
-    int line;                         /* line in the model file (0 if built in code) */
+    double *par;                        /* the type's parameters (docs/elements.md), owned */
+    ld_user_force_fn fn;                /* user-force: the force */
+    ld_user_force_tangent_fn tangent;   /* user-force: its tangent, NULL: differences */
+    void *user;                         /* user-force: passed to fn and tangent (or fns) */
+    ld_user_forces_fn fns;              /* user-force, vectorized (fn NULL): the group's force */
+    ld_user_forces_tangent_fn tangents; /* its tangents, NULL: differences */
+    int group, ngroup; /* vectorized: its index in the group (consecutive elements), the size */
+    /* user-force: LD_DEPENDS_* bits of the bodies w depends on (0: both); the differences
+     * perturb those only (the ground never) */
+    unsigned depends;
+    int line; /* line in the model file (0 if built in code) */
 } ld_element;
 
 /* The element types of the registry: their number, the name of type i ("" out of range), the
@@ -653,6 +668,15 @@ int ld_model_energy_conserved(const ld_model *m, char *why, size_t n);
  * bodies, a name too long), LD_ENOMEM. */
 int ld_model_add_user_force(ld_model *m, const char *name, int body1, int body2,
                             ld_user_force_fn fn, ld_user_force_tangent_fn tangent, void *user);
+/* Append a vectorized user force of n instances, instance i between body1[i] and body2[i], as
+ * n consecutive elements named "NAME[i]" (unnamed without a name): every evaluation of the
+ * system calls fn once for all of them, and the differences (tangent NULL) perturb all
+ * instances together (24 pairs of calls for the group, 12 when no instance depends on a
+ * body1 that moves). LD_OK, LD_EINVAL (NULL arguments, n < 1, bad bodies, a name too long),
+ * LD_ENOMEM; nothing is added on failure. */
+int ld_model_add_user_forces(ld_model *m, const char *name, int n, const int *body1,
+                             const int *body2, ld_user_forces_fn fn,
+                             ld_user_forces_tangent_fn tangent, void *user);
 
 /* ---- actuators (docs/actuators.md) ------------------------------------------------------
  * An actuator is a force element on one joint (revolute: a torque about its axis; prismatic: a

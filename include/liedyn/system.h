@@ -107,6 +107,8 @@ typedef struct ld_system_ops {
     int (*tangent_blocks)(const ld_system *s, double t, const double *q, const double *v,
                           const double *a, const double *lambda, double cm, double cc, double ck,
                           const double *Tb, double *vals);
+    /* Optional: drop what the system keeps of its callbacks' results (ld_sys_forget). */
+    void (*forget)(const ld_system *s);
 } ld_system_ops;
 
 struct ld_system {
@@ -167,6 +169,12 @@ size_t ld_sys_mass_block_entries(const ld_system *s);
  * column then row, no duplicates, every diagonal block, offsets consistent) besides the sparse
  * structure of ld_sys_has_sparse: the Newton methods' structured sparse path applies. */
 int ld_sys_has_blocks(const ld_system *s);
+
+/* Drop the results of user callbacks that the system keeps between its evaluations (the user
+ * forces' values at a time and state, reused while both stay the same): for callbacks whose
+ * results change between calls at the same state. ld_integ_init, ld_integ_restart and
+ * ld_linearize call it. Through a const system: the cache is not part of its value. */
+void ld_sys_forget(const ld_system *s);
 
 /* qn = q ∘ exp(ξ) node by node (qn may not alias q). */
 void ld_sys_retract(const ld_system *s, double *qn, const double *q, const double *xi);

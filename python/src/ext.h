@@ -68,10 +68,20 @@ int ld_py_body_index(const ld_py_model *M, PyObject *obj, int allow_ground);
 /* A 64-bit tag of the model's data and the formulation (checkpoints). */
 uint64_t ld_py_model_tag(const ld_model *m, int formulation);
 
-/* A Python callable as a user force; the model owns it. NULL with MemoryError. */
-ld_py_force *ld_py_force_new(PyObject *fn);
+/* A Python callable as a user force of n instances (vec: vectorized, arrays with a leading
+ * dimension n; else n = 1); tangent: a callable, Py_True (fn returns (w, (Wq, Wv))) or NULL
+ * (the library's differences). The model owns it. NULL with MemoryError. */
+ld_py_force *ld_py_force_new(PyObject *fn, PyObject *tangent, int n, int vec);
 void ld_py_force_free(ld_py_force *f);
-ld_user_force_fn ld_py_force_trampoline(void);
+/* Add f to m as a user force (vectorized: n elements "NAME[i]") between body1[i], body2[i]:
+ * the library's status. */
+int ld_py_force_register(ld_model *m, const char *name, const int *body1, const int *body2,
+                         ld_py_force *f);
+/* Check f's user tangent at time t and the motions b (2n) against central differences of its
+ * force (ground1[i]: instance i's body1 is the ground): 0, or −1 with ValueError naming the
+ * worst entry (or fn's exception). */
+int ld_py_force_check(ld_py_force *f, const char *name, double t, const ld_body_motion *b,
+                      const int *ground1);
 /* The first exception a force raised since the last call (new reference, cleared), or NULL. */
 PyObject *ld_py_force_take_error(ld_py_model *M);
 

@@ -271,30 +271,162 @@ static int add_force(ld_py_model *M, const char *name, PyObject *b1, PyObject *b
     return 0;
 }
 
+/* The bodies of a vectorized force: body1, body2 as sequences of one length (one of them may
+ * be a single body or None: the same for every instance). n and the indices (PyMem, owned by
+ * the caller), ground first; −1 with an exception. */
+static int body_lists(ld_py_model *M, PyObject *b1, PyObject *b2, int vec, int *n, int **i1,
+                      int **i2) {
+    PyObject *in[2] = {b1, b2};
+    Py_ssize_t len = vec ? -1 : 1;
+    for (int k = 0; vec && k < 2; ++k)
+        if (PyList_Check(in[k]) || PyTuple_Check(in[k])) {
+            Py_ssize_t l = PySequence_Size(in[k]);
+            if (len >= 0 && l != len) {
+                ld_py_errorf(PyExc_ValueError, "add_force: body1 has %ld bodies, body2 %ld",
+                             (long)len, (long)l);
+                return -1;
+            }
+            len = l;
+        }
+    if (len < 1 || len > 1000000) {
+        PyErr_SetString(PyExc_ValueError, "add_force: vectorized=True needs a list of bodies "
+                                          "(body1 or body2, at least one)");
+        return -1;
+    }
+    *n = (int)len;
+    *i1 = PyMem_Malloc(2 * (size_t)len * sizeof(int));
+    if (!*i1) return ld_py_nomem(2 * (size_t)len * sizeof(int), "a force's bodies"), -1;
+    *i2 = *i1 + len;
+    for (Py_ssize_t i = 0; i < len; ++i) {
+        int idx[2];
+        for (int k = 0; k < 2; ++k) {
+            int seq = vec && (PyList_Check(in[k]) || PyTuple_Check(in[k]));
+            PyObject *o = seq ? PySequence_GetItem(in[k], i) : (Py_INCREF(in[k]), in[k]);
+            idx[k] = o ? ld_py_body_index(M, o, 1) : -2;
+            Py_XDECREF(o);
+            if (idx[k] == -2) return -1;
+        }
+        if (idx[1] == LD_GROUND) idx[1] = idx[0], idx[0] = LD_GROUND; /* the ground goes first */
+        (*i1)[i] = idx[0];
+        (*i2)[i] = idx[1];
+    }
+    return 0;
+}
+
+/* depends: None, 'body1', 'body2' or a sequence of them → LD_DEPENDS_* bits (0: both). */
+static int depends_mask(PyObject *o, unsigned *mask) {
+    *mask = 0;
+    if (o == Py_None) return 0;
+    PyObject *seq = PyUnicode_Check(o) ? PyTuple_Pack(1, o) : PySequence_Tuple(o);
+    if (!seq) return -1;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(seq); ++i) {
+        const char *s = PyUnicode_Check(PyTuple_GET_ITEM(seq, i))
+                            ? PyUnicode_AsUTF8(PyTuple_GET_ITEM(seq, i))
+                            : NULL;
+        if (s && strcmp(s, "body1") == 0)
+            *mask |= LD_DEPENDS_BODY1;
+        else if (s && strcmp(s, "body2") == 0)
+            *mask |= LD_DEPENDS_BODY2;
+        else {
+            Py_DECREF(seq);
+            PyErr_Clear();
+            PyErr_SetString(PyExc_ValueError,
+                            "add_force: depends must be 'body1', 'body2' or a list of them");
+            return -1;
+        }
+    }
+    Py_DECREF(seq);
+    return 0;
+}
+
+/* The model's initial motion of instance i's bodies (the ground at rest). */
+static void initial_motions(const ld_model *m, int n, const int *i1, const int *i2,
+                            ld_body_motion *b) {
+    memset(b, 0, 2 * (size_t)n * sizeof *b);
+    for (int i = 0; i < n; ++i)
+        for (int k = 0; k < 2; ++k) {
+            int idx = k ? i2[i] : i1[i];
+            ld_body_motion *bm = &b[2 * i + k];
+            if (idx < 0) {
+                bm->R[0] = bm->R[4] = bm->R[8] = 1.0;
+                continue;
+            }
+            const ld_body *body = &m->bodies[idx];
+            memcpy(bm->x, body->x, sizeof bm->x);
+            ld_quat_to_mat(bm->R, body->q);
+            memcpy(bm->omega, body->omega, sizeof bm->omega);
+            memcpy(bm->xdot, body->v, sizeof bm->xdot);
+        }
+}
+
+/* Check f's tangent at the model's initial state: 0 or −1 with the exception. */
+static int check_at_start(ld_py_model *M, ld_py_force *f, const char *name, int n, const int *i1,
+                          const int *i2) {
+    size_t bytes = (size_t)n * (2 * sizeof(ld_body_motion) + sizeof(int));
+    ld_body_motion *b = PyMem_Malloc(bytes);
+    if (!b) return ld_py_nomem(bytes, "the check of a user force's tangent"), -1;
+    int *ground1 = (int *)(b + 2 * n);
+    for (int i = 0; i < n; ++i) ground1[i] = i1[i] < 0;
+    initial_motions(&M->m, n, i1, i2, b);
+    int rc = ld_py_force_check(f, name, M->m.run.t_start, b, ground1);
+    PyMem_Free(b);
+    return rc;
+}
+
 static PyObject *model_add_force(ld_py_model *M, PyObject *args, PyObject *kw) {
-    static char *kwlist[] = {"fn", "body1", "body2", "name", NULL};
-    PyObject *fn, *b1, *b2 = Py_None;
+    static char *kwlist[] = {"fn",         "body1",   "body2",         "name", "tangent",
+                             "vectorized", "depends", "check_tangent", NULL};
+    PyObject *fn, *b1, *b2 = Py_None, *tg = Py_None, *dep = Py_None;
     const char *name = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|Oz:add_force", kwlist, &fn, &b1, &b2, &name))
+    int vec = 0, check = 1, n = 0, *i1 = NULL, *i2 = NULL;
+    unsigned mask;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|OzOpOp:add_force", kwlist, &fn, &b1, &b2, &name,
+                                     &tg, &vec, &dep, &check))
         return NULL;
     if (!PyCallable_Check(fn)) {
         PyErr_SetString(PyExc_TypeError, "add_force: fn must be callable");
         return NULL;
     }
-    ld_py_force *f = ld_py_force_new(fn);
-    if (!f) return NULL;
-    size_t bytes = (size_t)(M->nforces + 1) * sizeof(ld_py_force *);
-    ld_py_force **grown = PyMem_Realloc(M->forces, bytes);
-    if (!grown) {
-        ld_py_force_free(f);
-        return ld_py_nomem(bytes, "the model's user forces");
-    }
-    M->forces = grown;
-    M->forces[M->nforces++] = f;
-    if (add_force(M, name, b1, b2, ld_py_force_trampoline(), NULL, f) < 0) {
-        ld_py_force_free(M->forces[--M->nforces]);
+    if (tg != Py_None && tg != Py_True && !PyCallable_Check(tg)) {
+        PyErr_SetString(PyExc_TypeError, "add_force: tangent must be None, True (fn returns "
+                                         "(w, (Wq, Wv))) or a callable tangent(t, b1, b2)");
         return NULL;
     }
+    if (M->compiled) {
+        PyErr_SetString(PyExc_RuntimeError,
+                        "forces must be added before the model is compiled (make a new Model)");
+        return NULL;
+    }
+    if (depends_mask(dep, &mask) < 0 || body_lists(M, b1, b2, vec, &n, &i1, &i2) < 0) {
+        PyMem_Free(i1);
+        return NULL;
+    }
+    ld_py_force *f = ld_py_force_new(fn, tg == Py_None ? NULL : tg, n, vec);
+    size_t bytes = (size_t)(M->nforces + 1) * sizeof(ld_py_force *);
+    ld_py_force **grown = f ? PyMem_Realloc(M->forces, bytes) : NULL;
+    if (!grown) {
+        if (f) ld_py_nomem(bytes, "the model's user forces");
+        ld_py_force_free(f);
+        PyMem_Free(i1);
+        return NULL;
+    }
+    M->forces = grown;
+    int ne = M->m.nelements, rc = ld_py_force_register(&M->m, name, i1, i2, f);
+    if (rc != LD_OK)
+        ld_py_raise(rc, "cannot add the force '%s': %s (bodies %d and %d; a name below %d bytes)",
+                    name ? name : "", ld_strerror(rc), i1[0], i2[0], LD_NAME_MAX - (vec ? 8 : 0));
+    for (int i = ne; rc == LD_OK && i < M->m.nelements; ++i) M->m.elements[i].depends = mask;
+    if (rc == LD_OK && tg != Py_None && check &&
+        check_at_start(M, f, name ? name : "", n, i1, i2) < 0) {
+        M->m.nelements = ne; /* the model as it was */
+        rc = LD_EINVAL;
+    }
+    PyMem_Free(i1);
+    if (rc != LD_OK) {
+        ld_py_force_free(f);
+        return NULL;
+    }
+    M->forces[M->nforces++] = f;
     Py_RETURN_NONE;
 }
 
@@ -353,16 +485,26 @@ static PyMethodDef model_methods[] = {
      "default: the model's integrator "
      "block). Raises liedyn.Error with the reason (e.g. which joint is not closed)."},
     {"add_force", (PyCFunction)(void (*)(void))model_add_force, METH_VARARGS | METH_KEYWORDS,
-     "add_force(fn, body1, body2=None, name=None)\n\n"
+     "add_force(fn, body1, body2=None, name=None, tangent=None, vectorized=False, "
+     "depends=None, check_tangent=True)\n\n"
      "Add a user force computed by the Python callable fn(t, b1, b2), where b1, b2 are dicts "
      "with arrays x (centre of mass, spatial), R (3x3, body -> spatial), omega (body angular "
      "velocity) and xdot (spatial); the ground is x = 0, R = I at rest. It returns 12 numbers "
      "(or a 2x6 array): force and torque on body1 (spatial, torque about its centre of mass), "
      "then on body2. A body is a name or an index; None (or 'ground') is the ground, which "
-     "always comes first (add_force(fn, 'top') calls fn(t, ground, top)). "
-     "Its tangents are taken by central differences. Every evaluation calls into Python: "
-     "expect it to be much slower than add_c_force. An exception raised by fn stops the "
-     "integration and is re-raised. Add forces before compiling."},
+     "always comes first (add_force(fn, 'top') calls fn(t, ground, top)).\n"
+     "tangent: None (central differences of fn on the group), a callable tangent(t, b1, b2) "
+     "returning (Wq, Wv), or True: fn returns (w, (Wq, Wv)). Wq = dw/d(dth1, dx1, dth2, dx2) "
+     "with the bodies moved as R exp(dth), x + dx, Wv = dw/d(omega1, xdot1, omega2, xdot2), "
+     "each 12x12 (row i: w[i]); checked against differences at the model's start unless "
+     "check_tangent=False (ValueError naming the worst entry).\n"
+     "vectorized=True: body1, body2 are lists (one may be a single body or None), fn is called "
+     "once for all instances with arrays of a leading dimension n (x (n, 3), R (n, 3, 3), ...) "
+     "and returns (n, 12) (tangents (n, 12, 12)); instance i's force may depend on its own "
+     "bodies only. The elements are named NAME[i].\n"
+     "depends: 'body1', 'body2' or both (default): the bodies whose motion the force depends "
+     "on; the differences perturb only those. An exception raised by fn stops the integration "
+     "and is re-raised. Add forces before compiling."},
     {"add_c_force", (PyCFunction)(void (*)(void))model_add_c_force, METH_VARARGS | METH_KEYWORDS,
      "add_c_force(fn, body1, body2=None, user=None, tangent=None, name=None, keep=None)\n\n"
      "Add a user force computed by a C function (the fast path): fn is the address (int or "

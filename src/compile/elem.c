@@ -37,6 +37,12 @@ const void *ld_elems_data(const ld_system *s, const ld_ekind *k) {
     return NULL;
 }
 
+void *ld_elems_scratch(const ld_system *s, const ld_ekind *k) {
+    for (int i = 0; i < NKINDS; ++i)
+        if (kinds[i] == k) return EL(s)->data[i];
+    return NULL;
+}
+
 /* Velocity entries of node i. */
 static int node_nv(const ld_system *s, int i) {
     return (i + 1 < s->nnodes ? s->nodes[i + 1].voff : s->k) - s->nodes[i].voff;
@@ -294,7 +300,7 @@ static void scatter_mat(const ld_system *s, const ld_elem *e, const double *Al, 
 /* The context of instance e, with v, a and λ gathered where given. */
 static ld_elem_ctx context(const ld_system *s, const ld_elem *e, double t, const double *q,
                            const double *v, const double *a, const double *lambda, scratch *w) {
-    ld_elem_ctx c = {s, e, t, q, NULL, NULL, NULL};
+    ld_elem_ctx c = {s, e, t, q, NULL, NULL, NULL, v};
     if (v) {
         gather(s, e, v, w->v);
         c.v = w->v;
@@ -314,6 +320,12 @@ static ld_elem_ctx context(const ld_system *s, const ld_elem *e, double t, const
         c.lam = w->lam;
     }
     return c;
+}
+
+void ld_elems_local_velocity(const ld_system *s, const ld_elem *e, const double *q, const double *v,
+                             double *vl) {
+    gather(s, e, v, vl);
+    if (ld_rb(s)->left) ld_elem_spatial_velocity(s, e, q, vl);
 }
 
 /* ---------------------------------------------------------------- the operations */

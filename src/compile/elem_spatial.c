@@ -142,6 +142,13 @@ static int stiffness_terms(const ld_elem_ctx *c, const ld_elem_ctx *cb, const do
     return LD_OK;
 }
 
+void ld_elem_spatial_velocity(const ld_system *s, const ld_elem *e, const double *q, double *vl) {
+    double R[9 * LD_ELEM_MAX_NODES];
+    ld_elem_ctx c = {s, e, 0.0, q, NULL, NULL, NULL, NULL};
+    rotations(&c, R);
+    map_vec(e, R, vl, vl, 1);
+}
+
 int ld_elem_spatial_eval(const ld_elem_ctx *c, int op, double *out) {
     int (*h)(const ld_elem_ctx *, double *) = ld_ekind_hook(c->e->kind, op);
     if (!h) return LD_OK;

@@ -282,6 +282,7 @@ static int compile(const ld_model *m, ld_formulation f, ld_system *s, double **q
                              .mass_blocks = rb->euler ? NULL : ld_elems_mass_blocks,
                              .phi_q_sparse = rb->euler ? NULL : ld_elems_phi_q_sparse,
                              .tangent_blocks = rb->euler ? NULL : ld_elems_tangent_blocks,
+                             .forget = ld_el_user_forget,
                              .phi_t = ld_elems_phi_t};
     rc = index_loads(rb);
     if (!rc) rc = ld_jsys_create(m, rb->f, &rb->J, msg, n);

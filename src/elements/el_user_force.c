@@ -3,7 +3,8 @@
  * with forces and torques in the spatial frame, torques about the centres of mass. Its
  * generalized force in canonical coordinates is F_i = (−R_iᵀ τ_i, −f_i), so with the
  * callback's tangents Wq, Wv (or central differences of the callback on the group, the bodies
- * moved as R exp(δθ), x + δx, when it gives none):
+ * moved as R exp(δθ), x + δx, when it gives none; el_user_cache.c computes them, and calls a
+ * vectorized force once for all its instances):
  *   Kq = −[R_iᵀ ∂τ_i; ∂f_i] − hat(R_iᵀ τ_i) in body i's δθ columns,   Kv = −[R_iᵀ ∂τ_i; ∂f_i].
  * No energy (V = 0). Added by ld_model_add_user_force; a model file cannot hold one.
  */
@@ -26,38 +27,6 @@ static void motions(const ld_el_ctx *c, const double vel[12], ld_body_motion b[2
     }
 }
 
-/* Central differences of the callback: the columns of Wq (pose) and Wv (velocities). */
-static int differences(const ld_el_ctx *c, double Wq[144], double Wv[144]) {
-    const ld_element *el = c->el;
-    ld_body_motion b[2], bp[2];
-    double wp[12], wm[12];
-    motions(c, c->vel, b);
-    for (int j = 0; j < 24; ++j) {
-        int body = (j % 12) / 6, comp = j % 6, vel = j >= 12;
-        double h = 1e-6, *col = vel ? Wv : Wq;
-        if (vel || comp >= 3) h *= fmax(1.0, fabs(vel ? c->vel[j - 12] : c->x[body][comp - 3]));
-        for (int sg = -1; sg <= 1; sg += 2) {
-            memcpy(bp, b, sizeof bp);
-            if (vel && comp < 3)
-                bp[body].omega[comp] += sg * h;
-            else if (vel)
-                bp[body].xdot[comp - 3] += sg * h;
-            else if (comp >= 3)
-                bp[body].x[comp - 3] += sg * h;
-            else {
-                double d[3] = {0, 0, 0}, E[9];
-                d[comp] = sg * h;
-                ld_so3_exp(E, d);
-                ld_m3_mul(bp[body].R, b[body].R, E);
-            }
-            int rc = el->fn(c->t, bp, sg < 0 ? wm : wp, el->user);
-            if (rc) return rc;
-        }
-        for (int i = 0; i < 12; ++i) col[12 * i + (j % 12)] = (wp[i] - wm[i]) / (2.0 * h);
-    }
-    return LD_OK;
-}
-
 /* dst (12×12) += −[R_iᵀ W(τ_i rows); W(f_i rows)] per body. */
 static void add_mapped(const ld_el_ctx *c, const double *W, double *dst) {
     for (int i = 0; i < 2; ++i)
@@ -74,21 +43,19 @@ static void add_mapped(const ld_el_ctx *c, const double *W, double *dst) {
 }
 
 static int user_eval(const ld_el_ctx *c, unsigned want, ld_el_out *o) {
-    const ld_element *el = c->el;
     ld_body_motion b[2];
-    double w[12], Wq[144], Wv[144], Rt[2][3];
+    const double *w, *Wq, *Wv;
+    double Rt[2][3];
     if (!(want & (LD_EL_FORCE | LD_EL_GQ | LD_EL_GV))) return LD_OK;
+    if (!c->inst) return LD_EINVAL;
     motions(c, c->vel, b);
-    int rc = el->fn(c->t, b, w, el->user);
+    int rc = ld_el_user_values(c, b, want, &w, &Wq, &Wv);
     if (rc) return rc;
     for (int i = 0; i < 2; ++i) ld_m3_tmulv(Rt[i], c->R[i], w + 6 * i + 3);
     if (want & LD_EL_FORCE)
         for (int i = 0; i < 2; ++i)
             for (int r = 0; r < 3; ++r)
                 o->F[6 * i + r] -= Rt[i][r], o->F[6 * i + 3 + r] -= w[6 * i + r];
-    if (!(want & (LD_EL_GQ | LD_EL_GV))) return LD_OK;
-    rc = el->tangent ? el->tangent(c->t, b, Wq, Wv, el->user) : differences(c, Wq, Wv);
-    if (rc) return rc;
     if (want & LD_EL_GV) add_mapped(c, Wv, o->Kv);
     if (!(want & LD_EL_GQ)) return LD_OK;
     add_mapped(c, Wq, o->Kq);
@@ -104,7 +71,8 @@ static int user_eval(const ld_el_ctx *c, unsigned want, ld_el_out *o) {
 static int user_check(const ld_model *m, const ld_element *el, char *key, size_t nk, char *why,
                       size_t nw) {
     (void)m;
-    if (el->fn) return LD_OK;
+    if (el->fn || (el->fns && el->ngroup >= 1 && el->group >= 0 && el->group < el->ngroup))
+        return LD_OK;
     snprintf(key, nk, "type");
     snprintf(why, nw, "a user force needs its callback (ld_model_add_user_force)");
     return LD_EINVAL;
@@ -140,5 +108,36 @@ int ld_model_add_user_force(ld_model *m, const char *name, int body1, int body2,
     e->tangent = tangent;
     e->user = user;
     m->nelements++;
+    return LD_OK;
+}
+
+int ld_model_add_user_forces(ld_model *m, const char *name, int n, const int *body1,
+                             const int *body2, ld_user_forces_fn fn,
+                             ld_user_forces_tangent_fn tangent, void *user) {
+    char nm[LD_NAME_MAX];
+    if (!m || !fn || !body1 || !body2 || n < 1 || m->nelements < 0 ||
+        (name && name[0] && snprintf(nm, sizeof nm, "%s[%d]", name, n - 1) >= (int)sizeof nm))
+        return LD_EINVAL;
+    for (int i = 0; i < n; ++i)
+        if (body2[i] < 0 || body2[i] >= m->nbodies || body1[i] < LD_GROUND ||
+            body1[i] >= m->nbodies || body1[i] == body2[i])
+            return LD_EINVAL;
+    ld_element *e = realloc(m->elements, ((size_t)m->nelements + (size_t)n) * sizeof *e);
+    if (!e) return LD_ENOMEM;
+    m->elements = e;
+    e += m->nelements;
+    memset(e, 0, (size_t)n * sizeof *e);
+    for (int i = 0; i < n; ++i) {
+        if (name && name[0]) snprintf(e[i].name, sizeof e[i].name, "%s[%d]", name, i);
+        e[i].type = ld_element_type_find(ld_el_user_force.name);
+        e[i].body1 = body1[i];
+        e[i].body2 = body2[i];
+        e[i].fns = fn;
+        e[i].tangents = tangent;
+        e[i].user = user;
+        e[i].group = i;
+        e[i].ngroup = n;
+    }
+    m->nelements += n;
     return LD_OK;
 }

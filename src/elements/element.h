@@ -71,6 +71,7 @@ typedef struct ld_elem_ctx {
     const double *v;   /* local velocity (nl) */
     const double *a;   /* local acceleration (nl) */
     const double *lam; /* the instance's multipliers (nrows; 0 on its dropped rows) */
+    const double *vg;  /* the global velocity (k; NULL when the operation has none) */
 } ld_elem_ctx;
 
 struct ld_ekind {
@@ -118,6 +119,16 @@ int (*ld_ekind_hook(const ld_ekind *k, int op))(const ld_elem_ctx *c, double *ou
 int ld_elem_spatial_eval(const ld_elem_ctx *c, int op, double *out);
 size_t ld_elem_spatial_doubles(int maxnl, int maxrows);
 
+/* The local velocity of instance e as its hooks see it (nl entries; body-frame in the spatial
+ * formulations) from the global velocity v: what c->v holds when the loops evaluate e. */
+void ld_elems_local_velocity(const ld_system *s, const ld_elem *e, const double *q, const double *v,
+                             double *vl);
+/* The same map for the spatial formulations (elem_spatial.c): vl (spatial, local) to body. */
+void ld_elem_spatial_velocity(const ld_system *s, const ld_elem *e, const double *q, double *vl);
+
+/* Drop the user forces' cached values (ld_sys_forget; el_user_cache.c). */
+void ld_el_user_forget(const ld_system *s);
+
 /* The kinds (their files). */
 extern const ld_ekind ld_ek_body, ld_ek_joint, ld_ek_rod, ld_ek_force, ld_ek_unit_norm, ld_ek_beam,
     ld_ek_beam_mass, ld_ek_contact_penalty;
@@ -147,6 +158,8 @@ typedef struct ld_elems {
 int ld_elems_build(const ld_system *s, ld_elems *E, int *rows, char *msg, size_t n);
 /* The data that kind k prepared for s (NULL if none). */
 const void *ld_elems_data(const ld_system *s, const ld_ekind *k);
+/* The same data for a kind that keeps a cache in it, updated while s is evaluated. */
+void *ld_elems_scratch(const ld_system *s, const ld_ekind *k);
 void ld_elems_free(ld_elems *E);
 
 /* The system operations over all instances (the ld_system_ops of rigid.c). Each zeroes its

@@ -176,8 +176,24 @@ static int eval_el(const ld_elem_ctx *c, unsigned want, elbody b[2], ld_el_out *
     body_maps(c->s, c->q, c->v, el->body1, off1, &b[0]);
     body_maps(c->s, c->q, c->v, el->body2, off2, &b[1]);
     make_ctx(c->s, el, c->t, b, &ec);
+    ec.inst = c;
     memset(o, 0, sizeof *o);
     return ty ? ty->eval(&ec, want, o) : LD_EINVAL;
+}
+
+void ld_el_instance_motions(const ld_elem_ctx *c, ld_body_motion m[2]) {
+    const ld_element *el = &ld_rb(c->s)->m->elements[c->e->item];
+    size_t off1 = el->body1 >= 0 ? (size_t)c->e->off[0] : 0;
+    size_t off2 = (size_t)c->e->off[el->body1 >= 0 ? 1 : 0];
+    elbody b[2];
+    body_maps(c->s, c->q, c->v, el->body1, off1, &b[0]);
+    body_maps(c->s, c->q, c->v, el->body2, off2, &b[1]);
+    for (int i = 0; i < 2; ++i) {
+        memcpy(m[i].x, b[i].x, sizeof m[i].x);
+        memcpy(m[i].R, b[i].R, sizeof m[i].R);
+        memcpy(m[i].omega, b[i].w, sizeof m[i].omega);
+        memcpy(m[i].xdot, b[i].xd, sizeof m[i].xdot);
+    }
 }
 
 /* ---------------------------------------------------------------- the element kind */
@@ -309,7 +325,9 @@ const ld_ekind ld_ek_force = {.name = "element",
                               .force = fel_force,
                               .g_v = fel_g_v,
                               .stiffness = fel_stiffness,
-                              .energy = fel_energy};
+                              .energy = fel_energy,
+                              .prepare = ld_el_user_prepare,
+                              .release = ld_el_user_release};
 
 /* ---------------------------------------------------------------- checks, release */
 

@@ -34,9 +34,10 @@ typedef struct ld_el_ctx {
     const ld_model *m;
     const ld_element *el;
     double t;
-    double R[2][9], x[2][3]; /* body1 (index 0; the ground: I, 0) and body2 */
-    double vel[12];          /* (Ω1, ẋ1, Ω2, ẋ2) */
-    const double *ctrl;      /* the system's control inputs per element (NULL: all 0) */
+    double R[2][9], x[2][3];        /* body1 (index 0; the ground: I, 0) and body2 */
+    double vel[12];                 /* (Ω1, ẋ1, Ω2, ẋ2) */
+    const double *ctrl;             /* the system's control inputs per element (NULL: all 0) */
+    const struct ld_elem_ctx *inst; /* the instance's context (global q, v), or NULL */
 } ld_el_ctx;
 
 #define LD_EL_FORCE  1u /* F */
@@ -74,6 +75,21 @@ typedef struct ld_el_type {
 const ld_el_type *ld_el_type_get(int type); /* NULL out of range */
 extern const ld_el_type ld_el_spring_damper, ld_el_rotational, ld_el_bushing, ld_el_user_force,
     ld_el_actuator;
+
+/* The bodies' motions of force instance c (its local velocity, or at rest) as a user force
+ * sees them (elements.c). */
+void ld_el_instance_motions(const struct ld_elem_ctx *c, ld_body_motion b[2]);
+
+/* User forces' values through the system's cache (el_user_cache.c): w (12) and, with want
+ * holding LD_EL_GQ or LD_EL_GV, the tangents Wq, Wv (144 each) of user-force element c->el at
+ * the bodies' motions b. A vectorized group is evaluated in one call for all its instances at
+ * the system's state; a value is computed again only when t or the instance's motion differs
+ * from the cached one. Status of the callbacks, or LD_ENOMEM. */
+int ld_el_user_values(const ld_el_ctx *c, const ld_body_motion b[2], unsigned want,
+                      const double **w, const double **Wq, const double **Wv);
+/* The cache's setup and release (the force kind's prepare, release). */
+int ld_el_user_prepare(const ld_system *s, void **data, char *msg, size_t n);
+void ld_el_user_release(void *data);
 
 /* The elements of m are sound (generic checks, then the type's): LD_OK, or LD_EINVAL with the
  * key ("elements[2].k") and the reason (model.c formats the message). */

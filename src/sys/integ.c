@@ -317,6 +317,7 @@ static int init_state(ld_integ *it, double t0, const double *q0, const double *v
 int ld_integ_restart(ld_integ *it) {
     if (!it) return LD_EINVAL;
     char why[sizeof it->msg] = "";
+    ld_sys_forget(it->s);
     int rc = it->meth->initial ? it->meth->initial(it, why, sizeof why)
                                : ld_sys_initial_accel_msg(it->s, it->t, it->q, it->v, it->vd,
                                                           it->lam, why, sizeof why);
@@ -336,6 +337,7 @@ int ld_integ_init(ld_integ *it, double t0, const double *q0, const double *v0) {
     const ld_system *s = it->s;
     char why[sizeof it->msg] = "";
     it->jac_ok = it->skip_factor = 0;
+    ld_sys_forget(s);
     int rc = init_state(it, t0, q0, v0);
     if (!rc && it->meth->initial)
         rc = it->meth->initial(it, why, sizeof why);

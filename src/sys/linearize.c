@@ -170,6 +170,7 @@ int ld_linearize(const ld_system *s, double t, const double *q, const double *v,
     if (msg && cap) msg[0] = '\0';
     if (!s || !q || !lin || s->k < 1 || s->m < 0) return fail(LD_EINVAL, msg, cap, "bad arguments");
     memset(lin, 0, sizeof *lin);
+    ld_sys_forget(s);
     size_t k = (size_t)s->k, m = (size_t)s->m, nwork;
     double *w;
     if (allocate(lin, k, m, &w, &nwork)) {

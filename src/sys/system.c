@@ -282,6 +282,10 @@ int ld_sys_phi_dd_fd(const ld_system *s, double t, const double *q, const double
     return LD_OK;
 }
 
+void ld_sys_forget(const ld_system *s) {
+    if (s && s->ops.forget) s->ops.forget(s);
+}
+
 int ld_sys_stiffness(const ld_system *s, double t, const double *q, const double *v,
                      const double *a, const double *lambda, double *K) {
     if (!s || !q || !v || !a || !K) return LD_EINVAL;
