@@ -24,7 +24,7 @@
 /* The sweep's results: per speed p and track j (ntr tracks) the frequency, damping ratio and
  * the MAC with the speed before. */
 typedef struct sweep {
-    int npts, ntr;
+    int npts, ntr, steady;                   /* steady: the states are ld_steady_rotation's */
     double *speed, *accel, *hz, *zeta, *mac; /* npts; npts; npts × ntr each */
 } sweep;
 
@@ -39,12 +39,56 @@ static double turn_rate(const ld_model *m, const ld_system *s, const double *q, 
     return big;
 }
 
-/* The damped modes at speed factor f (all of them). 0 or the exit code 3 (message printed). */
-static int modes_at(const campbell_in *in, double f, double *v, ld_modes *md, double *accel) {
+/* How the sweep finds each speed's state: with body-frame velocities (se3, s3sdr3) the steady
+ * rotation's configuration (ld_steady_rotation: a flexible rotor stretched by its centrifugal
+ * forces), continued from speed to speed in q; otherwise the initial configuration as it is. */
+typedef struct spin {
+    int steady;                   /* 1: ld_steady_rotation at each speed */
+    double axis[3], point[3], r0; /* the rotation: axis, a point on it, rate of the start */
+    double *q;                    /* the configuration, continued */
+} spin;
+
+/* The fastest-turning body's rotation axis (spatial), through the point about which its
+ * centre of mass turns, into sp; whether every node has body-frame velocities. */
+static void spin_axis(const campbell_in *in, double ref, spin *sp) {
+    int best = -1;
+    double bw = 0.0, x[3], qq[4], om[3], xd[3];
+    for (int b = 0; b < in->m->nbodies; ++b)
+        if (ld_model_body_state(in->s, b, in->q, in->v1, x, qq, om, xd) == LD_OK) {
+            double w = sqrt(om[0] * om[0] + om[1] * om[1] + om[2] * om[2]);
+            if (w > bw) bw = w, best = b;
+        }
+    sp->r0 = ref;
+    sp->steady = best >= 0;
+    for (int i = 0; i < in->s->nnodes; ++i)
+        if (in->s->nodes[i].kind != LD_NODE_SE3 && in->s->nodes[i].kind != LD_NODE_S3SDR3)
+            sp->steady = 0;
+    if (best < 0) return;
+    ld_model_body_state(in->s, best, in->q, in->v1, x, qq, om, xd);
+    double w[3];
+    ld_quat_rotate(w, qq, om); /* spatial */
+    double ww = w[0] * w[0] + w[1] * w[1] + w[2] * w[2];
+    double c[3] = {w[1] * xd[2] - w[2] * xd[1], w[2] * xd[0] - w[0] * xd[2],
+                   w[0] * xd[1] - w[1] * xd[0]};
+    for (int i = 0; i < 3; ++i) sp->axis[i] = w[i], sp->point[i] = x[i] + c[i] / ww;
+}
+
+/* The damped modes at speed sp (all of them). 0 or the exit code 3 (message printed). */
+static int modes_at(const campbell_in *in, spin *S, double speed, double *v, ld_modes *md,
+                    double *accel) {
     char msg[512];
-    for (int i = 0; i < in->s->k; ++i) v[i] = f * in->v1[i];
+    const double *q = in->q;
+    int rc = 0;
+    if (S->steady) {
+        rc = ld_steady_rotation(in->s, in->m->run.t_start, S->axis, S->point, speed, S->q, v, NULL,
+                                msg, sizeof msg);
+        if (rc) return cli_error("%s: %s", in->path, msg), 3;
+        q = S->q;
+    } else {
+        for (int i = 0; i < in->s->k; ++i) v[i] = speed / S->r0 * in->v1[i];
+    }
     ld_linear lin;
-    int rc = ld_linearize(in->s, in->m->run.t_start, in->q, v, &lin, msg, sizeof msg);
+    rc = ld_linearize(in->s, in->m->run.t_start, q, v, &lin, msg, sizeof msg);
     if (rc) {
         cli_error("%s: cannot linearize: %s", in->path, msg[0] ? msg : ld_strerror(rc));
         return 3;
@@ -92,17 +136,25 @@ static int follow(const ld_modes *prev, const ld_modes *cur, int *tr, int ntr, i
 static int run_sweep(const campbell_in *in, double ref, sweep *w) {
     size_t k = (size_t)in->s->k;
     double *v = malloc(k * sizeof *v);
+    spin S;
+    spin_axis(in, ref, &S);
+    S.q = malloc((size_t)in->s->nq * sizeof *S.q);
+    w->steady = S.steady;
     ld_modes prev, cur;
     memset(&prev, 0, sizeof prev);
-    int *tr = NULL, *order = NULL, rc = v ? 0 : cli_error("out of memory");
+    int *tr = NULL, *order = NULL, rc = v && S.q ? 0 : cli_error("out of memory");
+    if (S.q) memcpy(S.q, in->q, (size_t)in->s->nq * sizeof *S.q);
     double *mac_all = NULL, *mac = NULL;
     for (int p = 0; !rc && p < w->npts; ++p) {
         double sp = w->speed[p];
-        if ((rc = modes_at(in, sp / ref, v, &cur, &w->accel[p]))) break;
+        if ((rc = modes_at(in, &S, sp, v, &cur, &w->accel[p]))) break;
         if (p == 0) {
             tr = malloc((size_t)cur.count * sizeof *tr);
-            order = malloc((size_t)cur.count * sizeof *order);
-            mac_all = malloc((size_t)cur.count * sizeof *mac_all);
+            /* per mode of a speed: their number varies (an overdamped pair is two modes), at
+             * most 2n */
+            size_t most = 2 * (size_t)(cur.n > cur.count ? cur.n : cur.count);
+            order = malloc(most * sizeof *order);
+            mac_all = malloc(most * sizeof *mac_all);
             mac = malloc((size_t)cur.count * sizeof *mac);
             size_t cells = (size_t)w->npts * (size_t)cur.count;
             w->hz = malloc(3 * cells * sizeof *w->hz);
@@ -122,7 +174,7 @@ static int run_sweep(const campbell_in *in, double ref, sweep *w) {
         prev = cur;
     }
     ld_modes_free(&prev);
-    free(v), free(tr), free(order), free(mac_all), free(mac);
+    free(v), free(S.q), free(tr), free(order), free(mac_all), free(mac);
     return rc;
 }
 
@@ -148,6 +200,10 @@ static void print_sweep(const campbell_in *in, const sweep *w, double ref) {
     printf("  largest acceleration of the states %.3g (0: steady motions), smallest MAC between "
            "neighbouring speeds %.4f\n",
            amax, macmin);
+    if (w->steady)
+        printf(
+            "  each speed's state: the steady rotation (the configuration its centrifugal forces "
+            "balance, continued from the speed before)\n");
 }
 
 /* The sweep as CSV: speed, acceleration, then per mode hz, zeta, mac. 0 or 4. */
@@ -252,12 +308,35 @@ static int outputs(const campbell_in *in, const sweep *w) {
     return rc;
 }
 
+/* A body whose centre moves at the start while the formulation carries spatial translational
+ * velocities: its steady rotation is no constant velocity there (the linearization would take
+ * a state that accelerates for a steady one). Its index, or −1. */
+static int off_axis_body(const campbell_in *in, double ref) {
+    for (int i = 0; i < in->s->nnodes; ++i)
+        if (in->s->nodes[i].kind == LD_NODE_SE3 || in->s->nodes[i].kind == LD_NODE_S3SDR3)
+            return -1; /* body-frame velocities: ld_steady_rotation takes any body */
+    for (int b = 0; b < in->m->nbodies; ++b) {
+        double x[3], qq[4], om[3], xd[3];
+        if (ld_model_body_state(in->s, b, in->q, in->v1, x, qq, om, xd) != LD_OK) continue;
+        double sp = sqrt(xd[0] * xd[0] + xd[1] * xd[1] + xd[2] * xd[2]);
+        double size = sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]);
+        if (sp > 1e-9 * ref * (1.0 + size)) return b;
+    }
+    return -1;
+}
+
 int modes_campbell(const campbell_in *in) {
     double ref = turn_rate(in->m, in->s, in->q, in->v1);
     if (!(ref > 0.0))
         return cli_error("%s: --campbell: no body of the model turns at the start: give the "
                          "rotor's angular_velocity (the speeds scale the initial velocities)",
                          in->path);
+    int off = off_axis_body(in, ref);
+    if (off >= 0)
+        return cli_error("%s: --campbell: body '%s' turns off the axis; its steady rotation needs "
+                         "body-frame velocities: add --formulation se3 or s3sdr3 (liedyn then "
+                         "finds each speed's stretched, steady state)",
+                         in->path, in->m->bodies[off].name);
     sweep w;
     memset(&w, 0, sizeof w);
     w.npts = in->npts;

@@ -13,10 +13,9 @@
  * 49) and Hodges & Rutkowski (1981, "Free-vibration analysis of rotating beams by a
  * variable-order finite-element method", AIAA J. 19).
  *
- * liedyn's path (the public API only):
- *   1. the steady motion: Newton on the relative equilibrium — the state q with each node's
- *      velocity that of the rigid rotation, v = Ad(q⁻¹)(Ω e_z, 0), whose accelerations vanish —
- *      with the linearization's own reduced stiffness Kr (K + D W, the turning frame's terms);
+ * liedyn's path:
+ *   1. the steady motion (ld_steady_rotation): the state q whose nodes, moving with the rigid
+ *      rotation's velocity, have no acceleration — the beam stretched by its centrifugal forces;
  *   2. the damped modes of the linearization about it (ld_modes_damped), classified by their
  *      shapes (flapwise: z, chordwise: y).
  * The reference: a Rayleigh–Ritz solution of the two equations above on the polynomials
@@ -38,7 +37,7 @@
 
 #define PI 3.14159265358979323846
 
-/* The hub (huge inertia about the spin axis: its speed is held) and the beam, 4 elements of
+/* The hub, turned at Ω by a driver (θ = Ω t), and the beam, 4 elements of
  * order 6 along x, e2 = y, e3 = z: flapwise bending (along z) is about e2 (EI2 = 1), chordwise
  * (along y) about e3 (EI3 = 4). Bending rotary inertia 1e-8 and shear/axial stiffness 1e8:
  * Euler–Bernoulli's beam to 1e-7. */
@@ -81,68 +80,6 @@ static void ritz(double Om, double EI, double soft, double w[2]) {
     assert_int_equal(LAPACKE_dsygv(LAPACK_ROW_MAJOR, 1, 'N', 'U', N, K, N, M, N, ev), 0);
     w[0] = sqrt(ev[0]);
     w[1] = sqrt(ev[1]);
-}
-
-/* The rigid rotation's velocity of every node at q (s3sdr3 nodes: quaternion, position; body
- * velocities Ω_b = Rᵀ ω, U = Rᵀ (ω × x)). */
-static void rigid_velocity(const ld_system *s, const double *q, double Om, double *v) {
-    const double w[3] = {0, 0, Om};
-    for (int i = 0; i < s->nnodes; ++i) {
-        const double *qi = q + s->nodes[i].qoff, *x = qi + 4;
-        double *vi = v + s->nodes[i].voff,
-               u[3] = {w[1] * x[2] - w[2] * x[1], w[2] * x[0] - w[0] * x[2],
-                       w[0] * x[1] - w[1] * x[0]};
-        ld_quat_rotate_inv(vi, qi, w);
-        ld_quat_rotate_inv(vi + 3, qi, u);
-    }
-}
-
-/* Newton on the relative equilibrium: Kr z = Nᵀ M a, q ← q ∘ exp(N z), until |Nᵀ M a|∞ < 1e-6.
- * Returns the iterations taken; lin holds the linearization about the converged state. */
-static int steady_motion(const ld_system *s, double *q, double *v, double Om, ld_linear *lin) {
-    char msg[256];
-    int k = s->k;
-    double *qn = malloc((size_t)s->nq * sizeof *qn), *rhs = malloc((size_t)k * sizeof *rhs),
-           *d = malloc((size_t)k * sizeof *d);
-    int it = 0;
-    for (;; ++it) {
-        rigid_velocity(s, q, Om, v);
-        if (ld_linearize(s, 0.0, q, v, lin, msg, sizeof msg)) fail_msg("%s", msg);
-        int n = lin->n;
-        for (int i = 0; i < k; ++i) { /* M a */
-            double acc = 0.0;
-            for (int j = 0; j < k; ++j) acc += lin->M[i * k + j] * lin->a[j];
-            d[i] = acc;
-        }
-        double res = 0.0;
-        for (int i = 0; i < n; ++i) { /* Nᵀ M a: the force out of balance */
-            double acc = 0.0;
-            for (int j = 0; j < k; ++j) acc += lin->N[j * n + i] * d[j];
-            rhs[i] = acc;
-            res = fmax(res, fabs(acc));
-        }
-        /* the centrifugal forces are ≈ Ω² ρA h; the round-off of the stiff axial terms (EA = 1e8
-         * over 0.04 m) leaves about 1e-7 of force */
-        if (res < 1e-6 || it == 20) break;
-        double *A = malloc((size_t)n * (size_t)n * sizeof *A);
-        lapack_int *piv = malloc((size_t)n * sizeof *piv);
-        memcpy(A, lin->Kr, (size_t)n * (size_t)n * sizeof *A);
-        assert_int_equal(LAPACKE_dgesv(LAPACK_ROW_MAJOR, n, 1, A, n, piv, rhs, 1), 0);
-        for (int i = 0; i < k; ++i) { /* δ = N z */
-            double acc = 0.0;
-            for (int j = 0; j < n; ++j) acc += lin->N[i * n + j] * rhs[j];
-            d[i] = acc;
-        }
-        ld_sys_retract(s, qn, q, d);
-        memcpy(q, qn, (size_t)s->nq * sizeof *q);
-        free(A);
-        free(piv);
-        ld_linear_free(lin);
-    }
-    free(qn);
-    free(rhs);
-    free(d);
-    return it;
 }
 
 /* Mode j's translational shape over the beam's nodes: the part along body axis c (1: y, 2: z)
@@ -192,11 +129,15 @@ static void test_rotating_cantilever(void **state) {
         ld_system s;
         double *q, *v;
         assert_int_equal(ld_model_compile(&m, LD_FORM_S3SDR3, &s, &q, &v), LD_OK);
-        ld_linear lin;
-        int its = steady_motion(&s, q, v, Om, &lin);
-        assert_true(its < 20); /* a steady motion: the forces balance to 1e-6 */
-        ld_modes md;
+        const double axis[3] = {0, 0, 1}, point[3] = {0, 0, 0};
+        ld_steady_info st;
         char msg[256];
+        int status = ld_steady_rotation(&s, 0.0, axis, point, Om, q, v, &st, msg, sizeof msg);
+        if (status) fail_msg("%s", msg);
+        int its = st.iterations;
+        ld_linear lin;
+        if (ld_linearize(&s, 0.0, q, v, &lin, msg, sizeof msg)) fail_msg("%s", msg);
+        ld_modes md;
         assert_int_equal(ld_modes_damped(&lin, 0, &md, msg, sizeof msg), LD_OK);
         double flap[2], chord[2], rf[2], rc[2];
         lowest_along(&s, &md, 2, flap);
@@ -227,9 +168,51 @@ static void test_rotating_cantilever(void **state) {
     assert_true(worst_table < 6e-5); /* half the table's last printed digit, and the above */
 }
 
+/* Linearized about the undeformed beam moving rigidly (no steady solve: the tension missing) the
+ * flapwise frequency at λ = 10 shows no stiffening; a formulation whose velocities are not
+ * body-frame is refused, as is a zero axis. */
+static void test_steady_needed_and_refusals(void **state) {
+    (void)state;
+    char text[sizeof MODEL + 64], msg[256];
+    snprintf(text, sizeof text, MODEL, 10.0, 10.0);
+    ld_model m;
+    ld_model_error err;
+    if (ld_model_parse(text, strlen(text), "rotating-cantilever.yaml", &m, &err))
+        fail_msg("%s", err.msg);
+    ld_system s;
+    double *q, *v;
+    assert_int_equal(ld_model_compile(&m, LD_FORM_S3SDR3, &s, &q, &v), LD_OK);
+    ld_linear lin;
+    if (ld_linearize(&s, 0.0, q, v, &lin, msg, sizeof msg)) fail_msg("%s", msg);
+    assert_true(lin.accel > 1.0); /* not a steady motion */
+    ld_modes md;
+    assert_int_equal(ld_modes_damped(&lin, 0, &md, msg, sizeof msg), LD_OK);
+    double flap[2];
+    lowest_along(&s, &md, 2, flap);
+    printf("lambda 10 about the undeformed beam: flapwise %.6f (steady: 11.202328)\n", flap[0]);
+    assert_true(fabs(flap[0] / 11.202328 - 1) > 0.05);
+    ld_modes_free(&md);
+    ld_linear_free(&lin);
+    const double zero[3] = {0, 0, 0}, z[3] = {0, 0, 1};
+    assert_int_equal(ld_steady_rotation(&s, 0.0, zero, zero, 1.0, q, v, NULL, msg, sizeof msg),
+                     LD_EINVAL);
+    free(q);
+    free(v);
+    ld_model_system_free(&s);
+    assert_int_equal(ld_model_compile(&m, LD_FORM_SO3XR3, &s, &q, &v), LD_OK);
+    assert_int_equal(ld_steady_rotation(&s, 0.0, z, zero, 1.0, q, v, NULL, msg, sizeof msg),
+                     LD_ENOTSUPPORTED);
+    assert_non_null(strstr(msg, "se3 or s3sdr3"));
+    free(q);
+    free(v);
+    ld_model_system_free(&s);
+    ld_model_free(&m);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rotating_cantilever),
+        cmocka_unit_test(test_steady_needed_and_refusals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

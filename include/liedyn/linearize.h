@@ -66,6 +66,32 @@ int ld_linearize(const ld_system *s, double t, const double *q, const double *v,
                  char *msg, size_t cap);
 void ld_linear_free(ld_linear *lin);
 
+/* A steady rotation's Newton: iterations and the largest generalized force out of balance on
+ * the constraints' tangent space (|Nᵀ M a|∞), at the start and at the end. */
+typedef struct ld_steady_info {
+    int iterations;
+    double residual0, residual;
+} ld_steady_info;
+#define LD_STEADY_MAX_ITER 30
+/* The steady motion of s turning rigidly at rate (rad/s) about the axis through point along
+ * axis (spatial; normalized here): the configuration q at which every node, moving with the
+ * rigid rotation's velocity (Ω_b = Rᵀ ω, U = Rᵀ (ω × (x − point))), has no acceleration — a
+ * relative equilibrium, such as a spinning blade stretched by its centrifugal forces, about which
+ * ld_linearize gives the modes in the turning frame (centrifugal stiffening included). q holds
+ * the start (the undeformed configuration, or the steady one of a nearby rate) and receives the
+ * result; v receives its velocities. Newton: Kr z = Nᵀ M a, q ← q ∘ exp(N z), with the
+ * linearization about the moving state, until the forces out of balance are 1e-10 of those at
+ * the start, or the step is below 1e-14 of the configuration's size (round-off), within
+ * LD_STEADY_MAX_ITER
+ * iterations. Every node must carry body-frame velocities (se3 or s3sdr3: their velocities are
+ * constant in a rigid rotation). Rheonomic constraints (drivers) must turn at the same rate.
+ * LD_OK; LD_EINVAL; LD_ENOTSUPPORTED (another node kind); LD_EDOMAIN (no convergence);
+ * LD_ESINGULAR (a free motion the rotation does not hold); LD_ENOMEM; ld_linearize's statuses.
+ * info (may be NULL) receives the iterations and residuals; msg says why on failure. */
+int ld_steady_rotation(const ld_system *s, double t, const double axis[3], const double point[3],
+                       double rate, double *q, double *v, ld_steady_info *info, char *msg,
+                       size_t cap);
+
 /* The first-order state matrix of the reduced system, x = (z, ż), ẋ = A x:
  *   A = [0, I; −Mr⁻¹ Kr, −Mr⁻¹ Dr]   (2n × 2n, row-major, into A).
  * LD_OK, LD_EINVAL, LD_ENOMEM, LD_ESINGULAR (Mr singular). */
