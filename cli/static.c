@@ -13,6 +13,7 @@
 #include "liedyn/liedyn.h"
 #include "liedyn/statics.h"
 #include "sim.h"
+#include "../src/core/oom.h"
 
 static void usage(FILE *f) {
     fprintf(f, "usage: liedyn static MODEL [options]\n"
@@ -153,7 +154,7 @@ int cli_static(int argc, char **argv) {
         return 2;
     }
     memset(v, 0, (size_t)s.k * sizeof *v);
-    lam = calloc((size_t)(s.m > 0 ? s.m : 1), sizeof *lam);
+    lam = ld_xcalloc((size_t)(s.m > 0 ? s.m : 1), sizeof *lam, "the multipliers");
     ld_static_options o;
     ld_static_options_init(&o);
     o.steps = a.steps, o.tol = a.tol;

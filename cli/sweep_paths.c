@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "liedyn/liedyn.h"
 #include "sweep.h"
+#include "../src/core/oom.h"
 
 #define CANDIDATES_MAX 64
 
@@ -38,7 +39,7 @@ static int check_one(const sweep *sw, const char *key, const char *path, const c
                      int line) {
     sw_set probe;
     snprintf(probe.path, sizeof probe.path, "%s", path);
-    probe.value = strdup(value);
+    probe.value = ld_xstrdup(value, "a parameter's value");
     probe.line = line;
     char *text = NULL, why[512];
     size_t len = 0;

@@ -19,6 +19,7 @@
 #include "sim.h"
 #include "sweep.h"
 #include "yaml_limits.h"
+#include "../src/core/oom.h"
 
 /* ------------------------------------------------------------------ YAML helpers */
 
@@ -121,7 +122,7 @@ static void node_text(yaml_document_t *d, yaml_node_t *n, sw_buf *b, int flow) {
 static char *node_dup(yaml_document_t *d, yaml_node_t *n) {
     sw_buf b = {0};
     node_text(d, n, &b, 0);
-    if (!b.s) return strdup("");
+    if (!b.s) return ld_xstrdup("", "a text");
     return b.s;
 }
 
@@ -129,7 +130,7 @@ static char *node_dup(yaml_document_t *d, yaml_node_t *n) {
 static int doc_load(yaml_document_t *d, const char *text, size_t len, char *why, size_t cap) {
     yaml_parser_t p;
     if (!yaml_parser_initialize(&p)) {
-        snprintf(why, cap, "out of memory");
+        ld_oom_last(why, cap);
         return -1;
     }
     yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
@@ -238,7 +239,7 @@ static int doc_set(yaml_document_t *d, const char *path, const char *value, char
                                                      YAML_PLAIN_SCALAR_STYLE)
                           : 0;
             if (!vid || !yaml_document_append_mapping_pair(d, cur, kid, vid)) {
-                snprintf(why, cap, "out of memory");
+                ld_oom_last(why, cap);
                 return -1;
             }
             n = node_at(d, cur);
@@ -277,7 +278,7 @@ static int doc_set(yaml_document_t *d, const char *path, const char *value, char
     int id = node_copy(d, &v, yaml_document_get_root_node(&v));
     yaml_document_delete(&v);
     if (!id || !parent) {
-        snprintf(why, cap, "out of memory");
+        ld_oom_last(why, cap);
         return -1;
     }
     parent = d->nodes.start + pid;
@@ -435,7 +436,7 @@ static int read_model(loader *L) {
         return cli_error("%s", err.msg[0] ? err.msg : "cannot read the model");
     model_base(&m, sw->model_path, sw->base, sizeof sw->base);
     if (sw->nbodies == 0 && (sw->record & SW_REC_STATE)) {
-        sw->bodies = calloc((size_t)m.nbodies + 1, sizeof *sw->bodies);
+        sw->bodies = ld_xcalloc((size_t)m.nbodies + 1, sizeof *sw->bodies, "the sweep's bodies");
         for (int b2 = 0; sw->bodies && b2 < m.nbodies; ++b2)
             snprintf(sw->bodies[b2], LD_NAME_MAX, "%s", m.bodies[b2].name);
         sw->nbodies = sw->bodies ? m.nbodies : 0;
@@ -506,8 +507,8 @@ static int read_grid(loader *L, yaml_node_t *n) {
         if (!p) return 2;
         p->kind = SW_GRID;
         p->nvalues = (int)(v->data.sequence.items.top - v->data.sequence.items.start);
-        p->values = calloc((size_t)p->nvalues, sizeof *p->values);
-        if (!p->values) return cli_error("out of memory");
+        p->values = ld_xcalloc((size_t)p->nvalues, sizeof *p->values, "the parameter's values");
+        if (!p->values) return cli_error("%s", ld_oom_last_str());
         for (int k = 0; k < p->nvalues; ++k) {
             p->values[k] = node_dup(&L->doc, node_at(&L->doc, v->data.sequence.items.start[k]));
             if (!p->values[k][0]) return bad(L, line, "vary", "%s: value %d is empty", path, k + 1);
@@ -543,8 +544,8 @@ static int read_list(loader *L, yaml_node_t *n) {
                 if (!(p = new_param(L, "cases", path, line))) return 2;
                 p->kind = SW_LIST;
                 p->nvalues = (int)nc;
-                p->values = calloc((size_t)nc, sizeof *p->values);
-                if (!p->values) return cli_error("out of memory");
+                p->values = ld_xcalloc((size_t)nc, sizeof *p->values, "the parameter's values");
+                if (!p->values) return cli_error("%s", ld_oom_last_str());
             }
             if (p->values[c]) return bad(L, line, "cases", "case %ld: '%s' given twice", c, path);
             p->values[c] = node_dup(&L->doc, node_at(&L->doc, q->value));
@@ -646,8 +647,8 @@ static int read_record(loader *L, yaml_node_t *n) {
         sw->record |= flag;
         if (bodies) {
             long nb = bodies->data.sequence.items.top - bodies->data.sequence.items.start;
-            sw->bodies = calloc((size_t)nb + 1, sizeof *sw->bodies);
-            if (!sw->bodies) return cli_error("out of memory");
+            sw->bodies = ld_xcalloc((size_t)nb + 1, sizeof *sw->bodies, "the sweep's bodies");
+            if (!sw->bodies) return cli_error("%s", ld_oom_last_str());
             for (long b = 0; b < nb; ++b) {
                 const char *s = scalar_of(node_at(&L->doc, bodies->data.sequence.items.start[b]));
                 if (!s || strlen(s) >= LD_NAME_MAX)
@@ -796,7 +797,8 @@ int sweep_parse(sweep *sw, const char *path, const char *text, size_t len, const
     snprintf(sw->file, sizeof sw->file, "%s", path);
     if (model_text) {
         snprintf(sw->model_path, sizeof sw->model_path, "%s", model_path);
-        if (!(sw->model_text = malloc(model_len + 1))) return cli_error("out of memory");
+        if (!(sw->model_text = ld_xmalloc(model_len + 1, "the model's text")))
+            return cli_error("%s", ld_oom_last_str());
         memcpy(sw->model_text, model_text, model_len);
         sw->model_text[model_len] = '\0';
         sw->model_len = model_len;

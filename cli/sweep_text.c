@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "liedyn/liedyn.h"
 #include "sweep.h"
+#include "../src/core/oom.h"
 
 /* ------------------------------------------------------------------ text buffers */
 
@@ -22,7 +23,7 @@ void sw_buf_printf(sw_buf *b, const char *fmt, ...) {
     if (b->len + (size_t)n + 1 > b->cap) {
         size_t cap = b->cap ? b->cap : 256;
         while (cap < b->len + (size_t)n + 1) cap *= 2;
-        char *s = realloc(b->s, cap);
+        char *s = ld_xrealloc(b->s, cap, "a text");
         if (!s) return;
         b->s = s;
         b->cap = cap;
@@ -58,18 +59,18 @@ int sweep_read_file(const char *path, char **out, size_t *len) {
     FILE *f = fopen(path, "rb");
     if (!f) return cli_error("cannot read '%s': %s", path, strerror(errno));
     size_t cap = 65536, n = 0;
-    char *t = malloc(cap + 1);
+    char *t = ld_xmalloc(cap + 1, "the file's text");
     while (t) {
         n += fread(t + n, 1, cap - n, f);
         if (n < cap || n > LD_MODEL_MAX_BYTES) break;
         cap = 2 * cap > LD_MODEL_MAX_BYTES + 1 ? LD_MODEL_MAX_BYTES + 1 : 2 * cap;
-        char *g = realloc(t, cap + 1);
+        char *g = ld_xrealloc(t, cap + 1, "the file's text");
         if (!g) free(t);
         t = g;
     }
     int err = ferror(f);
     fclose(f);
-    if (!t) return cli_error("out of memory reading '%s'", path);
+    if (!t) return cli_error("reading '%s': %s", path, ld_oom_last_str());
     if (err || n > LD_MODEL_MAX_BYTES) {
         free(t);
         return err ? cli_error("cannot read '%s': %s", path, strerror(errno))

@@ -12,6 +12,7 @@
 #include "liedyn/output.h"
 #include "safefile.h"
 #include "view.h"
+#include "../core/oom.h"
 
 #define OUT_PATH_CAP 4096
 
@@ -60,7 +61,7 @@ ld_out_vtk *ld_out_vtk_open(const char *dir, const char *base, const ld_system *
     if (!dir || !base || !s || !m || strlen(dir) >= OUT_PATH_CAP || strlen(base) >= LD_NAME_MAX) {
         snprintf(why, cap, "no directory, base name, system or model, or a name too long");
     } else {
-        ld_out_vtk *w = calloc(1, sizeof *w);
+        ld_out_vtk *w = ld_xcalloc(1, sizeof *w, "the VTK writer");
         if (w) {
             w->s = s, w->m = m;
             snprintf(w->dir, sizeof w->dir, "%s", dir);
@@ -72,7 +73,7 @@ ld_out_vtk *ld_out_vtk_open(const char *dir, const char *base, const ld_system *
             return w;
         }
         rc = LD_ENOMEM;
-        snprintf(why, cap, "out of memory");
+        ld_oom_last(why, cap);
     }
     if (status) *status = rc;
     return NULL;
@@ -114,7 +115,8 @@ int ld_out_vtk_series(ld_out_vtk *w) {
 
 int ld_out_vtk_set_contacts(ld_out_vtk *w, const ld_contact_point *c, int n) {
     if (n > w->cpcap) {
-        ld_contact_point *p = realloc(w->cp, (size_t)n * sizeof *p);
+        ld_contact_point *p =
+            ld_xrealloc(w->cp, (size_t)n * sizeof *p, "the VTK writer's contacts");
         if (!p) {
             errno = ENOMEM;
             fail(w, "contacts of VTK file", w->series);
@@ -143,7 +145,7 @@ static int contacts_file(ld_out_vtk *w, double t) {
 static int times_reserve(ld_out_vtk *w) {
     if (w->files < w->cap) return 0;
     long cap = w->cap ? 2 * w->cap : 256;
-    double *p = realloc(w->times, (size_t)cap * sizeof(double));
+    double *p = ld_xrealloc(w->times, (size_t)cap * sizeof(double), "the VTK writer's times");
     if (!p) return -1;
     w->times = p;
     w->cap = cap;
@@ -173,7 +175,7 @@ int ld_out_vtk_frame(ld_out_vtk *w, double t, const double *q, const double *v) 
     char name[sizeof w->series];
     snprintf(name, sizeof name, "%s/%s_%05ld.vtk", w->dir, w->base, w->files);
     if (!w->have_geom && ld_io_vtk_geom_init(&w->geom, w->m) == 0) w->have_geom = 1;
-    double *x = malloc(22 * (size_t)nb * sizeof(double) + 1);
+    double *x = ld_xmalloc(22 * (size_t)nb * sizeof(double) + 1, "the VTK frame");
     if (!x || !w->have_geom || times_reserve(w) != 0) {
         free(x);
         errno = ENOMEM;

@@ -1,6 +1,7 @@
 /* Writing a whole file safely (safefile.h). */
 #define _GNU_SOURCE
 #include "safefile.h"
+#include "../core/oom.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -48,8 +49,8 @@ static void release(safefile *w) {
 /* The directory part of path ("." when it has none), allocated; NULL: no memory. */
 static char *dir_of(const char *path) {
     const char *slash = strrchr(path, '/');
-    if (!slash) return strdup(".");
-    if (slash == path) return strdup("/");
+    if (!slash) return ld_xstrdup(".", "a directory name");
+    if (slash == path) return ld_xstrdup("/", "a directory name");
     return strndup(path, (size_t)(slash - path));
 }
 
@@ -61,7 +62,7 @@ static const char *base_of(const char *path) {
 /* The file path finally names, its symbolic links followed (allocated), with its lstat in st
  * and *exists 0 when it does not exist. NULL with errno on failure. */
 static char *resolve(const char *path, struct stat *st, int *exists) {
-    char *p = strdup(path);
+    char *p = ld_xstrdup(path, "a file name");
     for (int hops = 0; p; ++hops) {
         if (lstat(p, st) != 0) {
             if (errno != ENOENT) break;
@@ -76,8 +77,8 @@ static char *resolve(const char *path, struct stat *st, int *exists) {
         ssize_t n = hops < LINK_HOPS ? readlink(p, link, sizeof link - 1) : (errno = ELOOP, -1);
         if (n < 0) break;
         link[n] = '\0';
-        char *dir = link[0] == '/' ? strdup("") : dir_of(p), *q = NULL;
-        if (dir && (q = malloc(strlen(dir) + (size_t)n + 2)))
+        char *dir = link[0] == '/' ? ld_xstrdup("", "a directory name") : dir_of(p), *q = NULL;
+        if (dir && (q = ld_xmalloc(strlen(dir) + (size_t)n + 2, "a link's target")))
             sprintf(q, "%s%s%s", dir, dir[0] ? "/" : "", link);
         free(dir);
         free(p);
@@ -199,10 +200,10 @@ static int open_temp(safefile *w, const struct stat *st, int exists) {
     char *dir = dir_of(w->path);
     const char *base = base_of(w->path);
     size_t cap = (dir ? strlen(dir) : 0) + BASE_KEEP + 64;
-    w->tmp = dir ? malloc(cap) : NULL;
+    w->tmp = dir ? ld_xmalloc(cap, "a temporary name") : NULL;
     if (!w->tmp) {
         free(dir);
-        set_err(w, ENOMEM, "out of memory: %zu bytes for a temporary name", cap);
+        set_err(w, ENOMEM, "%s", ld_oom_last_str());
         return -1;
     }
     if (!(w->flags & SAFEFILE_NOCLEAN)) clean(dir, base, 1);
@@ -250,9 +251,9 @@ int ld_io_safefile_open(safefile *w, const char *path, const char *what, int fla
     w->fd = -1;
     w->flags = flags;
     w->what = what ? what : "";
-    w->name = strdup(path ? path : "");
+    w->name = ld_xstrdup(path ? path : "", "a file name");
     if (!w->name) {
-        set_err(w, ENOMEM, "out of memory");
+        set_err(w, ENOMEM, "%s", ld_oom_last_str());
         return -1;
     }
     struct stat st;
