@@ -189,6 +189,13 @@ static int row_matches(const sweep *sw, long c, char **f) {
     return 1;
 }
 
+/* row[0 .. len) as a string, allocated; NULL when out of memory (recorded, oom.h). */
+static char *row_dup(const char *row, size_t len) {
+    char *d = ld_xmalloc(len + 1, "a row of the table");
+    if (d) memcpy(d, row, len), d[len] = '\0';
+    return d;
+}
+
 /* The whole rows of an existing table of this sweep. 0, or 2 (message printed). */
 static int table_resume(table *T) {
     size_t len = 0;
@@ -228,7 +235,12 @@ static int table_resume(table *T) {
                              "gives it: remove the table, or give --fresh to replace it",
                              T->path, c);
         } else {
-            T->rows[c] = strndup(s + p, e + 1 - p);
+            if (!(T->rows[c] = row_dup(s + p, e + 1 - p))) {
+                if (f) free_fields(f, n);
+                free(s);
+                return cli_error("sweep: '%s': the row of case %ld: %s", T->path, c,
+                                 ld_oom_last_str());
+            }
             ++T->done;
         }
         if (f) free_fields(f, n);
@@ -299,8 +311,8 @@ static int table_rewrite(table *T, int keep) {
  * a failed write is cut back). 0 or -1. */
 static int table_add(table *T, long c, const char *row, size_t len) {
     if (T->rows[c]) return 0;
-    T->rows[c] = strndup(row, len);
-    if (!T->rows[c]) return -1;
+    T->rows[c] = row_dup(row, len);
+    if (!T->rows[c]) return cli_error("sweep: the row of case %ld: %s", c, ld_oom_last_str()), -1;
     ++T->done;
     if (!T->path) return 0; /* in memory only */
     if (T->fd < 0) return -1;

@@ -14,17 +14,23 @@
 
 /* ------------------------------------------------------------------ text buffers */
 
+void sw_buf_free(sw_buf *b);
+
 void sw_buf_printf(sw_buf *b, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     int n = vsnprintf(NULL, 0, fmt, ap);
     va_end(ap);
-    if (n < 0) return;
+    if (n < 0 || b->nomem) return;
     if (b->len + (size_t)n + 1 > b->cap) {
         size_t cap = b->cap ? b->cap : 256;
         while (cap < b->len + (size_t)n + 1) cap *= 2;
         char *s = ld_xrealloc(b->s, cap, "a text");
-        if (!s) return;
+        if (!s) {
+            sw_buf_free(b);
+            b->nomem = 1;
+            return;
+        }
         b->s = s;
         b->cap = cap;
     }
@@ -38,6 +44,7 @@ void sw_buf_free(sw_buf *b) {
     free(b->s);
     b->s = NULL;
     b->len = b->cap = 0;
+    b->nomem = 0;
 }
 
 void sweep_yaml_quoted(sw_buf *b, const char *s) {

@@ -193,7 +193,7 @@ static int with_holds(const ld_model *m, ld_model *t, int **held_of) {
     t->keep_redundant = 1;
     t->joints = ld_xmalloc(((size_t)m->njoints + (size_t)nh + 1) * sizeof *t->joints,
                            "the assembly's joints");
-    *held_of = malloc(((size_t)nh + 1) * sizeof **held_of);
+    *held_of = ld_xmalloc(((size_t)nh + 1) * sizeof **held_of, "the assembly's holds");
     if (!t->joints || !*held_of) {
         free(t->joints);
         free(*held_of);

@@ -330,6 +330,7 @@ int ld_io_html_write(const char *path, const ld_model *m, const char *title, con
     if (rc != 0) {
         ld_io_safefile_abort(&w);
         snprintf(err, cap, "writing '%s' failed: %s", path, ld_oom_last_str());
+        errno = ENOMEM;
         return -1;
     }
     if (ld_io_safefile_commit(&w) != 0) {

@@ -155,6 +155,14 @@ void ld_out_csv_free(ld_out_csv *w) {
     free(w);
 }
 
+/* "cannot write 'PATH': reason" in why after ld_io_rowfile_open failed; LD_ENOMEM or LD_EIO. */
+static int open_error(const char *path, char *why, size_t cap) {
+    int e = errno;
+    snprintf(why, cap, "cannot write '%s': %s", path,
+             e == ENOMEM ? ld_oom_last_str() : strerror(e));
+    return e == ENOMEM ? LD_ENOMEM : LD_EIO;
+}
+
 /* NULL with *status = rc and the reason in why. */
 static ld_out_csv *open_failed(ld_out_csv *w, int *status, int rc) {
     if (status) *status = rc;
@@ -196,10 +204,8 @@ ld_out_csv *ld_out_csv_open(const char *path, const ld_system *s, const ld_model
     w->nact = actuator_count(m);
     w->nsel = select_columns(w->names, w->ncols, columns, w->sel, why, cap);
     if (w->nsel < 0) return open_failed(w, status, LD_EINVAL);
-    if (ld_io_rowfile_open(&w->f, path) != 0) {
-        snprintf(why, cap, "cannot write '%s': %s", path, strerror(errno));
-        return open_failed(w, status, LD_EIO);
-    }
+    if (ld_io_rowfile_open(&w->f, path) != 0)
+        return open_failed(w, status, open_error(path, why, cap));
     if (status) *status = LD_OK;
     return w;
 }
@@ -331,8 +337,7 @@ ld_out_contacts *ld_out_contacts_open(const char *path, const ld_model *m, int *
         for (int i = 0; i < m->nshapes; ++i)
             for (int j = 0; j < i; ++j) w->local[i] += m->shapes[j].body == m->shapes[i].body;
         if (ld_io_rowfile_open(&w->f, path) != 0) {
-            rc = LD_EIO;
-            snprintf(why, cap, "cannot write '%s': %s", path, strerror(errno));
+            rc = open_error(path, why, cap);
         } else {
             ld_io_rowfile_printf(&w->f, "t,body1,body2,shape1,shape2,px,py,pz,nx,ny,nz,gap,fn,ft,"
                                         "fx,fy,fz\n");

@@ -1,6 +1,7 @@
 /* The HTML writer (liedyn/output.h): the frames of a run (frames.c) and, at the end, the
  * viewer's file (html.c). */
 #include <math.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -150,6 +151,6 @@ int ld_out_html_write(ld_out_html *w, const char *path, const char *title, char 
         return LD_ENOMEM;
     }
     if (ld_io_html_write(path, w->m, title ? title : "", &w->F, why, cap) != 0)
-        return ld_io_html_missing() ? LD_ENOTSUPPORTED : LD_EIO;
+        return ld_io_html_missing() ? LD_ENOTSUPPORTED : errno == ENOMEM ? LD_ENOMEM : LD_EIO;
     return LD_OK;
 }

@@ -26,7 +26,7 @@ int ld_io_rowfile_open(rowfile *r, const char *path) {
     r->fd = -1;
     snprintf(r->name, sizeof r->name, "%s", path);
     r->buf = ld_xmalloc(BLOCK, "the row buffer");
-    if (!r->buf) return -1;
+    if (!r->buf) return errno = ENOMEM, -1;
     r->cap = BLOCK;
     r->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
     if (r->fd < 0) {

@@ -51,7 +51,9 @@ static char *dir_of(const char *path) {
     const char *slash = strrchr(path, '/');
     if (!slash) return ld_xstrdup(".", "a directory name");
     if (slash == path) return ld_xstrdup("/", "a directory name");
-    return strndup(path, (size_t)(slash - path));
+    char *d = ld_xmalloc((size_t)(slash - path) + 1, "a directory name");
+    if (d) memcpy(d, path, (size_t)(slash - path)), d[slash - path] = '\0';
+    return d;
 }
 
 static const char *base_of(const char *path) {
@@ -253,7 +255,9 @@ int ld_io_safefile_open(safefile *w, const char *path, const char *what, int fla
     w->what = what ? what : "";
     w->name = ld_xstrdup(path ? path : "", "a file name");
     if (!w->name) {
-        set_err(w, ENOMEM, "%s", ld_oom_last_str());
+        snprintf(w->err, sizeof w->err, "writing %s%s'%s' failed: %s", w->what,
+                 w->what[0] ? " " : "", path ? path : "", ld_oom_last_str());
+        errno = ENOMEM;
         return -1;
     }
     struct stat st;
@@ -262,7 +266,7 @@ int ld_io_safefile_open(safefile *w, const char *path, const char *what, int fla
     if (!path || !path[0] || !base_of(path)[0])
         set_err(w, EINVAL, "no file name");
     else if (!(w->path = resolve(path, &st, &exists)))
-        set_err(w, errno, "%s", strerror(errno));
+        set_err(w, errno, "%s", errno == ENOMEM ? ld_oom_last_str() : strerror(errno));
     else if (exists && (why = refused_kind(st.st_mode, flags)))
         set_err(w, S_ISDIR(st.st_mode) ? EISDIR : EINVAL, "%s", why);
     else if (exists && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)))

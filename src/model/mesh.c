@@ -184,10 +184,7 @@ int ld_mesh_load(const char *path, ld_mesh *out, char *why, size_t cap) {
     /* only positions are kept: without normals, texture coordinates and colours, the
      * vertices that differ only in those (an STL's, one per face corner) are joined */
     struct aiPropertyStore *props = aiCreatePropertyStore();
-    if (!props) {
-        ld_oom_last(why, cap);
-        return LD_ENOMEM;
-    }
+    if (!props) return ld_oom_format_lib(why, cap, "assimp");
     aiSetImportPropertyInteger(props, AI_CONFIG_PP_RVC_FLAGS,
                                aiComponent_NORMALS | aiComponent_TANGENTS_AND_BITANGENTS |
                                    aiComponent_COLORS | aiComponent_TEXCOORDS |

@@ -116,10 +116,11 @@ static int mesh_index(reader *r, const yaml_node_t *n, ld_model *m, int *index) 
     char why[256];
     size_t mark = ly_push_key(r, "file");
     rc = ld_mesh_load(key, &p[m->nmeshes], why, sizeof why);
-    if (rc == LD_ENOMEM) rc = ly_out_of_memory(r, key_line(r, n, "file"));
-    if (rc)
-        rc = ly_fail(r, key_line(r, n, "file"), "cannot read the mesh '%.200s' (%.300s): %s", name,
-                     path, why);
+    if (rc) {
+        int fail = ly_fail(r, key_line(r, n, "file"), "cannot read the mesh '%.200s' (%.300s): %s",
+                           name, path, why);
+        rc = rc == LD_ENOMEM ? rc : fail; /* why says how much */
+    }
     ly_pop(r, mark);
     if (rc) return rc;
     p[m->nmeshes].line = ly_line_of(n);
