@@ -85,8 +85,7 @@ int sim_setup(sim *S) {
     int nb = m->nbodies;
     char why[512];
     int rc = ld_model_check_initial(m, why, sizeof why);
-    if (rc == LD_ENOMEM)
-        return cli_error("%s: cannot compile the model: %s", S->path, ld_oom_last_str());
+    if (rc == LD_ENOMEM) return cli_error("%s: cannot compile the model: %s", S->path, why);
     if (rc) return cli_error("%s: inconsistent initial state: %s", S->path, why);
     rc = ld_model_compile_msg(m, S->form, &S->s, &S->q0, &S->v0, why, sizeof why);
     if (rc) return cli_error("%s: cannot compile the model: %s", S->path, why);

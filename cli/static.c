@@ -160,7 +160,8 @@ int cli_static(int argc, char **argv) {
     o.steps = a.steps, o.tol = a.tol;
     ld_static_stats st;
     double c0 = cpu_seconds();
-    int src = lam ? ld_static_solve(&s, t, q, lam, &o, &st, msg, sizeof msg) : LD_ENOMEM;
+    int src = lam ? ld_static_solve(&s, t, q, lam, &o, &st, msg, sizeof msg)
+                  : ld_oom_last(msg, sizeof msg);
     double cpu = cpu_seconds() - c0, dist;
     int who = farthest(&m, &s, q, v, &dist), exit_code = src ? 3 : 0;
     if (src) cli_error("%s: %s", path, msg[0] ? msg : ld_strerror(src));

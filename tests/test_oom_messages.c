@@ -166,8 +166,8 @@ static int sized(const char *msg) {
 typedef int (*op_fn)(void *ctx, char *msg, size_t cap);
 
 /* Run op once per allocation it makes, with that allocation refused, until a run makes no
- * refused request (it must then succeed). A run that fails must return `status` with a sized
- * message. Returns the count of allocations of a successful run. */
+ * refused request (it must then succeed). A run that fails must return `status` (any but 0
+ * when status is 0) with a sized message. Returns the count of allocations of a successful run. */
 static long every_refusal(const char *name, op_fn op, void *ctx, int status) {
     char msg[2048], first[2048] = "";
     long k = 0, failed = 0, bad = 0;
@@ -182,7 +182,7 @@ static long every_refusal(const char *name, op_fn op, void *ctx, int status) {
             break;
         }
         if (rc == 0) continue; /* the refusal was survived */
-        if (rc != status || !sized(msg)) {
+        if ((status ? rc != status : rc == 0) || !sized(msg)) {
             print_error("%s: allocation %ld refused: status %d, '%s'\n", name, k, rc, msg);
             ++bad;
         }
@@ -193,6 +193,11 @@ static long every_refusal(const char *name, op_fn op, void *ctx, int status) {
            first);
     assert_true(failed > 0);
     return k;
+}
+
+/* every_refusal of a command of the tool: any exit code but 0. */
+static long every_refusal_any(const char *name, op_fn op, void *ctx) {
+    return every_refusal(name, op, ctx, 0);
 }
 
 /* ld_model_load of the file ctx (LD_SOURCE_DIR/...). */
@@ -412,6 +417,62 @@ static void test_format(void **state) {
     assert_false(sized(buf));
 }
 
+/* A command of the tool (argv without the command's name; ctx: cmd_args), its first message
+ * captured, stdout discarded. */
+typedef struct cmd_args {
+    int (*cmd)(int argc, char **argv);
+    int argc;
+    const char *argv[12];
+} cmd_args;
+
+/* The tool's main() defines this (cli.h); the commands here print to /dev/null. */
+int cli_flush_stdout(void) {
+    return fflush(stdout) == 0 ? 0 : -1;
+}
+
+static int op_cli(void *ctx, char *msg, size_t cap) {
+    cmd_args *c = ctx;
+    char *argv[12];
+    for (int i = 0; i < c->argc; ++i) argv[i] = (char *)(uintptr_t)c->argv[i];
+    fflush(stdout);
+    FILE *keep = stdout;
+    FILE *null = fopen("/dev/null", "w");
+    if (null) stdout = null;
+    cli_error_capture(msg, cap);
+    int rc = c->cmd(c->argc, argv);
+    cli_error_capture(NULL, 0);
+    stdout = keep;
+    if (null) fclose(null);
+    return rc;
+}
+
+/* The tool's commands: run (CSV, HTML), static, modes, view. A refusal ends them with exit
+ * code 2, 3 or 4 and a sized message. */
+static void test_cli(void **state) {
+    (void)state;
+    char top[512];
+    snprintf(top, sizeof top, "%s/models/simple-pendulum.yaml", LD_SOURCE_DIR);
+    cmd_args run = {
+        cli_run, 8, {top, "--t-end", "0.005", "--dt", "1e-3", "--out", "oom_cli.csv", "--quiet"}};
+    every_refusal_any("liedyn run --out", op_cli, &run);
+    cmd_args st = {cli_static, 1, {top}};
+    every_refusal_any("liedyn static", op_cli, &st);
+    cmd_args md = {cli_modes, 1, {top}};
+    every_refusal_any("liedyn modes", op_cli, &md);
+    char why[256];
+    if (ld_out_html_available(why, sizeof why)) {
+        cmd_args html = {
+            cli_run,
+            8,
+            {top, "--t-end", "0.005", "--dt", "1e-3", "--html", "oom_cli.html", "--quiet"}};
+        every_refusal_any("liedyn run --html", op_cli, &html);
+        cmd_args view = {cli_view, 5, {top, "--csv", "oom_cli.csv", "--html", "oom_cli.html"}};
+        every_refusal_any("liedyn view", op_cli, &view);
+    }
+    remove("oom_cli.csv");
+    remove("oom_cli.html");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_statics, setup, teardown),
@@ -424,6 +485,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_csv, setup, teardown),
         cmocka_unit_test_setup_teardown(test_html, setup, teardown),
         cmocka_unit_test_setup_teardown(test_checkpoint, setup, teardown),
+        cmocka_unit_test(test_cli),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -342,6 +342,7 @@ int ld_model_compile(const ld_model *m, ld_formulation f, ld_system *s, double *
 int ld_model_compile_msg(const ld_model *m, ld_formulation f, ld_system *s, double **q0,
                          double **v0, char *msg, size_t n) {
     int rc = compile(m, f, s, q0, v0, 0, msg, n);
+    if (rc == LD_ENOMEM && msg && n && !strstr(msg, "out of memory: ")) ld_oom_last(msg, n);
     if (rc != LD_OK && msg && n && !msg[0]) snprintf(msg, n, "%s", ld_strerror(rc));
     return rc;
 }
@@ -350,8 +351,10 @@ int ld_model_check_initial(const ld_model *m, char *msg, size_t n) {
     ld_system s;
     double *q0 = NULL, *v0 = NULL;
     int rc = compile(m, LD_FORM_SO3XR3, &s, &q0, &v0, 0, msg, n);
-    if (rc == LD_ENOMEM || rc == LD_OK) {
+    if (rc == LD_OK) {
         if (msg && n) msg[0] = '\0';
+    } else if (rc == LD_ENOMEM) {
+        if (msg && n && !strstr(msg, "out of memory: ")) ld_oom_last(msg, n);
     } else if (msg && n && !msg[0]) {
         snprintf(msg, n, "the model cannot be compiled");
     }

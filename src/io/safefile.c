@@ -65,6 +65,7 @@ static const char *base_of(const char *path) {
  * and *exists 0 when it does not exist. NULL with errno on failure. */
 static char *resolve(const char *path, struct stat *st, int *exists) {
     char *p = ld_xstrdup(path, "a file name");
+    if (!p) errno = ENOMEM;
     for (int hops = 0; p; ++hops) {
         if (lstat(p, st) != 0) {
             if (errno != ENOENT) break;
