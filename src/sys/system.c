@@ -306,8 +306,7 @@ int ld_sys_phi_dd(const ld_system *s, double t, const double *q, const double *v
 
 /* Format an out-of-memory reason; returns LD_ENOMEM. */
 static int oom(char *msg, size_t cap, double bytes, const char *what) {
-    if (msg && cap) snprintf(msg, cap, "out of memory: %.0f bytes for %s", bytes, what);
-    return LD_ENOMEM;
+    return ld_oom_format(msg, cap, bytes, what);
 }
 
 /* Name the first non-finite entry of x (n values) as `what`; LD_EDOMAIN, or LD_OK. */
