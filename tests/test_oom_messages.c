@@ -370,6 +370,30 @@ static void test_html(void **state) {
     remove("oom_run.html");
 }
 
+/* ld_out_vtk_open, 3 frames, ld_out_vtk_close into the current directory (oom_vtk_*). */
+static int op_vtk(void *ctx, char *msg, size_t cap) {
+    fixture *f = ctx;
+    int st = 0;
+    ld_out_vtk *w = ld_out_vtk_open(".", "oom_vtk", &f->s, &f->m, &st, msg, cap);
+    if (!w) return st;
+    int rc = LD_OK;
+    for (int i = 0; i < 3 && !rc; ++i) rc = ld_out_vtk_frame(w, 1e-3 * i, f->q0, f->v0);
+    if (!rc) rc = ld_out_vtk_close(w);
+    if (rc) snprintf(msg, cap, "%s", ld_out_vtk_message(w));
+    ld_out_vtk_free(w);
+    return rc;
+}
+
+static void test_vtk(void **state) {
+    every_refusal("VTK writer", op_vtk, *state, LD_ENOMEM);
+    char name[64];
+    for (int i = 0; i < 3; ++i) {
+        snprintf(name, sizeof name, "oom_vtk_%05d.vtk", i);
+        remove(name);
+    }
+    remove("oom_vtk.vtk.series");
+}
+
 /* ld_integ_load of oom_run.ck into the integrator ctx. */
 static int op_checkpoint(void *ctx, char *msg, size_t cap) {
     double user[2];
@@ -484,6 +508,7 @@ int main(void) {
         cmocka_unit_test(test_gyro_file),
         cmocka_unit_test_setup_teardown(test_csv, setup, teardown),
         cmocka_unit_test_setup_teardown(test_html, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_vtk, setup, teardown),
         cmocka_unit_test_setup_teardown(test_checkpoint, setup, teardown),
         cmocka_unit_test(test_cli),
     };
