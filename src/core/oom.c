@@ -2,7 +2,6 @@
  * formatter (oom.h says why a per-thread record). */
 #include "oom.h"
 
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,36 +16,28 @@ typedef struct oom_record {
 static _Thread_local oom_record last;
 static _Thread_local char last_msg[192];
 
-int ld_oom_note(double bytes, const char *what) {
+/* Record a refusal of bytes for what (a static string). */
+static void note(double bytes, const char *what) {
     last.bytes = bytes > 0.0 ? bytes : 1.0;
     last.what = what && *what ? what : "an unnamed buffer";
-    return LD_ENOMEM;
 }
 
 void *ld_xmalloc(size_t bytes, const char *what) {
     void *p = malloc(bytes ? bytes : 1);
-    if (!p) ld_oom_note((double)bytes, what);
+    if (!p) note((double)bytes, what);
     return p;
 }
 
 void *ld_xcalloc(size_t count, size_t size, const char *what) {
     void *p = calloc(count ? count : 1, size ? size : 1);
-    if (!p) ld_oom_note((double)count * (double)size, what);
+    if (!p) note((double)count * (double)size, what);
     return p;
 }
 
 void *ld_xrealloc(void *p, size_t bytes, const char *what) {
     void *q = realloc(p, bytes ? bytes : 1);
-    if (!q) ld_oom_note((double)bytes, what);
+    if (!q) note((double)bytes, what);
     return q;
-}
-
-void *ld_xreallocarray(void *p, size_t count, size_t size, const char *what) {
-    if (size && count > SIZE_MAX / size) {
-        ld_oom_note((double)count * (double)size, what);
-        return NULL;
-    }
-    return ld_xrealloc(p, count * size, what);
 }
 
 char *ld_xstrdup(const char *s, const char *what) {

@@ -14,8 +14,9 @@
  * helper returns −1 to the element reader — and carrying a struct through every such helper
  * would change dozens of prototypes for the sake of the failure path alone. The record is per
  * thread, so threads that allocate in parallel do not read each other's failures, and reading
- * it clears it, so a failure is never reported twice. ld_oom_note records a failure that did
- * not pass through ld_x* (a size computed ahead, an overflow of the size itself).
+ * it clears it, so a failure is never reported twice. A refusal that is survived (a fallback
+ * that needs no memory) leaves its record until the next message reads it: the messages read
+ * the record only right after a refusal.
  */
 #ifndef LIEDYN_SRC_CORE_OOM_H
 #define LIEDYN_SRC_CORE_OOM_H
@@ -29,15 +30,9 @@ void *ld_xmalloc(size_t bytes, const char *what);
 void *ld_xcalloc(size_t count, size_t size, const char *what);
 /* realloc(p, bytes); NULL with (bytes, what) recorded when refused (p is then untouched). */
 void *ld_xrealloc(void *p, size_t bytes, const char *what);
-/* ld_xrealloc of count · size bytes; NULL (recorded, p untouched) also when the product
- * overflows. */
-void *ld_xreallocarray(void *p, size_t count, size_t size, const char *what);
 
 /* A copy of the string s; NULL with (strlen(s) + 1, what) recorded when refused. */
 char *ld_xstrdup(const char *s, const char *what);
-
-/* Record a refusal of bytes for what (a static string); returns LD_ENOMEM. */
-int ld_oom_note(double bytes, const char *what);
 
 /* Write "out of memory: N bytes for WHAT" (and " (1.2 MB)" from 1000 bytes on) into buf[cap];
  * returns LD_ENOMEM. */
