@@ -317,6 +317,7 @@ static int write_csv(fixture *f, const char *path, char *msg, size_t cap) {
         rc = ld_out_csv_row(w, 1e-3 * i, f->q0, f->v0, NULL, 1e-3, 0.0);
     if (rc) snprintf(msg, cap, "%s", ld_out_csv_message(w));
     int rc2 = ld_out_csv_close(w);
+    ld_out_csv_free(w);
     return rc ? rc : rc2;
 }
 
