@@ -16,6 +16,7 @@
 #include "safefile.h"
 #include "sim.h"
 #include "sweep.h"
+#include "../src/core/oom.h"
 
 static void usage(FILE *f) {
     fprintf(f, "usage: liedyn assemble MODEL [options]\n"
@@ -96,8 +97,8 @@ static int write_model(const char *src, const ld_model *m, const char *path) {
     char *text = read_text(src, &len), why[512] = "";
     if (!text) return cli_error("assemble: cannot read '%s' again: %s", src, strerror(errno)), 4;
     int nb = listed_bodies(m);
-    sw_set *set = calloc(2 * (size_t)(nb > 0 ? nb : 1), sizeof *set);
-    char *vals = malloc(2 * (size_t)(nb > 0 ? nb : 1) * 128);
+    sw_set *set = ld_xcalloc(2 * (size_t)(nb > 0 ? nb : 1), sizeof *set, "the assembly's settings");
+    char *vals = ld_xmalloc(2 * (size_t)(nb > 0 ? nb : 1) * 128, "the assembly's settings");
     int rc = set && vals ? 0 : -1;
     for (int b = 0; !rc && b < nb; ++b) {
         const ld_body *bd = &m->bodies[b];

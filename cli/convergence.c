@@ -17,6 +17,7 @@
 #include "liedyn/liedyn.h"
 #include "sim.h"
 #include "sweep.h"
+#include "../src/core/oom.h"
 
 /* ------------------------------------------------------------------ liedyn convergence */
 
@@ -34,9 +35,10 @@ static int read_ref_csv(const char *path, const ld_model *m, double T, double *x
     if (!f) return cli_error("convergence: cannot open '%s': %s", path, strerror(errno));
     ld_io_csv_record r = {0};
     char why[160];
-    int nb = m->nbodies, rc = 0, found = 0, *col = malloc(7 * (size_t)nb * sizeof(int) + 1);
+    int nb = m->nbodies, rc = 0, found = 0,
+        *col = ld_xmalloc(7 * (size_t)nb * sizeof(int) + 1, "the reference columns");
     int got = col ? ld_io_csv_read(f, &r, why, sizeof why) : -1;
-    if (!col) snprintf(why, sizeof why, "out of memory");
+    if (!col) ld_oom_last(why, sizeof why);
     if (got <= 0) {
         rc = got ? cli_error("convergence: %s: %s", path, why)
                  : cli_error("convergence: '%s' is empty", path);
@@ -188,21 +190,21 @@ int cli_convergence(int argc, char **argv) {
     int nb = m.nbodies, nh = a.ndt;
     double T = m.run.t_end, hmin = a.dts[0];
     for (int i = 1; i < nh; ++i) hmin = fmin(hmin, a.dts[i]);
-    double *xr = calloc(14 * (size_t)nb, sizeof(double));
-    double *res = calloc(4 * (size_t)nh, sizeof(double));
+    double *xr = ld_xcalloc(14 * (size_t)nb, sizeof(double), "the reference states");
+    double *res = ld_xcalloc(4 * (size_t)nh, sizeof(double), "the results");
     long cnt[2 * MAX_DT_LIST];
     if (!xr || !res) {
         free(xr);
         free(res);
         ld_model_free(&m);
-        return cli_error("convergence: out of memory");
+        return cli_error("convergence: %s", ld_oom_last_str());
     }
     double *qr = xr + 3 * nb, *x_ = qr + 4 * nb, *q = x_ + 3 * nb;
     double *rot = res, *pos = res + nh, *rord = pos + nh, *pord = rord + nh;
-    int *exact = calloc((size_t)nb, sizeof(int)), any_exact = 0;
+    int *exact = ld_xcalloc((size_t)nb, sizeof(int), "the exact solutions"), any_exact = 0;
     double h_ref = hmin / 16.0;
     long ref_steps = 0, ref_iters = 0;
-    if (!exact) rc = cli_error("convergence: out of memory");
+    if (!exact) rc = cli_error("convergence: %s", ld_oom_last_str());
     for (int b = 0; !rc && b < nb; ++b) {
         double qe[4];
         exact[b] = !a.ref && ld_model_exact_rotation(&m, b, T, qe) == LD_OK;

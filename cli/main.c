@@ -20,6 +20,7 @@
 
 #include "cli.h"
 #include "liedyn/liedyn.h"
+#include "../src/core/oom.h"
 
 static void print_vec(const char *label, const double *v, int n) {
     printf("  %-28s [", label);
@@ -151,7 +152,7 @@ int cli_flush_stdout(void) {
 /* argv with every "--name=value" split into "--name" "value" (a new array; NULL: out of
  * memory). */
 static char **split_equals(int argc, char **argv, int *out_argc) {
-    char **a = malloc((2 * (size_t)argc + 1) * sizeof *a);
+    char **a = ld_xmalloc((2 * (size_t)argc + 1) * sizeof *a, "the arguments");
     int n = 0;
     for (int i = 0; a && i < argc; ++i) {
         char *eq = strchr(argv[i], '=');
@@ -171,7 +172,7 @@ static char **split_equals(int argc, char **argv, int *out_argc) {
 int main(int argc, char **argv) {
     int nargc = argc;
     char **nargv = split_equals(argc, argv, &nargc);
-    int rc = nargv ? dispatch(nargc, nargv) : cli_error("out of memory");
+    int rc = nargv ? dispatch(nargc, nargv) : cli_error("%s", ld_oom_last_str());
     free(nargv);
     int bad = cli_flush_stdout() != 0;
     if (fclose(stdout) != 0 && !stdout_errno) stdout_errno = errno ? errno : EIO;

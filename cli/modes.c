@@ -17,6 +17,7 @@
 #include "liedyn/statics.h"
 #include "modes.h"
 #include "sim.h"
+#include "../src/core/oom.h"
 
 #define TWO_PI 6.283185307179586476925
 
@@ -374,13 +375,13 @@ int cli_modes(int argc, char **argv) {
         ld_model_free(&m);
         return 2;
     }
-    double *lam = calloc((size_t)s.m + 1, sizeof *lam);
+    double *lam = ld_xcalloc((size_t)s.m + 1, sizeof *lam, "the multipliers");
     int exit_code;
     if (a.npts > 0) {
         campbell_in in = {path, a.csv, a.png, &m, &s, q, v, a.from, a.to, a.npts, a.count};
         exit_code = modes_campbell(&in);
     } else {
-        exit_code = lam ? analyse(&a, path, &m, &s, q, lam, t) : cli_error("out of memory");
+        exit_code = lam ? analyse(&a, path, &m, &s, q, lam, t) : cli_error("%s", ld_oom_last_str());
     }
     free(lam);
     free(q);

@@ -18,6 +18,7 @@
 #include "liedyn/linearize.h"
 #include "liedyn/liedyn.h"
 #include "modes.h"
+#include "../src/core/oom.h"
 
 #define TWO_PI 6.283185307179586476925
 
@@ -135,31 +136,31 @@ static int follow(const ld_modes *prev, const ld_modes *cur, int *tr, int ntr, i
 /* The whole sweep into w (allocated here). 0 or an exit code (message printed). */
 static int run_sweep(const campbell_in *in, double ref, sweep *w) {
     size_t k = (size_t)in->s->k;
-    double *v = malloc(k * sizeof *v);
+    double *v = ld_xmalloc(k * sizeof *v, "the speeds' modes");
     spin S;
     spin_axis(in, ref, &S);
-    S.q = malloc((size_t)in->s->nq * sizeof *S.q);
+    S.q = ld_xmalloc((size_t)in->s->nq * sizeof *S.q, "the steady rotation's configuration");
     w->steady = S.steady;
     ld_modes prev, cur;
     memset(&prev, 0, sizeof prev);
-    int *tr = NULL, *order = NULL, rc = v && S.q ? 0 : cli_error("out of memory");
+    int *tr = NULL, *order = NULL, rc = v && S.q ? 0 : cli_error("%s", ld_oom_last_str());
     if (S.q) memcpy(S.q, in->q, (size_t)in->s->nq * sizeof *S.q);
     double *mac_all = NULL, *mac = NULL;
     for (int p = 0; !rc && p < w->npts; ++p) {
         double sp = w->speed[p];
         if ((rc = modes_at(in, &S, sp, v, &cur, &w->accel[p]))) break;
         if (p == 0) {
-            tr = malloc((size_t)cur.count * sizeof *tr);
+            tr = ld_xmalloc((size_t)cur.count * sizeof *tr, "the mode tracking");
             /* per mode of a speed: their number varies (an overdamped pair is two modes), at
              * most 2n */
             size_t most = 2 * (size_t)(cur.n > cur.count ? cur.n : cur.count);
-            order = malloc(most * sizeof *order);
-            mac_all = malloc(most * sizeof *mac_all);
-            mac = malloc((size_t)cur.count * sizeof *mac);
+            order = ld_xmalloc(most * sizeof *order, "the mode tracking");
+            mac_all = ld_xmalloc(most * sizeof *mac_all, "the mode tracking");
+            mac = ld_xmalloc((size_t)cur.count * sizeof *mac, "the mode tracking");
             size_t cells = (size_t)w->npts * (size_t)cur.count;
-            w->hz = malloc(3 * cells * sizeof *w->hz);
+            w->hz = ld_xmalloc(3 * cells * sizeof *w->hz, "the Campbell diagram");
             if (!tr || !order || !mac_all || !mac || !w->hz) {
-                rc = cli_error("out of memory");
+                rc = cli_error("%s", ld_oom_last_str());
                 ld_modes_free(&cur);
                 break;
             }
@@ -340,8 +341,8 @@ int modes_campbell(const campbell_in *in) {
     sweep w;
     memset(&w, 0, sizeof w);
     w.npts = in->npts;
-    w.speed = malloc(2 * (size_t)w.npts * sizeof *w.speed);
-    if (!w.speed) return cli_error("out of memory");
+    w.speed = ld_xmalloc(2 * (size_t)w.npts * sizeof *w.speed, "the speeds");
+    if (!w.speed) return cli_error("%s", ld_oom_last_str());
     w.accel = w.speed + w.npts;
     for (int p = 0; p < w.npts; ++p)
         w.speed[p] = w.npts > 1 ? in->from + (in->to - in->from) * p / (w.npts - 1) : in->from;

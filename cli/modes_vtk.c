@@ -18,6 +18,7 @@
 #include "liedyn/liedyn.h"
 #include "liedyn/output.h"
 #include "modes.h"
+#include "../src/core/oom.h"
 
 #define TWO_PI 6.283185307179586476925
 
@@ -96,8 +97,8 @@ int modes_vtk(const char *dir, const ld_model *m, const ld_system *s, const doub
         return cli_error("modes: --vtk: cannot create the directory '%s': %s", dir,
                          strerror(errno)),
                4;
-    double *xi = calloc((size_t)md->k * 2 + (size_t)s->nq + 1, sizeof *xi);
-    if (!xi) return cli_error("out of memory"), 4;
+    double *xi = ld_xcalloc((size_t)md->k * 2 + (size_t)s->nq + 1, sizeof *xi, "the mode shape");
+    if (!xi) return cli_error("%s", ld_oom_last_str()), 4;
     double *vk = xi + md->k, *qk = vk + md->k, size = model_size(s, m, q, vk);
     int code = 0;
     for (int j = 0; j < md->count && code == 0; ++j)

@@ -17,6 +17,7 @@
 #include "csv.h"
 #include "columns.h"
 #include "plot.h"
+#include "../src/core/oom.h"
 
 #define MAX_PANELS 8
 #define MAX_LINES  16
@@ -212,8 +213,8 @@ int plot_check(const plot_input *in) {
 
 int plot_run(const plot_input *in) {
     int n = in->ncols;
-    double *lo = malloc(2 * (size_t)n * sizeof(double)), t0 = NAN, t1 = NAN;
-    if (!lo) return cli_error("run: out of memory for the plot");
+    double *lo = ld_xmalloc(2 * (size_t)n * sizeof(double), "the plot's range"), t0 = NAN, t1 = NAN;
+    if (!lo) return cli_error("run: the plot: %s", ld_oom_last_str());
     double *hi = lo + n;
     int rc = csv_ranges(in->csv, n, lo, hi, &t0, &t1);
     char autos[2 * LD_NAME_MAX + 32];

@@ -22,6 +22,7 @@
 #include "plot.h"
 #include "sim.h"
 #include "view.h"
+#include "../src/core/oom.h"
 
 /* ------------------------------------------------------------------ liedyn run */
 
@@ -180,7 +181,8 @@ static void json_contact(const sim *S) {
 /* ", "redundant_rows": [{"joint": "D", "row": 3}, …], "joint_residual": x' (rows from 1). */
 static void json_redundant(const sim *S) {
     int n = ld_model_redundant_rows(&S->s, NULL, NULL, 0);
-    int *jr = malloc(2 * (size_t)(n > 0 ? n : 1) * sizeof *jr), *rr = jr + (n > 0 ? n : 1);
+    int *jr = ld_xmalloc(2 * (size_t)(n > 0 ? n : 1) * sizeof *jr, "the joint and rod columns"),
+        *rr = jr + (n > 0 ? n : 1);
     if (jr) (void)ld_model_redundant_rows(&S->s, jr, rr, n);
     printf(", \"redundant_rows\": [");
     for (int i = 0; jr && i < n; ++i) {
@@ -332,7 +334,6 @@ static int open_html(sim *S, const run_args *a) {
         ld_out_html_open(&S->s, S->m, S->t0, S->t1, a->frames > 0 ? a->frames : VIEW_FRAMES_DEFAULT,
                          &rc, why, sizeof why);
     if (rc == LD_ENOTSUPPORTED) return cli_error("run: --html is not available: %s", why);
-    if (rc == LD_ENOMEM) return cli_error("run: out of memory");
     if (rc) return cli_error("run: --html: %s", why);
     return 0;
 }
@@ -376,7 +377,8 @@ static void print_energy(const sim *S) {
 static int redundant_text(const sim *S, char *buf, size_t cap) {
     enum { MAXJ = 4 };
     int n = ld_model_redundant_rows(&S->s, NULL, NULL, 0), joints = 0;
-    int *jr = malloc(2 * (size_t)(n > 0 ? n : 1) * sizeof *jr), *rr = jr + (n > 0 ? n : 1);
+    int *jr = ld_xmalloc(2 * (size_t)(n > 0 ? n : 1) * sizeof *jr, "the joint and rod columns"),
+        *rr = jr + (n > 0 ? n : 1);
     size_t len = 0;
     buf[0] = '\0';
     if (!jr) return n;

@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "liedyn/liedyn.h"
 #include "sim.h"
+#include "../src/core/oom.h"
 
 /* ------------------------------------------------------------------ the simulation */
 
@@ -84,31 +85,33 @@ int sim_setup(sim *S) {
     int nb = m->nbodies;
     char why[512];
     int rc = ld_model_check_initial(m, why, sizeof why);
-    if (rc == LD_ENOMEM) return cli_error("%s: cannot compile the model: out of memory", S->path);
+    if (rc == LD_ENOMEM) return cli_error("%s: cannot compile the model: %s", S->path, why);
     if (rc) return cli_error("%s: inconsistent initial state: %s", S->path, why);
     rc = ld_model_compile_msg(m, S->form, &S->s, &S->q0, &S->v0, why, sizeof why);
     if (rc) return cli_error("%s: cannot compile the model: %s", S->path, why);
     S->compiled = 1;
     S->has_contact = ld_model_has_contact(m) && ld_method_get((int)S->o.method)->contact;
     S->ov_max = 0.0, S->ov_t = NAN, S->ov_b1 = S->ov_b2 = -1;
-    S->phi = calloc((size_t)S->s.m + 1, sizeof(double));
-    S->exact = calloc((size_t)nb, sizeof(int));
-    S->bx = calloc(19 * (size_t)nb, sizeof(double)); /* bx, bq, bw, bv, then cf */
-    if (!S->phi || !S->exact || !S->bx) return cli_error("%s: out of memory", S->cmd);
+    S->phi = ld_xcalloc((size_t)S->s.m + 1, sizeof(double), "the constraint residuals");
+    S->exact = ld_xcalloc((size_t)nb, sizeof(int), "the exact solutions");
+    S->bx = ld_xcalloc(19 * (size_t)nb, sizeof(double),
+                       "the bodies' output"); /* bx, bq, bw, bv, then cf */
+    if (!S->phi || !S->exact || !S->bx) return cli_error("%s: %s", S->cmd, ld_oom_last_str());
     S->vres = S->vres_t = S->vscale = 0.0;
     S->vres_row = -1;
     if (S->s.m > 0) { /* the velocity residual: B in its sparse pattern, else dense if small */
         size_t mk = (size_t)S->s.m * (size_t)S->s.k;
         S->vnb = ld_sys_has_sparse(&S->s) ? (size_t)S->s.bnnz : mk <= VRES_DENSE_MAX ? mk : 0;
         if (S->vnb > 0) {
-            S->vwork = malloc((S->vnb + 3 * (size_t)S->s.m) * sizeof(double));
-            if (!S->vwork) return cli_error("%s: out of memory", S->cmd);
+            S->vwork =
+                ld_xmalloc((S->vnb + 3 * (size_t)S->s.m) * sizeof(double), "the velocity work");
+            if (!S->vwork) return cli_error("%s: %s", S->cmd, ld_oom_last_str());
         }
     }
     if (S->out_dt > 0.0) { /* dense output: the previous step end and the interpolated state */
         size_t nq = (size_t)S->s.nq, k = (size_t)S->s.k, nm = (size_t)S->s.m;
-        S->qa = calloc(2 * (nq + k + nm) + 1, sizeof(double));
-        if (!S->qa) return cli_error("%s: out of memory", S->cmd);
+        S->qa = ld_xcalloc(2 * (nq + k + nm) + 1, sizeof(double), "the assembly's work");
+        if (!S->qa) return cli_error("%s: %s", S->cmd, ld_oom_last_str());
         S->va = S->qa + nq, S->la = S->va + k;
         S->qi = S->la + nm, S->vi = S->qi + nq, S->li = S->vi + k;
     }
@@ -219,8 +222,8 @@ double constraint_length(const ld_model *m) {
     int nb = m->nbodies, nj = m->njoints;
     double len = 0.0;
     /* the joints of each body: first[b] .. first[b + 1] - 1 in list */
-    int *first = calloc((size_t)nb + 1, sizeof(int));
-    int *list = malloc((2 * (size_t)nj + 1) * sizeof(int));
+    int *first = ld_xcalloc((size_t)nb + 1, sizeof(int), "the joint index");
+    int *list = ld_xmalloc((2 * (size_t)nj + 1) * sizeof(int), "the joint index");
     for (int j = 0; j < nj; ++j) {
         const ld_joint *jd = &m->joints[j];
         int bs[2] = {jd->body1, jd->body2};
@@ -234,7 +237,7 @@ double constraint_length(const ld_model *m) {
     }
     if (first && list) { /* two joint points on one body */
         for (int b = 0; b < nb; ++b) first[b + 1] += first[b];
-        int *fill = malloc(((size_t)nb + 1) * sizeof(int));
+        int *fill = ld_xmalloc(((size_t)nb + 1) * sizeof(int), "the joint index");
         if (fill) {
             memcpy(fill, first, ((size_t)nb + 1) * sizeof(int));
             for (int j = 0; j < nj; ++j) {
@@ -408,9 +411,9 @@ static void contacts_fetch(sim *S) {
     if (!S->has_contact) return;
     int n = ld_integ_contacts(S->it, S->cp, S->cpcap);
     if (n > S->cpcap) {
-        ld_contact_point *p = realloc(S->cp, (size_t)n * sizeof *p);
+        ld_contact_point *p = ld_xrealloc(S->cp, (size_t)n * sizeof *p, "the contacts");
         if (!p) {
-            io_fail_msg(S, "keeping the contacts: out of memory");
+            io_fail_oom(S, "keeping the contacts");
             n = 0;
         } else {
             S->cp = p, S->cpcap = n;
@@ -458,6 +461,12 @@ void io_fail_msg(sim *S, const char *msg) {
     snprintf(S->io_msg, sizeof S->io_msg, "%s", msg);
 }
 
+void io_fail_oom(sim *S, const char *doing) {
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s: %s", doing, ld_oom_last_str());
+    io_fail_msg(S, buf);
+}
+
 void io_fail(sim *S, const char *what, const char *name) {
     char buf[PATH_CAP + 128];
     snprintf(buf, sizeof buf, "writing %s '%s' failed: %s", what, name, strerror(errno));
@@ -466,11 +475,10 @@ void io_fail(sim *S, const char *what, const char *name) {
 
 int csv_columns(sim *S, const char *list) {
     if (!S->names && ld_out_columns(S->m, S->est, &S->names, &S->ncols) != LD_OK)
-        return cli_error("%s: out of memory", S->cmd);
+        return cli_error("%s: %s", S->cmd, ld_oom_last_str());
     if (!list) return 0;
     char why[512];
     int rc = ld_out_columns_check(S->m, S->est, list, why, sizeof why);
-    if (rc == LD_ENOMEM) return cli_error("%s: out of memory", S->cmd);
     if (rc) return cli_error("%s: --columns: %s", S->cmd, why);
     return 0;
 }
@@ -524,7 +532,7 @@ static void write_row_at(sim *S, double t, const double *q, const double *v, con
     if (S->has_contact && S->vtk && ld_out_vtk_set_contacts(S->vtk, S->cp, S->ncp) != LD_OK)
         io_fail_msg(S, ld_out_vtk_message(S->vtk));
     if (S->has_contact && S->html && ld_out_html_set_contacts(S->html, S->cp, S->ncp) != LD_OK)
-        io_fail_msg(S, "recording the viewer's contacts: out of memory");
+        io_fail_oom(S, "recording the viewer's contacts");
     if (S->csv) emit_row(S, S->csv, t, q, v, lam);
     if (S->pcsv) emit_row(S, S->pcsv, t, q, v, lam);
     if (S->vtk && (t >= S->vtk_next - 1e-9 * S->vtk_spacing || t >= S->t1)) {
@@ -534,7 +542,7 @@ static void write_row_at(sim *S, double t, const double *q, const double *v, con
         write_vtk(S, t, q, v);
     }
     if (S->html && ld_out_html_frame(S->html, t, q, v) != LD_OK)
-        io_fail_msg(S, "recording the viewer's frames: out of memory");
+        io_fail_oom(S, "recording the viewer's frames");
 }
 
 /* One output row of the integrator's state. */

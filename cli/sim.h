@@ -205,6 +205,8 @@ int csv_open(sim *S, ld_out_csv **w, const char *path, const char *columns, char
 void outputs_close(sim *S);
 void io_fail(sim *S, const char *what, const char *name);
 void io_fail_msg(sim *S, const char *msg);
+/* io_fail_msg of "DOING: out of memory: N bytes for WHAT" (the last refusal, oom.h). */
+void io_fail_oom(sim *S, const char *doing);
 /* JSON values on stdout (strings: json_str in cli.h): a number (null if not finite), an array. */
 void json_num(double v);
 void json_vec(const double *v, int n);

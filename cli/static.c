@@ -13,6 +13,7 @@
 #include "liedyn/liedyn.h"
 #include "liedyn/statics.h"
 #include "sim.h"
+#include "../src/core/oom.h"
 
 static void usage(FILE *f) {
     fprintf(f, "usage: liedyn static MODEL [options]\n"
@@ -153,13 +154,14 @@ int cli_static(int argc, char **argv) {
         return 2;
     }
     memset(v, 0, (size_t)s.k * sizeof *v);
-    lam = calloc((size_t)(s.m > 0 ? s.m : 1), sizeof *lam);
+    lam = ld_xcalloc((size_t)(s.m > 0 ? s.m : 1), sizeof *lam, "the multipliers");
     ld_static_options o;
     ld_static_options_init(&o);
     o.steps = a.steps, o.tol = a.tol;
     ld_static_stats st;
     double c0 = cpu_seconds();
-    int src = lam ? ld_static_solve(&s, t, q, lam, &o, &st, msg, sizeof msg) : LD_ENOMEM;
+    int src = lam ? ld_static_solve(&s, t, q, lam, &o, &st, msg, sizeof msg)
+                  : ld_oom_last(msg, sizeof msg);
     double cpu = cpu_seconds() - c0, dist;
     int who = farthest(&m, &s, q, v, &dist), exit_code = src ? 3 : 0;
     if (src) cli_error("%s: %s", path, msg[0] ? msg : ld_strerror(src));

@@ -74,10 +74,12 @@ typedef struct sweep {
     const char *label; /* the name of every case's model in messages ("case N" when NULL) */
 } sweep;
 
-/* A growing text buffer. */
+/* A growing text buffer. When it cannot grow, the text is dropped (s NULL) and nomem set: the
+ * text is never silently cut short. */
 typedef struct sw_buf {
     char *s;
     size_t len, cap;
+    int nomem; /* a request was refused (the last one recorded, oom.h) */
 } sw_buf;
 void sw_buf_printf(sw_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void sw_buf_free(sw_buf *b);

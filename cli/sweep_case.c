@@ -14,6 +14,7 @@
 #include "liedyn/liedyn.h"
 #include "sim.h"
 #include "sweep.h"
+#include "../src/core/oom.h"
 
 static const char *const state_cols[13] = {"x",  "y",  "z",  "qw", "qx", "qy", "qz",
                                            "wx", "wy", "wz", "vx", "vy", "vz"};
@@ -161,9 +162,9 @@ static int run_case_model(const sweep *sw, long i, const sw_set *extra, int next
         o->iters = S.st.newton_iterations;
         o->rejected = S.st.rejected;
         int nb = m.nbodies;
-        o->names = calloc((size_t)nb + 1, sizeof *o->names);
-        o->x = calloc(17 * (size_t)nb + 1, sizeof(double));
-        o->exact = calloc((size_t)nb + 1, sizeof(int));
+        o->names = ld_xcalloc((size_t)nb + 1, sizeof *o->names, "the case's bodies");
+        o->x = ld_xcalloc(17 * (size_t)nb + 1, sizeof(double), "the case's bodies");
+        o->exact = ld_xcalloc((size_t)nb + 1, sizeof(int), "the case's bodies");
         if (o->names && o->x && o->exact) {
             o->nb = nb;
             o->q = o->x + 3 * nb;
@@ -177,7 +178,7 @@ static int run_case_model(const sweep *sw, long i, const sw_set *extra, int next
             }
         } else {
             o->status = "failed";
-            snprintf(o->msg, sizeof o->msg, "out of memory");
+            ld_oom_last(o->msg, sizeof o->msg);
         }
     }
     sim_free(&S);

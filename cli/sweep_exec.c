@@ -32,12 +32,13 @@
 #include "sim.h"
 #include "safefile.h"
 #include "sweep.h"
+#include "../src/core/oom.h"
 
 /* ------------------------------------------------------------------ CSV lines */
 
 int sweep_csv_split(const char *line, size_t len, char ***fields) {
     int n = 0, cap = 16;
-    char **f = malloc((size_t)cap * sizeof *f);
+    char **f = ld_xmalloc((size_t)cap * sizeof *f, "the row's fields");
     size_t i = 0;
     if (!f) return -1;
     for (;;) {
@@ -65,7 +66,7 @@ int sweep_csv_split(const char *line, size_t len, char ***fields) {
             sw_buf_printf(&b, "%.*s", (int)(i - s), line + s);
         }
         if (n == cap) {
-            char **g = realloc(f, 2 * (size_t)cap * sizeof *f);
+            char **g = ld_xrealloc(f, 2 * (size_t)cap * sizeof *f, "the row's fields");
             if (!g) goto bad;
             f = g;
             cap *= 2;
@@ -99,7 +100,7 @@ static char *slurp(const char *path, size_t *len) {
     while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) sw_buf_printf(&b, "%.*s", (int)n, chunk);
     fclose(f);
     *len = b.len;
-    return b.s ? b.s : strdup("");
+    return b.s ? b.s : ld_xstrdup("", "a field");
 }
 
 int sweep_table_read(const char *path, sw_table *t, char *why, size_t cap) {
@@ -114,7 +115,7 @@ int sweep_table_read(const char *path, sw_table *t, char *why, size_t cap) {
     t->ncols = sweep_csv_split(s, nl, &t->names);
     long cap_rows = 0;
     for (size_t i = nl; i < len; ++i) cap_rows += s[i] == '\n';
-    t->cells = calloc((size_t)cap_rows + 1, sizeof *t->cells);
+    t->cells = ld_xcalloc((size_t)cap_rows + 1, sizeof *t->cells, "the table's cells");
     if (t->ncols < 1 || !t->cells) {
         free(s);
         snprintf(why, cap, "'%s' has no header", path);
@@ -188,6 +189,13 @@ static int row_matches(const sweep *sw, long c, char **f) {
     return 1;
 }
 
+/* row[0 .. len) as a string, allocated; NULL when out of memory (recorded, oom.h). */
+static char *row_dup(const char *row, size_t len) {
+    char *d = ld_xmalloc(len + 1, "a row of the table");
+    if (d) memcpy(d, row, len), d[len] = '\0';
+    return d;
+}
+
 /* The whole rows of an existing table of this sweep. 0, or 2 (message printed). */
 static int table_resume(table *T) {
     size_t len = 0;
@@ -227,7 +235,12 @@ static int table_resume(table *T) {
                              "gives it: remove the table, or give --fresh to replace it",
                              T->path, c);
         } else {
-            T->rows[c] = strndup(s + p, e + 1 - p);
+            if (!(T->rows[c] = row_dup(s + p, e + 1 - p))) {
+                if (f) free_fields(f, n);
+                free(s);
+                return cli_error("sweep: '%s': the row of case %ld: %s", T->path, c,
+                                 ld_oom_last_str());
+            }
             ++T->done;
         }
         if (f) free_fields(f, n);
@@ -298,8 +311,8 @@ static int table_rewrite(table *T, int keep) {
  * a failed write is cut back). 0 or -1. */
 static int table_add(table *T, long c, const char *row, size_t len) {
     if (T->rows[c]) return 0;
-    T->rows[c] = strndup(row, len);
-    if (!T->rows[c]) return -1;
+    T->rows[c] = row_dup(row, len);
+    if (!T->rows[c]) return cli_error("sweep: the row of case %ld: %s", c, ld_oom_last_str()), -1;
     ++T->done;
     if (!T->path) return 0; /* in memory only */
     if (T->fd < 0) return -1;
@@ -426,8 +439,8 @@ static void retire(worker *w) {
 
 /* Run the missing cases in nw worker processes. 0, or 4 (the table could not be written). */
 static int run_local(table *T, int nw, sw_exec *x) {
-    worker *w = calloc((size_t)nw, sizeof *w);
-    if (!w) return cli_error("sweep: out of memory");
+    worker *w = ld_xcalloc((size_t)nw, sizeof *w, "the workers");
+    if (!w) return cli_error("sweep: %s", ld_oom_last_str());
     long next = 0;
     int active = 0, io = 0;
     for (int k = 0; k < nw; ++k) {
@@ -438,7 +451,7 @@ static int run_local(table *T, int nw, sw_exec *x) {
         long c = next_case(T, &next);
         if (c >= 0 && give(&w[k], c) == 0) ++active;
     }
-    struct pollfd *pf = calloc((size_t)nw, sizeof *pf);
+    struct pollfd *pf = ld_xcalloc((size_t)nw, sizeof *pf, "the workers");
     while (active > 0 && !stop_sig && pf) {
         for (int k = 0; k < nw; ++k) {
             pf[k].fd = w[k].cas >= 0 ? w[k].res_fd : -1;
@@ -452,7 +465,8 @@ static int run_local(table *T, int nw, sw_exec *x) {
             long c = w[k].cas;
             uint32_t n = 0;
             char *row = NULL;
-            int ok = read_all(w[k].res_fd, &n, sizeof n) == 0 && (row = malloc(n + 1u)) &&
+            int ok = read_all(w[k].res_fd, &n, sizeof n) == 0 &&
+                     (row = ld_xmalloc(n + 1u, "a case's row")) &&
                      read_all(w[k].res_fd, row, n) == 0;
             if (ok) {
                 if (table_add(T, c, row, n) != 0) io = 1;
@@ -591,8 +605,9 @@ static int mpi_give(table *T, long *next, int r, int *held, int *ended) {
 static int mpi_master(table *T, sw_exec *x) {
     long next = 0;
     int io = 0, busy = 0; /* ranks holding cases */
-    int *held = calloc(2 * (size_t)mpi_size, sizeof *held), *ended = held + mpi_size;
-    if (!held) return cli_error("sweep: out of memory");
+    int *held = ld_xcalloc(2 * (size_t)mpi_size, sizeof *held, "the ranks' cases"),
+        *ended = held + mpi_size;
+    if (!held) return cli_error("sweep: %s", ld_oom_last_str());
     for (int k = 0; k < MPI_AHEAD; ++k)
         for (int r = 1; r < mpi_size; ++r) (void)mpi_give(T, &next, r, held, ended);
     for (int r = 1; r < mpi_size; ++r) {
@@ -613,7 +628,7 @@ static int mpi_master(table *T, sw_exec *x) {
         sleep_ns = 20000;
         int n = 0, r = st.MPI_SOURCE;
         MPI_Get_count(&st, MPI_CHAR, &n);
-        char *row = malloc((size_t)n + 1);
+        char *row = ld_xmalloc((size_t)n + 1, "a case's row");
         if (!row) {
             io = 1;
             break;
@@ -682,8 +697,8 @@ int sweep_exec(const sweep *sw, sw_exec *x) {
     char **hf = NULL;
     T.ncols = sweep_csv_split(T.header.s, T.header.len - 1, &hf);
     free_fields(hf, T.ncols);
-    T.rows = calloc((size_t)sw->ncases, sizeof *T.rows);
-    if (!T.rows) return cli_error("sweep: out of memory");
+    T.rows = ld_xcalloc((size_t)sw->ncases, sizeof *T.rows, "the table's rows");
+    if (!T.rows) return cli_error("sweep: %s", ld_oom_last_str());
     int rc = T.path ? table_lock(&T) : 0;
     if (!rc && T.path && !x->fresh) rc = table_resume(&T);
     if (!rc && T.path && table_rewrite(&T, 1) != 0) rc = 2;

@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "liedyn/liedyn.h"
 #include "sweep.h"
+#include "../src/core/oom.h"
 
 #define CANDIDATES_MAX 64
 
@@ -38,18 +39,21 @@ static int check_one(const sweep *sw, const char *key, const char *path, const c
                      int line) {
     sw_set probe;
     snprintf(probe.path, sizeof probe.path, "%s", path);
-    probe.value = strdup(value);
+    probe.value = ld_xstrdup(value, "a parameter's value");
+    if (!probe.value) return cli_error("%s: %s", key, ld_oom_last_str());
     probe.line = line;
     char *text = NULL, why[512];
     size_t len = 0;
-    int bad = !probe.value || sweep_case_text(sw, -1, &probe, 1, &text, &len, why, sizeof why);
+    int bad = sweep_case_text(sw, -1, &probe, 1, &text, &len, why, sizeof why);
     free(probe.value);
+    if (bad && strncmp(why, "out of memory", 13) == 0) return cli_error("%s: %s", key, why);
     if (bad) return 0;
     ld_model m;
     ld_model_error err;
     memset(&err, 0, sizeof err);
     int rc = ld_model_parse(text, len, sw->model_path, &m, &err);
     free(text);
+    if (rc == LD_ENOMEM) return cli_error("%s", err.msg);
     if (rc == LD_OK) {
         ld_model_free(&m);
         return 0;

@@ -19,6 +19,7 @@
 #include "sim.h"
 #include "sweep.h"
 #include "yaml_limits.h"
+#include "../src/core/oom.h"
 
 /* ------------------------------------------------------------------ YAML helpers */
 
@@ -118,10 +119,12 @@ static void node_text(yaml_document_t *d, yaml_node_t *n, sw_buf *b, int flow) {
     }
 }
 
+/* The text of node n, allocated; NULL when out of memory (recorded, oom.h). */
 static char *node_dup(yaml_document_t *d, yaml_node_t *n) {
     sw_buf b = {0};
     node_text(d, n, &b, 0);
-    if (!b.s) return strdup("");
+    if (b.nomem) return NULL;
+    if (!b.s) return ld_xstrdup("", "a text");
     return b.s;
 }
 
@@ -129,7 +132,7 @@ static char *node_dup(yaml_document_t *d, yaml_node_t *n) {
 static int doc_load(yaml_document_t *d, const char *text, size_t len, char *why, size_t cap) {
     yaml_parser_t p;
     if (!yaml_parser_initialize(&p)) {
-        snprintf(why, cap, "out of memory");
+        ld_oom_format_lib(why, cap, "libyaml");
         return -1;
     }
     yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
@@ -238,7 +241,7 @@ static int doc_set(yaml_document_t *d, const char *path, const char *value, char
                                                      YAML_PLAIN_SCALAR_STYLE)
                           : 0;
             if (!vid || !yaml_document_append_mapping_pair(d, cur, kid, vid)) {
-                snprintf(why, cap, "out of memory");
+                ld_oom_format_lib(why, cap, "libyaml");
                 return -1;
             }
             n = node_at(d, cur);
@@ -277,7 +280,7 @@ static int doc_set(yaml_document_t *d, const char *path, const char *value, char
     int id = node_copy(d, &v, yaml_document_get_root_node(&v));
     yaml_document_delete(&v);
     if (!id || !parent) {
-        snprintf(why, cap, "out of memory");
+        ld_oom_format_lib(why, cap, "libyaml");
         return -1;
     }
     parent = d->nodes.start + pid;
@@ -375,9 +378,12 @@ int sweep_case_text(const sweep *sw, long i, const sw_set *extra, int nextra, ch
         return -1;
     }
     sw_buf b = {0};
-    if (doc_emit(&d, &b)) {
+    if (doc_emit(&d, &b) || b.nomem) {
+        if (b.nomem)
+            ld_oom_last(why, cap);
+        else
+            snprintf(why, cap, "cannot emit the model text");
         sw_buf_free(&b);
-        snprintf(why, cap, "cannot emit the model text");
         return -1;
     }
     *out = b.s;
@@ -435,7 +441,8 @@ static int read_model(loader *L) {
         return cli_error("%s", err.msg[0] ? err.msg : "cannot read the model");
     model_base(&m, sw->model_path, sw->base, sizeof sw->base);
     if (sw->nbodies == 0 && (sw->record & SW_REC_STATE)) {
-        sw->bodies = calloc((size_t)m.nbodies + 1, sizeof *sw->bodies);
+        sw->bodies = ld_xcalloc((size_t)m.nbodies + 1, sizeof *sw->bodies, "the sweep's bodies");
+        if (!sw->bodies) return ld_model_free(&m), cli_error("%s", ld_oom_last_str());
         for (int b2 = 0; sw->bodies && b2 < m.nbodies; ++b2)
             snprintf(sw->bodies[b2], LD_NAME_MAX, "%s", m.bodies[b2].name);
         sw->nbodies = sw->bodies ? m.nbodies : 0;
@@ -465,6 +472,7 @@ static int add_set(loader *L, sw_set *set, int *n, const char *key, const char *
         return bad(L, line, key, "%s: a value must be a scalar or a list", path);
     snprintf(set[*n].path, sizeof set[*n].path, "%s", path);
     set[*n].value = node_dup(&L->doc, v);
+    if (!set[*n].value) return cli_error("%s", ld_oom_last_str());
     set[*n].line = line;
     ++*n;
     return 0;
@@ -506,10 +514,11 @@ static int read_grid(loader *L, yaml_node_t *n) {
         if (!p) return 2;
         p->kind = SW_GRID;
         p->nvalues = (int)(v->data.sequence.items.top - v->data.sequence.items.start);
-        p->values = calloc((size_t)p->nvalues, sizeof *p->values);
-        if (!p->values) return cli_error("out of memory");
+        p->values = ld_xcalloc((size_t)p->nvalues, sizeof *p->values, "the parameter's values");
+        if (!p->values) return cli_error("%s", ld_oom_last_str());
         for (int k = 0; k < p->nvalues; ++k) {
             p->values[k] = node_dup(&L->doc, node_at(&L->doc, v->data.sequence.items.start[k]));
+            if (!p->values[k]) return cli_error("%s", ld_oom_last_str());
             if (!p->values[k][0]) return bad(L, line, "vary", "%s: value %d is empty", path, k + 1);
         }
         if (sw->ncases > 100000000L / p->nvalues)
@@ -543,11 +552,12 @@ static int read_list(loader *L, yaml_node_t *n) {
                 if (!(p = new_param(L, "cases", path, line))) return 2;
                 p->kind = SW_LIST;
                 p->nvalues = (int)nc;
-                p->values = calloc((size_t)nc, sizeof *p->values);
-                if (!p->values) return cli_error("out of memory");
+                p->values = ld_xcalloc((size_t)nc, sizeof *p->values, "the parameter's values");
+                if (!p->values) return cli_error("%s", ld_oom_last_str());
             }
             if (p->values[c]) return bad(L, line, "cases", "case %ld: '%s' given twice", c, path);
             p->values[c] = node_dup(&L->doc, node_at(&L->doc, q->value));
+            if (!p->values[c]) return cli_error("%s", ld_oom_last_str());
         }
     }
     return 0;
@@ -646,8 +656,8 @@ static int read_record(loader *L, yaml_node_t *n) {
         sw->record |= flag;
         if (bodies) {
             long nb = bodies->data.sequence.items.top - bodies->data.sequence.items.start;
-            sw->bodies = calloc((size_t)nb + 1, sizeof *sw->bodies);
-            if (!sw->bodies) return cli_error("out of memory");
+            sw->bodies = ld_xcalloc((size_t)nb + 1, sizeof *sw->bodies, "the sweep's bodies");
+            if (!sw->bodies) return cli_error("%s", ld_oom_last_str());
             for (long b = 0; b < nb; ++b) {
                 const char *s = scalar_of(node_at(&L->doc, bodies->data.sequence.items.start[b]));
                 if (!s || strlen(s) >= LD_NAME_MAX)
@@ -767,8 +777,9 @@ static int load_doc(loader *L, yaml_node_t *root) {
         /* without a reference run the error is against the exact rotation */
         ld_model m;
         ld_model_error err;
-        int exact = 0;
-        if (ld_model_parse(sw->model_text, sw->model_len, sw->model_path, &m, &err) == 0) {
+        int exact = 0, rc = ld_model_parse(sw->model_text, sw->model_len, sw->model_path, &m, &err);
+        if (rc == LD_ENOMEM) return cli_error("%s", err.msg);
+        if (rc == LD_OK) {
             double q[4];
             for (int b = 0; b < m.nbodies; ++b)
                 exact |= ld_model_exact_rotation(&m, b, m.run.t_end, q) == LD_OK;
@@ -796,7 +807,8 @@ int sweep_parse(sweep *sw, const char *path, const char *text, size_t len, const
     snprintf(sw->file, sizeof sw->file, "%s", path);
     if (model_text) {
         snprintf(sw->model_path, sizeof sw->model_path, "%s", model_path);
-        if (!(sw->model_text = malloc(model_len + 1))) return cli_error("out of memory");
+        if (!(sw->model_text = ld_xmalloc(model_len + 1, "the model's text")))
+            return cli_error("%s", ld_oom_last_str());
         memcpy(sw->model_text, model_text, model_len);
         sw->model_text[model_len] = '\0';
         sw->model_len = model_len;

@@ -136,10 +136,10 @@ int ld_out_vtk_set_contacts(ld_out_vtk *w, const ld_contact_point *c, int n);
 long ld_out_vtk_files(const ld_out_vtk *w);
 /* "" or why the writer failed ("writing VTK file 'NAME' failed: reason"). */
 const char *ld_out_vtk_message(const ld_out_vtk *w);
-/* Rewrite the series file now (atomically). 0 or LD_EIO. */
+/* Rewrite the series file now (atomically). 0, or LD_EIO / LD_ENOMEM. */
 int ld_out_vtk_series(ld_out_vtk *w);
 /* The end of the series: rewrite the series file, keeping w for ld_out_vtk_files and
- * ld_out_vtk_message. 0 or LD_EIO. */
+ * ld_out_vtk_message. 0, or LD_EIO / LD_ENOMEM. */
 int ld_out_vtk_close(ld_out_vtk *w);
 /* Free w (without writing anything). NULL is ignored. */
 void ld_out_vtk_free(ld_out_vtk *w);

@@ -248,7 +248,8 @@ int ld_sys_initial_accel_msg(const ld_system *s, double t, const double *q, cons
 int ld_model_compile(const ld_model *m, ld_formulation f, ld_system *s, double **q0, double **v0);
 /* The same, with a one-line reason in msg (n bytes; may be NULL) when it fails: which joint is
  * not closed, why the formulation cannot hold the model ("rods need a Lie-group formulation
- * …"), or the status's ld_strerror text when there is nothing more to say. */
+ * …"), "out of memory: N bytes for WHAT", or the status's ld_strerror text when there is
+ * nothing more to say. */
 int ld_model_compile_msg(const ld_model *m, ld_formulation f, ld_system *s, double **q0,
                          double **v0, char *msg, size_t n);
 void ld_model_system_free(ld_system *s);
@@ -290,7 +291,8 @@ double ld_model_joint_phi_max(const ld_system *s, double t, const double *q, int
  * velocity of a jointed body equal to the joint's (to 1e-6 relative); every Kirchhoff
  * constraint of the rods satisfied, in position (to 1e-9 relative to max(1, ds)) and velocity
  * (to 1e-6 relative). LD_OK, or LD_EINVAL with a one-line reason in msg (n bytes; may be
- * NULL). ld_model_compile refuses a model that fails this check. */
+ * NULL), or LD_ENOMEM with "out of memory: N bytes for WHAT". ld_model_compile refuses a model
+ * that fails this check. */
 int ld_model_check_initial(const ld_model *m, char *msg, size_t n);
 /* Per body, from a state of a compiled system: centre of mass x (spatial), quaternion q,
  * body angular velocity Ω, centre-of-mass velocity v (spatial). LD_EINVAL for a NULL or

@@ -29,6 +29,7 @@
 #include "liedyn/liedyn.h"
 #include "liedyn/system.h"
 #include "compile.h"
+#include "../core/oom.h"
 
 #define TOL     1e-12 /* closed: max |Φ| below TOL · max(1, L) */
 #define ITER    60    /* Gauss–Newton iterations at most */
@@ -190,8 +191,9 @@ static int with_holds(const ld_model *m, ld_model *t, int **held_of) {
     }
     *t = *m;
     t->keep_redundant = 1;
-    t->joints = malloc(((size_t)m->njoints + (size_t)nh + 1) * sizeof *t->joints);
-    *held_of = malloc(((size_t)nh + 1) * sizeof **held_of);
+    t->joints = ld_xmalloc(((size_t)m->njoints + (size_t)nh + 1) * sizeof *t->joints,
+                           "the assembly's joints");
+    *held_of = ld_xmalloc(((size_t)nh + 1) * sizeof **held_of, "the assembly's holds");
     if (!t->joints || !*held_of) {
         free(t->joints);
         free(*held_of);
@@ -331,7 +333,8 @@ static void joint_gaps(const ld_system *s, const ld_model *m, const double *Phi,
  * whose coordinate it holds) and what is left, and the first held coordinate, if any. */
 static int not_closed(const ld_model *m, const ld_model *t, const ld_system *s, const int *held_of,
                       const double *Phi, char *msg, size_t n, int *item) {
-    double *gap = malloc(2 * ((size_t)t->njoints + 1) * sizeof *gap), *ang = gap + t->njoints + 1;
+    double *gap = ld_xmalloc(2 * ((size_t)t->njoints + 1) * sizeof *gap, "the assembly's gaps"),
+           *ang = gap + t->njoints + 1;
     if (!gap) return LD_ENOMEM;
     joint_gaps(s, t, Phi, gap, ang);
     int w = 0;
@@ -416,11 +419,12 @@ static int close_joints(ld_model *m, char *msg, size_t n, int *item) {
     }
     solver w = {.s = &s, .m = s.m, .k = s.k, .L = model_size(m)};
     size_t M = (size_t)s.m, K = (size_t)s.k, R = M > K ? M : K;
-    unsigned char *mov = malloc((size_t)m->nbodies);
-    w.col = malloc((K + 1) * sizeof *w.col);
-    w.csc = malloc((K + 1) * sizeof *w.csc);
-    w.B = malloc((M * K + M * K + R + M + K + (size_t)s.nq + 1) * sizeof(double));
-    w.piv = malloc((K + 1) * sizeof *w.piv);
+    unsigned char *mov = ld_xmalloc((size_t)m->nbodies, "the assembly's work");
+    w.col = ld_xmalloc((K + 1) * sizeof *w.col, "the assembly's work");
+    w.csc = ld_xmalloc((K + 1) * sizeof *w.csc, "the assembly's work");
+    w.B = ld_xmalloc((M * K + M * K + R + M + K + (size_t)s.nq + 1) * sizeof(double),
+                     "the assembly's work");
+    w.piv = ld_xmalloc((K + 1) * sizeof *w.piv, "the assembly's work");
     rc = mov && w.col && w.csc && w.B && w.piv ? LD_OK : LD_ENOMEM;
     if (!rc) {
         w.A = w.B + M * K, w.rhs = w.A + M * K, w.Phi = w.rhs + R, w.xi = w.Phi + M;
@@ -433,7 +437,9 @@ static int close_joints(ld_model *m, char *msg, size_t n, int *item) {
             }
         double t0 = m->run.t_start, tol = TOL * fmax(1.0, w.L);
         rc = s.ops.phi(&s, t0, q, w.Phi) ? LD_EINVAL : LD_OK;
-        double *gap = rc ? NULL : malloc(2 * ((size_t)t.njoints + 1) * sizeof *gap);
+        double *gap =
+            rc ? NULL
+               : ld_xmalloc(2 * ((size_t)t.njoints + 1) * sizeof *gap, "the assembly's gaps");
         if (!rc && !gap) rc = LD_ENOMEM;
         if (!rc) { /* the gaps before */
             double *ang = gap + t.njoints + 1;
@@ -484,9 +490,9 @@ int ld_model_assemble(ld_model *m, char *msg, size_t n, int *item, int *is_joint
     if (!any) return LD_OK;
     /* on failure the model is left as it was: work on copies of the bodies and joints */
     size_t nb = (size_t)m->nbodies, nj = (size_t)m->njoints;
-    ld_body *bodies = malloc(nb * sizeof *bodies);
-    ld_joint *joints = malloc((nj + 1) * sizeof *joints);
-    unsigned char *set = malloc(nb);
+    ld_body *bodies = ld_xmalloc(nb * sizeof *bodies, "the assembly's bodies");
+    ld_joint *joints = ld_xmalloc((nj + 1) * sizeof *joints, "the assembly's joints");
+    unsigned char *set = ld_xmalloc(nb, "the assembly's work");
     if (!bodies || !joints || !set) {
         free(bodies);
         free(joints);

@@ -7,6 +7,7 @@
 #include "../core/strf.h"
 #include "liedyn/liedyn.h"
 #include "../elements/kinds.h"
+#include "../core/oom.h"
 
 /* Columns touched by the rows 0 … mr − 1 of the sparse pattern, numbered in col[] (−1:
  * untouched); their count. The pattern is sorted by row. */
@@ -20,7 +21,8 @@ static int touched_columns(const ld_system *s, int mr, int *col) {
 
 /* From the sparse pattern of the Lie formulations. */
 static int bt_sparse(const ld_system *s, double t, const double *q, ld_bt *o, char *msg, size_t n) {
-    double *vals = malloc((size_t)(s->bnnz > 0 ? s->bnnz : 1) * sizeof *vals);
+    double *vals =
+        ld_xmalloc((size_t)(s->bnnz > 0 ? s->bnnz : 1) * sizeof *vals, "the constraint Jacobian");
     int rc = vals ? LD_OK : LD_ENOMEM, kc = 0, mr = s->m;
     if (!rc) kc = touched_columns(s, mr, o->col);
     if (!rc && (double)kc * mr > LD_BT_MAX_ENTRIES && ld_rb(s)->njrows < mr)
@@ -30,7 +32,9 @@ static int bt_sparse(const ld_system *s, double t, const double *q, ld_bt *o, ch
         rc = LD_ENOTSUPPORTED;
     }
     if (!rc) rc = s->ops.phi_q_sparse(s, t, q, vals) ? LD_ESINGULAR : LD_OK;
-    if (!rc && !(o->a = calloc((size_t)kc * (size_t)mr + 1, sizeof *o->a))) rc = LD_ENOMEM;
+    if (!rc &&
+        !(o->a = ld_xcalloc((size_t)kc * (size_t)mr + 1, sizeof *o->a, "the constraint Jacobian")))
+        rc = LD_ENOMEM;
     for (int e = 0; !rc && e < s->bnnz && s->brow[e] < mr; ++e)
         o->a[(size_t)s->brow[e] * (size_t)kc + (size_t)o->col[s->bcol[e]]] = vals[e];
     o->kc = kc;
@@ -47,7 +51,9 @@ static int bt_dense(const ld_system *s, double t, const double *q, ld_bt *o, cha
         return LD_ENOTSUPPORTED;
     }
     for (int c = 0; c < s->k; ++c) o->col[c] = c;
-    if (!(o->a = malloc(((size_t)s->k * (size_t)s->m + 1) * sizeof *o->a))) return LD_ENOMEM;
+    if (!(o->a = ld_xmalloc(((size_t)s->k * (size_t)s->m + 1) * sizeof *o->a,
+                            "the constraint Jacobian")))
+        return LD_ENOMEM;
     o->kc = s->k;
     o->m = s->m;
     return s->ops.phi_q(s, t, q, o->a) ? LD_ESINGULAR : LD_OK;
@@ -56,7 +62,7 @@ static int bt_dense(const ld_system *s, double t, const double *q, ld_bt *o, cha
 int ld_bt_build(const ld_system *s, double t, const double *q, ld_bt *o, char *msg, size_t n) {
     o->kc = o->m = 0;
     o->a = NULL;
-    o->col = malloc((size_t)(s->k > 0 ? s->k : 1) * sizeof *o->col);
+    o->col = ld_xmalloc((size_t)(s->k > 0 ? s->k : 1) * sizeof *o->col, "the constraint Jacobian");
     if (!o->col) return LD_ENOMEM;
     return s->ops.phi_q_sparse && s->brow ? bt_sparse(s, t, q, o, msg, n)
                                           : bt_dense(s, t, q, o, msg, n);

@@ -24,6 +24,7 @@
 #include "liedyn/system.h"
 #include "btrans.h"
 #include "../elements/kinds.h"
+#include "../core/oom.h"
 
 #define RANK_TOL    1e-10 /* relative: |R_ii| ≤ RANK_TOL |R_00| counts as zero */
 #define COEF_TOL    1e-8  /* a row takes part in a dependency above this relative weight */
@@ -250,10 +251,11 @@ static int check_rank(const ld_system *s, double t, const double *q, char *msg, 
     rank_ws ws = {NULL, NULL, NULL};
     finding f = {0};
     if (!rc) {
-        ws.w = malloc((nw > 0 ? nw : 1) * sizeof *ws.w);
-        ws.tau = malloc(nt * sizeof *ws.tau);
-        ws.jpvt = malloc(nt * sizeof *ws.jpvt);
-        f.others = calloc((size_t)(m->njoints + m->nrods + m->nbodies), sizeof *f.others);
+        ws.w = ld_xmalloc((nw > 0 ? nw : 1) * sizeof *ws.w, "the diagnosis");
+        ws.tau = ld_xmalloc(nt * sizeof *ws.tau, "the diagnosis");
+        ws.jpvt = ld_xmalloc(nt * sizeof *ws.jpvt, "the diagnosis");
+        f.others = ld_xcalloc((size_t)(m->njoints + m->nrods + m->nbodies), sizeof *f.others,
+                              "the diagnosis");
         if (!ws.w || !ws.tau || !ws.jpvt || !f.others) rc = LD_ENOMEM;
     }
     if (!rc) {

@@ -12,6 +12,7 @@
 #include "../elements/element.h"
 #include "liedyn/liedyn.h"
 #include "../elements/kinds.h"
+#include "../core/oom.h"
 
 /* The table of kinds: one line per kind, in the order of evaluation and of the rows. */
 static const ld_ekind *const kinds[] = {&ld_ek_body,      &ld_ek_joint,          &ld_ek_rod,
@@ -76,7 +77,7 @@ static int fill(const ld_system *s, ld_elems *E, int *rows) {
     const rb_sys *rb = ld_rb(s);
     int n = 0, r = 0, maxrows = 0;
     for (int k = 0; k < NKINDS; ++k) n += kinds[k]->instances(rb->m, rb->f, NULL);
-    E->e = calloc((size_t)(n > 0 ? n : 1), sizeof *E->e);
+    E->e = ld_xcalloc((size_t)(n > 0 ? n : 1), sizeof *E->e, "the elements' table");
     if (!E->e) return LD_ENOMEM;
     E->n = n;
     E->maxnl = 1;
@@ -115,12 +116,14 @@ int ld_elems_build(const ld_system *s, ld_elems *E, int *rows, char *msg, size_t
     for (int k = 0; !rc && k < NKINDS; ++k)
         if (kinds[k]->prepare) rc = kinds[k]->prepare(s, &E->data[k], msg, n);
     if (!rc) {
-        E->buf = malloc(E->nbuf * sizeof *E->buf);
+        E->buf = ld_xmalloc(E->nbuf * sizeof *E->buf, "the elements' work");
         if (ld_rb(s)->left) {
-            E->sbuf = malloc(ld_elem_spatial_doubles(E->maxnl, E->maxrows) * sizeof *E->sbuf);
+            E->sbuf = ld_xmalloc(ld_elem_spatial_doubles(E->maxnl, E->maxrows) * sizeof *E->sbuf,
+                                 "the elements' work");
             if (!E->sbuf) rc = LD_ENOMEM;
         }
-        E->row_owner = malloc((size_t)(*rows > 0 ? *rows : 1) * sizeof *E->row_owner);
+        E->row_owner = ld_xmalloc((size_t)(*rows > 0 ? *rows : 1) * sizeof *E->row_owner,
+                                  "the elements' rows");
         if (!E->buf || !E->row_owner) rc = LD_ENOMEM;
     }
     for (int i = 0; !rc && i < E->n; ++i)
@@ -553,9 +556,10 @@ int ld_elems_pattern(ld_system *s) {
         nnz += (size_t)E->e[i].nkeep * (size_t)E->e[i].cnl;
         npairs += E->e[i].nn * (E->e[i].nn - 1) / 2;
     }
-    s->brow = malloc((nnz > 0 ? nnz : 1) * sizeof(int));
-    s->bcol = malloc((nnz > 0 ? nnz : 1) * sizeof(int));
-    s->pair = npairs > 0 ? malloc(2 * (size_t)npairs * sizeof(int)) : NULL;
+    s->brow = ld_xmalloc((nnz > 0 ? nnz : 1) * sizeof(int), "the sparsity pattern");
+    s->bcol = ld_xmalloc((nnz > 0 ? nnz : 1) * sizeof(int), "the sparsity pattern");
+    s->pair =
+        npairs > 0 ? ld_xmalloc(2 * (size_t)npairs * sizeof(int), "the sparsity pattern") : NULL;
     if (!s->brow || !s->bcol || (npairs > 0 && !s->pair)) return LD_ENOMEM;
     size_t p = 0;
     for (int i = 0; i < E->n; ++i) {
@@ -645,9 +649,9 @@ static int block_pattern(ld_system *s, ld_elems *E) {
         nbix += (size_t)E->e[i].nn * (size_t)E->e[i].nn;
         if (has_matrix(E->e[i].kind)) npair += (size_t)E->e[i].nn * (size_t)E->e[i].nn;
     }
-    int *pr = malloc(2 * npair * sizeof *pr);
-    E->bix = malloc((nbix > 0 ? nbix : 1) * sizeof *E->bix);
-    E->mboff = malloc(((size_t)s->nnodes + 1) * sizeof *E->mboff);
+    int *pr = ld_xmalloc(2 * npair * sizeof *pr, "the sparsity pattern");
+    E->bix = ld_xmalloc((nbix > 0 ? nbix : 1) * sizeof *E->bix, "the sparsity pattern");
+    E->mboff = ld_xmalloc(((size_t)s->nnodes + 1) * sizeof *E->mboff, "the sparsity pattern");
     if (!pr || !E->bix || !E->mboff) {
         free(pr);
         return LD_ENOMEM;
@@ -665,9 +669,9 @@ static int block_pattern(ld_system *s, ld_elems *E) {
             pr[2 * nb] = pr[2 * q], pr[2 * nb + 1] = pr[2 * q + 1];
             ++nb;
         }
-    s->blk_row = malloc(nb * sizeof(int));
-    s->blk_col = malloc(nb * sizeof(int));
-    s->blk_off = malloc((nb + 1) * sizeof(size_t));
+    s->blk_row = ld_xmalloc(nb * sizeof(int), "the block pattern");
+    s->blk_col = ld_xmalloc(nb * sizeof(int), "the block pattern");
+    s->blk_off = ld_xmalloc((nb + 1) * sizeof(size_t), "the block pattern");
     if (!s->blk_row || !s->blk_col || !s->blk_off) {
         free(pr);
         return LD_ENOMEM;

@@ -15,6 +15,7 @@
 #include "liedyn/coords.h"
 #include "liedyn/liedyn.h"
 #include "compile.h"
+#include "../core/oom.h"
 
 /* Rates a joint of kind k contributes: its coordinates' rates, a universal joint 2. */
 static int jj_joint_dofs(ld_joint_kind k) {
@@ -93,10 +94,13 @@ int ld_model_joint_jacobian(const ld_system *s, double t, const double *q, doubl
     if (!q || !J) return LD_EINVAL;
     int k = s->k, mc = s->m, n = ld_model_joint_dofs(s), rows = mc + n;
     if (rows < k) return LD_ESINGULAR; /* fewer equations than velocities: not a tree of joints */
-    double *A = calloc((size_t)rows * (size_t)k, sizeof *A); /* column-major rows × k */
-    double *Bm = calloc((size_t)(mc > 0 ? mc : 1) * (size_t)k, sizeof *Bm);
-    double *R = calloc((size_t)rows * (size_t)(n > 0 ? n : 1), sizeof *R);
-    double *e = calloc((size_t)k, sizeof *e), *r = calloc((size_t)(n > 0 ? n : 1), sizeof *r);
+    double *A = ld_xcalloc((size_t)rows * (size_t)k, sizeof *A,
+                           "the joint Jacobian"); /* column-major rows × k */
+    double *Bm =
+        ld_xcalloc((size_t)(mc > 0 ? mc : 1) * (size_t)k, sizeof *Bm, "the joint Jacobian");
+    double *R = ld_xcalloc((size_t)rows * (size_t)(n > 0 ? n : 1), sizeof *R, "the joint Jacobian");
+    double *e = ld_xcalloc((size_t)k, sizeof *e, "the joint Jacobian"),
+           *r = ld_xcalloc((size_t)(n > 0 ? n : 1), sizeof *r, "the joint Jacobian");
     int st = (!A || !Bm || !R || !e || !r) ? LD_ENOMEM : LD_OK;
     if (st == LD_OK && mc > 0) st = s->ops.phi_q(s, t, q, Bm); /* row-major m × k */
     for (int c = 0; st == LD_OK && c < k; ++c) {
@@ -128,8 +132,9 @@ int ld_model_joint_mass_matrix(const ld_system *s, double t, const double *q, do
     if (n < 0) return s && s->user ? LD_ENOTSUPPORTED : LD_EINVAL;
     if (!q || !Mj) return LD_EINVAL;
     int k = s->k;
-    double *J = calloc((size_t)k * (size_t)(n > 0 ? n : 1), sizeof *J);
-    double *M = calloc((size_t)k * (size_t)k, sizeof *M), *MJ = calloc((size_t)k, sizeof *MJ);
+    double *J = ld_xcalloc((size_t)k * (size_t)(n > 0 ? n : 1), sizeof *J, "the joint Jacobian");
+    double *M = ld_xcalloc((size_t)k * (size_t)k, sizeof *M, "the joint Jacobian"),
+           *MJ = ld_xcalloc((size_t)k, sizeof *MJ, "the joint Jacobian");
     int st = (!J || !M || !MJ) ? LD_ENOMEM : LD_OK;
     if (st == LD_OK) st = ld_model_joint_jacobian(s, t, q, J);
     if (st == LD_OK) st = s->ops.mass(s, q, M);

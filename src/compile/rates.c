@@ -14,6 +14,7 @@
 
 #include "compile.h"
 #include "liedyn/liedyn.h"
+#include "../core/oom.h"
 
 /* The number of given rates of m. */
 static int count_rates(const ld_model *m) {
@@ -48,8 +49,9 @@ int ld_rb_initial_velocity(const ld_model *m, const ld_jsys *J, const ld_system 
     int nr = count_rates(m);
     if (nr == 0) return ld_jsys_initial_velocity(J, s, t0, q, v, msg, n);
     ld_model t = *m;
-    t.joints = malloc(((size_t)m->njoints + (size_t)nr) * sizeof *t.joints);
-    double *tab = malloc(4 * (size_t)nr * sizeof *tab);
+    t.joints =
+        ld_xmalloc(((size_t)m->njoints + (size_t)nr) * sizeof *t.joints, "the rates' joints");
+    double *tab = ld_xmalloc(4 * (size_t)nr * sizeof *tab, "the rates' table");
     if (!t.joints || !tab) {
         free(t.joints);
         free(tab);

@@ -32,6 +32,7 @@
 #include "liedyn/liedyn.h"
 #include "liedyn/system.h"
 #include "compile.h"
+#include "../core/oom.h"
 
 #define DEP_TOL  1e-8 /* a unit row whose part outside the kept rows is below this depends */
 #define PERTURB  1e-5 /* the largest entry of the test motion (rad or m) */
@@ -144,9 +145,10 @@ static void test_motion(const hh *h, const ld_bt *o, int k, double *xi) {
 static int singular_row(const ld_system *s, double t, const double *q, const hh *h0,
                         const ld_bt *o0, const unsigned char *drop, int nj, char *msg, size_t n,
                         int *rc) {
-    double *xi = malloc((size_t)s->k * sizeof *xi), *qn = malloc((size_t)s->nq * sizeof *qn);
+    double *xi = ld_xmalloc((size_t)s->k * sizeof *xi, "the redundancy check"),
+           *qn = ld_xmalloc((size_t)s->nq * sizeof *qn, "the redundancy check");
     ld_bt o = {0, 0, NULL, NULL};
-    int *ord = malloc((size_t)o0->m * sizeof *ord), found = -1;
+    int *ord = ld_xmalloc((size_t)o0->m * sizeof *ord, "the redundancy check"), found = -1;
     *rc = xi && qn && ord ? LD_OK : LD_ENOMEM;
     if (!*rc) {
         test_motion(h0, o0, s->k, xi);
@@ -195,12 +197,12 @@ int ld_rb_redundancy(const ld_system *s, double t, const double *q, unsigned cha
     int *ord = NULL;
     unsigned char *dep = NULL;
     if (!rc) {
-        h.V = malloc((kc * rmax + 1) * sizeof *h.V);
-        h.tau = malloc(rmax * sizeof *h.tau);
-        h.x = malloc((kc + 1) * sizeof *h.x);
-        h.end = malloc(rmax * sizeof *h.end);
-        ord = malloc((size_t)(o.m > 0 ? o.m : 1) * sizeof *ord);
-        dep = calloc((size_t)(o.m > 0 ? o.m : 1), 1);
+        h.V = ld_xmalloc((kc * rmax + 1) * sizeof *h.V, "the redundancy check");
+        h.tau = ld_xmalloc(rmax * sizeof *h.tau, "the redundancy check");
+        h.x = ld_xmalloc((kc + 1) * sizeof *h.x, "the redundancy check");
+        h.end = ld_xmalloc(rmax * sizeof *h.end, "the redundancy check");
+        ord = ld_xmalloc((size_t)(o.m > 0 ? o.m : 1) * sizeof *ord, "the redundancy check");
+        dep = ld_xcalloc((size_t)(o.m > 0 ? o.m : 1), 1, "the redundancy check");
         if (!h.V || !h.tau || !h.x || !h.end || !ord || !dep) rc = LD_ENOMEM;
     }
     if (!rc) {

@@ -17,6 +17,7 @@
 #include "liedyn/liedyn.h"
 #include "liedyn/system.h"
 #include "compile.h"
+#include "../core/oom.h"
 
 static const rb_sys *RB(const ld_system *s) {
     return ld_rb(s);
@@ -28,14 +29,15 @@ static const rb_sys *RB(const ld_system *s) {
  * that evaluating them costs O(bodies + loads), not O(bodies · loads). */
 static int index_loads(rb_sys *rb) {
     const ld_model *m = rb->m;
-    rb->load_start = calloc((size_t)m->nbodies + 1, sizeof *rb->load_start);
-    rb->load_list = malloc((size_t)(m->nloads > 0 ? m->nloads : 1) * sizeof *rb->load_list);
+    rb->load_start = ld_xcalloc((size_t)m->nbodies + 1, sizeof *rb->load_start, "the loads' index");
+    rb->load_list = ld_xmalloc((size_t)(m->nloads > 0 ? m->nloads : 1) * sizeof *rb->load_list,
+                               "the loads' index");
     if (!rb->load_start || !rb->load_list) return LD_ENOMEM;
     for (int l = 0; l < m->nloads; ++l)
         if (m->loads[l].body >= 0 && m->loads[l].body < m->nbodies)
             rb->load_start[m->loads[l].body + 1]++;
     for (int b = 0; b < m->nbodies; ++b) rb->load_start[b + 1] += rb->load_start[b];
-    int *fill = malloc((size_t)m->nbodies * sizeof *fill);
+    int *fill = ld_xmalloc((size_t)m->nbodies * sizeof *fill, "the loads' index");
     if (!fill) return LD_ENOMEM;
     memcpy(fill, rb->load_start, (size_t)m->nbodies * sizeof *fill);
     for (int l = 0; l < m->nloads; ++l)
@@ -230,7 +232,7 @@ static int validate_content(const ld_model *m, char *msg, size_t n) {
 
 /* Leave out the joints' rows that depend on the others at the start (redundancy.c). */
 static int drop_redundant(ld_system *s, double t, const double *q, char *msg, size_t n) {
-    unsigned char *drop = malloc((size_t)s->m);
+    unsigned char *drop = ld_xmalloc((size_t)s->m, "the redundant rows");
     int nd = 0, rc = drop ? ld_rb_redundancy(s, t, q, drop, &nd, msg, n) : LD_ENOMEM;
     if (!rc && nd > 0) rc = ld_elems_drop(s, drop);
     if (!rc) ((rb_sys *)s->user)->njrows -= nd;
@@ -251,8 +253,8 @@ static int compile(const ld_model *m, ld_formulation f, ld_system *s, double **q
     if (!rc) rc = check_pins(m, f, msg, n);
     if (rc) return rc;
     memset(s, 0, sizeof *s);
-    rb_sys *rb = calloc(1, sizeof *rb);
-    ld_node *nodes = calloc((size_t)m->nbodies, sizeof *nodes);
+    rb_sys *rb = ld_xcalloc(1, sizeof *rb, "the system");
+    ld_node *nodes = ld_xcalloc((size_t)m->nbodies, sizeof *nodes, "the system's nodes");
     rc = rb && nodes ? LD_OK : LD_ENOMEM;
     if (rc) {
         free(rb);
@@ -291,14 +293,15 @@ static int compile(const ld_model *m, ld_formulation f, ld_system *s, double **q
         rb->nkrows = ld_rod_rows(m);
         rc = ld_sys_layout(s);
     }
-    if (!rc && m->nelements > 0 && !(rb->ctrl = calloc((size_t)m->nelements, sizeof *rb->ctrl)))
+    if (!rc && m->nelements > 0 &&
+        !(rb->ctrl = ld_xcalloc((size_t)m->nelements, sizeof *rb->ctrl, "the controllers")))
         rc = LD_ENOMEM;
     if (!rc) rc = ld_elems_build(s, &rb->E, &s->m, msg, n);
     if (!rc && s->m != rb->njrows + rb->nkrows + (rb->euler ? m->nbodies : 0)) rc = LD_EINVAL;
     if (!rc && !rb->euler) rc = ld_elems_pattern(s);
     if (!rc) rc = ld_sys_alloc_work(s);
-    double *q = rc ? NULL : calloc((size_t)s->nq, sizeof(double));
-    double *v = rc ? NULL : calloc((size_t)s->k, sizeof(double));
+    double *q = rc ? NULL : ld_xcalloc((size_t)s->nq, sizeof(double), "the initial positions");
+    double *v = rc ? NULL : ld_xcalloc((size_t)s->k, sizeof(double), "the initial velocities");
     if (!rc && (!q || !v)) rc = LD_ENOMEM;
     for (int i = 0; !rc && i < m->nbodies; ++i) initial_body(s, &m->bodies[i], i, q, v);
     if (!rc && !raw) {
@@ -340,6 +343,7 @@ int ld_model_compile(const ld_model *m, ld_formulation f, ld_system *s, double *
 int ld_model_compile_msg(const ld_model *m, ld_formulation f, ld_system *s, double **q0,
                          double **v0, char *msg, size_t n) {
     int rc = compile(m, f, s, q0, v0, 0, msg, n);
+    if (rc == LD_ENOMEM && msg && n && !strstr(msg, "out of memory: ")) ld_oom_last(msg, n);
     if (rc != LD_OK && msg && n && !msg[0]) snprintf(msg, n, "%s", ld_strerror(rc));
     return rc;
 }
@@ -348,8 +352,10 @@ int ld_model_check_initial(const ld_model *m, char *msg, size_t n) {
     ld_system s;
     double *q0 = NULL, *v0 = NULL;
     int rc = compile(m, LD_FORM_SO3XR3, &s, &q0, &v0, 0, msg, n);
-    if (rc == LD_ENOMEM || rc == LD_OK) {
+    if (rc == LD_OK) {
         if (msg && n) msg[0] = '\0';
+    } else if (rc == LD_ENOMEM) {
+        if (msg && n && !strstr(msg, "out of memory: ")) ld_oom_last(msg, n);
     } else if (msg && n && !msg[0]) {
         snprintf(msg, n, "the model cannot be compiled");
     }
@@ -447,7 +453,7 @@ double ld_model_joint_phi_max(const ld_system *s, double t, const double *q, int
     const ld_jsys *J = RB(s)->J;
     int rows = ld_jsys_rows(J), nj = RB(s)->m->njoints;
     if (rows == 0) return 0.0;
-    double *Phi = malloc((size_t)rows * sizeof *Phi), worst = 0.0;
+    double *Phi = ld_xmalloc((size_t)rows * sizeof *Phi, "the constraint residuals"), worst = 0.0;
     if (!Phi || ld_jsys_phi(J, s, t, q, Phi)) {
         free(Phi);
         return NAN;

@@ -21,6 +21,7 @@
 #include "element.h"
 #include "liedyn/liedyn.h"
 #include "kinds.h"
+#include "../core/oom.h"
 
 _Static_assert(LD_ELEM_MAX_NODES >= LD_BEAM_MAX_NODES, "an element instance holds a beam element");
 
@@ -252,12 +253,17 @@ int ld_beam_place(ld_model *m, ld_beam *b) {
     char name[LD_NAME_MAX + 16];
     if (strf(name, sizeof name, "%.*s[%d]", LD_NAME_MAX, b->name, nn - 1) >= LD_NAME_MAX)
         return LD_EINVAL;
-    int *nb = malloc((size_t)nn * sizeof *nb);
-    double *q0 = malloc(4 * (size_t)nn * sizeof *q0), *x0 = malloc(3 * (size_t)nn * sizeof *x0);
-    double *qe0 = malloc(4 * (size_t)ne * (size_t)(p + 1) * sizeof *qe0);
-    double *wl = calloc(5 * (size_t)nn, sizeof *wl), *eta = wl ? wl + nn : NULL;
-    double *lm = calloc(10 * (size_t)nn, sizeof *lm), *J = lm ? lm + nn : NULL;
-    ld_body *bodies = realloc(m->bodies, ((size_t)m->nbodies + (size_t)nfree) * sizeof *bodies);
+    int *nb = ld_xmalloc((size_t)nn * sizeof *nb, "the beam's nodes");
+    double *q0 = ld_xmalloc(4 * (size_t)nn * sizeof *q0, "the beam's nodes"),
+           *x0 = ld_xmalloc(3 * (size_t)nn * sizeof *x0, "the beam's nodes");
+    double *qe0 =
+        ld_xmalloc(4 * (size_t)ne * (size_t)(p + 1) * sizeof *qe0, "the beam's element frames");
+    double *wl = ld_xcalloc(5 * (size_t)nn, sizeof *wl, "the beam's sections"),
+           *eta = wl ? wl + nn : NULL;
+    double *lm = ld_xcalloc(10 * (size_t)nn, sizeof *lm, "the beam's sections"),
+           *J = lm ? lm + nn : NULL;
+    ld_body *bodies = ld_xrealloc(m->bodies, ((size_t)m->nbodies + (size_t)nfree) * sizeof *bodies,
+                                  "the beam's bodies");
     if (bodies) m->bodies = bodies;
     int rc = !nb || !q0 || !x0 || !qe0 || !wl || !lm || !bodies ? LD_ENOMEM : LD_OK;
     double curve_len = 0.0; /* a curved beam's length (its elements are of equal length) */
@@ -288,7 +294,7 @@ int ld_beam_place(ld_model *m, ld_beam *b) {
 
 int ld_model_add_beam(ld_model *m, ld_beam *b) {
     if (!m || !b) return LD_EINVAL;
-    ld_beam *a = realloc(m->beams, ((size_t)m->nbeams + 1) * sizeof *a);
+    ld_beam *a = ld_xrealloc(m->beams, ((size_t)m->nbeams + 1) * sizeof *a, "the beams");
     if (!a) return LD_ENOMEM;
     m->beams = a;
     a[m->nbeams++] = *b;
@@ -406,8 +412,8 @@ static int tfn_copy(ld_tfn *out, const ld_tfn *f) {
     *out = *f;
     out->tab_t = out->tab_f = NULL;
     if (f->kind != LD_TFN_TABLE || f->ntab <= 0) return LD_OK;
-    out->tab_t = malloc((size_t)f->ntab * sizeof(double));
-    out->tab_f = malloc((size_t)f->ntab * sizeof(double));
+    out->tab_t = ld_xmalloc((size_t)f->ntab * sizeof(double), "the load's table");
+    out->tab_f = ld_xmalloc((size_t)f->ntab * sizeof(double), "the load's table");
     if (!out->tab_t || !out->tab_f) {
         free(out->tab_t), free(out->tab_f);
         out->tab_t = out->tab_f = NULL;
@@ -428,7 +434,8 @@ int ld_model_add_beam_load(ld_model *m, int i, ld_load_kind kind, ld_frame_kind 
     if (!b->node_body || !b->wlen) return LD_EINVAL;
     int nfree = 0;
     for (int k = 0; k < b->nnodes; ++k) nfree += b->node_body[k] >= 0;
-    ld_load *l = realloc(m->loads, ((size_t)m->nloads + (size_t)nfree) * sizeof *l);
+    ld_load *l =
+        ld_xrealloc(m->loads, ((size_t)m->nloads + (size_t)nfree) * sizeof *l, "the beam's loads");
     if (!l) return LD_ENOMEM;
     m->loads = l;
     for (int k = 0; k < b->nnodes; ++k) {
@@ -529,9 +536,9 @@ static int bel_prepare(const ld_system *s, void **data, char *msg, size_t n) {
         for (int e = 0; b->nstations && e < ld_beam_elements(b); ++e)
             ncq += 36 * (size_t)element_rule(b, e, NULL, NULL);
     }
-    beam_data *d = calloc(1, sizeof *d);
-    ld_beam_fe *fe = malloc((size_t)total * sizeof *fe);
-    double *Cq = ncq ? malloc(ncq * sizeof *Cq) : NULL;
+    beam_data *d = ld_xcalloc(1, sizeof *d, "the beam's elements");
+    ld_beam_fe *fe = ld_xmalloc((size_t)total * sizeof *fe, "the beam's elements");
+    double *Cq = ncq ? ld_xmalloc(ncq * sizeof *Cq, "the beam's elements") : NULL;
     if (!d || !fe || (ncq && !Cq)) {
         free(d), free(fe), free(Cq);
         return LD_ENOMEM;

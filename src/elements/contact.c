@@ -11,6 +11,7 @@
 #include "../lie/mat3.h"
 #include "contact.h"
 #include "liedyn/liedyn.h"
+#include "../core/oom.h"
 
 /* ---------------------------------------------------------------- the model's shapes */
 
@@ -50,7 +51,7 @@ static int cmp_long(const void *x, const void *y) {
 /* The sorted list of the joined pairs of bodies. LD_OK or LD_ENOMEM. */
 static int joined_create(ld_cworld *w) {
     const ld_model *m = w->m;
-    w->joined = malloc(((size_t)m->njoints + 1) * sizeof *w->joined);
+    w->joined = ld_xmalloc(((size_t)m->njoints + 1) * sizeof *w->joined, "the contact's joints");
     if (!w->joined) return LD_ENOMEM;
     for (int j = 0; j < m->njoints; ++j) {
         int a = m->joints[j].body1, b = m->joints[j].body2;
@@ -83,19 +84,19 @@ int ld_cworld_unsupported(const ld_model *m, int *s1, int *s2) {
 }
 
 ld_cworld *ld_cworld_create(const ld_model *m, int cap) {
-    ld_cworld *w = calloc(1, sizeof *w);
+    ld_cworld *w = ld_xcalloc(1, sizeof *w, "the contact world");
     if (!w) return NULL;
     w->m = m;
     w->cap = cap > 0 ? cap : 1;
     for (int i = 0; i < m->nshapes; ++i) w->ns += m->shapes[i].collide != 0;
     for (int g = 0; g < m->nground; ++g) w->ns += m->ground[g].collide != 0;
     size_t n = (size_t)w->ns + 1;
-    w->shape = malloc(n * sizeof *w->shape);
-    w->order = malloc(n * sizeof *w->order);
-    w->placed = malloc(n * sizeof *w->placed);
-    w->lo = malloc(3 * n * sizeof *w->lo);
-    w->hi = malloc(3 * n * sizeof *w->hi);
-    w->found = malloc((size_t)w->cap * sizeof *w->found);
+    w->shape = ld_xmalloc(n * sizeof *w->shape, "the contact world");
+    w->order = ld_xmalloc(n * sizeof *w->order, "the contact world");
+    w->placed = ld_xmalloc(n * sizeof *w->placed, "the contact world");
+    w->lo = ld_xmalloc(3 * n * sizeof *w->lo, "the contact world");
+    w->hi = ld_xmalloc(3 * n * sizeof *w->hi, "the contact world");
+    w->found = ld_xmalloc((size_t)w->cap * sizeof *w->found, "the contact pairs");
     if (!w->shape || !w->order || !w->placed || !w->lo || !w->hi || !w->found || joined_create(w)) {
         ld_cworld_free(w);
         return NULL;

@@ -29,6 +29,7 @@
 #include "actuator.h"
 #include "elements.h"
 #include "liedyn/liedyn.h"
+#include "../core/oom.h"
 
 #define ACT_PI     3.14159265358979323846
 #define ACT_TWO_PI 6.28318530717958647692
@@ -310,7 +311,7 @@ int ld_act_pack(int joint, const ld_actuator_spec *s, double **par, int *npar) {
     int nt = s->fn.kind == LD_TFN_TABLE && s->fn.tab_t && s->fn.tab_f ? s->fn.ntab : 0;
     if (nt < 0) nt = 0;
     int n = LD_ACTP_TAB + 2 * nt;
-    double *p = calloc((size_t)n, sizeof *p);
+    double *p = ld_xcalloc((size_t)n, sizeof *p, "the actuator's parameters");
     if (!p) return LD_ENOMEM;
     p[LD_ACTP_JOINT] = joint;
     p[LD_ACTP_INPUT] = (double)s->input;
@@ -333,7 +334,8 @@ int ld_model_add_actuator(ld_model *m, const char *name, int joint, const ld_act
     if (!m || !a || joint < 0 || joint >= m->njoints || !m->joints || m->nelements < 0 ||
         (name && strlen(name) >= LD_NAME_MAX))
         return LD_EINVAL;
-    ld_element *e = realloc(m->elements, ((size_t)m->nelements + 1) * sizeof *e);
+    ld_element *e =
+        ld_xrealloc(m->elements, ((size_t)m->nelements + 1) * sizeof *e, "the elements");
     if (!e) return LD_ENOMEM;
     m->elements = e;
     e += m->nelements;

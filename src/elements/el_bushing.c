@@ -19,6 +19,7 @@
 #include "elements.h"
 #include "liedyn/liedyn.h"
 #include "../read/reader.h"
+#include "../core/oom.h"
 
 enum { P_AT = 0, P_Q = 3, P_K = 7, P_C = 43, NPAR = 79 };
 
@@ -131,7 +132,8 @@ static int bushing_read(reader *r, const yaml_node_t *n, const ld_model *m, ld_e
     memcpy(par + P_Q, qn, sizeof qn);
     if ((rc = read_matrix(r, n, "stiffness", par + P_K))) return rc;
     if ((rc = read_matrix(r, n, "damping", par + P_C))) return rc;
-    if (!(el->par = malloc(sizeof par))) return ly_out_of_memory(r, ly_line_of(n));
+    if (!(el->par = ld_xmalloc(sizeof par, "the bushing's parameters")))
+        return ly_out_of_memory(r, ly_line_of(n));
     memcpy(el->par, par, sizeof par);
     el->npar = NPAR;
     return LD_OK;

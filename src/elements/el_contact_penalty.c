@@ -44,6 +44,7 @@
 #include "element.h"
 #include "kinds.h"
 #include "liedyn/liedyn.h"
+#include "../core/oom.h"
 
 extern const ld_ekind ld_ek_contact_penalty; /* below; element.h lists the kinds */
 
@@ -174,12 +175,12 @@ static int pen_prepare(const ld_system *s, void **data, char *msg, size_t n) {
         if (msg && n) snprintf(msg, n, "%s", why);
         return ld_rb(s)->euler ? LD_ENOTSUPPORTED : LD_EINVAL;
     }
-    pen_data *d = calloc(1, sizeof *d);
+    pen_data *d = ld_xcalloc(1, sizeof *d, "the penalty contact");
     if (!d) return LD_ENOMEM;
     d->law = m->contact;
-    d->start = calloc((size_t)m->nbodies + 1, sizeof *d->start);
-    d->list = malloc(((size_t)m->nshapes + 1) * sizeof *d->list);
-    d->jinv = malloc(9 * ((size_t)m->nbodies + 1) * sizeof *d->jinv);
+    d->start = ld_xcalloc((size_t)m->nbodies + 1, sizeof *d->start, "the penalty contact");
+    d->list = ld_xmalloc(((size_t)m->nshapes + 1) * sizeof *d->list, "the penalty contact");
+    d->jinv = ld_xmalloc(9 * ((size_t)m->nbodies + 1) * sizeof *d->jinv, "the penalty contact");
     if (!d->start || !d->list || !d->jinv) {
         pen_release(d);
         return LD_ENOMEM;

@@ -19,6 +19,7 @@
 #include "elements.h"
 #include "liedyn/liedyn.h"
 #include "../read/reader.h"
+#include "../core/oom.h"
 
 enum { P_K = 0, P_C, P_AXIS, NPAR = 5 };
 
@@ -94,7 +95,8 @@ static int rot_read(reader *r, const yaml_node_t *n, const ld_model *m, ld_eleme
         double nn = ld_v3_norm(par + P_AXIS);
         for (int i = 0; i < 3; ++i) par[P_AXIS + i] /= nn;
     }
-    if (!(el->par = malloc(sizeof par))) return ly_out_of_memory(r, ly_line_of(n));
+    if (!(el->par = ld_xmalloc(sizeof par, "the element's parameters")))
+        return ly_out_of_memory(r, ly_line_of(n));
     memcpy(el->par, par, sizeof par);
     el->npar = NPAR;
     return LD_OK;

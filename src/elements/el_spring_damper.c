@@ -19,6 +19,7 @@
 #include "elements.h"
 #include "liedyn/liedyn.h"
 #include "../read/reader.h"
+#include "../core/oom.h"
 
 enum { P_AT1 = 0, P_AT2 = 3, P_K = 6, P_C, P_L0, P_F0, P_CURVE };
 
@@ -183,7 +184,7 @@ static int read_curve(reader *r, const yaml_node_t *map, double **pts, int *n) {
     int rc = ly_lookup(r, map, "curve", 0, &f);
     if (!rc && f.val) rc = ly_expect_seq(r, f.val, f.line, "[length, force] points");
     int np = !rc && f.val ? ly_seq_len(f.val) : 0;
-    if (!rc && np > 0 && !(*pts = calloc(2 * (size_t)np, sizeof **pts)))
+    if (!rc && np > 0 && !(*pts = ld_xcalloc(2 * (size_t)np, sizeof **pts, "the spring's curve")))
         rc = ly_out_of_memory(r, f.line);
     for (int j = 0; !rc && j < np; ++j) {
         size_t im = ly_push_index(r, j);
@@ -231,7 +232,8 @@ static int spring_read(reader *r, const yaml_node_t *n, const ld_model *m, ld_el
         rc = ly_fail(r, line, "replaces k (l - l0); give one of them");
         ly_pop(r, mark);
     }
-    if (!rc && !(el->par = malloc((size_t)(P_CURVE + 2 * np) * sizeof(double))))
+    if (!rc && !(el->par = ld_xmalloc((size_t)(P_CURVE + 2 * np) * sizeof(double),
+                                      "the element's parameters")))
         rc = ly_out_of_memory(r, ly_line_of(n));
     if (rc) {
         free(pts);

@@ -16,6 +16,7 @@
 #include "../lie/mat3.h"
 #include "elements.h"
 #include "liedyn/liedyn.h"
+#include "../core/oom.h"
 
 /* The bodies as the callback sees them. */
 static void motions(const ld_el_ctx *c, const double vel[12], ld_body_motion b[2]) {
@@ -95,7 +96,8 @@ int ld_model_add_user_force(ld_model *m, const char *name, int body1, int body2,
     if (!m || !fn || body2 < 0 || body2 >= m->nbodies || body1 < LD_GROUND || body1 >= m->nbodies ||
         body1 == body2 || (name && strlen(name) >= LD_NAME_MAX) || m->nelements < 0)
         return LD_EINVAL;
-    ld_element *e = realloc(m->elements, ((size_t)m->nelements + 1) * sizeof *e);
+    ld_element *e =
+        ld_xrealloc(m->elements, ((size_t)m->nelements + 1) * sizeof *e, "the elements");
     if (!e) return LD_ENOMEM;
     m->elements = e;
     e += m->nelements;

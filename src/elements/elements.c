@@ -26,6 +26,7 @@
 #include "liedyn/liedyn.h"
 #include "../model/names.h"
 #include "kinds.h"
+#include "../core/oom.h"
 
 /* ---------------------------------------------------------------- the registry */
 
@@ -369,7 +370,7 @@ static int *name_dups(const ld_model *m) {
     int n = m->nelements;
     for (int i = 0; i < n; ++i)
         if (!memchr(m->elements[i].name, '\0', LD_NAME_MAX)) return NULL;
-    int *first = n > 1 ? malloc((size_t)n * sizeof *first) : NULL;
+    int *first = n > 1 ? ld_xmalloc((size_t)n * sizeof *first, "the name index") : NULL;
     if (!first) return NULL;
     if (ld_names_build(&idx, m->elements, sizeof *m->elements, n) != LD_OK) {
         free(first);

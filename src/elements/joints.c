@@ -34,6 +34,7 @@
 #include "../lie/ep.h"
 #include "liedyn/liedyn.h"
 #include "kinds.h"
+#include "../core/oom.h"
 
 enum { T_POINT = 0, T_VV, T_VD };       /* the primitives */
 enum { C_ONE = 0, C_COS, C_MSIN, C_N }; /* coefficients: 1, cos θ(t), −sin θ(t) */
@@ -544,8 +545,9 @@ static void add_terms(const ld_joint *jd, jnt *jt, const double bu1[3], const do
 int ld_jsys_create(const ld_model *m, ld_formulation f, ld_jsys **out, char *msg, size_t n) {
     (void)f;
     if (msg && n) msg[0] = '\0';
-    ld_jsys *J = calloc(1, sizeof *J);
-    jnt *js = m->njoints > 0 ? calloc((size_t)m->njoints, sizeof *js) : NULL;
+    ld_jsys *J = ld_xcalloc(1, sizeof *J, "the joint system");
+    jnt *js =
+        m->njoints > 0 ? ld_xcalloc((size_t)m->njoints, sizeof *js, "the joint system") : NULL;
     if (!J || (m->njoints > 0 && !js)) {
         free(J);
         free(js);
@@ -876,11 +878,12 @@ int ld_jsys_initial_velocity(const ld_jsys *J, const ld_system *s, double t, con
     if (rows == 0) return LD_OK;
     size_t R = (size_t)rows, K = (size_t)s->k, U = 6 * (size_t)m->nbodies;
     size_t big = R > U ? R : U;
-    double *B = malloc((R * K + R + R * U + 2 * big + K) * sizeof(double));
-    unknown *u = malloc(U * sizeof *u);
-    lapack_int *piv = malloc((U + 1) * sizeof *piv);
-    unsigned char *held = calloc((size_t)m->nbodies + 1, 1);
-    int *nodes = malloc(((size_t)m->nbodies + 1) * sizeof *nodes);
+    double *B =
+        ld_xmalloc((R * K + R + R * U + 2 * big + K) * sizeof(double), "the joint closure's work");
+    unknown *u = ld_xmalloc(U * sizeof *u, "the joint closure's work");
+    lapack_int *piv = ld_xmalloc((U + 1) * sizeof *piv, "the joint closure's work");
+    unsigned char *held = ld_xcalloc((size_t)m->nbodies + 1, 1, "the joint closure's work");
+    int *nodes = ld_xmalloc(((size_t)m->nbodies + 1) * sizeof *nodes, "the joint closure's work");
     if (!B || !u || !piv || !held || !nodes) {
         free(B);
         free(u);

@@ -11,11 +11,12 @@
 #include "imp.h"
 #include "liedyn/lie.h"
 #include "liedyn/liedyn.h"
+#include "../core/oom.h"
 
 int imp_add_link(imp_model *M) {
     if (M->nlinks == M->cap) {
         int cap = M->cap ? 2 * M->cap : 16;
-        imp_link *l = realloc(M->links, (size_t)cap * sizeof *l);
+        imp_link *l = ld_xrealloc(M->links, (size_t)cap * sizeof *l, "the links");
         if (!l) return -1;
         M->links = l, M->cap = cap;
     }
@@ -36,7 +37,7 @@ void imp_warn(imp_model *M, ld_import_severity sev, int line, const char *elemen
     if (!r) return;
     if ((r->nwarn & (r->nwarn - 1)) == 0) { /* grow at powers of two */
         size_t cap = r->nwarn ? 2 * (size_t)r->nwarn : 8;
-        ld_import_warning *w = realloc(r->warn, cap * sizeof *w);
+        ld_import_warning *w = ld_xrealloc(r->warn, cap * sizeof *w, "the warnings");
         if (!w) {
             M->nomem = 1;
             return;
@@ -73,7 +74,7 @@ int imp_fail(imp_model *M, int code, int line, const char *element, const char *
 imp_actuator *imp_add_actuator(imp_model *M) {
     if (M->nacts == M->acap) {
         int nc = M->acap ? 2 * M->acap : 16;
-        imp_actuator *a = realloc(M->acts, (size_t)nc * sizeof *a);
+        imp_actuator *a = ld_xrealloc(M->acts, (size_t)nc * sizeof *a, "the actuators");
         if (!a) return NULL;
         M->acts = a, M->acap = nc;
     }
@@ -133,12 +134,12 @@ int imp_add_file(imp_model *M, const char *path) {
         if (strcmp(M->files[i], path) == 0) return i;
     if (M->nfiles == M->fcap) {
         int cap = M->fcap ? 2 * M->fcap : 16;
-        char **f = realloc(M->files, (size_t)cap * sizeof *f);
+        char **f = ld_xrealloc(M->files, (size_t)cap * sizeof *f, "the mesh files");
         if (!f) return -1;
         M->files = f, M->fcap = cap;
     }
     size_t n = strlen(path) + 1;
-    char *c = malloc(n);
+    char *c = ld_xmalloc(n, "a mesh file's name");
     if (!c) return -1;
     memcpy(c, path, n);
     M->files[M->nfiles] = c;
@@ -266,10 +267,10 @@ static void move_shapes(imp_model *M, imp_link *b, imp_link *p) {
  * links so: a depth-first order from the roots, keeping file order among siblings. Cycles
  * were excluded by the readers (one parent per link, and the roots reach every link). */
 static int sort_links(imp_model *M) {
-    int n = M->nlinks, *order = malloc((size_t)(n ? n : 1) * sizeof *order);
-    int *map = malloc((size_t)(n ? n : 1) * sizeof *map);
-    int *stack = malloc((size_t)(n ? n : 1) * sizeof *stack);
-    imp_link *sorted = malloc((size_t)(n ? n : 1) * sizeof *sorted);
+    int n = M->nlinks, *order = ld_xmalloc((size_t)(n ? n : 1) * sizeof *order, "the link order");
+    int *map = ld_xmalloc((size_t)(n ? n : 1) * sizeof *map, "the link order");
+    int *stack = ld_xmalloc((size_t)(n ? n : 1) * sizeof *stack, "the link order");
+    imp_link *sorted = ld_xmalloc((size_t)(n ? n : 1) * sizeof *sorted, "the link order");
     if (!order || !map || !stack || !sorted) {
         free(order), free(map), free(stack), free(sorted);
         return LD_ENOMEM;

@@ -14,6 +14,7 @@
 #include "imp.h"
 #include "liedyn/lie.h"
 #include "liedyn/liedyn.h"
+#include "../core/oom.h"
 
 typedef struct ybuf {
     char *s;
@@ -35,7 +36,7 @@ static void put(ybuf *b, const char *fmt, ...) {
     if (n < 0) return;
     if (b->len + (size_t)n + 1 > b->cap) {
         size_t cap = 2 * b->cap + (size_t)n + 4096;
-        char *s = realloc(b->s, cap);
+        char *s = ld_xrealloc(b->s, cap, "the model's text");
         if (!s) {
             b->nomem = 1;
             return;
@@ -49,7 +50,7 @@ static void put(ybuf *b, const char *fmt, ...) {
         if (b->s[i] != '\n') continue;
         if (b->nlines == b->lcap) {
             int cap = b->lcap ? 2 * b->lcap : 256;
-            int *l = realloc(b->lines, (size_t)cap * sizeof *l);
+            int *l = ld_xrealloc(b->lines, (size_t)cap * sizeof *l, "the model's line map");
             if (!l) {
                 b->nomem = 1;
                 return;

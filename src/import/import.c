@@ -17,6 +17,7 @@
 #include "imp.h"
 #include "liedyn/import.h"
 #include "liedyn/liedyn.h"
+#include "../core/oom.h"
 
 void ld_import_options_init(ld_import_options *o) {
     if (!o) return;
@@ -81,7 +82,9 @@ static xmlDoc *parse(imp_model *M, int *code) {
     }
     xmlParserCtxt *ctx = xmlNewParserCtxt();
     if (!ctx) {
-        *code = LD_ENOMEM;
+        char why[160];
+        ld_oom_format_lib(why, sizeof why, "libxml2");
+        *code = imp_fail(M, LD_ENOMEM, 0, "(file)", "%s", why);
         return NULL;
     }
     xmlDoc *doc = xmlCtxtReadFile(ctx, M->path, NULL,
@@ -114,6 +117,13 @@ static int pick_format(imp_model *M, xmlDoc *doc) {
     return LD_OK;
 }
 
+/* LD_ENOMEM, with "FILE:0: (translation): out of memory: N bytes for WHAT" in M->err unless a
+ * message at the element that failed is there already. */
+static int out_of_memory(imp_model *M) {
+    if (M->err && M->err->msg[0]) return LD_ENOMEM;
+    return imp_fail(M, LD_ENOMEM, 0, "(translation)", "%s", ld_oom_last_str());
+}
+
 /* Translate into M's tree and then YAML text with its line table. */
 static int translate(imp_model *M, char **yaml, size_t *len, int **lines, int *nlines) {
     int rc = LD_OK;
@@ -133,7 +143,7 @@ static int translate(imp_model *M, char **yaml, size_t *len, int **lines, int *n
     if (!rc) rc = imp_write_yaml(M, yaml, len, lines, nlines);
     if (!rc && M->nomem) rc = LD_ENOMEM;
     if (M->rep) M->rep->translate_seconds = now() - t1;
-    return rc;
+    return rc == LD_ENOMEM ? out_of_memory(M) : rc;
 }
 
 static void begin(imp_model *M, const char *path, const ld_import_options *opt, ld_model_error *err,

@@ -4,6 +4,7 @@
 
 #include "liedyn/liedyn.h"
 #include "mjcf.h"
+#include "../core/oom.h"
 
 /* ------------------------------------------------------------------ actuators */
 
@@ -113,7 +114,7 @@ int mj_read_actuator(mj_ctx *C, const xmlNode *n) {
         snprintf(a.joint, sizeof a.joint, "%s", jn);
         imp_actuator *slot = imp_add_actuator(M);
         if (!slot)
-            rc = imp_fail(M, LD_ENOMEM, a.line, tag, "out of memory");
+            rc = imp_fail(M, LD_ENOMEM, a.line, tag, "%s", ld_oom_last_str());
         else
             *slot = a;
     }

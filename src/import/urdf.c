@@ -14,6 +14,7 @@
 #include "imp.h"
 #include "liedyn/lie.h"
 #include "liedyn/liedyn.h"
+#include "../core/oom.h"
 
 /* Counts of elements reported together (one warning each kind, with the first line). */
 typedef struct urdf_tally {
@@ -483,7 +484,8 @@ static int read_transmission(urdf_ctx *C, const xmlNode *n) {
         if (!imp_is(c, "joint")) continue;
         char *jn = imp_attr(c, "name");
         imp_actuator *a = jn ? imp_add_actuator(M) : NULL;
-        if (jn && !a) rc = imp_fail(M, LD_ENOMEM, imp_line(c), "transmission", "out of memory");
+        if (jn && !a)
+            rc = imp_fail(M, LD_ENOMEM, imp_line(c), "transmission", "%s", ld_oom_last_str());
         if (a) {
             snprintf(a->kind, sizeof a->kind, "transmission");
             a->line = imp_line(c), a->input = LD_ACT_CONTROL;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "liedyn/model.h"
+#include "../core/oom.h"
 
 int ld_io_csv_field(const char *s, char *out, size_t cap) {
     int quote = strpbrk(s, ",\"\r\n") != NULL;
@@ -45,9 +46,9 @@ static int put(ld_io_csv_record *r, int c, char *why, size_t cap) {
             return -1;
         }
         size_t nc = r->cap ? 2 * r->cap : 256;
-        char *t = realloc(r->text, nc);
+        char *t = ld_xrealloc(r->text, nc, "the CSV record's text");
         if (!t) {
-            snprintf(why, cap, "out of memory");
+            ld_oom_last(why, cap);
             return -1;
         }
         r->text = t;
@@ -62,11 +63,12 @@ static int end_field(ld_io_csv_record *r, size_t start, char *why, size_t cap) {
     if (put(r, '\0', why, cap)) return -1;
     if (r->n == r->fcap) {
         int nc = r->fcap ? 2 * r->fcap : 16;
-        size_t *s = realloc(r->start, (size_t)nc * sizeof *s);
+        size_t *s = ld_xrealloc(r->start, (size_t)nc * sizeof *s, "the CSV record's fields");
         if (s) r->start = s;
-        char **f = s ? realloc(r->field, (size_t)nc * sizeof *f) : NULL;
+        char **f =
+            s ? ld_xrealloc(r->field, (size_t)nc * sizeof *f, "the CSV record's fields") : NULL;
         if (!f) {
-            snprintf(why, cap, "out of memory");
+            ld_oom_last(why, cap);
             return -1;
         }
         r->field = f;

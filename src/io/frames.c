@@ -10,13 +10,15 @@
 #include "jcols.h"
 #include "liedyn/coords.h"
 #include "view.h"
+#include "../core/oom.h"
 
 int ld_io_frames_series_names(const ld_model *m, char (*names)[VIEW_NAME_CAP]) {
     static const char *const cols[6] = {"wx", "wy", "wz", "vx", "vy", "vz"};
     int n = 0;
     snprintf(names[n++], VIEW_NAME_CAP, "energy");
     snprintf(names[n++], VIEW_NAME_CAP, "constraint_residual");
-    unsigned char *node = calloc((size_t)m->nbodies + 1, 1); /* nodes of rods and beams */
+    unsigned char *node =
+        ld_xcalloc((size_t)m->nbodies + 1, 1, "the viewer's frames"); /* nodes of rods and beams */
     for (int r = 0; node && r < m->nrods; ++r)
         for (int i = 0; i <= m->rods[r].n; ++i) node[m->rods[r].body0 + i] = 1;
     for (int i = 0; node && i < m->nbeams; ++i)
@@ -51,9 +53,9 @@ int ld_io_frames_init(view_frames *F, const ld_model *m, double t0, double t1, l
     F->spacing = (t1 - t0) / (double)(F->max - 1);
     F->next_t = -INFINITY;
     F->last_t = NAN;
-    F->sname = calloc((size_t)ns + 1, sizeof *F->sname);
-    F->last_pose = calloc(7 * (size_t)F->nb + 1, sizeof(float));
-    F->last_val = calloc((size_t)ns + 1, sizeof(float));
+    F->sname = ld_xcalloc((size_t)ns + 1, sizeof *F->sname, "the viewer's frames");
+    F->last_pose = ld_xcalloc(7 * (size_t)F->nb + 1, sizeof(float), "the viewer's frames");
+    F->last_val = ld_xcalloc((size_t)ns + 1, sizeof(float), "the viewer's frames");
     if (!F->sname || !F->last_pose || !F->last_val) return -1;
     for (int i = 0; i < ns; ++i) memcpy(F->sname[i], names[i], VIEW_NAME_CAP);
     return 0;
@@ -62,7 +64,8 @@ int ld_io_frames_init(view_frames *F, const ld_model *m, double t0, double t1, l
 int ld_io_frames_contacts(view_frames *F, const ld_contact_point *c, int n) {
     F->with_contacts = 1;
     if (n > F->pcap) {
-        float *p = realloc(F->pend, (size_t)n * VIEW_CONTACT_FLOATS * sizeof *p);
+        float *p = ld_xrealloc(F->pend, (size_t)n * VIEW_CONTACT_FLOATS * sizeof *p,
+                               "the viewer's contacts");
         if (!p) return -1;
         F->pend = p;
         F->pcap = n;
@@ -88,7 +91,8 @@ static int keep_contacts(view_frames *F) {
     if (F->nc + n > F->ccap) {
         long cap = F->ccap ? 2 * F->ccap : 1024;
         while (cap < F->nc + n) cap *= 2;
-        float *d = realloc(F->cdat, (size_t)cap * VIEW_CONTACT_FLOATS * sizeof *d);
+        float *d = ld_xrealloc(F->cdat, (size_t)cap * VIEW_CONTACT_FLOATS * sizeof *d,
+                               "the viewer's contacts");
         if (!d) return -1;
         F->cdat = d;
         F->ccap = cap;
@@ -106,13 +110,15 @@ static int keep(view_frames *F, double t, const float *pose, const float *val) {
     if (F->n == F->cap) {
         long cap = F->cap ? 2 * F->cap : 64;
         if (cap > F->max + 1) cap = F->max + 1;
-        double *nt = realloc(F->t, (size_t)cap * sizeof *nt);
+        double *nt = ld_xrealloc(F->t, (size_t)cap * sizeof *nt, "the viewer's frames");
         if (nt) F->t = nt;
-        float *np = realloc(F->pose, (size_t)cap * 7 * (size_t)F->nb * sizeof *np + 1);
+        float *np = ld_xrealloc(F->pose, (size_t)cap * 7 * (size_t)F->nb * sizeof *np + 1,
+                                "the viewer's frames");
         if (np) F->pose = np;
-        float *nv = realloc(F->val, (size_t)cap * (size_t)F->ns * sizeof *nv + 1);
+        float *nv = ld_xrealloc(F->val, (size_t)cap * (size_t)F->ns * sizeof *nv + 1,
+                                "the viewer's frames");
         if (nv) F->val = nv;
-        int *no = realloc(F->coff, ((size_t)cap + 1) * sizeof *no);
+        int *no = ld_xrealloc(F->coff, ((size_t)cap + 1) * sizeof *no, "the viewer's contacts");
         if (no) F->coff = no;
         if (!nt || !np || !nv || !no) return -1;
         if (F->cap == 0) F->coff[0] = 0;

@@ -15,6 +15,7 @@
 #include "liedyn/liedyn.h"
 #include "safefile.h"
 #include "view.h"
+#include "../core/oom.h"
 
 /* viewer_assets.c (the build directory), generated at build time (scripts/viewer-assets). */
 extern const char ld_viewer_missing[];
@@ -208,7 +209,7 @@ static int json_meshes(FILE *f, const ld_model *m) {
         const ld_mesh *M = &m->meshes[k];
         size_t nv = 3 * (size_t)M->nverts, ni = 3 * (size_t)M->ntris;
         int wide = M->nverts > 65536;
-        unsigned char *buf = malloc(2 * nv + (wide ? 4 : 2) * ni + 1);
+        unsigned char *buf = ld_xmalloc(2 * nv + (wide ? 4 : 2) * ni + 1, "the mesh's encoding");
         if (!buf) return -1;
         for (size_t j = 0; j < nv; ++j) {
             double lo = M->lo[j % 3], w = M->hi[j % 3] - lo;
@@ -239,7 +240,7 @@ static int json_meshes(FILE *f, const ld_model *m) {
 static int json_data(FILE *f, const ld_model *m, const char *title, const view_frames *F) {
     view_shape *shapes = NULL;
     int ns = 0;
-    unsigned char *node = calloc((size_t)m->nbodies + 1, 1);
+    unsigned char *node = ld_xcalloc((size_t)m->nbodies + 1, 1, "the viewer's scene");
     if (!node || ld_io_scene_shapes(m, &shapes, &ns, node) != 0) {
         free(node);
         return -1;
@@ -274,7 +275,7 @@ static int json_data(FILE *f, const ld_model *m, const char *title, const view_f
     fputs("\",\"poses\":\"", f);
     base64(f, (const unsigned char *)F->pose, (size_t)F->n * 7 * (size_t)F->nb * sizeof(float));
     fputs("\",\"series\":[", f);
-    float *col = malloc((size_t)F->n * sizeof *col + 1);
+    float *col = ld_xmalloc((size_t)F->n * sizeof *col + 1, "the viewer's series");
     for (int s = 0; col && s < F->ns; ++s) {
         for (long i = 0; i < F->n; ++i) col[i] = F->val[(size_t)i * (size_t)F->ns + (size_t)s];
         fprintf(f, "%s{\"name\":", s ? "," : "");
@@ -328,7 +329,8 @@ int ld_io_html_write(const char *path, const ld_model *m, const char *title, con
     fputs(at + strlen(marker), f);
     if (rc != 0) {
         ld_io_safefile_abort(&w);
-        snprintf(err, cap, "writing '%s' failed: out of memory", path);
+        snprintf(err, cap, "writing '%s' failed: %s", path, ld_oom_last_str());
+        errno = ENOMEM;
         return -1;
     }
     if (ld_io_safefile_commit(&w) != 0) {

@@ -12,6 +12,7 @@
 #include "liedyn/liedyn.h"
 #include "liedyn/output.h"
 #include "rowfile.h"
+#include "../core/oom.h"
 
 struct ld_out_csv {
     const ld_system *s;
@@ -69,7 +70,7 @@ int ld_out_columns(const ld_model *m, int estimates, char ***names, int *n_out) 
     n += 2 * actuator_count(m);
     for (int b = 0; b < nb; ++b) n += is_exact(m, b);
     size_t w = LD_NAME_MAX + 24;
-    char **names_ = malloc((size_t)n * (sizeof(char *) + w));
+    char **names_ = ld_xmalloc((size_t)n * (sizeof(char *) + w), "the column names");
     *names = names_;
     *n_out = 0;
     if (!names_) return LD_ENOMEM;
@@ -130,12 +131,12 @@ int ld_out_columns_check(const ld_model *m, int estimates, const char *columns, 
     char **names;
     int n, rc = ld_out_columns(m, estimates, &names, &n);
     if (rc) {
-        snprintf(why, cap, "out of memory");
+        ld_oom_last(why, cap);
         return rc;
     }
-    int *sel = malloc((size_t)n * sizeof(int));
+    int *sel = ld_xmalloc((size_t)n * sizeof(int), "the column selection");
     rc = !sel ? LD_ENOMEM : select_columns(names, n, columns, sel, why, cap) < 0 ? LD_EINVAL : 0;
-    if (rc == LD_ENOMEM) snprintf(why, cap, "out of memory");
+    if (rc == LD_ENOMEM) ld_oom_last(why, cap);
     free(sel);
     free(names);
     return rc;
@@ -154,6 +155,14 @@ void ld_out_csv_free(ld_out_csv *w) {
     free(w);
 }
 
+/* "cannot write 'PATH': reason" in why after ld_io_rowfile_open failed; LD_ENOMEM or LD_EIO. */
+static int open_error(const char *path, char *why, size_t cap) {
+    int e = errno;
+    snprintf(why, cap, "cannot write '%s': %s", path,
+             e == ENOMEM ? ld_oom_last_str() : strerror(e));
+    return e == ENOMEM ? LD_ENOMEM : LD_EIO;
+}
+
 /* NULL with *status = rc and the reason in why. */
 static ld_out_csv *open_failed(ld_out_csv *w, int *status, int rc) {
     if (status) *status = rc;
@@ -167,8 +176,8 @@ ld_out_csv *ld_out_csv_open(const char *path, const ld_system *s, const ld_model
     if (why && cap) why[0] = '\0';
     char scratch[8];
     if (!why || !cap) why = scratch, cap = sizeof scratch;
-    ld_out_csv *w = calloc(1, sizeof *w);
-    if (!w) return snprintf(why, cap, "out of memory"), open_failed(NULL, status, LD_ENOMEM);
+    ld_out_csv *w = ld_xcalloc(1, sizeof *w, "the CSV writer");
+    if (!w) return ld_oom_last(why, cap), open_failed(NULL, status, LD_ENOMEM);
     w->f.fd = -1;
     w->s = s, w->m = m, w->est = estimates != 0;
     if (!path || !s || !m) {
@@ -176,13 +185,16 @@ ld_out_csv *ld_out_csv_open(const char *path, const ld_system *s, const ld_model
         return open_failed(w, status, LD_EINVAL);
     }
     if (ld_out_columns(m, w->est, &w->names, &w->ncols) != LD_OK ||
-        !(w->sel = malloc((size_t)w->ncols * sizeof(int))) ||
-        !(w->val = calloc((size_t)w->ncols, sizeof(double))) ||
-        !(w->exact = calloc((size_t)m->nbodies + 1, 1)) ||
-        !(w->phi = calloc((size_t)s->m + 1, sizeof(double))) ||
-        !(w->jprev = malloc(((size_t)ld_io_jcols_count(m) + 1) * sizeof(double))) ||
-        !(w->cf = malloc((6 * (size_t)m->nbodies + 1) * sizeof(double)))) {
-        snprintf(why, cap, "out of memory");
+        !(w->sel = ld_xmalloc((size_t)w->ncols * sizeof(int), "the CSV writer's columns")) ||
+        !(w->val = ld_xcalloc((size_t)w->ncols, sizeof(double), "the CSV writer's columns")) ||
+        !(w->exact = ld_xcalloc((size_t)m->nbodies + 1, 1, "the CSV writer's columns")) ||
+        !(w->phi = ld_xcalloc((size_t)s->m + 1, sizeof(double),
+                              "the CSV writer's constraint residuals")) ||
+        !(w->jprev = ld_xmalloc(((size_t)ld_io_jcols_count(m) + 1) * sizeof(double),
+                                "the CSV writer's joint coordinates")) ||
+        !(w->cf = ld_xmalloc((6 * (size_t)m->nbodies + 1) * sizeof(double),
+                             "the CSV writer's constraint forces"))) {
+        ld_oom_last(why, cap);
         return open_failed(w, status, LD_ENOMEM);
     }
     for (int b = 0; b < m->nbodies; ++b) w->exact[b] = (unsigned char)is_exact(m, b);
@@ -192,10 +204,8 @@ ld_out_csv *ld_out_csv_open(const char *path, const ld_system *s, const ld_model
     w->nact = actuator_count(m);
     w->nsel = select_columns(w->names, w->ncols, columns, w->sel, why, cap);
     if (w->nsel < 0) return open_failed(w, status, LD_EINVAL);
-    if (ld_io_rowfile_open(&w->f, path) != 0) {
-        snprintf(why, cap, "cannot write '%s': %s", path, strerror(errno));
-        return open_failed(w, status, LD_EIO);
-    }
+    if (ld_io_rowfile_open(&w->f, path) != 0)
+        return open_failed(w, status, open_error(path, why, cap));
     if (status) *status = LD_OK;
     return w;
 }
@@ -316,18 +326,18 @@ ld_out_contacts *ld_out_contacts_open(const char *path, const ld_model *m, int *
     if (!path || !m) {
         rc = LD_EINVAL;
         snprintf(why, cap, "no file or model");
-    } else if (!(w = calloc(1, sizeof *w)) ||
-               !(w->local = calloc((size_t)m->nshapes + 1, sizeof(int)))) {
+    } else if (!(w = ld_xcalloc(1, sizeof *w, "the contact CSV writer")) ||
+               !(w->local = ld_xcalloc((size_t)m->nshapes + 1, sizeof(int),
+                                       "the contact CSV writer's shapes"))) {
         rc = LD_ENOMEM;
-        snprintf(why, cap, "out of memory");
+        ld_oom_last(why, cap);
     } else {
         w->m = m;
         w->f.fd = -1;
         for (int i = 0; i < m->nshapes; ++i)
             for (int j = 0; j < i; ++j) w->local[i] += m->shapes[j].body == m->shapes[i].body;
         if (ld_io_rowfile_open(&w->f, path) != 0) {
-            rc = LD_EIO;
-            snprintf(why, cap, "cannot write '%s': %s", path, strerror(errno));
+            rc = open_error(path, why, cap);
         } else {
             ld_io_rowfile_printf(&w->f, "t,body1,body2,shape1,shape2,px,py,pz,nx,ny,nz,gap,fn,ft,"
                                         "fx,fy,fz\n");

@@ -1,6 +1,7 @@
 /* The HTML writer (liedyn/output.h): the frames of a run (frames.c) and, at the end, the
  * viewer's file (html.c). */
 #include <math.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include "liedyn/liedyn.h"
 #include "liedyn/output.h"
 #include "view.h"
+#include "../core/oom.h"
 
 struct ld_out_html {
     const ld_system *s;
@@ -56,11 +58,11 @@ static void value_name(const ld_model *m, char (*jnames)[VIEW_NAME_CAP], int p, 
 static int map_series(ld_out_html *w) {
     const ld_model *m = w->m;
     int nj = ld_io_jcols_count(m), nall = 2 + 6 * m->nbodies + nj;
-    char(*jn)[VIEW_NAME_CAP] = calloc((size_t)nj + 1, sizeof *jn);
-    char **jp = calloc((size_t)nj + 1, sizeof *jp);
-    w->all = calloc((size_t)nall, sizeof(double));
-    w->prev = malloc(((size_t)nj + 1) * sizeof(double));
-    w->src = calloc((size_t)w->F.ns + 1, sizeof(int));
+    char(*jn)[VIEW_NAME_CAP] = ld_xcalloc((size_t)nj + 1, sizeof *jn, "the viewer's joint names");
+    char **jp = ld_xcalloc((size_t)nj + 1, sizeof *jp, "the viewer's joint names");
+    w->all = ld_xcalloc((size_t)nall, sizeof(double), "the viewer's series");
+    w->prev = ld_xmalloc(((size_t)nj + 1) * sizeof(double), "the viewer's series");
+    w->src = ld_xcalloc((size_t)w->F.ns + 1, sizeof(int), "the viewer's series");
     int rc = !jn || !jp || !w->all || !w->prev || !w->src ? -1 : 0;
     for (int i = 0; !rc && i < nj; ++i) jp[i] = jn[i], w->prev[i] = NAN;
     if (!rc) (void)ld_io_jcols_names(m, jp, VIEW_NAME_CAP);
@@ -91,21 +93,23 @@ ld_out_html *ld_out_html_open(const ld_system *s, const ld_model *m, double t0, 
         rc = LD_EINVAL;
         snprintf(why, cap, "no system or model, frames not from 2 to %d, or t1 < t0",
                  VIEW_FRAMES_MAX);
-    } else if (!(w = calloc(1, sizeof *w))) {
+    } else if (!(w = ld_xcalloc(1, sizeof *w, "the HTML writer"))) {
         rc = LD_ENOMEM;
     } else {
         static char names[VIEW_SERIES_MAX][VIEW_NAME_CAP];
         w->s = s, w->m = m;
         int ns = ld_io_frames_series_names(m, names);
-        w->buf = malloc((7 * (size_t)m->nbodies + (size_t)ns + 1) * sizeof(double));
-        w->phi = calloc((size_t)s->m + 1, sizeof(double));
+        w->buf = ld_xmalloc((7 * (size_t)m->nbodies + (size_t)ns + 1) * sizeof(double),
+                            "the HTML writer's row");
+        w->phi =
+            ld_xcalloc((size_t)s->m + 1, sizeof(double), "the HTML writer's constraint residuals");
         if (!w->buf || !w->phi ||
             ld_io_frames_init(&w->F, m, t0, t1, max_frames ? max_frames : VIEW_FRAMES_DEFAULT, ns,
                               names) != 0 ||
             map_series(w) != 0)
             rc = LD_ENOMEM;
     }
-    if (rc == LD_ENOMEM) snprintf(why, cap, "out of memory");
+    if (rc == LD_ENOMEM) ld_oom_last(why, cap);
     if (status) *status = rc;
     if (rc == LD_OK) return w;
     ld_out_html_free(w);
@@ -143,10 +147,10 @@ int ld_out_html_write(ld_out_html *w, const char *path, const char *title, char 
     if (!why || !cap) why = scratch, cap = sizeof scratch;
     why[0] = '\0';
     if (ld_io_frames_finish(&w->F) != 0) {
-        snprintf(why, cap, "recording the viewer's frames: out of memory");
+        snprintf(why, cap, "recording the viewer's frames: %s", ld_oom_last_str());
         return LD_ENOMEM;
     }
     if (ld_io_html_write(path, w->m, title ? title : "", &w->F, why, cap) != 0)
-        return ld_io_html_missing() ? LD_ENOTSUPPORTED : LD_EIO;
+        return ld_io_html_missing() ? LD_ENOTSUPPORTED : errno == ENOMEM ? LD_ENOMEM : LD_EIO;
     return LD_OK;
 }

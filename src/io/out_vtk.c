@@ -12,6 +12,7 @@
 #include "liedyn/output.h"
 #include "safefile.h"
 #include "view.h"
+#include "../core/oom.h"
 
 #define OUT_PATH_CAP 4096
 
@@ -37,11 +38,13 @@ static double mono_s(void) {
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* Record the first failure: "writing WHAT 'NAME' failed: strerror(errno)". */
+/* Record the first failure: "writing WHAT 'NAME' failed: strerror(errno)" (with errno ENOMEM:
+ * the last refusal's size and purpose, oom.h). */
 static void fail(ld_out_vtk *w, const char *what, const char *name) {
     if (w->failed) return;
     w->failed = 1;
-    snprintf(w->msg, sizeof w->msg, "writing %s '%s' failed: %s", what, name, strerror(errno));
+    snprintf(w->msg, sizeof w->msg, "writing %s '%s' failed: %s", what, name,
+             errno == ENOMEM ? ld_oom_last_str() : strerror(errno));
 }
 
 /* Record the first failure of the safe writer f. */
@@ -60,7 +63,7 @@ ld_out_vtk *ld_out_vtk_open(const char *dir, const char *base, const ld_system *
     if (!dir || !base || !s || !m || strlen(dir) >= OUT_PATH_CAP || strlen(base) >= LD_NAME_MAX) {
         snprintf(why, cap, "no directory, base name, system or model, or a name too long");
     } else {
-        ld_out_vtk *w = calloc(1, sizeof *w);
+        ld_out_vtk *w = ld_xcalloc(1, sizeof *w, "the VTK writer");
         if (w) {
             w->s = s, w->m = m;
             snprintf(w->dir, sizeof w->dir, "%s", dir);
@@ -72,17 +75,19 @@ ld_out_vtk *ld_out_vtk_open(const char *dir, const char *base, const ld_system *
             return w;
         }
         rc = LD_ENOMEM;
-        snprintf(why, cap, "out of memory");
+        ld_oom_last(why, cap);
     }
     if (status) *status = rc;
     return NULL;
 }
 
-/* Open the file name for writing (whole or absent): 0, or -1 with the failure recorded. */
+/* Open the file name for writing (whole or absent): 0, or LD_ENOMEM / LD_EIO with the failure
+ * recorded. */
 static int file_open(ld_out_vtk *w, safefile *f, const char *name, const char *what) {
     if (ld_io_safefile_open(f, name, what, SAFEFILE_NOCLEAN) == 0) return 0;
+    int rc = errno == ENOMEM ? LD_ENOMEM : LD_EIO;
     fail_file(w, f);
-    return -1;
+    return rc;
 }
 
 /* Finish the file f (written whole, or removed). 0, or -1 with the failure recorded. */
@@ -92,29 +97,32 @@ static int file_close(ld_out_vtk *w, safefile *f) {
     return -1;
 }
 
-/* Write the series file path listing the files BASE<tag>_NNNNN.vtk (whole). 0 or -1. */
+/* Write the series file path listing the files BASE<tag>_NNNNN.vtk (whole). 0, LD_ENOMEM or
+ * LD_EIO. */
 static int write_series(ld_out_vtk *w, const char *path, const char *tag) {
     safefile sf;
-    if (file_open(w, &sf, path, "series file") != 0) return -1;
+    int rc = file_open(w, &sf, path, "series file");
+    if (rc) return rc;
     FILE *f = sf.f;
     fputs("{\n  \"file-series-version\": \"1.0\",\n  \"files\": [\n", f);
     for (long i = 0; i < w->files; ++i)
         fprintf(f, "%s    {\"name\": \"%s%s_%05ld.vtk\", \"time\": %.17g}", i ? ",\n" : "", w->base,
                 tag, i, w->times[i]);
     fputs("\n  ]\n}\n", f);
-    return file_close(w, &sf);
+    return file_close(w, &sf) ? LD_EIO : LD_OK;
 }
 
 int ld_out_vtk_series(ld_out_vtk *w) {
     w->series_written = mono_s();
-    int bad = write_series(w, w->series, "");
-    if (w->with_contacts) bad |= write_series(w, w->cseries, "_contacts");
-    return bad ? LD_EIO : LD_OK;
+    int rc = write_series(w, w->series, "");
+    if (!rc && w->with_contacts) rc = write_series(w, w->cseries, "_contacts");
+    return rc;
 }
 
 int ld_out_vtk_set_contacts(ld_out_vtk *w, const ld_contact_point *c, int n) {
     if (n > w->cpcap) {
-        ld_contact_point *p = realloc(w->cp, (size_t)n * sizeof *p);
+        ld_contact_point *p =
+            ld_xrealloc(w->cp, (size_t)n * sizeof *p, "the VTK writer's contacts");
         if (!p) {
             errno = ENOMEM;
             fail(w, "contacts of VTK file", w->series);
@@ -129,21 +137,23 @@ int ld_out_vtk_set_contacts(ld_out_vtk *w, const ld_contact_point *c, int n) {
     return LD_OK;
 }
 
-/* The contacts file of frame number w->files (after its frame): 0 or -1 (recorded). */
+/* The contacts file of frame number w->files (after its frame): 0, or LD_ENOMEM / LD_EIO
+ * (recorded). */
 static int contacts_file(ld_out_vtk *w, double t) {
     char name[sizeof w->cseries];
     snprintf(name, sizeof name, "%s/%s_contacts_%05ld.vtk", w->dir, w->base, w->files);
     safefile f;
-    if (file_open(w, &f, name, "VTK file") != 0) return -1;
+    int rc = file_open(w, &f, name, "VTK file");
+    if (rc) return rc;
     ld_io_vtk_contacts_write(f.f, w->base, t, w->cp, w->ncp);
-    return file_close(w, &f);
+    return file_close(w, &f) ? LD_EIO : LD_OK;
 }
 
 /* Room for the time of file number w->files. 0 or -1. */
 static int times_reserve(ld_out_vtk *w) {
     if (w->files < w->cap) return 0;
     long cap = w->cap ? 2 * w->cap : 256;
-    double *p = realloc(w->times, (size_t)cap * sizeof(double));
+    double *p = ld_xrealloc(w->times, (size_t)cap * sizeof(double), "the VTK writer's times");
     if (!p) return -1;
     w->times = p;
     w->cap = cap;
@@ -173,7 +183,7 @@ int ld_out_vtk_frame(ld_out_vtk *w, double t, const double *q, const double *v) 
     char name[sizeof w->series];
     snprintf(name, sizeof name, "%s/%s_%05ld.vtk", w->dir, w->base, w->files);
     if (!w->have_geom && ld_io_vtk_geom_init(&w->geom, w->m) == 0) w->have_geom = 1;
-    double *x = malloc(22 * (size_t)nb * sizeof(double) + 1);
+    double *x = ld_xmalloc(22 * (size_t)nb * sizeof(double) + 1, "the VTK frame");
     if (!x || !w->have_geom || times_reserve(w) != 0) {
         free(x);
         errno = ENOMEM;
@@ -182,16 +192,17 @@ int ld_out_vtk_frame(ld_out_vtk *w, double t, const double *q, const double *v) 
     }
     w->times[w->files] = t;
     safefile f;
-    if (file_open(w, &f, name, "VTK file") != 0) {
+    int rc = file_open(w, &f, name, "VTK file");
+    if (rc) {
         free(x);
-        return LD_EIO;
+        return rc;
     }
     double *qq = x + 3 * nb, *vec = qq + 4 * nb;
     body_vectors(w, q, v, x, qq, vec);
     ld_io_vtk_geom_write(f.f, &w->geom, w->m, w->base, t, x, qq, vec);
     free(x);
     if (file_close(w, &f) != 0) return LD_EIO;
-    if (w->with_contacts && contacts_file(w, t) != 0) return LD_EIO;
+    if (w->with_contacts && (rc = contacts_file(w, t)) != 0) return rc;
     w->files++;
     if (mono_s() - w->series_written > 0.5) return ld_out_vtk_series(w);
     return LD_OK;

@@ -1,6 +1,7 @@
 /* An output file of whole rows (rowfile.h). */
 #define _POSIX_C_SOURCE 200809L
 #include "rowfile.h"
+#include "../core/oom.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -24,8 +25,8 @@ int ld_io_rowfile_open(rowfile *r, const char *path) {
     memset(r, 0, sizeof *r);
     r->fd = -1;
     snprintf(r->name, sizeof r->name, "%s", path);
-    r->buf = malloc(BLOCK);
-    if (!r->buf) return -1;
+    r->buf = ld_xmalloc(BLOCK, "the row buffer");
+    if (!r->buf) return errno = ENOMEM, -1;
     r->cap = BLOCK;
     r->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
     if (r->fd < 0) {
@@ -40,7 +41,7 @@ int ld_io_rowfile_open(rowfile *r, const char *path) {
 static void set_failed(rowfile *r, int err) {
     r->failed = 1;
     snprintf(r->err, sizeof r->err, "writing '%s' failed after %ld rows: %s", r->name, r->rows,
-             err ? strerror(err) : "out of memory");
+             err ? strerror(err) : ld_oom_last_str());
 }
 
 /* Room for n more bytes in the buffer; 0 or -1. */
@@ -48,7 +49,7 @@ static int reserve(rowfile *r, size_t n) {
     if (r->len + n <= r->cap) return 0;
     size_t cap = r->cap;
     while (cap < r->len + n) cap *= 2;
-    char *b = realloc(r->buf, cap);
+    char *b = ld_xrealloc(r->buf, cap, "the row buffer");
     if (!b) return -1;
     r->buf = b;
     r->cap = cap;

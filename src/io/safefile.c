@@ -1,6 +1,7 @@
 /* Writing a whole file safely (safefile.h). */
 #define _GNU_SOURCE
 #include "safefile.h"
+#include "../core/oom.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -48,9 +49,11 @@ static void release(safefile *w) {
 /* The directory part of path ("." when it has none), allocated; NULL: no memory. */
 static char *dir_of(const char *path) {
     const char *slash = strrchr(path, '/');
-    if (!slash) return strdup(".");
-    if (slash == path) return strdup("/");
-    return strndup(path, (size_t)(slash - path));
+    if (!slash) return ld_xstrdup(".", "a directory name");
+    if (slash == path) return ld_xstrdup("/", "a directory name");
+    char *d = ld_xmalloc((size_t)(slash - path) + 1, "a directory name");
+    if (d) memcpy(d, path, (size_t)(slash - path)), d[slash - path] = '\0';
+    return d;
 }
 
 static const char *base_of(const char *path) {
@@ -61,7 +64,8 @@ static const char *base_of(const char *path) {
 /* The file path finally names, its symbolic links followed (allocated), with its lstat in st
  * and *exists 0 when it does not exist. NULL with errno on failure. */
 static char *resolve(const char *path, struct stat *st, int *exists) {
-    char *p = strdup(path);
+    char *p = ld_xstrdup(path, "a file name");
+    if (!p) errno = ENOMEM;
     for (int hops = 0; p; ++hops) {
         if (lstat(p, st) != 0) {
             if (errno != ENOENT) break;
@@ -76,8 +80,8 @@ static char *resolve(const char *path, struct stat *st, int *exists) {
         ssize_t n = hops < LINK_HOPS ? readlink(p, link, sizeof link - 1) : (errno = ELOOP, -1);
         if (n < 0) break;
         link[n] = '\0';
-        char *dir = link[0] == '/' ? strdup("") : dir_of(p), *q = NULL;
-        if (dir && (q = malloc(strlen(dir) + (size_t)n + 2)))
+        char *dir = link[0] == '/' ? ld_xstrdup("", "a directory name") : dir_of(p), *q = NULL;
+        if (dir && (q = ld_xmalloc(strlen(dir) + (size_t)n + 2, "a link's target")))
             sprintf(q, "%s%s%s", dir, dir[0] ? "/" : "", link);
         free(dir);
         free(p);
@@ -199,10 +203,10 @@ static int open_temp(safefile *w, const struct stat *st, int exists) {
     char *dir = dir_of(w->path);
     const char *base = base_of(w->path);
     size_t cap = (dir ? strlen(dir) : 0) + BASE_KEEP + 64;
-    w->tmp = dir ? malloc(cap) : NULL;
+    w->tmp = dir ? ld_xmalloc(cap, "a temporary name") : NULL;
     if (!w->tmp) {
         free(dir);
-        set_err(w, ENOMEM, "out of memory: %zu bytes for a temporary name", cap);
+        set_err(w, ENOMEM, "%s", ld_oom_last_str());
         return -1;
     }
     if (!(w->flags & SAFEFILE_NOCLEAN)) clean(dir, base, 1);
@@ -250,9 +254,11 @@ int ld_io_safefile_open(safefile *w, const char *path, const char *what, int fla
     w->fd = -1;
     w->flags = flags;
     w->what = what ? what : "";
-    w->name = strdup(path ? path : "");
+    w->name = ld_xstrdup(path ? path : "", "a file name");
     if (!w->name) {
-        set_err(w, ENOMEM, "out of memory");
+        snprintf(w->err, sizeof w->err, "writing %s%s'%s' failed: %s", w->what,
+                 w->what[0] ? " " : "", path ? path : "", ld_oom_last_str());
+        errno = ENOMEM;
         return -1;
     }
     struct stat st;
@@ -261,7 +267,7 @@ int ld_io_safefile_open(safefile *w, const char *path, const char *what, int fla
     if (!path || !path[0] || !base_of(path)[0])
         set_err(w, EINVAL, "no file name");
     else if (!(w->path = resolve(path, &st, &exists)))
-        set_err(w, errno, "%s", strerror(errno));
+        set_err(w, errno, "%s", errno == ENOMEM ? ld_oom_last_str() : strerror(errno));
     else if (exists && (why = refused_kind(st.st_mode, flags)))
         set_err(w, S_ISDIR(st.st_mode) ? EISDIR : EINVAL, "%s", why);
     else if (exists && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)))

@@ -11,6 +11,7 @@
 
 #include "liedyn/liedyn.h"
 #include "view.h"
+#include "../core/oom.h"
 
 #define VIEW_PI 3.14159265358979323846
 
@@ -51,9 +52,10 @@ static void inertia_box(const ld_body *b, int index, view_shape *v) {
 }
 
 int ld_io_scene_shapes(const ld_model *m, view_shape **out, int *n, unsigned char *node) {
-    unsigned char *is_node = calloc((size_t)m->nbodies + 1, 1);
-    unsigned char *has = calloc((size_t)m->nbodies + 1, 1);
-    view_shape *v = malloc(((size_t)m->nshapes + (size_t)m->nbodies + 1) * sizeof *v);
+    unsigned char *is_node = ld_xcalloc((size_t)m->nbodies + 1, 1, "the viewer's scene");
+    unsigned char *has = ld_xcalloc((size_t)m->nbodies + 1, 1, "the viewer's scene");
+    view_shape *v = ld_xmalloc(((size_t)m->nshapes + (size_t)m->nbodies + 1) * sizeof *v,
+                               "the viewer's shapes");
     if (!is_node || !has || !v) {
         free(is_node), free(has), free(v);
         return -1;
@@ -85,7 +87,7 @@ int ld_io_scene_shapes(const ld_model *m, view_shape **out, int *n, unsigned cha
 }
 
 int ld_io_scene_ground(const ld_model *m, view_shape **out, int *n) {
-    view_shape *v = malloc(((size_t)m->nground + 1) * sizeof *v);
+    view_shape *v = ld_xmalloc(((size_t)m->nground + 1) * sizeof *v, "the viewer's ground shapes");
     if (!v) return -1;
     for (int i = 0; i < m->nground; ++i) {
         v[i].s = m->ground[i];

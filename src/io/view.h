@@ -116,7 +116,7 @@ int ld_io_scene_element(const ld_model *m, int i, view_element *out);
 /* Is the HTML viewer built in? NULL, or why not. */
 const char *ld_io_html_missing(void);
 /* Write the self-contained HTML file of F for model m to path (atomically). 0, or -1 with the
- * reason in err. */
+ * reason in err (errno ENOMEM when out of memory). */
 int ld_io_html_write(const char *path, const ld_model *m, const char *title, const view_frames *F,
                      char *err, size_t cap);
 

@@ -9,6 +9,7 @@
 #include "csv.h"
 #include "liedyn/liedyn.h"
 #include "view.h"
+#include "../core/oom.h"
 
 /* A column of the header: its name and place. */
 typedef struct col {
@@ -56,9 +57,9 @@ static int map_header(reading *R, int ns, char (*names)[VIEW_NAME_CAP]) {
                  "%s: the first column is not 't' (not a CSV of 'liedyn run --out')", R->csv);
         return LD_EINVAL;
     }
-    col *h = malloc((size_t)n * sizeof *h);
+    col *h = ld_xmalloc((size_t)n * sizeof *h, "the CSV header's columns");
     if (!h) {
-        snprintf(R->why, R->cap, "out of memory");
+        ld_oom_last(R->why, R->cap);
         return LD_ENOMEM;
     }
     for (int i = 0; i < n; ++i) h[i] = (col){R->r.field[i], i};
@@ -86,7 +87,7 @@ static int next(reading *R) {
     int got = ld_io_csv_read(R->f, &R->r, why, sizeof why);
     if (got < 0) {
         snprintf(R->why, R->cap, "%s: %s", R->csv, why);
-        return strcmp(why, "out of memory") == 0 ? LD_ENOMEM : LD_EINVAL;
+        return strncmp(why, "out of memory", 13) == 0 ? LD_ENOMEM : LD_EINVAL;
     }
     return got;
 }
@@ -152,16 +153,18 @@ static int offer_row(reading *R, view_frames *F, double *x, double *tprev) {
         else if (number(R, R->series[s], &val[s]))
             return LD_EINVAL;
     if (ld_io_frames_offer(F, t, x, q, val) == 0) return LD_OK;
-    snprintf(R->why, R->cap, "out of memory");
+    ld_oom_last(R->why, R->cap);
     return LD_ENOMEM;
 }
 
 /* The data rows into F. */
 static int read_rows(reading *R, view_frames *F) {
     int nb = R->m->nbodies;
-    double *x = malloc((7 * (size_t)nb + (size_t)F->ns + 1) * sizeof *x), tprev = -INFINITY;
+    double *x =
+               ld_xmalloc((7 * (size_t)nb + (size_t)F->ns + 1) * sizeof *x, "the CSV row's values"),
+           tprev = -INFINITY;
     if (!x) {
-        snprintf(R->why, R->cap, "out of memory");
+        ld_oom_last(R->why, R->cap);
         return LD_ENOMEM;
     }
     int rc = LD_OK, got;
@@ -179,15 +182,15 @@ int ld_io_view_csv(FILE *f, const char *csv, const ld_model *m, long max, view_f
                  m,
                  {0},
                  0,
-                 calloc(7 * (size_t)m->nbodies + 1, sizeof(int)),
-                 calloc((size_t)ns + 1, sizeof(int)),
+                 ld_xcalloc(7 * (size_t)m->nbodies + 1, sizeof(int), "the CSV columns' map"),
+                 ld_xcalloc((size_t)ns + 1, sizeof(int), "the CSV columns' map"),
                  why,
                  cap};
     memset(F, 0, sizeof *F);
     *t0 = 0.0;
     *t1 = 1.0;
     int rc = !R.pose || !R.series ? LD_ENOMEM : LD_OK, got = 0;
-    if (rc) snprintf(why, cap, "out of memory");
+    if (rc) ld_oom_last(why, cap);
     if (!rc && (got = next(&R)) <= 0) {
         rc = got < 0 ? got : LD_EINVAL;
         if (!got) snprintf(why, cap, "%s is empty", csv);
@@ -196,12 +199,12 @@ int ld_io_view_csv(FILE *f, const char *csv, const ld_model *m, long max, view_f
     if (!rc) rc = time_range(&R, t0, t1);
     if (!rc && ld_io_frames_init(F, m, *t0, *t1, max, ns, names) != 0) {
         rc = LD_ENOMEM;
-        snprintf(why, cap, "out of memory");
+        ld_oom_last(why, cap);
     }
     if (!rc) rc = read_rows(&R, F);
     if (!rc && ld_io_frames_finish(F) != 0) {
         rc = LD_ENOMEM;
-        snprintf(why, cap, "out of memory");
+        ld_oom_last(why, cap);
     }
     ld_io_csv_record_free(&R.r);
     free(R.pose);

@@ -11,6 +11,7 @@
 #include "../lie/mat3.h"
 #include "liedyn/liedyn.h"
 #include "view.h"
+#include "../core/oom.h"
 
 void ld_io_vtk_geom_free(vtk_geom *g) {
     free(g->pts);
@@ -71,10 +72,10 @@ int ld_io_vtk_geom_init(vtk_geom *g, const ld_model *m) {
         np += mesh ? (size_t)m->meshes[v[i].s.mesh].nverts : VIEW_SHAPE_PTS;
         nt += mesh ? (size_t)m->meshes[v[i].s.mesh].ntris : VIEW_SHAPE_TRIS;
     }
-    g->pts = malloc((np + 5) * 3 * sizeof *g->pts);
-    g->pbody = malloc((np + 5) * sizeof *g->pbody);
-    g->tri = malloc((nt + 3) * 3 * sizeof *g->tri);
-    g->tube = malloc(((size_t)m->nbodies + 1) * sizeof *g->tube);
+    g->pts = ld_xmalloc((np + 5) * 3 * sizeof *g->pts, "the VTK geometry");
+    g->pbody = ld_xmalloc((np + 5) * sizeof *g->pbody, "the VTK geometry");
+    g->tri = ld_xmalloc((nt + 3) * 3 * sizeof *g->tri, "the VTK geometry");
+    g->tube = ld_xmalloc(((size_t)m->nbodies + 1) * sizeof *g->tube, "the VTK geometry");
     if (!g->pts || !g->pbody || !g->tri || !g->tube) {
         free(v);
         free(gv);
@@ -150,7 +151,7 @@ void ld_io_vtk_geom_write(FILE *f, const vtk_geom *g, const ld_model *m, const c
         place(x, q, g->pbody[i], g->pts + 3 * i, p);
         fprintf(f, "%.9g %.9g %.9g\n", p[0], p[1], p[2]);
     }
-    int *jfirst = malloc(((size_t)nj + 1) * sizeof *jfirst);
+    int *jfirst = ld_xmalloc(((size_t)nj + 1) * sizeof *jfirst, "the VTK joints");
     int next = nb + g->npts;
     for (int j = 0; j < nj; ++j) {
         double p1[3], p2[3], a[3], jp[3], w[3];

@@ -27,6 +27,7 @@
 
 #include "liedyn/liedyn.h"
 #include "liedyn/linalg.h"
+#include "../core/oom.h"
 
 /* Largest n the dense backend factors in plain C (bench/bench_linalg.c: faster than LAPACK
  * up to here, see docs/linalg.md). */
@@ -182,8 +183,8 @@ static size_t dense_size(const ld_la *la) {
 static int dense_init(ld_la *la) {
     size_t n = (size_t)la->n;
     if (n > SIZE_MAX / sizeof(double) / n) return LD_ENOMEM;
-    la->lu = malloc(dense_size(la) * sizeof *la->lu);
-    la->ipiv = malloc(n * sizeof *la->ipiv);
+    la->lu = ld_xmalloc(dense_size(la) * sizeof *la->lu, "the dense factorization");
+    la->ipiv = ld_xmalloc(n * sizeof *la->ipiv, "the dense factorization");
     la->st.nnz = dense_size(la);
     return la->lu && la->ipiv ? LD_OK : LD_ENOMEM;
 }
@@ -253,8 +254,9 @@ static int sparse_init(ld_la *la) {
     size_t n1 = (size_t)la->n + 1;
     klu_defaults(&la->common);
     la->common.tol = LA_KLU_TOL;
-    la->Ap = calloc(n1, sizeof *la->Ap); /* an empty pattern until the first factorization */
-    la->Ap2 = calloc(n1, sizeof *la->Ap2);
+    la->Ap = ld_xcalloc(n1, sizeof *la->Ap,
+                        "the sparse pattern"); /* an empty pattern until the first factorization */
+    la->Ap2 = ld_xcalloc(n1, sizeof *la->Ap2, "the sparse pattern");
     return la->Ap && la->Ap2 ? LD_OK : LD_ENOMEM;
 }
 
@@ -340,8 +342,8 @@ static int pattern_grow(ld_la *la, const double *A, const la_csc *B) {
         if (c > INT_MAX - Ap[j]) return LD_ENOMEM; /* KLU counts entries in int */
         Ap[j + 1] = Ap[j] + c;
     }
-    int *Ai = malloc((size_t)Ap[n] * sizeof *Ai);
-    double *Ax = malloc((size_t)Ap[n] * sizeof *Ax);
+    int *Ai = ld_xmalloc((size_t)Ap[n] * sizeof *Ai, "the sparse matrix");
+    double *Ax = ld_xmalloc((size_t)Ap[n] * sizeof *Ax, "the sparse matrix");
     if (!Ai || !Ax) {
         free(Ai);
         free(Ax);
@@ -468,7 +470,7 @@ ld_la *ld_la_create(ld_la_kind kind, int n) {
     if (kind == LD_LA_AUTO) kind = ld_la_choose(n, 0);
     if (kind == LD_LA_DENSE) blas_one_thread();
     if (n < 1 || (kind != LD_LA_DENSE && kind != LD_LA_KLU)) return NULL;
-    ld_la *la = calloc(1, sizeof *la);
+    ld_la *la = ld_xcalloc(1, sizeof *la, "the linear solver");
     if (!la) return NULL;
     la->kind = kind;
     la->n = n;

@@ -3,6 +3,7 @@
 
 #include "liedyn/liedyn.h"
 #include "liedyn/model.h"
+#include "../core/oom.h"
 
 /* The root of node i (path halving). */
 static int root(int *parent, int i) {
@@ -13,7 +14,7 @@ static int root(int *parent, int i) {
 int ld_model_loop_count(const ld_model *m) {
     if (!m || m->nbodies < 0 || (m->njoints > 0 && !m->joints)) return -1;
     int n = m->nbodies + 1, loops = 0; /* node nbodies: the ground */
-    int *parent = malloc((size_t)n * sizeof *parent);
+    int *parent = ld_xmalloc((size_t)n * sizeof *parent, "the joint graph");
     if (!parent) return -1;
     for (int i = 0; i < n; ++i) parent[i] = i;
     for (int j = 0; j < m->njoints; ++j) {

@@ -28,6 +28,7 @@
 #include "liedyn/model.h"
 
 #include "../core/strf.h"
+#include "../core/oom.h"
 
 /* An affine map: p ↦ A p + t (A row-major). */
 typedef struct affine {
@@ -141,10 +142,10 @@ static int from_scene(const struct aiScene *sc, ld_mesh *out, char *why, size_t 
         strf(why, cap, "too large: %ld vertices, %ld triangles", nv, nt);
         return LD_EINVAL;
     }
-    out->verts = malloc(3 * (size_t)nv * sizeof *out->verts);
-    out->tris = malloc(3 * (size_t)nt * sizeof *out->tris);
+    out->verts = ld_xmalloc(3 * (size_t)nv * sizeof *out->verts, "the mesh's vertices");
+    out->tris = ld_xmalloc(3 * (size_t)nt * sizeof *out->tris, "the mesh's triangles");
     if (!out->verts || !out->tris) {
-        strf(why, cap, "out of memory");
+        ld_oom_last(why, cap);
         return LD_ENOMEM;
     }
     affine U;
@@ -183,10 +184,7 @@ int ld_mesh_load(const char *path, ld_mesh *out, char *why, size_t cap) {
     /* only positions are kept: without normals, texture coordinates and colours, the
      * vertices that differ only in those (an STL's, one per face corner) are joined */
     struct aiPropertyStore *props = aiCreatePropertyStore();
-    if (!props) {
-        strf(why, cap, "out of memory");
-        return LD_ENOMEM;
-    }
+    if (!props) return ld_oom_format_lib(why, cap, "assimp");
     aiSetImportPropertyInteger(props, AI_CONFIG_PP_RVC_FLAGS,
                                aiComponent_NORMALS | aiComponent_TANGENTS_AND_BITANGENTS |
                                    aiComponent_COLORS | aiComponent_TEXCOORDS |

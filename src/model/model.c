@@ -21,6 +21,7 @@
 #include "../elements/elements.h"
 #include "../elements/kinds.h"
 #include "names.h"
+#include "../core/oom.h"
 
 /* ------------------------------------------------------------------ names */
 
@@ -785,7 +786,7 @@ static int names_terminated(const void *base, size_t stride, int n) {
 static int *first_dups(const void *base, size_t stride, int n) {
     ld_name_index idx;
     if (n < 2 || !names_terminated(base, stride, n)) return NULL;
-    int *first = malloc((size_t)n * sizeof *first);
+    int *first = ld_xmalloc((size_t)n * sizeof *first, "the name index");
     if (!first || ld_names_build(&idx, base, stride, n) != LD_OK) {
         free(first);
         return NULL;
@@ -860,7 +861,8 @@ int ld_model_validate(const ld_model *m, ld_model_error *err) {
     c.body_dup = first_dups(m->bodies, sizeof *m->bodies, m->nbodies);
     c.joint_dup = first_dups(m->joints, sizeof *m->joints, m->njoints);
     c.rod_dup = first_dups(m->rods, sizeof *m->rods, m->nrods);
-    if (m->nrods > 1 && (c.owner = malloc((size_t)m->nbodies * sizeof *c.owner)))
+    if (m->nrods > 1 &&
+        (c.owner = ld_xmalloc((size_t)m->nbodies * sizeof *c.owner, "the rods' owners")))
         for (int i = 0; i < m->nbodies; ++i) c.owner[i] = -1;
     rc = check_all(&c);
     free(c.owner);

@@ -6,6 +6,7 @@
 
 #include "liedyn/liedyn.h"
 #include "names.h"
+#include "../core/oom.h"
 
 typedef struct keyed {
     const char *name;
@@ -26,8 +27,8 @@ static const char *name_of(const ld_name_index *idx, int i) {
 int ld_names_build(ld_name_index *idx, const void *base, size_t stride, int n) {
     memset(idx, 0, sizeof *idx);
     if (n <= 0) return LD_OK;
-    keyed *k = malloc((size_t)n * sizeof *k);
-    int *order = malloc((size_t)n * sizeof *order);
+    keyed *k = ld_xmalloc((size_t)n * sizeof *k, "the name index");
+    int *order = ld_xmalloc((size_t)n * sizeof *order, "the name index");
     if (!k || !order) {
         free(k);
         free(order);

@@ -10,6 +10,7 @@
 #include "liedyn/controller.h"
 #include "liedyn/erk.h"
 #include "liedyn/liedyn.h"
+#include "../core/oom.h"
 
 /* The nonzero entries of one row of a Butcher table (a stage's a_i·, b or bhat), so that a
  * linear combination skips the zeros without testing them at every step. */
@@ -78,10 +79,10 @@ int ld_erk_create(ld_erk **out, const ld_erk_space *sp, const ld_rk_table *tab) 
         tab->stages > LD_RK_MAX_STAGES)
         return LD_EINVAL;
     if ((!sp->retract || !sp->scale) && sp->nx != sp->nv) return LD_EINVAL;
-    ld_erk *e = calloc(1, sizeof *e);
+    ld_erk *e = ld_xcalloc(1, sizeof *e, "the Runge-Kutta integrator");
     if (!e) return LD_ENOMEM;
     size_t nv = (size_t)sp->nv, nx = (size_t)sp->nx, s = (size_t)tab->stages;
-    double *buf = calloc(2 * s * nv + 5 * nv + 2 * nx, sizeof *buf);
+    double *buf = ld_xcalloc(2 * s * nv + 5 * nv + 2 * nx, sizeof *buf, "the Runge-Kutta stages");
     if (!buf) {
         free(e);
         return LD_ENOMEM;

@@ -11,6 +11,7 @@
 
 #include "liedyn/attitude.h"
 #include "liedyn/liedyn.h"
+#include "../core/oom.h"
 
 struct ld_gyro {
     long n, cap;
@@ -40,10 +41,10 @@ double ld_gyro_t_last(const ld_gyro *g) {
 static int push(ld_gyro *g, double t, const double w[3]) {
     if (g->n == g->cap) {
         long cap = g->cap ? 2 * g->cap : 256;
-        double *nt = realloc(g->t, (size_t)cap * sizeof *nt);
+        double *nt = ld_xrealloc(g->t, (size_t)cap * sizeof *nt, "the gyro's times");
         if (!nt) return LD_ENOMEM;
         g->t = nt;
-        double *nw = realloc(g->w, 3 * (size_t)cap * sizeof *nw);
+        double *nw = ld_xrealloc(g->w, 3 * (size_t)cap * sizeof *nw, "the gyro's rates");
         if (!nw) return LD_ENOMEM;
         g->w = nw;
         g->cap = cap;
@@ -64,7 +65,7 @@ int ld_gyro_create(ld_gyro **out, const double *t, const double *w, long n) {
             return LD_EINVAL;
         if (i > 0 && !(t[i] > t[i - 1])) return LD_EINVAL;
     }
-    ld_gyro *g = calloc(1, sizeof *g);
+    ld_gyro *g = ld_xcalloc(1, sizeof *g, "the gyro record");
     if (!g) return LD_ENOMEM;
     for (long i = 0; i < n; ++i) {
         if (push(g, t[i], w + 3 * i) != LD_OK) {
@@ -181,7 +182,7 @@ static int read_lines(FILE *f, const char *path, ld_gyro *g, char *msg, size_t l
                         "%s:%ld: time %.17g does not increase (previous sample at %.17g)", path,
                         lineno, v[0], g->t[g->n - 1]);
         if (push(g, v[0], v + 1) != LD_OK)
-            return fail(msg, len, LD_ENOMEM, "%s:%ld: out of memory", path, lineno);
+            return fail(msg, len, LD_ENOMEM, "%s:%ld: %s", path, lineno, ld_oom_last_str());
     }
     if (ferror(f)) return fail(msg, len, LD_EIO, "%s: read error: %s", path, strerror(errno));
     if (g->n < 2)
@@ -196,10 +197,10 @@ int ld_gyro_read(const char *path, ld_gyro **out, char *msg, size_t msglen) {
     if (!path) return fail(msg, msglen, LD_EINVAL, "no file name");
     FILE *f = fopen(path, "rb");
     if (!f) return fail(msg, msglen, LD_EIO, "%s: cannot open: %s", path, strerror(errno));
-    ld_gyro *g = calloc(1, sizeof *g);
+    ld_gyro *g = ld_xcalloc(1, sizeof *g, "the gyro record");
     if (!g) {
         fclose(f);
-        return fail(msg, msglen, LD_ENOMEM, "%s: out of memory", path);
+        return fail(msg, msglen, LD_ENOMEM, "%s: %s", path, ld_oom_last_str());
     }
     int rc = read_lines(f, path, g, msg, msglen);
     fclose(f);

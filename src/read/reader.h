@@ -53,8 +53,10 @@ size_t ly_push_index(reader *r, int i);
 void ly_pop(reader *r, size_t mark);
 
 int ly_line_of(const yaml_node_t *n);
-/* "out of memory" at line; returns LD_ENOMEM. */
+/* "out of memory: N bytes for WHAT" (the last refusal, oom.h) at line; returns LD_ENOMEM. */
 int ly_out_of_memory(reader *r, int line);
+/* libyaml ran out of memory (it does not say how much); returns LD_ENOMEM. */
+int ly_yaml_out_of_memory(reader *r);
 /* Length and item i of a sequence node. */
 int ly_seq_len(const yaml_node_t *n);
 yaml_node_t *ly_seq_item(reader *r, const yaml_node_t *n, int i);

@@ -29,6 +29,7 @@
 #include "../core/strf.h"
 #include "../elements/elements.h"
 #include "reader.h"
+#include "../core/oom.h"
 
 /* ------------------------------------------------------------------ errors */
 
@@ -72,8 +73,15 @@ int ly_fail_key(reader *r, int line, const char *key, const char *fmt, ...) {
     return rc;
 }
 
+int ly_yaml_out_of_memory(reader *r) {
+    char why[160];
+    ld_oom_format_lib(why, sizeof why, "libyaml");
+    ly_fail_key(r, 0, "(syntax)", "%s", why);
+    return LD_ENOMEM;
+}
+
 int ly_out_of_memory(reader *r, int line) {
-    ly_fail(r, line, "out of memory");
+    ly_fail(r, line, "%s", ld_oom_last_str());
     return LD_ENOMEM;
 }
 
@@ -371,7 +379,8 @@ int ly_read_list(reader *r, field f, double **out, int *count) {
     int rc = ly_expect_seq(r, f.val, f.line, "numbers");
     if (rc) return rc;
     int n = ly_seq_len(f.val);
-    if (n > 0 && !(*out = malloc((size_t)n * sizeof **out))) return ly_out_of_memory(r, f.line);
+    if (n > 0 && !(*out = ld_xmalloc((size_t)n * sizeof **out, "the list of numbers")))
+        return ly_out_of_memory(r, f.line);
     *count = n;
     for (int i = 0; i < n && !rc; ++i) {
         size_t mark = ly_push_index(r, i);
@@ -568,7 +577,7 @@ static int read_bodies(reader *r, const yaml_node_t *root, ld_model *m) {
     if (!rc) rc = ly_lookup(r, root, "bodies", !f.val && !fb.val, &f);
     if (!rc && f.val) rc = ly_expect_seq(r, f.val, f.line, "bodies");
     if (!rc && f.val && (n = ly_seq_len(f.val)) > 0 &&
-        !(m->bodies = calloc((size_t)n, sizeof *m->bodies)))
+        !(m->bodies = ld_xcalloc((size_t)n, sizeof *m->bodies, "the bodies")))
         rc = ly_out_of_memory(r, f.line);
     if (!rc) m->nbodies = n;
     for (int i = 0; !rc && i < n; ++i) {
@@ -588,7 +597,7 @@ static int read_joints(reader *r, const yaml_node_t *root, ld_model *m) {
     int rc = ly_lookup(r, root, "joints", 0, &f), n = 0;
     if (!rc && f.val) rc = ly_expect_seq(r, f.val, f.line, "joints");
     if (!rc && f.val && (n = ly_seq_len(f.val)) > 0 &&
-        !(m->joints = calloc((size_t)n, sizeof *m->joints)))
+        !(m->joints = ld_xcalloc((size_t)n, sizeof *m->joints, "the joints")))
         rc = ly_out_of_memory(r, f.line);
     if (!rc) m->njoints = n;
     for (int i = 0; !rc && i < n; ++i) {
@@ -711,7 +720,7 @@ static int line_at(const char *text, size_t len, size_t offset) {
 /* libyaml's complaint as an error. */
 int ly_syntax_error(reader *r, const yaml_parser_t *p, const char *text, size_t len) {
     if (p->error == YAML_MEMORY_ERROR) {
-        ly_fail_key(r, 0, "(syntax)", "out of memory");
+        ly_yaml_out_of_memory(r);
         return LD_ENOMEM;
     }
     const char *problem = p->problem ? p->problem : "unknown error";
@@ -765,7 +774,7 @@ static int too_large(reader *r, size_t len) {
 static int parse_scanned(reader *r, const char *text, size_t len, ld_model *out) {
     yaml_parser_t parser;
     if (!yaml_parser_initialize(&parser)) {
-        ly_fail_key(r, 0, "(syntax)", "out of memory");
+        ly_yaml_out_of_memory(r);
         return LD_ENOMEM;
     }
     yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
@@ -815,13 +824,13 @@ int ld_model_parse(const char *text, size_t len, const char *name, ld_model *out
  * parser then refuses the text), so a huge file costs no more memory than that. */
 static int slurp(FILE *f, char **buf, size_t *len) {
     size_t cap = 1 << 14, n = 0;
-    char *b = malloc(cap);
+    char *b = ld_xmalloc(cap, "the model file's text");
     if (!b) return LD_ENOMEM;
     for (;;) {
         n += fread(b + n, 1, cap - n, f);
         if (n < cap || n > LD_MODEL_MAX_BYTES) break;
         cap = 2 * cap > LD_MODEL_MAX_BYTES + 1 ? LD_MODEL_MAX_BYTES + 1 : 2 * cap;
-        char *nb = realloc(b, cap);
+        char *nb = ld_xrealloc(b, cap, "the model file's text");
         if (!nb) {
             free(b);
             return LD_ENOMEM;
@@ -859,7 +868,7 @@ int ld_model_load(const char *path, ld_model *out, ld_model_error *err) {
     fclose(f);
     if (rc != LD_OK) {
         ly_fail_key(&r, 0, "(file)", "cannot read: %s",
-                    rc == LD_ENOMEM ? "out of memory" : strerror(saved));
+                    rc == LD_ENOMEM ? ld_oom_last_str() : strerror(saved));
         if (err) *err = scratch;
         return rc;
     }

@@ -16,6 +16,7 @@
 #include "../elements/actuator.h"
 #include "liedyn/liedyn.h"
 #include "reader.h"
+#include "../core/oom.h"
 
 #define CSV_MAX_ROWS 1000000
 
@@ -52,10 +53,10 @@ static int parse_row(const char *s, double *t, double *u) {
 static int push_row(ld_tfn *fn, int *cap, double t, double u) {
     if (fn->ntab == *cap) {
         int nc = *cap ? 2 * *cap : 64;
-        double *a = realloc(fn->tab_t, (size_t)nc * sizeof *a);
+        double *a = ld_xrealloc(fn->tab_t, (size_t)nc * sizeof *a, "the actuator's table");
         if (!a) return LD_ENOMEM;
         fn->tab_t = a;
-        double *b = realloc(fn->tab_f, (size_t)nc * sizeof *b);
+        double *b = ld_xrealloc(fn->tab_f, (size_t)nc * sizeof *b, "the actuator's table");
         if (!b) return LD_ENOMEM;
         fn->tab_f = b;
         *cap = nc;

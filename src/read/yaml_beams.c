@@ -18,6 +18,7 @@
 #include "../elements/beam_curve.h"
 #include "../elements/kinds.h"
 #include "reader.h"
+#include "../core/oom.h"
 
 static const char *const beam_keys[] = {"name",      "order",
                                         "elements",  "from",
@@ -147,7 +148,7 @@ static int read_stations(reader *r, const yaml_node_t *n, ld_beam *b) {
     if (!rc) ns = ly_seq_len(f.val);
     if (!rc && (ns < 2 || ns > LD_BEAM_STATIONS_MAX))
         rc = ly_fail(r, f.line, "must hold 2 … %d stations, found %d", LD_BEAM_STATIONS_MAX, ns);
-    if (!rc && !(b->stations = calloc((size_t)ns, sizeof *b->stations)))
+    if (!rc && !(b->stations = ld_xcalloc((size_t)ns, sizeof *b->stations, "the beam's stations")))
         rc = ly_out_of_memory(r, f.line);
     if (!rc) b->nstations = ns;
     for (int i = 0; !rc && i < ns; ++i) {

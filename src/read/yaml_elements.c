@@ -10,6 +10,7 @@
 #include "../elements/elements.h"
 #include "liedyn/liedyn.h"
 #include "reader.h"
+#include "../core/oom.h"
 
 #define MAX_KEYS 32
 
@@ -90,7 +91,7 @@ int ly_read_elements(reader *r, const yaml_node_t *root, ld_model *m) {
     int rc = ly_lookup(r, root, "elements", 0, &f), n = 0;
     if (!rc && f.val) rc = ly_expect_seq(r, f.val, f.line, "elements");
     if (!rc && f.val && (n = ly_seq_len(f.val)) > 0 &&
-        !(m->elements = calloc((size_t)n, sizeof *m->elements)))
+        !(m->elements = ld_xcalloc((size_t)n, sizeof *m->elements, "the elements")))
         rc = ly_out_of_memory(r, f.line);
     if (!rc) m->nelements = n;
     for (int i = 0; !rc && i < n; ++i) {

@@ -7,6 +7,7 @@
 #include "liedyn/liedyn.h"
 #include "liedyn/model.h"
 #include "reader.h"
+#include "../core/oom.h"
 
 /* A body named by key: its index among the bodies read so far. */
 static int get_body(reader *r, const yaml_node_t *map, const ld_model *m, int *out) {
@@ -111,7 +112,7 @@ int ly_read_loads(reader *r, const yaml_node_t *root, ld_model *m) {
         if (!rc && b.val) {
             rc = read_beam_load(r, item, m);
         } else if (!rc) {
-            ld_load *a = realloc(m->loads, ((size_t)m->nloads + 1) * sizeof *a);
+            ld_load *a = ld_xrealloc(m->loads, ((size_t)m->nloads + 1) * sizeof *a, "the loads");
             if (!a) rc = ly_out_of_memory(r, ly_line_of(item));
             if (!rc) {
                 m->loads = a;

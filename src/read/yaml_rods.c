@@ -15,6 +15,7 @@
 #include "liedyn/liedyn.h"
 #include "liedyn/model.h"
 #include "reader.h"
+#include "../core/oom.h"
 
 static const char *const rod_keys[] = {
     "name",  "segments", "from",      "to",       "normal",           "stiffness", "damping",
@@ -90,7 +91,7 @@ static int check_name_length(reader *r, const yaml_node_t *n, const ld_rod *rod)
 /* first[i] of the n items at base (names.h); NULL when out of memory. */
 static int *first_dups(const void *base, size_t stride, int n) {
     ld_name_index idx;
-    int *first = malloc((size_t)(n > 0 ? n : 1) * sizeof *first);
+    int *first = ld_xmalloc((size_t)(n > 0 ? n : 1) * sizeof *first, "the name index");
     if (!first || ld_names_build(&idx, base, stride, n) != LD_OK) {
         free(first);
         return NULL;
@@ -147,7 +148,7 @@ static int check_names(reader *r, const yaml_node_t *list, const ld_model *m, in
 static int add_nodes(reader *r, const yaml_node_t *n, ld_model *m, ld_rod *rod,
                      const double from[3], const double to[3], const double *normal) {
     size_t total = (size_t)m->nbodies + (size_t)rod->n + 1;
-    ld_body *nb = realloc(m->bodies, total * sizeof *nb);
+    ld_body *nb = ld_xrealloc(m->bodies, total * sizeof *nb, "the rods' bodies");
     if (!nb) return ly_out_of_memory(r, ly_line_of(n));
     m->bodies = nb;
     rod->body0 = m->nbodies;
@@ -191,7 +192,7 @@ int ly_read_rods(reader *r, const yaml_node_t *root, ld_model *m) {
     int rc = ly_lookup(r, root, "rods", 0, &f), n = 0;
     if (!rc && f.val) rc = ly_expect_seq(r, f.val, f.line, "rods");
     if (!rc && f.val && (n = ly_seq_len(f.val)) > 0 &&
-        !(m->rods = calloc((size_t)n, sizeof *m->rods)))
+        !(m->rods = ld_xcalloc((size_t)n, sizeof *m->rods, "the rods")))
         rc = ly_out_of_memory(r, f.line);
     if (!rc) m->nrods = n;
     const int nb0 = m->nbodies;

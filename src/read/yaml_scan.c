@@ -18,6 +18,7 @@
 #include "liedyn/model.h"
 #include "reader.h"
 #include "yaml_limits.h"
+#include "../core/oom.h"
 
 /* ------------------------------------------------------------------ the limits */
 
@@ -58,17 +59,17 @@ static size_t anchor_new(ld_yaml_limits *s, const char *a, const char *what, cha
         return 0;
     }
     if (!s->name) {
-        s->name = calloc(ANCHOR_SLOTS, sizeof *s->name);
-        s->size = calloc(ANCHOR_SLOTS, sizeof *s->size);
+        s->name = ld_xcalloc(ANCHOR_SLOTS, sizeof *s->name, "the anchors' names");
+        s->size = ld_xcalloc(ANCHOR_SLOTS, sizeof *s->size, "the anchors' sizes");
     }
     size_t i = s->name && s->size ? anchor_slot(s, a) : 0;
     if (s->name && s->size && s->name[i]) {
         snprintf(why, cap, "the anchor '&%.40s' is given twice", a);
         return 0;
     }
-    if (!s->name || !s->size || !(s->name[i] = strdup(a))) {
+    if (!s->name || !s->size || !(s->name[i] = ld_xstrdup(a, "an anchor's name"))) {
         *nomem = 1;
-        snprintf(why, cap, "out of memory");
+        ld_oom_last(why, cap);
         return 0;
     }
     s->size[i] = OPEN_NODE;
@@ -165,10 +166,7 @@ int ld_yaml_check(const char *text, size_t len, const char *what, int *line, cha
                   size_t cap) {
     yaml_parser_t p;
     *line = 0;
-    if (!yaml_parser_initialize(&p)) {
-        snprintf(why, cap, "out of memory");
-        return LD_ENOMEM;
-    }
+    if (!yaml_parser_initialize(&p)) return ld_oom_format_lib(why, cap, "libyaml");
     yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
     ld_yaml_limits s;
     memset(&s, 0, sizeof s);
@@ -178,7 +176,10 @@ int ld_yaml_check(const char *text, size_t len, const char *what, int *line, cha
         if (!yaml_parser_parse(&p, &ev)) {
             rc = p.error == YAML_MEMORY_ERROR ? LD_ENOMEM : LD_EINVAL;
             *line = (int)p.problem_mark.line + 1;
-            snprintf(why, cap, "%s", p.problem ? p.problem : "not valid YAML");
+            if (rc == LD_ENOMEM)
+                ld_oom_format_lib(why, cap, "libyaml");
+            else
+                snprintf(why, cap, "%s", p.problem ? p.problem : "not valid YAML");
             break;
         }
         rc = ld_yaml_limits_event(&s, &ev, what, line, why, cap);
@@ -202,7 +203,7 @@ static int numeric_tag(const unsigned char *tag) {
 static int note_tagged(reader *r, size_t offset) {
     if (r->ntagged == r->tagcap) {
         size_t cap = r->tagcap ? 2 * r->tagcap : 16;
-        size_t *t = realloc(r->tagged, cap * sizeof *t);
+        size_t *t = ld_xrealloc(r->tagged, cap * sizeof *t, "the tagged nodes");
         if (!t) return LD_ENOMEM;
         r->tagged = t;
         r->tagcap = cap;
@@ -215,7 +216,7 @@ static int note_tagged(reader *r, size_t offset) {
 static int scan_event(reader *r, ld_yaml_limits *s, const yaml_event_t *ev, int *done) {
     char why[200];
     int line, rc = ld_yaml_limits_event(s, ev, "a model file", &line, why, sizeof why);
-    if (rc == LD_ENOMEM) return ly_out_of_memory(r, line);
+    if (rc == LD_ENOMEM) return ly_fail(r, line, "%s", why), LD_ENOMEM;
     if (rc) return ly_fail_key(r, line, "(document)", "%s", why);
     if (ev->type == YAML_SCALAR_EVENT && ev->data.scalar.tag && !ev->data.scalar.plain_implicit &&
         !ev->data.scalar.quoted_implicit && !numeric_tag(ev->data.scalar.tag) &&
@@ -227,10 +228,7 @@ static int scan_event(reader *r, ld_yaml_limits *s, const yaml_event_t *ev, int 
 
 int ly_prescan(reader *r, const char *text, size_t len) {
     yaml_parser_t p;
-    if (!yaml_parser_initialize(&p)) {
-        ly_fail_key(r, 0, "(syntax)", "out of memory");
-        return LD_ENOMEM;
-    }
+    if (!yaml_parser_initialize(&p)) return ly_yaml_out_of_memory(r);
     yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
     ld_yaml_limits s;
     memset(&s, 0, sizeof s);

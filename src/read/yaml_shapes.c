@@ -12,6 +12,7 @@
 #include "liedyn/lie.h"
 #include "liedyn/liedyn.h"
 #include "reader.h"
+#include "../core/oom.h"
 
 static const char *const shape_types[] = {"box",     "sphere", "cylinder", "cone",
                                           "capsule", "mesh",   NULL};
@@ -109,16 +110,17 @@ static int mesh_index(reader *r, const yaml_node_t *n, ld_model *m, int *index) 
             *index = i;
             return LD_OK;
         }
-    ld_mesh *p = realloc(m->meshes, ((size_t)m->nmeshes + 1) * sizeof *p);
+    ld_mesh *p = ld_xrealloc(m->meshes, ((size_t)m->nmeshes + 1) * sizeof *p, "the meshes");
     if (!p) return ly_out_of_memory(r, ly_line_of(n));
     m->meshes = p;
     char why[256];
     size_t mark = ly_push_key(r, "file");
     rc = ld_mesh_load(key, &p[m->nmeshes], why, sizeof why);
-    if (rc == LD_ENOMEM) rc = ly_out_of_memory(r, key_line(r, n, "file"));
-    if (rc)
-        rc = ly_fail(r, key_line(r, n, "file"), "cannot read the mesh '%.200s' (%.300s): %s", name,
-                     path, why);
+    if (rc) {
+        int fail = ly_fail(r, key_line(r, n, "file"), "cannot read the mesh '%.200s' (%.300s): %s",
+                           name, path, why);
+        rc = rc == LD_ENOMEM ? rc : fail; /* why says how much */
+    }
     ly_pop(r, mark);
     if (rc) return rc;
     p[m->nmeshes].line = ly_line_of(n);
@@ -193,7 +195,7 @@ static int read_shape(reader *r, const yaml_node_t *n, int b, int nbodies, ld_mo
 
 /* Append one shape slot to m->shapes. */
 static ld_shape *grow(reader *r, ld_model *m, int line, int *rc) {
-    ld_shape *p = realloc(m->shapes, ((size_t)m->nshapes + 1) * sizeof *p);
+    ld_shape *p = ld_xrealloc(m->shapes, ((size_t)m->nshapes + 1) * sizeof *p, "the shapes");
     if (!p) {
         *rc = ly_out_of_memory(r, line);
         return NULL;
@@ -275,7 +277,7 @@ static int read_ground(reader *r, const yaml_node_t *root, ld_model *m) {
         return rc;
     }
     int count = ly_seq_len(f.val);
-    m->ground = calloc((size_t)count + 1, sizeof *m->ground);
+    m->ground = ld_xcalloc((size_t)count + 1, sizeof *m->ground, "the ground shapes");
     if (!m->ground) rc = ly_out_of_memory(r, f.line);
     for (int k = 0; !rc && k < count; ++k) {
         size_t im = ly_push_index(r, k);

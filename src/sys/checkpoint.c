@@ -28,6 +28,7 @@
 #include "../io/safefile.h"
 #include "checkpoint_impl.h"
 #include "liedyn/liedyn.h"
+#include "../core/oom.h"
 
 #define CK_MAGIC "LIEDYNCK"
 #define CK_ORDER 0x01020304u
@@ -262,8 +263,8 @@ int ld_integ_load(ld_integ *it, const char *path, uint64_t tag, void *user, size
     size_t n[5], total = 0;
     int nv = state_vectors(it, v, n);
     for (int i = 0; i < nv; ++i) total += n[i];
-    double *buf = rc ? NULL : malloc(total * sizeof(double) + user_size + 1);
-    if (!rc && !buf) rc = fail(msg, cap, LD_ENOMEM, "%s: out of memory: %s", path, "checkpoint");
+    double *buf = rc ? NULL : ld_xmalloc(total * sizeof(double) + user_size + 1, "the checkpoint");
+    if (!rc && !buf) rc = fail(msg, cap, LD_ENOMEM, "%s: %s", path, ld_oom_last_str());
     ck_scalars c;
     void *ubuf = buf ? (char *)buf + total * sizeof(double) : NULL;
     if (!rc && read_body(&io, &c, buf, total, ubuf, user_size) != 0)

@@ -12,6 +12,7 @@
 #include "integ_impl.h"
 #include "liedyn/liedyn.h"
 #include "nodes.h"
+#include "../core/oom.h"
 
 /* The descriptor of the options' method (NULL if unknown). */
 static const ld_method_impl *method_of(const ld_integ_options *o) {
@@ -125,9 +126,12 @@ static double physical_memory(void) {
 static ld_integ *refuse_oom(int *status, char *msg, size_t cap, double bytes, const char *what,
                             const ld_system *s, const char *hint) {
     *status = LD_ENOMEM;
-    if (msg && cap)
-        snprintf(msg, cap, "out of memory: %.0f bytes for %s (k = %d, m = %d)%s", bytes, what, s->k,
-                 s->m, hint ? hint : "");
+    if (msg && cap) {
+        char w[192], o[320];
+        snprintf(w, sizeof w, "%s (k = %d, m = %d)", what, s->k, s->m);
+        ld_oom_format(o, sizeof o, bytes, w);
+        snprintf(msg, cap, "%s%s", o, hint ? hint : "");
+    }
     return NULL;
 }
 
@@ -667,8 +671,9 @@ static void fatal_message(ld_integ *it, int rc, double h) {
         snprintf(what, sizeof what, "the LU factors of the %s matrix (n = %d)",
                  ld_la_get_kind(it->la) == LD_LA_KLU ? "sparse" : "dense", it->n);
     }
-    snprintf(it->msg, sizeof it->msg, "step h = %.3g at t = %.9g: out of memory: %.0f bytes for %s",
-             h, it->t, it->oom_bytes, what);
+    char o[256];
+    ld_oom_format(o, sizeof o, it->oom_bytes, what);
+    snprintf(it->msg, sizeof it->msg, "step h = %.3g at t = %.9g: %s", h, it->t, o);
 }
 
 /* One step from t to exactly t1 > t with the chosen method. */

@@ -9,12 +9,13 @@
 #include "liedyn/linalg.h"
 #include "liedyn/linearize.h"
 #include "liedyn/liedyn.h"
+#include "../core/oom.h"
 
 int ld_linear_input_matrix(const ld_linear *lin, const double *F, int p, double *Bu) {
     if (!lin || !F || !Bu || p < 1 || lin->n < 1 || !lin->Mr) return LD_EINVAL;
     size_t n = (size_t)lin->n, k = (size_t)lin->k, np = (size_t)p;
     ld_la *la = ld_la_create(LD_LA_DENSE, lin->n);
-    double *col = malloc(n * sizeof *col);
+    double *col = ld_xmalloc(n * sizeof *col, "the column");
     int rc = la && col ? ld_la_factor_dense(la, lin->Mr) : LD_ENOMEM;
     memset(Bu, 0, 2 * n * np * sizeof *Bu);
     for (size_t c = 0; !rc && c < np; ++c) { /* column c: Mr⁻¹ Nᵀ F_c */
@@ -34,7 +35,7 @@ int ld_linear_input_matrix(const ld_linear *lin, const double *F, int p, double 
 int ld_linear_body_jacobian(const ld_system *s, const double *q, int body, double *Jx, double *Jr) {
     if (!s || !q || body < 0 || s->k < 1) return LD_EINVAL;
     size_t k = (size_t)s->k;
-    double *e = calloc(k, sizeof *e);
+    double *e = ld_xcalloc(k, sizeof *e, "the unit vector");
     if (!e) return LD_ENOMEM;
     int rc = LD_OK;
     for (size_t i = 0; !rc && i < k; ++i) {

@@ -14,6 +14,7 @@
 
 #include "liedyn/liedyn.h"
 #include "liedyn/linalg.h"
+#include "../core/oom.h"
 
 #define DEP_TOL 1e-8 /* a unit row whose part outside the others is below this: dependent */
 
@@ -174,10 +175,9 @@ int ld_linearize(const ld_system *s, double t, const double *q, const double *v,
     size_t k = (size_t)s->k, m = (size_t)s->m, nwork;
     double *w;
     if (allocate(lin, k, m, &w, &nwork)) {
-        if (msg && cap)
-            snprintf(msg, cap, "out of memory: %.0f bytes for the linearization (k = %d, m = %d)",
-                     (double)block_doubles(k, m) * (double)sizeof(double), s->k, s->m);
-        return LD_ENOMEM;
+        char what[96];
+        snprintf(what, sizeof what, "the linearization (k = %d, m = %d)", s->k, s->m);
+        return ld_oom_format(msg, cap, (double)block_doubles(k, m) * (double)sizeof(double), what);
     }
     lin->k = s->k, lin->m = s->m, lin->t = t;
     double *v0 = w; /* k: the state's velocity (0 when NULL) */

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "liedyn/liedyn.h"
+#include "../core/oom.h"
 
 #define TWO_PI 6.283185307179586476925
 
@@ -29,10 +30,7 @@ void ld_modes_free(ld_modes *md) {
 /* md's arrays for count modes of a system with n degrees of freedom and k velocities. */
 /* Write "out of memory: N bytes for WHAT" into msg; returns LD_ENOMEM. */
 static int oom(char *msg, size_t cap, size_t doubles, const char *what) {
-    if (msg && cap)
-        snprintf(msg, cap, "out of memory: %.0f bytes for %s",
-                 (double)doubles * (double)sizeof(double), what);
-    return LD_ENOMEM;
+    return ld_oom_format(msg, cap, (double)doubles * (double)sizeof(double), what);
 }
 
 /* The doubles of count modes of n reduced and k full coordinates. */

@@ -15,6 +15,7 @@
 #include "liedyn/linearize.h"
 #include "liedyn/liedyn.h"
 #include "nodes.h"
+#include "../core/oom.h"
 
 #define TWO_PI   6.283185307179586476925
 #define MAX_ITER 200
@@ -239,11 +240,10 @@ int ld_modes_sparse(const ld_system *s, double t, const double *q, int count, do
     sp w;
     int rc = sp_alloc(&w, s, nq);
     if (rc) {
-        if (msg && cap)
-            snprintf(msg, cap,
-                     "out of memory: %.0f bytes for the sparse eigensolver's work (k = %d), or "
-                     "its sparse solver",
-                     (double)w.bytes, s->k);
+        char what[96];
+        snprintf(what, sizeof what, "the sparse eigensolver's work (k = %d), or its sparse solver",
+                 s->k);
+        ld_oom_format(msg, cap, (double)w.bytes, what);
         sp_free(&w);
         return rc;
     }

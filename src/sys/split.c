@@ -30,6 +30,7 @@
 #include "integ_impl.h"
 #include "liedyn/liedyn.h"
 #include "../elements/kinds.h"
+#include "../core/oom.h"
 
 /* One body as the splitting sees it. */
 typedef struct sp_body {
@@ -107,8 +108,8 @@ static const char *unfit(const ld_system *s, int *item) {
     const char *why = ld_rb_rigid_only(s, "the splitting methods need", "split", 0);
     if (why) return why;
     const ld_model *m = ld_rb(s)->m;
-    int *seen = calloc((size_t)m->nbodies, sizeof *seen);
-    if (!seen) return "out of memory";
+    int *seen = ld_xcalloc((size_t)m->nbodies, sizeof *seen, "the bodies' joint counts");
+    if (!seen) return ld_oom_last_str();
     for (int j = 0; !why && j < m->njoints; ++j) {
         const ld_joint *jt = &m->joints[j];
         *item = j;
@@ -142,8 +143,9 @@ static int split_create(ld_integ *it) {
         return LD_ENOTSUPPORTED;
     }
     const ld_model *m = ld_rb(s)->m;
-    sp *S = calloc(1, sizeof *S);
-    sp_body *b = S ? calloc((size_t)m->nbodies, sizeof *b) : NULL;
+    sp *S = ld_xcalloc(1, sizeof *S, "the splitting method");
+    sp_body *b =
+        S ? ld_xcalloc((size_t)m->nbodies, sizeof *b, "the splitting method's bodies") : NULL;
     if (!S || !b) {
         free(S);
         it->oom_bytes = (double)m->nbodies * (double)sizeof *b;

@@ -11,6 +11,7 @@
 
 #include "liedyn/liedyn.h"
 #include "liedyn/linalg.h"
+#include "../core/oom.h"
 
 void ld_static_options_init(ld_static_options *o) {
     if (!o) return;
@@ -196,9 +197,13 @@ static int make_work(work *w, const ld_system *s, double t, char *msg, size_t ca
     if (!w->zero || !w->la) {
         double bytes = !w->zero ? (double)total * (double)sizeof(double)
                                 : (double)n * (double)n * (double)sizeof(double);
-        if (msg)
-            snprintf(msg, cap, "statics: out of memory: %.0f bytes for %s (n = %d)", bytes,
+        if (msg) {
+            char what[64], o[192];
+            snprintf(what, sizeof what, "%s (n = %d)",
                      !w->zero ? "the dense matrices" : "the dense solver's factors", w->n);
+            ld_oom_format(o, sizeof o, bytes, what);
+            snprintf(msg, cap, "statics: %s", o);
+        }
         free_work(w);
         return LD_ENOMEM;
     }

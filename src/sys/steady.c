@@ -15,6 +15,7 @@
 #include "liedyn/lie.h"
 #include "liedyn/linearize.h"
 #include "liedyn/liedyn.h"
+#include "../core/oom.h"
 #include "nodes.h"
 
 static int fail(char *msg, size_t cap, int rc, const char *fmt, ...) {
@@ -127,9 +128,12 @@ int ld_steady_rotation(const ld_system *s, double t, const double axis[3], const
            *qn = malloc((size_t)s->nq * sizeof *qn), *A = malloc(k * k * sizeof *A);
     lapack_int *piv = malloc(k * sizeof *piv);
     ld_steady_info st = {0, 0.0, 0.0};
-    if (!tmp || !f || !d || !qn || !A || !piv)
-        rc = fail(msg, cap, LD_ENOMEM, "out of memory: %.0f bytes for the steady rotation",
-                  (double)(k * k + 4 * k + (size_t)s->nq) * 8.0);
+    if (!tmp || !f || !d || !qn || !A || !piv) {
+        rc = LD_ENOMEM;
+        if (msg && cap)
+            ld_oom_format(msg, cap, (double)(k * k + 4 * k + (size_t)s->nq) * 8.0,
+                          "the steady rotation's Newton");
+    }
     for (int it = 0; !rc; ++it) {
         ld_linear lin;
         rigid_velocity(s, q, w, point, v);

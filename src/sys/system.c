@@ -10,6 +10,7 @@
 #include "liedyn/linalg.h"
 #include "liedyn/system.h"
 #include "nodes.h"
+#include "../core/oom.h"
 
 int ld_sys_layout(ld_system *s) {
     if (!s || s->nnodes < 0 || (s->nnodes > 0 && !s->nodes) || s->m < 0) return LD_EINVAL;
@@ -41,8 +42,8 @@ int ld_sys_alloc_work(ld_system *s) {
     size_t k = (size_t)s->k, m = (size_t)s->m, nq = (size_t)s->nq;
     size_t n = 2 * nq + 6 * k + 4 * m + 8;
     ld_sys_free_work(s);
-    s->work = calloc(n, sizeof(double));
-    s->fd = calloc(1, sizeof *s->fd);
+    s->work = ld_xcalloc(n, sizeof(double), "the system's work");
+    s->fd = ld_xcalloc(1, sizeof *s->fd, "the system's work");
     if (!s->work || !s->fd) {
         ld_sys_free_work(s);
         return LD_ENOMEM;
@@ -79,7 +80,7 @@ int ld_sys_reserve_fd(const ld_system *s, unsigned what) {
     size_t n = ld_sys_fd_doubles(s, what);
     if (n <= s->fd->n) return LD_OK;
     if (n > SIZE_MAX / sizeof(double)) return LD_ENOMEM;
-    double *p = calloc(n, sizeof(double));
+    double *p = ld_xcalloc(n, sizeof(double), "the finite-difference scratch");
     if (!p) return LD_ENOMEM;
     free(s->fd->buf);
     s->fd->buf = p;
@@ -309,8 +310,7 @@ int ld_sys_phi_dd(const ld_system *s, double t, const double *q, const double *v
 
 /* Format an out-of-memory reason; returns LD_ENOMEM. */
 static int oom(char *msg, size_t cap, double bytes, const char *what) {
-    if (msg && cap) snprintf(msg, cap, "out of memory: %.0f bytes for %s", bytes, what);
-    return LD_ENOMEM;
+    return ld_oom_format(msg, cap, bytes, what);
 }
 
 /* Name the first non-finite entry of x (n values) as `what`; LD_EDOMAIN, or LD_OK. */
@@ -425,8 +425,8 @@ static int initial_sparse(const ld_system *s, double t, const double *q, const d
                           char *msg, size_t cap) {
     size_t k = (size_t)s->k, n = k + (size_t)s->m, nb = (size_t)s->bnnz;
     size_t nmb = ld_sys_mass_block_entries(s), nnz = nmb + 2 * nb;
-    int *p = malloc((2 * n + 1 + nnz) * sizeof(int));
-    double *x = malloc((nnz + nmb + nb + 1) * sizeof(double));
+    int *p = ld_xmalloc((2 * n + 1 + nnz) * sizeof(int), "the saddle-point matrix");
+    double *x = ld_xmalloc((nnz + nmb + nb + 1) * sizeof(double), "the saddle-point matrix");
     if (!p || !x) {
         free(p);
         free(x);
@@ -457,8 +457,9 @@ static int initial_dense(const ld_system *s, double t, const double *q, const do
     int k = s->k, m = s->m, n = k + m, rc;
     size_t N = (size_t)n, K = (size_t)k;
     double cnt = (double)N * (double)N + (double)m * (double)k + (double)k * (double)k;
-    double *A =
-        cnt * sizeof(double) < (double)SIZE_MAX ? calloc((size_t)cnt, sizeof(double)) : NULL;
+    double *A = cnt * sizeof(double) < (double)SIZE_MAX
+                    ? ld_xcalloc((size_t)cnt, sizeof(double), "the finite-difference scratch")
+                    : NULL;
     if (!A) {
         char what[96];
         snprintf(what, sizeof what,
@@ -494,7 +495,7 @@ int ld_sys_initial_accel_msg(const ld_system *s, double t, const double *q, cons
     size_t k = (size_t)s->k, m = (size_t)s->m, n = k + m;
     size_t nnz = ld_sys_mass_block_entries(s) + 2 * (size_t)(s->bnnz > 0 ? s->bnnz : 0);
     int sparse = ld_sys_has_sparse(s) && ld_la_choose_rows((int)n, s->m, nnz) == LD_LA_KLU;
-    double *b = malloc(n * sizeof(double));
+    double *b = ld_xmalloc(n * sizeof(double), "the saddle-point solve");
     if (!b) return oom(msg, cap, 8.0 * (double)n, "the initial accelerations");
     int rc =
         sparse ? initial_sparse(s, t, q, v, b, msg, cap) : initial_dense(s, t, q, v, b, msg, cap);
