@@ -82,7 +82,7 @@ tail -n 2 "$WORK/vtk/heavy-top.vtk.series" | tr -d ' \n' | grep -q '^]}$' ||
 # ---- SIGTERM and SIGINT: the current row, the checkpoint, a message, exit 128 + N
 for sig in TERM INT; do
     rm -f "$WORK/sig.csv"
-    "$LIEDYN" run heavy-top --dt 1e-3 --t-end 1000 --quiet --out "$WORK/sig.csv" \
+    "$LIEDYN" run heavy-top --dt 1e-3 --t-end 1000 --out "$WORK/sig.csv" \
         --checkpoint "$WORK/sig.ck" 2>"$WORK/sig.err" >"$WORK/sig.out" &
     pid=$!
     wait_rows "$WORK/sig.csv" 2 || fail "SIG$sig: the run wrote no row"

@@ -64,7 +64,7 @@ def test_a_failure_reads_as_the_clis(cli, tmp_path):
     why = p.stderr.split("run failed at ")[1].strip()
     with pytest.raises(liedyn.Error) as e:
         liedyn.run("heavy-top", integrator="genalpha", formulation="euler", dt=2e-3, t_end=0.3,
-                   newton_reuse=0)
+                   newton_reuse=0, constraint_tol=0)
     assert str(e.value).endswith(why)
     assert np.isclose(e.value.result.t[-1], float(why.split(":")[0].split("=")[1]), rtol=1e-9)
 
