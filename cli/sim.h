@@ -58,7 +58,6 @@ typedef struct run_args {
  * over the whole run. */
 typedef struct sim_totals {
     double cpu, e0;            /* CPU seconds in the steps, the initial energy */
-    double escale;             /* the energy scale (ld_runcheck) */
     double phimax, angmax;     /* max |Φ| and max angle error */
     double phit;               /* the time of phimax */
     double row_h, row_err;     /* the last step's size and estimate (for the row) */
@@ -66,6 +65,7 @@ typedef struct sim_totals {
     int32_t phirow, pad;       /* the constraint row of phimax (-1: none) */
     double work, wp, wt;       /* the loads' and drivers' work W, the power at wt (the last
                                 * state measured; NaN: none yet) */
+    double escale;             /* the energy scale (ld_runcheck; NaN: no energy) */
 } sim_totals;
 
 typedef struct sim {

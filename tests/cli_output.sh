@@ -215,7 +215,7 @@ ck_edit() {
 import struct, sys
 src, dst, field, value = sys.argv[1:5]
 b = bytearray(open(src, "rb").read())
-user = len(b) - 8 - 136  # the tool's data: 3 x 8 bytes, then its 112 bytes of totals
+user = len(b) - 8 - 144  # the tool's data: 3 x 8 bytes, then its 120 bytes of totals
 assert abs(struct.unpack_from("=d", b, 64)[0] - 0.01) < 1e-12, "t is not at byte 64"
 assert struct.unpack_from("=d", b, user + 8)[0] == 1e-3, "dt is not where expected"
 where = {"t": (64, "=d"), "steps": (112, "=q"), "grid_t0": (user, "=d"), "dt": (user + 8, "=d"),

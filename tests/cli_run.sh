@@ -405,6 +405,18 @@ d = json.load(open(sys.argv[2]))
 rel = float(row["energy_drift_rel"])
 assert math.isfinite(rel) and rel == d["energy_drift_rel"], (rel, d["energy_drift_rel"])
 PY
+# a checkpoint carries the scale: the run restarted past the lowest point (t = 0.6) reports
+# the whole run's scale and drift, as the run in one go
+"$LIEDYN" run simple-pendulum --dt 1e-3 --t-end 1 --json >"$WORK/sp1.json" || fail "simple-pendulum to t = 1"
+"$LIEDYN" run simple-pendulum --dt 1e-3 --t-end 1 --max-steps 800 --checkpoint "$WORK/sp.ck" --quiet 2>/dev/null
+"$LIEDYN" run simple-pendulum --dt 1e-3 --t-end 1 --restart "$WORK/sp.ck" --json >"$WORK/sp2.json" ||
+    fail "simple-pendulum restarted at t = 0.8"
+python3 - "$WORK/sp1.json" "$WORK/sp2.json" <<'PY' || fail "restart: the energy scale differs"
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+assert a["energy_scale"] == b["energy_scale"] > 9.8, (a["energy_scale"], b["energy_scale"])
+assert a["energy_drift_rel"] == b["energy_drift_rel"]
+PY
 
 [ "$fails" -eq 0 ] && echo "cli_run: all checks passed"
 exit "$fails"
