@@ -48,12 +48,14 @@ typedef struct ld_runcheck {
     size_t nb; /* the scratch: nb values of B, then 3 m + k */
 } ld_runcheck;
 
-/* Prepare c for runs of s with tolerance phi_tol (≥ 0). LD_OK, LD_EINVAL or LD_ENOMEM. */
+/* Prepare c for runs of s with tolerance phi_tol (≥ 0). LD_OK, LD_EINVAL (NULL, a negative or
+ * NaN tolerance) or LD_ENOMEM. */
 int ld_runcheck_init(ld_runcheck *c, const ld_system *s, double phi_tol);
 /* Release c's scratch (idempotent). */
 void ld_runcheck_free(ld_runcheck *c);
 /* Measure the state (t, q, v): the residuals, their maxima, the checks and the energy scale
- * (the first state measured also sets e0). Returns c->drifted (0: within the tolerances). */
+ * (the first state measured also sets e0). Returns c->drifted (0: within the tolerances), or
+ * LD_EINVAL for a NULL argument or a c not initialized. */
 int ld_runcheck_state(ld_runcheck *c, const ld_system *s, double t, const double *q,
                       const double *v);
 /* "drifted off its constraints at t = …: max |Phi| … in joint 'J' (line L), row R of 3
@@ -66,7 +68,7 @@ void ld_runcheck_message(const ld_runcheck *c, const ld_system *s, const ld_mode
 double ld_energy_drift_rel(double e0, double e1, double scale);
 /* The model's length scale for the drift check: its longest link, the largest distance
  * between two points of one body that matter to the joints (its centre of mass and the points
- * where joints hold it); 1 without joints, or when that is 0. */
+ * where joints hold it); 1 without joints, or when that is 0; NaN for NULL. */
 double ld_model_constraint_length(const ld_model *m);
 /* The drift check's default tolerance: 1e-6 ld_model_constraint_length(m) (m). */
 double ld_model_constraint_tol(const ld_model *m);

@@ -84,6 +84,7 @@ static void energy_terms(ld_runcheck *c, const ld_system *s, double t, const dou
 
 int ld_runcheck_state(ld_runcheck *c, const ld_system *s, double t, const double *q,
                       const double *v) {
+    if (!c || !c->work || !s || !q || !v) return LD_EINVAL;
     int row = -1, vrow = -1;
     double ph = ld_sys_phi_max(s, t, q, c->work + c->nb, &row);
     if (ph > c->phimax && row >= 0) c->phirow = row, c->phit = t;
@@ -106,7 +107,7 @@ void ld_runcheck_message(const ld_runcheck *c, const ld_system *s, const ld_mode
                          const char *tol_name, char *buf, size_t cap) {
     if (!buf || cap == 0) return;
     buf[0] = '\0';
-    if (!c || !c->drifted) return;
+    if (!c || !s || !c->drifted) return;
     char row[LD_NAME_MAX + 96] = "";
     if (c->d_row < 0 || ld_model_row_name(s, c->d_row, row, sizeof row) != LD_OK) row[0] = '\0';
     if (c->drifted == 2) {
@@ -133,6 +134,7 @@ static double dist3(const double a[3], const double b[3]) {
 }
 
 double ld_model_constraint_length(const ld_model *m) {
+    if (!m) return NAN;
     int nb = m->nbodies, nj = m->njoints;
     double len = 0.0;
     /* the joints of each body: first[b] .. first[b + 1] - 1 in list */
