@@ -183,14 +183,25 @@ int cli_assemble(int argc, char **argv) {
     if (a.json) {
         print_json(&m);
     } else if (!frames && !m.assembly.placed) {
-        printf("%s: nothing to assemble: every body has its position, and every joint is given "
-               "in the spatial form (closed at the start by construction)\n",
-               m.name);
+        /* nothing to place; a joint in the point form may still be open */
+        char why[512];
+        int ck = ld_model_check_initial(&m, why, sizeof why);
+        if (ck == LD_ENOMEM) {
+            rc = cli_error("assemble: out of memory");
+        } else if (ck) {
+            rc = cli_error("%s: nothing to assemble (every body has its position, no joint is in "
+                           "the frame form), but the start is inconsistent: %s",
+                           path, why);
+        } else {
+            printf("%s: nothing to assemble: every body has its position, and no joint is in the "
+                   "frame form; every joint is closed at the start\n",
+                   m.name);
+        }
     } else {
         printf("%s: assembled\n", m.name);
         print_assembly(&m, "  ");
     }
-    if (a.out) rc = write_model(path, &m, a.out);
+    if (!rc && a.out) rc = write_model(path, &m, a.out);
     if (!rc && a.out && !a.json) printf("  written to %s\n", a.out);
     ld_model_free(&m);
     return rc;

@@ -127,14 +127,13 @@ static int check_totals(const sim *S, const sim_totals *T, const char *path) {
     const struct {
         const char *name;
         double v;
-    } opt[] = {{"initial energy", T->e0},
-               {"max angle error", T->angmax},
-               {"work of the loads", T->work},
-               {"last power", T->wp},
-               {"time of the last power", T->wt}};
+    } opt[] = {{"initial energy", T->e0},         {"max angle error", T->angmax},
+               {"work of the loads", T->work},    {"last power", T->wp},
+               {"time of the last power", T->wt}, {"energy scale", T->escale}};
     for (size_t i = 0; i < sizeof opt / sizeof opt[0]; ++i)
         if (!nan_or_finite(opt[i].v)) return blob_fail(path, opt[i].name, opt[i].v, "infinite");
     if (T->angmax < 0.0) return blob_fail(path, "max angle error", T->angmax, "negative");
+    if (T->escale < 0.0) return blob_fail(path, "energy scale", T->escale, "negative");
     return 0;
 }
 

@@ -112,8 +112,6 @@ static const char *run_status(const sim *S) {
 /* Why a drifted run ended, one line: where and by how much the residual exceeded the
  * tolerance, and what to do about it. */
 static void drift_message(const sim *S, char *buf, size_t cap) {
-    char row[LD_NAME_MAX + 96] = "";
-    if (ld_model_row_name(&S->s, S->tot.phirow, row, sizeof row) != LD_OK) row[0] = '\0';
     const ld_method_info *d = ld_method_get((int)S->o.method);
     const char *fix =
         d->newton ? "a tighter --atol/--rtol or a smaller --dt"
@@ -121,23 +119,11 @@ static void drift_message(const sim *S, char *buf, size_t cap) {
             ? "--project, a tighter --atol/--rtol, or a Newton method such as genalpha"
             : "a tighter --atol/--rtol, a smaller --dt, or a Newton method such as "
               "genalpha";
-    if (S->vdrifted) {
-        if (ld_model_row_name(&S->s, S->vd_row, row, sizeof row) != LD_OK) row[0] = '\0';
-        snprintf(buf, cap,
-                 "run drifted off its velocity constraints at t = %.10g: |B v + Phi_t| %.3e%s%s "
-                 "exceeds %g times the largest velocity component so far (%.3g), so the "
-                 "velocities no longer satisfy the joints (the method may be unstable at this "
-                 "step size); rerun with %s, or turn the checks off with --constraint-tol 0",
-                 S->vd_t, S->vd_val, row[0] ? " in " : "", row, VEL_TOL_REL, S->vscale, fix);
-        return;
-    }
-    snprintf(buf, cap,
-             "run drifted off its constraints at t = %.10g: max |Phi| %.3e%s%s exceeds "
-             "--constraint-tol %.3g, so the positions no longer satisfy the joints%s; rerun "
-             "with %s, or raise --constraint-tol",
-             S->t, S->tot.phimax, row[0] ? " in " : "", row, S->phi_tol,
-             ld_model_loop_count(S->m) > 0 ? " (a closed loop may switch its assembly branch)" : "",
-             fix);
+    char what[2 * LD_NAME_MAX + 400];
+    ld_runcheck_message(&S->chk, &S->s, S->m, "--constraint-tol", what, sizeof what);
+    snprintf(buf, cap, "run %s; rerun with %s, or %s", what, fix,
+             S->chk.drifted == 2 ? "turn the checks off with --constraint-tol 0"
+                                 : "raise --constraint-tol");
 }
 
 /* The name of body b, "ground" for b < 0. */
@@ -289,6 +275,10 @@ static void print_json(const sim *S, const ld_model *m, const char *base) {
     json_num(S->e1);
     printf(", \"energy_initial\": ");
     json_num(S->tot.e0);
+    printf(", \"energy_scale\": ");
+    json_num(S->tot.escale);
+    printf(", \"energy_drift_rel\": ");
+    json_num(ld_energy_drift_rel(S->tot.e0, S->e1, S->tot.escale));
     printf(", \"constraint_residual\": ");
     json_num(S->tot.phimax);
     char row[LD_NAME_MAX + 96] = "";
@@ -298,9 +288,9 @@ static void print_json(const sim *S, const ld_model *m, const char *base) {
     printf(", \"constraint_tol\": ");
     json_num(S->phi_tol);
     printf(", \"velocity_residual\": ");
-    json_num(S->vres);
+    json_num(S->chk.vres);
     char vrow[LD_NAME_MAX + 96] = "";
-    if (S->vres > 0.0) (void)ld_model_row_name(&S->s, S->vres_row, vrow, sizeof vrow);
+    if (S->chk.vres > 0.0) (void)ld_model_row_name(&S->s, S->chk.vres_row, vrow, sizeof vrow);
     printf(", \"velocity_residual_row\": ");
     json_str(vrow);
     json_redundant(S);
@@ -364,11 +354,9 @@ static void print_energy(const sim *S) {
         printf("  energy %.10g -> %.10g (not conserved: %s)\n", S->tot.e0, S->e1, why);
         return;
     }
-    printf("  energy %.10g -> %.10g (drift %.3e", S->tot.e0, S->e1, de);
-    /* relative to the start only when the start is not ~0 against the end */
-    if (isfinite(S->tot.e0) && fabs(S->tot.e0) > 1e-6 * fabs(S->e1))
-        printf(", relative %.3e", de / fabs(S->tot.e0));
-    printf(")\n");
+    printf("  energy %.10g -> %.10g (drift %.3e, relative %.3e to the largest energy term %.4g)\n",
+           S->tot.e0, S->e1, de, ld_energy_drift_rel(S->tot.e0, S->e1, S->tot.escale),
+           S->tot.escale);
 }
 
 /* The final position and body angular velocity of the (at most 3) bodies that moved most. */
@@ -498,9 +486,10 @@ static void print_summary(const sim *S, const char *base, const run_args *a) {
     if (S->any_exact) printf(", max angle error %.3e rad", S->tot.angmax);
     printf("\n");
     if (S->s.m > 0) {
-        printf("  max |B v + Phi_t| %.3e", S->vres);
-        if (S->vres > 0.0 && ld_model_row_name(&S->s, S->vres_row, row, sizeof row) == LD_OK)
-            printf(" (%s, at t = %.6g)", row, S->vres_t);
+        printf("  max |B v + Phi_t| %.3e", S->chk.vres);
+        if (S->chk.vres > 0.0 &&
+            ld_model_row_name(&S->s, S->chk.vres_row, row, sizeof row) == LD_OK)
+            printf(" (%s, at t = %.6g)", row, S->chk.vres_t);
         printf("; constraint tolerance %.3g%s\n", S->phi_tol,
                S->phi_tol > 0.0 ? "" : " (no check)");
     }
@@ -605,7 +594,7 @@ int cli_run(int argc, char **argv) {
     S.ck_path = a.checkpoint;
     S.ck_every = a.checkpoint_every;
     S.max_steps = a.max_steps;
-    S.phi_tol = isnan(a.constraint_tol) ? constraint_tol_default(&m) : a.constraint_tol;
+    S.phi_tol = isnan(a.constraint_tol) ? ld_model_constraint_tol(&m) : a.constraint_tol;
     S.ov_tol = isnan(a.overlap_tol) ? overlap_tol_default(&m) : a.overlap_tol;
     S.tag = model_tag(&m, (int)S.form);
     char tmp_csv[PATH_CAP] = "";
@@ -626,7 +615,7 @@ int cli_run(int argc, char **argv) {
     if (a.html) close_html(&S, &a, S.base);
     if (a.json)
         print_json(&S, &m, S.base);
-    else
+    else if (!a.quiet)
         print_summary(&S, S.base, &a);
     (void)cli_flush_stdout();
     int plot_rc = 0;

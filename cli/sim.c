@@ -18,10 +18,6 @@
 
 /* ------------------------------------------------------------------ the simulation */
 
-/* The largest B (m × k doubles) evaluated densely for the velocity residual, when the system
- * has no sparse structure (32 MB). */
-#define VRES_DENSE_MAX ((size_t)4 << 20)
-
 double cpu_seconds(void) {
     struct timespec ts;
     if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0) return (double)clock() / CLOCKS_PER_SEC;
@@ -42,8 +38,7 @@ void sim_free(sim *S) {
     free(S->phi);
     free(S->exact);
     free(S->bx);
-    free(S->vwork);
-    S->vwork = NULL;
+    ld_runcheck_free(&S->chk);
     free(S->names);
     S->names = NULL;
     ld_out_csv_free(S->csv);
@@ -97,17 +92,8 @@ int sim_setup(sim *S) {
     S->bx = ld_xcalloc(19 * (size_t)nb, sizeof(double),
                        "the bodies' output"); /* bx, bq, bw, bv, then cf */
     if (!S->phi || !S->exact || !S->bx) return cli_error("%s: %s", S->cmd, ld_oom_last_str());
-    S->vres = S->vres_t = S->vscale = 0.0;
-    S->vres_row = -1;
-    if (S->s.m > 0) { /* the velocity residual: B in its sparse pattern, else dense if small */
-        size_t mk = (size_t)S->s.m * (size_t)S->s.k;
-        S->vnb = ld_sys_has_sparse(&S->s) ? (size_t)S->s.bnnz : mk <= VRES_DENSE_MAX ? mk : 0;
-        if (S->vnb > 0) {
-            S->vwork =
-                ld_xmalloc((S->vnb + 3 * (size_t)S->s.m) * sizeof(double), "the velocity work");
-            if (!S->vwork) return cli_error("%s: %s", S->cmd, ld_oom_last_str());
-        }
-    }
+    if (ld_runcheck_init(&S->chk, &S->s, S->phi_tol) != LD_OK)
+        return cli_error("%s: %s", S->cmd, ld_oom_last_str());
     if (S->out_dt > 0.0) { /* dense output: the previous step end and the interpolated state */
         size_t nq = (size_t)S->s.nq, k = (size_t)S->s.k, nm = (size_t)S->s.m;
         S->qa = ld_xcalloc(2 * (nq + k + nm) + 1, sizeof(double), "the assembly's work");
@@ -174,94 +160,6 @@ static double phi_max(const sim *S, double t, const double *q, int *row) {
 
 double state_phi(const sim *S, double t, const double *q) {
     return phi_max(S, t, q, NULL);
-}
-
-/* max |B(q) v + Φ_t(t, q)| over the constraint rows, the residual of the velocity constraint;
- * 0 without constraints, NaN when it cannot be evaluated (B too large for a dense evaluation,
- * a callback failed). *row receives the row of the largest entry (-1: none). Φ_t is the
- * system's, else a central difference in t. */
-static double vel_residual(const sim *S, double t, const double *q, const double *v, int *row) {
-    const ld_system *s = &S->s;
-    int m = s->m, k = s->k;
-    *row = -1;
-    if (m == 0) return 0.0;
-    if (!S->vwork) return NAN;
-    double *B = S->vwork, *r = B + S->vnb, *p1 = r + m, *p2 = p1 + m;
-    memset(r, 0, (size_t)m * sizeof(double));
-    if (ld_sys_has_sparse(s)) {
-        if (s->ops.phi_q_sparse(s, t, q, B) != LD_OK) return NAN;
-        for (int e = 0; e < s->bnnz; ++e) r[s->brow[e]] += B[e] * v[s->bcol[e]];
-    } else {
-        if (s->ops.phi_q(s, t, q, B) != LD_OK) return NAN;
-        for (int i = 0; i < m; ++i)
-            for (int j = 0; j < k; ++j) r[i] += B[(size_t)i * (size_t)k + (size_t)j] * v[j];
-    }
-    if (s->ops.phi_t) {
-        if (s->ops.phi_t(s, t, q, p1) != LD_OK) return NAN;
-        for (int i = 0; i < m; ++i) r[i] += p1[i];
-    } else {
-        double d = 1e-6 * fmax(1.0, fabs(t));
-        if (s->ops.phi(s, t + d, q, p1) != LD_OK || s->ops.phi(s, t - d, q, p2) != LD_OK)
-            return NAN;
-        for (int i = 0; i < m; ++i) r[i] += (p1[i] - p2[i]) / (2.0 * d);
-    }
-    double mx = 0.0;
-    for (int i = 0; i < m; ++i) {
-        if (isnan(r[i])) return NAN;
-        if (fabs(r[i]) > mx || *row < 0) mx = fabs(r[i]), *row = i;
-    }
-    return mx;
-}
-
-/* The distance between two points. */
-static double dist3(const double a[3], const double b[3]) {
-    return hypot(hypot(a[0] - b[0], a[1] - b[1]), a[2] - b[2]);
-}
-
-double constraint_length(const ld_model *m) {
-    int nb = m->nbodies, nj = m->njoints;
-    double len = 0.0;
-    /* the joints of each body: first[b] .. first[b + 1] - 1 in list */
-    int *first = ld_xcalloc((size_t)nb + 1, sizeof(int), "the joint index");
-    int *list = ld_xmalloc((2 * (size_t)nj + 1) * sizeof(int), "the joint index");
-    for (int j = 0; j < nj; ++j) {
-        const ld_joint *jd = &m->joints[j];
-        int bs[2] = {jd->body1, jd->body2};
-        for (int i = 0; i < 2; ++i) {
-            if (bs[i] < 0 || bs[i] >= nb) continue; /* the ground */
-            double d = jd->point_form ? hypot(hypot(jd->p[0], jd->p[1]), jd->p[2])
-                                      : dist3(jd->at, m->bodies[bs[i]].x);
-            if (isfinite(d)) len = fmax(len, d);
-            if (first && !jd->point_form) first[bs[i] + 1]++;
-        }
-    }
-    if (first && list) { /* two joint points on one body */
-        for (int b = 0; b < nb; ++b) first[b + 1] += first[b];
-        int *fill = ld_xmalloc(((size_t)nb + 1) * sizeof(int), "the joint index");
-        if (fill) {
-            memcpy(fill, first, ((size_t)nb + 1) * sizeof(int));
-            for (int j = 0; j < nj; ++j) {
-                const ld_joint *jd = &m->joints[j];
-                int bs[2] = {jd->body1, jd->body2};
-                for (int i = 0; i < 2 && !jd->point_form; ++i)
-                    if (bs[i] >= 0 && bs[i] < nb) list[fill[bs[i]]++] = j;
-            }
-            for (int b = 0; b < nb; ++b)
-                for (int x = first[b]; x < first[b + 1]; ++x)
-                    for (int y = x + 1; y < first[b + 1]; ++y) {
-                        double d = dist3(m->joints[list[x]].at, m->joints[list[y]].at);
-                        if (isfinite(d)) len = fmax(len, d);
-                    }
-            free(fill);
-        }
-    }
-    free(first);
-    free(list);
-    return len > 0.0 ? len : 1.0;
-}
-
-double constraint_tol_default(const ld_model *m) {
-    return 1e-6 * constraint_length(m);
 }
 
 /* Geodesic error of body b's rotation against its exact one (the model prescribes it). */
@@ -426,26 +324,19 @@ static void contacts_fetch(sim *S) {
 
 /* Update the running maxima with the state at t (every step). */
 static void sim_measure(sim *S, double t, const double *q, const double *v) {
-    int row = -1;
-    double ph = phi_max(S, t, q, &row);
-    if (ph > S->tot.phimax && row >= 0) { /* where the largest violation so far is */
-        S->tot.phirow = row;
-        S->tot.phit = t;
+    const ld_runcheck *c = &S->chk;
+    if (ld_runcheck_state(&S->chk, &S->s, t, q, v)) S->drifted = 1;
+    if (c->phimax > S->tot.phimax && c->phirow >= 0) { /* where the largest violation so far is */
+        S->tot.phirow = c->phirow;
+        S->tot.phit = c->phit;
     }
-    S->tot.phimax = (isnan(ph) || isnan(S->tot.phimax)) ? (double)NAN : fmax(S->tot.phimax, ph);
-    if (S->phi_tol > 0.0 && !(ph <= S->phi_tol)) S->drifted = 1; /* NaN too */
+    S->tot.phimax =
+        (isnan(c->phimax) || isnan(S->tot.phimax)) ? (double)NAN : fmax(S->tot.phimax, c->phimax);
+    S->tot.escale = c->escale;
     double P = NAN; /* the work of loads and drivers, by the trapezoidal rule over the steps */
     if (ld_model_power(&S->s, t, q, v, ld_integ_lambda(S->it), S->phi, &P) != LD_OK) P = NAN;
     if (t > S->tot.wt) S->tot.work += 0.5 * (t - S->tot.wt) * (P + S->tot.wp);
     if (!(t <= S->tot.wt)) S->tot.wt = t, S->tot.wp = P; /* NaN wt: the first state */
-    double vr = vel_residual(S, t, q, v, &row);
-    if (vr > S->vres && row >= 0) S->vres_row = row, S->vres_t = t;
-    S->vres = (isnan(vr) || isnan(S->vres)) ? (double)NAN : fmax(S->vres, vr);
-    for (int i = 0; i < S->s.k; ++i) S->vscale = fmax(S->vscale, fabs(v[i]));
-    if (S->phi_tol > 0.0 && !S->vdrifted && vr > VEL_TOL_REL * S->vscale && vr > S->phi_tol) {
-        S->drifted = S->vdrifted = 1; /* velocities off their constraints */
-        S->vd_val = vr, S->vd_t = t, S->vd_row = row;
-    }
     for (int b = 0; S->any_exact && b < S->m->nbodies; ++b) {
         if (!S->exact[b]) continue;
         double x[3], qq[4], w[3], xd[3];
@@ -684,6 +575,11 @@ int sim_run(sim *S) {
         S->tot.e0 = state_energy(S, S->t0, q, v);
         S->tot.work = 0.0;
         S->tot.wt = S->tot.wp = NAN;
+        S->tot.escale = NAN;
+    } else { /* the energy's reference and scale go on from the checkpoint's */
+        S->chk.e0 = S->tot.e0;
+        S->chk.escale = S->tot.escale;
+        S->chk.states = 1;
     }
     double tc = ld_integ_t(it);
     if (S->ck_path && isfinite(S->ck_every))

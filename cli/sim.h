@@ -12,13 +12,11 @@
 #include "liedyn/integrator.h"
 #include "liedyn/model.h"
 #include "liedyn/output.h"
+#include "liedyn/runcheck.h"
 #include "liedyn/system.h"
 
 #define MAX_DT_LIST 32
 #define PATH_CAP    4096
-/* The velocity check's tolerance, relative to the largest velocity component seen: legitimate
- * runs of the shipped models stay below 2e-4 (docs/cli-run.md) */
-#define VEL_TOL_REL 1e-2
 
 enum {
     CMD_RUN = 1,
@@ -67,6 +65,7 @@ typedef struct sim_totals {
     int32_t phirow, pad;       /* the constraint row of phimax (-1: none) */
     double work, wp, wt;       /* the loads' and drivers' work W, the power at wt (the last
                                 * state measured; NaN: none yet) */
+    double escale;             /* the energy scale (ld_runcheck; NaN: no energy) */
 } sim_totals;
 
 typedef struct sim {
@@ -113,18 +112,13 @@ typedef struct sim {
     /* results */
     int status;  /* 0 or the status of the failing advance */
     int stopped; /* the run stopped early: the signal number, or -1 for --max-steps */
-    /* The drift check (liedyn run --constraint-tol): a step whose max |Φ| exceeds phi_tol
-     * ends the run with drifted set (the step's residual, row and time are tot.phimax, phirow
-     * and phit); phi_tol 0: no check. */
+    /* The drift checks (liedyn run --constraint-tol; ld_runcheck): a step whose max |Phi|
+     * exceeds phi_tol, or whose velocities leave their constraints, ends the run with drifted
+     * set; phi_tol 0: no check. chk: the checks' state over this invocation (its velocity
+     * residual, the energy scale); tot the maxima over the whole run. */
     double phi_tol;
     int drifted;
-    /* The velocity check, on with the drift check: a step whose max |B v + Φ_t| exceeds
-     * VEL_TOL_REL times the largest velocity component seen so far (vscale) ends the run with
-     * vdrifted and drifted set. */
-    double vscale;
-    int vdrifted;
-    double vd_val, vd_t; /* the residual and time of the step that failed the velocity check */
-    int vd_row;
+    ld_runcheck chk;
     /* Contact (a model with contact and a method that treats it): the last step's contacts
      * (cp, ncp of them; room for cpcap), their CSV (--contacts), the statistics after the
      * last step, and the overlap check: the largest overlap of two shapes measured at a step's
@@ -137,12 +131,6 @@ typedef struct sim {
     ld_contact_stats cst;
     double ov_tol, ov_max, ov_t;
     int ov_b1, ov_b2, overlapped;
-    /* max |B v + Φ_t| over the states of this invocation (NaN: not evaluated), its row and time;
-     * vwork: its scratch (vnb values of B, then 3 m) */
-    double vres, vres_t;
-    int vres_row;
-    double *vwork;
-    size_t vnb;
     char msg[320];
     char warning[640]; /* "" or a warning about the run's meaning (printed on stderr too) */
     double t, e1;
@@ -210,12 +198,6 @@ void io_fail_oom(sim *S, const char *doing);
 /* JSON values on stdout (strings: json_str in cli.h): a number (null if not finite), an array. */
 void json_num(double v);
 void json_vec(const double *v, int n);
-/* The model's length scale for the drift check: its longest link, the largest distance
- * between two points of one body that matter to the joints (its centre of mass and the
- * points where joints hold it); 1 without joints, or when that is 0. */
-double constraint_length(const ld_model *m);
-/* The drift check's default tolerance: 1e-6 constraint_length(m). */
-double constraint_tol_default(const ld_model *m);
 /* The overlap check's default tolerance: 1e-6 times the smallest colliding shape's size (a
  * sphere's or capsule's radius, a box's shortest half edge), 1e-6 m without one. */
 double overlap_tol_default(const ld_model *m);

@@ -190,7 +190,8 @@ int cli_static(int argc, char **argv) {
             printf("  %d load steps (%d halvings), %ld Newton iterations, residual %.3g, cpu "
                    "%.3g s\n",
                    st.steps, st.cuts, st.iterations, st.residual, cpu);
-        printf("  largest displacement %.10g of body '%s'\n", dist, m.bodies[who].name);
+        printf("  largest displacement %.10g m, of body '%s' from its initial position\n", dist,
+               m.bodies[who].name);
     }
     if (!src && a.out) {
         int wr = write_csv(a.out, &m, &s, t, q, v);

@@ -6,6 +6,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,7 +32,8 @@ static void sweep_usage(FILE *f) {
             "  --case-dir DIR      each case's time series as DIR/case-NNNNN.csv\n"
             "  --fresh             replace an existing table instead of resuming it\n"
             "  --list              print the cases' values and exit\n"
-            "  --quiet             no summary line\n"
+            "  --quiet             print only errors and warnings (on stderr): no summary\n"
+            "                      line; the exit status says how the sweep ended\n"
             "  --stats             print the wall time and this process's CPU time (the master's\n"
             "                      when workers or ranks run the cases) on stderr\n");
 }
@@ -172,7 +174,10 @@ static void workprec_usage(FILE *f) {
                "  --ref-dt H          its step size (default the model's dt / 64)\n"
                "  --out TABLE.csv     the table (resumed when it exists; --fresh replaces it)\n"
                "  --plot FILE.png     CPU time against error, log-log (needs gnuplot)\n"
-               "  --jobs N, -j N      worker processes (default: the number of cores)\n");
+               "  --jobs N, -j N      worker processes (default: the number of cores)\n"
+               "  --fresh             replace an existing table instead of resuming it\n"
+               "  --quiet             print only errors and warnings (on stderr): no table of\n"
+               "                      results; the exit status says how the runs ended\n");
 }
 
 /* Split "a,b,c" into at most max items of at most 63 characters. The count, or -1. */
@@ -280,7 +285,17 @@ static int workprec_plot(const sw_table *t, const char *png, const char *title, 
     return 0;
 }
 
+/* printf unless quiet. */
+__attribute__((format(printf, 2, 3))) static void say(int quiet, const char *fmt, ...) {
+    if (quiet) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+}
+
 int cli_workprec(int argc, char **argv) {
+    int quiet = 0;
     const char *model = NULL, *integrators = NULL, *tols = "1e-3,1e-4,1e-5,1e-6", *dts = NULL,
                *t_end = NULL, *ref_integ = NULL, *ref_dt = NULL, *plot = NULL;
     sw_exec x;
@@ -301,7 +316,7 @@ int cli_workprec(int argc, char **argv) {
             continue;
         }
         if (!strcmp(o, "--quiet")) {
-            x.quiet = 1;
+            quiet = 1;
             continue;
         }
         static const char *const opts[] = {
@@ -420,11 +435,11 @@ int cli_workprec(int argc, char **argv) {
                 cs = sweep_table_col(&t, "status"), cn = sweep_table_col(&t, "steps"),
                 ct = sweep_table_col(&t, "integrator.error_atol"),
                 cd = sweep_table_col(&t, "integrator.dt");
-            printf(
+            say(quiet,
                 "%s: work against precision at t_end, errors against a reference run; table %s\n",
                 sw.base, x.out);
-            printf("  %-13s %-12s %12s %12s %10s %8s  %s\n", "integrator", "tol / dt", "rot error",
-                   "pos error", "cpu [s]", "steps", "status");
+            say(quiet, "  %-13s %-12s %12s %12s %10s %8s  %s\n", "integrator", "tol / dt",
+                "rot error", "pos error", "cpu [s]", "steps", "status");
             for (long r = 0; r < t.nrows; ++r) {
                 char **f = t.cells[r];
                 char setting[80];
@@ -440,17 +455,17 @@ int cli_workprec(int argc, char **argv) {
                              sv);
                 if (strcmp(f[cs], "ok") != 0) {
                     int cm = sweep_table_col(&t, "message");
-                    printf("  %-13s %-12s %s: %.160s\n", f[ci], setting, f[cs], f[cm]);
+                    say(quiet, "  %-13s %-12s %s: %.160s\n", f[ci], setting, f[cs], f[cm]);
                     continue;
                 }
-                printf("  %-13s %-12s %12.4e %12.4e %10.4g %8s  %s\n", f[ci], setting,
-                       strtod(f[ce], NULL), strtod(f[cp], NULL), strtod(f[cc], NULL), f[cn], f[cs]);
+                say(quiet, "  %-13s %-12s %12.4e %12.4e %10.4g %8s  %s\n", f[ci], setting,
+                    strtod(f[ce], NULL), strtod(f[cp], NULL), strtod(f[cc], NULL), f[cn], f[cs]);
             }
             if (plot) {
                 char title[LD_NAME_MAX + 64];
                 snprintf(title, sizeof title, "%s: work against precision", sw.base);
                 rc = workprec_plot(&t, plot, title, integ, ni);
-                if (!rc) printf("  plot: %s\n", plot);
+                if (!rc) say(quiet, "  plot: %s\n", plot);
             }
             sweep_table_free(&t);
         }

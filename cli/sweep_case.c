@@ -63,7 +63,7 @@ void sweep_header(const sweep *sw, sw_buf *b) {
 typedef struct outcome {
     const char *status; /* "ok", "bad_parameter", "setup_failed", "failed", ... */
     char msg[640];
-    double t, e0, e1, phimax, cpu;
+    double t, e0, e1, escale, phimax, cpu;
     long steps, iters, rejected;
     int nb;
     char (*names)[LD_NAME_MAX];
@@ -90,7 +90,7 @@ static const char *reader_reason(const ld_model_error *e) {
 static int run_case_model(const sweep *sw, long i, const sw_set *extra, int nextra, int write_csv,
                           outcome *o) {
     memset(o, 0, sizeof *o);
-    o->t = o->e0 = o->e1 = o->phimax = NAN;
+    o->t = o->e0 = o->e1 = o->escale = o->phimax = NAN;
     char name[PATH_CAP];
     snprintf(name, sizeof name, "case %ld", i);
     if (sw->label) snprintf(name, sizeof name, "%s", sw->label);
@@ -155,6 +155,7 @@ static int run_case_model(const sweep *sw, long i, const sw_set *extra, int next
         if (S.io_error) snprintf(o->msg, sizeof o->msg, "%.600s", S.io_msg);
         o->t = S.t;
         o->e0 = S.tot.e0;
+        o->escale = S.tot.escale;
         o->e1 = S.e1;
         o->phimax = S.tot.phimax;
         o->cpu = S.tot.cpu;
@@ -308,7 +309,7 @@ int sweep_case_row(const sweep *sw, long i, sw_buf *b) {
         if (sw->record & SW_REC_ENERGY) {
             double de = o.e1 - o.e0;
             num(b, de);
-            num(b, fabs(o.e0) > 0.0 ? de / fabs(o.e0) : (double)NAN);
+            num(b, ld_energy_drift_rel(o.e0, o.e1, o.escale));
         }
         if (sw->record & SW_REC_PHI) num(b, o.phimax);
         if (sw->record & SW_REC_ERROR) {

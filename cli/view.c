@@ -22,7 +22,8 @@ static void view_usage(FILE *f) {
                "  --html FILE.html    the self-contained HTML file to write (docs/viewer.md)\n"
                "  --frames N          at most N output times, evenly spaced (and the last;\n"
                "                      default 1000)\n"
-               "  --quiet             no line on what was written\n"
+               "  --quiet             print only errors and warnings (on stderr): no line on\n"
+               "                      what was written\n"
                "exit status: 0 ok, 2 bad usage or input, 4 the HTML file could not be written\n");
 }
 

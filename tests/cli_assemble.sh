@@ -73,6 +73,12 @@ err=$("$LIEDYN" assemble slider-crank --frobnicate 2>&1)
 # a model without the frame form: nothing to assemble
 out=$("$LIEDYN" assemble four-bar 2>&1) || fail "four-bar: $out"
 echo "$out" | grep -q "nothing to assemble" || fail "four-bar: $out"
+# nothing to place, but a joint in the point form left open: said, exit 2 (before: "closed at
+# the start by construction")
+printf 'bodies:\n  - {name: top, mass: 1, inertia: [1, 1, 1], position: [0, 2, 0]}\njoints:\n  - {name: pivot, type: spherical, body: top, point: [0, -1, 0]}\n' >"$WORK/open.yaml"
+err=$("$LIEDYN" assemble "$WORK/open.yaml" 2>&1 >/dev/null)
+[ $? -eq 2 ] && echo "$err" | grep -q "nothing to assemble (.*), but the start is inconsistent: joint 0 ('pivot') is not closed at the start: the joint point's two copies are 1 m apart" ||
+    fail "an open joint: $err"
 
 [ "$fails" -eq 0 ] && echo "cli_assemble: ok"
 [ "$fails" -eq 0 ]

@@ -16,7 +16,7 @@ fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
 PILE=$SRC/tests/data/contact-pile.yaml
 
 # the contacts CSV of the sliding box: 101 output times, 4 corners from the first step on
-"$LIEDYN" run sliding-box --quiet --output-every 100 --contacts "$WORK/box.csv" >"$WORK/box.out" \
+"$LIEDYN" run sliding-box --output-every 100 --contacts "$WORK/box.csv" >"$WORK/box.out" \
     2>"$WORK/e" || fail "sliding-box --contacts: $(cat "$WORK/e")"
 [ "$(head -n 1 "$WORK/box.csv")" = "t,body1,body2,shape1,shape2,px,py,pz,nx,ny,nz,gap,fn,ft,fx,fy,fz" ] ||
     fail "contacts header: $(head -n 1 "$WORK/box.csv")"
@@ -41,7 +41,7 @@ grep -q "run: --contacts: the model 'heavy-top' has no contact" "$WORK/e" || fai
 [ -e "$WORK/x.csv" ] && fail "heavy-top: a contacts file was written"
 
 # the pile: ok by default, the statistics in the summary and the JSON
-"$LIEDYN" run "$PILE" --quiet >"$WORK/pile.out" 2>"$WORK/e" || fail "pile: $(cat "$WORK/e")"
+"$LIEDYN" run "$PILE" >"$WORK/pile.out" 2>"$WORK/e" || fail "pile: $(cat "$WORK/e")"
 grep -q '^  contact: [0-9]* contacts in the last step, [0-9]* PGS sweeps .*overlap tolerance 2.5e-08$' \
     "$WORK/pile.out" || fail "pile summary: $(cat "$WORK/pile.out")"
 "$LIEDYN" run "$PILE" --quiet --json >"$WORK/pile.json" 2>"$WORK/e" || fail "pile --json: $(cat "$WORK/e")"

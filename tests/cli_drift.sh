@@ -20,7 +20,7 @@ value() { sed -n "s/.*\"$1\": \([^,}]*\).*/\1/p" "$2"; }
 drifted() {
     name=$1
     shift
-    "$LIEDYN" run "$@" --quiet --out "$WORK/$name.csv" >"$WORK/$name.txt" 2>"$WORK/$name.err"
+    "$LIEDYN" run "$@" --out "$WORK/$name.csv" >"$WORK/$name.txt" 2>"$WORK/$name.err"
     rc=$?
     [ "$rc" -eq 6 ] || fail "$name: exit $rc, expected 6 ($(cat "$WORK/$name.err"))"
     n=$(grep -c "^liedyn: run drifted off its constraints at t = " "$WORK/$name.err")

@@ -78,7 +78,7 @@ refused "rk9.yaml:5: integrator.name: unknown integrator 'rk9' (expected one of:
 # the heavy top with its centre of mass moved away from the pivot
 sed 's/position: \[0, 1, 0\]/position: [0, 2, 0]/' "$SRC/models/heavy-top.yaml" >open-joint.yaml
 line=$(grep -n "name: pivot" open-joint.yaml | cut -d: -f1)
-refused "open-joint.yaml: inconsistent initial state: joint 0 ('pivot') is not closed at the start (violation 0.5; joints[0] at line $line)" open-joint.yaml
+refused "open-joint.yaml: inconsistent initial state: joint 0 ('pivot') is not closed at the start: the joint point's two copies are 1 m apart; the start must close it to 1e-9 times the model's size 2 m; joints[0] at line $line" open-joint.yaml
 
 refused "$SRC/models/roll-up.yaml: cannot compile the model: rods need a Lie-group formulation (so3xr3, se3, s3xr3, s3sdr3, so3xr3-spatial or s3xr3-spatial); the euler formulation does not support them" roll-up --formulation euler
 
@@ -125,7 +125,7 @@ joints:
   - {name: a, type: spherical, body: arm, point: [0, -1, 0], ground: [0, 0, 0]}
   - {name: b, type: spherical, body: arm, point: [0, -1, 0], ground: [0, 0.5, 0]}
 EOF
-refused "two-points.yaml: inconsistent initial state: joint 1 ('b') is not closed at the start (violation 0.5; joints[1] at line 5)" two-points.yaml
+refused "two-points.yaml: inconsistent initial state: joint 1 ('b') is not closed at the start: the joint point's two copies are 0.5 m apart; the start must close it to 1e-9 times the model's size 1 m; joints[1] at line 5" two-points.yaml
 
 # the half-explicit methods without projection on a closed loop are cautioned before the run
 "$LIEDYN" run four-bar --integrator hem5 --t-end 0.01 >out.txt 2>err.txt || fail "hem5 four-bar: exit $?"

@@ -82,7 +82,7 @@ tail -n 2 "$WORK/vtk/heavy-top.vtk.series" | tr -d ' \n' | grep -q '^]}$' ||
 # ---- SIGTERM and SIGINT: the current row, the checkpoint, a message, exit 128 + N
 for sig in TERM INT; do
     rm -f "$WORK/sig.csv"
-    "$LIEDYN" run heavy-top --dt 1e-3 --t-end 1000 --quiet --out "$WORK/sig.csv" \
+    "$LIEDYN" run heavy-top --dt 1e-3 --t-end 1000 --out "$WORK/sig.csv" \
         --checkpoint "$WORK/sig.ck" 2>"$WORK/sig.err" >"$WORK/sig.out" &
     pid=$!
     wait_rows "$WORK/sig.csv" 2 || fail "SIG$sig: the run wrote no row"
@@ -215,7 +215,7 @@ ck_edit() {
 import struct, sys
 src, dst, field, value = sys.argv[1:5]
 b = bytearray(open(src, "rb").read())
-user = len(b) - 8 - 136  # the tool's data: 3 x 8 bytes, then its 112 bytes of totals
+user = len(b) - 8 - 144  # the tool's data: 3 x 8 bytes, then its 120 bytes of totals
 assert abs(struct.unpack_from("=d", b, 64)[0] - 0.01) < 1e-12, "t is not at byte 64"
 assert struct.unpack_from("=d", b, user + 8)[0] == 1e-3, "dt is not where expected"
 where = {"t": (64, "=d"), "steps": (112, "=q"), "grid_t0": (user, "=d"), "dt": (user + 8, "=d"),

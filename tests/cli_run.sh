@@ -343,16 +343,80 @@ grep -q "^heavy-top  *Heavy top" "$WORK/models.txt" || fail "models: no descript
     fail "--dt=1e-3 --t-end=0.05 differs from --dt 1e-3 --t-end 0.05"
 "$LIEDYN" demo --help | grep -q "^usage: liedyn demo" || fail "demo --help"
 # A model thrown from rest: no relative energy change against a start of ~0.
-"$LIEDYN" run flying-spaghetti --t-end 0.05 --quiet >"$WORK/fs.txt" 2>&1 || fail "flying-spaghetti"
+"$LIEDYN" run flying-spaghetti --t-end 0.05 >"$WORK/fs.txt" 2>&1 || fail "flying-spaghetti"
 grep -q "energy .*(not conserved: the model has loads)" "$WORK/fs.txt" ||
     fail "flying-spaghetti: no energy line saying why it is not conserved"
 ! grep -q "drift" "$WORK/fs.txt" || fail "flying-spaghetti: an energy drift of a loaded model"
 grep -q "^  rod\[.*\]: x = (.*), omega = " "$WORK/fs.txt" || fail "flying-spaghetti: no moving body"
 # a conservative model reports its drift; the summary names the method's parameters in use
-"$LIEDYN" run heavy-top --t-end 0.05 --rho-inf 0.7 --quiet >"$WORK/ht.txt" 2>&1 || fail "heavy-top"
+"$LIEDYN" run heavy-top --t-end 0.05 --rho-inf 0.7 >"$WORK/ht.txt" 2>&1 || fail "heavy-top"
 grep -q "energy .*(drift .*, relative " "$WORK/ht.txt" || fail "heavy-top: no energy drift"
 grep -q "genalpha on so3xr3 (rho_inf = 0.7)" "$WORK/ht.txt" || fail "heavy-top: rho_inf not shown"
 grep -q "^  top: x = " "$WORK/ht.txt" || fail "heavy-top: the top's final state not shown"
+
+# --quiet prints only errors and warnings: nothing at all for a run that ends well; a drifted
+# run's one line on stderr (exit 6) and nothing on stdout; --json still prints its record;
+# view, sweep and workprec the same; every --help says so
+out=$("$LIEDYN" run heavy-top --t-end 0.01 --quiet 2>&1)
+[ $? -eq 0 ] && [ -z "$out" ] || fail "run --quiet printed: $out"
+"$LIEDYN" run heavy-top --integrator genalpha --formulation euler --dt 2e-3 --t-end 0.3 --quiet \
+    >"$WORK/q.out" 2>"$WORK/q.err"
+rc=$?
+[ "$rc" -eq 6 ] && [ ! -s "$WORK/q.out" ] && [ "$(wc -l <"$WORK/q.err")" -eq 1 ] &&
+    grep -q "^liedyn: run drifted off its velocity constraints" "$WORK/q.err" ||
+    fail "run --quiet, drifted: exit $rc, stdout '$(cat "$WORK/q.out")', stderr '$(cat "$WORK/q.err")'"
+"$LIEDYN" run heavy-top --t-end 0.01 --quiet --json | grep -q '"status": "ok"' || fail "run --quiet --json: no record"
+"$LIEDYN" run heavy-top --t-end 0.01 --out "$WORK/q.csv" --quiet >/dev/null 2>&1 || fail "run --out --quiet"
+out=$(cd "$WORK" && "$LIEDYN" view heavy-top --csv q.csv --html q.html --quiet 2>&1)
+if [ $? -eq 0 ]; then [ -z "$out" ] || fail "view --quiet printed: $out"; fi
+printf 'model: heavy-top\nt_end: 0.01\nvary:\n  integrator.dt: [1e-3, 2e-3]\n' >"$WORK/q.yaml"
+out=$("$LIEDYN" sweep "$WORK/q.yaml" --out "$WORK/q-sweep.csv" -j 1 --quiet 2>&1)
+[ $? -eq 0 ] && [ -z "$out" ] || fail "sweep --quiet printed: $out"
+out=$("$LIEDYN" workprec heavy-top --integrators genalpha --dt-list 1e-3 --t-end 0.01 --ref-dt 5e-4 \
+    --out "$WORK/q-wp.csv" -j 1 --quiet 2>&1)
+[ $? -eq 0 ] && [ -z "$out" ] && [ -s "$WORK/q-wp.csv" ] || fail "workprec --quiet printed: $out"
+for c in run view sweep workprec; do
+    "$LIEDYN" $c --help | grep -q -- "--quiet  *print only errors and warnings" || fail "$c --help: --quiet not described"
+done
+
+# the energy drift is relative to the largest energy term met: defined for the simple
+# pendulum, which starts at rest at zero potential (initial energy 0, relative drift NaN
+# before); the summary, the JSON and a sweep's table say the same
+"$LIEDYN" run simple-pendulum --t-end 0.5 --dt 1e-3 --json >"$WORK/sp.json" || fail "simple-pendulum --json"
+python3 - "$WORK/sp.json" <<'PY' || fail "simple-pendulum: energy_drift_rel: $(head -c 400 "$WORK/sp.json")"
+import json, math, sys
+d = json.load(open(sys.argv[1]))
+assert d["energy_initial"] == 0.0
+# V = -m g |y| reaches -9.81 J at the bottom; after 0.5 s the bob is near it
+assert 4.0 < d["energy_scale"] <= 9.81 + 1e-9, d["energy_scale"]
+de = d["energy"] - d["energy_initial"]
+assert d["energy_drift_rel"] is not None and math.isfinite(d["energy_drift_rel"])
+assert abs(d["energy_drift_rel"] - de / d["energy_scale"]) <= 1e-12 * abs(de / d["energy_scale"]) + 1e-300
+PY
+"$LIEDYN" run simple-pendulum --t-end 0.5 --dt 1e-3 >"$WORK/sp.txt" || fail "simple-pendulum"
+grep -q "^  energy 0 -> .* (drift .*, relative [-0-9.e+]* to the largest energy term [0-9.]*)$" "$WORK/sp.txt" ||
+    fail "simple-pendulum: energy line $(grep energy "$WORK/sp.txt")"
+printf 'model: simple-pendulum\nt_end: 0.5\nrecord: [energy_drift]\nvary:\n  integrator.dt: [1e-3]\n' >"$WORK/sp.yaml"
+"$LIEDYN" sweep "$WORK/sp.yaml" --out "$WORK/sp.csv" -j 1 --quiet || fail "simple-pendulum sweep"
+python3 - "$WORK/sp.csv" "$WORK/sp.json" <<'PY' || fail "simple-pendulum sweep: $(cat "$WORK/sp.csv")"
+import csv, json, math, sys
+row = next(csv.DictReader(open(sys.argv[1])))
+d = json.load(open(sys.argv[2]))
+rel = float(row["energy_drift_rel"])
+assert math.isfinite(rel) and rel == d["energy_drift_rel"], (rel, d["energy_drift_rel"])
+PY
+# a checkpoint carries the scale: the run restarted past the lowest point (t = 0.6) reports
+# the whole run's scale and drift, as the run in one go
+"$LIEDYN" run simple-pendulum --dt 1e-3 --t-end 1 --json >"$WORK/sp1.json" || fail "simple-pendulum to t = 1"
+"$LIEDYN" run simple-pendulum --dt 1e-3 --t-end 1 --max-steps 800 --checkpoint "$WORK/sp.ck" --quiet 2>/dev/null
+"$LIEDYN" run simple-pendulum --dt 1e-3 --t-end 1 --restart "$WORK/sp.ck" --json >"$WORK/sp2.json" ||
+    fail "simple-pendulum restarted at t = 0.8"
+python3 - "$WORK/sp1.json" "$WORK/sp2.json" <<'PY' || fail "restart: the energy scale differs"
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+assert a["energy_scale"] == b["energy_scale"] > 9.8, (a["energy_scale"], b["energy_scale"])
+assert a["energy_drift_rel"] == b["energy_drift_rel"]
+PY
 
 [ "$fails" -eq 0 ] && echo "cli_run: all checks passed"
 exit "$fails"

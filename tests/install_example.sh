@@ -35,7 +35,7 @@ for ex in heavy_top user_force controller; do
 done
 model="$prefix/share/liedyn/models/heavy-top.yaml"
 api=$(LD_LIBRARY_PATH="$libdir" "$prefix/heavy_top" "$model" | sed -n 's/.*top at \(([^)]*)\).*/\1/p')
-cli=$(LD_LIBRARY_PATH="$libdir" "$prefix/bin/liedyn" run "$model" --quiet | sed -n 's/^  top: x = \(([^)]*)\).*/\1/p')
+cli=$(LD_LIBRARY_PATH="$libdir" "$prefix/bin/liedyn" run "$model" | sed -n 's/^  top: x = \(([^)]*)\).*/\1/p')
 [ -n "$api" ] && [ "$api" = "$cli" ] || { echo "heavy_top example: '$api', liedyn run: '$cli'" >&2; exit 1; }
 [ "$(LD_LIBRARY_PATH="$libdir" "$prefix/user_force" | grep -c '^t = [1-5]: ball at')" -eq 5 ] ||
     { echo "user_force example: wrong output" >&2; exit 1; }

@@ -167,6 +167,16 @@ static void test_system_null(void **state) {
     assert_int_equal(ld_la_solve(NULL, x), LD_EINVAL);
     assert_int_equal(ld_la_factor_dense(NULL, x), LD_EINVAL);
     assert_int_equal(ld_la_kind_find(NULL), -1);
+    ld_runcheck c;
+    assert_int_equal(ld_runcheck_init(NULL, NULL, 0.0), LD_EINVAL);
+    assert_int_equal(ld_runcheck_init(&c, NULL, 0.0), LD_EINVAL);
+    assert_int_equal(ld_runcheck_state(NULL, NULL, 0.0, x, x), LD_EINVAL);
+    ld_runcheck_free(NULL);
+    ld_runcheck_message(NULL, NULL, NULL, NULL, msg, sizeof msg);
+    assert_string_equal(msg, "");
+    assert_true(isnan(ld_model_constraint_length(NULL)));
+    assert_true(isnan(ld_energy_drift_rel(NAN, 1.0, 1.0)));
+    assert_true(ld_energy_drift_rel(0.0, 0.5, 0.0) == 0.5); /* every term 0: the absolute drift */
 }
 
 /* ---------------------------------------------------------------- quaternion normalization */

@@ -194,12 +194,16 @@ static void test_compile_messages(void **state) {
           &m);
     assert_int_equal(ld_model_compile_msg(&m, LD_FORM_SO3XR3, &s, &q0, &v0, msg, sizeof msg),
                      LD_EINVAL);
-    assert_string_equal(msg, "joint 0 ('pivot') is not closed at the start (violation 0.5; "
-                             "joints[0] at line 4)");
+    /* the gap in metres, not relative to the model's size */
+    assert_string_equal(msg, "joint 0 ('pivot') is not closed at the start: the joint point's two "
+                             "copies are 1 m apart; the start must close it to 1e-9 times the "
+                             "model's size 2 m; joints[0] at line 4");
     m.joints[0].line = 0; /* built in code: no line */
     assert_int_equal(ld_model_compile_msg(&m, LD_FORM_SO3XR3, &s, &q0, &v0, msg, sizeof msg),
                      LD_EINVAL);
-    assert_string_equal(msg, "joint 0 ('pivot') is not closed at the start (violation 0.5)");
+    assert_string_equal(msg, "joint 0 ('pivot') is not closed at the start: the joint point's two "
+                             "copies are 1 m apart; the start must close it to 1e-9 times the "
+                             "model's size 2 m");
     ld_model_free(&m);
     parse("rods:\n"
           "  - {name: r, segments: 2, from: [0, 0, 0], to: [1, 0, 0],\n"

@@ -349,7 +349,8 @@ static void test_rows_and_closure(void **state) {
     char msg[256];
     d->fn.kind = LD_TFN_CONSTANT;
     assert_int_equal(ld_model_check_initial(&w.m, msg, sizeof msg), LD_EINVAL);
-    assert_non_null(strstr(msg, "joint 2 ('drive') is not closed at the start"));
+    assert_non_null(strstr(msg, "joint 2 ('drive') is not closed at the start: the driven "));
+    assert_non_null(strstr(msg, "(its value at t_start must be 0)"));
     d->fn.kind = LD_TFN_LINEAR;
     w.m.run.t_start = 0.1;
     assert_int_equal(ld_model_check_initial(&w.m, msg, sizeof msg), LD_EINVAL);

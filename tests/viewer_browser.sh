@@ -13,7 +13,7 @@ mkdir -p "$WORK"
 fails=0
 fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
 
-"$LIEDYN" run heavy-top --t-end 1 --quiet --html "$WORK/top.html" --out "$WORK/top.csv" \
+"$LIEDYN" run heavy-top --t-end 1 --html "$WORK/top.html" --out "$WORK/top.csv" \
     >"$WORK/run.out" 2>"$WORK/run.err"
 rc=$?
 if [ $rc -ne 0 ] && grep -q 'built without the HTML viewer\|is not available' "$WORK/run.err"; then

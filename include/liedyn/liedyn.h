@@ -61,6 +61,7 @@ LD_END_DECLS
 #include "liedyn/coords.h"
 #include "liedyn/integrator.h"
 #include "liedyn/output.h"
+#include "liedyn/runcheck.h"
 #include "liedyn/actuator.h"
 
 #endif /* LIEDYN_LIEDYN_H */

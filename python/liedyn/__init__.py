@@ -175,7 +175,10 @@ def run(model, integrator=None, dt=None, t_end=None, *, formulation=None, t_star
     [t_start, t_end]), exactly at those times by dense output (a cubic Hermite curve on the
     group between the steps, third order) without changing the steps. options: method
     parameters (rho_inf, alpha, ...) and the Integrator's options (adaptive, error_atol,
-    newton_atol, max_iter, la, ...). The loop runs in C with the GIL released (Ctrl-C stops
+    newton_atol, max_iter, la, ...). constraint_tol: the drift checks of `liedyn run` on every
+    step (default 1e-6 times the model's longest link; 0: off): a run whose positions or
+    velocities leave their constraints ends at that step with r.status "drifted" and
+    r.message. The loop runs in C with the GIL released (Ctrl-C stops
     it). A failing step raises liedyn.Error with the library's message; e.result holds the
     rows up to the failure. overrides: {"bodies.NAME.mass": value, "elements.NAME.k": value,
     "gravity": [...], ...} (the keys of Model.set) applied to a copy of the model, which is

@@ -53,12 +53,14 @@ class BodyResult:
 
 
 class JointResult:
-    """One joint's rows of a run: its coordinates and rates (include/liedyn/coords.h), each an
-    array (n,) named as the CSV's columns without the joint's name -- angle, angle_rate
+    """One joint's rows of a run, each an array (n,) named as the CSV's columns without the
+    joint's name: its coordinates and rates (include/liedyn/coords.h) -- angle, angle_rate
     (revolute; cylindrical with slide, slide_rate), slide, slide_rate (prismatic), rx, ry, rz,
     wx, wy, wz (spherical, universal: the relative rotation vector and angular velocity in
     body1's frame carried from the start), value, value_rate (driver); body2 relative to body1,
-    0 at t_start, angles unwrapped through +-pi. names: the fields."""
+    0 at t_start, angles unwrapped through +-pi -- and its reaction fx, fy, fz, tx, ty, tz (N,
+    N m; spatial frame): the force and torque (about body2's centre of mass) the joint exerts
+    on body2. names: the fields."""
 
     def __init__(self, name, values):
         self.name, self.names = name, list(values)
@@ -118,11 +120,15 @@ class Result:
     """The result of liedyn.run.
 
     t: output times (n,); bodies: dict name -> BodyResult (x, q, omega, v, one row per
-    output time); joints: dict name -> JointResult (the coordinates and rates of every joint
-    that has some, e.g. r.joints["elbow"].angle); energy (n,); constraint_residual (n,) max
-    |Phi| at each output time;
-    stats: steps, rejected, newton_iterations, ..., constraint_residual_max (over every
-    step), cpu_s (process CPU seconds of the loop), wall_s (its wall time); integrator,
+    output time); joints: dict name -> JointResult (every joint's reaction, and the
+    coordinates and rates of those that have some, e.g. r.joints["elbow"].angle,
+    r.joints["elbow"].fx); energy (n,); constraint_residual (n,) max |Phi| at each output time;
+    stats: steps, rejected, newton_iterations, ..., constraint_residual_max and
+    velocity_residual_max (over every step), constraint_tol (the drift checks' tolerance; 0:
+    none), energy_drift (final minus initial energy), energy_drift_rel (that over the largest
+    kinetic or potential energy met, energy_scale), cpu_s (process CPU seconds of the loop),
+    wall_s (its wall time); status: "ok", or "drifted" when the run left its constraints (it
+    ended at that step; message says where and by how much, as `liedyn run` does); integrator,
     formulation, dt, t_start, t_end; contacts: a ContactResult for a model with contact, else
     None."""
 
@@ -131,7 +137,7 @@ class Result:
         self.energy = d["energy"]
         self.constraint_residual = d["constraint_residual"]
         self.stats = d["stats"]
-        for k in ("integrator", "formulation", "dt", "t_start", "t_end"):
+        for k in ("integrator", "formulation", "dt", "t_start", "t_end", "status", "message"):
             setattr(self, k, d[k])
         self.bodies = {
             name: BodyResult(name, d["x"][:, b], d["q"][:, b], d["omega"][:, b], d["v"][:, b])
@@ -142,8 +148,9 @@ class Result:
         self.contacts = ContactResult(cons, d["body_names"]) if cons is not None else None
 
     def __repr__(self):
+        status = "" if self.status == "ok" else f", status={self.status!r}"
         return (f"Result({self.integrator}/{self.formulation}, dt={self.dt:g}, "
-                f"{len(self.t)} rows, bodies={list(self.bodies)})")
+                f"{len(self.t)} rows, bodies={list(self.bodies)}{status})")
 
 
 class AttitudeResult:

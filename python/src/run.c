@@ -1,8 +1,10 @@
 /* liedyn.run (the C part): the simulation loop of `liedyn run` on a Model — fixed steps on the
  * grid t0 + n dt (the last one ending on t_end) or controlled steps — with the GIL released,
  * rows of t, the bodies' x, q, ω, v, the joints' coordinates and rates (liedyn/coords.h,
- * angles unwrapped row by row), the energy and the constraint residual at the output times
- * (every k-th step, or requested times by dense output between steps), and the statistics. */
+ * angles unwrapped row by row) and reactions, the energy and the constraint residual at the
+ * output times (every k-th step, or requested times by dense output between steps), the
+ * statistics, and the checks of `liedyn run` on every step (liedyn/runcheck.h: a run that
+ * drifts off its constraints ends there with status "drifted"). */
 #define _POSIX_C_SOURCE 200809L
 #include "ext.h"
 
@@ -22,15 +24,17 @@ typedef struct run_ctx {
     int every, adaptive;
     const double *times; /* requested output times (sorted) or NULL */
     npy_intp ntimes, next_time;
-    /* rows: t, per body 13, the joints' values (njc), energy, residual */
+    /* rows: t, per body 13, the joints' values (njc), per joint its reaction (6), energy,
+     * residual */
     int width, njc;
     double *jprev; /* the joints' values of the row before (NaN: none) */
     double *rows;
     npy_intp nrows, cap;
-    /* the previous step's state (dense output) and scratch */
-    double *qp, *vp, *qd, *vd;
+    /* the previous step's state (dense output: λ linear between the steps) and scratch */
+    double *qp, *vp, *qd, *vd, *lp, *ld;
     double tp;
-    double phimax, cpu; /* over every step; process CPU seconds of the loop */
+    ld_runcheck chk; /* the checks over every step */
+    double cpu;      /* process CPU seconds of the loop */
     /* contact (a model with contact): per output row the last step's contacts, 15 doubles
      * each (row, t, body1, body2, shape1, shape2, point 3, normal 3, gap, force 3 ... see
      * CONTACT_W), ncon of them; cp the integrator's list (cpcap) */
@@ -116,8 +120,8 @@ static int add_contacts(run_ctx *c, double t) {
     return 0;
 }
 
-/* Append the row of the state (t, q, v); −1 when out of memory (c->oom says how much). */
-static int add_row(run_ctx *c, double t, const double *q, const double *v) {
+/* Append the row of the state (t, q, v, λ); −1 when out of memory (c->oom says how much). */
+static int add_row(run_ctx *c, double t, const double *q, const double *v, const double *lam) {
     if (c->nrows == c->cap) {
         npy_intp cap = c->cap ? 2 * c->cap : 256;
         double *r = realloc(c->rows, (size_t)cap * (size_t)c->width * sizeof(double));
@@ -137,6 +141,11 @@ static int add_row(run_ctx *c, double t, const double *q, const double *v) {
         ld_model_body_state(&S->s, b, q, v, p, p + 3, p + 7, p + 10);
     }
     joint_values(c, t, q, v, row + 1 + ROW_BODY * S->model->m.nbodies);
+    double *react = row + 1 + ROW_BODY * S->model->m.nbodies + c->njc;
+    for (int j = 0; j < S->model->m.njoints; ++j) {
+        for (int i = 0; i < 6; ++i) react[6 * j + i] = NAN;
+        if (lam) (void)ld_model_joint_reaction(&S->s, j, q, lam, react + 6 * j, react + 6 * j + 3);
+    }
     row[c->width - 2] = ld_py_system_energy(S, t, q, v);
     row[c->width - 1] = ld_py_system_phimax(S, t, q);
     c->nrows++;
@@ -150,17 +159,20 @@ static int dense_rows(run_ctx *c, double t, const double *q, const double *v) {
     while (c->next_time < c->ntimes && c->times[c->next_time] <= t) {
         double tt = c->times[c->next_time++];
         int rc;
+        const double *lam = ld_integ_lambda(c->it);
+        int m = c->S->s.m;
         if (tt == t)
-            rc = add_row(c, t, q, v);
+            rc = add_row(c, t, q, v, lam);
         else if (tt <= c->tp)
-            rc = add_row(c, c->tp, c->qp, c->vp);
+            rc = add_row(c, c->tp, c->qp, c->vp, c->lp);
         else {
-            if (ld_sys_interpolate(&c->S->s, c->qp, c->vp, q, v, h, (tt - c->tp) / h, c->qd,
-                                   c->vd) != LD_OK) {
+            double th = (tt - c->tp) / h;
+            if (ld_sys_interpolate(&c->S->s, c->qp, c->vp, q, v, h, th, c->qd, c->vd) != LD_OK) {
                 c->t_interp = t;
                 return -1;
             }
-            rc = add_row(c, tt, c->qd, c->vd);
+            for (int i = 0; i < m; ++i) c->ld[i] = (1.0 - th) * c->lp[i] + th * lam[i];
+            rc = add_row(c, tt, c->qd, c->vd, c->ld);
         }
         if (rc) return rc;
     }
@@ -176,12 +188,14 @@ static int loop(run_ctx *c, PyThreadState **save) {
     long nsteps = (long)ceil((c->t1 - c->t0) / c->dt - 1e-9);
     if (nsteps < 1) nsteps = 1;
     c->tp = ld_integ_t(it);
-    c->phimax = ld_py_system_phimax(c->S, c->tp, q);
-    if (c->times ? dense_rows(c, c->tp, q, v) : add_row(c, c->tp, q, v)) return -1;
+    (void)ld_runcheck_state(&c->chk, s, c->tp, q, v);
+    if (c->times ? dense_rows(c, c->tp, q, v) : add_row(c, c->tp, q, v, ld_integ_lambda(it)))
+        return -1;
     for (long n = 1; c->adaptive ? ld_integ_t(it) < c->t1 : n <= nsteps; ++n) {
         if (c->times) {
             memcpy(c->qp, q, (size_t)s->nq * sizeof(double));
             memcpy(c->vp, v, (size_t)s->k * sizeof(double));
+            memcpy(c->lp, ld_integ_lambda(it), (size_t)s->m * sizeof(double));
             c->tp = ld_integ_t(it);
         }
         int rc = c->adaptive
@@ -189,20 +203,24 @@ static int loop(run_ctx *c, PyThreadState **save) {
                      : ld_integ_advance_to(it, n == nsteps ? c->t1 : c->t0 + (double)n * c->dt);
         double t = ld_integ_t(it);
         if (rc) { /* the state reached, as the CLI writes it */
-            if (!c->times && t != c->rows[(c->nrows - 1) * c->width] && add_row(c, t, q, v))
+            if (!c->times && t != c->rows[(c->nrows - 1) * c->width] &&
+                add_row(c, t, q, v, ld_integ_lambda(it)))
                 return -1;
             return rc;
         }
         c->steps++;
-        int last = c->adaptive ? t >= c->t1 : n == nsteps;
-        npy_intp before = c->nrows;
+        int drifted = ld_runcheck_state(&c->chk, s, t, q, v) != 0;
+        int last = drifted || (c->adaptive ? t >= c->t1 : n == nsteps);
         if (c->times ? dense_rows(c, t, q, v)
-                     : ((n % c->every == 0 || last) && add_row(c, t, q, v)))
+                     : ((n % c->every == 0 || last) && add_row(c, t, q, v, ld_integ_lambda(it))))
             return -1;
-        /* max |Φ| over every step: from the row when one was written at t */
-        double ph = !c->times && c->nrows > before ? c->rows[c->nrows * c->width - 1]
-                                                   : ld_py_system_phimax(c->S, t, q);
-        c->phimax = (isnan(ph) || isnan(c->phimax)) ? (double)NAN : fmax(c->phimax, ph);
+        /* a drifted run ends here, with the row of the state at fault (as the CLI's) */
+        if (drifted) {
+            if (c->times && (c->nrows == 0 || c->rows[(c->nrows - 1) * c->width] != t) &&
+                add_row(c, t, q, v, ld_integ_lambda(it)))
+                return -1;
+            return 0;
+        }
         if ((n & 255) == 0) {
             PyEval_RestoreThread(*save);
             int sig = PyErr_CheckSignals();
@@ -216,30 +234,34 @@ static int loop(run_ctx *c, PyThreadState **save) {
     return 0;
 }
 
-/* The joints' columns of the rows: {joint name ("joint<i>" when unnamed): {value name: (n,)
- * array}} for the joints with coordinates. NULL with an exception. */
-static PyObject *joint_results(const run_ctx *c) {
-    const ld_model *m = &c->S->model->m;
+/* Column col of the rows as a new array into dict d under key. 0, or −1 with an exception. */
+static int put_column(const run_ctx *c, PyObject *d, const char *key, int col) {
     npy_intp n = c->nrows, s1[1] = {n};
-    int col = 1 + ROW_BODY * m->nbodies;
+    PyArrayObject *a = ld_py_new(1, s1);
+    if (!a) return -1;
+    double *x = PyArray_DATA(a);
+    for (npy_intp r = 0; r < n; ++r) x[r] = c->rows[r * c->width + col];
+    int rc = PyDict_SetItemString(d, key, (PyObject *)a) < 0 ? -1 : 0;
+    Py_DECREF(a);
+    return rc;
+}
+
+/* The joints' columns of the rows: {joint name ("joint<i>" when unnamed): {value name: (n,)
+ * array}}, per joint its coordinates and rates (the joints that have some) and its reaction
+ * fx, fy, fz, tx, ty, tz (the CSV's JOINT.fx ... JOINT.tz). NULL with an exception. */
+static PyObject *joint_results(const run_ctx *c) {
+    static const char *const rname[6] = {"fx", "fy", "fz", "tx", "ty", "tz"};
+    const ld_model *m = &c->S->model->m;
+    int col = 1 + ROW_BODY * m->nbodies, rcol = col + c->njc;
     PyObject *all = PyDict_New();
     for (int j = 0; all && j < m->njoints; ++j) {
         ld_joint_kind kind = m->joints[j].kind;
         int nv = 2 * ld_joint_coords_count(kind);
-        if (nv == 0) continue;
         PyObject *d = PyDict_New();
         int bad = !d;
-        for (int i = 0; !bad && i < nv; ++i, ++col) {
-            PyArrayObject *a = ld_py_new(1, s1);
-            if (!a) {
-                bad = 1;
-                break;
-            }
-            double *x = PyArray_DATA(a);
-            for (npy_intp r = 0; r < n; ++r) x[r] = c->rows[r * c->width + col];
-            bad = PyDict_SetItemString(d, ld_joint_coord_name(kind, i), (PyObject *)a) < 0;
-            Py_DECREF(a);
-        }
+        for (int i = 0; !bad && i < nv; ++i, ++col)
+            bad = put_column(c, d, ld_joint_coord_name(kind, i), col) < 0;
+        for (int i = 0; !bad && i < 6; ++i) bad = put_column(c, d, rname[i], rcol + 6 * j + i) < 0;
         char name[LD_NAME_MAX + 16];
         if (m->joints[j].name[0])
             snprintf(name, sizeof name, "%s", m->joints[j].name);
@@ -317,17 +339,34 @@ static PyObject *result(run_ctx *c, const ld_integ_options *o, double wall) {
     }
     ld_integ_stats st;
     ld_integ_get_stats(c->it, &st);
+    double e0 = c->chk.e0,
+           e1 = ld_sys_energy(&c->S->s, ld_integ_t(c->it), ld_integ_q(c->it), ld_integ_v(c->it));
+    char why[2 * LD_NAME_MAX + 512] = "";
+    if (c->chk.drifted) {
+        char what[2 * LD_NAME_MAX + 400];
+        ld_runcheck_message(&c->chk, &c->S->s, m, "constraint_tol", what, sizeof what);
+        snprintf(why, sizeof why, "run %s; rerun with tighter tolerances or a smaller dt, or %s",
+                 what,
+                 c->chk.drifted == 2 ? "turn the checks off with constraint_tol=0"
+                                     : "raise constraint_tol");
+    }
     out = Py_BuildValue(
-        "{s:O,s:O,s:O,s:O,s:O,s:O,s:O,s:O,s:O,s:{s:l,s:l,s:l,s:l,s:l,s:l,s:l,s:d,s:d,s:d},s:s,"
-        "s:s,s:d,s:d,s:d,s:O}",
+        "{s:O,s:O,s:O,s:O,s:O,s:O,s:O,s:O,s:O,s:{s:l,s:l,s:l,s:l,s:l,s:l,s:l,s:d,s:d,s:d,s:d,s:d,"
+        "s:d,s:d,s:d},s:s,s:s,s:d,s:d,s:d,s:O,s:s,s:s}",
         "t", T, "x", X, "q", Q, "omega", W, "v", V, "energy", E, "constraint_residual", P,
         "body_names", names, "joints", joints, "stats", "steps", st.steps, "rejected", st.rejected,
         "error_test_failures", st.error_test_failures, "newton_failures", st.newton_failures,
         "newton_iterations", st.newton_iterations, "factorizations", st.factorizations,
-        "roundoff_stops", st.roundoff_stops, "constraint_residual_max", c->phimax, "cpu_s", c->cpu,
-        "wall_s", wall, "integrator", ld_integ_method_name(o->method), "formulation",
-        ld_formulation_name(c->S->form), "dt", c->dt, "t_start", c->t0, "t_end", c->t1, "contacts",
-        cons);
+        "roundoff_stops", st.roundoff_stops, "constraint_residual_max", c->chk.phimax,
+        "velocity_residual_max", c->chk.vres, "constraint_tol", c->chk.phi_tol, "energy_drift",
+        e1 - e0, "energy_drift_rel", ld_energy_drift_rel(e0, e1, c->chk.escale), "energy_scale",
+        c->chk.escale, "cpu_s", c->cpu, "wall_s", wall, "integrator",
+        ld_integ_method_name(o->method), "formulation", ld_formulation_name(c->S->form), "dt",
+        c->dt, "t_start", c->t0, "t_end", c->t1, "contacts", cons, "status",
+        c->status        ? "failed"
+        : c->chk.drifted ? "drifted"
+                         : "ok",
+        "message", why);
 done:
     Py_XDECREF(T);
     Py_XDECREF(X);
@@ -424,6 +463,13 @@ PyObject *ld_py_run(PyObject *self, PyObject *args, PyObject *kw) {
         (t1o != Py_None && ld_py_double(t1o, "t_end", 1, &c.t1) < 0) ||
         opt_double(rest, "t_start", &c.t0) < 0)
         goto done;
+    double tol = ld_model_constraint_tol(&M->m);
+    if (opt_double(rest, "constraint_tol", &tol) < 0) goto done;
+    if (!(tol >= 0.0) || !isfinite(tol)) {
+        ld_py_errorf(PyExc_ValueError, "constraint_tol: must be finite and non-negative (got %g)",
+                     tol);
+        goto done;
+    }
     form = PyDict_GetItemString(rest, "formulation");
     times = PyDict_GetItemString(rest, "times");
     every = PyDict_GetItemString(rest, "every");
@@ -490,10 +536,14 @@ PyObject *ld_py_run(PyObject *self, PyObject *args, PyObject *kw) {
     c.adaptive = o.adaptive;
     if (!(S = ld_py_system_compile(M, f))) goto done;
     c.S = S;
+    if (ld_runcheck_init(&c.chk, &S->s, tol) != LD_OK) {
+        ld_py_nomem((size_t)(S->s.m + S->s.k) * sizeof(double), "the run's checks");
+        goto done;
+    }
     if (!(c.it = ld_py_integ_start(S, &o, c.t0))) goto done;
     c.contact = ld_model_has_contact(&M->m) && ld_method_get((int)o.method)->contact;
     for (int j = 0; j < M->m.njoints; ++j) c.njc += 2 * ld_joint_coords_count(M->m.joints[j].kind);
-    c.width = 3 + ROW_BODY * M->m.nbodies + c.njc;
+    c.width = 3 + ROW_BODY * M->m.nbodies + c.njc + 6 * M->m.njoints;
     if (!(c.jprev = malloc(((size_t)c.njc + 1) * sizeof(double)))) {
         ld_py_nomem(((size_t)c.njc + 1) * sizeof(double), "the joints' values");
         goto done;
@@ -507,7 +557,7 @@ PyObject *ld_py_run(PyObject *self, PyObject *args, PyObject *kw) {
         c.rows = malloc((size_t)c.cap * (size_t)c.width * sizeof(double));
         if (!c.rows) c.cap = 0; /* grown on demand instead */
     }
-    size_t nstate = (size_t)(2 * S->s.nq + 2 * S->s.k + 4) * sizeof(double);
+    size_t nstate = (size_t)(2 * S->s.nq + 2 * S->s.k + 2 * S->s.m + 4) * sizeof(double);
     if (!(c.qp = malloc(nstate))) {
         ld_py_nomem(nstate, "the dense output's states");
         goto done;
@@ -515,6 +565,8 @@ PyObject *ld_py_run(PyObject *self, PyObject *args, PyObject *kw) {
     c.vp = c.qp + S->s.nq;
     c.qd = c.vp + S->s.k;
     c.vd = c.qd + S->s.nq;
+    c.lp = c.vd + S->s.k;
+    c.ld = c.lp + S->s.m;
     int rc;
     double w0 = 0.0;
     double cpu0 = cpu_now();
@@ -538,6 +590,7 @@ PyObject *ld_py_run(PyObject *self, PyObject *args, PyObject *kw) {
                          "dense output: cannot interpolate the step to t = %.17g", c.t_interp);
         goto done;
     }
+    c.status = rc;
     out = result(&c, &o, w0);
     if (rc && out) { /* the failure, with the rows so far as e.result */
         ld_py_integ_fail(S, c.it, rc, "step failed");
@@ -546,6 +599,7 @@ PyObject *ld_py_run(PyObject *self, PyObject *args, PyObject *kw) {
     }
 done:
     ld_integ_free(c.it);
+    ld_runcheck_free(&c.chk);
     Py_XDECREF(S);
     free(c.rows);
     free(c.qp);

@@ -2,6 +2,7 @@
 at requested times (exact on the grid, third order between), the result's fields, and errors
 for bad arguments and failing steps."""
 import csv
+import json
 import subprocess
 
 import numpy as np
@@ -40,20 +41,76 @@ def test_same_as_the_cli(cli, tmp_path, method, form):
     assert r.stats["steps"] == 150 and r.integrator == method and r.formulation == form
 
 
+REACTION = ["fx", "fy", "fz", "tx", "ty", "tz"]
+
+
 def test_joints_as_the_cli(cli, tmp_path):
-    """The joints' coordinates and rates: the CLI's columns bit for bit, angles unwrapped."""
+    """The joints' coordinates, rates and reactions: the CLI's columns bit for bit, angles
+    unwrapped."""
     c = cli_rows(cli, tmp_path, "double-pendulum-damped", "--t-end", "3")
     r = liedyn.run("double-pendulum-damped", t_end=3.0)
     assert sorted(r.joints) == ["elbow", "shoulder"]
     for name, j in r.joints.items():
-        assert j.names == ["angle", "angle_rate"]
+        assert j.names == ["angle", "angle_rate"] + REACTION
         for k in j.names:
-            assert np.array_equal(j[k], c[f"{name}.{k}"])
+            assert np.array_equal(j[k], c[f"{name}.{k}"]), (name, k)
+    assert np.abs(r.joints["shoulder"].fy).max() > 1.0  # the links' weight, not zeros
     w = r.bodies["link2"].omega[:, 2] - r.bodies["link1"].omega[:, 2]
     assert np.allclose(r.joints["elbow"].angle_rate, w, rtol=0, atol=1e-12)
     heavy = liedyn.run("heavy-top", t_end=0.05)
-    assert heavy.joints["pivot"].names == ["rx", "ry", "rz", "wx", "wy", "wz"]
+    assert heavy.joints["pivot"].names == ["rx", "ry", "rz", "wx", "wy", "wz"] + REACTION
     assert np.array_equal(heavy.joints["pivot"].rx[0], 0.0)
+
+
+def test_reactions_as_the_cli_at_requested_times(cli, tmp_path):
+    """Dense output: the reactions from the multipliers interpolated linearly between the
+    steps, as the CLI's --output-dt rows (a closed loop: the slider-crank's four joints)."""
+    c = cli_rows(cli, tmp_path, "crank-v8", "--t-end", "0.05", "--output-dt", "0.0037")
+    r = liedyn.run("crank-v8", t_end=0.05, times=c["t"])
+    assert len(r.joints) >= 3
+    for name, j in r.joints.items():
+        for k in REACTION:
+            assert np.allclose(j[k], c[f"{name}.{k}"], rtol=1e-12, atol=1e-9), (name, k)
+
+
+def test_drift_as_the_cli(cli):
+    """The CLI's drift checks: genalpha on Euler parameters at twice the heavy top's step
+    leaves its velocity constraints; the result says so as `liedyn run` does and ends at the
+    same step; constraint_tol=0 turns the checks off."""
+    args = ["--integrator", "genalpha", "--formulation", "euler", "--dt", "2e-3", "--t-end", "0.3"]
+    p = subprocess.run([cli, "run", "heavy-top", *args, "--json"], capture_output=True, text=True)
+    assert p.returncode == 6
+    d = json.loads(p.stdout)
+    r = liedyn.run("heavy-top", "genalpha", 2e-3, 0.3, formulation="euler")
+    assert r.status == d["status"] == "drifted"
+    what = d["error"].split("; rerun with")[0]
+    assert r.message.startswith(what + "; rerun with")
+    assert "constraint_tol=0" in r.message
+    assert r.t[-1] == d["t"] < 0.3
+    assert r.stats["constraint_tol"] == d["constraint_tol"]
+    assert r.stats["velocity_residual_max"] == d["velocity_residual"]
+    off = liedyn.run("heavy-top", "genalpha", 2e-3, 0.3, formulation="euler", constraint_tol=0)
+    assert off.status == "ok" and off.message == "" and off.t[-1] == 0.3
+    ok = liedyn.run("heavy-top", t_end=0.05)
+    assert ok.status == "ok" and ok.stats["constraint_tol"] == pytest.approx(1e-6)
+    with pytest.raises(ValueError, match="constraint_tol"):
+        liedyn.run("heavy-top", t_end=0.05, constraint_tol=-1)
+
+
+def test_energy_drift_from_rest(cli):
+    """The simple pendulum starts at rest at zero potential: its energy drift relative to the
+    largest energy term met (the potential at the bottom, about -9.81 J) is defined, and the
+    CLI's."""
+    p = subprocess.run([cli, "run", "simple-pendulum", "--t-end", "0.5", "--dt", "1e-3",
+                        "--json"], capture_output=True, text=True, check=True)
+    d = json.loads(p.stdout)
+    r = liedyn.run("simple-pendulum", dt=1e-3, t_end=0.5)
+    s = r.stats
+    assert r.energy[0] == 0.0 and 4.0 < s["energy_scale"] <= 9.81 + 1e-9
+    assert s["energy_drift"] == r.energy[-1] - r.energy[0]
+    assert np.isfinite(s["energy_drift_rel"])
+    assert s["energy_drift_rel"] == d["energy_drift_rel"]
+    assert s["energy_scale"] == d["energy_scale"]
 
 
 def test_a_failure_reads_as_the_clis(cli, tmp_path):
@@ -64,7 +121,7 @@ def test_a_failure_reads_as_the_clis(cli, tmp_path):
     why = p.stderr.split("run failed at ")[1].strip()
     with pytest.raises(liedyn.Error) as e:
         liedyn.run("heavy-top", integrator="genalpha", formulation="euler", dt=2e-3, t_end=0.3,
-                   newton_reuse=0)
+                   newton_reuse=0, constraint_tol=0)
     assert str(e.value).endswith(why)
     assert np.isclose(e.value.result.t[-1], float(why.split(":")[0].split("=")[1]), rtol=1e-9)
 

@@ -117,13 +117,19 @@ static void initial_body(const ld_system *s, const ld_body *b, int i, double *q,
         memcpy(vi + 3, b->v, 3 * sizeof(double));
 }
 
+/* The model's size for the closure check: its largest body coordinate, at least 1 m. */
+static double model_size(const ld_model *m) {
+    double sc = 1.0;
+    for (int i = 0; i < m->nbodies; ++i)
+        for (int j = 0; j < 3; ++j) sc = fmax(sc, fabs(m->bodies[i].x[j]));
+    return sc;
+}
+
 /* Largest joint-closure violation at the initial state, relative to the model's size; the
  * joint at fault in *jbad. */
 static double closure_error(const ld_system *s, const double *q, double t, double *Phi, int *jbad) {
     const ld_model *m = RB(s)->m;
-    double sc = 1.0, worst = 0.0;
-    for (int i = 0; i < m->nbodies; ++i)
-        for (int j = 0; j < 3; ++j) sc = fmax(sc, fabs(m->bodies[i].x[j]));
+    double worst = 0.0;
     if (ld_jsys_phi(RB(s)->J, s, t, q, Phi)) return INFINITY;
     *jbad = -1;
     for (int j = 0; j < m->njoints; ++j) {
@@ -134,21 +140,57 @@ static double closure_error(const ld_system *s, const double *q, double t, doubl
                 *jbad = j;
             }
     }
-    return worst / sc;
+    return worst / model_size(m);
 }
 
-/* "joint J ('name') is not closed at the start (violation V; joints[J] at line L)", the line
- * when the model was read from a file. */
-static void not_closed(const ld_model *m, int j, double err, char *msg, size_t n) {
+/* The rows of joint kind k that measure a distance (m): the separation d of the joint point's
+ * copies (3 rows) or its part off the axis (2); the others compare axes (cosines, no unit). */
+static int distance_rows(const ld_joint *jt) {
+    switch (jt->kind) {
+    case LD_JOINT_CYLINDRICAL:
+    case LD_JOINT_PRISMATIC:
+        return 2;
+    case LD_JOINT_DRIVER:
+        return jt->motion == LD_MOTION_TRANSLATION;
+    default:
+        return 3;
+    }
+}
+
+/* "joint J ('name') is not closed at the start: the joint point's two copies are 1 m apart
+ * (must be 0; the check allows 1e-9 times the model's size 2 m; joints[J] at line L)": what is
+ * off, by how much and in which unit, from the joint's rows Phi (r0, nr of them). */
+static void not_closed(const ld_model *m, int j, const double *Phi, int r0, int nr, char *msg,
+                       size_t n) {
     const ld_joint *jt = &m->joints[j];
-    if (jt->line > 0)
-        snprintf(msg, n,
-                 "joint %d ('%s') is not closed at the start (violation %.3g; joints[%d] at "
-                 "line %d)",
-                 j, jt->name, err, j, jt->line);
+    int nd = distance_rows(jt);
+    double dist = 0.0, ang = 0.0;
+    for (int r = 0; r < nr; ++r) {
+        if (r < nd)
+            dist = hypot(dist, Phi[r0 + r]);
+        else
+            ang = fmax(ang, fabs(Phi[r0 + r]));
+    }
+    char what[160], where[64] = "";
+    if (jt->kind == LD_JOINT_DRIVER)
+        snprintf(what, sizeof what,
+                 "the driven %s is off by %.3g %s (its value at t_start must be 0)",
+                 jt->motion == LD_MOTION_TRANSLATION ? "slide" : "angle",
+                 jt->motion == LD_MOTION_TRANSLATION ? dist : asin(fmin(1.0, ang)),
+                 jt->motion == LD_MOTION_TRANSLATION ? "m" : "rad");
+    else if (dist >= ang)
+        snprintf(what, sizeof what, "the joint point's two copies are %.3g m apart%s", dist,
+                 nd == 2 ? " across the axis" : "");
     else
-        snprintf(msg, n, "joint %d ('%s') is not closed at the start (violation %.3g)", j, jt->name,
-                 err);
+        snprintf(what, sizeof what,
+                 "its axes are out of line (a cosine of %.3g between directions that must be "
+                 "perpendicular)",
+                 ang);
+    if (jt->line > 0) snprintf(where, sizeof where, "; joints[%d] at line %d", j, jt->line);
+    snprintf(msg, n,
+             "joint %d ('%s') is not closed at the start: %s; the start must close it to 1e-9 "
+             "times the model's size %.3g m%s",
+             j, jt->name, what, model_size(m), where);
 }
 
 /* The rods' nodes are bodies of the model, and the formulation is one of the Lie groups. */
@@ -309,7 +351,8 @@ static int compile(const ld_model *m, ld_formulation f, ld_system *s, double **q
         double err = closure_error(s, q, m->run.t_start, s->work, &jbad);
         if (err > 1e-9) {
             rc = LD_EINVAL;
-            if (msg && jbad >= 0) not_closed(m, jbad, err, msg, n);
+            int r0 = 0, nr = jbad >= 0 ? ld_jsys_joint_rows(rb->J, jbad, &r0) : 0;
+            if (msg && jbad >= 0) not_closed(m, jbad, s->work, r0, nr, msg, n);
         }
     }
     if (!rc && !raw) rc = ld_rb_initial_velocity(m, rb->J, s, q, v, msg, n);
