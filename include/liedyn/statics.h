@@ -32,7 +32,9 @@ typedef struct ld_static_options {
     int max_iter; /* Newton iterations per step, default 25 */
     int max_cuts; /* halvings of a failed step, default 12 */
     double tol;   /* stop when |r|∞ ≤ tol · (1 + |g(t, q_start, 0)|∞), default 1e-10, or at
-                   * round-off: |r|∞ within 1000 times that after a correction |δ|∞ ≤ 1e-13 */
+                   * round-off: after a correction |δ|∞ ≤ 1e-13, |r|∞ within 1000 times that or
+                   * within 1000 ε times the largest entry of the iteration matrix (the forces'
+                   * own round-off: an unloaded stiff structure has no load to scale by) */
 } ld_static_options;
 
 typedef struct ld_static_stats {

@@ -4,6 +4,7 @@
  */
 #include "liedyn/statics.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,16 +79,19 @@ static int matrix(work *w, const double *q, const double *lam, double cm) {
 static int newton(work *w, double *q, double *lam, double f, double tol, int max_iter, long *iters,
                   double *res) {
     double last = INFINITY; /* |δ|∞ of the last correction */
+    double floor = 0.0;     /* the round-off of the forces: 1000 ε times the largest stiffness */
     for (int it = 0;; ++it) {
         int rc = residual(w, q, lam, f);
         if (rc) return rc;
         *res = maxabs(w->r, w->n);
         if (*res <= tol) return LD_OK;
-        /* round-off reached: a correction below 1e-13 left a residual within 1000 tolerances
-         * (stiff sections evaluate their forces to about eps times their stiffness) */
-        if (last <= 1e-13 && *res <= 1e3 * tol) return LD_OK;
+        /* round-off reached: a correction below 1e-13 left a residual within 1000 tolerances,
+         * or within the forces' own round-off (stiff sections evaluate their forces to about ε
+         * times their stiffness: an unloaded blade, whose tolerance has no load to scale by) */
+        if (last <= 1e-13 && *res <= fmax(1e3 * tol, floor)) return LD_OK;
         if (it >= max_iter) return 1;
         if ((rc = matrix(w, q, lam, 0.0))) return rc;
+        floor = 1e3 * DBL_EPSILON * maxabs(w->S, w->n * w->n);
         ++*iters;
         for (int i = 0; i < w->n; ++i) w->dx[i] = -w->r[i];
         rc = ld_la_factor_dense(w->la, w->S);
