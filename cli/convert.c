@@ -52,6 +52,12 @@ static void usage(FILE *f) {
                "                    the moreau integrator runs the model); default: comments\n"
                "  --fixed-base      fix a URDF root link that has a mass to the ground (default:\n"
                "                    it floats freely)\n"
+               "  --chain-joints    MJCF, a body with several joints: always a chain of auxiliary\n"
+               "                    bodies, one joint each, so that each hinge keeps its own\n"
+               "                    spring and damper on its own angle (default: one universal,\n"
+               "                    spherical or cylindrical joint where it is the same motion)\n"
+               "  --aux-mass-ratio R  an auxiliary body's mass as a fraction of its body's\n"
+               "                    (0 < R <= 1; default 1e-3)\n"
                "  --verbose         list every warning (default: those about the dynamics, and\n"
                "                    the first 3 others)\n"
                "The model runs with 'liedyn run FILE.yaml', as 'liedyn run FILE' runs the file\n"
@@ -82,6 +88,16 @@ static int parse(int argc, char **argv, conv_args *a) {
             a->opt.limits = 1;
         } else if (!strcmp(s, "--fixed-base")) {
             a->opt.fixed_base = 1;
+        } else if (!strcmp(s, "--chain-joints")) {
+            a->opt.chain_joints = 1;
+        } else if (!strcmp(s, "--aux-mass-ratio")) {
+            char *end = NULL;
+            double r = i + 1 < argc ? strtod(argv[i + 1], &end) : -1.0;
+            if (i + 1 >= argc || end == argv[i + 1] || *end || !(r > 0.0 && r <= 1.0))
+                return cli_error("convert: --aux-mass-ratio wants a number in (0, 1], got '%s'",
+                                 i + 1 < argc ? argv[i + 1] : "");
+            a->opt.aux_mass_ratio = r;
+            ++i;
         } else if (!strcmp(s, "--verbose") || !strcmp(s, "-v")) {
             a->verbose = 1;
         } else if (s[0] == '-') {
