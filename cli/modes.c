@@ -51,6 +51,9 @@ static void usage(FILE *f) {
                "  --plot FILE.png   with --campbell: the diagram drawn by gnuplot\n"
                "  --vtk DIR         each mode animated over one period as a VTK file series\n"
                "                    DIR/NAME_modeJ.vtk.series (ParaView; not with --campbell)\n"
+               "  --html FILE       the modes animated in the browser viewer, one after another\n"
+               "                    (mode J over two periods at t = 2 (J - 1) ... 2 J s; not\n"
+               "                    with --campbell)\n"
                "The model is linearized about its static equilibrium (found as by 'liedyn\n"
                "static'), in the body-frame tangent increments of the formulation, with the\n"
                "joints eliminated by a basis of the motions they allow (docs/modes.md).\n"
@@ -59,7 +62,7 @@ static void usage(FILE *f) {
 }
 
 typedef struct modes_args {
-    const char *model, *csv, *png, *vtk;
+    const char *model, *csv, *png, *vtk, *html;
     double time, from, to, shift;
     int count, steps, form, damped, sparse, nostatic, noloads, npts; /* npts > 0: --campbell */
 } modes_args;
@@ -102,6 +105,10 @@ static int parse_value(int argc, char **argv, int *i, modes_args *a) {
     }
     if (strcmp(arg, "--plot") == 0) {
         a->png = v;
+        return 0;
+    }
+    if (strcmp(arg, "--html") == 0) {
+        a->html = v;
         return 0;
     }
     if (strcmp(arg, "--vtk") == 0) {
@@ -156,6 +163,8 @@ static int parse(int argc, char **argv, modes_args *a) {
     if (a->png && !a->npts) return cli_error("modes: --plot needs --campbell");
     if (a->vtk && a->npts)
         return cli_error("modes: --vtk writes the modes of one state: not with --campbell");
+    if (a->html && a->npts)
+        return cli_error("modes: --html shows the modes of one state: not with --campbell");
     if (a->sparse && (a->damped || a->npts))
         return cli_error("modes: --sparse gives undamped modes at rest: not with --damped or "
                          "--campbell");
@@ -283,6 +292,7 @@ static int analyse_sparse(const modes_args *a, const char *path, const ld_model 
     print_table(m, s, q, &md);
     int exit_code = a->csv ? write_csv(a->csv, m, s, q, &md) : 0;
     if (!exit_code && a->vtk) exit_code = modes_vtk(a->vtk, m, s, q, &md);
+    if (!exit_code && a->html) exit_code = modes_html(a->html, m, s, q, &md);
     ld_modes_free(&md);
     return exit_code;
 }
@@ -337,6 +347,7 @@ static int analyse(const modes_args *a, const char *path, const ld_model *m, con
     print_table(m, s, q, &md);
     int exit_code = a->csv ? write_csv(a->csv, m, s, q, &md) : 0;
     if (!exit_code && a->vtk) exit_code = modes_vtk(a->vtk, m, s, q, &md);
+    if (!exit_code && a->html) exit_code = modes_html(a->html, m, s, q, &md);
     ld_modes_free(&md);
     ld_linear_free(&lin);
     return exit_code;

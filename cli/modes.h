@@ -31,4 +31,23 @@ int modes_campbell(const campbell_in *in);
 int modes_vtk(const char *dir, const ld_model *m, const ld_system *s, const double *q,
               const ld_modes *md);
 
+/* The size of the model for a mode's amplitude: the largest distance of a body's centre of mass
+ * from the centroid of the centres or from the origin (1 when all are at the origin). v0: k
+ * zeros. */
+double modes_model_size(const ld_system *s, const ld_model *m, const double *q, const double *v0);
+/* The amplitude a of mode j's shape: its largest centre displacement a tenth of the model's
+ * size, or its largest rotation 0.3 rad, whichever is smaller (0 for a zero shape). */
+double modes_amplitude(const ld_system *s, const ld_model *m, const double *q, const ld_modes *md,
+                       int j, double size);
+
+/* Display seconds per mode in --html, and frames per period (two periods each). */
+#define MODES_HTML_SLOT   2.0
+#define MODES_HTML_FRAMES 48
+/* Write the modes of md (of s at q, m compiled as s) as one HTML animation (the browser
+ * viewer): mode J animated over two periods at the model drawn at q ∘ exp(a Re(e^{iθ} φ_J)),
+ * shown in the time slot [2 (J − 1), 2 J) s, the amplitude as for --vtk; the title names each
+ * mode's slot and frequency. The exit code: 0, 2 (the viewer is not built in) or 4 (output). */
+int modes_html(const char *path, const ld_model *m, const ld_system *s, const double *q,
+               const ld_modes *md);
+
 #endif

@@ -22,10 +22,7 @@
 
 #define TWO_PI 6.283185307179586476925
 
-/* The size of the model for the amplitude: the largest distance of a body's centre of mass
- * from the centroid of the centres or from the origin (1 when all are at the origin). v0: k
- * zeros. */
-static double model_size(const ld_system *s, const ld_model *m, const double *q, const double *v0) {
+double modes_model_size(const ld_system *s, const ld_model *m, const double *q, const double *v0) {
     double c[3] = {0, 0, 0}, x[3], qq[4], om[3], xd[3], big = 0.0;
     int nb = m->nbodies;
     for (int b = 0; b < nb; ++b) {
@@ -41,12 +38,10 @@ static double model_size(const ld_system *s, const ld_model *m, const double *q,
     return big > 0.0 ? big : 1.0;
 }
 
-/* The amplitude a of mode j's shape: its largest centre displacement MODES_VTK_MOVE of the
- * model's size, or its largest rotation MODES_VTK_TURN rad, whichever is smaller. */
 #define MODES_VTK_MOVE 0.1
 #define MODES_VTK_TURN 0.3
-static double amplitude(const ld_system *s, const ld_model *m, const double *q, const ld_modes *md,
-                        int j, double size) {
+double modes_amplitude(const ld_system *s, const ld_model *m, const double *q, const ld_modes *md,
+                       int j, double size) {
     double dmax = 0.0, rmax = 0.0;
     const double *parts[2] = {md->phi + (size_t)j * (size_t)md->k,
                               md->phi_im + (size_t)j * (size_t)md->k};
@@ -73,7 +68,7 @@ static int mode_series(const char *dir, const ld_model *m, const ld_system *s, c
     if (!w) return cli_error("modes: --vtk '%s': %s", dir, why), 4;
     size_t k = (size_t)md->k;
     const double *re = md->phi + (size_t)j * k, *im = md->phi_im + (size_t)j * k;
-    double a = amplitude(s, m, q, md, j, size), w0 = TWO_PI * md->hz[j];
+    double a = modes_amplitude(s, m, q, md, j, size), w0 = TWO_PI * md->hz[j];
     int rc = LD_OK;
     for (int f = 0; f < MODES_VTK_FRAMES && rc == LD_OK; ++f) {
         double th = TWO_PI * f / MODES_VTK_FRAMES, c = cos(th), sn = sin(th);
@@ -99,7 +94,7 @@ int modes_vtk(const char *dir, const ld_model *m, const ld_system *s, const doub
                4;
     double *xi = ld_xcalloc((size_t)md->k * 2 + (size_t)s->nq + 1, sizeof *xi, "the mode shape");
     if (!xi) return cli_error("%s", ld_oom_last_str()), 4;
-    double *vk = xi + md->k, *qk = vk + md->k, size = model_size(s, m, q, vk);
+    double *vk = xi + md->k, *qk = vk + md->k, size = modes_model_size(s, m, q, vk);
     int code = 0;
     for (int j = 0; j < md->count && code == 0; ++j)
         code = mode_series(dir, m, s, q, md, j, size, xi, qk, vk);
