@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/strf.h"
 #include "liedyn/attitude.h"
 #include "liedyn/liedyn.h"
 #include "../core/oom.h"
@@ -77,16 +78,6 @@ int ld_gyro_create(ld_gyro **out, const double *t, const double *w, long n) {
     return LD_OK;
 }
 
-static int fail(char *msg, size_t len, int code, const char *fmt, ...) {
-    if (msg && len) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(msg, len, fmt, ap);
-        va_end(ap);
-    }
-    return code;
-}
-
 /* Parse up to 8 comma-separated fields of line s into f; returns the count, or -k when field k
  * (1-based) is not a number. *bad receives the offending field text (truncated). */
 static int parse_fields(char *s, double f[8], char bad[32]) {
@@ -148,10 +139,11 @@ static int read_lines(FILE *f, const char *path, ld_gyro *g, char *msg, size_t l
     while ((got = next_line(f, line, sizeof line)) != 0) {
         ++lineno;
         if (got == -1)
-            return fail(msg, len, LD_EINVAL, "%s:%ld: line longer than %zu characters", path,
-                        lineno, sizeof line - 1);
+            return ld_fail_msg(msg, len, LD_EINVAL, "%s:%ld: line longer than %zu characters", path,
+                               lineno, sizeof line - 1);
         if (got == -2)
-            return fail(msg, len, LD_EINVAL, "%s:%ld: a NUL byte (not a text file)", path, lineno);
+            return ld_fail_msg(msg, len, LD_EINVAL, "%s:%ld: a NUL byte (not a text file)", path,
+                               lineno);
         char *s = line;
         if (lineno == 1 && (unsigned char)s[0] == 0xEF && (unsigned char)s[1] == 0xBB &&
             (unsigned char)s[2] == 0xBF)
@@ -167,40 +159,42 @@ static int read_lines(FILE *f, const char *path, ld_gyro *g, char *msg, size_t l
         }
         firstdata = 0;
         if (n < 0)
-            return fail(msg, len, LD_EINVAL, "%s:%ld: field %d ('%s') is not a number", path,
-                        lineno, -n, bad);
+            return ld_fail_msg(msg, len, LD_EINVAL, "%s:%ld: field %d ('%s') is not a number", path,
+                               lineno, -n, bad);
         if (n != 4)
-            return fail(msg, len, LD_EINVAL,
-                        "%s:%ld: expected 4 comma-separated numbers t,wx,wy,wz, found %d", path,
-                        lineno, n);
+            return ld_fail_msg(msg, len, LD_EINVAL,
+                               "%s:%ld: expected 4 comma-separated numbers t,wx,wy,wz, found %d",
+                               path, lineno, n);
         for (int i = 0; i < 4; ++i)
             if (!isfinite(v[i]))
-                return fail(msg, len, LD_EINVAL, "%s:%ld: field %d is not finite", path, lineno,
-                            i + 1);
+                return ld_fail_msg(msg, len, LD_EINVAL, "%s:%ld: field %d is not finite", path,
+                                   lineno, i + 1);
         if (g->n > 0 && !(v[0] > g->t[g->n - 1]))
-            return fail(msg, len, LD_EINVAL,
-                        "%s:%ld: time %.17g does not increase (previous sample at %.17g)", path,
-                        lineno, v[0], g->t[g->n - 1]);
+            return ld_fail_msg(msg, len, LD_EINVAL,
+                               "%s:%ld: time %.17g does not increase (previous sample at %.17g)",
+                               path, lineno, v[0], g->t[g->n - 1]);
         if (push(g, v[0], v + 1) != LD_OK)
-            return fail(msg, len, LD_ENOMEM, "%s:%ld: %s", path, lineno, ld_oom_last_str());
+            return ld_fail_msg(msg, len, LD_ENOMEM, "%s:%ld: %s", path, lineno, ld_oom_last_str());
     }
-    if (ferror(f)) return fail(msg, len, LD_EIO, "%s: read error: %s", path, strerror(errno));
+    if (ferror(f))
+        return ld_fail_msg(msg, len, LD_EIO, "%s: read error: %s", path, strerror(errno));
     if (g->n < 2)
-        return fail(msg, len, LD_EINVAL, "%s: needs at least 2 samples, found %ld", path, g->n);
+        return ld_fail_msg(msg, len, LD_EINVAL, "%s: needs at least 2 samples, found %ld", path,
+                           g->n);
     return LD_OK;
 }
 
 int ld_gyro_read(const char *path, ld_gyro **out, char *msg, size_t msglen) {
     if (msg && msglen) msg[0] = '\0';
-    if (!out) return fail(msg, msglen, LD_EINVAL, "no output pointer");
+    if (!out) return ld_fail_msg(msg, msglen, LD_EINVAL, "no output pointer");
     *out = NULL;
-    if (!path) return fail(msg, msglen, LD_EINVAL, "no file name");
+    if (!path) return ld_fail_msg(msg, msglen, LD_EINVAL, "no file name");
     FILE *f = fopen(path, "rb");
-    if (!f) return fail(msg, msglen, LD_EIO, "%s: cannot open: %s", path, strerror(errno));
+    if (!f) return ld_fail_msg(msg, msglen, LD_EIO, "%s: cannot open: %s", path, strerror(errno));
     ld_gyro *g = ld_xcalloc(1, sizeof *g, "the gyro record");
     if (!g) {
         fclose(f);
-        return fail(msg, msglen, LD_ENOMEM, "%s: %s", path, ld_oom_last_str());
+        return ld_fail_msg(msg, msglen, LD_ENOMEM, "%s: %s", path, ld_oom_last_str());
     }
     int rc = read_lines(f, path, g, msg, msglen);
     fclose(f);

@@ -28,6 +28,7 @@
 #include "../io/safefile.h"
 #include "checkpoint_impl.h"
 #include "liedyn/liedyn.h"
+#include "../core/strf.h"
 #include "../core/oom.h"
 
 #define CK_MAGIC "LIEDYNCK"
@@ -146,32 +147,21 @@ static int write_all(const ld_integ *it, FILE *f, uint64_t tag, const void *user
     return io.failed || fflush(f) != 0 ? -1 : 0;
 }
 
-/* Format "PATH: reason" into msg (may be NULL) and return rc. */
-__attribute__((format(printf, 4, 5))) static int fail(char *msg, size_t cap, int rc,
-                                                      const char *fmt, ...) {
-    if (msg && cap) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(msg, cap, fmt, ap);
-        va_end(ap);
-    }
-    return rc;
-}
-
 int ld_integ_save(const ld_integ *it, const char *path, uint64_t tag, const void *user,
                   size_t user_size, char *msg, size_t cap) {
     if (msg && cap) msg[0] = '\0';
     if (!it || !path || !path[0] || (user_size && !user))
-        return fail(msg, cap, LD_EINVAL, "%s%s", path ? path : "", ": invalid arguments");
+        return ld_fail_msg(msg, cap, LD_EINVAL, "%s%s", path ? path : "", ": invalid arguments");
     safefile w;
     if (ld_io_safefile_open(&w, path, "the checkpoint", SAFEFILE_SYNC) != 0)
-        return fail(msg, cap, errno == ENOMEM ? LD_ENOMEM : LD_EIO, "%s", w.err);
+        return ld_fail_msg(msg, cap, errno == ENOMEM ? LD_ENOMEM : LD_EIO, "%s", w.err);
     if (write_all(it, w.f, tag, user, user_size) != 0) {
         int e = errno ? errno : EIO;
         ld_io_safefile_abort(&w); /* the previous checkpoint stays */
-        return fail(msg, cap, LD_EIO, "writing the checkpoint '%s' failed: %s", path, strerror(e));
+        return ld_fail_msg(msg, cap, LD_EIO, "writing the checkpoint '%s' failed: %s", path,
+                           strerror(e));
     }
-    if (ld_io_safefile_commit(&w) != 0) return fail(msg, cap, LD_EIO, "%s", w.err);
+    if (ld_io_safefile_commit(&w) != 0) return ld_fail_msg(msg, cap, LD_EIO, "%s", w.err);
     return LD_OK;
 }
 
@@ -180,14 +170,14 @@ static int check_header(const ld_integ *it, const ck_header *h, uint64_t tag, si
                         const char *path, char *msg, size_t cap) {
     char why[200];
     if (memcmp(h->magic, CK_MAGIC, 8) != 0)
-        return fail(msg, cap, LD_EINVAL, "%s: %s", path, "not a liedyn checkpoint");
+        return ld_fail_msg(msg, cap, LD_EINVAL, "%s: %s", path, "not a liedyn checkpoint");
     if (h->order != CK_ORDER)
-        return fail(msg, cap, LD_EINVAL, "%s: %s", path,
-                    "written on a machine of another byte order");
+        return ld_fail_msg(msg, cap, LD_EINVAL, "%s: %s", path,
+                           "written on a machine of another byte order");
     if (h->version != LD_CHECKPOINT_VERSION) {
         snprintf(why, sizeof why, "checkpoint format version %u, this build reads version %d",
                  (unsigned)h->version, LD_CHECKPOINT_VERSION);
-        return fail(msg, cap, LD_EINVAL, "%s: %s", path, why);
+        return ld_fail_msg(msg, cap, LD_EINVAL, "%s: %s", path, why);
     }
     ck_header mine;
     header_of(it, tag, user_size, &mine);
@@ -195,7 +185,7 @@ static int check_header(const ld_integ *it, const ck_header *h, uint64_t tag, si
         snprintf(why, sizeof why, "written by the integrator %s, this run uses %s",
                  ld_integ_method_name((ld_integ_method)h->method),
                  ld_integ_method_name(it->o.method));
-        return fail(msg, cap, LD_EINVAL, "%s: %s", path, why);
+        return ld_fail_msg(msg, cap, LD_EINVAL, "%s: %s", path, why);
     }
     if (h->nq != mine.nq || h->k != mine.k || h->m != mine.m || h->nnodes != mine.nnodes ||
         h->layout != mine.layout) {
@@ -204,14 +194,15 @@ static int check_header(const ld_integ *it, const ck_header *h, uint64_t tag, si
                  "constraints; this run: %d, %d, %d)",
                  (int)h->nnodes, (int)h->nq, (int)h->m, (int)mine.nnodes, (int)mine.nq,
                  (int)mine.m);
-        return fail(msg, cap, LD_EINVAL, "%s: %s", path, why);
+        return ld_fail_msg(msg, cap, LD_EINVAL, "%s: %s", path, why);
     }
     if (h->tag != tag)
-        return fail(msg, cap, LD_EINVAL, "%s: %s", path,
-                    "written for another model (its model tag differs)");
+        return ld_fail_msg(msg, cap, LD_EINVAL, "%s: %s", path,
+                           "written for another model (its model tag differs)");
     if (h->user_size != user_size)
-        return fail(msg, cap, LD_EINVAL, "%s: %s", path,
-                    "written by another program or version (its caller data differ in size)");
+        return ld_fail_msg(
+            msg, cap, LD_EINVAL, "%s: %s", path,
+            "written by another program or version (its caller data differ in size)");
     return LD_OK;
 }
 
@@ -250,26 +241,27 @@ int ld_integ_load(ld_integ *it, const char *path, uint64_t tag, void *user, size
                   char *msg, size_t cap) {
     if (msg && cap) msg[0] = '\0';
     if (!it || !path || (user_size && !user))
-        return fail(msg, cap, LD_EINVAL, "%s%s", path ? path : "", ": invalid arguments");
+        return ld_fail_msg(msg, cap, LD_EINVAL, "%s%s", path ? path : "", ": invalid arguments");
     FILE *f = fopen(path, "rb");
     if (!f)
-        return fail(msg, cap, LD_EIO, "%s: cannot read the checkpoint: %s", path, strerror(errno));
+        return ld_fail_msg(msg, cap, LD_EIO, "%s: cannot read the checkpoint: %s", path,
+                           strerror(errno));
     ck_io io = {f, 1469598103934665603ull, 0};
     ck_header h;
     get(&io, &h, sizeof h);
-    int rc = io.failed ? fail(msg, cap, LD_EINVAL, "%s: %s", path, "not a liedyn checkpoint")
+    int rc = io.failed ? ld_fail_msg(msg, cap, LD_EINVAL, "%s: %s", path, "not a liedyn checkpoint")
                        : check_header(it, &h, tag, user_size, path, msg, cap);
     double *v[5];
     size_t n[5], total = 0;
     int nv = state_vectors(it, v, n);
     for (int i = 0; i < nv; ++i) total += n[i];
     double *buf = rc ? NULL : ld_xmalloc(total * sizeof(double) + user_size + 1, "the checkpoint");
-    if (!rc && !buf) rc = fail(msg, cap, LD_ENOMEM, "%s: %s", path, ld_oom_last_str());
+    if (!rc && !buf) rc = ld_fail_msg(msg, cap, LD_ENOMEM, "%s: %s", path, ld_oom_last_str());
     ck_scalars c;
     void *ubuf = buf ? (char *)buf + total * sizeof(double) : NULL;
     if (!rc && read_body(&io, &c, buf, total, ubuf, user_size) != 0)
-        rc = fail(msg, cap, LD_EINVAL, "%s: %s", path,
-                  "truncated or corrupted (the checksum does not match)");
+        rc = ld_fail_msg(msg, cap, LD_EINVAL, "%s: %s", path,
+                         "truncated or corrupted (the checksum does not match)");
     fclose(f);
     if (!rc) rc = ld_ck__check(it, &c, buf, path, msg, cap);
     if (!rc) {

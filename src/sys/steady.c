@@ -12,21 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/strf.h"
 #include "liedyn/lie.h"
 #include "liedyn/linearize.h"
 #include "liedyn/liedyn.h"
 #include "../core/oom.h"
 #include "nodes.h"
-
-static int fail(char *msg, size_t cap, int rc, const char *fmt, ...) {
-    if (msg && cap) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(msg, cap, fmt, ap);
-        va_end(ap);
-    }
-    return rc;
-}
 
 /* Rᵀ y for node i's orientation in q (se3: R row-major first; s3sdr3: the quaternion first). */
 static void rotate_inv(const ld_node *nd, const double *qi, const double y[3], double out[3]) {
@@ -104,10 +95,10 @@ static double span(const ld_system *s, const double *q) {
 static int check_nodes(const ld_system *s, char *msg, size_t cap) {
     for (int i = 0; i < s->nnodes; ++i)
         if (s->nodes[i].kind != LD_NODE_SE3 && s->nodes[i].kind != LD_NODE_S3SDR3)
-            return fail(msg, cap, LD_ENOTSUPPORTED,
-                        "a steady rotation needs body-frame velocities (the se3 or s3sdr3 "
-                        "formulation): node %d is of kind %s",
-                        i, ld_node_kind_get(s->nodes[i].kind)->name);
+            return ld_fail_msg(msg, cap, LD_ENOTSUPPORTED,
+                               "a steady rotation needs body-frame velocities (the se3 or s3sdr3 "
+                               "formulation): node %d is of kind %s",
+                               i, ld_node_kind_get(s->nodes[i].kind)->name);
     return LD_OK;
 }
 
@@ -116,10 +107,11 @@ int ld_steady_rotation(const ld_system *s, double t, const double axis[3], const
                        size_t cap) {
     if (msg && cap) msg[0] = '\0';
     if (!s || !axis || !point || !q || !v || !isfinite(rate))
-        return fail(msg, cap, LD_EINVAL, "invalid arguments to the steady rotation");
+        return ld_fail_msg(msg, cap, LD_EINVAL, "invalid arguments to the steady rotation");
     double len = sqrt(axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2]);
     if (!(len > 0.0) || !isfinite(len))
-        return fail(msg, cap, LD_EINVAL, "the axis of the steady rotation is zero or not finite");
+        return ld_fail_msg(msg, cap, LD_EINVAL,
+                           "the axis of the steady rotation is zero or not finite");
     int rc = check_nodes(s, msg, cap);
     if (rc) return rc;
     const double w[3] = {rate * axis[0] / len, rate * axis[1] / len, rate * axis[2] / len};
@@ -149,19 +141,20 @@ int ld_steady_rotation(const ld_system *s, double t, const double axis[3], const
         }
         if (it >= LD_STEADY_MAX_ITER) {
             ld_linear_free(&lin);
-            rc = fail(msg, cap, LD_EDOMAIN,
-                      "no steady rotation at %.6g rad/s: the forces out of balance fell from "
-                      "%.3g only to %.3g in %d Newton iterations",
-                      rate, st.residual0, res, it);
+            rc =
+                ld_fail_msg(msg, cap, LD_EDOMAIN,
+                            "no steady rotation at %.6g rad/s: the forces out of balance fell from "
+                            "%.3g only to %.3g in %d Newton iterations",
+                            rate, st.residual0, res, it);
             break;
         }
         rc = newton_step(&lin, A, piv, f, d);
         ld_linear_free(&lin);
         if (rc) {
-            fail(msg, cap, rc,
-                 "no steady rotation at %.6g rad/s: the stiffness about the moving "
-                 "state is singular (a free motion the rotation does not hold)",
-                 rate);
+            ld_fail_msg(msg, cap, rc,
+                        "no steady rotation at %.6g rad/s: the stiffness about the moving "
+                        "state is singular (a free motion the rotation does not hold)",
+                        rate);
             break;
         }
         ld_sys_retract(s, qn, q, d);
