@@ -69,6 +69,9 @@ static double sd_curve[18] = {0.5,  0.1, 1.2,   1.1, 0.3, 0.2, 0.0,  1.5, 0.9,
 static double rs_iso[5] = {20.0, 2.0, 0.0, 0.0, 0.0};
 static double rs_axis[5] = {20.0, 1.5, 0.43643578047198476, 0.87287156094396952,
                             -0.21821789023599238};
+/* and with a rest angle φ₀ = 0.7 rad */
+static double rs_rest[6] = {
+    20.0, 1.5, 0.43643578047198476, 0.87287156094396952, -0.21821789023599238, 0.7};
 /* bushing: at, orientation, K, C (filled by fill_bushings) */
 static double bu_diag[79], bu_full[79];
 
@@ -185,6 +188,7 @@ static const el_case cases[] = {
     {"spring-damper", "curve", sd_curve, 18, 1, NULL},
     {"rotational-spring-damper", "every direction", rs_iso, 5, 1, NULL},
     {"rotational-spring-damper", "hinge axis", rs_axis, 5, 1, NULL},
+    {"rotational-spring-damper", "hinge axis, rest angle", rs_rest, 6, 1, NULL},
     {"bushing", "diagonal", bu_diag, 79, 1, NULL},
     {"bushing", "full matrices", bu_full, 79, 1, NULL},
     {"user-force", "analytic tangent", NULL, 0, 0, uf_tangent},

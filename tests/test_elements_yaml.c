@@ -119,7 +119,8 @@ static void test_errors(void **state) {
 static void test_rotational_and_bushing(void **state) {
     (void)state;
     ld_model m;
-    parse_ok(TWO "  - {type: rotational-spring-damper, body2: a, k: 3, c: 0.5, axis: [0, 0, 2]}\n"
+    parse_ok(TWO "  - {type: rotational-spring-damper, body2: a, k: 3, c: 0.5, axis: [0, 0, 2], "
+                 "angle0: -0.25}\n"
                  "  - {type: rotational-spring-damper, body1: a, body2: b, k: 1}\n"
                  "  - type: bushing\n"
                  "    body1: a\n"
@@ -132,8 +133,9 @@ static void test_rotational_and_bushing(void **state) {
              &m);
     assert_int_equal(m.nelements, 4);
     const double *p = m.elements[0].par;
-    assert_int_equal(m.elements[0].npar, 5);
+    assert_int_equal(m.elements[0].npar, 6);
     assert_true(p[0] == 3.0 && p[1] == 0.5 && p[2] == 0.0 && p[3] == 0.0 && p[4] == 1.0);
+    assert_true(p[5] == -0.25); /* the rest angle */
     p = m.elements[1].par;
     assert_true(p[0] == 1.0 && p[1] == 0.0 && p[2] == 0.0 && p[3] == 0.0 && p[4] == 0.0);
     p = m.elements[2].par;
@@ -146,6 +148,10 @@ static void test_rotational_and_bushing(void **state) {
     ld_model_free(&m);
     expect_error(TWO "  - {type: rotational-spring-damper, body2: b, axis: [0, 0, 0]}\n", 5,
                  "elements[0].axis", "must be non-zero");
+    expect_error(TWO "  - {type: rotational-spring-damper, body2: b, k: 1, angle0: 0.5}\n", 5,
+                 "elements[0].angle0", "a rest angle needs an axis");
+    expect_error(TWO "  - {type: rotational-spring-damper, body2: b, axis: [1, 0, 0], angle0: 4}\n",
+                 5, "elements[0].angle0", "must lie within (-pi, pi)");
     expect_error(TWO "  - {type: rotational-spring-damper, body2: b, at1: [0, 0, 0]}\n", 5,
                  "elements[0].at1", "key not allowed for type 'rotational-spring-damper'");
     expect_error(TWO "  - {type: rotational-spring-damper, body2: b, k: -3}\n", 5, "elements[0].k",

@@ -4,11 +4,13 @@
  * with the spatial axes at the start; θ = log(AᵀB) is the rotation vector of B relative to A
  * (el_frames.c, |θ| ≤ π), zero at the start. With S = I, or S = a aᵀ for a spring about the
  * unit axis a only (given spatial at the start, fixed in body1: a hinge spring),
- *   σ = k S θ + c S θ̇,   F = J_θᵀ σ,   V = ½ k θᵀ S θ,
+ *   σ = k (S θ − φ₀ a) + c S θ̇,   F = J_θᵀ σ,   V = ½ k (θᵀ S θ − 2 φ₀ a·θ + φ₀²),
  * θ̇ = J_θ vel the rate of the rotation vector (a Rayleigh dissipation ½ c θ̇ᵀ S θ̇). About a
- * hinge's axis θ = φ a, so the torque is −k φ − c φ̇ about it.
+ * hinge's axis θ = φ a, so the torque is −k (φ − φ₀) − c φ̇ about it: φ₀ the rest angle (the
+ * spring relaxed at φ = φ₀; axis springs only, |φ₀| < π; MJCF's springref − ref).
  *
- * Parameters (ld_element.par): k, c, axis[3] (zero: every direction).
+ * Parameters (ld_element.par): k, c, axis[3] (zero: every direction), and optionally φ₀
+ * (npar 6; 0 when absent).
  */
 #include <math.h>
 #include <stdio.h>
@@ -21,7 +23,7 @@
 #include "../read/reader.h"
 #include "../core/oom.h"
 
-enum { P_K = 0, P_C, P_AXIS, NPAR = 5 };
+enum { P_K = 0, P_C, P_AXIS, P_REST = 5, NPAR = 6 };
 
 static int rot_eval(const ld_el_ctx *c, unsigned want, ld_el_out *o) {
     const double *par = c->el->par, *a = par + P_AXIS;
@@ -37,7 +39,12 @@ static int rot_eval(const ld_el_ctx *c, unsigned want, ld_el_out *o) {
     for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j) S[3 * i + j] = iso ? (i == j) : a[i] * a[j];
     ld_m3_mulv(th, S, f.th);
-    if (want & LD_EL_ENERGY) o->V += 0.5 * par[P_K] * ld_v3_dot(f.th, th);
+    double rest = c->el->npar > P_REST && !iso ? par[P_REST] : 0.0;
+    for (int i = 0; i < 3 && rest != 0.0; ++i) th[i] -= rest * a[i]; /* S θ − φ₀ a */
+    if (want & LD_EL_ENERGY) { /* ½ k (a·θ − φ₀)² about an axis, ½ k θᵀθ in every direction */
+        double e = iso ? ld_v3_dot(f.th, th) : ld_v3_dot(th, th);
+        o->V += 0.5 * par[P_K] * e;
+    }
     if (!(want & (LD_EL_FORCE | LD_EL_GQ | LD_EL_GV))) return LD_OK;
     ld_el_strain_rate(&s, c->vel, ed);
     double sig[3], Sed[3];
@@ -52,9 +59,10 @@ static int rot_check(const ld_model *m, const ld_element *el, char *key, size_t 
                      size_t nw) {
     (void)m;
     const double *p = el->par;
-    if (el->npar != NPAR) {
+    if (el->npar != NPAR && el->npar != NPAR - 1) {
         snprintf(key, nk, "type");
-        snprintf(why, nw, "a rotational spring-damper has %d parameters, found %d", NPAR, el->npar);
+        snprintf(why, nw, "a rotational spring-damper has %d or %d parameters, found %d", NPAR - 1,
+                 NPAR, el->npar);
         return LD_EINVAL;
     }
     for (int i = 0; i < 2; ++i)
@@ -69,18 +77,28 @@ static int rot_check(const ld_model *m, const ld_element *el, char *key, size_t 
         snprintf(why, nw, "must be a unit vector (or zero for every direction)");
         return LD_EINVAL;
     }
+    double rest = el->npar == NPAR ? p[P_REST] : 0.0;
+    if (!isfinite(rest) || fabs(rest) >= 3.14159265358979323846 || (rest != 0.0 && n == 0.0)) {
+        snprintf(key, nk, "angle0");
+        snprintf(why, nw, "%s, found %.17g",
+                 n == 0.0 ? "a rest angle needs an axis (the spring of a hinge)"
+                          : "must lie within (-pi, pi) rad (the rotation vector wraps at pi)",
+                 rest);
+        return LD_EINVAL;
+    }
     return LD_OK;
 }
 
-static const char *const rot_keys[] = {"k", "c", "axis", NULL};
+static const char *const rot_keys[] = {"k", "c", "axis", "angle0", NULL};
 
 static int rot_read(reader *r, const yaml_node_t *n, const ld_model *m, ld_element *el) {
     (void)m;
-    double par[NPAR] = {0, 0, 0, 0, 0}, s = 0.0;
+    double par[NPAR] = {0, 0, 0, 0, 0, 0}, s = 0.0;
     int rc, has_axis = 0;
     if ((rc = ly_get_number(r, n, "k", 0, &par[P_K]))) return rc;
     if ((rc = ly_get_number(r, n, "c", 0, &par[P_C]))) return rc;
     if ((rc = ly_get_vec(r, n, "axis", 0, par + P_AXIS, 3, &has_axis))) return rc;
+    if ((rc = ly_get_number(r, n, "angle0", 0, &par[P_REST]))) return rc;
     for (int i = 0; i < 3; ++i) s = fmax(s, fabs(par[P_AXIS + i]));
     if (has_axis && s == 0.0) {
         field f;
@@ -109,7 +127,8 @@ static int rotational_conservative(const ld_element *el) {
 
 const ld_el_type ld_el_rotational = {
     .name = "rotational-spring-damper",
-    .summary = "torque k theta + c dtheta/dt on the relative rotation vector, or about one axis",
+    .summary = "torque k theta + c dtheta/dt on the relative rotation vector, or about one axis "
+               "(rest angle angle0)",
     .bodies = 2,
     .keys = rot_keys,
     .read = rot_read,

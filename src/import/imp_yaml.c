@@ -233,6 +233,12 @@ static void put_joint(ybuf *b, const imp_model *M, const imp_link *L) {
             num(t2, L->velocity));
 }
 
+/* A hinge spring's rest angle to write: nonzero and within (−π, π) (the importer reports the
+ * others). */
+static int rest_angle(const imp_spring *s) {
+    return !s->slide && s->k > 0 && s->ref != 0.0 && fabs(s->ref) < IMP_PI;
+}
+
 static void put_spring(ybuf *b, const imp_model *M, const imp_link *L, const imp_spring *s) {
     b->src = s->line;
     double ax[3], at[3], t3[3];
@@ -255,12 +261,14 @@ static void put_spring(ybuf *b, const imp_model *M, const imp_link *L, const imp
         put(b, ", at2: ");
         put_vec(b, at, 3);
         if (s->k > 0) put(b, ", l0: %s", num(t, 1.0 + s->ref));
-    } else if (L->jkind != IMP_J_REVOLUTE && L->jkind != IMP_J_CYLINDRICAL) {
+    } else if ((L->jkind != IMP_J_REVOLUTE && L->jkind != IMP_J_CYLINDRICAL) || rest_angle(s)) {
         put(b, ", axis: ");
         put_vec(b, ax, 3);
+        if (rest_angle(s)) put(b, ", angle0: %s", num(t, s->ref));
     } /* a revolute (cylindrical) joint turns its bodies about its axis only: the spring on the
        * whole relative rotation is the hinge's, at any starting angle (an axis written here
-       * would be spatial at zero coordinates, wrong once a joint is given an `angle`) */
+       * would be spatial at zero coordinates, wrong once a joint is given an `angle`); a rest
+       * angle needs the axis, and counts from the pose as written */
     put(b, "}   # %s:%d\n", b->file, s->line);
 }
 

@@ -382,10 +382,8 @@ static int read_joint(mj_ctx *C, const xmlNode *n, xmlNode *cls, mj_joint *j, co
                  "'%s' of body '%s': ref %g not applied (the coordinates count from the pose "
                  "as written)",
                  j->name, body, ref);
-    if (!rc && j->type == MJ_HINGE && j->springref != 0 && j->stiffness > 0)
-        imp_warn(C->M, LD_IMPORT_DYNAMICS, j->line, "joint",
-                 "'%s': springref %g not applied (the hinge's spring is relaxed at angle 0)",
-                 j->name, j->springref);
+    if (j->type == MJ_HINGE) j->springref = angle(C, j->springref), ref = angle(C, ref);
+    j->ref = ref;
     if (!rc) rc = mj_vec(C, n, "joint", cls, "armature", &v, 1, NULL);
     if (!rc && v > 0) tally(&C->armature, n);
     v = 0;
@@ -403,7 +401,15 @@ static void add_spring(imp_model *M, int k, const mj_joint *j) {
     s->slide = j->type == MJ_SLIDE;
     memcpy(s->axis, j->axis, sizeof s->axis);
     memcpy(s->anchor, j->pos, sizeof s->anchor);
-    s->k = j->stiffness, s->c = j->damping, s->ref = s->slide ? j->springref : 0;
+    /* the rest coordinate counted from the pose as written (where MuJoCo's is ref) */
+    s->k = j->stiffness, s->c = j->damping, s->ref = j->springref - j->ref;
+    if (!s->slide && s->k > 0 && !(fabs(s->ref) < IMP_PI)) {
+        imp_warn(M, LD_IMPORT_DYNAMICS, j->line, "joint",
+                 "'%s': springref %g not applied: %g rad from the pose as written, liedyn's "
+                 "rest angles lie within (-pi, pi)",
+                 j->name, j->springref, s->ref);
+        s->ref = 0.0;
+    }
     s->line = j->line;
     snprintf(s->name, sizeof s->name, "%s", j->name[0] ? j->name : L->name);
 }

@@ -17,6 +17,7 @@ typedef struct mj_joint {
     int limited;
     double range[2];
     double damping, stiffness, springref;
+    double ref; /* the coordinate of the pose as written (MuJoCo's qpos0) */
 } mj_joint;
 
 typedef struct mj_tally {
