@@ -395,7 +395,7 @@ static void test_refusals(void **state) {
     o.method = LD_INTEG_GENALPHA;
     const char *why = ld_integ_options_check(&s, &o);
     assert_non_null(why);
-    assert_non_null(strstr(why, "contact"));
+    assert_non_null(strstr(why, "hunt_crossley"));
     o.method = (ld_integ_method)ld_integ_method_find("moreau");
     why = ld_integ_options_check(&s, &o);
     assert_non_null(why);
