@@ -3,9 +3,11 @@
  * `contact_law: {type: hunt_crossley, ...}` the contacts of the colliding shapes act as forces,
  * so that every integrator runs the model. An element kind (element.h) with one instance per
  * body that can touch the ground (the plane or a ground shape) and one per pair of bodies with
- * colliding shapes; each evaluation finds its pair's contacts with the detector's exact tests
- * (contact_pairs.c) on the shapes placed at the present poses, on the stack (nothing is
- * allocated after prepare).
+ * colliding shapes, and one per segment of a colliding rod or beam with the ground and with
+ * each body with colliding shapes (contact_segment.c); each evaluation finds its pair's contacts
+ * with the detector's exact tests (contact_pairs.c) on the shapes placed at the present poses,
+ * a segment as the capsule about its two nodes' positions, on the stack (nothing is allocated
+ * after prepare).
  *
  * At a contact of overlap δ = −gap > 0, normal n (from body b to body a), point p and the
  * pair's restitution e and friction μ, with u the velocity of a's material point at p relative
@@ -30,7 +32,11 @@
  * sphere centred on its body's centre of mass against the plane):
  *   Kv = −Wᵀ ∂f/∂u W                                                          (exact)
  *   Kq = −Wᵀ (∂f/∂δ (−nᵀ W) + ∂f/∂u U_q) + the turning of the body-frame torques,
- * U_q the change of u with the bodies' rotations at fixed body angular velocities. They are
+ * U_q the change of u with the bodies' rotations at fixed body angular velocities. A segment's
+ * contact at the weight s from node a to node b, axis point c, enters as its nodes with weights
+ * 1 − s and s and the arm r = p − c (ld_cseg_weight): each node's block of W is its weight times
+ * that of a body centred at c, its effective mass Σ w² of the nodes' (the weight's own motion
+ * along the segment is one more geometric term left out). They are
  * mapped to the formulation as elements.c maps the force elements' (direct and semidirect Lie
  * formulations; the spatial ones through elem_spatial.c).
  */
