@@ -60,7 +60,13 @@ static int expected(const ld_model *m, ld_formulation f, const ld_ekind *k) {
                     ++nb;
                     break;
                 }
-        return (m->plane.on || m->nground > 0 ? nb : 0) + nb * (nb - 1) / 2;
+        int ground = m->plane.on || m->nground > 0, nseg = 0; /* and each colliding span of a */
+        for (int r = 0; r < m->nrods; ++r) /* rod or beam with the ground and each such body */
+            nseg += m->rods[r].collide.on ? m->rods[r].n : 0;
+        for (int b = 0; b < m->nbeams; ++b)
+            for (int j = 0; m->beams[b].collide.on && j + 1 < m->beams[b].nnodes; ++j)
+                nseg += m->beams[b].node_body[j] >= 0 || m->beams[b].node_body[j + 1] >= 0;
+        return (ground ? nb : 0) + nb * (nb - 1) / 2 + nseg * (ground + nb);
     }
     if (k == &ld_ek_beam) {
         int n = 0;

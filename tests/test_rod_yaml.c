@@ -199,7 +199,7 @@ static void test_errors(void **state) {
                  "must differ from 'from'");
     expect_error(rod_text(0, NULL, "    colour: red\n"), 9, "rods[0].colour",
                  "unknown key (expected one of: name, segments, from, to, normal, stiffness, "
-                 "damping, rho_a, rho_i, kirchhoff, velocity, angular_velocity)");
+                 "damping, rho_a, rho_i, kirchhoff, velocity, angular_velocity, collide)");
     expect_error(rod_text(0, NULL, "    normal: [-3, 0, 0]\n"), 9, "rods[0].normal",
                  "must not be parallel to the centreline (to − from)");
     expect_error(rod_text(0, NULL, "    normal: [0, 0, 0]\n"), 9, "rods[0].normal",

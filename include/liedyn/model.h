@@ -224,6 +224,16 @@ typedef struct ld_joint {
     double limits[2];
 } ld_joint;
 
+/* How a rod's or a beam's segments collide (docs/contact.md, "Rods and beams"): with on set,
+ * each segment between two consecutive nodes is a capsule of this radius (m, > 0) whose axis
+ * joins the two nodes' positions, with its restitution e ∈ [0, 1] and friction μ ≥ 0 as a
+ * shape's. They collide with the ground plane, the ground shapes and the bodies' colliding
+ * shapes under the compliant law (contact_law: hunt_crossley), not with other segments. */
+typedef struct ld_collide {
+    int on;
+    double radius, restitution, friction;
+} ld_collide;
+
 /* A Cosserat rod (docs/rod.md): n segments between n + 1 nodes, each node an ordinary body
  * of the model (bodies body0 … body0 + n, in order along the rod), so that loads, joints,
  * gravity and output treat the nodes as rigid bodies. The nodes carry the rod's lumped mass:
@@ -253,6 +263,7 @@ typedef struct ld_rod {
      * and a rod joined to a moving body moves with it rigidly; else at rest) */
     int has_motion;
     double v0[3], w0[3];
+    ld_collide collide; /* its segments as capsules (on = 0: they collide with nothing) */
 } ld_rod;
 
 /* Fill the n + 1 node bodies of rod (nodes[0] … nodes[n]) for a straight unstressed rod from
@@ -342,6 +353,7 @@ typedef struct ld_beam {
     /* the initial rigid motion, as for ld_rod (node 0 at v0, every node turning at w0) */
     int has_motion;
     double v0[3], w0[3];
+    ld_collide collide; /* its node-to-node spans as capsules (on = 0: they collide with nothing) */
 } ld_beam;
 /* The beam's elements: (npoints − 1) · nelem for a polyline, nelem along a curve. */
 static inline int ld_beam_elements(const ld_beam *b) {

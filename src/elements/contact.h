@@ -67,6 +67,29 @@ int ld_contact_cylinder_plane(const ld_cshape *A, const double n[3], double d, d
 int ld_contact_plane(const ld_cshape *A, const double n[3], double d, double margin,
                      ld_contact *out);
 
+/* A segment of a rod or beam (contact_segment.c): its two nodes' bodies (LD_GROUND: a clamped
+ * beam node, then at x0), the rod or beam (the other −1) and its node k (the segment joins
+ * nodes k and k + 1), and how it collides. */
+typedef struct ld_cseg {
+    int body[2];
+    double x0[2][3];
+    int rod, beam, k;
+    ld_collide c;
+} ld_cseg;
+/* The colliding segments of m's rods and beams. */
+int ld_cseg_count(const ld_model *m);
+/* Segment g (0 … ld_cseg_count − 1) into *out: LD_OK, or LD_EINVAL out of range. */
+int ld_cseg_get(const ld_model *m, int g, ld_cseg *out);
+/* The capsule of radius r about the segment xa–xb. */
+void ld_cseg_place(const double xa[3], const double xb[3], double radius, ld_cshape *c);
+/* Where contact ct of the capsule (ld_cseg_place; the capsule its side a) lies along the
+ * segment: the weight s ∈ [0, 1] of node b and the axis point c = (1 − s) xa + s xb nearest to
+ * the capsule's surface point p + (gap/2) n, moved in by the radius. The capsule's material point
+ * at p moves at (1 − s) u_a(p) + s u_b(p) with u_k(p) = ẋ_k + ω_k × (p − c): the axis point
+ * as the nodes carry it, turned by the nodes' weighted angular velocity. */
+double ld_cseg_weight(const double xa[3], const double xb[3], double radius, const ld_contact *ct,
+                      double c[3]);
+
 /* The detector of a model: its colliding shapes, their bounds and the sweep order, the
  * contacts found (sized once: no allocation while finding). */
 typedef struct ld_cworld ld_cworld;

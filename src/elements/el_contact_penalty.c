@@ -3,9 +3,11 @@
  * `contact_law: {type: hunt_crossley, ...}` the contacts of the colliding shapes act as forces,
  * so that every integrator runs the model. An element kind (element.h) with one instance per
  * body that can touch the ground (the plane or a ground shape) and one per pair of bodies with
- * colliding shapes; each evaluation finds its pair's contacts with the detector's exact tests
- * (contact_pairs.c) on the shapes placed at the present poses, on the stack (nothing is
- * allocated after prepare).
+ * colliding shapes, and one per segment of a colliding rod or beam with the ground and with
+ * each body with colliding shapes (contact_segment.c); each evaluation finds its pair's contacts
+ * with the detector's exact tests (contact_pairs.c) on the shapes placed at the present poses,
+ * a segment as the capsule about its two nodes' positions, on the stack (nothing is allocated
+ * after prepare).
  *
  * At a contact of overlap δ = −gap > 0, normal n (from body b to body a), point p and the
  * pair's restitution e and friction μ, with u the velocity of a's material point at p relative
@@ -30,7 +32,11 @@
  * sphere centred on its body's centre of mass against the plane):
  *   Kv = −Wᵀ ∂f/∂u W                                                          (exact)
  *   Kq = −Wᵀ (∂f/∂δ (−nᵀ W) + ∂f/∂u U_q) + the turning of the body-frame torques,
- * U_q the change of u with the bodies' rotations at fixed body angular velocities. They are
+ * U_q the change of u with the bodies' rotations at fixed body angular velocities. A segment's
+ * contact at the weight s from node a to node b, axis point c, enters as its nodes with weights
+ * 1 − s and s and the arm r = p − c (ld_cseg_weight): each node's block of W is its weight times
+ * that of a body centred at c, its effective mass Σ w² of the nodes' (the weight's own motion
+ * along the segment is one more geometric term left out). They are
  * mapped to the formulation as elements.c maps the force elements' (direct and semidirect Lie
  * formulations; the spatial ones through elem_spatial.c).
  */
@@ -52,6 +58,9 @@ extern const ld_ekind ld_ek_contact_penalty; /* below; element.h lists the kinds
 #define PEN_BODIES_MAX 64
 /* Contacts of one pair of shapes (ld_contact_pair gives at most 8). */
 #define PEN_PAIR_MAX 16
+/* Nodes of an instance: a body, two bodies, or a segment's two nodes and a body. */
+#define PEN_SLOTS 3
+#define PEN_N     (6 * PEN_SLOTS)
 
 /* The kind's data for a compiled system: each body's colliding shapes and inverse inertia. */
 typedef struct pen_data {
@@ -60,16 +69,25 @@ typedef struct pen_data {
     double *jinv;      /* 9 per body: the inverse inertia, body frame */
 } pen_data;
 
-/* One body of a pair at the present state (b < 0: the ground). */
+/* One node of an instance at the present state (b < 0: the ground). */
 typedef struct pen_body {
     int b;
     double R[9], x[3], w[3], xd[3]; /* w = R Ω, spatial */
     double Om[3];
 } pen_body;
 
-/* The forces and tangents of one instance in canonical coordinates (body a, then body b). */
+/* How a node takes part in a contact: its slot in the instance, its weight (+ on side a, − on
+ * side b; a segment's nodes (1 − s) and s) and the arm r from its reference point (its centre
+ * of mass; a segment's axis point) to the contact point. */
+typedef struct pen_part {
+    int slot;
+    double wt, r[3];
+} pen_part;
+
+/* The forces and tangents of one instance in canonical coordinates (its nodes in slot order;
+ * row stride PEN_N). */
 typedef struct pen_out {
-    double F[12], Kq[144], Kv[144], V;
+    double F[PEN_N], Kq[PEN_N * PEN_N], Kv[PEN_N * PEN_N], V;
 } pen_out;
 
 /* ---------------------------------------------------------------- instances */
@@ -100,13 +118,41 @@ static int colliding_bodies(const ld_model *m) {
     return n;
 }
 
+/* The instances of segment g (item g, sub < 0): one with the ground (sub = −1; nodes: its
+ * nodes that are bodies) and one per body b with colliding shapes (sub = −2 − b; nodes: the
+ * segment's, then b), b not one of its nodes. Their number; into out + n when out. */
+static int segment_instances(const ld_model *m, int g, int ground, ld_elem *out) {
+    ld_cseg sg;
+    if (ld_cseg_get(m, g, &sg)) return 0;
+    ld_elem e = {.item = g, .sub = -1};
+    for (int k = 0; k < 2; ++k)
+        if (sg.body[k] != LD_GROUND) e.node[e.nn++] = sg.body[k];
+    int n = 0;
+    if (ground) {
+        if (out) out[n] = e;
+        ++n;
+    }
+    for (int b = 0; b < m->nbodies; ++b) {
+        if (!body_collides(m, b) || b == sg.body[0] || b == sg.body[1]) continue;
+        if (out) {
+            out[n] = e;
+            out[n].sub = -2 - b;
+            out[n].node[out[n].nn++] = b;
+        }
+        ++n;
+    }
+    return n;
+}
+
 /* One instance per body touching the ground (node: the body; sub = 0) and per pair of
- * colliding bodies a < b (nodes a, b; sub = b + 1); none with the hard law, the euler
- * formulation or more than PEN_BODIES_MAX colliding bodies (prepare says why). */
+ * colliding bodies a < b (nodes a, b; sub = b + 1), then the segments' of the colliding rods
+ * and beams; none with the hard law, the euler formulation or more than PEN_BODIES_MAX
+ * colliding bodies (prepare says why). */
 static int pen_instances(const ld_model *m, ld_formulation f, ld_elem *out) {
     if (m->contact.kind != LD_CONTACT_HUNT_CROSSLEY || f == LD_FORM_EULER) return 0;
     if (colliding_bodies(m) > PEN_BODIES_MAX) return 0;
-    int n = 0, ground = ground_collides(m);
+    int n = 0, ground = ground_collides(m), nseg = ld_cseg_count(m);
+    for (int g = 0; g < nseg; ++g) n += segment_instances(m, g, ground, out ? out + n : NULL);
     for (int a = 0; a < m->nbodies; ++a) {
         if (!body_collides(m, a)) continue;
         if (ground) {
@@ -151,6 +197,17 @@ static const char *pen_refusal(const ld_system *s, char *buf, size_t n) {
     if (!(c->stiffness > 0.0 && isfinite(c->stiffness) && c->exponent >= 1.0 &&
           c->exponent <= 3.0 && c->slip_velocity > 0.0 && isfinite(c->slip_velocity)))
         return "contact_law: stiffness must be > 0, exponent in [1, 3], slip_velocity > 0";
+    for (int i = 0; i < m->nrods + m->nbeams; ++i) {
+        int rod = i < m->nrods;
+        const ld_collide *cl = rod ? &m->rods[i].collide : &m->beams[i - m->nrods].collide;
+        if (cl->on && !(cl->radius > 0.0 && isfinite(cl->radius) && cl->restitution >= 0.0 &&
+                        cl->restitution <= 1.0 && cl->friction >= 0.0 && isfinite(cl->friction))) {
+            snprintf(buf, n,
+                     "%s '%s': collide needs radius > 0, restitution in [0, 1], friction >= 0",
+                     rod ? "rod" : "beam", rod ? m->rods[i].name : m->beams[i - m->nrods].name);
+            return buf;
+        }
+    }
     return NULL;
 }
 
@@ -261,53 +318,53 @@ static double inv_mass(const ld_model *m, const pen_data *d, const pen_body *B, 
     return (bd->pin ? 0.0 : 1.0 / bd->mass) + ld_v3_dot(y, z);
 }
 
-/* −hat(r) R into columns c0 … c0+2 of the 3×12 W, scaled by sg; ±I into the next three. */
-static void w_block(double W[36], int c0, const double r[3], const double R[9], double sg) {
+/* −hat(r) R into columns c0 … c0+2 of the 3×PEN_N W, scaled by sg; sg I into the next three. */
+static void w_block(double W[3 * PEN_N], int c0, const double r[3], const double R[9], double sg) {
     double H[9];
     ld_so3_hat(H, r);
     for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j) {
             double acc = 0.0;
             for (int l = 0; l < 3; ++l) acc += H[3 * i + l] * R[3 * l + j];
-            W[12 * i + c0 + j] = -sg * acc;
-            W[12 * i + c0 + 3 + j] = sg * (i == j);
+            W[PEN_N * i + c0 + j] = -sg * acc;
+            W[PEN_N * i + c0 + 3 + j] = sg * (i == j);
         }
 }
 
-/* U_q: hat(r) R hat(Ω) of body a (+) and b (−) in the rotation columns. */
-static void uq_block(double U[36], int c0, const double r[3], const pen_body *B, double sg) {
+/* U_q: hat(r) R hat(Ω) of a node, scaled by its weight sg, in its rotation columns. */
+static void uq_block(double U[3 * PEN_N], int c0, const double r[3], const pen_body *B, double sg) {
     double Hr[9], Ho[9], T[9], X[9];
     ld_so3_hat(Hr, r);
     ld_so3_hat(Ho, B->Om);
     ld_m3_mul(T, Hr, B->R);
     ld_m3_mul(X, T, Ho);
     for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j) U[12 * i + c0 + j] = sg * X[3 * i + j];
+        for (int j = 0; j < 3; ++j) U[PEN_N * i + c0 + j] = sg * X[3 * i + j];
 }
 
-/* o += the force and tangents of one contact between A (a) and B (b, maybe the ground). */
+/* o += the force and tangents of one contact whose nodes (in slots of S, the ground left out)
+ * take part as parts[0 … np) say. */
 static void add_contact(const ld_model *m, const pen_data *d, const ld_contact *ct,
-                        const pen_body *A, const pen_body *B, pen_out *o) {
+                        const pen_body *S, const pen_part *parts, int np, pen_out *o) {
+    enum { N = PEN_N };
     const ld_contact_law *L = &d->law;
     const double *n = ct->n;
-    double dl = -ct->gap, ra[3], rb[3], W[36] = {0}, Uq[36] = {0}, u[3] = {0};
-    for (int i = 0; i < 3; ++i) ra[i] = ct->p[i] - A->x[i], rb[i] = ct->p[i] - B->x[i];
-    w_block(W, 0, ra, A->R, 1.0);
-    uq_block(Uq, 0, ra, A, 1.0);
-    if (B->b >= 0) {
-        w_block(W, 6, rb, B->R, -1.0);
-        uq_block(Uq, 6, rb, B, -1.0);
+    double dl = -ct->gap, W[3 * N] = {0}, Uq[3 * N] = {0}, u[3] = {0}, vel[N] = {0}, minv = 0.0;
+    for (int k = 0; k < np; ++k) {
+        const pen_part *pt = &parts[k];
+        const pen_body *B = &S[pt->slot];
+        w_block(W, 6 * pt->slot, pt->r, B->R, pt->wt);
+        uq_block(Uq, 6 * pt->slot, pt->r, B, pt->wt);
+        memcpy(vel + 6 * pt->slot, B->Om, 3 * sizeof(double));
+        memcpy(vel + 6 * pt->slot + 3, B->xd, 3 * sizeof(double));
+        minv += pt->wt * pt->wt * inv_mass(m, d, B, pt->r, n);
     }
-    double vel[12];
-    memcpy(vel, A->Om, 3 * sizeof(double));
-    memcpy(vel + 3, A->xd, 3 * sizeof(double));
-    memcpy(vel + 6, B->Om, 3 * sizeof(double));
-    memcpy(vel + 9, B->xd, 3 * sizeof(double));
     for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 12; ++j) u[i] += W[12 * i + j] * vel[j];
+        for (int j = 0; j < N; ++j) u[i] += W[N * i + j] * vel[j];
     double un = ld_v3_dot(n, u), ut[3], phi[3], Dphi[9];
     for (int i = 0; i < 3; ++i) ut[i] = u[i] - un * n[i];
-    double meff = 1.0 / (inv_mass(m, d, A, ra, n) + inv_mass(m, d, B, rb, n)), fd, fv;
+    if (!(minv > 0.0)) return; /* nothing the contact can move */
+    double meff = 1.0 / minv, fd, fv;
     double fn = normal_force(L, ct->e, meff, dl, -un, &fd, &fv), st = ld_v3_norm(ut);
     double sc = st > L->slip_velocity ? st : L->slip_velocity;
     for (int i = 0; i < 3; ++i) phi[i] = ut[i] / sc;
@@ -324,89 +381,161 @@ static void add_contact(const ld_model *m, const pen_data *d, const ld_contact *
             Fu[3 * i + j] = -fv * n[j] * (n[i] - mu * phi[i]) - mu * fn * Dphi[3 * i + j];
     }
     o->V += L->stiffness * pow(dl, L->exponent + 1.0) / (L->exponent + 1.0);
-    double G[36], nW[12]; /* G = ∂f/∂q = Fd (−nᵀW) + Fu U_q (3×12) */
-    for (int j = 0; j < 12; ++j) nW[j] = n[0] * W[j] + n[1] * W[12 + j] + n[2] * W[24 + j];
+    double G[3 * N], nW[N]; /* G = ∂f/∂q = Fd (−nᵀW) + Fu U_q (3×N) */
+    for (int j = 0; j < N; ++j) nW[j] = n[0] * W[j] + n[1] * W[N + j] + n[2] * W[2 * N + j];
     for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 12; ++j) {
+        for (int j = 0; j < N; ++j) {
             double acc = -Fd[i] * nW[j];
-            for (int l = 0; l < 3; ++l) acc += Fu[3 * i + l] * Uq[12 * l + j];
-            G[12 * i + j] = acc;
+            for (int l = 0; l < 3; ++l) acc += Fu[3 * i + l] * Uq[N * l + j];
+            G[N * i + j] = acc;
         }
-    for (int r = 0; r < 12; ++r) {
-        o->F[r] -= W[r] * f[0] + W[12 + r] * f[1] + W[24 + r] * f[2];
-        for (int j = 0; j < 12; ++j) {
+    double FW[3 * N]; /* Fu W */
+    for (int l = 0; l < 3; ++l)
+        for (int j = 0; j < N; ++j) {
+            double acc = 0.0;
+            for (int h = 0; h < 3; ++h) acc += Fu[3 * l + h] * W[N * h + j];
+            FW[N * l + j] = acc;
+        }
+    for (int r = 0; r < N; ++r) {
+        if (W[r] == 0.0 && W[N + r] == 0.0 && W[2 * N + r] == 0.0) continue;
+        o->F[r] -= W[r] * f[0] + W[N + r] * f[1] + W[2 * N + r] * f[2];
+        for (int j = 0; j < N; ++j) {
             double kq = 0.0, kv = 0.0;
             for (int l = 0; l < 3; ++l) {
-                kq += W[12 * l + r] * G[12 * l + j];
-                double fw = 0.0;
-                for (int h = 0; h < 3; ++h) fw += Fu[3 * l + h] * W[12 * h + j];
-                kv += W[12 * l + r] * fw;
+                kq += W[N * l + r] * G[N * l + j];
+                kv += W[N * l + r] * FW[N * l + j];
             }
-            o->Kq[12 * r + j] -= kq;
-            o->Kv[12 * r + j] -= kv;
+            o->Kq[N * r + j] -= kq;
+            o->Kv[N * r + j] -= kv;
         }
     }
-    /* the body-frame torques −Rᵀ(r × f) on a, +Rᵀ(r × f) on b turn with the bodies */
-    const pen_body *bs[2] = {A, B};
-    const double *rs[2] = {ra, rb};
-    for (int k = 0; k < 2 && bs[k]->b >= 0; ++k) {
+    /* the body-frame torques −wt Rᵀ(r × f) of the nodes turn with them */
+    for (int k = 0; k < np; ++k) {
+        const pen_part *pt = &parts[k];
         double tq[3], y[3], H[9];
-        ld_v3_cross(tq, rs[k], f);
-        ld_m3_tmulv(y, bs[k]->R, tq);
+        int c0 = 6 * pt->slot;
+        ld_v3_cross(tq, pt->r, f);
+        ld_m3_tmulv(y, S[pt->slot].R, tq);
         ld_so3_hat(H, y);
         for (int i = 0; i < 3; ++i)
-            for (int j = 0; j < 3; ++j)
-                o->Kq[12 * (6 * k + i) + 6 * k + j] += (k ? 1 : -1) * H[3 * i + j];
+            for (int j = 0; j < 3; ++j) o->Kq[N * (c0 + i) + c0 + j] -= pt->wt * H[3 * i + j];
     }
 }
 
 /* ---------------------------------------------------------------- one instance */
 
-/* The contacts of shape A of body a with the ground (plane and ground shapes) or with body b's
- * shapes, each added to o. */
-static void shape_contacts(const ld_model *m, const pen_data *d, int sa, const pen_body *A,
-                           const pen_body *B, pen_out *o) {
-    const ld_shape *sha = &m->shapes[sa];
-    ld_cshape ca, cb;
+/* Side a of an instance's contacts: a shape of the body in slot 0 (the arm from its centre of
+ * mass), or a segment (its nodes' slots, −1 for a clamped node; its ends and radius), placed as
+ * ca inside the sphere (o, rad), with its restitution and friction. */
+typedef struct pen_side {
+    int seg, slot[2];
+    double xa[3], xb[3], radius;
+    ld_cshape ca;
+    double o[3], rad, e, mu;
+} pen_side;
+
+/* The parts of contact ct: side a's nodes, and the body in slot bslot (−1: the ground) with
+ * weight −1. Their number. */
+static int contact_parts(const pen_side *sa, const pen_body *S, int bslot, const ld_contact *ct,
+                         pen_part pt[PEN_SLOTS]) {
+    int np = 0;
+    if (!sa->seg) {
+        pt[np] = (pen_part){.slot = 0, .wt = 1.0};
+        for (int i = 0; i < 3; ++i) pt[np].r[i] = ct->p[i] - S[0].x[i];
+        ++np;
+    } else {
+        double c[3], s = ld_cseg_weight(sa->xa, sa->xb, sa->radius, ct, c), w[2] = {1.0 - s, s};
+        for (int k = 0; k < 2; ++k) {
+            if (sa->slot[k] < 0 || w[k] == 0.0) continue;
+            pt[np] = (pen_part){.slot = sa->slot[k], .wt = w[k]};
+            for (int i = 0; i < 3; ++i) pt[np].r[i] = ct->p[i] - c[i];
+            ++np;
+        }
+    }
+    if (bslot >= 0) {
+        pt[np] = (pen_part){.slot = bslot, .wt = -1.0};
+        for (int i = 0; i < 3; ++i) pt[np].r[i] = ct->p[i] - S[bslot].x[i];
+        ++np;
+    }
+    return np;
+}
+
+/* The contacts of side a with the ground (plane and ground shapes; bslot < 0) or with the
+ * shapes of the body in slot bslot, each added to o. */
+static void side_contacts(const ld_model *m, const pen_data *d, const pen_side *sa,
+                          const pen_body *S, int bslot, pen_out *o) {
+    ld_cshape cb;
     ld_contact tmp[PEN_PAIR_MAX];
-    double oa[3], ob[3];
-    double ra = place(sha, A->R, A->x, &ca, oa);
-    int nb = B->b >= 0 ? d->start[B->b + 1] - d->start[B->b] : m->nground;
+    pen_part parts[PEN_SLOTS];
+    double ob[3];
+    const pen_body *B = bslot >= 0 ? &S[bslot] : NULL;
+    int nb = B ? d->start[B->b + 1] - d->start[B->b] : m->nground;
     for (int j = -1; j < nb; ++j) {
         const ld_shape *shb = NULL;
         int c = 0;
-        if (j < 0 && B->b < 0 && m->plane.on) {
+        if (j < 0 && !B && m->plane.on) {
             const double *pn = m->plane.normal;
-            if (ld_v3_dot(pn, oa) - ld_v3_dot(pn, m->plane.point) > ra) continue;
-            c = ld_contact_plane(&ca, pn, ld_v3_dot(pn, m->plane.point), 0.0, tmp);
+            if (ld_v3_dot(pn, sa->o) - ld_v3_dot(pn, m->plane.point) > sa->rad) continue;
+            c = ld_contact_plane(&sa->ca, pn, ld_v3_dot(pn, m->plane.point), 0.0, tmp);
         } else if (j >= 0) {
-            shb = B->b >= 0 ? &m->shapes[d->list[d->start[B->b] + j]] : &m->ground[j];
+            static const double I3[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, O3[3] = {0, 0, 0};
+            shb = B ? &m->shapes[d->list[d->start[B->b] + j]] : &m->ground[j];
             if (!colliding(shb)) continue;
-            double rb = place(shb, B->R, B->x, &cb, ob);
-            double dd[3] = {oa[0] - ob[0], oa[1] - ob[1], oa[2] - ob[2]};
-            if (ld_v3_norm(dd) > ra + rb) continue;
-            c = ld_contact_pair(&ca, &cb, 0.0, tmp);
+            double rb = place(shb, B ? B->R : I3, B ? B->x : O3, &cb, ob);
+            double dd[3] = {sa->o[0] - ob[0], sa->o[1] - ob[1], sa->o[2] - ob[2]};
+            if (ld_v3_norm(dd) > sa->rad + rb) continue;
+            c = ld_contact_pair(&sa->ca, &cb, 0.0, tmp);
         }
-        double e = fmax(sha->restitution, shb ? shb->restitution : m->plane.restitution);
-        double mu = fmax(sha->friction, shb ? shb->friction : m->plane.friction);
+        double e = fmax(sa->e, shb ? shb->restitution : m->plane.restitution);
+        double mu = fmax(sa->mu, shb ? shb->friction : m->plane.friction);
         for (int i = 0; i < c && i < PEN_PAIR_MAX; ++i) {
             if (!(tmp[i].gap < 0.0)) continue;
             tmp[i].e = e, tmp[i].mu = mu;
-            add_contact(m, d, &tmp[i], A, B, o);
+            int np = contact_parts(sa, S, bslot, &tmp[i], parts);
+            add_contact(m, d, &tmp[i], S, parts, np, o);
         }
     }
 }
 
-/* The instance's forces and tangents in canonical coordinates. */
-static void eval_instance(const ld_elem_ctx *c, pen_body *A, pen_body *B, pen_out *o) {
+/* Segment instance c (item: the segment, sub = −1 the ground, −2 − b body b) into o. */
+static void segment_instance(const ld_elem_ctx *c, const pen_data *d, const pen_body *S,
+                             pen_out *o) {
+    const ld_model *m = ld_rb(c->s)->m;
+    ld_cseg sg;
+    if (ld_cseg_get(m, c->e->item, &sg)) return;
+    pen_side sa = {.seg = 1, .radius = sg.c.radius, .e = sg.c.restitution, .mu = sg.c.friction};
+    int slot = 0;
+    for (int k = 0; k < 2; ++k) {
+        double *x = k ? sa.xb : sa.xa;
+        sa.slot[k] = sg.body[k] == LD_GROUND ? -1 : slot++;
+        memcpy(x, sa.slot[k] < 0 ? sg.x0[k] : S[sa.slot[k]].x, 3 * sizeof(double));
+    }
+    ld_cseg_place(sa.xa, sa.xb, sa.radius, &sa.ca);
+    double half[3];
+    for (int i = 0; i < 3; ++i) sa.o[i] = 0.5 * (sa.xa[i] + sa.xb[i]), half[i] = sa.xb[i] - sa.o[i];
+    sa.rad = ld_v3_norm(half) + sa.radius;
+    side_contacts(m, d, &sa, S, c->e->sub == -1 ? -1 : slot, o);
+}
+
+/* The instance's forces and tangents in canonical coordinates; its nodes into S. */
+static void eval_instance(const ld_elem_ctx *c, pen_body S[PEN_SLOTS], pen_out *o) {
     const ld_model *m = ld_rb(c->s)->m;
     const pen_data *d = ld_elems_data(c->s, &ld_ek_contact_penalty);
-    int a = c->e->node[0], b = c->e->nn == 2 ? c->e->node[1] : -1;
     memset(o, 0, sizeof *o);
-    read_body(c->s, c->q, c->v, a, A);
-    read_body(c->s, c->q, c->v ? c->v + c->e->off[1] : NULL, b, B);
+    for (int k = 0; k < c->e->nn && k < PEN_SLOTS; ++k)
+        read_body(c->s, c->q, c->v ? c->v + c->e->off[k] : NULL, c->e->node[k], &S[k]);
     if (!d) return;
-    for (int k = d->start[a]; k < d->start[a + 1]; ++k) shape_contacts(m, d, d->list[k], A, B, o);
+    if (c->e->sub < 0) {
+        segment_instance(c, d, S, o);
+        return;
+    }
+    int a = c->e->node[0];
+    for (int k = d->start[a]; k < d->start[a + 1]; ++k) {
+        const ld_shape *sh = &m->shapes[d->list[k]];
+        pen_side sa = {.e = sh->restitution, .mu = sh->friction};
+        sa.rad = place(sh, S[0].R, S[0].x, &sa.ca, sa.o);
+        side_contacts(m, d, &sa, S, c->e->nn == 2 ? 1 : -1, o);
+    }
 }
 
 /* ---------------------------------------------------------------- the formulation's maps */
@@ -439,9 +568,9 @@ static int nbodies_of(const ld_elem_ctx *c) {
 
 /* g += Pᵀ F. */
 static int pen_force(const ld_elem_ctx *c, double *g) {
-    pen_body B[2];
+    pen_body B[PEN_SLOTS];
     pen_out o;
-    eval_instance(c, &B[0], &B[1], &o);
+    eval_instance(c, B, &o);
     for (int k = 0; k < nbodies_of(c); ++k) {
         double P[36];
         map_p(c->s, &B[k], P);
@@ -452,11 +581,11 @@ static int pen_force(const ld_elem_ctx *c, double *g) {
 }
 
 /* Out(k, l block) += P_kᵀ (X_kl P_l + Y_kl Q_l) over the instance's bodies (Y may be NULL). */
-static void add_mapped(const ld_elem_ctx *c, const pen_body B[2], const double *X, const double *Y,
-                       double *out) {
+static void add_mapped(const ld_elem_ctx *c, const pen_body B[PEN_SLOTS], const double *X,
+                       const double *Y, double *out) {
     int nn = nbodies_of(c);
     size_t nl = (size_t)c->e->nl;
-    double P[2][36], Q[2][36];
+    double P[PEN_SLOTS][36], Q[PEN_SLOTS][36];
     for (int k = 0; k < nn; ++k) map_p(c->s, &B[k], P[k]), map_q(c->s, &B[k], Q[k]);
     for (int k = 0; k < nn; ++k)
         for (int l = 0; l < nn; ++l) {
@@ -465,8 +594,8 @@ static void add_mapped(const ld_elem_ctx *c, const pen_body B[2], const double *
                 for (int j = 0; j < 6; ++j) {
                     double acc = 0.0;
                     for (int h = 0; h < 6; ++h) {
-                        acc += X[12 * (6 * k + r) + 6 * l + h] * P[l][6 * h + j];
-                        if (Y) acc += Y[12 * (6 * k + r) + 6 * l + h] * Q[l][6 * h + j];
+                        acc += X[PEN_N * (6 * k + r) + 6 * l + h] * P[l][6 * h + j];
+                        if (Y) acc += Y[PEN_N * (6 * k + r) + 6 * l + h] * Q[l][6 * h + j];
                     }
                     A[6 * r + j] = acc;
                 }
@@ -481,9 +610,9 @@ static void add_mapped(const ld_elem_ctx *c, const pen_body B[2], const double *
 
 /* C += Pᵀ Kv P. */
 static int pen_g_v(const ld_elem_ctx *c, double *C) {
-    pen_body B[2];
+    pen_body B[PEN_SLOTS];
     pen_out o;
-    eval_instance(c, &B[0], &B[1], &o);
+    eval_instance(c, B, &o);
     add_mapped(c, B, o.Kv, NULL, C);
     return LD_OK;
 }
@@ -491,10 +620,10 @@ static int pen_g_v(const ld_elem_ctx *c, double *C) {
 /* K += Pᵀ (Kq P + Kv Q) + N, N = ∂(Pᵀ F)/∂ξ at fixed F: the U rows, Ω columns hat(Rᵀ f) when
  * semidirect. */
 static int pen_stiffness(const ld_elem_ctx *c, double *K) {
-    pen_body B[2];
+    pen_body B[PEN_SLOTS];
     pen_out o;
     size_t nl = (size_t)c->e->nl;
-    eval_instance(c, &B[0], &B[1], &o);
+    eval_instance(c, B, &o);
     add_mapped(c, B, o.Kq, o.Kv, K);
     for (int k = 0; ld_rb(c->s)->semi && k < nbodies_of(c); ++k) {
         double w[3], H[9];
@@ -509,11 +638,11 @@ static int pen_stiffness(const ld_elem_ctx *c, double *K) {
 
 /* The elastic energy Σ k δ^(p+1)/(p + 1) of the instance's contacts. */
 static int pen_energy(const ld_elem_ctx *c, double *V) {
-    pen_body B[2];
+    pen_body B[PEN_SLOTS];
     pen_out o;
     ld_elem_ctx at_rest = *c;
     at_rest.v = NULL;
-    eval_instance(&at_rest, &B[0], &B[1], &o);
+    eval_instance(&at_rest, B, &o);
     *V += o.V;
     return LD_OK;
 }

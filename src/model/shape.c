@@ -150,5 +150,9 @@ int ld_model_has_contact(const ld_model *m) {
         if (m->shapes[i].collide) return 1;
     for (int j = 0; m && j < m->njoints; ++j)
         if (m->joints[j].has_limits) return 1;
+    for (int r = 0; m && r < m->nrods; ++r)
+        if (m->rods[r].collide.on) return 1;
+    for (int b = 0; m && b < m->nbeams; ++b)
+        if (m->beams[b].collide.on) return 1;
     return 0;
 }

@@ -114,6 +114,9 @@ int ly_read_beams(reader *r, const yaml_node_t *root, ld_model *m);
 /* The `shape:` of each body (yaml_shapes.c), after the bodies (body i of the list is body i of
  * the model): appended to m->shapes. */
 int ly_read_shapes(reader *r, const yaml_node_t *root, ld_model *m);
+/* The optional `collide: {radius, restitution, friction}` of a rod or beam item into *c (on = 0
+ * when absent; yaml_collide.c). */
+int ly_read_collide(reader *r, const yaml_node_t *item, ld_collide *c);
 /* The top-level `contact_law:` (optional; yaml_contact.c): how contacts act (model.h). */
 int ly_read_contact_law(reader *r, const yaml_node_t *root, ld_model *m);
 

@@ -31,7 +31,7 @@ static const char *const beam_keys[] = {"name",      "order",
                                         "curve",     "quadrature_per_section",
                                         "pin",       "pin_axis",
                                         "velocity",  "angular_velocity",
-                                        NULL};
+                                        "collide",   NULL};
 static const char *const station_keys[] = {"eta",   "section", "stiffness", "mass",
                                            "rho_a", "rho_j",   "twist",     NULL};
 static const char *const section_keys[] = {"EA", "GA2", "GA3", "GJ", "EI2", "EI3", NULL};
@@ -305,6 +305,7 @@ static int read_beam(reader *r, const yaml_node_t *n, ld_model *m, ld_beam *b) {
     if ((rc = ly_get_vec(r, n, "velocity", 0, b->v0, 3, &hv))) return rc;
     if ((rc = ly_get_vec(r, n, "angular_velocity", 0, b->w0, 3, &hw))) return rc;
     b->has_motion = hv || hw;
+    if ((rc = ly_read_collide(r, n, &b->collide))) return rc;
     if ((rc = read_quadrature(r, n, b))) return rc;
     if ((rc = read_qsec(r, n, b))) return rc;
     b->clamp[0] = clamp == 1 || clamp == 3;

@@ -19,7 +19,7 @@
 
 static const char *const rod_keys[] = {
     "name",  "segments", "from",      "to",       "normal",           "stiffness", "damping",
-    "rho_a", "rho_i",    "kirchhoff", "velocity", "angular_velocity", NULL};
+    "rho_a", "rho_i",    "kirchhoff", "velocity", "angular_velocity", "collide",   NULL};
 static const char *const bools[] = {"false", "true", NULL};
 
 /* More segments than this are refused (the nodes are bodies: memory grows with n). */
@@ -179,6 +179,7 @@ static int read_rod(reader *r, const yaml_node_t *n, ld_model *m, int index) {
     if ((rc = ly_get_vec(r, n, "velocity", 0, rod->v0, 3, &hv))) return rc;
     if ((rc = ly_get_vec(r, n, "angular_velocity", 0, rod->w0, 3, &hw))) return rc;
     rod->has_motion = hv || hw;
+    if ((rc = ly_read_collide(r, n, &rod->collide))) return rc;
     const double *nrm = has_normal ? normal : NULL;
     if ((rc = check_geometry(r, n, from, to, nrm, &rod->length))) return rc;
     if ((rc = check_name_length(r, n, rod))) return rc;

@@ -35,11 +35,20 @@ static int has_limits(const ld_model *m) {
     return 0;
 }
 
-/* Does m have a colliding shape? */
+/* Does m have a colliding rod or beam? */
+static int has_colliding_segments(const ld_model *m) {
+    for (int r = 0; r < m->nrods; ++r)
+        if (m->rods[r].collide.on) return 1;
+    for (int b = 0; b < m->nbeams; ++b)
+        if (m->beams[b].collide.on) return 1;
+    return 0;
+}
+
+/* Does m have a colliding shape, rod or beam? */
 static int has_colliding(const ld_model *m) {
     for (int i = 0; i < m->nshapes; ++i)
         if (m->shapes[i].collide) return 1;
-    return 0;
+    return has_colliding_segments(m);
 }
 
 /* Why method info cannot run the contacts of s (NULL: it can). Hard contact and joint limits
@@ -56,6 +65,10 @@ static const char *contact_refusal(const ld_system *s, const ld_method_info *inf
                      "treats contact as hard (contact_law: hard; the other integrators "
                      "take hunt_crossley)"
                    : NULL;
+    if (!compliant && has_colliding_segments(m))
+        return "rods and beams collide under compliant contact only (contact_law: "
+               "hunt_crossley); moreau, which treats hard contact, does not take rods or beams "
+               "(docs/contact.md)";
     if (!compliant)
         return "the model has contact (colliding shapes or joint limits), which only moreau "
                "treats (docs/contact.md)";
