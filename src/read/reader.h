@@ -53,6 +53,8 @@ size_t ly_push_index(reader *r, int i);
 void ly_pop(reader *r, size_t mark);
 
 int ly_line_of(const yaml_node_t *n);
+/* The line of key in map (the map's own line when the key is absent). */
+int ly_key_line(reader *r, const yaml_node_t *map, const char *key);
 /* "out of memory: N bytes for WHAT" (the last refusal, oom.h) at line; returns LD_ENOMEM. */
 int ly_out_of_memory(reader *r, int line);
 /* libyaml ran out of memory (it does not say how much); returns LD_ENOMEM. */

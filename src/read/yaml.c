@@ -243,6 +243,14 @@ int ly_lookup(reader *r, const yaml_node_t *map, const char *key, int required, 
     return LD_OK;
 }
 
+int ly_key_line(reader *r, const yaml_node_t *map, const char *key) {
+    field f;
+    size_t mark = ly_push_key(r, key);
+    int rc = ly_lookup(r, map, key, 0, &f);
+    ly_pop(r, mark);
+    return !rc && f.val ? f.line : ly_line_of(map);
+}
+
 int ly_expect_map(reader *r, const yaml_node_t *n, int line, const char *what) {
     char d[80];
     if (n->type != YAML_MAPPING_NODE)

@@ -10,19 +10,10 @@
 
 static const char *const collide_keys[] = {"radius", "restitution", "friction", NULL};
 
-/* The line of key in map (the map's own line when absent). */
-static int key_line(reader *r, const yaml_node_t *map, const char *key) {
-    field f;
-    size_t mark = ly_push_key(r, key);
-    int rc = ly_lookup(r, map, key, 0, &f);
-    ly_pop(r, mark);
-    return !rc && f.val ? f.line : ly_line_of(map);
-}
-
 /* Fails at key of map with why. */
 static int fail_key(reader *r, const yaml_node_t *map, const char *key, const char *why) {
     size_t mark = ly_push_key(r, key);
-    int rc = ly_fail(r, key_line(r, map, key), "%s", why);
+    int rc = ly_fail(r, ly_key_line(r, map, key), "%s", why);
     ly_pop(r, mark);
     return rc;
 }

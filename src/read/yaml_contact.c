@@ -13,19 +13,10 @@
 static const char *const law_keys[] = {"type", "stiffness", "exponent", "slip_velocity", NULL};
 static const char *const law_types[] = {"hard", "hunt_crossley", NULL};
 
-/* The line of key in map (the map's own line when the key is absent). */
-static int key_line(reader *r, const yaml_node_t *map, const char *key) {
-    field f;
-    size_t mark = ly_push_key(r, key);
-    int rc = ly_lookup(r, map, key, 0, &f);
-    ly_pop(r, mark);
-    return !rc && f.val ? f.line : ly_line_of(map);
-}
-
 /* A parameter out of its range: the failure at the key's line, on the key's path. */
 static int bad_key(reader *r, const yaml_node_t *map, const char *key, const char *why, double v) {
     size_t mark = ly_push_key(r, key);
-    int rc = ly_fail(r, key_line(r, map, key), "%s, found %g", why, v);
+    int rc = ly_fail(r, ly_key_line(r, map, key), "%s, found %g", why, v);
     ly_pop(r, mark);
     return rc;
 }

@@ -31,15 +31,6 @@ static const char *const keys_mesh[] = {"type",        "file",  "scale", "center
                                         "orientation", "color", NULL};
 static const char *const bools[] = {"false", "true", NULL};
 
-/* The line of key in map (the map's own line when absent). */
-static int key_line(reader *r, const yaml_node_t *map, const char *key) {
-    field f;
-    size_t mark = ly_push_key(r, key);
-    int rc = ly_lookup(r, map, key, 0, &f);
-    ly_pop(r, mark);
-    return !rc && f.val ? f.line : ly_line_of(map);
-}
-
 /* A unit direction under key (default: axis as it is), the given one normalized (not zero). */
 static int read_axis_key(reader *r, const yaml_node_t *n, const char *key, double axis[3]) {
     double a[3];
@@ -49,7 +40,7 @@ static int read_axis_key(reader *r, const yaml_node_t *n, const char *key, doubl
     double s = sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
     if (!(s > 1e-12 && isfinite(s))) {
         size_t mark = ly_push_key(r, key);
-        rc = ly_fail(r, key_line(r, n, key), "must be a non-zero finite vector");
+        rc = ly_fail(r, ly_key_line(r, n, key), "must be a non-zero finite vector");
         ly_pop(r, mark);
         return rc;
     }
@@ -67,7 +58,7 @@ static int check_shape(reader *r, const yaml_node_t *n, const ld_shape *s, int n
     char key[32], why[256];
     if (ld_shape_check(s, nbodies, key, sizeof key, why, sizeof why) == LD_OK) return LD_OK;
     size_t mark = ly_push_key(r, key);
-    int rc = ly_fail(r, key_line(r, n, key), "%s", why);
+    int rc = ly_fail(r, ly_key_line(r, n, key), "%s", why);
     ly_pop(r, mark);
     return rc;
 }
@@ -117,8 +108,8 @@ static int mesh_index(reader *r, const yaml_node_t *n, ld_model *m, int *index) 
     size_t mark = ly_push_key(r, "file");
     rc = ld_mesh_load(key, &p[m->nmeshes], why, sizeof why);
     if (rc) {
-        int fail = ly_fail(r, key_line(r, n, "file"), "cannot read the mesh '%.200s' (%.300s): %s",
-                           name, path, why);
+        int fail = ly_fail(r, ly_key_line(r, n, "file"),
+                           "cannot read the mesh '%.200s' (%.300s): %s", name, path, why);
         rc = rc == LD_ENOMEM ? rc : fail; /* why says how much */
     }
     ly_pop(r, mark);
@@ -141,7 +132,7 @@ static int read_mesh(reader *r, const yaml_node_t *n, ld_model *m, ld_shape *s) 
     if (!rc) rc = ly_get_vec(r, n, "orientation", 0, q, 4, &given);
     if (!rc && ld_quat_normalize(s->orient, q) != LD_OK) {
         size_t mark = ly_push_key(r, "orientation");
-        rc = ly_fail(r, key_line(r, n, "orientation"),
+        rc = ly_fail(r, ly_key_line(r, n, "orientation"),
                      "must be non-zero (a quaternion w, x, y, z; it is normalized)");
         ly_pop(r, mark);
     }
@@ -254,9 +245,9 @@ static int read_plane(reader *r, const yaml_node_t *root, ld_model *m) {
     if (!rc) rc = ly_get_number(r, f.val, "restitution", 0, &p->restitution);
     if (!rc) rc = ly_get_number(r, f.val, "friction", 0, &p->friction);
     if (!rc && !(p->restitution >= 0.0 && p->restitution <= 1.0))
-        rc = ly_fail(r, key_line(r, f.val, "restitution"), "restitution must be from 0 to 1");
+        rc = ly_fail(r, ly_key_line(r, f.val, "restitution"), "restitution must be from 0 to 1");
     if (!rc && !(p->friction >= 0.0 && p->friction < 1e3))
-        rc = ly_fail(r, key_line(r, f.val, "friction"), "friction must be from 0 to 1000");
+        rc = ly_fail(r, ly_key_line(r, f.val, "friction"), "friction must be from 0 to 1000");
     ly_pop(r, mark);
     return rc;
 }
