@@ -16,10 +16,9 @@ order at which KLU is considered (32) are listed once, with auto = dense and no 
 usage: la_choice.py LIEDYN [--smoke]   (--smoke: three models, short runs, one repetition; exit 1
 if a row is missing; the verdicts are not enforced there)
 """
-import json
-import os
-import subprocess
 import sys
+
+from runjson import arguments, run_json, shipped_models
 
 SHORT = {"crank-v8": "0.05", "n-four-bar": "0.05", "n-four-bar-revolute": "0.05", "iea15-blade": "0.5",
          "andrews-squeezer": "0.003", "simple-pendulum": "20", "woodpecker": "0.05", "bricard": "1",
@@ -29,14 +28,7 @@ CROSSOVER = 32
 
 
 def run(liedyn, model, t_end, la):
-    cmd = [liedyn, "run", model, "--json"] + (["--la", la] if la else [])
-    if t_end:
-        cmd[3:3] = ["--t-end", t_end]
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
-    try:
-        return json.loads(p.stdout)
-    except ValueError:
-        return None
+    return run_json(liedyn, model, t_end, *(["--la", la] if la else []))
 
 
 def per_iteration(d):
@@ -44,11 +36,8 @@ def per_iteration(d):
 
 
 def main():
-    if len(sys.argv) < 2:
-        sys.exit(__doc__)
-    liedyn, smoke = os.path.abspath(sys.argv[1]), "--smoke" in sys.argv[2:]
-    here = os.path.dirname(os.path.abspath(__file__))
-    shipped = sorted(f[:-5] for f in os.listdir(os.path.join(here, "..", "models")) if f.endswith(".yaml"))
+    liedyn, smoke = arguments(__doc__)
+    shipped = shipped_models()
     models = list(SMOKE) if smoke else shipped
     reps = 1 if smoke else 5
     print("model,integrator,order,entries,auto,dense_us,klu_us,klu_over_dense,auto_over_best,verdict")
@@ -75,7 +64,7 @@ def main():
             print(f"{head},,,,,missing")
             continue
         dense, klu = min(cost["dense"]), min(cost["klu"])
-        ratio = cost[auto["la"]] and min(cost[auto["la"]]) / min(dense, klu)
+        ratio = min(cost[auto["la"]]) / min(dense, klu)
         verdict = "ok" if ratio <= 1.10 else "slower"
         bad += verdict != "ok"
         print(f"{head},{dense * 1e6:.2f},{klu * 1e6:.2f},{klu / dense:.2f},{ratio:.2f},{verdict}", flush=True)

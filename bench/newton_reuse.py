@@ -15,11 +15,10 @@ simple pendulum for 20 s of its 2000).
 usage: newton_reuse.py LIEDYN [--smoke]   (--smoke: three models, short runs, one repetition;
 exit 1 if a mode fails where off succeeds or a row is missing)
 """
-import json
-import os
 import statistics
-import subprocess
 import sys
+
+from runjson import arguments, run_json, shipped_models
 
 NEWTON = ("genalpha", "newmark", "hht", "hht-modified", "tb3")
 SHORT = {"crank-v8": "0.1", "n-four-bar": "0.1", "n-four-bar-revolute": "0.1", "simple-pendulum": "20"}
@@ -28,14 +27,7 @@ MODES = ("off", "auto", "on")
 
 
 def run(liedyn, model, t_end, mode):
-    cmd = [liedyn, "run", model, "--newton-reuse", mode, "--json"]
-    if t_end:
-        cmd[3:3] = ["--t-end", t_end]
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
-    try:
-        return json.loads(p.stdout)
-    except ValueError:
-        return None
+    return run_json(liedyn, model, t_end, "--newton-reuse", mode)
 
 
 def difference(a, b):
@@ -48,11 +40,8 @@ def difference(a, b):
 
 
 def main():
-    if len(sys.argv) < 2:
-        sys.exit(__doc__)
-    liedyn, smoke = os.path.abspath(sys.argv[1]), "--smoke" in sys.argv[2:]
-    here = os.path.dirname(os.path.abspath(__file__))
-    shipped = sorted(f[:-5] for f in os.listdir(os.path.join(here, "..", "models")) if f.endswith(".yaml"))
+    liedyn, smoke = arguments(__doc__)
+    shipped = shipped_models()
     models = list(SMOKE) if smoke else shipped
     reps = 1 if smoke else 3
     print("model,integrator,la,mode,status,steps,newton_iterations,factorizations,cpu_s,speedup,dx")

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/oom.h"
 #include "../lie/mat3.h"
 #include "elements.h"
 #include "kinds.h"
@@ -57,8 +58,8 @@ void ld_el_user_release(void *data) {
 /* Group i's arrays, in two blocks. */
 static int group_alloc(ugroup *g) {
     size_t n = (size_t)g->n;
-    g->b = malloc(4 * n * sizeof *g->b);
-    g->w = malloc((12 + 288 + 24 + 1) * n * sizeof *g->w);
+    g->b = ld_xmalloc(4 * n * sizeof *g->b, "a user force group's motions");
+    g->w = ld_xmalloc((12 + 288 + 24 + 1) * n * sizeof *g->w, "a user force group's values");
     if (!g->b || !g->w) return LD_ENOMEM;
     g->bp = g->b + 2 * n;
     g->Wq = g->w + 12 * n;
@@ -76,13 +77,14 @@ int ld_el_user_prepare(const ld_system *s, void **data, char *msg, size_t n) {
     *data = NULL;
     for (int i = 0; i < ne; ++i) ng += m->elements[i].type == ty && m->elements[i].group == 0;
     if (ng == 0) return LD_OK;
-    udata *d = calloc(1, sizeof *d);
-    if (!d) return LD_ENOMEM;
+    udata *d = ld_xcalloc(1, sizeof *d, "the user forces' cache");
+    if (!d) return ld_oom_last(msg, n), LD_ENOMEM;
     *data = d;
-    d->group = malloc((size_t)ne * sizeof *d->group);
-    d->inst = calloc((size_t)ne, sizeof *d->inst);
-    d->g = calloc((size_t)ng, sizeof *d->g);
-    if (!d->group || !d->inst || !d->g) return LD_ENOMEM; /* the caller releases */
+    d->group = ld_xmalloc((size_t)ne * sizeof *d->group, "the user forces' cache");
+    d->inst = ld_xcalloc((size_t)ne, sizeof *d->inst, "the user forces' cache");
+    d->g = ld_xcalloc((size_t)ng, sizeof *d->g, "the user forces' cache");
+    if (!d->group || !d->inst || !d->g) /* the caller releases */
+        return ld_oom_last(msg, n), LD_ENOMEM;
     for (int i = 0; i < ne; ++i) {
         const ld_element *el = &m->elements[i];
         d->group[i] = -1;
@@ -91,7 +93,7 @@ int ld_el_user_prepare(const ld_system *s, void **data, char *msg, size_t n) {
             ugroup *g = &d->g[d->ngroups++];
             g->first = i;
             g->n = el->fns ? el->ngroup : 1;
-            if (group_alloc(g)) return LD_ENOMEM;
+            if (group_alloc(g)) return ld_oom_last(msg, n), LD_ENOMEM;
         } else if (d->ngroups == 0 || i - el->group != d->g[d->ngroups - 1].first ||
                    el->group >= d->g[d->ngroups - 1].n) {
             snprintf(msg, n,

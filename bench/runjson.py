@@ -1,0 +1,30 @@
+"""What the benches that drive the `liedyn` command share: one run's JSON record, the shipped
+models, the common command line of a bench script."""
+import json
+import os
+import subprocess
+import sys
+
+
+def run_json(liedyn, model, t_end, *options):
+    """`liedyn run MODEL --json [--t-end T] OPTIONS...`: its JSON record, None when it printed
+    none (a refused run)."""
+    cmd = [liedyn, "run", model, "--json"] + (["--t-end", t_end] if t_end else []) + list(options)
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
+    try:
+        return json.loads(p.stdout)
+    except ValueError:
+        return None
+
+
+def shipped_models():
+    """The names of the models in models/, sorted."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    return sorted(f[:-5] for f in os.listdir(os.path.join(here, "..", "models")) if f.endswith(".yaml"))
+
+
+def arguments(doc):
+    """(the liedyn executable, smoke) from `SCRIPT LIEDYN [--smoke]`; exits with doc otherwise."""
+    if len(sys.argv) < 2:
+        sys.exit(doc)
+    return os.path.abspath(sys.argv[1]), "--smoke" in sys.argv[2:]
