@@ -15,6 +15,7 @@
  * n ≤ 125: it factors a dense Hessian) and by its CG solver (code mujoco-cg; n ≤ 343: 2.2.2
  * cannot allocate the data of 1000 spheres). The smoke run
  * (BENCH_QUICK=1): 27 spheres and a chain of 10 for 0.2 s, liedyn and MuJoCo's default.
+ * BENCH_SCENE=chain or BENCH_SCENE=spheres runs one of the two scenes only.
  * CSV, one row per code, scene, n and h:
  *   code (liedyn, mujoco), scene, n (bodies), joints, h, steps, cpu_s (the steps only),
  *   us_per_step, contacts_avg and contacts_end (per step: liedyn, the contacts its solve held,
@@ -114,8 +115,10 @@ int main(void) {
     cs_print_header();
     static const int sizes[] = {27, 125, 343, 1000};
     double T = quick ? 0.2 : 1.0;
+    const char *only = getenv("BENCH_SCENE");
+    int spheres = !only || !strcmp(only, "spheres"), chain = !only || !strcmp(only, "chain");
     cs_scene sc;
-    for (int i = 0; i < (quick ? 1 : 4); ++i) {
+    for (int i = 0; spheres && i < (quick ? 1 : 4); ++i) {
         cs_spheres_in_box(&sc, sizes[i]);
         /* MuJoCo 2.2.2's Newton factors a dense nv × nv Hessian: too slow beyond n = 125; its
          * constraint arrays of njmax × (nv + njmax) exceed its 2 GB buffer at n = 1000 */
@@ -124,6 +127,7 @@ int main(void) {
         if (!quick && i < 2) study(&sc, T, 2.5e-4, i == 0, 0);
         cs_free(&sc);
     }
+    if (!chain) return 0;
     cs_chain(&sc, quick ? 10 : 100);
     study(&sc, T, 1e-3, 1, !quick);
     if (!quick) study(&sc, T, 2.5e-4, 1, 0);
