@@ -55,7 +55,7 @@ err=$("$LIEDYN" assemble "$WORK/short.yaml" --out "$WORK/short-out.yaml" 2>&1)
 rc=$?
 [ "$rc" -eq 2 ] || fail "short rod: exit $rc"
 [ "$(echo "$err" | wc -l)" -eq 1 ] || fail "short rod: more than one line: $err"
-echo "$err" | grep -Eq "short.yaml:[0-9]+: joints\[[23]\]: joint [23] \('[BP]'\) cannot be closed: a gap of 0.05 m remains" ||
+echo "$err" | grep -Eq "short.yaml:[0-9]+: joints\[[123]\]: joint [123] \('[ABP]'\) cannot be closed: a gap of 0.05 m remains" ||
     fail "short rod: $err"
 echo "$err" | grep -q "with joint 0 ('O') held at angle 1.5708 rad" || fail "short rod hold: $err"
 [ ! -e "$WORK/short-out.yaml" ] || fail "short rod: output written"

@@ -4,7 +4,9 @@
  * `collide`, a rod and beams at rest on the plane (the summed normal force is the weight, each
  * contact presses (f/k)^(1/p) in), the contact rows on the group (the rate of the contacts'
  * energy along a curve of the group is the power of their forces), the tangents against
- * differences, a beam dropped onto a sphere (its energy never rises), and who refuses what.
+ * differences, a beam dropped onto a sphere (its energy never rises), segments against segments
+ * (`spans`: the force of a crossing, which pairs collide, a rod dropped across another), and
+ * who refuses what.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -16,6 +18,7 @@
 
 #include <cmocka.h>
 
+#include "../src/elements/contact.h"
 #include "liedyn/liedyn.h"
 #include "mat3.h"
 #include "support.h"
@@ -190,7 +193,12 @@ static const char *const ARC =
     " normal: [0, 0, 1],\n"
     "     stiffness: [10, 10, 10, 1e5, 1e5, 1e5], rho_a: 1, rho_i: [1e-4, 1e-4, 2e-4],\n"
     "     velocity: [0.1, -0.3, -0.2], angular_velocity: [0.4, 0.8, -0.6],\n"
-    "     collide: {radius: 0.02, restitution: 1, friction: 0}}\n"
+    "     collide: {radius: 0.02, restitution: 1, friction: 0, spans: true}}\n"
+    "  - {name: cross, segments: 2, from: [0.72230101, 0.64107329, 0.19389724],\n"
+    "     to: [0.9405189, 0.20463751, 0.30300618], stiffness: [10, 10, 10, 1e5, 1e5, 1e5],\n"
+    "     rho_a: 1, rho_i: [1e-4, 1e-4, 2e-4], velocity: [-0.2, 0.1, 0.3],\n"
+    "     angular_velocity: [-0.5, 0.2, 0.7],\n"
+    "     collide: {radius: 0.02, restitution: 1, friction: 0, spans: true}}\n"
     "beams:\n"
     "  - {name: beam, order: 3, elements: 2, from: [1.5, -0.3, 0.0099], to: [2.4, 0.1, 0.25],"
     " clamp: start,\n"
@@ -207,7 +215,7 @@ static const char *const ARC =
 /* The same model without any contact: "collide: true" made false, the rods' and beams'
  * ", collide: {...}" left out. */
 static void no_contact(const char *text, ld_model *m) {
-    char buf[4096];
+    char buf[8192];
     size_t n = 0;
     for (const char *p = text; *p && n + 16 < sizeof buf;) {
         if (strncmp(p, "collide: true", 13) == 0) {
@@ -288,11 +296,11 @@ static double rel_diff(const double *A, const double *B, size_t n) {
  * (the law's geometric terms left out, as for shapes). */
 static void test_tangents(void **state) {
     (void)state;
-    char text[4096];
-    const char *p = strstr(ARC, "restitution: 1, friction: 0}"); /* the rod's: damped, sliding */
+    char text[8192];
+    const char *p = strstr(ARC, "restitution: 1, friction: 0,"); /* the rod's: damped, sliding */
     assert_non_null(p);
-    snprintf(text, sizeof text, "%.*srestitution: 0.5, friction: 3}%s", (int)(p - ARC), ARC,
-             p + strlen("restitution: 1, friction: 0}"));
+    snprintf(text, sizeof text, "%.*srestitution: 0.5, friction: 3,%s", (int)(p - ARC), ARC,
+             p + strlen("restitution: 1, friction: 0,"));
     ld_model m;
     parse(text, &m);
     const ld_formulation forms[] = {LD_FORM_SO3XR3, LD_FORM_SE3, LD_FORM_S3SDR3,
@@ -378,6 +386,174 @@ static void test_drop(void **state) {
     ld_model_free(&m);
 }
 
+/* ---------------------------------------------------------------- segments against segments */
+
+/* Two rods crossing at right angles without gravity, at rest: rod a along x (4 segments of
+ * 0.25), rod b along y above it (5 segments of 0.2) overlapping it by d at x = 0.6, y = 0 —
+ * a's segment 2 at s = 0.4, b's segment 2 at t = 0.75. The contact force is k d^p along z,
+ * on a's nodes 2 and 3 as −(1 − s) f, −s f, on b's nodes 2 and 3 as (1 − t) f, t f, and no
+ * moments (the arms lie along the force). */
+static void crossing(ld_model *m, int spans, double d) {
+    char text[2048];
+    snprintf(text, sizeof text,
+             "name: cross\n"
+             "rods:\n"
+             "  - {name: a, segments: 4, from: [0, 0, 0], to: [1, 0, 0],\n"
+             "     stiffness: [10, 10, 10, 1e5, 1e5, 1e5], rho_a: 1, rho_i: [1e-4, 1e-4, 2e-4],\n"
+             "     collide: {radius: %.17g, spans: %s}}\n"
+             "  - {name: b, segments: 5, from: [0.6, -0.55, %.17g], to: [0.6, 0.45, %.17g],\n"
+             "     stiffness: [10, 10, 10, 1e5, 1e5, 1e5], rho_a: 1, rho_i: [1e-4, 1e-4, 2e-4],\n"
+             "     collide: {radius: %.17g, spans: %s}}\n"
+             "contact_law: {type: hunt_crossley, stiffness: %.17g, exponent: %.17g}\n",
+             RHO, spans ? "true" : "false", 2 * RHO - d, 2 * RHO - d, RHO, spans ? "true" : "false",
+             K, P);
+    parse(text, m);
+}
+
+static void test_span_force(void **state) {
+    (void)state;
+    const double d = 1e-3, f = K * pow(d, P), s = 0.4, t = 0.75;
+    const ld_formulation forms[] = {LD_FORM_SO3XR3, LD_FORM_SE3, LD_FORM_S3SDR3};
+    for (int spans = 0; spans < 2; ++spans)
+        for (size_t fi = 0; fi < sizeof forms / sizeof *forms; ++fi) {
+            ld_model m;
+            crossing(&m, spans, d);
+            ld_system sys;
+            double *q0, *v0;
+            char msg[256];
+            if (ld_model_compile_msg(&m, forms[fi], &sys, &q0, &v0, msg, sizeof msg))
+                fail_msg("%s", msg);
+            size_t k = (size_t)sys.k;
+            double *g = calloc(k, sizeof *g);
+            assert_non_null(g);
+            assert_int_equal(sys.ops.force(&sys, 0.0, q0, v0, g), LD_OK);
+            /* nodes: a 0 … 4 (bodies 0 … 4), b 0 … 5 (bodies 5 … 10) */
+            double want[11] = {0};
+            want[2] = -(1 - s) * f, want[3] = -s * f, want[5 + 2] = (1 - t) * f,
+            want[5 + 3] = t * f;
+            double off = 0.0, moment = 0.0;
+            for (int b = 0; b < m.nbodies; ++b) {
+                double F[3], x[3], qq[4], om[3], xd[3];
+                assert_int_equal(ld_model_body_state(&sys, b, q0, v0, x, qq, om, xd), LD_OK);
+                /* the generalized force: body-frame moment first, then the force (spatial, or
+                 * body frame in the semidirect products) */
+                ld_quat_rotate(F, qq, g + 6 * b + 3);
+                const double *Fs = forms[fi] == LD_FORM_SO3XR3 ? g + 6 * b + 3 : F;
+                off = fmax(off, fabs(-Fs[2] - (spans ? want[b] : 0.0)));
+                off = fmax(off, fmax(fabs(Fs[0]), fabs(Fs[1])));
+                for (int i = 0; i < 3; ++i) moment = fmax(moment, fabs(g[6 * b + i]));
+            }
+            print_message("spans %d %-8s crossing force %.6e N: worst node force off by %.1e N, "
+                          "largest moment %.1e\n",
+                          spans, ld_formulation_name(forms[fi]), f, off, moment);
+            assert_true(off < 1e-10 * f);
+            assert_true(moment < 1e-10 * f);
+            free(g);
+            free(q0), free(v0);
+            ld_model_system_free(&sys);
+            ld_model_free(&m);
+        }
+}
+
+/* Which pairs collide: neighbours never; of one rod, pairs that overlap as written never, the
+ * others do; of two rods, every pair (overlapping or not) when both set spans. */
+static void test_span_pairs(void **state) {
+    (void)state;
+    ld_model m;
+    parse("name: p\nrods:\n"
+          "  - {name: thick, segments: 6, from: [0, 0, 0], to: [0.6, 0, 0],\n"
+          "     stiffness: [1, 1, 1, 1, 1, 1], rho_a: 1, rho_i: [1, 1, 1],\n"
+          "     collide: {radius: 0.06, spans: true}}\n"
+          "  - {name: other, segments: 2, from: [0, 0, 0.05], to: [0.2, 0, 0.05],\n"
+          "     stiffness: [1, 1, 1, 1, 1, 1], rho_a: 1, rho_i: [1, 1, 1],\n"
+          "     collide: {radius: 0.01, spans: true}}\n"
+          "  - {name: plain, segments: 2, from: [0, 1, 0], to: [0.2, 1, 0],\n"
+          "     stiffness: [1, 1, 1, 1, 1, 1], rho_a: 1, rho_i: [1, 1, 1],\n"
+          "     collide: {radius: 0.01}}\n",
+          &m);
+    assert_int_equal(ld_cseg_count(&m), 10);
+    /* thick: segments 0.1 long, radius 0.06: g and g + 2 overlap as written (gap 0.1 < 0.12),
+     * g and g + 3 do not (0.2) */
+    assert_false(ld_cseg_pair(&m, 0, 0));
+    assert_false(ld_cseg_pair(&m, 0, 1)); /* neighbours */
+    assert_false(ld_cseg_pair(&m, 0, 2));
+    assert_true(ld_cseg_pair(&m, 0, 3));
+    assert_true(ld_cseg_pair(&m, 5, 2));
+    assert_true(ld_cseg_pair(&m, 0, 6)); /* other rod: overlapping as written, still a pair */
+    assert_true(ld_cseg_pair(&m, 7, 4));
+    assert_false(ld_cseg_pair(&m, 6, 7)); /* other's neighbours */
+    assert_false(ld_cseg_pair(&m, 0, 8)); /* plain does not set spans */
+    assert_false(ld_cseg_pair(&m, 8, 9));
+    ld_model_free(&m);
+}
+
+/* Rod b dropped across rod a lying on the plane (both spans: true, gravity): it lands on a, its
+ * energy never rises above its lowest value so far by more than the integration error, the two
+ * axes never come closer than 2 ρ less a few mm, and at the end b's nodes beside the crossing
+ * rest on a (near 3 ρ up), not on the plane (ρ). */
+static void test_span_drop(void **state) {
+    (void)state;
+    char text[2048];
+    snprintf(text, sizeof text,
+             "name: drop\ngravity: [0, 0, -9.81]\n"
+             "rods:\n"
+             "  - {name: a, segments: 8, from: [-0.4, 0, %.17g], to: [0.4, 0, %.17g],\n"
+             "     stiffness: [10, 10, 10, 1e5, 1e5, 1e5], damping: [0.1, 0.1, 0.1, 10, 10, 10],\n"
+             "     rho_a: 1, rho_i: [1e-4, 1e-4, 2e-4],\n"
+             "     collide: {radius: %.17g, restitution: 0.5, friction: 0.5, spans: true}}\n"
+             "  - {name: b, segments: 4, from: [0.05, -0.1, 0.1], to: [0.05, 0.1, 0.1],\n"
+             "     stiffness: [10, 10, 10, 1e5, 1e5, 1e5], damping: [0.1, 0.1, 0.1, 10, 10, 10],\n"
+             "     rho_a: 1, rho_i: [1e-4, 1e-4, 2e-4],\n"
+             "     collide: {radius: %.17g, restitution: 0.5, friction: 0.5, spans: true}}\n"
+             "ground_plane: {normal: [0, 0, 1], point: [0, 0, 0]}\n"
+             "contact_law: {type: hunt_crossley, stiffness: %.17g, exponent: %.17g}\n",
+             RHO, RHO, RHO, RHO, K, P);
+    ld_model m;
+    parse(text, &m);
+    ld_system s;
+    double *q0, *v0;
+    char msg[256];
+    if (ld_model_compile_msg(&m, LD_FORM_SO3XR3, &s, &q0, &v0, msg, sizeof msg))
+        fail_msg("%s", msg);
+    ld_integ_options o;
+    ld_integ_options_init(&o);
+    o.method = LD_INTEG_GENALPHA;
+    int st = 0;
+    ld_integ *it = ld_integ_create(&s, &o, &st);
+    assert_non_null(it);
+    assert_int_equal(ld_integ_init(it, 0.0, q0, v0), LD_OK);
+    double e0, e = 0.0, lo, rise = 0.0, closest = INFINITY;
+    assert_int_equal(s.ops.energy(&s, 0.0, q0, v0, &e0), LD_OK);
+    lo = e0;
+    double x[14][3], qq[4], om[3], xd[3]; /* a: bodies 0 … 8, b: 9 … 13 */
+    for (int i = 0; i < 8000; ++i) {
+        assert_int_equal(ld_integ_advance(it, 1e-4), LD_OK);
+        const double *q = ld_integ_q(it), *v = ld_integ_v(it);
+        assert_int_equal(s.ops.energy(&s, 0.0, q, v, &e), LD_OK);
+        rise = fmax(rise, e - lo);
+        lo = fmin(lo, e);
+        for (int b = 0; b < 14; ++b)
+            assert_int_equal(ld_model_body_state(&s, b, q, v, x[b], qq, om, xd), LD_OK);
+        for (int ga = 0; ga < 8; ++ga)
+            for (int gb = 9; gb < 13; ++gb) {
+                double pa[3], pb[3], d[3];
+                ld_contact_segments(x[ga], x[ga + 1], x[gb], x[gb + 1], pa, pb);
+                for (int k = 0; k < 3; ++k) d[k] = pa[k] - pb[k];
+                closest = fmin(closest, ld_v3_norm(d));
+            }
+    }
+    print_message("rod across a rod, 0.8 s: energy %.6f -> %.6f J, largest rise %.2e J; axes "
+                  "at least %.4f m apart (2 rho = %.4f); b's middle node at z = %.4f m\n",
+                  e0, e, rise, closest, 2 * RHO, x[11][2]);
+    assert_true(rise < 1e-5 * e0);
+    assert_true(closest > 2 * RHO - 5e-3);
+    assert_true(x[11][2] > 2.5 * RHO); /* on a, not through it onto the plane */
+    ld_integ_free(it);
+    free(q0), free(v0);
+    ld_model_system_free(&s);
+    ld_model_free(&m);
+}
+
 /* ---------------------------------------------------------------- refusals */
 
 /* With the hard law a colliding rod is contact that only moreau treats, and moreau refuses
@@ -407,13 +583,27 @@ static void test_refusals(void **state) {
     free(q0), free(v0);
     ld_model_system_free(&s);
     ld_model_free(&m);
+    /* more segments with spans than the all-to-all pairs allow: refused with the count */
+    parse("name: long\nrods:\n  - {name: rope, segments: 300, from: [0, 0, 0.1], to: [3, 0, 0.1],\n"
+          "     stiffness: [1, 1, 1, 1, 1, 1], rho_a: 1, rho_i: [1, 1, 1],\n"
+          "     collide: {radius: 0.001, spans: true}}\n"
+          "contact_law: {type: hunt_crossley, stiffness: 1e5}\n",
+          &m);
+    char msg[256] = "";
+    assert_int_not_equal(ld_model_compile_msg(&m, LD_FORM_SO3XR3, &s, &q0, &v0, msg, sizeof msg),
+                         LD_OK);
+    print_message("300 segments with spans: %s\n", msg);
+    assert_non_null(strstr(msg, "300 segments, at most 256"));
+    ld_model_free(&m);
 }
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_reader), cmocka_unit_test(test_rest),
-        cmocka_unit_test(test_power),  cmocka_unit_test(test_tangents),
-        cmocka_unit_test(test_drop),   cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_reader),     cmocka_unit_test(test_rest),
+        cmocka_unit_test(test_power),      cmocka_unit_test(test_tangents),
+        cmocka_unit_test(test_drop),       cmocka_unit_test(test_span_force),
+        cmocka_unit_test(test_span_pairs), cmocka_unit_test(test_span_drop),
+        cmocka_unit_test(test_refusals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

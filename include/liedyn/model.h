@@ -228,9 +228,11 @@ typedef struct ld_joint {
  * each segment between two consecutive nodes is a capsule of this radius (m, > 0) whose axis
  * joins the two nodes' positions, with its restitution e ∈ [0, 1] and friction μ ≥ 0 as a
  * shape's. They collide with the ground plane, the ground shapes and the bodies' colliding
- * shapes under the compliant law (contact_law: hunt_crossley), not with other segments. */
+ * shapes under the compliant law (contact_law: hunt_crossley). With spans set as well they
+ * also collide with the segments of every rod and beam that sets spans, their own included
+ * except neighbours sharing a node and the pairs that touch or overlap as written. */
 typedef struct ld_collide {
-    int on;
+    int on, spans;
     double radius, restitution, friction;
 } ld_collide;
 

@@ -330,7 +330,8 @@ static void joint_gaps(const ld_system *s, const ld_model *m, const double *Phi,
 }
 
 /* The message when the joints cannot be closed: the worst joint (a held coordinate: the joint
- * whose coordinate it holds) and what is left, and the first held coordinate, if any. */
+ * whose coordinate it holds; of gaps equal to round-off, the first) and what is left, and the
+ * first held coordinate, if any. */
 static int not_closed(const ld_model *m, const ld_model *t, const ld_system *s, const int *held_of,
                       const double *Phi, char *msg, size_t n, int *item) {
     double *gap = ld_xmalloc(2 * ((size_t)t->njoints + 1) * sizeof *gap, "the assembly's gaps"),
@@ -342,7 +343,7 @@ static int not_closed(const ld_model *m, const ld_model *t, const ld_system *s, 
     for (int j = 0; j < t->njoints; ++j) {
         int r0, nr = ld_jsys_joint_rows(ld_rb(s)->J, j, &r0);
         double v = max_abs(Phi + r0, nr);
-        if (v > worst) worst = v, w = j;
+        if (v > worst * (1.0 + 1e-9)) worst = v, w = j; /* of equal gaps, the first joint */
     }
     char held[160] = "";
     if (t->njoints > m->njoints) {

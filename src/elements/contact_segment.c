@@ -94,3 +94,23 @@ double ld_cseg_weight(const double xa[3], const double xb[3], double radius, con
     for (int i = 0; i < 3; ++i) c[i] = xa[i] + s * d[i];
     return s;
 }
+
+/* End k of segment g's position in the model as written: its node body's, or x0 when clamped. */
+static const double *rest_end(const ld_model *m, const ld_cseg *sg, int k) {
+    return sg->body[k] == LD_GROUND ? sg->x0[k] : m->bodies[sg->body[k]].x;
+}
+
+int ld_cseg_pair(const ld_model *m, int g, int h) {
+    ld_cseg a, b;
+    if (g == h || ld_cseg_get(m, g, &a) || ld_cseg_get(m, h, &b)) return 0;
+    if (!a.c.spans || !b.c.spans) return 0;
+    for (int i = 0; i < 2; ++i)
+        for (int j = 0; j < 2; ++j)
+            if (a.body[i] != LD_GROUND && a.body[i] == b.body[j]) return 0;
+    if (a.rod != b.rod || a.beam != b.beam) return 1;
+    double pa[3], pb[3], d[3]; /* of one rod or beam: apart as written */
+    ld_contact_segments(rest_end(m, &a, 0), rest_end(m, &a, 1), rest_end(m, &b, 0),
+                        rest_end(m, &b, 1), pa, pb);
+    for (int i = 0; i < 3; ++i) d[i] = pa[i] - pb[i];
+    return ld_v3_norm(d) > a.c.radius + b.c.radius;
+}

@@ -58,9 +58,12 @@ extern const ld_ekind ld_ek_contact_penalty; /* below; element.h lists the kinds
 #define PEN_BODIES_MAX 64
 /* Contacts of one pair of shapes (ld_contact_pair gives at most 8). */
 #define PEN_PAIR_MAX 16
-/* Nodes of an instance: a body, two bodies, or a segment's two nodes and a body. */
-#define PEN_SLOTS 3
-#define PEN_N     (6 * PEN_SLOTS)
+/* Nodes of an instance: a body, two bodies, a segment's two nodes and a body, or two
+ * segments' nodes. */
+#define PEN_SLOTS 4
+/* Most segments that collide with other segments (spans: true): their pairs couple all to all. */
+#define PEN_SPANS_MAX 256
+#define PEN_N         (6 * PEN_SLOTS)
 
 /* The kind's data for a compiled system: each body's colliding shapes and inverse inertia. */
 typedef struct pen_data {
@@ -144,15 +147,49 @@ static int segment_instances(const ld_model *m, int g, int ground, ld_elem *out)
     return n;
 }
 
+/* Segments that collide with segments (spans: true). */
+static int span_segments(const ld_model *m) {
+    int n = 0;
+    for (int r = 0; r < m->nrods; ++r)
+        if (m->rods[r].collide.on && m->rods[r].collide.spans) n += m->rods[r].n;
+    for (int b = 0; b < m->nbeams; ++b)
+        if (m->beams[b].collide.on && m->beams[b].collide.spans) n += m->beams[b].nnodes - 1;
+    return n;
+}
+
+/* The instances of segment g with the later segments h it collides with (ld_cseg_pair; item
+ * g, sub = −2 − nbodies − h; nodes: g's that are bodies, then h's). Their number; into out
+ * when out. */
+static int span_instances(const ld_model *m, int g, int nseg, ld_elem *out) {
+    ld_cseg a, b;
+    if (ld_cseg_get(m, g, &a) || !a.c.spans) return 0;
+    int n = 0;
+    for (int h = g + 1; h < nseg; ++h) {
+        if (!ld_cseg_pair(m, g, h)) continue;
+        if (out) {
+            ld_cseg_get(m, h, &b);
+            ld_elem e = {.item = g, .sub = -2 - m->nbodies - h};
+            for (int k = 0; k < 4; ++k) {
+                int body = k < 2 ? a.body[k] : b.body[k - 2];
+                if (body != LD_GROUND) e.node[e.nn++] = body;
+            }
+            out[n] = e;
+        }
+        ++n;
+    }
+    return n;
+}
+
 /* One instance per body touching the ground (node: the body; sub = 0) and per pair of
  * colliding bodies a < b (nodes a, b; sub = b + 1), then the segments' of the colliding rods
- * and beams; none with the hard law, the euler formulation or more than PEN_BODIES_MAX
- * colliding bodies (prepare says why). */
+ * and beams, and their pairs; none with the hard law, the euler formulation, more than
+ * PEN_BODIES_MAX colliding bodies or PEN_SPANS_MAX segments with spans (prepare says why). */
 static int pen_instances(const ld_model *m, ld_formulation f, ld_elem *out) {
     if (m->contact.kind != LD_CONTACT_HUNT_CROSSLEY || f == LD_FORM_EULER) return 0;
-    if (colliding_bodies(m) > PEN_BODIES_MAX) return 0;
+    if (colliding_bodies(m) > PEN_BODIES_MAX || span_segments(m) > PEN_SPANS_MAX) return 0;
     int n = 0, ground = ground_collides(m), nseg = ld_cseg_count(m);
     for (int g = 0; g < nseg; ++g) n += segment_instances(m, g, ground, out ? out + n : NULL);
+    for (int g = 0; g < nseg; ++g) n += span_instances(m, g, nseg, out ? out + n : NULL);
     for (int a = 0; a < m->nbodies; ++a) {
         if (!body_collides(m, a)) continue;
         if (ground) {
@@ -192,6 +229,14 @@ static const char *pen_refusal(const ld_system *s, char *buf, size_t n) {
                  "compliant contact couples every pair of bodies with colliding shapes: %d "
                  "bodies, at most %d (contact_law: hard and moreau take many bodies)",
                  nb, PEN_BODIES_MAX);
+        return buf;
+    }
+    int ns = span_segments(m);
+    if (ns > PEN_SPANS_MAX) {
+        snprintf(buf, n,
+                 "segments that collide with each other (collide: {spans: true}) are coupled "
+                 "all to all: %d segments, at most %d",
+                 ns, PEN_SPANS_MAX);
         return buf;
     }
     if (!(c->stiffness > 0.0 && isfinite(c->stiffness) && c->exponent >= 1.0 &&
@@ -434,6 +479,20 @@ typedef struct pen_side {
     double o[3], rad, e, mu;
 } pen_side;
 
+/* The parts of segment side sd in contact ct (sd on ct's side a) with the sign sg (+1 side a,
+ * −1 side b) into pt + np; the new np. */
+static int segment_parts(const pen_side *sd, const ld_contact *ct, double sg, pen_part *pt,
+                         int np) {
+    double c[3], s = ld_cseg_weight(sd->xa, sd->xb, sd->radius, ct, c), w[2] = {1.0 - s, s};
+    for (int k = 0; k < 2; ++k) {
+        if (sd->slot[k] < 0 || w[k] == 0.0) continue;
+        pt[np] = (pen_part){.slot = sd->slot[k], .wt = sg * w[k]};
+        for (int i = 0; i < 3; ++i) pt[np].r[i] = ct->p[i] - c[i];
+        ++np;
+    }
+    return np;
+}
+
 /* The parts of contact ct: side a's nodes, and the body in slot bslot (−1: the ground) with
  * weight −1. Their number. */
 static int contact_parts(const pen_side *sa, const pen_body *S, int bslot, const ld_contact *ct,
@@ -444,13 +503,7 @@ static int contact_parts(const pen_side *sa, const pen_body *S, int bslot, const
         for (int i = 0; i < 3; ++i) pt[np].r[i] = ct->p[i] - S[0].x[i];
         ++np;
     } else {
-        double c[3], s = ld_cseg_weight(sa->xa, sa->xb, sa->radius, ct, c), w[2] = {1.0 - s, s};
-        for (int k = 0; k < 2; ++k) {
-            if (sa->slot[k] < 0 || w[k] == 0.0) continue;
-            pt[np] = (pen_part){.slot = sa->slot[k], .wt = w[k]};
-            for (int i = 0; i < 3; ++i) pt[np].r[i] = ct->p[i] - c[i];
-            ++np;
-        }
+        np = segment_parts(sa, ct, 1.0, pt, np);
     }
     if (bslot >= 0) {
         pt[np] = (pen_part){.slot = bslot, .wt = -1.0};
@@ -497,23 +550,57 @@ static void side_contacts(const ld_model *m, const pen_data *d, const pen_side *
     }
 }
 
-/* Segment instance c (item: the segment, sub = −1 the ground, −2 − b body b) into o. */
+/* Segment g as a side whose nodes take the instance's slots from *slot on (advanced). */
+static void segment_side(const ld_model *m, int g, const pen_body *S, int *slot, pen_side *sd) {
+    ld_cseg sg;
+    memset(sd, 0, sizeof *sd);
+    ld_cseg_get(m, g, &sg);
+    sd->seg = 1, sd->radius = sg.c.radius, sd->e = sg.c.restitution, sd->mu = sg.c.friction;
+    for (int k = 0; k < 2; ++k) {
+        double *x = k ? sd->xb : sd->xa;
+        sd->slot[k] = sg.body[k] == LD_GROUND ? -1 : (*slot)++;
+        memcpy(x, sd->slot[k] < 0 ? sg.x0[k] : S[sd->slot[k]].x, 3 * sizeof(double));
+    }
+    ld_cseg_place(sd->xa, sd->xb, sd->radius, &sd->ca);
+    double half[3];
+    for (int i = 0; i < 3; ++i)
+        sd->o[i] = 0.5 * (sd->xa[i] + sd->xb[i]), half[i] = sd->xb[i] - sd->o[i];
+    sd->rad = ld_v3_norm(half) + sd->radius;
+}
+
+/* The contacts of segment side a with segment side b (both capsules), each added to o: side
+ * a's nodes with weights 1 − s, s, side b's with −(1 − t), −t, each at its own axis point. */
+static void span_contacts(const ld_model *m, const pen_data *d, const pen_side *sa,
+                          const pen_side *sb, const pen_body *S, pen_out *o) {
+    double dd[3] = {sa->o[0] - sb->o[0], sa->o[1] - sb->o[1], sa->o[2] - sb->o[2]};
+    if (ld_v3_norm(dd) > sa->rad + sb->rad) return;
+    ld_contact tmp[PEN_PAIR_MAX];
+    pen_part parts[PEN_SLOTS];
+    int c = ld_contact_pair(&sa->ca, &sb->ca, 0.0, tmp);
+    for (int i = 0; i < c && i < PEN_PAIR_MAX; ++i) {
+        if (!(tmp[i].gap < 0.0)) continue;
+        tmp[i].e = fmax(sa->e, sb->e), tmp[i].mu = fmax(sa->mu, sb->mu);
+        ld_contact flip = tmp[i]; /* side b seen as side a: its axis point */
+        for (int k = 0; k < 3; ++k) flip.n[k] = -tmp[i].n[k];
+        int np = segment_parts(sa, &tmp[i], 1.0, parts, 0);
+        np = segment_parts(sb, &flip, -1.0, parts, np);
+        add_contact(m, d, &tmp[i], S, parts, np, o);
+    }
+}
+
+/* Segment instance c (item: the segment g; sub = −1 the ground, −2 − b body b, −2 − nbodies
+ * − h segment h) into o. */
 static void segment_instance(const ld_elem_ctx *c, const pen_data *d, const pen_body *S,
                              pen_out *o) {
     const ld_model *m = ld_rb(c->s)->m;
-    ld_cseg sg;
-    if (ld_cseg_get(m, c->e->item, &sg)) return;
-    pen_side sa = {.seg = 1, .radius = sg.c.radius, .e = sg.c.restitution, .mu = sg.c.friction};
-    int slot = 0;
-    for (int k = 0; k < 2; ++k) {
-        double *x = k ? sa.xb : sa.xa;
-        sa.slot[k] = sg.body[k] == LD_GROUND ? -1 : slot++;
-        memcpy(x, sa.slot[k] < 0 ? sg.x0[k] : S[sa.slot[k]].x, 3 * sizeof(double));
+    pen_side sa, sb;
+    int slot = 0, h = -2 - m->nbodies - c->e->sub;
+    segment_side(m, c->e->item, S, &slot, &sa);
+    if (h >= 0) {
+        segment_side(m, h, S, &slot, &sb);
+        span_contacts(m, d, &sa, &sb, S, o);
+        return;
     }
-    ld_cseg_place(sa.xa, sa.xb, sa.radius, &sa.ca);
-    double half[3];
-    for (int i = 0; i < 3; ++i) sa.o[i] = 0.5 * (sa.xa[i] + sa.xb[i]), half[i] = sa.xb[i] - sa.o[i];
-    sa.rad = ld_v3_norm(half) + sa.radius;
     side_contacts(m, d, &sa, S, c->e->sub == -1 ? -1 : slot, o);
 }
 
