@@ -15,7 +15,8 @@
  * n ≤ 125: it factors a dense Hessian) and by its CG solver (code mujoco-cg; n ≤ 343: 2.2.2
  * cannot allocate the data of 1000 spheres). The smoke run
  * (BENCH_QUICK=1): 27 spheres and a chain of 10 for 0.2 s, liedyn and MuJoCo's default.
- * BENCH_SCENE=chain or BENCH_SCENE=spheres runs one of the two scenes only.
+ * BENCH_SCENE=chain or BENCH_SCENE=spheres runs one of the two scenes only, BENCH_N=n the
+ * spheres' scene at one of the sizes only.
  * CSV, one row per code, scene, n and h:
  *   code (liedyn, mujoco), scene, n (bodies), joints, h, steps, cpu_s (the steps only),
  *   us_per_step, contacts_avg and contacts_end (per step: liedyn, the contacts its solve held,
@@ -118,7 +119,9 @@ int main(void) {
     const char *only = getenv("BENCH_SCENE");
     int spheres = !only || !strcmp(only, "spheres"), chain = !only || !strcmp(only, "chain");
     cs_scene sc;
+    const char *nn = getenv("BENCH_N");
     for (int i = 0; spheres && i < (quick ? 1 : 4); ++i) {
+        if (nn && atoi(nn) != sizes[i]) continue;
         cs_spheres_in_box(&sc, sizes[i]);
         /* MuJoCo 2.2.2's Newton factors a dense nv × nv Hessian: too slow beyond n = 125; its
          * constraint arrays of njmax × (nv + njmax) exceed its 2 GB buffer at n = 1000 */
