@@ -182,10 +182,14 @@ node_columns(ld_integ *it, const double *T, int o, const int d, double cm, doubl
 int ld_integ__small_assemble(ld_integ *it, double t, double cm, double cc, double ck,
                              const double *a_k) {
     const ld_system *s = it->s;
-    const int k = it->k, m = it->m, n = it->n;
     int rc = ld_sys_g_v(s, t, it->qn, it->vn, it->C);
     if (!rc) rc = ld_sys_stiffness(s, t, it->qn, it->vn, a_k ? a_k : it->vdn, it->lamn, it->K);
-    if (rc) return rc;
+    return rc ? rc : ld_integ__small_fill(it, cm, cc, ck);
+}
+
+int ld_integ__small_fill(ld_integ *it, double cm, double cc, double ck) {
+    const ld_system *s = it->s;
+    const int k = it->k, m = it->m, n = it->n;
     const double *restrict M = it->M, *restrict C = it->C, *restrict K = it->K, *B = it->B;
     double *restrict S = it->S;
     for (int nd = 0; nd < s->nnodes; ++nd) {
