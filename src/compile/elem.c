@@ -292,6 +292,12 @@ static void scatter_vec(const ld_system *s, const ld_elem *e, const double *xl, 
 /* A (k×k) += the local cnl×cnl matrix Al (nodes' own coordinates). */
 static void scatter_mat(const ld_system *s, const ld_elem *e, const double *Al, double *A) {
     size_t k = (size_t)s->k, nl = (size_t)e->cnl;
+    if (e->nn == 1 && nl == 6) { /* one six-velocity node (a body): a fixed 6×6 block */
+        double *dst = A + (size_t)s->nodes[e->node[0]].voff * (k + 1);
+        for (size_t r = 0; r < 6; ++r)
+            for (size_t c = 0; c < 6; ++c) dst[r * k + c] += Al[6 * r + c];
+        return;
+    }
     for (int a = 0; a < e->nn; ++a) {
         size_t ra = (size_t)s->nodes[e->node[a]].voff, na = (size_t)node_nv(s, e->node[a]);
         for (int b = 0; b < e->nn; ++b) {
@@ -726,6 +732,25 @@ static void axpy(double *L, const double *A, double sc, size_t n) {
     for (size_t j = 0; j < n; ++j) L[j] += sc * A[j];
 }
 
+/* The kinds whose T(ξ) is diag(T_rot(3×3), I₃): R³ × SO(3) and S³ × R³ in either frame. */
+static int direct_product(ld_node_kind kind) {
+    return kind == LD_NODE_SO3XR3 || kind == LD_NODE_S3XR3 || kind == LD_NODE_SO3XR3_SPATIAL ||
+           kind == LD_NODE_S3XR3_SPATIAL;
+}
+
+/* L[·, c0 … c0 + 5] += sc · K[·, c0 …] diag(T_rot, I) for such a node (nl rows, T its 6×6 block):
+ * the products with T's zeros and ones left out. */
+static void add_kt_direct(const double *K, const double *T, double sc, size_t nl, size_t c0,
+                          double *L) {
+    for (size_t r = 0; r < nl; ++r) {
+        const double *Kr = K + r * nl + c0;
+        double *Lr = L + r * nl + c0;
+        for (size_t c = 0; c < 3; ++c)
+            Lr[c] += sc * (Kr[0] * T[c] + Kr[1] * T[6 + c] + Kr[2] * T[12 + c]);
+        for (size_t c = 3; c < 6; ++c) Lr[c] += sc * Kr[c];
+    }
+}
+
 /* L += sc · K T with T block diagonal by the instance's nodes (their blocks in Tb; K and L in
  * the nodes' own coordinates, cnl square). */
 static void add_kt(const ld_system *s, const ld_elems *E, const ld_elem *e, const double *K,
@@ -734,6 +759,10 @@ static void add_kt(const ld_system *s, const ld_elems *E, const ld_elem *e, cons
     for (int b = 0; b < e->nn; ++b) {
         const double *T = Tb + E->mboff[e->node[b]];
         size_t nv = (size_t)node_nv(s, e->node[b]), c0 = (size_t)e->coff[b];
+        if (nv == 6 && direct_product(s->nodes[e->node[b]].kind)) {
+            add_kt_direct(K, T, sc, nl, c0, L);
+            continue;
+        }
         for (size_t r = 0; r < nl; ++r)
             for (size_t c = 0; c < nv; ++c) {
                 double acc = 0.0;
