@@ -129,7 +129,8 @@ typedef struct ld_system_ops {
     /* Optional: the outputs of ld_newton_eval that are not NULL, in one pass over the model
      * (each joint's and body's kinematics evaluated once for all of them). Nothing is kept
      * between calls. The Newton methods use it when present (the separate callbacks otherwise;
-     * both are required even so). */
+     * both are required even so). Whoever replaces another callback of a system that has it
+     * (a wrapper, a substitute for a test) replaces or clears this one too. */
     int (*eval_newton)(const ld_system *s, const ld_newton_eval *e);
 } ld_system_ops;
 
