@@ -9,12 +9,17 @@
  *              state, once each — the floor any integrator that uses these quantities pays
  *   hem5       a fixed step of h = 1e-3 (7 stages), per step and per stage, and the stage in
  *              units of the bare evaluation
- *   genalpha   a fixed step of h = 1e-3 (ρ∞ = 0.9), per step and per Newton iteration
- * Each integrator runs twice: on its small-system path (the default for k + m ≤ 12 on the
- * dense solver) and on the generic path that every system takes (ld_integ__set_generic, the
- * code as it was before the small path), so the speed-up comes from one run. The two paths
- * must agree to round-off: the bench stops if the states after the timed steps differ by more
- * than 1e-9 relative.
+ *   genalpha   a fixed step of h = 1e-3 (ρ∞ = 0.9), per step and per Newton iteration, with the
+ *              model's Newton setting (one matrix per step) and with full Newton (a matrix in
+ *              every iteration: genalpha-full)
+ * Each integrator runs three times: on its small-system path (the default for k + m ≤ 12 on the
+ * dense solver), on the generic path that every system takes (ld_integ__set_generic, the code
+ * as it was before the small path), and on the small path with the model's separate callbacks
+ * instead of its fused evaluation (ld_integ__set_separate, the code as it was before the fused
+ * pass; hem has none, so its separate figures repeat the small path's), so the speed-ups come
+ * from one run. The paths must agree to round-off: the bench stops if the states after the
+ * timed steps differ by more than 1e-9 relative (the fused and separate ones agree bit for
+ * bit, tests/test_fused.c).
  *
  * CSV on stdout. BENCH_QUICK=1: a few hundred steps, once (the smoke run of make test).
  */
@@ -37,7 +42,12 @@
 #define H 1e-3
 
 static int STEPS = 2000, REPS = 9, BARE_N = 5000;
-static int ONLY = -1; /* BENCH_PATH=small or generic: time that path alone (for callgrind) */
+/* BENCH_PATH=small, generic or separate: time that path alone (for callgrind) */
+static int ONLY = -1;
+static const char *const PATHS[3] = {"small", "generic", "separate"};
+/* BENCH_METHOD=hem5, genalpha or genalpha-full: run that method alone (for callgrind) */
+static int ONLY_M = -1;
+static const char *const METHODS[3] = {"hem5", "genalpha", "genalpha-full"};
 
 /* Scratch of the evaluations (the largest model the bench takes: k, m ≤ 12, nq ≤ 32). */
 typedef struct scratch {
@@ -60,6 +70,21 @@ static __attribute__((noinline)) int eval_newton(const ld_system *s, const doubl
     int rc = eval_bare(s, q, v, w);
     rc |= s->ops.g_v(s, 0.0, q, v, w->C);
     rc |= s->ops.stiffness(s, 0.0, q, v, w->a, w->lam, w->K);
+    ld_sys_retract(s, w->qn, q, w->xi);
+    for (int nd = 0; nd < s->nnodes; ++nd) {
+        const ld_node *N = &s->nodes[nd];
+        ld_node_tangent(N, w->T, (size_t)ld_node_nv(N), w->xi + N->voff);
+    }
+    return rc;
+}
+
+/* The same through the fused call (ops.eval_newton: M, g, Φ, B, ∂g/∂v, K in one pass) and the
+ * same Lie maps. */
+static __attribute__((noinline)) int eval_fused(const ld_system *s, const double *q,
+                                                const double *v, scratch *w) {
+    ld_newton_eval e = {.t = 0.0, .q = q, .v = v, .a = w->a, .lambda = w->lam};
+    e.M = w->M, e.g = w->g, e.Phi = w->phi, e.B = w->B, e.C = w->C, e.K = w->K;
+    int rc = s->ops.eval_newton(s, &e);
     ld_sys_retract(s, w->qn, q, w->xi);
     for (int nd = 0; nd < s->nnodes; ++nd) {
         const ld_node *N = &s->nodes[nd];
@@ -144,21 +169,25 @@ static void study(const ld_model *m, ld_formulation f, const char *fname) {
     check_ld("compile", ld_model_compile(m, f, &s, &q0, &v0));
     double bare = model_ns(&s, q0, v0, eval_bare);
     double floor_ga = model_ns(&s, q0, v0, eval_newton),
-           floor_hem = model_ns(&s, q0, v0, eval_stage);
-    const ld_integ_method meths[2] = {LD_INTEG_HEM5, LD_INTEG_GENALPHA};
-    for (int mi = 0; mi < 2; ++mi) {
+           floor_hem = model_ns(&s, q0, v0, eval_stage),
+           floor_fused = model_ns(&s, q0, v0, eval_fused);
+    const ld_integ_method meths[3] = {LD_INTEG_HEM5, LD_INTEG_GENALPHA, LD_INTEG_GENALPHA};
+    for (int mi = 0; mi < 3; ++mi) {
+        if (ONLY_M >= 0 && mi != ONLY_M) continue;
         ld_integ_options o;
         check_ld("options", ld_integ_options_from_model(m, &o));
         o.method = meths[mi];
         o.la = LD_LA_DENSE;
         o.adaptive = 0;
+        if (mi == 2) o.newton_reuse = LD_REUSE_OFF;
         int rc;
-        ld_integ *it[2];
-        run r[2];
-        for (int g = 0; g < 2; ++g) {
+        ld_integ *it[3];
+        run r[3];
+        for (int g = 0; g < 3; ++g) {
             it[g] = ld_integ_create(&s, &o, &rc);
             if (!it[g]) die_code("create", rc);
-            ld_integ__set_generic(it[g], g);
+            ld_integ__set_generic(it[g], g == 1);
+            ld_integ__set_separate(it[g], g == 2);
             r[g] = (run){INFINITY, 0.0, malloc((size_t)s.nq * sizeof(double)),
                          malloc((size_t)s.k * sizeof(double))};
             if (!r[g].q || !r[g].v) die("run", "out of memory");
@@ -167,31 +196,39 @@ static void study(const ld_model *m, ld_formulation f, const char *fname) {
             bare = fmin(bare, model_ns(&s, q0, v0, eval_bare));
             floor_ga = fmin(floor_ga, model_ns(&s, q0, v0, eval_newton));
             floor_hem = fmin(floor_hem, model_ns(&s, q0, v0, eval_stage));
-            for (int g = 0; g < 2; ++g)
+            floor_fused = fmin(floor_fused, model_ns(&s, q0, v0, eval_fused));
+            for (int g = 0; g < 3; ++g)
                 if (ONLY < 0 || ONLY == g) timed(it[g], &s, q0, v0, &r[g]);
         }
-        if (ONLY >= 0) memcpy(r[1 - ONLY].q, r[ONLY].q, (size_t)s.nq * sizeof(double));
-        if (ONLY >= 0) memcpy(r[1 - ONLY].v, r[ONLY].v, (size_t)s.k * sizeof(double));
-        double diff = state_diff(&s, &r[0], &r[1]);
-        if (!(diff <= 1e-9)) die("paths", "the small and the generic path disagree");
+        for (int g = 0; ONLY >= 0 && g < 3; ++g) {
+            memcpy(r[g].q, r[ONLY].q, (size_t)s.nq * sizeof(double));
+            memcpy(r[g].v, r[ONLY].v, (size_t)s.k * sizeof(double));
+            r[g].ns_step = r[ONLY].ns_step, r[g].its = r[ONLY].its;
+        }
+        double diff = fmax(state_diff(&s, &r[0], &r[1]), state_diff(&s, &r[0], &r[2]));
+        if (!(diff <= 1e-9)) die("paths", "the small, generic and separate paths disagree");
         const ld_hem_table *tb = ld_hem_table_of(meths[mi]);
-        for (int g = 0; g < 2; ++g) {
+        for (int g = 0; g < 3; ++g) {
             double per = tb ? r[g].ns_step / tb->sbar : r[g].ns_step / r[g].its;
             double fl = tb ? floor_hem : floor_ga;
-            printf("%s,%s,%s,%.1f,%.2f,%s,%.1f,%.2f,%.2f,%.2f,%.2e\n", fname,
-                   ld_method_get((int)meths[mi])->name, g ? "generic" : "small", r[g].ns_step,
-                   tb ? (double)tb->sbar : r[g].its, tb ? "stage" : "newton_iteration", per,
-                   per / bare, per / fl, r[1].ns_step / r[g].ns_step, diff);
+            printf("%s,%s,%s,%.1f,%.2f,%s,%.1f,%.2f,%.2f,%.2f,%.2f,%.2e\n", fname, METHODS[mi],
+                   PATHS[g], r[g].ns_step, tb ? (double)tb->sbar : r[g].its,
+                   tb ? "stage" : "newton_iteration", per, per / bare, per / fl,
+                   r[1].ns_step / r[g].ns_step, r[2].ns_step / r[g].ns_step, diff);
+        }
+        for (int g = 0; g < 3; ++g) {
             free(r[g].q);
             free(r[g].v);
             ld_integ_free(it[g]);
         }
     }
-    printf("%s,bare,M+g+Phi+B,%.1f,1,evaluation,%.1f,1.00,%.2f,,\n", fname, bare, bare,
+    printf("%s,bare,M+g+Phi+B,%.1f,1,evaluation,%.1f,1.00,%.2f,,,\n", fname, bare, bare,
            bare / floor_ga);
-    printf("%s,floor,newton_iteration,%.1f,1,evaluation,%.1f,%.2f,1.00,,\n", fname, floor_ga,
+    printf("%s,floor,newton_iteration,%.1f,1,evaluation,%.1f,%.2f,1.00,,,\n", fname, floor_ga,
            floor_ga, floor_ga / bare);
-    printf("%s,floor,hem_stage,%.1f,1,evaluation,%.1f,%.2f,1.00,,\n", fname, floor_hem, floor_hem,
+    printf("%s,floor,newton_iteration_fused,%.1f,1,evaluation,%.1f,%.2f,%.2f,,,\n", fname,
+           floor_fused, floor_fused, floor_fused / bare, floor_fused / floor_ga);
+    printf("%s,floor,hem_stage,%.1f,1,evaluation,%.1f,%.2f,1.00,,,\n", fname, floor_hem, floor_hem,
            floor_hem / bare);
     free(q0);
     free(v0);
@@ -201,14 +238,17 @@ static void study(const ld_model *m, ld_formulation f, const char *fname) {
 int main(void) {
     if (bench_quick()) STEPS = 200, REPS = 1, BARE_N = 200;
     const char *only = getenv("BENCH_PATH");
-    if (only && strcmp(only, "small") == 0) ONLY = 0;
-    if (only && strcmp(only, "generic") == 0) ONLY = 1;
+    for (int g = 0; only && g < 3; ++g)
+        if (strcmp(only, PATHS[g]) == 0) ONLY = g;
+    const char *meth = getenv("BENCH_METHOD");
+    for (int g = 0; meth && g < 3; ++g)
+        if (strcmp(meth, METHODS[g]) == 0) ONLY_M = g;
     ld_model m;
     ld_model_error err;
     if (ld_model_load(LD_SOURCE_DIR "/models/heavy-top.yaml", &m, &err) != LD_OK)
         die("load", err.msg);
     printf("formulation,method,path,ns_per_step,per_step,unit,ns_per_unit,units_of_bare,"
-           "units_of_floor,speedup_vs_generic,state_diff\n");
+           "units_of_floor,speedup_vs_generic,speedup_vs_separate,state_diff\n");
     study(&m, LD_FORM_SO3XR3, "so3xr3");
     study(&m, LD_FORM_S3XR3, "s3xr3");
     ld_model_free(&m);

@@ -11,7 +11,8 @@ command -v valgrind >/dev/null || { echo "overhead_counts.sh: valgrind not found
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 
-# run FUNCTION PATH: callgrind collecting inside FUNCTION only, into $WORK/cg
+# run FUNCTION PATH: callgrind collecting inside FUNCTION only, into $WORK/cg (BENCH_METHOD
+# from the environment: one method alone)
 run() {
     BENCH_QUICK=1 BENCH_PATH=$2 valgrind --tool=callgrind --toggle-collect="$1" \
         --callgrind-out-file="$WORK/cg" "$BENCH" >/dev/null 2>&1
@@ -39,13 +40,15 @@ per() {
 bare=$(per eval_bare small)
 echo "unit,path,instructions,units_of_bare"
 echo "bare M+g+Phi+B,,$bare,1.00"
-for f in eval_newton eval_stage; do
+for f in eval_newton eval_fused eval_stage; do
     c=$(per $f small)
     awk -v c="$c" -v b="$bare" -v f="$f" 'BEGIN {printf "%s,,%s,%.2f\n", f, c, c / b}'
 done
-for p in small generic; do
-    h=$(per hem_step $p 7)
-    g=$(per ga_step $p 1 newton_iteration)
+for p in small generic separate; do
+    h=$(BENCH_METHOD=hem5 per hem_step $p 7)
     awk -v h="$h" -v b="$bare" -v p="$p" 'BEGIN {printf "hem5 stage,%s,%s,%.2f\n", p, h, h / b}'
-    awk -v g="$g" -v b="$bare" -v p="$p" 'BEGIN {printf "genalpha iteration,%s,%s,%.2f\n", p, g, g / b}'
+    for mth in genalpha genalpha-full; do
+        g=$(BENCH_METHOD=$mth per ga_step $p 1 newton_iteration)
+        awk -v g="$g" -v b="$bare" -v p="$p" -v m="$mth" 'BEGIN {printf "%s iteration,%s,%s,%.2f\n", m, p, g, g / b}'
+    done
 done

@@ -69,6 +69,23 @@ typedef struct ld_node {
 
 typedef struct ld_system ld_system;
 
+/* What one Newton iteration evaluates, for ld_system_ops.eval_newton: the arguments, and the
+ * outputs, each NULL when not wanted. Every output equals what the separate callback gives at
+ * the same arguments (the compiled models: the same sums in the same order, so bit for bit):
+ *   M       ops.mass(q)                      g   ops.force(t, q, v)
+ *   Phi     ops.phi(t, q)                    B   ops.phi_q(t, q)
+ *   C       ops.g_v(t, q, v)                 K   ops.stiffness(t, q, v, a, lambda)
+ *   Mb      ops.mass_blocks(q)               Bv  ops.phi_q_sparse(t, q)
+ *   tv      ops.tangent_blocks(t, q, v, a, lambda, cm, cc, ck, Tb) */
+typedef struct ld_newton_eval {
+    double t;
+    const double *q, *v, *a, *lambda;
+    double *M, *g, *Phi, *B, *C, *K;
+    double *Mb, *Bv, *tv;
+    double cm, cc, ck;
+    const double *Tb;
+} ld_newton_eval;
+
 typedef struct ld_system_ops {
     /* M(q): k×k. */
     int (*mass)(const ld_system *s, const double *q, double *M);
@@ -109,6 +126,12 @@ typedef struct ld_system_ops {
                           const double *Tb, double *vals);
     /* Optional: drop what the system keeps of its callbacks' results (ld_sys_forget). */
     void (*forget)(const ld_system *s);
+    /* Optional: the outputs of ld_newton_eval that are not NULL, in one pass over the model
+     * (each joint's and body's kinematics evaluated once for all of them). Nothing is kept
+     * between calls. The Newton methods use it when present (the separate callbacks otherwise;
+     * both are required even so). Whoever replaces another callback of a system that has it
+     * (a wrapper, a substitute for a test) replaces or clears this one too. */
+    int (*eval_newton)(const ld_system *s, const ld_newton_eval *e);
 } ld_system_ops;
 
 struct ld_system {
@@ -134,6 +157,9 @@ struct ld_system {
     int nblk;
     int *blk_row, *blk_col;
     size_t *blk_off;
+    /* M does not depend on q (the Lie-group formulations' body blocks diag(J, m I)): the
+     * integrators may evaluate ops.mass (mass_blocks) once and keep it. 0: evaluate it anew. */
+    int mass_const;
     double *work; /* vector scratch for the finite-difference fallbacks (ld_sys_alloc_work) */
     size_t nwork;
     struct ld_sys_fd *fd; /* their dense scratch (k×k, m×k), only once reserved (below) */

@@ -105,7 +105,8 @@ static int fill(const ld_system *s, ld_elems *E, int *rows) {
     }
     size_t nl = (size_t)E->maxnl, mr = (size_t)maxrows;
     E->maxrows = maxrows;
-    E->nbuf = 3 * nl + mr + 2 * (nl * nl > mr * nl ? nl * nl : mr * nl) + nl * nl;
+    E->nbuf = 3 * nl + mr + 2 * (nl * nl > mr * nl ? nl * nl : mr * nl) + nl * nl + 3 * nl * nl +
+              nl + mr + mr * nl; /* + the fused pass's outputs */
     *rows = r;
     return LD_OK;
 }
@@ -196,6 +197,7 @@ void ld_elems_free(ld_elems *E) {
  * reduced copy of a block). */
 typedef struct scratch {
     double *v, *a, *lam, *vec, *blk, *blk2, *red;
+    ld_elem_nout n; /* the fused pass's local outputs (ld_elems_eval_newton) */
 } scratch;
 
 static scratch scratch_of(const ld_elems *E) {
@@ -209,6 +211,12 @@ static scratch scratch_of(const ld_elems *E) {
     w.blk = w.lam + mr;
     w.red = w.blk + bsz;
     w.blk2 = w.red + bsz;
+    w.n.M = w.blk2 + nl * nl;
+    w.n.C = w.n.M + nl * nl;
+    w.n.K = w.n.C + nl * nl;
+    w.n.g = w.n.K + nl * nl;
+    w.n.phi = w.n.g + nl;
+    w.n.B = w.n.phi + mr;
     return w;
 }
 
@@ -284,6 +292,12 @@ static void scatter_vec(const ld_system *s, const ld_elem *e, const double *xl, 
 /* A (k×k) += the local cnl×cnl matrix Al (nodes' own coordinates). */
 static void scatter_mat(const ld_system *s, const ld_elem *e, const double *Al, double *A) {
     size_t k = (size_t)s->k, nl = (size_t)e->cnl;
+    if (e->nn == 1 && nl == 6) { /* one six-velocity node (a body): a fixed 6×6 block */
+        double *dst = A + (size_t)s->nodes[e->node[0]].voff * (k + 1);
+        for (size_t r = 0; r < 6; ++r)
+            for (size_t c = 0; c < 6; ++c) dst[r * k + c] += Al[6 * r + c];
+        return;
+    }
     for (int a = 0; a < e->nn; ++a) {
         size_t ra = (size_t)s->nodes[e->node[a]].voff, na = (size_t)node_nv(s, e->node[a]);
         for (int b = 0; b < e->nn; ++b) {
@@ -469,6 +483,12 @@ int ld_elems_energy(const ld_system *s, double t, const double *q, const double 
     return ld_elems_energy_of(s, NULL, t, q, v, en);
 }
 
+/* out (m) receives the kept rows of the instance's local rows rl. */
+static void put_rows(const ld_elem *e, const double *rl, double *out) {
+    for (int kr = 0; kr < e->nkeep; ++kr)
+        out[e->row0 + kr] = rl[e->drop ? ld_elem_kept_row(e, kr) : kr];
+}
+
 /* out (m) = the instances' rows of operation op (v: velocities for z). */
 static int rows_of(const ld_system *s, int op, double t, const double *q, const double *v,
                    double *out) {
@@ -487,7 +507,7 @@ static int rows_of(const ld_system *s, int op, double t, const double *q, const 
         memset(w.lam, 0, (size_t)e->nrows * sizeof(double)); /* the full rows, then the kept */
         int rc = call(&c, op, w.lam);
         if (rc) return rc;
-        for (int kr = 0; kr < e->nkeep; ++kr) out[e->row0 + kr] = w.lam[ld_elem_kept_row(e, kr)];
+        put_rows(e, w.lam, out);
     }
     return LD_OK;
 }
@@ -504,6 +524,19 @@ int ld_elems_phi_dd(const ld_system *s, double t, const double *q, const double 
     return rows_of(s, LD_EOP_PHI_DD, t, q, v, z);
 }
 
+/* The instance's kept rows of its reduced local B (cnl columns) into the dense B (m×k). */
+static void put_b(const ld_system *s, const ld_elem *e, const double *Bl, double *B) {
+    size_t k = (size_t)s->k, cnl = (size_t)e->cnl;
+    for (int kr = 0; kr < e->nkeep; ++kr) {
+        size_t r = (size_t)(e->drop ? ld_elem_kept_row(e, kr) : kr);
+        for (int a = 0; a < e->nn; ++a) {
+            size_t nv = (size_t)node_nv(s, e->node[a]);
+            double *dst = B + ((size_t)e->row0 + (size_t)kr) * k + s->nodes[e->node[a]].voff;
+            memcpy(dst, Bl + r * cnl + (size_t)e->coff[a], nv * sizeof(double));
+        }
+    }
+}
+
 /* B (m×k): every instance's rows on its nodes' columns. */
 int ld_elems_phi_q(const ld_system *s, double t, const double *q, double *B) {
     const ld_elems *E = EL(s);
@@ -518,16 +551,7 @@ int ld_elems_phi_q(const ld_system *s, double t, const double *q, double *B) {
         memset(w.blk, 0, (size_t)e->nrows * nl * sizeof(double));
         int rc = call(&c, LD_EOP_PHI_Q, w.blk);
         if (rc) return rc;
-        const double *Bl = reduce(s, e, w.blk, e->nrows, 0, w.red);
-        size_t cnl = (size_t)e->cnl;
-        for (int kr = 0; kr < e->nkeep; ++kr) {
-            size_t r = (size_t)(e->drop ? ld_elem_kept_row(e, kr) : kr);
-            for (int a = 0; a < e->nn; ++a) {
-                size_t nv = (size_t)node_nv(s, e->node[a]);
-                double *dst = B + ((size_t)e->row0 + (size_t)kr) * k + s->nodes[e->node[a]].voff;
-                memcpy(dst, Bl + r * cnl + (size_t)e->coff[a], nv * sizeof(double));
-            }
-        }
+        put_b(s, e, reduce(s, e, w.blk, e->nrows, 0, w.red), B);
     }
     return LD_OK;
 }
@@ -583,6 +607,24 @@ int ld_elems_pattern(ld_system *s) {
     return block_pattern(s, &((rb_sys *)s->user)->E);
 }
 
+/* The instance's kept rows of its reduced local B into the values of B's pattern from entry p
+ * on (each row over its nodes in column order); returns the entry after them. */
+static size_t put_bv(const ld_system *s, const ld_elem *e, const double *Bl, double *vals,
+                     size_t p) {
+    int ord[LD_ELEM_MAX_NODES];
+    column_order(s, e, ord);
+    size_t cnl = (size_t)e->cnl;
+    for (int kr = 0; kr < e->nkeep; ++kr) {
+        size_t r = (size_t)(e->drop ? ld_elem_kept_row(e, kr) : kr);
+        for (int a = 0; a < e->nn; ++a) {
+            size_t nv = (size_t)node_nv(s, e->node[ord[a]]);
+            memcpy(vals + p, Bl + r * cnl + (size_t)e->coff[ord[a]], nv * sizeof(double));
+            p += nv;
+        }
+    }
+    return p;
+}
+
 int ld_elems_phi_q_sparse(const ld_system *s, double t, const double *q, double *vals) {
     const ld_elems *E = EL(s);
     scratch w = scratch_of(E);
@@ -597,18 +639,7 @@ int ld_elems_phi_q_sparse(const ld_system *s, double t, const double *q, double 
             int rc = call(&c, LD_EOP_PHI_Q, w.blk);
             if (rc) return rc;
         }
-        int ord[LD_ELEM_MAX_NODES];
-        column_order(s, e, ord);
-        const double *Bl = reduce(s, e, w.blk, e->nrows, 0, w.red);
-        size_t cnl = (size_t)e->cnl;
-        for (int kr = 0; kr < e->nkeep; ++kr) {
-            size_t r = (size_t)(e->drop ? ld_elem_kept_row(e, kr) : kr);
-            for (int a = 0; a < e->nn; ++a) {
-                size_t nv = (size_t)node_nv(s, e->node[ord[a]]);
-                memcpy(vals + p, Bl + r * cnl + (size_t)e->coff[ord[a]], nv * sizeof(double));
-                p += nv;
-            }
-        }
+        p = put_bv(s, e, reduce(s, e, w.blk, e->nrows, 0, w.red), vals, p);
     }
     return LD_OK;
 }
@@ -701,6 +732,25 @@ static void axpy(double *L, const double *A, double sc, size_t n) {
     for (size_t j = 0; j < n; ++j) L[j] += sc * A[j];
 }
 
+/* The kinds whose T(ξ) is diag(T_rot(3×3), I₃): R³ × SO(3) and S³ × R³ in either frame. */
+static int direct_product(ld_node_kind kind) {
+    return kind == LD_NODE_SO3XR3 || kind == LD_NODE_S3XR3 || kind == LD_NODE_SO3XR3_SPATIAL ||
+           kind == LD_NODE_S3XR3_SPATIAL;
+}
+
+/* L[·, c0 … c0 + 5] += sc · K[·, c0 …] diag(T_rot, I) for such a node (nl rows, T its 6×6 block):
+ * the products with T's zeros and ones left out. */
+static void add_kt_direct(const double *K, const double *T, double sc, size_t nl, size_t c0,
+                          double *L) {
+    for (size_t r = 0; r < nl; ++r) {
+        const double *Kr = K + r * nl + c0;
+        double *Lr = L + r * nl + c0;
+        for (size_t c = 0; c < 3; ++c)
+            Lr[c] += sc * (Kr[0] * T[c] + Kr[1] * T[6 + c] + Kr[2] * T[12 + c]);
+        for (size_t c = 3; c < 6; ++c) Lr[c] += sc * Kr[c];
+    }
+}
+
 /* L += sc · K T with T block diagonal by the instance's nodes (their blocks in Tb; K and L in
  * the nodes' own coordinates, cnl square). */
 static void add_kt(const ld_system *s, const ld_elems *E, const ld_elem *e, const double *K,
@@ -709,6 +759,10 @@ static void add_kt(const ld_system *s, const ld_elems *E, const ld_elem *e, cons
     for (int b = 0; b < e->nn; ++b) {
         const double *T = Tb + E->mboff[e->node[b]];
         size_t nv = (size_t)node_nv(s, e->node[b]), c0 = (size_t)e->coff[b];
+        if (nv == 6 && direct_product(s->nodes[e->node[b]].kind)) {
+            add_kt_direct(K, T, sc, nl, c0, L);
+            continue;
+        }
         for (size_t r = 0; r < nl; ++r)
             for (size_t c = 0; c < nv; ++c) {
                 double acc = 0.0;
@@ -716,6 +770,21 @@ static void add_kt(const ld_system *s, const ld_elems *E, const ld_elem *e, cons
                 L[r * nl + c0 + c] += sc * acc;
             }
     }
+}
+
+/* vals += the instance's local matrix L (cnl square) in its node blocks. */
+static void put_blocks(const ld_system *s, const ld_elems *E, const ld_elem *e, const double *L,
+                       double *vals) {
+    size_t nl = (size_t)e->cnl;
+    for (int x = 0; x < e->nn; ++x)
+        for (int y = 0; y < e->nn; ++y) {
+            int b = E->bix[e->bix + x * e->nn + y];
+            size_t nx = (size_t)node_nv(s, e->node[x]), ny = (size_t)node_nv(s, e->node[y]);
+            double *dst = vals + s->blk_off[b];
+            for (size_t r = 0; r < nx; ++r)
+                for (size_t cl = 0; cl < ny; ++cl)
+                    dst[r * ny + cl] += L[((size_t)e->coff[x] + r) * nl + (size_t)e->coff[y] + cl];
+        }
 }
 
 int ld_elems_tangent_blocks(const ld_system *s, double t, const double *q, const double *v,
@@ -745,16 +814,7 @@ int ld_elems_tangent_blocks(const ld_system *s, double t, const double *q, const
             else
                 add_kt(s, E, e, Al, Tb, sc[h], w.blk2);
         }
-        for (int x = 0; x < e->nn; ++x)
-            for (int y = 0; y < e->nn; ++y) {
-                int b = E->bix[e->bix + x * e->nn + y];
-                size_t nx = (size_t)node_nv(s, e->node[x]), ny = (size_t)node_nv(s, e->node[y]);
-                double *dst = vals + s->blk_off[b];
-                for (size_t r = 0; r < nx; ++r)
-                    for (size_t cl = 0; cl < ny; ++cl)
-                        dst[r * ny + cl] +=
-                            w.blk2[((size_t)e->coff[x] + r) * nl + (size_t)e->coff[y] + cl];
-            }
+        put_blocks(s, E, e, w.blk2, vals);
     }
     return LD_OK;
 }
@@ -789,4 +849,123 @@ int ld_elems_row_name(const ld_system *s, int row, char *buf, size_t cap) {
     else
         strf(buf, cap, "%s %d, row %d of %d", e->kind->name, e->item, lr + 1, e->nrows);
     return LD_OK;
+}
+
+/* ---------------------------------------------------------------- the fused pass */
+
+/* What the fused pass wants of instance e (x's outputs): its local outputs in w->n, NULL where
+ * not wanted or the kind has no hook. */
+static ld_elem_nout wanted(const ld_newton_eval *x, const ld_elem *e, const scratch *w) {
+    const ld_ekind *k = e->kind;
+    ld_elem_nout o = {NULL, NULL, NULL, NULL, NULL, NULL};
+    if (k->mass && (x->M || x->Mb || (x->tv && x->cm != 0.0))) o.M = w->n.M;
+    if (k->force && x->g) o.g = w->n.g;
+    if (k->g_v && (x->C || (x->tv && x->cc != 0.0))) o.C = w->n.C;
+    if (k->stiffness && (x->K || (x->tv && x->ck != 0.0))) o.K = w->n.K;
+    if (k->phi && x->Phi && e->nkeep > 0) o.phi = w->n.phi;
+    if (k->phi_q && (x->B || x->Bv) && e->nkeep > 0) o.B = w->n.B;
+    return o;
+}
+
+/* Instance c's wanted outputs (zeroed here): the kind's fused hook in the body-frame
+ * formulations, otherwise each separate hook with the context its own operation gives it. */
+static int instance_newton(const ld_elem_ctx *c, const ld_elem_nout *o) {
+    const ld_elem *e = c->e;
+    size_t nl = (size_t)e->nl, nr = (size_t)e->nrows;
+    if (o->M) memset(o->M, 0, nl * nl * sizeof(double));
+    if (o->C) memset(o->C, 0, nl * nl * sizeof(double));
+    if (o->K) memset(o->K, 0, nl * nl * sizeof(double));
+    if (o->g) memset(o->g, 0, nl * sizeof(double));
+    if (o->phi) memset(o->phi, 0, nr * sizeof(double));
+    if (o->B) memset(o->B, 0, nr * nl * sizeof(double));
+    if (e->kind->newton && !ld_rb(c->s)->left) return e->kind->newton(c, o);
+    ld_elem_ctx cq = *c, cv = *c, cm;
+    cq.v = cq.a = cq.lam = cq.vg = NULL; /* Φ, B: the configuration only */
+    cv.a = cv.lam = NULL;                /* g, ∂g/∂v */
+    cm = cq;
+    cm.t = 0.0; /* M as ld_elems_mass evaluates it */
+    int rc = o->M ? call(&cm, LD_EOP_MASS, o->M) : LD_OK;
+    if (!rc && o->g) rc = call(&cv, LD_EOP_FORCE, o->g);
+    if (!rc && o->C) rc = call(&cv, LD_EOP_G_V, o->C);
+    if (!rc && o->K) rc = call(c, LD_EOP_STIFFNESS, o->K);
+    if (!rc && o->phi) rc = call(&cq, LD_EOP_PHI, o->phi);
+    if (!rc && o->B) rc = call(&cq, LD_EOP_PHI_Q, o->B);
+    return rc;
+}
+
+/* The matrices of instance e (o: its local outputs) into x's dense M, C, K, mass blocks and
+ * tangent blocks; each reduced block is used before the next reduction overwrites it. */
+static void put_matrices(const ld_system *s, const ld_elem *e, const ld_elem_nout *o,
+                         const ld_newton_eval *x, scratch *w) {
+    const ld_elems *E = EL(s);
+    size_t cnl = (size_t)e->cnl;
+    int tv = x->tv && has_matrix(e->kind);
+    if (tv) memset(w->blk2, 0, cnl * cnl * sizeof(double));
+    if (o->M) {
+        const double *Ml = reduce(s, e, o->M, e->nl, 1, w->red);
+        if (x->M) scatter_mat(s, e, Ml, x->M);
+        if (x->Mb)
+            for (size_t j = 0, b = E->mboff[e->node[0]]; j < cnl * cnl; ++j) x->Mb[b + j] += Ml[j];
+        if (tv && x->cm != 0.0) axpy(w->blk2, Ml, x->cm, cnl * cnl);
+    }
+    if (o->C) {
+        const double *Cl = reduce(s, e, o->C, e->nl, 1, w->red);
+        if (x->C) scatter_mat(s, e, Cl, x->C);
+        if (tv && x->cc != 0.0) axpy(w->blk2, Cl, x->cc, cnl * cnl);
+    }
+    if (o->K) {
+        const double *Kl = reduce(s, e, o->K, e->nl, 1, w->red);
+        if (x->K) scatter_mat(s, e, Kl, x->K);
+        if (tv && x->ck != 0.0) add_kt(s, E, e, Kl, x->Tb, x->ck, w->blk2);
+    }
+    if (tv) put_blocks(s, E, e, w->blk2, x->tv);
+}
+
+/* Zero x's outputs; LD_ENOTSUPPORTED when it wants blocks that s has no layout for. */
+static int zero_outputs(const ld_system *s, const ld_newton_eval *x) {
+    size_t k = (size_t)s->k, m = (size_t)s->m;
+    if ((x->Mb || x->tv) && !EL(s)->mboff) return LD_ENOTSUPPORTED;
+    if (x->M) memset(x->M, 0, k * k * sizeof(double));
+    if (x->C) memset(x->C, 0, k * k * sizeof(double));
+    if (x->K) memset(x->K, 0, k * k * sizeof(double));
+    if (x->g) memset(x->g, 0, k * sizeof(double));
+    if (x->Phi) memset(x->Phi, 0, m * sizeof(double));
+    if (x->B) memset(x->B, 0, m * k * sizeof(double));
+    if (x->Mb) memset(x->Mb, 0, ld_sys_mass_block_entries(s) * sizeof(double));
+    if (x->tv) memset(x->tv, 0, s->blk_off[s->nblk] * sizeof(double));
+    return LD_OK;
+}
+
+int ld_elems_eval_newton(const ld_system *s, const ld_newton_eval *x) {
+    const ld_elems *E = EL(s);
+    scratch w = scratch_of(E);
+    int rc = zero_outputs(s, x);
+    size_t p = 0; /* the next entry of B's pattern (x->Bv) */
+    for (int i = 0; !rc && i < E->n; ++i) {
+        const ld_elem *e = &E->e[i];
+        ld_elem_nout o = wanted(x, e, &w);
+        int bv = x->Bv && e->nkeep > 0; /* its entries are written even without a hook */
+        if (!o.M && !o.g && !o.C && !o.K && !o.phi && !o.B && !bv) continue;
+        if (o.M && x->Mb && e->nn != 1) return LD_ENOTSUPPORTED;
+        ld_elem_ctx c = context(s, e, x->t, x->q, x->v, x->a, x->lambda, &w);
+        rc = instance_newton(&c, &o);
+        if (rc) break;
+        put_matrices(s, e, &o, x, &w);
+        if (o.g) scatter_vec(s, e, reduce(s, e, o.g, 1, 0, w.red), x->g);
+        if (o.phi) put_rows(e, o.phi, x->Phi);
+        if (!o.B && bv) memset(w.n.B, 0, (size_t)e->nrows * (size_t)e->nl * sizeof(double));
+        if (!o.B && !bv) continue;
+        const double *Bl = reduce(s, e, w.n.B, e->nrows, 0, w.red);
+        if (o.B && x->B) put_b(s, e, Bl, x->B);
+        if (bv) p = put_bv(s, e, Bl, x->Bv, p);
+    }
+    return rc;
+}
+
+int ld_elems_mass_const(const ld_system *s) {
+    const rb_sys *rb = ld_rb(s);
+    if (rb->euler || rb->left) return 0;
+    for (int i = 0; i < rb->E.n; ++i)
+        if (rb->E.e[i].kind->mass && rb->E.e[i].kind != &ld_ek_body) return 0;
+    return 1;
 }

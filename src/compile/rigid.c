@@ -327,7 +327,8 @@ static int compile(const ld_model *m, ld_formulation f, ld_system *s, double **q
                              .phi_q_sparse = rb->euler ? NULL : ld_elems_phi_q_sparse,
                              .tangent_blocks = rb->euler ? NULL : ld_elems_tangent_blocks,
                              .forget = ld_el_user_forget,
-                             .phi_t = ld_elems_phi_t};
+                             .phi_t = ld_elems_phi_t,
+                             .eval_newton = ld_elems_eval_newton};
     rc = index_loads(rb);
     if (!rc) rc = ld_jsys_create(m, rb->f, &rb->J, msg, n);
     if (!rc) {
@@ -341,6 +342,7 @@ static int compile(const ld_model *m, ld_formulation f, ld_system *s, double **q
     if (!rc) rc = ld_elems_build(s, &rb->E, &s->m, msg, n);
     if (!rc && s->m != rb->njrows + rb->nkrows + (rb->euler ? m->nbodies : 0)) rc = LD_EINVAL;
     if (!rc && !rb->euler) rc = ld_elems_pattern(s);
+    if (!rc) s->mass_const = ld_elems_mass_const(s);
     if (!rc) rc = ld_sys_alloc_work(s);
     double *q = rc ? NULL : ld_xcalloc((size_t)s->nq, sizeof(double), "the initial positions");
     double *v = rc ? NULL : ld_xcalloc((size_t)s->k, sizeof(double), "the initial velocities");

@@ -770,11 +770,19 @@ static int bel_energy(const ld_elem_ctx *c, double *V) {
     return bel_eval(c, NULL, NULL, NULL, V);
 }
 
+/* The fused pass (element.h): g, K and ∂g/∂v from one evaluation of the element's strains. */
+static int bel_newton(const ld_elem_ctx *c, const ld_elem_nout *o) {
+    double *Cd = ld_rb(c->s)->m->beams[c->e->item].damping > 0.0 ? o->C : NULL;
+    if (!o->g && !o->K && !Cd) return LD_OK;
+    return bel_eval(c, o->g, o->K, Cd, NULL);
+}
+
 const ld_ekind ld_ek_beam = {.name = "beam",
                              .instances = bel_instances,
                              .force = bel_force,
                              .g_v = bel_g_v,
                              .stiffness = bel_stiffness,
                              .energy = bel_energy,
+                             .newton = bel_newton,
                              .prepare = bel_prepare,
                              .release = bel_release};

@@ -72,6 +72,26 @@ static int mass(const ld_elem_ctx *c, double *M) {
     return LD_OK;
 }
 
+/* g of the Lie-group formulations from the pose R and the loads L. */
+static void force_at(const rb_sys *rb, const ld_body *b, const double R[9], const ld_rb_loads *L,
+                     const double *v, double *g) {
+    const double *Om = v, *U = v + 3;
+    double JO[3], cr[3], tau[3], f[3], tmp[3];
+    ld_m3_mulv(JO, b->inertia, Om);
+    ld_v3_cross(cr, Om, JO);
+    ld_m3_tmulv(tmp, R, L->ts);
+    for (int j = 0; j < 3; ++j) tau[j] = L->tb[j] + tmp[j];
+    for (int j = 0; j < 3; ++j) g[j] = cr[j] - tau[j];
+    if (rb->semi) { /* m Ω × U − Rᵀ f_s − f_b */
+        ld_m3_tmulv(f, R, L->fs);
+        ld_v3_cross(cr, Om, U);
+        for (int j = 0; j < 3; ++j) g[3 + j] = b->mass * cr[j] - f[j] - L->fb[j];
+    } else { /* −f_s − R f_b */
+        ld_m3_mulv(f, R, L->fb);
+        for (int j = 0; j < 3; ++j) g[3 + j] = -L->fs[j] - f[j];
+    }
+}
+
 static int force(const ld_elem_ctx *c, double *g) {
     const rb_sys *rb = ld_rb(c->s);
     int i = c->e->item;
@@ -82,22 +102,10 @@ static int force(const ld_elem_ctx *c, double *g) {
         ld_ep_body_force(b, c->q + c->s->nodes[i].qoff, c->v, &L, g);
         return LD_OK;
     }
-    const double *Om = c->v, *U = c->v + 3, *x;
-    double R[9], JO[3], cr[3], tau[3], f[3], tmp[3];
+    const double *x;
+    double R[9];
     ld_rb_pose(c->s, c->q, i, R, &x);
-    ld_m3_mulv(JO, b->inertia, Om);
-    ld_v3_cross(cr, Om, JO);
-    ld_m3_tmulv(tmp, R, L.ts);
-    for (int j = 0; j < 3; ++j) tau[j] = L.tb[j] + tmp[j];
-    for (int j = 0; j < 3; ++j) g[j] = cr[j] - tau[j];
-    if (rb->semi) { /* m Ω × U − Rᵀ f_s − f_b */
-        ld_m3_tmulv(f, R, L.fs);
-        ld_v3_cross(cr, Om, U);
-        for (int j = 0; j < 3; ++j) g[3 + j] = b->mass * cr[j] - f[j] - L.fb[j];
-    } else { /* −f_s − R f_b */
-        ld_m3_mulv(f, R, L.fb);
-        for (int j = 0; j < 3; ++j) g[3 + j] = -L.fs[j] - f[j];
-    }
+    force_at(rb, b, R, &L, c->v, g);
     return LD_OK;
 }
 
@@ -138,6 +146,22 @@ static void add_hat(double *K, int r0, int c0, const double w[3], double sc) {
 
 /* K = ∂/∂q [M a + g]: on the groups only the loads depend on q (only through R), with
  * ∂(Rᵀw)/∂θ = hat(Rᵀw) and ∂(R w)/∂θ = −R hat(w). */
+/* K of the Lie-group formulations from the pose R and the loads L. */
+static void stiffness_at(const rb_sys *rb, const double R[9], const ld_rb_loads *L, double *K) {
+    double w[3], Rw[9], P[9];
+    ld_m3_tmulv(w, R, L->ts); /* −Rᵀ ts in the rotation rows */
+    add_hat(K, 0, 0, w, -1.0);
+    if (rb->semi) { /* −Rᵀ f_s in the translation rows */
+        ld_m3_tmulv(w, R, L->fs);
+        add_hat(K, 3, 0, w, -1.0);
+    } else { /* −R f_b: derivative +R hat(f_b) */
+        ld_so3_hat(P, L->fb);
+        ld_m3_mul(Rw, R, P);
+        for (int r = 0; r < 3; ++r)
+            for (int k = 0; k < 3; ++k) K[6 * (3 + r) + k] += Rw[3 * r + k];
+    }
+}
+
 static int stiffness(const ld_elem_ctx *c, double *K) {
     const rb_sys *rb = ld_rb(c->s);
     int i = c->e->item;
@@ -149,19 +173,32 @@ static int stiffness(const ld_elem_ctx *c, double *K) {
         return LD_OK;
     }
     const double *x;
-    double R[9], w[3], Rw[9], P[9];
+    double R[9];
     ld_rb_pose(c->s, c->q, i, R, &x);
-    ld_m3_tmulv(w, R, L.ts); /* −Rᵀ ts in the rotation rows */
-    add_hat(K, 0, 0, w, -1.0);
-    if (rb->semi) { /* −Rᵀ f_s in the translation rows */
-        ld_m3_tmulv(w, R, L.fs);
-        add_hat(K, 3, 0, w, -1.0);
-    } else { /* −R f_b: derivative +R hat(f_b) */
-        ld_so3_hat(P, L.fb);
-        ld_m3_mul(Rw, R, P);
-        for (int r = 0; r < 3; ++r)
-            for (int k = 0; k < 3; ++k) K[6 * (3 + r) + k] += Rw[3 * r + k];
+    stiffness_at(rb, R, &L, K);
+    return LD_OK;
+}
+
+/* The fused pass (element.h): the pose and the loads once for g and K. */
+static int newton(const ld_elem_ctx *c, const ld_elem_nout *o) {
+    const rb_sys *rb = ld_rb(c->s);
+    int i = c->e->item, rc = LD_OK;
+    if (o->M) rc = mass(c, o->M);
+    if (!rc && o->C) rc = g_v(c, o->C);
+    if (rb->euler) {
+        if (!rc && o->g) rc = force(c, o->g);
+        if (!rc && o->K) rc = stiffness(c, o->K);
+        return rc;
     }
+    if (rc || (!o->g && !o->K)) return rc;
+    const ld_body *b = &rb->m->bodies[i];
+    const double *x;
+    double R[9];
+    ld_rb_loads L;
+    ld_rb_loads_eval(rb, i, c->t, &L);
+    ld_rb_pose(c->s, c->q, i, R, &x);
+    if (o->g) force_at(rb, b, R, &L, c->v, o->g);
+    if (o->K) stiffness_at(rb, R, &L, o->K);
     return LD_OK;
 }
 
@@ -186,7 +223,8 @@ const ld_ekind ld_ek_body = {.name = "body",
                              .force = force,
                              .g_v = g_v,
                              .stiffness = stiffness,
-                             .energy = energy};
+                             .energy = energy,
+                             .newton = newton};
 
 void ld_rigid_motion(ld_body *b, int given, const double v0[3], const double w0[3],
                      const double x0[3]) {

@@ -36,6 +36,12 @@
 
 typedef struct ld_ekind ld_ekind;
 
+/* The local outputs of a kind's fused hook (NULL: not wanted): M, g, ∂g/∂v, the stiffness, Φ
+ * and B, in the layouts of the separate hooks. */
+typedef struct ld_elem_nout {
+    double *M, *g, *C, *K, *phi, *B;
+} ld_elem_nout;
+
 /* One instance: its kind, the model item it comes from, its nodes and rows. */
 typedef struct ld_elem {
     const ld_ekind *kind;
@@ -93,6 +99,12 @@ struct ld_ekind {
     int (*phi_dd)(const ld_elem_ctx *c, double *z);
     /* The owner of local row r as text: "joint 'pivot' (line 21), row 2 of 3". */
     void (*row_name)(const ld_model *m, const ld_elem *e, int r, char *buf, size_t cap);
+    /* Optional: the outputs of o that are not NULL in one evaluation (zeroed by the caller),
+     * each equal to its separate hook's — M as mass, g as force, C as g_v, K as stiffness with
+     * c->lam (none without), Φ as phi, B as phi_q — so that the kind computes what they share
+     * (a joint's kinematics, a body's pose and loads) once. c carries v, a and λ. Used by
+     * ld_elems_eval_newton in the body-frame formulations; absent: the separate hooks. */
+    int (*newton)(const ld_elem_ctx *c, const ld_elem_nout *o);
     /* Optional: the kind's own data for the compiled system s, made once after its instances
      * (e.g. the beam elements' reference strains; ld_elems_data returns it), and its release.
      * LD_OK, LD_ENOMEM or LD_EINVAL with a reason in msg (n bytes). */
@@ -189,6 +201,12 @@ int ld_elems_tangent_blocks(const ld_system *s, double t, const double *q, const
                             const double *a, const double *lambda, double cm, double cc, double ck,
                             const double *Tb, double *vals);
 int ld_elems_phi_q_sparse(const ld_system *s, double t, const double *q, double *vals);
+/* ld_system_ops.eval_newton: every output of x in one loop over the instances, each equal to
+ * the separate operation's above bit for bit (the same sums in the same order). */
+int ld_elems_eval_newton(const ld_system *s, const ld_newton_eval *x);
+/* M of s does not depend on q: no euler or spatial formulation, and no kind but the bodies
+ * contributes to it. */
+int ld_elems_mass_const(const ld_system *s);
 /* "'name' (line L)", or "list[idx]" for an item without a name, the line only when > 0. */
 void ld_elems_label(char *buf, size_t cap, const char *list, const char *name, int idx, int line);
 /* The owner of row `row` as text (ld_model_row_name). LD_OK or LD_EINVAL. */

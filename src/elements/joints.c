@@ -1007,6 +1007,19 @@ static int jel_stiffness(const ld_elem_ctx *c, double *K) {
     return jel_run(c, JEL_K, K);
 }
 
+/* The fused pass (element.h): Φ, B and the multipliers' stiffness from one evaluation of the
+ * joint's kinematics. */
+static int jel_newton(const ld_elem_ctx *c, const ld_elem_nout *out) {
+    jout o;
+    const jnt *jt = jel_joint(c, &o);
+    o.phi = out->phi;
+    o.B = out->B;
+    o.K = c->lam ? out->K : NULL;
+    o.lam = c->lam;
+    if (o.phi || o.B || o.K) joint_eval(jt, c->s, c->t, c->q, &o);
+    return LD_OK;
+}
+
 static void jel_row_name(const ld_model *m, const ld_elem *e, int r, char *buf, size_t cap) {
     const ld_joint *jd = &m->joints[e->item];
     char lab[LD_NAME_MAX + 32];
@@ -1021,4 +1034,5 @@ const ld_ekind ld_ek_joint = {.name = "joint",
                               .phi_q = jel_phi_q,
                               .phi_t = jel_phi_t,
                               .phi_dd = jel_phi_dd,
-                              .row_name = jel_row_name};
+                              .row_name = jel_row_name,
+                              .newton = jel_newton};

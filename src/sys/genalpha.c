@@ -71,8 +71,7 @@ static int newton_iteration(ld_integ *it, double t1, double h, double *err, int 
     it->bh2 = bh2;
     for (int i = 0; i < k; ++i) it->xi[i] = h * g.dq[i];
     ld_sys_retract(it->s, it->qn, it->q, it->xi);
-    int rc = ld_integ__residual(it, t1);
-    if (!rc) rc = ld_integ__assemble(it, t1, bh2 * bp, bh2 * gp, bh2, NULL);
+    int rc = ld_integ__newton_eval(it, t1, bh2 * bp, bh2 * gp, bh2);
     if (rc) return rc;
     rc = ld_integ__correction(it, at_roundoff);
     if (rc) return rc;

@@ -263,6 +263,10 @@ ld_integ *ld_integ_create(const ld_system *s, const ld_integ_options *o, int *st
     return ld_integ_create_msg(s, o, status, NULL, 0);
 }
 
+void ld_integ__set_separate(ld_integ *it, int on) {
+    if (it) it->separate = on != 0;
+}
+
 void ld_integ__set_generic(ld_integ *it, int on) {
     if (it) it->generic = on != 0;
 }
@@ -340,7 +344,7 @@ int ld_integ_init(ld_integ *it, double t0, const double *q0, const double *v0) {
     }
     const ld_system *s = it->s;
     char why[sizeof it->msg] = "";
-    it->jac_ok = it->skip_factor = 0;
+    it->jac_ok = it->skip_factor = it->mass_ok = 0;
     ld_sys_forget(s);
     int rc = init_state(it, t0, q0, v0);
     if (!rc && it->meth->initial)
@@ -372,7 +376,12 @@ int ld_integ__residual(ld_integ *it, double t) {
     if (!rc) rc = s->ops.force(s, t, it->qn, it->vn, it->r);
     if (!rc && m > 0) rc = s->ops.phi_q(s, t, it->qn, it->B);
     if (!rc && m > 0) rc = s->ops.phi(s, t, it->qn, it->r + k);
-    if (rc) return rc;
+    return rc ? rc : ld_integ__residual_sums(it);
+}
+
+int ld_integ__residual_sums(ld_integ *it) {
+    const ld_system *s = it->s;
+    int k = it->k, m = it->m;
     double h2 = it->bh2 * it->bh2, sc = 0.0, qmax = 0.0;
     for (int i = 0; i < k; ++i) {
         double acc = 0.0, mag = fabs(it->r[i]);
@@ -490,7 +499,7 @@ static int same_coef(double a, double b) {
     return fabs(a - b) <= 1e-9 * fabs(b); /* steps of one grid differ in their last bits */
 }
 
-static int reuse_matrix(ld_integ *it, double cm, double cc, double ck) {
+int ld_integ__reuse_matrix(ld_integ *it, double cm, double cc, double ck) {
     int kept = it->o.newton_reuse == LD_REUSE_ON ||
                (it->o.newton_reuse == LD_REUSE_AUTO && it->jac_step == (long)it->st.steps);
     it->skip_factor = kept && it->jac_ok && same_coef(cm, it->jac_c[0]) &&
@@ -503,14 +512,18 @@ static int reuse_matrix(ld_integ *it, double cm, double cc, double ck) {
 }
 
 int ld_integ__assemble(ld_integ *it, double t, double cm, double cc, double ck, const double *a_k) {
-    if (reuse_matrix(it, cm, cc, ck)) return LD_OK;
+    if (ld_integ__reuse_matrix(it, cm, cc, ck)) return LD_OK;
     if (it->blocks) return ld_integ__blocks_assemble(it, t, cm, cc, ck, a_k);
     if (ld_integ__small(it)) return ld_integ__small_assemble(it, t, cm, cc, ck, a_k);
     const ld_system *s = it->s;
-    int k = it->k, m = it->m, n = it->n;
     int rc = ld_sys_g_v(s, t, it->qn, it->vn, it->C);
     if (!rc) rc = ld_sys_stiffness(s, t, it->qn, it->vn, a_k ? a_k : it->vdn, it->lamn, it->K);
-    if (rc) return rc;
+    return rc ? rc : ld_integ__dense_fill(it, cm, cc, ck);
+}
+
+int ld_integ__dense_fill(ld_integ *it, double cm, double cc, double ck) {
+    const ld_system *s = it->s;
+    int k = it->k, m = it->m, n = it->n;
     ld_sys_tangent(s, it->T, it->xi);
     size_t K = (size_t)k, N = (size_t)n, M = (size_t)m;
     for (int nd = 0; nd < s->nnodes; ++nd) { /* node by node, then row by row in its columns */

@@ -147,7 +147,12 @@ int ld_integ__blocks_residual(ld_integ *it, double t) {
     if (!rc) rc = s->ops.force(s, t, it->qn, it->vn, it->r);
     if (!rc && m > 0) rc = s->ops.phi_q_sparse(s, t, it->qn, it->Bv);
     if (!rc && m > 0) rc = s->ops.phi(s, t, it->qn, it->r + k);
-    if (rc) return rc;
+    return rc ? rc : ld_integ__blocks_residual_sums(it);
+}
+
+int ld_integ__blocks_residual_sums(ld_integ *it) {
+    const ld_system *s = it->s;
+    int k = it->k, m = it->m;
     memset(it->rk, 0, 2 * (size_t)k * sizeof(double));
     ld_integ__blocks_mass_times(it, it->vdn, it->rk, it->mk);
     ld_integ__blocks_bt_times(it, it->lamn, it->rk, it->mk);
@@ -185,16 +190,25 @@ static void b_times_t(ld_integ *it) {
     }
 }
 
-int ld_integ__blocks_assemble(ld_integ *it, double t, double cm, double cc, double ck,
-                              const double *a_k) {
+void ld_integ__blocks_tangents(ld_integ *it) {
     const ld_system *s = it->s;
     for (int nd = 0; nd < s->nnodes; ++nd) {
         const ld_node *n = &s->nodes[nd];
         ld_node_tangent(n, it->Tb + it->mb_off[nd], (size_t)nv_of(s, nd), it->xi + n->voff);
     }
+}
+
+int ld_integ__blocks_assemble(ld_integ *it, double t, double cm, double cc, double ck,
+                              const double *a_k) {
+    const ld_system *s = it->s;
+    ld_integ__blocks_tangents(it);
     int rc = s->ops.tangent_blocks(s, t, it->qn, it->vn, a_k ? a_k : it->vdn, it->lamn, cm, cc, ck,
                                    it->Tb, it->tv);
-    if (rc) return rc;
+    return rc ? rc : ld_integ__blocks_fill(it);
+}
+
+int ld_integ__blocks_fill(ld_integ *it) {
+    const ld_system *s = it->s;
     b_times_t(it);
     size_t nt = s->blk_off[s->nblk];
     for (size_t i = 0; i < nt; ++i) it->vals[it->map_t[i]] = it->tv[i];

@@ -89,6 +89,9 @@ struct ld_integ {
     /* the small-system path (integ_small.c): k + m ≤ LD_SMALL_N on the dense solver (small),
      * unless ld_integ__set_generic turned it off (generic); the LU factors live in lu, piv */
     int small, generic;
+    /* the fused evaluation (integ_fused.c): not taken although the system offers it
+     * (separate, ld_integ__set_separate); the constant M of the system is in M / Mb (mass_ok) */
+    int separate, mass_ok;
     double lu[LD_SMALL_N * LD_SMALL_N];
     int piv[LD_SMALL_N];
     /* step-size control */
@@ -140,6 +143,28 @@ int ld_integ__solve(ld_integ *it, double *b);
 /* Take the generic path (on = 1) even where the small-system path applies, or return to the
  * default (on = 0): the benches compare the two in one run, the tests check they agree. */
 void ld_integ__set_generic(ld_integ *it, int on);
+
+/* Evaluate the model with its separate callbacks (on = 1) even where ops.eval_newton is given,
+ * or return to the default (on = 0): the tests and benches compare the two. */
+void ld_integ__set_separate(ld_integ *it, int on);
+
+/* One Newton iteration's model evaluation, residual and (unless the factored matrix is kept)
+ * iteration matrix S = [cm M + cc C + ck K T(xi), Bᵀ; B T(xi), 0] at the trial state, K at the
+ * acceleration vdn: ld_integ__residual then ld_integ__assemble, or the same from one call of
+ * ops.eval_newton (integ_fused.c) with M evaluated once for a system whose M is constant. */
+int ld_integ__newton_eval(ld_integ *it, double t, double cm, double cc, double ck);
+/* The parts of the residual and the assembly after the model's evaluations (M, g, B, Φ in
+ * place; C, K or the tangent-block values too for the fills), on each path. */
+int ld_integ__residual_sums(ld_integ *it);
+int ld_integ__blocks_residual_sums(ld_integ *it);
+int ld_integ__dense_fill(ld_integ *it, double cm, double cc, double ck);
+int ld_integ__small_fill(ld_integ *it, double cm, double cc, double ck);
+int ld_integ__blocks_fill(ld_integ *it);
+/* The node blocks Tb of T(xi) (structured sparse path). */
+void ld_integ__blocks_tangents(ld_integ *it);
+/* With o.newton_reuse: 1 when the factored matrix of the same coefficients still serves (the
+ * next ld_integ__factor is skipped); else 0, and the next matrix is formed anew. */
+int ld_integ__reuse_matrix(ld_integ *it, double cm, double cc, double ck);
 
 /* The half-explicit tables (hem_tables.c): table i of hem1 … hem5, NULL out of range. */
 const ld_hem_table *ld_hem__table(int i);

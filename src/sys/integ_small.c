@@ -4,8 +4,10 @@
  * own fixed buffer by an LU with partial pivoting whose size is a compile-time constant (one
  * specialization per n, so the loops unroll), without the copy, the finiteness scan and the
  * generic dispatch of ld_la; the Newton assembly fills the matrix in one pass with each node's
- * tangent block held locally. Same arithmetic as the generic path (the same pivoting, the same
- * order of the sums), so the results agree with it to round-off (tests/test_small.c).
+ * tangent block held locally (for the direct products only its rotation block: T = diag(T_rot,
+ * I)). Same arithmetic as the generic path (the same pivoting, the same order of the sums, less
+ * the products with T's zeros and ones), so the results agree with it to round-off
+ * (tests/test_small.c).
  */
 #include <float.h>
 #include <math.h>
@@ -176,16 +178,48 @@ node_columns(ld_integ *it, const double *T, int o, const int d, double cm, doubl
     }
 }
 
+/* The same for a node of a direct product R³ × SO(3) or S³ × R³ (either frame), whose T(ξ) is
+ * diag(T_rot, I): K T only in the three rotation columns, the translation columns K itself. */
+static inline __attribute__((always_inline)) void
+direct_columns(ld_integ *it, const double *T, int o, double cm, double cc, double ck) {
+    const int k = it->k, m = it->m, n = it->n;
+    const double *restrict M = it->M, *restrict C = it->C, *restrict K = it->K, *B = it->B;
+    double *restrict S = it->S;
+    for (int i = 0; i < k; ++i) {
+        const double *Ki = K + i * k + o;
+        double kt[6] = {0.0, 0.0, 0.0, Ki[3], Ki[4], Ki[5]};
+        for (int j = 0; j < 3; ++j) kt[j] = Ki[0] * T[j] + Ki[1] * T[6 + j] + Ki[2] * T[12 + j];
+        for (int j = 0; j < 6; ++j)
+            S[i * n + o + j] = cm * M[i * k + o + j] + cc * C[i * k + o + j] + ck * kt[j];
+    }
+    for (int c = 0; c < m; ++c) {
+        const double *Bc = B + c * k + o;
+        double *Sc = S + (k + c) * n + o;
+        for (int j = 0; j < 3; ++j) Sc[j] = Bc[0] * T[j] + Bc[1] * T[6 + j] + Bc[2] * T[12 + j];
+        for (int j = 3; j < 6; ++j) Sc[j] = Bc[j];
+    }
+}
+
+/* The kinds whose T(ξ) is diag(T_rot(3×3), I₃). */
+static int direct_product(ld_node_kind kind) {
+    return kind == LD_NODE_SO3XR3 || kind == LD_NODE_S3XR3 || kind == LD_NODE_SO3XR3_SPATIAL ||
+           kind == LD_NODE_S3XR3_SPATIAL;
+}
+
 /* S = [cm M + cc C + ck K T, Bᵀ; B T, 0] (integ_impl.h) in one pass over the rows, each node's
  * T(ξ) block computed into a local array (no k×k T, no dispatch per entry); the sums in the
  * order of the generic assembly. */
 int ld_integ__small_assemble(ld_integ *it, double t, double cm, double cc, double ck,
                              const double *a_k) {
     const ld_system *s = it->s;
-    const int k = it->k, m = it->m, n = it->n;
     int rc = ld_sys_g_v(s, t, it->qn, it->vn, it->C);
     if (!rc) rc = ld_sys_stiffness(s, t, it->qn, it->vn, a_k ? a_k : it->vdn, it->lamn, it->K);
-    if (rc) return rc;
+    return rc ? rc : ld_integ__small_fill(it, cm, cc, ck);
+}
+
+int ld_integ__small_fill(ld_integ *it, double cm, double cc, double ck) {
+    const ld_system *s = it->s;
+    const int k = it->k, m = it->m, n = it->n;
     const double *restrict M = it->M, *restrict C = it->C, *restrict K = it->K, *B = it->B;
     double *restrict S = it->S;
     for (int nd = 0; nd < s->nnodes; ++nd) {
@@ -201,7 +235,9 @@ int ld_integ__small_assemble(ld_integ *it, double t, double cm, double cc, doubl
         }
         double T[LD_NODE_GROUP_MAX_NV * LD_NODE_GROUP_MAX_NV];
         ld_node_tangent(N, T, (size_t)d, it->xi + o);
-        if (d == 6)
+        if (d == 6 && direct_product(N->kind))
+            direct_columns(it, T, o, cm, cc, ck);
+        else if (d == 6)
             node_columns(it, T, o, 6, cm, cc, ck);
         else
             node_columns(it, T, o, d, cm, cc, ck);
