@@ -39,9 +39,9 @@ static void usage(FILE *f) {
                "                    the force elements stay): the modes of the unloaded model\n"
                "  --formulation F   so3xr3 se3 s3xr3 s3sdr3 so3xr3-spatial s3xr3-spatial euler\n"
                "                    (default: the model's)\n"
-               "  --sparse          the lowest undamped modes of a model without joints (beams\n"
-               "                    with clamped or pinned ends) by subspace iteration with\n"
-               "                    the sparse solver: for large models (no k x k matrix)\n"
+               "  --sparse          the lowest undamped modes by subspace iteration with the\n"
+               "                    sparse solver, joints kept as constraint rows of a saddle-\n"
+               "                    point matrix: for large models (no k x k matrix)\n"
                "  --shift S         with --sparse: a shift below the wanted w^2 (default 0)\n"
                "  --campbell A:B:N  a Campbell diagram instead: the damped modes of the model's\n"
                "                    initial motion, its velocities scaled so that its fastest\n"
@@ -274,17 +274,23 @@ static int analyse_sparse(const modes_args *a, const char *path, const ld_model 
                           const ld_static_stats *st) {
     char msg[512];
     ld_modes md;
-    int count = a->count > 0 && a->count < s->k ? a->count : s->k < 10 ? s->k : 10;
+    int dof = s->k - s->m; /* the compiler has dropped the dependent rows */
+    int count = a->count > 0 && a->count < dof ? a->count : dof < 10 ? dof : 10;
     double c0 = cpu_seconds();
     int rc = ld_modes_sparse(s, t, q, count, a->shift, &md, msg, sizeof msg);
     if (rc) {
         cli_error("%s: no modes: %s", path, msg[0] ? msg : ld_strerror(rc));
         return rc == LD_ENOTSUPPORTED ? 2 : 3;
     }
-    printf("%s: %d velocities, no constraint rows, about the %s at t = %g (%s, undamped, "
-           "sparse: %d modes by subspace iteration, cpu %.3g s)\n",
-           m->name, s->k, a->nostatic ? "initial configuration" : "static equilibrium", t,
-           ld_formulation_name(m->run.formulation), count, cpu_seconds() - c0);
+    int red = ld_model_redundant_rows(s, NULL, NULL, 0);
+    printf("%s: %d degree%s of freedom (%d velocities, %d constraint rows", m->name, dof,
+           dof == 1 ? "" : "s", s->k, s->m);
+    if (red > 0) printf(", %d redundant joint rows left out", red);
+    printf("), about the %s at t = %g (%s, %sundamped, sparse: %d mode%s by subspace iteration, "
+           "cpu %.3g s)\n",
+           a->nostatic ? "initial configuration" : "static equilibrium", t,
+           ld_formulation_name(m->run.formulation), st->relaxed ? "settled, " : "", count,
+           count == 1 ? "" : "s", cpu_seconds() - c0);
     if (a->nostatic)
         printf("  statics not solved (--no-static)\n");
     else

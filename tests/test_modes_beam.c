@@ -84,8 +84,8 @@ static void test_clamped_beam(void **state) {
 
 /* The sparse path (subspace iteration with KLU) gives the dense path's lowest modes: a
  * cantilever of 20 elements of order 4 (480 unknowns; a section whose shear and rotary modes
- * lie 10⁶ above its first bending mode) and a beam hinged at both ends (nodes of one angle);
- * a constrained system is refused. */
+ * lie 10⁶ above its first bending mode) and a beam hinged at both ends (nodes of one angle).
+ * (Constrained systems on the sparse path: test_modes_sparse.c.) */
 static void sparse_vs_dense(const char *text, int count, const char *what) {
     lin_case c;
     lin_open(&c, text, LD_FORM_SO3XR3);
@@ -129,19 +129,6 @@ static void test_sparse(void **state) {
              "    rho_a: 1.5\n    rho_j: [0.02, 0.01, 0.01]\n    pin: both\n"
              "    pin_axis: [0, 0, 1]\n");
     sparse_vs_dense(y, 6, "hinged beam 6 x p3");
-    /* constraint rows: refused */
-    static const char pendulum[] =
-        "name: pendulum\ngravity: [0, -9.81, 0]\nbodies:\n"
-        "  - {name: bob, mass: 1, inertia: [0.1, 0.1, 0.1], position: [0, -1, 0]}\n"
-        "joints:\n  - {name: pivot, type: revolute, body2: bob, at: [0, 0, 0], axis: [0, 0, 1]}\n";
-    char msg[256];
-    lin_case c;
-    lin_open(&c, pendulum, LD_FORM_SO3XR3);
-    ld_modes md;
-    assert_int_equal(ld_modes_sparse(&c.s, 0.0, c.q, 1, 0.0, &md, msg, sizeof msg),
-                     LD_ENOTSUPPORTED);
-    assert_non_null(strstr(msg, "without constraint rows"));
-    lin_close(&c);
 }
 
 int main(void) {

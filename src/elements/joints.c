@@ -870,12 +870,23 @@ static int follow_joined(const ld_system *s, const double *q, double *v, unsigne
     return moved;
 }
 
+/* Every velocity 0 and no driver (Φ_t = 0): v = 0 solves B v + Φ_t = 0 and is the solve's
+ * answer (the least-norm unknowns of a zero right-hand side), without its dense rows × k work —
+ * a large model that starts at rest compiles in memory in proportion to it. */
+static int at_rest(const ld_jsys *J, const double *v, int k) {
+    for (int j = 0; j < J->nj; ++j)
+        if (J->j[j].rot_driver || J->j[j].trans_driver) return 0;
+    for (int i = 0; i < k; ++i)
+        if (v[i] != 0.0) return 0;
+    return 1;
+}
+
 int ld_jsys_initial_velocity(const ld_jsys *J, const ld_system *s, double t, const double *q,
                              double *v, char *msg, size_t n) {
     const ld_model *m = J->m;
     int rows = J->rows, nu = 0;
     if (msg && n) msg[0] = '\0';
-    if (rows == 0) return LD_OK;
+    if (rows == 0 || at_rest(J, v, s->k)) return LD_OK;
     size_t R = (size_t)rows, K = (size_t)s->k, U = 6 * (size_t)m->nbodies;
     size_t big = R > U ? R : U;
     double *B =

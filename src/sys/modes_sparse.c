@@ -1,9 +1,13 @@
 /*
- * The lowest undamped modes of a large system without constraints (a beam) on the sparse path
- * (linearize.h): K − σM assembled from the system's node blocks (ops.tangent_blocks) into a
- * compressed-column pattern, factored once by KLU, and subspace iteration (Bathe & Wilson
- * 1972) on the shift-inverted pencil with a Rayleigh–Ritz step in each iteration. Memory
- * O(nnz + k q) for q iteration vectors; no k × k array.
+ * The lowest undamped modes of a large system on the sparse path (linearize.h): the saddle-point
+ * matrix [K − σM, Bᵀ; B, 0] assembled from the system's node blocks (ops.tangent_blocks, K with
+ * the state's accelerations and multipliers) and the values of B in its pattern
+ * (ops.phi_q_sparse) into a compressed-column pattern, factored once by KLU, and subspace
+ * iteration (Bathe & Wilson 1972) on the shift-inverted constrained pencil with a Rayleigh–Ritz
+ * step in each iteration. Each solve [K − σM, Bᵀ; B, 0] [x; μ] = [M y; 0] gives x in the null
+ * space of B: x = N (Nᵀ (K − σM) N)⁻¹ Nᵀ M y for any basis N of it, the shift-inverted reduced
+ * pencil of the dense path, without N. Without constraint rows the matrix is K − σM alone.
+ * Memory O(nnz + (k + m) + k q) for q iteration vectors; no k × k array.
  */
 #include <lapacke.h>
 #include <math.h>
@@ -31,12 +35,14 @@ static int fail(int rc, char *msg, size_t cap, const char *what) {
 /* The work of one solve. */
 typedef struct sp {
     const ld_system *s;
-    size_t k, q, nmb, nval;
+    size_t k, m, q, nmb, nval, nb;
     size_t bytes; /* what sp_alloc asks for (besides the sparse solver) */
     int *colptr, *rowind;
-    size_t *map;             /* block value e → its CSC entry */
+    size_t *map;             /* block value e → its CSC entry; then B's entry e → B's, Bᵀ's */
     double *vals, *csc, *Mb; /* block values, CSC values, mass blocks */
-    double *X, *Y, *Z, *Kp, *Mp, *th, *th0;
+    double *Tb, *Bv;         /* identity node blocks (T = I), B's values */
+    double *a, *lam, *zero;  /* the state's accelerations and multipliers; k zeros (v) */
+    double *X, *Y, *Z, *Kp, *Mp, *th, *th0, *col;
     ld_la *la;
 } sp;
 
@@ -48,19 +54,31 @@ static void sp_free(sp *w) {
     ld_la_free(w->la);
 }
 
-/* The CSC pattern of the tangent blocks: a node column holds its blocks in row-node order (the
- * blocks are sorted by column node, then row node, and voff grows with the node). */
-static void pattern(sp *w) {
+/* Column counts of the saddle matrix: a node column holds its tangent blocks and B's entries
+ * (rows k + c), a constraint column c the entries of B's row c (Bᵀ). */
+static void count_columns(sp *w) {
     const ld_system *s = w->s;
-    memset(w->colptr, 0, (w->k + 1) * sizeof(int));
+    size_t k = w->k;
+    memset(w->colptr, 0, (k + w->m + 1) * sizeof(int));
     for (int b = 0; b < s->nblk; ++b) {
         const ld_node *c = &s->nodes[s->blk_col[b]];
         int nr = ld_node_nv(&s->nodes[s->blk_row[b]]);
         for (int j = 0, nc = ld_node_nv(c); j < nc; ++j) w->colptr[c->voff + j + 1] += nr;
     }
-    for (size_t j = 0; j < w->k; ++j) w->colptr[j + 1] += w->colptr[j];
-    int *next = malloc(w->k * sizeof *next);
-    memcpy(next, w->colptr, w->k * sizeof *next);
+    for (size_t e = 0; e < w->nb; ++e)
+        w->colptr[s->bcol[e] + 1]++, w->colptr[k + (size_t)s->brow[e] + 1]++;
+    for (size_t j = 0; j < k + w->m; ++j) w->colptr[j + 1] += w->colptr[j];
+}
+
+/* The CSC pattern, rows ascending in each column: a node column holds its blocks in row-node
+ * order (the blocks are sorted by column node, then row node, and voff grows with the node),
+ * then B's rows k + c (B is sorted by row); a constraint column its row's columns. */
+static void pattern(sp *w) {
+    const ld_system *s = w->s;
+    size_t k = w->k, n = k + w->m;
+    count_columns(w);
+    int *next = malloc((n + 1) * sizeof *next);
+    memcpy(next, w->colptr, n * sizeof *next);
     for (int b = 0; b < s->nblk; ++b) {
         const ld_node *r = &s->nodes[s->blk_row[b]], *c = &s->nodes[s->blk_col[b]];
         int nr = ld_node_nv(r), nc = ld_node_nv(c);
@@ -71,33 +89,49 @@ static void pattern(sp *w) {
                 w->map[s->blk_off[b] + (size_t)(i * nc + j)] = (size_t)p;
             }
     }
+    for (size_t e = 0; e < w->nb; ++e) {
+        int p = next[s->bcol[e]]++;
+        w->rowind[p] = (int)k + s->brow[e];
+        w->map[w->nval + e] = (size_t)p;
+        p = next[k + (size_t)s->brow[e]]++;
+        w->rowind[p] = s->bcol[e];
+        w->map[w->nval + w->nb + e] = (size_t)p;
+    }
     free(next);
 }
 
 static int sp_alloc(sp *w, const ld_system *s, size_t q) {
     memset(w, 0, sizeof *w);
-    w->s = s, w->k = (size_t)s->k, w->q = q;
+    w->s = s, w->k = (size_t)s->k, w->m = (size_t)s->m, w->q = q;
     w->nval = s->blk_off[s->nblk], w->nmb = ld_sys_mass_block_entries(s);
-    size_t k = w->k;
-    w->colptr = malloc((k + 1) * sizeof(int));
-    w->rowind = malloc((w->nval + 1) * sizeof(int));
-    w->map = malloc((w->nval + 1) * sizeof(size_t));
-    size_t nd = 2 * w->nval + 2 * w->nmb + 3 * k * q + 2 * q * q + 2 * q + 2 * k;
-    w->bytes = (k + 1) * sizeof(int) + (w->nval + 1) * (sizeof(int) + sizeof(size_t)) +
+    w->nb = w->m > 0 ? (size_t)s->bnnz : 0;
+    size_t k = w->k, m = w->m, nnz = w->nval + 2 * w->nb;
+    w->colptr = malloc((k + m + 1) * sizeof(int));
+    w->rowind = malloc((nnz + 1) * sizeof(int));
+    w->map = malloc((nnz + 1) * sizeof(size_t));
+    size_t nd =
+        w->nval + nnz + 2 * w->nmb + w->nb + 2 * k + m + 3 * k * q + 2 * q * q + 2 * q + (k + m);
+    w->bytes = (k + m + 1) * sizeof(int) + (nnz + 1) * (sizeof(int) + sizeof(size_t)) +
                nd * sizeof(double);
     w->vals = calloc(nd, sizeof(double));
-    w->la = ld_la_create(LD_LA_KLU, (int)k);
+    w->la = ld_la_create(LD_LA_KLU, (int)(k + m));
     if (!w->colptr || !w->rowind || !w->map || !w->vals || !w->la) return LD_ENOMEM;
     double *p = w->vals + w->nval;
-    w->csc = p, p += w->nval;
+    w->csc = p, p += nnz;
     w->Mb = p, p += w->nmb;
+    w->Tb = p, p += w->nmb;
+    w->Bv = p, p += w->nb;
+    w->a = p, p += k;
+    w->lam = p, p += m;
+    w->zero = p, p += k;
     w->X = p, p += k * q;
     w->Y = p, p += k * q;
     w->Z = p, p += k * q;
     w->Kp = p, p += q * q;
     w->Mp = p, p += q * q;
     w->th = p, p += q;
-    w->th0 = p;
+    w->th0 = p, p += q;
+    w->col = p;
     pattern(w);
     return LD_OK;
 }
@@ -132,37 +166,65 @@ static void inner(const sp *w, const double *X, const double *Y, double *A) {
             A[i * q + j] = A[j * q + i] = 0.5 * (A[i * q + j] + A[j * q + i]);
 }
 
-/* K − σM into the CSC values and factor it; the mass blocks into Mb. */
+/* The state's accelerations and multipliers (ld_sys_initial_accel, sparse when large): K is
+ * the dense path's, ∂/∂q [M a + g + Bᵀλ] at them (the constraints' curvature weighted by the
+ * static reactions). */
+static int multipliers(sp *w, double t, const double *q, char *msg, size_t cap) {
+    char why[256] = "";
+    int rc = ld_sys_initial_accel_msg(w->s, t, q, w->zero, w->a, w->lam, why, sizeof why);
+    if (!rc || !msg || !cap) return rc;
+    if (rc == LD_ESINGULAR && w->m > 0)
+        snprintf(msg, cap,
+                 "no unique multipliers at the state: dependent constraint rows (a model "
+                 "compiled with keep_redundant, or a singular position) (%s)",
+                 why);
+    else
+        snprintf(msg, cap, "no accelerations at the state: %s", why[0] ? why : ld_strerror(rc));
+    return rc;
+}
+
+/* [K − σM, Bᵀ; B, 0] into the CSC values and factor it; the mass blocks into Mb. */
 static int factor(sp *w, double t, const double *q, double sigma, char *msg, size_t cap) {
     const ld_system *s = w->s;
-    double *Tb = w->X, *zero = w->th0 + w->q; /* identity node blocks (scratch), k zeros */
-    memset(Tb, 0, w->nmb * sizeof *Tb);
+    memset(w->Tb, 0, w->nmb * sizeof *w->Tb);
     for (int i = 0, off = 0; i < s->nnodes; ++i) {
         int nv = ld_node_nv(&s->nodes[i]);
-        for (int r = 0; r < nv; ++r) Tb[off + r * nv + r] = 1.0;
+        for (int r = 0; r < nv; ++r) w->Tb[off + r * nv + r] = 1.0;
         off += nv * nv;
     }
-    int rc = s->ops.tangent_blocks(s, t, q, zero, zero, zero, -sigma, 0.0, 1.0, Tb, w->vals);
+    int rc =
+        s->ops.tangent_blocks(s, t, q, w->zero, w->a, w->lam, -sigma, 0.0, 1.0, w->Tb, w->vals);
     if (!rc) rc = s->ops.mass_blocks(s, q, w->Mb);
+    if (!rc && w->m > 0) rc = s->ops.phi_q_sparse(s, t, q, w->Bv);
     if (rc) return fail(rc, msg, cap, "the tangent blocks failed");
     for (size_t e = 0; e < w->nval; ++e) w->csc[w->map[e]] = w->vals[e];
+    for (size_t e = 0; e < w->nb; ++e)
+        w->csc[w->map[w->nval + e]] = w->csc[w->map[w->nval + w->nb + e]] = w->Bv[e];
+    for (size_t e = 0; e < w->nval + 2 * w->nb; ++e)
+        if (!isfinite(w->csc[e]))
+            return fail(LD_EDOMAIN, msg, cap, "non-finite tangents at the state");
     rc = ld_la_factor_csc(w->la, w->colptr, w->rowind, w->csc);
     if (rc == LD_ESINGULAR)
-        return fail(rc, msg, cap, "K - sigma M is singular: choose another shift");
+        return fail(rc, msg, cap,
+                    w->m > 0 ? "the saddle matrix [K - sigma M, B^T; B, 0] is singular: the shift "
+                               "is an eigenvalue (choose another) or the constraint rows are "
+                               "dependent"
+                             : "K - sigma M is singular: choose another shift");
     return rc ? fail(rc, msg, cap, "the sparse factorization failed") : LD_OK;
 }
 
-/* One step: Y = M X, Z = (K − σM)⁻¹ Y, Rayleigh–Ritz on Z; X ← Z C, th the Ritz values
- * (ω² − σ, ascending). */
+/* One step: Y = M X, Z the x of [K − σM, Bᵀ; B, 0] [x; μ] = [Y; 0] (in the null space of B),
+ * Rayleigh–Ritz on Z; X ← Z C, th the Ritz values (ω² − σ, ascending). Zᵀ (K − σM) Z = Zᵀ Y,
+ * the Bᵀμ part vanishing against B Z = 0. */
 static int iterate(sp *w) {
     size_t k = w->k, q = w->q;
     mass_times(w, w->X, w->Y);
-    double *col = w->th0 + q; /* k scratch (the zeros of factor, no longer needed) */
     for (size_t j = 0; j < q; ++j) {
-        for (size_t l = 0; l < k; ++l) col[l] = w->Y[l * q + j];
-        int rc = ld_la_solve(w->la, col);
+        for (size_t l = 0; l < k; ++l) w->col[l] = w->Y[l * q + j];
+        memset(w->col + k, 0, w->m * sizeof *w->col);
+        int rc = ld_la_solve(w->la, w->col);
         if (rc) return rc;
-        for (size_t l = 0; l < k; ++l) w->Z[l * q + j] = col[l];
+        for (size_t l = 0; l < k; ++l) w->Z[l * q + j] = w->col[l];
     }
     inner(w, w->Z, w->Y, w->Kp); /* Zᵀ (K − σM) Z = Zᵀ Y */
     mass_times(w, w->Z, w->Y);
@@ -224,48 +286,61 @@ static int fill(const sp *w, int count, double sigma, ld_modes *md) {
     return LD_OK;
 }
 
-int ld_modes_sparse(const ld_system *s, double t, const double *q, int count, double sigma,
-                    ld_modes *md, char *msg, size_t cap) {
-    if (msg && cap) msg[0] = '\0';
-    if (!s || !q || !md || count < 1 || count > s->k || !isfinite(sigma))
-        return fail(LD_EINVAL, msg, cap, "bad arguments");
-    if (s->m > 0)
-        return fail(LD_ENOTSUPPORTED, msg, cap,
-                    "the sparse path takes systems without constraint rows (beams with clamped "
-                    "or pinned ends); use the dense one");
-    if (!ld_sys_has_blocks(s))
-        return fail(LD_ENOTSUPPORTED, msg, cap, "the system has no sparse tangent blocks");
-    size_t nq = (size_t)count + 8 < 2 * (size_t)count ? 2 * (size_t)count : (size_t)count + 8;
-    if (nq > (size_t)s->k) nq = (size_t)s->k;
-    sp w;
-    int rc = sp_alloc(&w, s, nq);
-    if (rc) {
-        char what[96];
-        snprintf(what, sizeof what, "the sparse eigensolver's work (k = %d), or its sparse solver",
-                 s->k);
-        ld_oom_format(msg, cap, (double)w.bytes, what);
-        sp_free(&w);
-        return rc;
-    }
-    rc = factor(&w, t, q, sigma, msg, cap);
-    if (!rc) start(&w);
-    int it = 0, flat = 0; /* flat: iterations without a smaller change */
+/* The iteration from the start vectors until the wanted Ritz values settle. */
+static int solve(sp *w, int count, char *msg, size_t cap) {
+    start(w);
+    int it = 0, flat = 0, rc = LD_OK; /* flat: iterations without a smaller change */
     double change = INFINITY, best = INFINITY;
     for (; !rc && it < MAX_ITER && change > TOL && flat < STALL; ++it) {
-        memcpy(w.th0, w.th, w.q * sizeof(double));
-        rc = iterate(&w);
+        memcpy(w->th0, w->th, w->q * sizeof(double));
+        rc = iterate(w);
         change = 0.0;
         for (int j = 0; !rc && j < count; ++j)
-            change = fmax(change, fabs(w.th[j] - w.th0[j]) / fmax(fabs(w.th[j]), 1e-300));
+            change = fmax(change, fabs(w->th[j] - w->th0[j]) / fmax(fabs(w->th[j]), 1e-300));
         if (it == 0) change = INFINITY;
         /* at round-off the change stops falling: stop there once it is below ROUND */
         flat = change < best ? 0 : (change < ROUND ? flat + 1 : 0);
         best = fmin(best, change);
     }
     if (!rc && it >= MAX_ITER)
-        rc = fail(LD_EDOMAIN, msg, cap, "the subspace iteration did not converge");
-    else if (rc && msg && cap && !msg[0])
-        fail(rc, msg, cap, "the subspace iteration failed");
+        return fail(LD_EDOMAIN, msg, cap, "the subspace iteration did not converge");
+    if (rc) return fail(rc, msg, cap, "the subspace iteration failed");
+    return LD_OK;
+}
+
+int ld_modes_sparse(const ld_system *s, double t, const double *q, int count, double sigma,
+                    ld_modes *md, char *msg, size_t cap) {
+    if (msg && cap) msg[0] = '\0';
+    if (!s || !q || !md || count < 1 || s->m < 0 || !isfinite(sigma))
+        return fail(LD_EINVAL, msg, cap, "bad arguments");
+    if (s->m >= s->k)
+        return fail(LD_EINVAL, msg, cap,
+                    "as many constraint rows as velocities or more: no motion, or dependent "
+                    "constraint rows (a model compiled with keep_redundant)");
+    if (count > s->k - s->m)
+        return fail(LD_EINVAL, msg, cap, "more modes asked for than degrees of freedom (k - m)");
+    if (!ld_sys_has_blocks(s))
+        return fail(LD_ENOTSUPPORTED, msg, cap,
+                    "the system has no sparse tangent blocks (the euler formulation): use the "
+                    "dense path");
+    size_t n = (size_t)(s->k - s->m); /* the degrees of freedom: B has full rank (checked) */
+    size_t nq = (size_t)count + 8 < 2 * (size_t)count ? 2 * (size_t)count : (size_t)count + 8;
+    if (nq > n) nq = n;
+    sp w;
+    int rc = sp_alloc(&w, s, nq);
+    if (rc) {
+        char what[112];
+        snprintf(what, sizeof what,
+                 "the sparse eigensolver's work (k = %d, m = %d), or its sparse solver", s->k,
+                 s->m);
+        ld_oom_format(msg, cap, (double)w.bytes, what);
+        sp_free(&w);
+        return rc;
+    }
+    ld_sys_forget(s);
+    rc = multipliers(&w, t, q, msg, cap);
+    if (!rc) rc = factor(&w, t, q, sigma, msg, cap);
+    if (!rc) rc = solve(&w, count, msg, cap);
     if (!rc) rc = fill(&w, count, sigma, md);
     sp_free(&w);
     return rc;
