@@ -1,11 +1,19 @@
 /*
- * bench_modes — the lowest modes of a clamped cantilever (docs/modes.md), CSV on stdout: n
- * elements of order 4 (4n free nodes, 24n unknowns), the six lowest undamped modes by the dense
- * path (ld_linearize + ld_modes_undamped: O(k³)) and by the sparse one (ld_modes_sparse:
- * subspace iteration with KLU), CPU seconds of each (best of 3 below 1 s), their ratio, and the
- * largest relative difference of their ω² (the run fails above 10⁻⁵). The dense path stops at
- * 50 elements (1200 unknowns, about 20 s); the sparse one goes on to 1000 (24 000).
- * BENCH_QUICK=1 (the smoke run of make test): 2 and 5 elements.
+ * bench_modes — the lowest modes on the dense and the sparse path (docs/modes.md), CSV on
+ * stdout, two series:
+ *   cantilever: a clamped cantilever of n elements of order 4 (4n free nodes, 24n unknowns, no
+ *     constraint rows);
+ *   chain: n masses on prismatic joints along x with springs between neighbours and to both
+ *     walls (6n velocities, 5n constraint rows, n degrees of freedom), whose ω² are
+ *     (4k/m) sin²(jπ / (2(n + 1))) exactly.
+ * The six lowest undamped modes by the dense path (ld_linearize + ld_modes_undamped: O(k³), a
+ * null-space basis of B) and by the sparse one (ld_modes_sparse: subspace iteration on the
+ * saddle-point matrix with KLU), CPU seconds of each (best of 3 below 1 s), their ratio, the
+ * peak resident memory of a process that compiles the model and runs the sparse path alone
+ * (MB), the largest relative difference of their ω² (the run fails above 10⁻⁵) and, for the
+ * chain, of the sparse ω² from the exact ones. The dense path stops at 1200 unknowns (about
+ * 6 s); the sparse one goes on to 24 000 and 60 000. BENCH_QUICK=1 (the smoke run of make
+ * test): two small sizes of each series.
  */
 #define BENCH_NAME      "bench_modes"
 #define _POSIX_C_SOURCE 200809L
@@ -13,6 +21,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "bench_common.h"
 #include "liedyn/linearize.h"
@@ -20,19 +31,58 @@
 #include "liedyn/system.h"
 
 #define NMODES    6
-#define DENSE_MAX 50 /* elements */
+#define DENSE_MAX 1200 /* unknowns */
+#define PI        3.14159265358979323846
+#define CHAIN_M   1.7
+#define CHAIN_K   40.0
 
-/* The cantilever of n elements of order 4 (L = 10, EI = 100, GA = EA = 10⁵), compiled. */
-static void cantilever(int n, ld_model *m, ld_system *s, double **q) {
-    char y[1024];
-    snprintf(y, sizeof y,
+/* The cantilever of n elements of order 4 (L = 10, EI = 100, GA = EA = 10⁵) as YAML. */
+static char *cantilever_yaml(int n) {
+    char *y = malloc(1024);
+    if (!y) die("cantilever", "out of memory");
+    snprintf(y, 1024,
              "name: cantilever\nbeams:\n  - name: beam\n    order: 4\n    elements: %d\n"
              "    from: [0, 0, 0]\n    to: [10, 0, 0]\n    normal: [0, 1, 0]\n"
              "    section: {EA: 1.0e+5, GA2: 1.0e+5, GA3: 1.0e+5, GJ: 100, EI2: 100, EI3: 150}\n"
              "    rho_a: 1\n    rho_j: [0.02, 0.01, 0.01]\n    clamp: start\n",
              n);
+    return y;
+}
+
+/* n masses on prismatic joints, springs to the neighbours and the walls (at rest) as YAML. */
+static char *chain_yaml(int n) {
+    size_t cap = 512 + (size_t)n * 400, at = 0;
+    char *y = malloc(cap);
+    if (!y) die("chain", "out of memory");
+    at += (size_t)snprintf(y + at, cap - at, "name: chain\ngravity: [0, -9.81, 0]\nbodies:\n");
+    for (int i = 1; i <= n; ++i)
+        at += (size_t)snprintf(
+            y + at, cap - at,
+            "  - {name: m%d, mass: %.17g, inertia: [1, 1, 1], position: [%d, 0, 0]}\n", i, CHAIN_M,
+            i);
+    at += (size_t)snprintf(y + at, cap - at, "joints:\n");
+    for (int i = 1; i <= n; ++i)
+        at += (size_t)snprintf(
+            y + at, cap - at,
+            "  - {name: p%d, type: prismatic, body2: m%d, at: [%d, 0, 0], axis: [1, 0, 0]}\n", i, i,
+            i);
+    at += (size_t)snprintf(y + at, cap - at, "elements:\n");
+    for (int i = 0; i <= n; ++i) { /* the right wall as body1: ground */
+        char b1[16];
+        snprintf(b1, sizeof b1, i == 0 || i == n ? "ground" : "m%d", i);
+        at += (size_t)snprintf(y + at, cap - at,
+                               "  - {type: spring-damper, body1: %s, body2: m%d, at1: [%d, 0, 0], "
+                               "at2: [%d, 0, 0], k: %.17g, l0: 1}\n",
+                               b1, i == n ? n : i + 1, i == n ? n + 1 : i, i == n ? n : i + 1,
+                               CHAIN_K);
+    }
+    return y;
+}
+
+/* Parse and compile (so3xr3). */
+static void compile(const char *y, ld_model *m, ld_system *s, double **q) {
     ld_model_error err;
-    if (ld_model_parse(y, strlen(y), "cantilever", m, &err)) die("model", err.msg);
+    if (ld_model_parse(y, strlen(y), "bench", m, &err)) die("model", err.msg);
     double *v;
     check_ld("compile", ld_model_compile(m, LD_FORM_SO3XR3, s, q, &v));
     free(v);
@@ -73,30 +123,83 @@ static double best_of(double (*f)(const ld_system *, const double *, double *), 
     return best;
 }
 
-int main(void) {
-    static const int full[] = {5, 10, 25, 50, 100, 250, 1000}, quick[] = {2, 5};
-    const int *ns = bench_quick() ? quick : full;
-    int count = bench_quick() ? 2 : (int)(sizeof full / sizeof full[0]);
-    printf("elements,unknowns,dense_cpu_s,sparse_cpu_s,dense_over_sparse,w1,w6,max_rel_diff\n");
-    for (int c = 0; c < count; ++c) {
+/* The sparse path in a child process (its peak memory its own): out[0] CPU s, out[1] peak
+ * resident MB, out[2 …] the ω². */
+static void sparse_child(const char *y, double out[2 + NMODES]) {
+    int fd[2];
+    if (pipe(fd) != 0) die("pipe", "failed");
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid < 0) die("fork", "failed");
+    if (pid == 0) {
         ld_model m;
         ld_system s;
-        double *q, wd[NMODES], ws[NMODES];
-        cantilever(ns[c], &m, &s, &q);
-        double ts = best_of(sparse, &s, q, ws), td = NAN, diff = NAN;
-        if (ns[c] <= DENSE_MAX) {
-            td = best_of(dense, &s, q, wd);
-            diff = 0.0;
-            for (int j = 0; j < NMODES; ++j) diff = fmax(diff, fabs(ws[j] / wd[j] - 1.0));
-            if (diff > 1e-5)
-                die("sparse against dense", "the eigenvalues differ by more than 1e-5");
+        double *q;
+        close(fd[0]);
+        compile(y, &m, &s, &q);
+        out[0] = best_of(sparse, &s, q, out + 2);
+        struct rusage ru;
+        getrusage(RUSAGE_SELF, &ru);
+        out[1] = (double)ru.ru_maxrss / 1024.0;
+        ssize_t nw = write(fd[1], out, (2 + NMODES) * sizeof(double));
+        _exit(nw == (ssize_t)((2 + NMODES) * sizeof(double)) ? 0 : 1);
+    }
+    close(fd[1]);
+    ssize_t nr = read(fd[0], out, (2 + NMODES) * sizeof(double));
+    close(fd[0]);
+    int st = 0;
+    waitpid(pid, &st, 0);
+    if (nr != (ssize_t)((2 + NMODES) * sizeof(double)) || !WIFEXITED(st) || WEXITSTATUS(st))
+        die("the sparse path's process", "failed");
+}
+
+/* One row: the series, its size n, the model's text. */
+static void row(const char *series, int n, const char *y) {
+    ld_model m;
+    ld_system s;
+    double *q, wd[NMODES], out[2 + NMODES], *ws = out + 2, td = NAN, diff = NAN, exact = NAN;
+    sparse_child(y, out);
+    compile(y, &m, &s, &q);
+    if (s.k <= DENSE_MAX) {
+        td = best_of(dense, &s, q, wd);
+        diff = 0.0;
+        for (int j = 0; j < NMODES; ++j) diff = fmax(diff, fabs(ws[j] / wd[j] - 1.0));
+        if (diff > 1e-5) die("sparse against dense", "the eigenvalues differ by more than 1e-5");
+    }
+    if (s.m > 0) {
+        exact = 0.0;
+        for (int j = 1; j <= NMODES; ++j) {
+            double sn = sin(j * PI / (2.0 * (n + 1))), w2 = 4.0 * CHAIN_K / CHAIN_M * sn * sn;
+            exact = fmax(exact, fabs(ws[j - 1] / w2 - 1.0));
         }
-        printf("%d,%d,%.6g,%.6g,%.4g,%.12g,%.12g,%.3g\n", ns[c], s.k, td, ts, td / ts, ws[0],
-               ws[NMODES - 1], diff);
-        fflush(stdout);
-        free(q);
-        ld_model_system_free(&s);
-        ld_model_free(&m);
+    }
+    printf("%s,%d,%d,%d,%.6g,%.6g,%.4g,%.4g,%.12g,%.12g,%.3g,%.3g\n", series, n, s.k, s.m, td,
+           out[0], td / out[0], out[1], ws[0], ws[NMODES - 1], diff, exact);
+    fflush(stdout);
+    free(q);
+    ld_model_system_free(&s);
+    ld_model_free(&m);
+}
+
+int main(void) {
+    static const int beam_full[] = {5, 10, 25, 50, 100, 250, 1000}, beam_quick[] = {2, 5};
+    static const int chain_full[] = {20, 50, 100, 200, 1000, 2000, 5000, 10000},
+                     chain_quick[] = {10, 20};
+    int q = bench_quick();
+    const int *nb = q ? beam_quick : beam_full, *nc = q ? chain_quick : chain_full;
+    int cb = q ? 2 : (int)(sizeof beam_full / sizeof beam_full[0]);
+    int cc = q ? 2 : (int)(sizeof chain_full / sizeof chain_full[0]);
+    printf("series,size,unknowns,constraint_rows,dense_cpu_s,sparse_cpu_s,dense_over_sparse,"
+           "sparse_peak_mb,w1,w6,max_rel_diff,exact_rel_diff\n");
+    for (int c = 0; c < cb; ++c) {
+        char *y = cantilever_yaml(nb[c]);
+        row("cantilever", nb[c], y);
+        free(y);
+    }
+    for (int c = 0; c < cc; ++c) {
+        char *y = chain_yaml(nc[c]);
+        row("chain", nc[c], y);
+        free(y);
     }
     return 0;
 }

@@ -140,16 +140,24 @@ int ld_modes_undamped(const ld_linear *lin, int count, ld_modes *md, char *msg, 
  * (LAPACK dggev, 2n × 2n), infinite ones dropped, one of each complex-conjugate pair kept
  * (a real pair of an overdamped mode is two modes). count ≤ 0: all. */
 int ld_modes_damped(const ld_linear *lin, int count, ld_modes *md, char *msg, size_t cap);
-/* The count lowest undamped modes of a system without constraint rows (a beam with clamped or
- * pinned ends) at rest at (t, q), on the sparse path: K − σM from the system's node blocks
- * (ops.tangent_blocks, ld_sys_has_blocks), factored once by KLU, and subspace iteration on the
- * shift-inverted pencil with max(2 count, count + 8) vectors until the wanted eigenvalues change
- * by less than 10⁻¹³, or stop falling below 10⁻⁸ (round-off; at most 200 iterations). σ must lie
- * below the wanted eigenvalues (0 for a clamped structure; a little below 0 for one with rigid
- * motions). The result is that of ld_modes_undamped (n = k, N = I, mass-normalized shapes) without
- * a k × k array: memory O(nnz + k count). LD_OK, LD_EINVAL, LD_ENOTSUPPORTED (constraint rows or no
- * blocks: use the dense path), LD_ESINGULAR (K − σM singular), LD_EDOMAIN (no convergence),
- * LD_ENOMEM. */
+/* The count lowest undamped modes of s at rest at (t, q), on the sparse path, joints included:
+ * the multipliers λ and accelerations a of the state (ld_sys_initial_accel, sparse for a large
+ * system), the saddle-point matrix [K − σM, Bᵀ; B, 0] from the system's node blocks
+ * (ops.tangent_blocks with K at (a, λ), the dense path's K with the constraints' second
+ * derivatives; ld_sys_has_blocks) and B's values (ops.phi_q_sparse), factored once by KLU, and
+ * subspace iteration on the shift-inverted pencil: each solve [K − σM, Bᵀ; B, 0] [x; μ] =
+ * [M y; 0] gives x in the null space of B, so that the iteration runs on the reduced pencil
+ * (Kr − σMr)⁻¹ Mr of the dense path without a basis N. max(2 count, count + 8) vectors (at most
+ * k − m) until the wanted eigenvalues change by less than 10⁻¹³, or stop falling below 10⁻¹¹
+ * (round-off; at most 200 iterations). σ must lie below the wanted eigenvalues (0 for a clamped
+ * structure or a hanging mechanism; a little below 0 for one with rigid motions). B must have
+ * full rank (the compiler drops dependent joint rows): count ≤ k − m, the degrees of freedom.
+ * The result is that of ld_modes_undamped (mass-normalized shapes φ = N z) without a k × k
+ * array, given on the full tangent space: md.n = k and md.z = md.phi (there is no N). Memory
+ * O(nnz + k + m + k count). LD_OK, LD_EINVAL (bad arguments; m ≥ k; count > k − m),
+ * LD_ENOTSUPPORTED (no node blocks: the euler formulation; use the dense path), LD_ESINGULAR
+ * (no unique multipliers: dependent constraint rows; or the saddle matrix singular: σ an
+ * eigenvalue), LD_EDOMAIN (no convergence, non-finite tangents), LD_ENOMEM; msg says why. */
 int ld_modes_sparse(const ld_system *s, double t, const double *q, int count, double sigma,
                     ld_modes *md, char *msg, size_t cap);
 void ld_modes_free(ld_modes *md);
