@@ -9,10 +9,10 @@
  * The six lowest undamped modes by the dense path (ld_linearize + ld_modes_undamped: O(k³), a
  * null-space basis of B) and by the sparse one (ld_modes_sparse: subspace iteration on the
  * saddle-point matrix with KLU), CPU seconds of each (best of 3 below 1 s), their ratio, the
- * peak resident memory of a process that compiles the model and runs the sparse path alone
- * (MB), the largest relative difference of their ω² (the run fails above 10⁻⁵) and, for the
- * chain, of the sparse ω² from the exact ones. The dense path stops at 1200 unknowns (about
- * 6 s); the sparse one goes on to 24 000 and 60 000. BENCH_QUICK=1 (the smoke run of make
+ * peak resident memory of a process (this program again) that compiles the model and runs the
+ * sparse path alone (MB), the largest relative difference of their ω² (the run fails above 10⁻⁵)
+ * and, for the chain, of the sparse ω² from the exact ones. The dense path stops at 1200 unknowns
+ * (about 6 s); the sparse one goes on to 24 000 and 60 000. BENCH_QUICK=1 (the smoke run of make
  * test): two small sizes of each series.
  */
 #define BENCH_NAME      "bench_modes"
@@ -22,7 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "bench_common.h"
@@ -123,43 +122,53 @@ static double best_of(double (*f)(const ld_system *, const double *, double *), 
     return best;
 }
 
-/* The sparse path in a child process (its peak memory its own): out[0] CPU s, out[1] peak
- * resident MB, out[2 …] the ω². */
-static void sparse_child(const char *y, double out[2 + NMODES]) {
-    int fd[2];
-    if (pipe(fd) != 0) die("pipe", "failed");
-    fflush(stdout);
-    pid_t pid = fork();
-    if (pid < 0) die("fork", "failed");
-    if (pid == 0) {
-        ld_model m;
-        ld_system s;
-        double *q;
-        close(fd[0]);
-        compile(y, &m, &s, &q);
-        out[0] = best_of(sparse, &s, q, out + 2);
-        struct rusage ru;
-        getrusage(RUSAGE_SELF, &ru);
-        out[1] = (double)ru.ru_maxrss / 1024.0;
-        ssize_t nw = write(fd[1], out, (2 + NMODES) * sizeof(double));
-        _exit(nw == (ssize_t)((2 + NMODES) * sizeof(double)) ? 0 : 1);
-    }
-    close(fd[1]);
-    ssize_t nr = read(fd[0], out, (2 + NMODES) * sizeof(double));
-    close(fd[0]);
-    int st = 0;
-    waitpid(pid, &st, 0);
-    if (nr != (ssize_t)((2 + NMODES) * sizeof(double)) || !WIFEXITED(st) || WEXITSTATUS(st))
-        die("the sparse path's process", "failed");
+/* The model text of a series at size n (the caller frees). */
+static char *model_yaml(const char *series, int n) {
+    return strcmp(series, "chain") == 0 ? chain_yaml(n) : cantilever_yaml(n);
 }
 
-/* One row: the series, its size n, the model's text. */
-static void row(const char *series, int n, const char *y) {
+/* The child: compile, the sparse path, then one line "cpu peak_mb w1 … w6" on stdout. */
+static int child(const char *series, int n) {
+    char *y = model_yaml(series, n);
+    ld_model m;
+    ld_system s;
+    double *q, w[NMODES];
+    compile(y, &m, &s, &q);
+    free(y);
+    double t = best_of(sparse, &s, q, w);
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    printf("%.17g %.17g", t, (double)ru.ru_maxrss / 1024.0);
+    for (int j = 0; j < NMODES; ++j) printf(" %.17g", w[j]);
+    printf("\n");
+    free(q);
+    ld_model_system_free(&s);
+    ld_model_free(&m);
+    return 0;
+}
+
+/* The sparse path in a process of its own (this program, run as the child), so that its peak
+ * memory is its own: out[0] CPU s, out[1] peak resident MB, out[2 …] the ω². */
+static void sparse_child(const char *self, const char *series, int n, double out[2 + NMODES]) {
+    char cmd[4200];
+    snprintf(cmd, sizeof cmd, "'%s' --child %s %d", self, series, n);
+    fflush(stdout);
+    FILE *p = popen(cmd, "r");
+    if (!p) die("the sparse path's process", "cannot start");
+    int got = 0;
+    for (int i = 0; i < 2 + NMODES; ++i) got += fscanf(p, "%lf", &out[i]) == 1;
+    if (pclose(p) != 0 || got != 2 + NMODES) die("the sparse path's process", "failed");
+}
+
+/* One row: the series at size n. */
+static void row(const char *self, const char *series, int n) {
     ld_model m;
     ld_system s;
     double *q, wd[NMODES], out[2 + NMODES], *ws = out + 2, td = NAN, diff = NAN, exact = NAN;
-    sparse_child(y, out);
+    sparse_child(self, series, n, out);
+    char *y = model_yaml(series, n);
     compile(y, &m, &s, &q);
+    free(y);
     if (s.k <= DENSE_MAX) {
         td = best_of(dense, &s, q, wd);
         diff = 0.0;
@@ -181,7 +190,12 @@ static void row(const char *series, int n, const char *y) {
     ld_model_free(&m);
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+    if (argc == 4 && strcmp(argv[1], "--child") == 0) return child(argv[2], atoi(argv[3]));
+    char self[4096];
+    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (len <= 0) die("/proc/self/exe", "cannot read");
+    self[len] = '\0';
     static const int beam_full[] = {5, 10, 25, 50, 100, 250, 1000}, beam_quick[] = {2, 5};
     static const int chain_full[] = {20, 50, 100, 200, 1000, 2000, 5000, 10000},
                      chain_quick[] = {10, 20};
@@ -191,15 +205,7 @@ int main(void) {
     int cc = q ? 2 : (int)(sizeof chain_full / sizeof chain_full[0]);
     printf("series,size,unknowns,constraint_rows,dense_cpu_s,sparse_cpu_s,dense_over_sparse,"
            "sparse_peak_mb,w1,w6,max_rel_diff,exact_rel_diff\n");
-    for (int c = 0; c < cb; ++c) {
-        char *y = cantilever_yaml(nb[c]);
-        row("cantilever", nb[c], y);
-        free(y);
-    }
-    for (int c = 0; c < cc; ++c) {
-        char *y = chain_yaml(nc[c]);
-        row("chain", nc[c], y);
-        free(y);
-    }
+    for (int c = 0; c < cb; ++c) row(self, "cantilever", nb[c]);
+    for (int c = 0; c < cc; ++c) row(self, "chain", nc[c]);
     return 0;
 }
