@@ -70,14 +70,16 @@ static void count_columns(sp *w) {
     for (size_t j = 0; j < k + w->m; ++j) w->colptr[j + 1] += w->colptr[j];
 }
 
-/* The CSC pattern, rows ascending in each column: a node column holds its blocks in row-node
- * order (the blocks are sorted by column node, then row node, and voff grows with the node),
- * then B's rows k + c (B is sorted by row); a constraint column its row's columns. */
-static void pattern(sp *w) {
+/* The CSC pattern (LD_OK or LD_ENOMEM), rows ascending in each column: a node column holds its
+ * blocks in row-node order (the blocks are sorted by column node, then row node, and voff grows
+ * with the node), then B's rows k + c (B is sorted by row); a constraint column its row's columns.
+ */
+static int pattern(sp *w) {
     const ld_system *s = w->s;
     size_t k = w->k, n = k + w->m;
     count_columns(w);
     int *next = malloc((n + 1) * sizeof *next);
+    if (!next) return LD_ENOMEM;
     memcpy(next, w->colptr, n * sizeof *next);
     for (int b = 0; b < s->nblk; ++b) {
         const ld_node *r = &s->nodes[s->blk_row[b]], *c = &s->nodes[s->blk_col[b]];
@@ -98,8 +100,11 @@ static void pattern(sp *w) {
         w->map[w->nval + w->nb + e] = (size_t)p;
     }
     free(next);
+    return LD_OK;
 }
 
+/* The work for q iteration vectors, carved out of one block, and the pattern. LD_OK or
+ * LD_ENOMEM (w->bytes then says how much was asked for; sp_free releases what was had). */
 static int sp_alloc(sp *w, const ld_system *s, size_t q) {
     memset(w, 0, sizeof *w);
     w->s = s, w->k = (size_t)s->k, w->m = (size_t)s->m, w->q = q;
@@ -132,8 +137,7 @@ static int sp_alloc(sp *w, const ld_system *s, size_t q) {
     w->th = p, p += q;
     w->th0 = p, p += q;
     w->col = p;
-    pattern(w);
-    return LD_OK;
+    return pattern(w);
 }
 
 /* y = M x for the q columns of X (k × q, row-major), by the mass blocks. */
