@@ -10,6 +10,8 @@
  *     the four-bar as shipped; the double pendulum; the slider-crank; the 40-loop n-four-bar)
  *     at their static equilibria: ω² and the shapes (1 − |φ_dᵀ M φ_s|, both M-normalized)
  *     against the dense path;
+ *   - a free beam hanging from a revolute joint (beam nodes and joint rows together) against
+ *     the dense path;
  *   - a chain of 2000 masses on prismatic joints (12 000 velocities, 10 000 constraint rows: no
  *     dense array of that size is formed) against the closed form;
  *   - a model compiled with keep_redundant (dependent rows): refused with a message.
@@ -228,6 +230,44 @@ static void test_shipped(void **state) {
     }
 }
 
+/* ---------------------------------------------------------------- a beam on a hinge */
+
+/* A free beam (4 elements of order 4) hanging from a revolute joint at its upper node: beam
+ * node blocks and joint rows in one saddle matrix; its six lowest modes (the swing in and out
+ * of the plane, bending, torsion) against the dense path. */
+static void test_beam_on_hinge(void **state) {
+    (void)state;
+    static const char y[] =
+        "name: hinged-beam\ngravity: [0, -9.81, 0]\nbeams:\n  - name: beam\n    order: 4\n"
+        "    elements: 4\n    from: [0, 0, 0]\n    to: [0, -1, 0]\n    normal: [1, 0, 0]\n"
+        "    section: {EA: 1.0e+4, GA2: 1.0e+4, GA3: 1.0e+4, GJ: 1.7, EI2: 2.3, EI3: 1}\n"
+        "    rho_a: 1\n    rho_j: [0.01, 1.0e-3, 1.0e-3]\n"
+        "joints:\n  - {name: hinge, type: revolute, body2: 'beam[0]', at: [0, 0, 0], "
+        "axis: [0, 0, 1]}\n";
+    lin_case c; /* as lin_open, with the statics' default tolerance (the beam's round-off) */
+    memset(&c, 0, sizeof c);
+    ld_model_error err;
+    if (ld_model_parse(y, strlen(y), "test.yaml", &c.m, &err)) fail_msg("%s", err.msg);
+    char msg[512];
+    if (ld_model_compile_msg(&c.m, LD_FORM_SO3XR3, &c.s, &c.q, &c.v, msg, sizeof msg))
+        fail_msg("%s", msg);
+    c.lam = calloc((size_t)c.s.m + 1, sizeof *c.lam);
+    ld_static_options o;
+    ld_static_options_init(&o);
+    ld_static_stats st;
+    if (ld_static_solve(&c.s, 0.0, c.q, c.lam, &o, &st, msg, sizeof msg)) fail_msg("%s", msg);
+    if (ld_linearize(&c.s, 0.0, c.q, NULL, &c.lin, msg, sizeof msg)) fail_msg("%s", msg);
+    ld_modes sp;
+    double ew, ev;
+    against_dense(&c, 6, 0.0, &sp, &ew, &ev);
+    printf("sparse against dense, a beam on a hinge (k = %d, m = %d): w^2 %.10g ... %.10g, within "
+           "%.1e, shapes within %.1e\n",
+           c.s.k, c.s.m, sp.omega2[0], sp.omega2[5], ew, ev);
+    assert_true(ew < 1e-9 && ev < 1e-9);
+    ld_modes_free(&sp);
+    lin_close(&c);
+}
+
 /* ---------------------------------------------------------------- a large chain */
 
 static void test_large_chain(void **state) {
@@ -317,9 +357,8 @@ static void test_dependent(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_exact),
-        cmocka_unit_test(test_shipped),
-        cmocka_unit_test(test_large_chain),
+        cmocka_unit_test(test_exact),         cmocka_unit_test(test_shipped),
+        cmocka_unit_test(test_beam_on_hinge), cmocka_unit_test(test_large_chain),
         cmocka_unit_test(test_dependent),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
