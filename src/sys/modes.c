@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "liedyn/liedyn.h"
+#include "nodes.h"
 #include "../core/oom.h"
 
 #define TWO_PI 6.283185307179586476925
@@ -303,14 +304,18 @@ int ld_modes_body_shape(const ld_system *s, const double *q, const double *phi, 
     for (size_t i = 0; i < k; ++i) big = fmax(big, fabs(phi[i]));
     for (int i = 0; i < 3; ++i) dx[i] = dth[i] = 0.0;
     if (big == 0.0) return LD_OK;
-    double eps = 1e-6 / big, *buf = malloc((2 * nq + 2 * k) * sizeof *buf);
+    if (body >= s->nnodes) return LD_EINVAL;
+    /* the body's state reads its own node only (a body is node `body`): retract that node, so
+     * that the shapes of all bodies cost O(k) each, not O(k) per body (a 10⁴-body chain) */
+    const ld_node *nd = &s->nodes[body];
+    size_t nv = (size_t)ld_node_nv(nd), qo = (size_t)nd->qoff, vo = (size_t)nd->voff;
+    double eps = 1e-6 / big, *buf = calloc(2 * nq + k + nv, sizeof *buf);
     if (!buf) return LD_ENOMEM;
-    double *qp = buf, *qm = qp + nq, *xi = qm + nq, *v = xi + k;
-    memset(v, 0, k * sizeof *v);
-    for (size_t i = 0; i < k; ++i) xi[i] = eps * phi[i];
-    ld_sys_retract(s, qp, q, xi);
-    for (size_t i = 0; i < k; ++i) xi[i] = -eps * phi[i];
-    ld_sys_retract(s, qm, q, xi);
+    double *qp = buf, *qm = qp + nq, *v = qm + nq, *xi = v + k;
+    for (size_t i = 0; i < nv; ++i) xi[i] = eps * phi[vo + i];
+    ld_node_retract(nd, qp + qo, q + qo, xi);
+    for (size_t i = 0; i < nv; ++i) xi[i] = -eps * phi[vo + i];
+    ld_node_retract(nd, qm + qo, q + qo, xi);
     double xp[3], xm[3], up[4], um[4], om[3], xd[3];
     int rc = ld_model_body_state(s, body, qp, v, xp, up, om, xd);
     if (!rc) rc = ld_model_body_state(s, body, qm, v, xm, um, om, xd);
