@@ -14,53 +14,11 @@
 #include "integ_impl.h"
 #include "liedyn/liedyn.h"
 #include "nodes.h"
+#include "saddle.h"
 
 /* Velocity entries of node i. */
 static int nv_of(const ld_system *s, int i) {
     return ld_node_nv(&s->nodes[i]);
-}
-
-/* ---------------------------------------------------------------- the pattern */
-
-/* Column counts of S: the tangent blocks' columns, B T's entries (column bcol) and Bᵀ's
- * (column k + brow). */
-static void count_columns(const ld_system *s, int *cp) {
-    int k = s->k;
-    memset(cp, 0, ((size_t)k + (size_t)s->m + 1) * sizeof(int));
-    for (int b = 0; b < s->nblk; ++b) {
-        const ld_node *c = &s->nodes[s->blk_col[b]];
-        for (int j = 0, nc = nv_of(s, s->blk_col[b]); j < nc; ++j)
-            cp[c->voff + j + 1] += nv_of(s, s->blk_row[b]);
-    }
-    for (int e = 0; e < s->bnnz; ++e) cp[s->bcol[e] + 1]++, cp[k + s->brow[e] + 1]++;
-    for (int j = 0; j < k + s->m; ++j) cp[j + 1] += cp[j];
-}
-
-/* Fill the row indices and the maps, column by column in row order: a node column holds its
- * tangent blocks (sorted by row node), then B T's rows k + c (ascending c); a constraint column
- * c holds Bᵀ's rows (ascending, the order of B's row c). next: n scratch. */
-static void fill_pattern(ld_integ *it, int *next) {
-    const ld_system *s = it->s;
-    int k = s->k;
-    memcpy(next, it->colptr, (size_t)it->n * sizeof(int));
-    for (int b = 0; b < s->nblk; ++b) {
-        const ld_node *r = &s->nodes[s->blk_row[b]], *c = &s->nodes[s->blk_col[b]];
-        int nr = nv_of(s, s->blk_row[b]), nc = nv_of(s, s->blk_col[b]);
-        for (int j = 0; j < nc; ++j)
-            for (int i = 0; i < nr; ++i) {
-                int p = next[c->voff + j]++;
-                it->rowind[p] = r->voff + i;
-                it->map_t[s->blk_off[b] + (size_t)(i * nc + j)] = p;
-            }
-    }
-    for (int e = 0; e < s->bnnz; ++e) {
-        int p = next[s->bcol[e]]++;
-        it->rowind[p] = k + s->brow[e];
-        it->map_bt[e] = p;
-        p = next[k + s->brow[e]]++;
-        it->rowind[p] = s->bcol[e];
-        it->map_b[e] = p;
-    }
 }
 
 void ld_integ__blocks_free(ld_integ *it) {
@@ -103,8 +61,8 @@ int ld_integ__blocks_create(ld_integ *it) {
     it->tv = it->BTv + nb;
     it->rk = it->tv + nt;
     it->mk = it->rk + s->k;
-    count_columns(s, it->colptr);
-    fill_pattern(it, it->colptr + n + 1);
+    ld_saddle_count(s, it->colptr);
+    ld_saddle_fill(s, it->colptr, it->colptr + n + 1, it->rowind, it->map_t, it->map_bt, it->map_b);
     it->blocks = 1;
     return LD_OK;
 }

@@ -19,6 +19,7 @@
 #include "liedyn/linearize.h"
 #include "liedyn/liedyn.h"
 #include "nodes.h"
+#include "saddle.h"
 #include "../core/oom.h"
 
 #define TWO_PI   6.283185307179586476925
@@ -38,7 +39,7 @@ typedef struct sp {
     size_t k, m, q, nmb, nval, nb;
     size_t bytes; /* what sp_alloc asks for (besides the sparse solver) */
     int *colptr, *rowind;
-    size_t *map;             /* block value e → its CSC entry; then B's entry e → B's, Bᵀ's */
+    int *map;                /* block value e → its CSC entry; then B's entry e → B's, Bᵀ's */
     double *vals, *csc, *Mb; /* block values, CSC values, mass blocks */
     double *Tb, *Bv;         /* identity node blocks (T = I), B's values */
     double *a, *lam, *zero;  /* the state's accelerations and multipliers; k zeros (v) */
@@ -54,51 +55,13 @@ static void sp_free(sp *w) {
     ld_la_free(w->la);
 }
 
-/* Column counts of the saddle matrix: a node column holds its tangent blocks and B's entries
- * (rows k + c), a constraint column c the entries of B's row c (Bᵀ). */
-static void count_columns(sp *w) {
-    const ld_system *s = w->s;
-    size_t k = w->k;
-    memset(w->colptr, 0, (k + w->m + 1) * sizeof(int));
-    for (int b = 0; b < s->nblk; ++b) {
-        const ld_node *c = &s->nodes[s->blk_col[b]];
-        int nr = ld_node_nv(&s->nodes[s->blk_row[b]]);
-        for (int j = 0, nc = ld_node_nv(c); j < nc; ++j) w->colptr[c->voff + j + 1] += nr;
-    }
-    for (size_t e = 0; e < w->nb; ++e)
-        w->colptr[s->bcol[e] + 1]++, w->colptr[k + (size_t)s->brow[e] + 1]++;
-    for (size_t j = 0; j < k + w->m; ++j) w->colptr[j + 1] += w->colptr[j];
-}
-
-/* The CSC pattern (LD_OK or LD_ENOMEM), rows ascending in each column: a node column holds its
- * blocks in row-node order (the blocks are sorted by column node, then row node, and voff grows
- * with the node), then B's rows k + c (B is sorted by row); a constraint column its row's columns.
- */
+/* The CSC pattern of the saddle matrix (saddle.h). LD_OK or LD_ENOMEM. */
 static int pattern(sp *w) {
-    const ld_system *s = w->s;
-    size_t k = w->k, n = k + w->m;
-    count_columns(w);
-    int *next = malloc((n + 1) * sizeof *next);
+    int *next = malloc((w->k + w->m + 1) * sizeof *next);
     if (!next) return LD_ENOMEM;
-    memcpy(next, w->colptr, n * sizeof *next);
-    for (int b = 0; b < s->nblk; ++b) {
-        const ld_node *r = &s->nodes[s->blk_row[b]], *c = &s->nodes[s->blk_col[b]];
-        int nr = ld_node_nv(r), nc = ld_node_nv(c);
-        for (int j = 0; j < nc; ++j)
-            for (int i = 0; i < nr; ++i) {
-                int p = next[c->voff + j]++;
-                w->rowind[p] = r->voff + i;
-                w->map[s->blk_off[b] + (size_t)(i * nc + j)] = (size_t)p;
-            }
-    }
-    for (size_t e = 0; e < w->nb; ++e) {
-        int p = next[s->bcol[e]]++;
-        w->rowind[p] = (int)k + s->brow[e];
-        w->map[w->nval + e] = (size_t)p;
-        p = next[k + (size_t)s->brow[e]]++;
-        w->rowind[p] = s->bcol[e];
-        w->map[w->nval + w->nb + e] = (size_t)p;
-    }
+    ld_saddle_count(w->s, w->colptr);
+    ld_saddle_fill(w->s, w->colptr, next, w->rowind, w->map, w->map + w->nval,
+                   w->map + w->nval + w->nb);
     free(next);
     return LD_OK;
 }
@@ -113,11 +76,10 @@ static int sp_alloc(sp *w, const ld_system *s, size_t q) {
     size_t k = w->k, m = w->m, nnz = w->nval + 2 * w->nb;
     w->colptr = malloc((k + m + 1) * sizeof(int));
     w->rowind = malloc((nnz + 1) * sizeof(int));
-    w->map = malloc((nnz + 1) * sizeof(size_t));
+    w->map = malloc((nnz + 1) * sizeof(int));
     size_t nd =
         w->nval + nnz + 2 * w->nmb + w->nb + 2 * k + m + 3 * k * q + 2 * q * q + 2 * q + (k + m);
-    w->bytes = (k + m + 1) * sizeof(int) + (nnz + 1) * (sizeof(int) + sizeof(size_t)) +
-               nd * sizeof(double);
+    w->bytes = (k + m + 1) * sizeof(int) + (nnz + 1) * (2 * sizeof(int)) + nd * sizeof(double);
     w->vals = calloc(nd, sizeof(double));
     w->la = ld_la_create(LD_LA_KLU, (int)(k + m));
     if (!w->colptr || !w->rowind || !w->map || !w->vals || !w->la) return LD_ENOMEM;

@@ -1,0 +1,28 @@
+/*
+ * The compressed-column pattern of the saddle-point matrix of a system that gives its tangents
+ * by node blocks (ld_sys_has_blocks):
+ *   S = [X, Bᵀ; B, 0],  k + m rows and columns,
+ * X with the pattern of the tangent blocks (s->blk_*), B with that of ops.phi_q_sparse
+ * (s->brow, s->bcol). A node column holds its blocks in row-node order, then B's rows k + c in
+ * ascending c; a constraint column k + c holds row c of B (Bᵀ), in the order of B's entries.
+ * The Newton methods' sparse path, the sparse eigen-path and sparse statics share it.
+ */
+#ifndef LIEDYN_SRC_SYS_SADDLE_H
+#define LIEDYN_SRC_SYS_SADDLE_H
+
+#include "liedyn/system.h"
+
+/* B's entries of s (0 when s has no constraint rows). */
+int ld_saddle_bnnz(const ld_system *s);
+/* Entries of S: the tangent blocks' values and twice B's. */
+size_t ld_saddle_nnz(const ld_system *s);
+/* colptr (k + m + 1) of S. */
+void ld_saddle_count(const ld_system *s, int *colptr);
+/* The row indices (ld_saddle_nnz) and where each value lands: tangent-block value e (in the
+ * blocks' order, s->blk_off) at map_t[e], B's entry e at map_bt[e] (row k + brow[e] of node
+ * column bcol[e]) and at map_b[e] (row bcol[e] of column k + brow[e]). colptr from
+ * ld_saddle_count; next: k + m ints of scratch. */
+void ld_saddle_fill(const ld_system *s, const int *colptr, int *next, int *rowind, int *map_t,
+                    int *map_bt, int *map_b);
+
+#endif
