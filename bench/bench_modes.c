@@ -12,8 +12,14 @@
  * peak resident memory of a process (this program again) that compiles the model and runs the
  * sparse path alone (MB), the largest relative difference of their ω² (the run fails above 10⁻⁵)
  * and, for the chain, of the sparse ω² from the exact ones. The dense path stops at 1200 unknowns
- * (about 6 s); the sparse one goes on to 24 000 and 60 000. BENCH_QUICK=1 (the smoke run of make
- * test): two small sizes of each series.
+ * (about 6 s); the sparse one goes on to 24 000 and 60 000. A third study, against one static
+ * solve: the IEA 15-MW blade (models/iea15-blade.yaml, its 200 kN tip load) and cantilevers of
+ * 1000 and 10 000 free nodes under a tip load (250 and 2500 elements of order 4) — the static
+ * solve (ld_static_solve, sparse where ld_la_choose_rows picks KLU), then the lowest modes
+ * about that equilibrium (10 for the blade, 20 for the cantilevers) by the sparse path and, up
+ * to 1200 unknowns, the dense one, all in a process of their own: CPU seconds of each, the
+ * modes' cost in static solves, the process's peak memory. BENCH_QUICK=1 (the smoke run of make
+ * test): two small sizes of each series, the blade and a cantilever of 40 nodes.
  */
 #define BENCH_NAME      "bench_modes"
 #define _POSIX_C_SOURCE 200809L
@@ -27,9 +33,15 @@
 #include "bench_common.h"
 #include "liedyn/linearize.h"
 #include "liedyn/model.h"
+#include "liedyn/statics.h"
 #include "liedyn/system.h"
 
-#define NMODES    6
+#define NMODES 6
+#define NMAX   20 /* modes of the study against a static solve */
+
+#ifndef LD_SOURCE_DIR
+#define LD_SOURCE_DIR "."
+#endif
 #define DENSE_MAX 1200 /* unknowns */
 #define PI        3.14159265358979323846
 #define CHAIN_M   1.7
@@ -122,6 +134,82 @@ static double best_of(double (*f)(const ld_system *, const double *, double *), 
     return best;
 }
 
+/* The cantilever of n elements with a tip load of 10 N along z. */
+static char *loaded_yaml(int n) {
+    char *y = cantilever_yaml(n), *z = malloc(1200);
+    if (!z) die("cantilever", "out of memory");
+    snprintf(z, 1200,
+             "%sloads:\n  - {body: 'beam[%d]', type: force, frame: spatial, value: [0, 0, 10]}\n",
+             y, 4 * n);
+    free(y);
+    return z;
+}
+
+/* The static solve and then count modes by the sparse path (and the dense one up to DENSE_MAX
+ * unknowns) of the model in file path (the blade) or of the loaded cantilever of n elements;
+ * prints "unknowns static_s sparse_s dense_s peak_mb w1 wcount". The child of the study. */
+static int child_static(const char *what, int count) {
+    ld_model m;
+    ld_model_error err;
+    ld_system s;
+    double *q, *v;
+    if (strcmp(what, "blade") == 0) {
+        if (ld_model_load(LD_SOURCE_DIR "/models/iea15-blade.yaml", &m, &err))
+            die("blade", err.msg);
+    } else {
+        char *y = loaded_yaml(atoi(what));
+        if (ld_model_parse(y, strlen(y), "bench", &m, &err)) die("model", err.msg);
+        free(y);
+    }
+    check_ld("compile", ld_model_compile(&m, LD_FORM_SO3XR3, &s, &q, &v));
+    double t = strcmp(what, "blade") == 0 ? m.run.t_end : 0.0, *lam = calloc((size_t)s.m + 1, 8);
+    ld_static_options o;
+    ld_static_options_init(&o);
+    char msg[256];
+    double t0 = cpu_now();
+    if (ld_static_solve(&s, t, q, lam, &o, NULL, msg, sizeof msg)) die("static", msg);
+    double ts = cpu_now() - t0, td = NAN;
+    ld_modes md;
+    t0 = cpu_now();
+    if (ld_modes_sparse(&s, t, q, count, 0.0, &md, msg, sizeof msg)) die("ld_modes_sparse", msg);
+    double tm = cpu_now() - t0, w1 = md.omega2[0], wc = md.omega2[count - 1];
+    ld_modes_free(&md);
+    if (s.k <= DENSE_MAX) {
+        ld_linear lin;
+        t0 = cpu_now();
+        if (ld_linearize(&s, t, q, NULL, &lin, msg, sizeof msg)) die("ld_linearize", msg);
+        if (ld_modes_undamped(&lin, count, &md, msg, sizeof msg)) die("ld_modes_undamped", msg);
+        td = cpu_now() - t0;
+        if (fabs(md.omega2[count - 1] / wc - 1.0) > 1e-5) die("sparse against dense", "differ");
+        ld_modes_free(&md);
+        ld_linear_free(&lin);
+    }
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    printf("%d %.17g %.17g %.17g %.17g %.17g %.17g\n", s.k, ts, tm, td,
+           (double)ru.ru_maxrss / 1024.0, w1, wc);
+    free(lam), free(q), free(v);
+    ld_model_system_free(&s);
+    ld_model_free(&m);
+    return 0;
+}
+
+/* One row of the study against a static solve, from a process of its own. */
+static void static_row(const char *self, const char *what, int count) {
+    char cmd[4200];
+    snprintf(cmd, sizeof cmd, "'%s' --child-static %s %d", self, what, count);
+    fflush(stdout);
+    FILE *p = popen(cmd, "r");
+    if (!p) die("the static study's process", "cannot start");
+    double x[7];
+    int got = 0;
+    for (int i = 0; i < 7; ++i) got += fscanf(p, "%lf", &x[i]) == 1;
+    if (pclose(p) != 0 || got != 7) die("the static study's process", "failed");
+    printf("static,%s,%d,%d,%.6g,%.6g,%.6g,%.4g,%.4g,%.12g,%.12g\n", what, (int)x[0], count, x[1],
+           x[2], x[3], x[2] / x[1], x[4], x[5], x[6]);
+    fflush(stdout);
+}
+
 /* The model text of a series at size n (the caller frees). */
 static char *model_yaml(const char *series, int n) {
     return strcmp(series, "chain") == 0 ? chain_yaml(n) : cantilever_yaml(n);
@@ -192,6 +280,8 @@ static void row(const char *self, const char *series, int n) {
 
 int main(int argc, char **argv) {
     if (argc == 4 && strcmp(argv[1], "--child") == 0) return child(argv[2], atoi(argv[3]));
+    if (argc == 4 && strcmp(argv[1], "--child-static") == 0)
+        return child_static(argv[2], atoi(argv[3]));
     char self[4096];
     ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
     if (len <= 0) die("/proc/self/exe", "cannot read");
@@ -207,5 +297,14 @@ int main(int argc, char **argv) {
            "sparse_peak_mb,w1,w6,max_rel_diff,exact_rel_diff\n");
     for (int c = 0; c < cb; ++c) row(self, "cantilever", nb[c]);
     for (int c = 0; c < cc; ++c) row(self, "chain", nc[c]);
+    printf("study,model,unknowns,modes,static_cpu_s,sparse_modes_cpu_s,dense_modes_cpu_s,"
+           "sparse_modes_over_static,peak_mb,w1,w_last\n");
+    static_row(self, "blade", 10);
+    if (q) {
+        static_row(self, "10", 20);
+    } else {
+        static_row(self, "250", 20);
+        static_row(self, "2500", 20);
+    }
     return 0;
 }

@@ -14,8 +14,10 @@
  * sought from the start at the full load by pseudo-transient continuation (Kelley & Keyes
  * 1998): Newton on [K + c M, Bᵀ; B, 0] with the inertia weight c following the residual down,
  * so that the system settles into an equilibrium near its start (stats.relaxed). The linear
- * solves are dense
- * ((k + m)² doubles, twice): systems above about 22 000 unknowns are refused (LD_ENOMEM).
+ * solves are dense ((k + m)² doubles, twice: systems above about 22 000 unknowns are refused,
+ * LD_ENOMEM) or sparse: the saddle-point matrix assembled from the system's node blocks
+ * (ld_sys_has_blocks) and factored by KLU, memory in proportion to its entries — chosen as the
+ * Newton methods choose (ld_la_choose_rows) unless the options say which.
  */
 #ifndef LIEDYN_STATICS_H
 #define LIEDYN_STATICS_H
@@ -23,18 +25,21 @@
 #include <stddef.h>
 
 #include "liedyn/export.h"
+#include "liedyn/linalg.h"
 #include "liedyn/system.h"
 
 LD_BEGIN_DECLS
 
 typedef struct ld_static_options {
-    int steps;    /* load steps (≥ 1), default 10 */
-    int max_iter; /* Newton iterations per step, default 25 */
-    int max_cuts; /* halvings of a failed step, default 12 */
-    double tol;   /* stop when |r|∞ ≤ tol · (1 + |g(t, q_start, 0)|∞), default 1e-10, or at
-                   * round-off: after a correction |δ|∞ ≤ 1e-13, |r|∞ within 1000 times that or
-                   * within 1000 ε times the largest entry of the iteration matrix (the forces'
-                   * own round-off: an unloaded stiff structure has no load to scale by) */
+    int steps;     /* load steps (≥ 1), default 10 */
+    int max_iter;  /* Newton iterations per step, default 25 */
+    int max_cuts;  /* halvings of a failed step, default 12 */
+    double tol;    /* stop when |r|∞ ≤ tol · (1 + |g(t, q_start, 0)|∞), default 1e-10, or at
+                    * round-off: after a correction |δ|∞ ≤ 1e-13, |r|∞ within 1000 times that or
+                    * within 1000 ε times the largest entry of the iteration matrix (the forces'
+                    * own round-off: an unloaded stiff structure has no load to scale by) */
+    ld_la_kind la; /* LD_LA_AUTO (default): sparse where ld_la_choose_rows picks KLU and the
+                    * system has node blocks; LD_LA_DENSE; LD_LA_KLU (LD_EINVAL without blocks) */
 } ld_static_options;
 
 typedef struct ld_static_stats {
@@ -43,6 +48,7 @@ typedef struct ld_static_stats {
     long iterations; /* Newton iterations in all */
     double residual; /* |r|∞ of the last iterate */
     int relaxed;     /* 1: found by the pseudo-transient continuation (below) */
+    int sparse;      /* 1: the sparse solver was used */
 } ld_static_stats;
 
 void ld_static_options_init(ld_static_options *o);

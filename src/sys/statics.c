@@ -1,6 +1,7 @@
 /*
  * Static equilibrium by Newton's method with load stepping (statics.h). Work space sized once:
- * O((k + m)²) for the dense iteration matrix.
+ * O((k + m)²) for the dense iteration matrix, or, on the sparse path, O(k + m + entries) for the
+ * saddle-point matrix assembled from the node blocks (saddle.h) and factored by KLU.
  */
 #include "liedyn/statics.h"
 
@@ -13,6 +14,8 @@
 #include "liedyn/liedyn.h"
 #include "liedyn/linalg.h"
 #include "../core/oom.h"
+#include "nodes.h"
+#include "saddle.h"
 
 void ld_static_options_init(ld_static_options *o) {
     if (!o) return;
@@ -20,6 +23,7 @@ void ld_static_options_init(ld_static_options *o) {
     o->max_iter = 25;
     o->max_cuts = 12;
     o->tol = 1e-10;
+    o->la = LD_LA_AUTO;
 }
 
 typedef struct work {
@@ -28,6 +32,12 @@ typedef struct work {
     int k, m, n;
     double *zero, *g0, *r, *dx, *S, *K, *B, *qs, *ls, *qn, *M, *q0;
     ld_la *la;
+    /* the sparse path (sparse = 1): S's pattern and where the values land, its values, the
+     * tangent blocks' values, identity node blocks (T = I at the state) and B's values */
+    int sparse, nb;
+    size_t nt, nnz;
+    int *colptr, *rowind, *map_t, *map_bt, *map_b;
+    double *csc, *tv, *Tb, *Bv;
 } work;
 
 static double maxabs(const double *x, int n) {
@@ -36,25 +46,45 @@ static double maxabs(const double *x, int n) {
     return a;
 }
 
-/* r = [g(t, q, 0) + Bᵀλ − (1 − f) g0; Φ(t, q)] and B at q. */
+/* r = [g(t, q, 0) + Bᵀλ − (1 − f) g0; Φ(t, q)] and B at q (dense, or its values). */
 static int residual(work *w, const double *q, const double *lam, double f) {
     const ld_system *s = w->s;
     int rc = s->ops.force(s, w->t, q, w->zero, w->r);
-    if (!rc && w->m > 0) rc = s->ops.phi_q(s, w->t, q, w->B);
+    if (!rc && w->m > 0)
+        rc = w->sparse ? s->ops.phi_q_sparse(s, w->t, q, w->Bv) : s->ops.phi_q(s, w->t, q, w->B);
     if (!rc && w->m > 0) rc = s->ops.phi(s, w->t, q, w->r + w->k);
     if (rc) return rc;
-    for (int i = 0; i < w->k; ++i) {
-        double acc = w->r[i] - (1.0 - f) * w->g0[i];
-        for (int c = 0; c < w->m; ++c) acc += w->B[(size_t)c * (size_t)w->k + (size_t)i] * lam[c];
-        w->r[i] = acc;
+    for (int i = 0; i < w->k; ++i) w->r[i] -= (1.0 - f) * w->g0[i];
+    if (w->sparse) {
+        for (int e = 0; e < w->nb; ++e) w->r[s->bcol[e]] += w->Bv[e] * lam[s->brow[e]];
+    } else {
+        for (int i = 0; i < w->k; ++i) {
+            double acc = w->r[i];
+            for (int c = 0; c < w->m; ++c)
+                acc += w->B[(size_t)c * (size_t)w->k + (size_t)i] * lam[c];
+            w->r[i] = acc;
+        }
     }
     for (int i = 0; i < w->n; ++i)
         if (!isfinite(w->r[i])) return LD_EDOMAIN;
     return LD_OK;
 }
 
+/* The sparse S = [K + c M, Bᵀ; B, 0] at (q, λ) into its values (B from the last residual). */
+static int matrix_sparse(work *w, const double *q, const double *lam, double cm) {
+    const ld_system *s = w->s;
+    int rc = s->ops.tangent_blocks(s, w->t, q, w->zero, w->zero, lam, cm, 0.0, 1.0, w->Tb, w->tv);
+    if (rc) return rc;
+    for (size_t e = 0; e < w->nt; ++e) w->csc[w->map_t[e]] = w->tv[e];
+    for (int e = 0; e < w->nb; ++e) w->csc[w->map_bt[e]] = w->csc[w->map_b[e]] = w->Bv[e];
+    for (size_t e = 0; e < w->nnz; ++e)
+        if (!isfinite(w->csc[e])) return LD_EDOMAIN;
+    return LD_OK;
+}
+
 /* S = [K + c M, Bᵀ; B, 0] at (q, λ) (B from the last residual; M only when c > 0). */
 static int matrix(work *w, const double *q, const double *lam, double cm) {
+    if (w->sparse) return matrix_sparse(w, q, lam, cm);
     size_t k = (size_t)w->k, n = (size_t)w->n;
     int rc = ld_sys_stiffness(w->s, w->t, q, w->zero, w->zero, lam, w->K);
     if (!rc && cm > 0.0) rc = w->s->ops.mass(w->s, q, w->M);
@@ -74,6 +104,17 @@ static int matrix(work *w, const double *q, const double *lam, double cm) {
     return LD_OK;
 }
 
+/* Factor S (dense or sparse). */
+static int factor(work *w) {
+    return w->sparse ? ld_la_factor_csc(w->la, w->colptr, w->rowind, w->csc)
+                     : ld_la_factor_dense(w->la, w->S);
+}
+
+/* The largest entry of S. */
+static double matrix_max(const work *w) {
+    return w->sparse ? maxabs(w->csc, (int)w->nnz) : maxabs(w->S, w->n * w->n);
+}
+
 /* Newton at load fraction f from (q, λ): LD_OK when the residual reaches tol, else a failure
  * (> 0: not converged). */
 static int newton(work *w, double *q, double *lam, double f, double tol, int max_iter, long *iters,
@@ -91,10 +132,10 @@ static int newton(work *w, double *q, double *lam, double f, double tol, int max
         if (last <= 1e-13 && *res <= fmax(1e3 * tol, floor)) return LD_OK;
         if (it >= max_iter) return 1;
         if ((rc = matrix(w, q, lam, 0.0))) return rc;
-        floor = 1e3 * DBL_EPSILON * maxabs(w->S, w->n * w->n);
+        floor = 1e3 * DBL_EPSILON * matrix_max(w);
         ++*iters;
         for (int i = 0; i < w->n; ++i) w->dx[i] = -w->r[i];
-        rc = ld_la_factor_dense(w->la, w->S);
+        rc = factor(w);
         if (!rc) rc = ld_la_solve(w->la, w->dx);
         if (rc) return rc;
         last = maxabs(w->dx, w->k);
@@ -110,7 +151,7 @@ static int newton(work *w, double *q, double *lam, double f, double tol, int max
 static int relax_step(work *w, const double *q, const double *lam, double c, double *step) {
     int rc = matrix(w, q, lam, c);
     for (int i = 0; !rc && i < w->n; ++i) w->dx[i] = -w->r[i];
-    if (!rc) rc = ld_la_factor_dense(w->la, w->S);
+    if (!rc) rc = factor(w);
     if (!rc) rc = ld_la_solve(w->la, w->dx);
     if (rc) return rc;
     *step = maxabs(w->dx, w->k);
@@ -181,30 +222,67 @@ static int relax(work *w, double *q, double *lam, double tol, ld_static_stats *s
 
 static void free_work(work *w) {
     free(w->zero);
+    free(w->colptr);
+    free(w->csc);
     ld_la_free(w->la);
 }
 
-/* The doubles of the work of a system. */
-static size_t work_doubles(const ld_system *s) {
+/* The doubles of the work of a system (sparse: without the dense matrices). */
+static size_t work_doubles(const ld_system *s, int sparse) {
     size_t k = (size_t)s->k, m = (size_t)s->m, n = k + m, nq = (size_t)s->nq;
-    return 2 * k + 2 * n + n * n + 2 * k * k + m * k + 3 * nq + m + 1;
+    size_t dense = sparse ? 0 : n * n + 2 * k * k + m * k;
+    return 2 * k + 2 * n + dense + 3 * nq + m + 1;
 }
 
-/* The work at t; LD_ENOMEM with "statics: out of memory: N bytes for WHAT (n = ..)" in msg. */
-static int make_work(work *w, const ld_system *s, double t, char *msg, size_t cap) {
+/* The sparse path's pattern and values (w->sparse set, the rest of the work made). LD_OK or
+ * LD_ENOMEM with its size in *bytes. */
+static int make_sparse(work *w, double *bytes) {
+    const ld_system *s = w->s;
+    size_t n = (size_t)w->n, nmb = ld_sys_mass_block_entries(s);
+    w->nb = ld_saddle_bnnz(s), w->nt = s->blk_off[s->nblk], w->nnz = ld_saddle_nnz(s);
+    size_t ints = 2 * n + 1 + w->nnz + w->nt + 2 * (size_t)w->nb + 1;
+    size_t dbl = w->nnz + w->nt + nmb + (size_t)w->nb + 1;
+    *bytes = (double)ints * sizeof(int) + (double)dbl * sizeof(double);
+    w->colptr = ld_xmalloc(ints * sizeof(int), "the sparse statics' pattern");
+    w->csc = ld_xmalloc(dbl * sizeof(double), "the sparse statics' values");
+    if (!w->colptr || !w->csc) return LD_ENOMEM;
+    int *next = w->colptr + n + 1;
+    w->rowind = next + n, w->map_t = w->rowind + w->nnz;
+    w->map_bt = w->map_t + w->nt, w->map_b = w->map_bt + w->nb;
+    w->tv = w->csc + w->nnz, w->Tb = w->tv + w->nt, w->Bv = w->Tb + nmb;
+    ld_saddle_count(s, w->colptr);
+    ld_saddle_fill(s, w->colptr, next, w->rowind, w->map_t, w->map_bt, w->map_b);
+    memset(w->Tb, 0, nmb * sizeof(double));
+    for (int i = 0, off = 0; i < s->nnodes; ++i) {
+        int nv = ld_node_nv(&s->nodes[i]);
+        for (int r = 0; r < nv; ++r) w->Tb[off + r * nv + r] = 1.0;
+        off += nv * nv;
+    }
+    return LD_OK;
+}
+
+/* The work at t, dense or sparse; LD_ENOMEM with "statics: out of memory: N bytes for WHAT (n =
+ * ..)" in msg. */
+static int make_work(work *w, const ld_system *s, double t, int sparse, char *msg, size_t cap) {
     memset(w, 0, sizeof *w);
-    w->s = s, w->t = t, w->k = s->k, w->m = s->m, w->n = s->k + s->m;
+    w->s = s, w->t = t, w->k = s->k, w->m = s->m, w->n = s->k + s->m, w->sparse = sparse;
     size_t k = (size_t)w->k, m = (size_t)w->m, n = (size_t)w->n, nq = (size_t)s->nq;
-    size_t total = work_doubles(s);
+    size_t total = work_doubles(s, sparse);
+    double sbytes = 0.0;
     w->zero = calloc(total, sizeof(double));
-    w->la = ld_la_create(LD_LA_DENSE, w->n);
-    if (!w->zero || !w->la) {
+    w->la = ld_la_create(sparse ? LD_LA_KLU : LD_LA_DENSE, w->n);
+    int bad = !w->zero || !w->la || (sparse && make_sparse(w, &sbytes));
+    if (bad) {
         double bytes = !w->zero ? (double)total * (double)sizeof(double)
-                                : (double)n * (double)n * (double)sizeof(double);
+                       : !w->la ? (double)n * (double)n * (double)sizeof(double)
+                                : sbytes;
         if (msg) {
             char what[64], o[192];
             snprintf(what, sizeof what, "%s (n = %d)",
-                     !w->zero ? "the dense matrices" : "the dense solver's factors", w->n);
+                     !w->zero ? "the work arrays"
+                     : !w->la ? "the solver's factors"
+                              : "the sparse matrix's pattern",
+                     w->n);
             ld_oom_format(o, sizeof o, bytes, what);
             snprintf(msg, cap, "statics: %s", o);
         }
@@ -215,12 +293,14 @@ static int make_work(work *w, const ld_system *s, double t, char *msg, size_t ca
     w->g0 = p, p += k;
     w->r = p, p += n;
     w->dx = p, p += n;
-    w->S = p, p += n * n;
-    w->K = p, p += k * k;
-    w->B = p, p += m * k;
+    if (!sparse) {
+        w->S = p, p += n * n;
+        w->K = p, p += k * k;
+        w->B = p, p += m * k;
+    }
     w->qs = p, p += nq;
     w->qn = p, p += nq;
-    w->M = p, p += k * k;
+    if (!sparse) w->M = p, p += k * k;
     w->q0 = p, p += nq;
     w->ls = p;
     return LD_OK;
@@ -241,8 +321,23 @@ int ld_static_solve(const ld_system *s, double t, double *q, double *lambda,
         if (msg) snprintf(msg, cap, "statics: steps, max_iter must be ≥ 1 and tol > 0");
         return LD_EINVAL;
     }
+    if (o->la != LD_LA_AUTO && o->la != LD_LA_DENSE && o->la != LD_LA_KLU) {
+        if (msg) snprintf(msg, cap, "statics: la must be auto, dense or klu");
+        return LD_EINVAL;
+    }
+    int blocks = ld_sys_has_blocks(s) && s->ops.tangent_blocks;
+    if (o->la == LD_LA_KLU && !blocks) {
+        if (msg)
+            snprintf(msg, cap,
+                     "statics: the sparse solver needs the system's tangents by node blocks (the "
+                     "euler formulation and systems built by hand have none)");
+        return LD_EINVAL;
+    }
+    int sparse =
+        o->la == LD_LA_KLU || (o->la == LD_LA_AUTO && blocks &&
+                               ld_la_choose_rows(s->k + s->m, s->m, ld_saddle_nnz(s)) == LD_LA_KLU);
     double n = (double)s->k + (double)s->m;
-    if (8.0 * n * n > 4e9) { /* the dense solves: refuse rather than thrash */
+    if (!sparse && 8.0 * n * n > 4e9) { /* the dense solves: refuse rather than thrash */
         if (msg)
             snprintf(msg, cap,
                      "statics: %.0f unknowns need %.3g GB for the dense iteration matrix (at most "
@@ -251,7 +346,8 @@ int ld_static_solve(const ld_system *s, double t, double *q, double *lambda,
         return LD_ENOMEM;
     }
     work w;
-    int rc = make_work(&w, s, t, msg, cap);
+    int rc = make_work(&w, s, t, sparse, msg, cap);
+    st->sparse = sparse;
     if (rc) return rc;
     if (s->m > 0) memset(lambda, 0, (size_t)s->m * sizeof(double));
     memcpy(w.q0, q, (size_t)s->nq * sizeof(double));
