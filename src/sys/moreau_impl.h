@@ -6,6 +6,8 @@
  *   moreau_rows.c      the joints' rows in the sweeps, and the joints' limits as contacts
  *   moreau_position.c  the split-impulse position correction and the end-of-step projection
  *   moreau_warm.c      the warm start and the contact output (forces per body, points)
+ *   moreau_flex.c      models with rods or beams: the whole system's step, forces linearly
+ *                      implicit, contacts through the step's Delassus operator (moreau_flex.h)
  * Bodies are held as (R, x, Ω, ẋ): Ω in the body frame, ẋ spatial, whatever the formulation.
  */
 #ifndef LIEDYN_SRC_SYS_MOREAU_IMPL_H
