@@ -309,7 +309,7 @@ static int moreau_init(ld_integ *it) {
     S->last_csweeps = 0;
     S->overlap = S->max_overlap = 0.0;
     memset(S->cf, 0, 6 * (size_t)S->nb * sizeof *S->cf);
-    if (S->F) S->F->end_overlap = S->F->max_end_overlap = 0.0;
+    if (S->F) S->F->end_overlap = S->F->max_end_overlap = 0.0, S->F->nwarm = 0;
     return LD_OK;
 }
 

@@ -74,17 +74,19 @@ int ld_mjf_create(ld_integ *it, mj *S) {
     F->X = ld_xmalloc(R * n * sizeof *F->X, "the contacts' columns");
     F->W = ld_xmalloc(R * R * sizeof *F->W, "the Delassus operator");
     F->P = ld_xmalloc(3 * R * sizeof *F->P, "the impulses");
+    F->warm = ld_xmalloc(2 * cap * sizeof *F->warm, "the warm start");
     F->rhs = ld_xmalloc((n + 3 * k + (size_t)s->nq + (size_t)s->m) * sizeof *F->rhs, "the step");
     S->pts = ld_xmalloc(cap * sizeof *S->pts, "the contact points");
     S->cf = ld_xcalloc(12 * nb, sizeof *S->cf, "the contact forces");
     if (ns > 0) F->w = ld_cworld_create(m, F->cap);
-    if (!F->seg || !F->c || !F->Rb || !F->X || !F->W || !F->P || !F->rhs || !S->pts || !S->cf ||
-        (ns > 0 && !F->w)) {
+    if (!F->seg || !F->c || !F->Rb || !F->X || !F->W || !F->P || !F->warm || !F->rhs || !S->pts ||
+        !S->cf || (ns > 0 && !F->w)) {
         it->oom_bytes = 8.0 * (double)(R * R);
         return LD_ENOMEM;
     }
     F->xb = F->Rb + 9 * nb;
     F->Uf = F->P + R, F->tg = F->Uf + R;
+    F->wtrial = F->warm + cap;
     F->vk = F->rhs + n, F->dvp = F->vk + k, F->qm = F->dvp + k, F->phim = F->qm + s->nq;
     S->cft = S->cf + 6 * nb;
     S->scale = spans(m, F);
@@ -100,6 +102,7 @@ void ld_mjf_free(mj *S) {
     free(F->X);
     free(F->W);
     free(F->P);
+    free(F->warm);
     free(F->rhs);
     ld_cworld_free(F->w);
     free(F);
@@ -145,6 +148,60 @@ static double wrow(const mjf *F, int R, int i, const double *P) {
     return u;
 }
 
+/* ---------------------------------------------------------------- the warm start */
+
+/* Contact c's key (its place j among the contacts before it of the same span and shapes). */
+static mjf_warm key_of(const mjf *F, int c) {
+    const mjf_contact *k = &F->c[c];
+    mjf_warm w = {.seg = k->seg, .sa = k->sa, .sb = k->sb};
+    for (int i = c - 1; i >= 0; --i) {
+        const mjf_contact *o = &F->c[i];
+        if (o->seg != k->seg || o->sa != k->sa || o->sb != k->sb) break;
+        ++w.j;
+    }
+    return w;
+}
+
+static int same_key(const mjf_warm *a, const mjf_warm *b) {
+    return a->seg == b->seg && a->sa == b->sa && a->sb == b->sb && a->j == b->j;
+}
+
+/* The impulses P of the nc contacts started from the last step's of the same keys (in space,
+ * taken onto the present frames and projected onto the cones), else 0. Both lists are in the
+ * detector's order: the search goes on from the last match. */
+static void warm_start(mjf *F, int nc) {
+    int at = 0;
+    memset(F->P, 0, 3 * (size_t)nc * sizeof *F->P);
+    for (int c = 0; c < nc && F->nwarm > 0; ++c) {
+        mjf_warm w = key_of(F, c);
+        for (int n = 0; n < F->nwarm; ++n) {
+            const mjf_warm *o = &F->warm[(at + n) % F->nwarm];
+            if (!same_key(o, &w)) continue;
+            const mjf_contact *k = &F->c[c];
+            double *P = F->P + 3 * c;
+            for (int d = 0; d < 3; ++d) P[d] = ld_v3_dot(o->F, k->d[d]);
+            P[0] = fmax(P[0], 0.0);
+            double l = sqrt(P[1] * P[1] + P[2] * P[2]),
+                   sc = l > k->mu * P[0] ? k->mu * P[0] / l : 1.0;
+            P[1] *= sc, P[2] *= sc;
+            at = (at + n + 1) % F->nwarm;
+            break;
+        }
+    }
+}
+
+/* The trial's impulses of the nc contacts kept with their keys. */
+static void warm_keep(mjf *F, int nc) {
+    for (int c = 0; c < nc; ++c) {
+        mjf_warm *w = &F->wtrial[c];
+        *w = key_of(F, c);
+        const double *P = F->P + 3 * c;
+        for (int i = 0; i < 3; ++i)
+            w->F[i] = P[0] * F->c[c].d[0][i] + P[1] * F->c[c].d[1][i] + P[2] * F->c[c].d[2][i];
+    }
+    F->nwtrial = nc;
+}
+
 /* The velocities' impulses of the nc contacts (3 rows each) by projected Gauss–Seidel on W:
  * U = Uf + W P, the normal U_n ≥ vmin ⊥ P_n ≥ 0, the friction (P_t1, P_t2) moved by −U_t/D_f
  * (D_f the larger diagonal) and projected onto the disc μ P_n; until no impulse changes by more
@@ -152,7 +209,7 @@ static double wrow(const mjf *F, int R, int i, const double *P) {
 static int pgs_velocity(mjf *F, int nc, double tol, int maxit) {
     int R = 3 * nc;
     double *P = F->P;
-    memset(P, 0, (size_t)R * sizeof *P);
+    warm_start(F, nc);
     for (int it = 1; it <= maxit; ++it) {
         double change = 0.0, size = 0.0;
         for (int c = 0; c < nc; ++c) {
@@ -392,6 +449,7 @@ int ld_mjf_step(ld_integ *it, double t1) {
     S->last_sweeps = sweeps, S->last_contacts = nc, S->sweeps += sweeps;
     it->st.newton_iterations += sweeps;
     forces(S, nc, h);
+    warm_keep(F, nc);
     double over = 0.0;
     for (int c = 0; c < nc; ++c) over = fmax(over, -F->c[c].gap);
     S->trial_overlap = over;
@@ -415,6 +473,8 @@ int ld_mjf_step(ld_integ *it, double t1) {
     for (int i = 0; i < k; ++i) it->vd[i] = NAN;
     memcpy(S->cf, S->cft, 6 * (size_t)S->nb * sizeof *S->cf);
     F->end_overlap = left, F->max_end_overlap = fmax(F->max_end_overlap, left);
+    memcpy(F->warm, F->wtrial, (size_t)F->nwtrial * sizeof *F->warm);
+    F->nwarm = F->nwtrial;
     S->overlap = S->trial_overlap, S->max_overlap = fmax(S->max_overlap, S->overlap);
     S->last_csweeps = S->trial_csweeps, S->csweeps += S->trial_csweeps;
     return LD_OK;

@@ -25,6 +25,13 @@ typedef struct mjf_contact {
     double d[3][3], gap, p[3], e, mu, vmin, un0;
 } mjf_contact;
 
+/* A contact's impulse kept for the next step (warm start): its key — span (1 + g, 0: two
+ * shapes), shapes and place among the contacts of the same key — and the impulse in space. */
+typedef struct mjf_warm {
+    int seg, sa, sb, j;
+    double F[3];
+} mjf_warm;
+
 struct mjf {
     int cap, nseg;
     ld_cseg *seg; /* nseg: the colliding spans */
@@ -38,6 +45,8 @@ struct mjf {
     double *vk, *dvp, *qm; /* k, k, nq: v_k, the joints' correction, q_M */
     double *phim;          /* m: Φ(q_M) */
     double end_overlap, max_end_overlap; /* overlap at the step's end: last step, run */
+    mjf_warm *warm, *wtrial;             /* cap each: the last step's impulses, the trial's */
+    int nwarm, nwtrial;
 };
 
 /* The bodies' poses at q into F->Rb, F->xb. */

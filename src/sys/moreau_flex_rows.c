@@ -88,15 +88,16 @@ static void span_ends(const mjf *F, int g, double xa[3], double xb[3]) {
                3 * sizeof(double));
 }
 
-/* The contacts tmp[0 … c) of span g (ends xa, xb) with a shape of material (e, mu) or the
- * plane, from slot n0, the other side body b (−1: the ground) with its centre xo; the count. */
+/* The contacts tmp[0 … c) of span g (ends xa, xb) with shape sb (the detector's numbering: −1
+ * the plane, −2 − j ground shape j) of material (e, mu), from slot n0, the other side body b
+ * (−1: the ground); the count, −1 past the capacity. */
 static int span_add(const ld_system *s, mjf *F, int g, const double xa[3], const double xb[3],
-                    ld_contact *tmp, int c, int b, double e, double mu, int n0) {
+                    ld_contact *tmp, int c, int b, int sb, double e, double mu, int n0) {
     const ld_cseg *sg = &F->seg[g];
     for (int i = 0; i < c; ++i) {
         if (n0 >= F->cap) return -1;
         tmp[i].e = fmax(sg->c.restitution, e), tmp[i].mu = fmax(sg->c.friction, mu);
-        tmp[i].a = sg->body[0], tmp[i].b = b, tmp[i].sa = -1, tmp[i].sb = -1;
+        tmp[i].a = sg->body[0], tmp[i].b = b, tmp[i].sa = -1, tmp[i].sb = sb;
         mjf_contact *k = start(F, n0++, &tmp[i]);
         k->seg = g + 1;
         double cc[3], pa[3], pb[3];
@@ -130,7 +131,8 @@ static int span_contacts(const ld_system *s, mjf *F, int g, double margin, int n
         double d = ld_v3_dot(pn, m->plane.point);
         if (ld_v3_dot(pn, o) - d <= rad) {
             int c = ld_contact_plane(&ca, pn, d, margin, tmp);
-            n0 = span_add(s, F, g, xa, xb, tmp, c, -1, m->plane.restitution, m->plane.friction, n0);
+            n0 = span_add(s, F, g, xa, xb, tmp, c, -1, -1, m->plane.restitution, m->plane.friction,
+                          n0);
             if (n0 < 0) return -1;
         }
     }
@@ -144,7 +146,8 @@ static int span_contacts(const ld_system *s, mjf *F, int g, double margin, int n
         for (int i = 0; i < 3; ++i) far |= o[i] + rad < lo[i] || o[i] - rad > hi[i];
         if (far) continue;
         int c = ld_contact_pair(&ca, &cb, margin, tmp);
-        n0 = span_add(s, F, g, xa, xb, tmp, c < 0 ? 0 : c, b, sh->restitution, sh->friction, n0);
+        n0 = span_add(s, F, g, xa, xb, tmp, c < 0 ? 0 : c, b, j < 0 ? -2 - (j + m->nground) : j,
+                      sh->restitution, sh->friction, n0);
         if (n0 < 0) return -1;
     }
     return n0;
