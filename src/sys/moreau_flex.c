@@ -114,7 +114,7 @@ void ld_mjf_free(mj *S) {
 /* The columns X_j = Ŝ⁻¹ (H_jᵀ; 0) of the rows of the nc contacts (rows: 3 each, or the normal
  * only when normal) and W = H X (compact, its rows' count R). LD_OK or the solver's status. */
 static int delassus(ld_integ *it, mjf *F, int nc, int normal) {
-    int k = it->k, n = it->n, per = normal ? 1 : 3, R = per * nc;
+    int n = it->n, per = normal ? 1 : 3, R = per * nc;
     for (int c = 0; c < nc; ++c)
         for (int d = 0; d < per; ++d) {
             double *x = F->X + (size_t)(per * c + d) * (size_t)n;
@@ -127,7 +127,6 @@ static int delassus(ld_integ *it, mjf *F, int nc, int normal) {
         for (int j = 0; j < R; ++j)
             F->W[(size_t)i * (size_t)R + (size_t)j] =
                 ld_mjf_dot(&F->c[i / per], i % per, F->X + (size_t)j * (size_t)n);
-    (void)k;
     return LD_OK;
 }
 
@@ -266,14 +265,12 @@ static int pgs_normal(mjf *F, int nc, double tol, double floor, int maxit) {
 /* ---------------------------------------------------------------- the step's parts */
 
 /* The largest speed of a node or body at v: |ẋ| + |Ω| ρ, ρ the scale. */
-static double speed(const ld_system *s, const mjf *F, const double *q, const double *v,
-                    double rho) {
+static double speed(const ld_system *s, const double *q, const double *v, double rho) {
     double u = 0.0, R[9], x[3], Om[3], xd[3];
     for (int i = 0; i < ld_rb(s)->m->nbodies; ++i) {
         ld_rb_state_read(s, q, v, i, R, x, Om, xd);
         u = fmax(u, ld_v3_norm(xd) + ld_v3_norm(Om) * rho);
     }
-    (void)F;
     return isfinite(u) ? u : 0.0;
 }
 
@@ -431,7 +428,7 @@ int ld_mjf_step(ld_integ *it, double t1) {
     S->trial_csweeps = 0;
     int rc = free_flight(it, F, tm, h);
     if (rc) return rc;
-    double u = fmax(speed(s, F, F->qm, it->vn, S->scale), speed(s, F, F->qm, F->vk, S->scale));
+    double u = fmax(speed(s, F->qm, it->vn, S->scale), speed(s, F->qm, F->vk, S->scale));
     int nc = ld_mjf_detect(s, F, F->qm, CLOSED + h * u);
     if (nc < 0) {
         strf(it->msg, sizeof it->msg, "moreau: more than %d contacts at t = %.10g", F->cap, tm);
