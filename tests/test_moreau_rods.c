@@ -290,8 +290,9 @@ static void test_drop(void **state) {
 
 /* ---------------------------------------------------------------- a rod on a joint */
 
-/* A Kirchhoff rod of 6 segments hanging from a hub turning about a fixed axis (revolute to the ground),
- * through a spherical joint at its first node; released horizontal, it swings and bends. */
+/* A Kirchhoff rod of 6 segments hanging from a hub turning about a fixed axis (revolute to the
+ * ground), through a spherical joint at its first node; released horizontal, it swings and bends.
+ */
 static const char *HANGING =
     "name: hanging\ngravity: [0, 0, -9.81]\n"
     "bodies:\n  - {name: hub, mass: 1, inertia: [0.01, 0.01, 0.01], position: [0, 0, 1]}\n"
