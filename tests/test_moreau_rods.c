@@ -363,11 +363,35 @@ static void test_joint(void **state) {
     }
 }
 
+/* What this path does not take is refused with the reason: spans against spans. */
+static void test_refusals(void **state) {
+    (void)state;
+    ld_model m;
+    parse("name: r\ngravity: [0, 0, -9.81]\n"
+          "rods:\n  - {name: rod, segments: 2, from: [0, 0, 0.1], to: [1, 0, 0.1],\n"
+          "     stiffness: [1, 1, 1, 1, 1, 1], rho_a: 1, rho_i: [1, 1, 1],\n"
+          "     collide: {radius: 0.01, spans: true}}\n"
+          "ground_plane: {normal: [0, 0, 1], point: [0, 0, 0]}\n",
+          &m);
+    ld_system s;
+    double *q0, *v0;
+    assert_int_equal(ld_model_compile(&m, LD_FORM_SO3XR3, &s, &q0, &v0), LD_OK);
+    ld_integ_options o;
+    ld_integ_options_init(&o);
+    o.method = (ld_integ_method)ld_integ_method_find("moreau");
+    const char *why = ld_integ_options_check(&s, &o);
+    assert_non_null(why);
+    assert_non_null(strstr(why, "spans"));
+    free(q0), free(v0);
+    ld_model_system_free(&s);
+    ld_model_free(&m);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rest),        cmocka_unit_test(test_free_flight),
         cmocka_unit_test(test_drop),        cmocka_unit_test(test_joint),
-        cmocka_unit_test(test_joint_order),
+        cmocka_unit_test(test_joint_order), cmocka_unit_test(test_refusals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

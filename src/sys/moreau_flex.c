@@ -36,6 +36,14 @@ const char *ld_mjf_unfit(const ld_system *s) {
             return "pinned bodies (their position eliminated) are not in contact models yet";
     for (int j = 0; j < m->njoints; ++j)
         if (m->joints[j].has_limits) return "joint limits with rods or beams are not in moreau yet";
+    for (int r = 0; r < m->nrods; ++r)
+        if (m->rods[r].collide.on && m->rods[r].collide.spans)
+            return "spans of rods and beams against each other (collide: spans) are not in moreau "
+                   "yet";
+    for (int b = 0; b < m->nbeams; ++b)
+        if (m->beams[b].collide.on && m->beams[b].collide.spans)
+            return "spans of rods and beams against each other (collide: spans) are not in moreau "
+                   "yet";
     int s1, s2;
     if (ld_cworld_unsupported(m, &s1, &s2))
         return "a colliding shape that contact detection does not test (spheres, capsules and "
