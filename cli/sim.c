@@ -268,8 +268,58 @@ static void overlap_seen(sim *S, double ov, double t, int b1, int b2) {
     S->ov_max = ov, S->ov_t = t, S->ov_b1 = b1, S->ov_b2 = b2;
 }
 
+/* The position of body b in (q, v), or x0 for the ground (a clamped beam node). */
+static void node_at(const sim *S, int b, const double *x0, const double *q, const double *v,
+                    double x[3]) {
+    double qq[4], w[3], xd[3];
+    if (b >= 0)
+        ld_model_body_state(&S->s, b, q, v, x, qq, w, xd);
+    else
+        memcpy(x, x0, 3 * sizeof *x);
+}
+
+/* The span of nodes b0, b1 (capsule of radius r) against the plane and every colliding ground
+ * and body shape (none of its own nodes'). */
+static void span_overlap(sim *S, double t, const double *q, const double *v, int b0, int b1,
+                         const double *x0, const double *x1, double r) {
+    const ld_model *m = S->m;
+    placed a = {.kind = LD_SHAPE_CAPSULE, .r = r}, b;
+    node_at(S, b0, x0, q, v, a.c);
+    node_at(S, b1, x1, q, v, a.c1);
+    if (m->plane.on)
+        overlap_seen(S, -plane_gap(&a, m->plane.normal, dot3(m->plane.normal, m->plane.point)), t,
+                     b0 >= 0 ? b0 : b1, -1);
+    for (int j = -m->nground; j < m->nshapes; ++j) {
+        const ld_shape *sh = j < 0 ? &m->ground[j + m->nground] : &m->shapes[j];
+        if (!sh->collide || (sh->body >= 0 && (sh->body == b0 || sh->body == b1))) continue;
+        place_shape(S, sh, q, v, &b);
+        overlap_seen(S, -pair_gap(&a, &b), t, b0 >= 0 ? b0 : b1, sh->body);
+    }
+}
+
+/* The colliding rods' and beams' spans at (t, q, v) (moreau: hard contact of the spans). */
+static void spans_overlap(sim *S, double t, const double *q, const double *v) {
+    const ld_model *m = S->m;
+    for (int r = 0; r < m->nrods; ++r) {
+        const ld_rod *rd = &m->rods[r];
+        for (int k = 0; rd->collide.on && k < rd->n; ++k)
+            span_overlap(S, t, q, v, rd->body0 + k, rd->body0 + k + 1, NULL, NULL,
+                         rd->collide.radius);
+    }
+    for (int i = 0; i < m->nbeams; ++i) {
+        const ld_beam *bm = &m->beams[i];
+        for (int k = 0; bm->collide.on && bm->node_body && k + 1 < bm->nnodes; ++k) {
+            int b0 = bm->node_body[k], b1 = bm->node_body[k + 1];
+            if (b0 < 0 && b1 < 0) continue;
+            span_overlap(S, t, q, v, b0, b1, bm->x0 + 3 * k, bm->x0 + 3 * (k + 1),
+                         bm->collide.radius);
+        }
+    }
+}
+
 /* The overlaps at the end of the step that reached (t, q, v): every colliding shape against
- * the ground plane, and the pairs among the step's contacts where pair_gap measures them. */
+ * the ground plane, the pairs among the step's contacts where pair_gap measures them, and the
+ * rods' and beams' spans against the plane and the shapes. */
 static void overlap_measure(sim *S, double t, const double *q, const double *v) {
     const ld_model *m = S->m;
     placed a, b;
@@ -289,6 +339,7 @@ static void overlap_measure(sim *S, double t, const double *q, const double *v) 
         place_shape(S, s2, q, v, &b);
         overlap_seen(S, -pair_gap(&a, &b), t, S->cp[k].body1, S->cp[k].body2);
     }
+    spans_overlap(S, t, q, v);
     if (S->ov_tol > 0.0 && S->ov_max > S->ov_tol) S->overlapped = 1;
 }
 

@@ -66,8 +66,8 @@ static const char *contact_refusal(const ld_system *s, const ld_method_info *inf
                      "take hunt_crossley)"
                    : NULL;
     if (!compliant && has_colliding_segments(m))
-        return "rods and beams collide under compliant contact only (contact_law: "
-               "hunt_crossley); moreau, which treats hard contact, does not take rods or beams "
+        return "rods and beams collide hard under moreau only, or under compliant contact "
+               "(contact_law: hunt_crossley) with the other methods "
                "(docs/contact.md)";
     if (!compliant)
         return "the model has contact (colliding shapes or joint limits), which only moreau "

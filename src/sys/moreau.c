@@ -24,11 +24,12 @@
  * B v_{k+1} = −Φ_t, by impulses λ in the same sweeps (the state's multipliers are λ/h), and
  * their drift is corrected in the positions only: the last half drift moves the bodies with
  * v_{k+1} + δv, B δv = −2 Φ(q_M)/h (a split impulse: δv does not enter the velocities); the
- * rows of the semidirect and spatial formulations are carried over to (Ω, ẋ). No rods,
- * beams or pinned bodies (refused with the reason); force elements act in the kick, evaluated
- * explicitly at the midpoint (docs/contact.md). Every Lie-group
- * formulation: the state is read and written in the formulation's layout. The parts of the
- * method are in the files moreau_impl.h lists.
+ * rows of the semidirect and spatial formulations are carried over to (Ω, ẋ). No pinned
+ * bodies (refused with the reason); force elements act in the kick, evaluated explicitly at the
+ * midpoint (docs/contact.md). A model with rods or beams takes the path of moreau_flex.c: the
+ * whole system's step with its forces linearly implicit (their elastic forces are stiff). Every
+ * Lie-group formulation: the state is read and written in the formulation's layout. The parts of
+ * the method are in the files moreau_impl.h lists.
  */
 #include <math.h>
 #include <stddef.h>
@@ -37,11 +38,19 @@
 
 #include "../core/strf.h"
 #include "liedyn/liedyn.h"
-#include "moreau_impl.h"
+#include "moreau_flex.h"
 
 /* ---------------------------------------------------------------- refusals */
 
+/* Has the compiled model of s rods or beams (moreau_flex.c's path)? */
+static int flexible(const ld_system *s) {
+    if (!s || !s->user || s->ops.force != ld_elems_force) return 0;
+    const ld_model *m = ld_rb(s)->m;
+    return m->nrods > 0 || m->nbeams > 0;
+}
+
 static const char *unfit(const ld_system *s) {
+    if (flexible(s)) return ld_mjf_unfit(s);
     const char *why = ld_rb_rigid_only(s, "moreau needs", "in contact models yet", 1);
     if (why) return why;
     const ld_model *m = ld_rb(s)->m;
@@ -172,6 +181,7 @@ static int moreau_create(ld_integ *it) {
     mj *S = calloc(1, sizeof *S);
     if (!S) return LD_ENOMEM;
     it->priv = S;
+    if (flexible(s)) return ld_mjf_create(it, S);
     S->nb = m->nbodies;
     int ns = 0;
     for (int i = 0; i < m->nshapes; ++i) ns += m->shapes[i].collide != 0;
@@ -220,6 +230,7 @@ static int moreau_create(ld_integ *it) {
 static void moreau_destroy(ld_integ *it) {
     mj *S = it->priv;
     if (S) {
+        ld_mjf_free(S);
         free(S->b);
         free(S->R);
         free(S->c);
@@ -298,6 +309,7 @@ static int moreau_init(ld_integ *it) {
     S->last_csweeps = 0;
     S->overlap = S->max_overlap = 0.0;
     memset(S->cf, 0, 6 * (size_t)S->nb * sizeof *S->cf);
+    if (S->F) S->F->end_overlap = S->F->max_end_overlap = 0.0, S->F->nwarm = 0;
     return LD_OK;
 }
 
@@ -305,6 +317,7 @@ static int moreau_step(ld_integ *it, double t1) {
     const ld_system *s = it->s;
     const rb_sys *rb = ld_rb(s);
     mj *S = it->priv;
+    if (S->F) return ld_mjf_step(it, t1);
     double h = t1 - it->t, tm = it->t + 0.5 * h;
     S->trial_csweeps = 0;
     for (int i = 0; i < S->nb; ++i) {
@@ -415,7 +428,8 @@ const ld_method_impl ld_method_moreau = {
              .euler = 0,
              .model_only = 1,
              .contact = 1,
-             .refuses = "rods, beams, the euler formulation; accelerations are not computed (NaN)"},
+             .refuses = "the euler formulation; pinned bodies; joint limits with rods or beams; "
+                        "accelerations are not computed (NaN)"},
     .refuse = moreau_refuse,
     .create = moreau_create,
     .destroy = moreau_destroy,

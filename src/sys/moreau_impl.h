@@ -6,6 +6,8 @@
  *   moreau_rows.c      the joints' rows in the sweeps, and the joints' limits as contacts
  *   moreau_position.c  the split-impulse position correction and the end-of-step projection
  *   moreau_warm.c      the warm start and the contact output (forces per body, points)
+ *   moreau_flex.c      models with rods or beams: the whole system's step, forces linearly
+ *                      implicit, contacts through the step's Delassus operator (moreau_flex.h)
  * Bodies are held as (R, x, Ω, ẋ): Ω in the body frame, ẋ spatial, whatever the formulation.
  */
 #ifndef LIEDYN_SRC_SYS_MOREAU_IMPL_H
@@ -29,6 +31,16 @@
 #define SOLVER(o) ((o)->param[4])
 #else
 #define SOLVER(o) ((void)(o), 1.0) /* no room for the parameter: the accelerated solve */
+/* ---------------------------------------------------------------- moreau_flex.c */
+
+/* Why moreau cannot take s, a model with rods or beams (NULL: it can). */
+const char *ld_mjf_unfit(const ld_system *s);
+/* The rods' and beams' path of S (S->F, S->pts of its capacity): LD_OK or LD_ENOMEM; release. */
+int ld_mjf_create(ld_integ *it, mj *S);
+void ld_mjf_free(mj *S);
+/* One step of the path to t1 (moreau_step's contract). */
+int ld_mjf_step(ld_integ *it, double t1);
+
 #endif
 
 /* max(a, b) for numbers (fmax is a library call where it is not inlined: the sweeps' hot path) */
@@ -86,7 +98,10 @@ typedef struct mj_warm {
     double F[3], Ps;
 } mj_warm;
 
+typedef struct mjf mjf; /* moreau with rods and beams (moreau_flex.h) */
+
 typedef struct mj {
+    mjf *F; /* the rods' and beams' path (NULL: the bodies' own) */
     int nb, cap, nwarm, nshapes, nground;
     double *cf, *cft; /* per body: contact force and torque (6), of the last step, of the trial */
     mj_warm *warm;    /* cap, sorted by key */
@@ -200,5 +215,15 @@ void ld_mj_warm_keep(mj *S, const ld_contact *f, int nc);
 void ld_mj_contact_forces(mj *S, int nc, double h);
 /* Keep the nf shapes' contacts of the accepted step h for ld_integ_contacts. */
 void ld_mj_keep_points(mj *S, int nf, double h);
+
+/* ---------------------------------------------------------------- moreau_flex.c */
+
+/* Why moreau cannot take s, a model with rods or beams (NULL: it can). */
+const char *ld_mjf_unfit(const ld_system *s);
+/* The rods' and beams' path of S (S->F, S->pts of its capacity): LD_OK or LD_ENOMEM; release. */
+int ld_mjf_create(ld_integ *it, mj *S);
+void ld_mjf_free(mj *S);
+/* One step of the path to t1 (moreau_step's contract). */
+int ld_mjf_step(ld_integ *it, double t1);
 
 #endif
