@@ -637,6 +637,15 @@ int ld_model_load(const char *path, ld_model *out, ld_model_error *err);
 /* Same, from a string; name is used as the file name in messages. */
 int ld_model_parse(const char *text, size_t len, const char *name, ld_model *out,
                    ld_model_error *err);
+/* Append one item to m's list `list` ("bodies", "joints" or "elements"), given as the text of
+ * that item in a model file (a YAML mapping; JSON is YAML's flow style) and read as the reader
+ * reads an item of that list: its keys, defaults, forms and messages (docs/model-format.md); a
+ * body's `shape:` too. The whole model is then checked (ld_model_validate); it is not
+ * assembled (ld_model_assemble: bodies without a position, joints in the frame form). name is
+ * the file name in messages. LD_OK; LD_EINVAL with err (its key such as "joints[2].axis") and
+ * m as it was; LD_ENOMEM. */
+int ld_model_add_item(ld_model *m, const char *list, const char *text, size_t len,
+                      const char *name, ld_model_error *err);
 /* Check the physical content (masses, inertia positive definite, unit quaternions, indices,
  * rods (parameters, node ranges, node masses), joint geometry, time functions, run block).
  * LD_OK or LD_EINVAL with err (line 0 when the model was not read from a file). The

@@ -79,7 +79,8 @@ class Model(EditMixin, _liedyn.Model):
 
     Model(source, name=None): source is a path, a shipped model's name ("heavy-top"), YAML
     text (a string with a newline or a '{'), or a dict with the YAML file's structure.
-    Model.from_yaml(text), Model.from_dict(d), Model.load(path) say it explicitly.
+    Model.from_yaml(text), Model.from_dict(d), Model.load(path) say it explicitly. Model()
+    (or Model(name=...)) is empty: add_body, add_joint, add_element build it.
     bodies, joints, elements: dicts name -> record; compile(formulation=...) -> System;
     add_force / add_c_force: user forces. Errors raise liedyn.Error (FILE:LINE: ITEM: REASON,
     with .file, .line, .item). A .urdf or .xml file is imported (Model.from_urdf,
@@ -97,8 +98,8 @@ class Model(EditMixin, _liedyn.Model):
         if import_options:
             raise TypeError(f"Model: import options ({', '.join(import_options)}) are for URDF "
                             "and MJCF files only")
-        if path is not None or text is not None:
-            pass
+        if path is not None or text is not None or source is None:
+            pass  # Model(): an empty model, built by add_body, add_joint, add_element
         elif isinstance(source, dict):
             text, name = json.dumps(source), name or "<dict>"
         elif isinstance(source, str):

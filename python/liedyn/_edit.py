@@ -1,12 +1,23 @@
 """Editing a model in place, copies of a model, and URDF / MJCF import (the Python side of
 python/src/edit.c and python/src/import.c)."""
 
+import json
+
 import numpy as np
 
 from . import _liedyn
 from ._result import Body, Element, Record
 
 _IMPORT_OPTIONS = ("limits", "fixed_base", "aux_mass_ratio", "chain_joints")
+
+
+def _plain(v):
+    """numpy values as JSON takes them."""
+    if isinstance(v, np.ndarray):
+        return v.tolist()
+    if isinstance(v, np.generic):
+        return v.item()
+    raise TypeError(f"{type(v).__name__} is not a number, a name or a list of them")
 
 
 class ImportNote(Record):
@@ -59,6 +70,7 @@ class EditMixin:
     def _init_origin(self, origin):
         self._origin = origin
         self._edits = {}
+        self._adds = []
         self._has_forces = False
         return self
 
@@ -116,9 +128,63 @@ class EditMixin:
         else:
             _, path, text, name = self._origin
             m = cls(path=path, text=text, name=name)
+        for op in self._adds:
+            if op[0] == "assemble":
+                m.assemble()
+            else:
+                m._add(*op)
         for k, v in self._edits.items():
             m.set(k, v)
         return m
+
+    def _add(self, list_, item):
+        text = json.dumps({k: v for k, v in item.items() if v is not None}, default=_plain)
+        _liedyn._model_add_item(self, list_, text)
+        self._adds.append((list_, item))
+
+    def add_body(self, name, mass, inertia, position=None, orientation=None, *,
+                 angular_velocity=None, velocity=None, shape=None, hold=None):
+        """Append a rigid body (docs/model-format.md, the keys of a body): mass (kg), inertia
+        (3 principal moments, 6 numbers [Jxx, Jyy, Jzz, Jxy, Jyz, Jxz] or 3x3, about the centre
+        of mass in body axes), position (its centre of mass, spatial), orientation (quaternion
+        w, x, y, z, body -> spatial), angular_velocity (body frame), velocity (spatial), shape
+        (a dict or a list of dicts as in the file), hold. Read and checked as the YAML reader
+        reads a body; a refused body raises ValueError("bodies[i].KEY: REASON") and leaves
+        the model unchanged. Without a position (and orientation) a joint in the frame form
+        places it: call assemble() after the joints."""
+        self._add("bodies", dict(name=name, mass=mass, inertia=inertia, position=position,
+                                 orientation=orientation, angular_velocity=angular_velocity,
+                                 velocity=velocity, shape=shape, hold=hold))
+
+    def add_joint(self, kind, body1, body2=None, point=None, axis=None, *, name=None, **keys):
+        """Append a joint of type kind (spherical, universal, revolute, cylindrical, prismatic,
+        fixed, driver) between body1 (a body's name or "ground") and body2, at the spatial
+        point `point` (the file's `at`) with the unit axis `axis`, both at the bodies'
+        placement as given; keys: the file's other joint keys (axis2, limits, angle_rate,
+        slide_rate, motion, value, time; or the frame form frame1, frame2, angle, slide, hold,
+        then assemble()). Read and checked as the YAML reader reads a joint; a refused joint
+        raises ValueError("joints[i].KEY: REASON") and leaves the model unchanged."""
+        item = dict(name=name, type=kind, body1=body1, body2=body2, at=point, axis=axis)
+        item.update(keys)
+        self._add("joints", item)
+
+    def add_element(self, type, body1=None, body2=None, *, name=None, **keys):
+        """Append a force element of the registry (docs/elements.md: spring-damper,
+        rotational-spring-damper, bushing, ...) between body1 (a body or "ground") and body2,
+        its parameters by the file's keys (spring-damper: point1, point2, k, c, l0, f0;
+        rotational-spring-damper: axis, k, c, angle0; ...). Read and checked as the YAML
+        reader reads an element; a refused one raises ValueError("elements[i].KEY: REASON")
+        and leaves the model unchanged."""
+        item = dict(name=name, type=type, body1=body1, body2=body2)
+        item.update(keys)
+        self._add("elements", item)
+
+    def assemble(self):
+        """Place the bodies given without a position and close the joints of the frame form
+        (ld_model_assemble, docs/model-format.md#assembly); ValueError naming the body or
+        joint that cannot be placed or closed."""
+        _liedyn._model_assemble(self)
+        self._adds.append(("assemble",))
 
     @property
     def gravity(self):

@@ -23,6 +23,8 @@ static int commit(ld_py_model *M, void *dst, const void *saved, size_t n) {
     ld_model_error e;
     memset(&e, 0, sizeof e);
     if (ld_model_validate(&M->m, &e) == LD_OK) return 0;
+    if (M->m.nbodies == 0 && strcmp(e.key, "bodies") == 0)
+        return 0; /* an empty model (Model()) being built: its bodies come later */
     memcpy(dst, saved, n);
     char prefix[sizeof e.file + sizeof e.key + 16];
     int w = snprintf(prefix, sizeof prefix, "%s:%d: %s: ", e.file, e.line, e.key);
@@ -220,6 +222,53 @@ static PyObject *set_gravity(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* _model_add_item(model, list, text): one body, joint or element appended, read from its
+ * text as the model reader reads an item of that list; ValueError("KEY: REASON") with item =
+ * KEY and the model unchanged when it is refused. */
+static PyObject *add_item(PyObject *self, PyObject *args) {
+    (void)self;
+    ld_py_model *M;
+    const char *list, *text;
+    Py_ssize_t len;
+    if (!PyArg_ParseTuple(args, "O!ss#:_model_add_item", &ld_py_model_type, &M, &list, &text, &len))
+        return NULL;
+    if (editable(M) < 0) return NULL;
+    ld_model_error e;
+    memset(&e, 0, sizeof e);
+    int rc = ld_model_add_item(&M->m, list, text, (size_t)len, M->m.name, &e);
+    if (rc == LD_OK) Py_RETURN_NONE;
+    if (rc == LD_ENOMEM) return ld_py_raise(rc, "%s", e.msg);
+    char prefix[sizeof e.file + sizeof e.key + 16];
+    int w = snprintf(prefix, sizeof prefix, "%s:%d: %s: ", e.file, e.line, e.key);
+    const char *reason = e.msg;
+    if (w > 0 && strncmp(e.msg, prefix, (size_t)w) == 0) reason = e.msg + w;
+    ld_py_errorf(PyExc_ValueError, "%s: %s", e.key, reason);
+    PyObject *k = PyUnicode_FromString(e.key);
+    ld_py_attach("item", k);
+    Py_XDECREF(k);
+    return NULL;
+}
+
+/* _model_assemble(model): ld_model_assemble; ValueError with its reason. */
+static PyObject *assemble(PyObject *self, PyObject *args) {
+    (void)self;
+    ld_py_model *M;
+    if (!PyArg_ParseTuple(args, "O!:_model_assemble", &ld_py_model_type, &M)) return NULL;
+    if (editable(M) < 0) return NULL;
+    char msg[512] = "";
+    int item = -1, is_joint = 0;
+    int rc = ld_model_assemble(&M->m, msg, sizeof msg, &item, &is_joint);
+    if (rc == LD_OK) Py_RETURN_NONE;
+    if (rc != LD_EINVAL) return ld_py_raise(rc, "assembly: %s", ld_strerror(rc));
+    char key[48] = "joints";
+    if (item >= 0) snprintf(key, sizeof key, "%s[%d]", is_joint ? "joints" : "bodies", item);
+    ld_py_errorf(PyExc_ValueError, "%s: %s", key, msg);
+    PyObject *k = PyUnicode_FromString(key);
+    ld_py_attach("item", k);
+    Py_XDECREF(k);
+    return NULL;
+}
+
 /* _model_element_params(model, index) -> dict of the editable parameters by YAML key. */
 static PyObject *element_params(PyObject *self, PyObject *args) {
     (void)self;
@@ -252,6 +301,10 @@ static PyObject *element_params(PyObject *self, PyObject *args) {
 }
 
 static PyMethodDef edit_methods[] = {
+    {"_model_add_item", add_item, METH_VARARGS,
+     "_model_add_item(model, list, text): append a body, joint or element, validated."},
+    {"_model_assemble", assemble, METH_VARARGS,
+     "_model_assemble(model): assemble the model (frame-form joints, unplaced bodies)."},
     {"_model_set_body", set_body, METH_VARARGS,
      "_model_set_body(model, body, field, value): set a body's mass or inertia, validated."},
     {"_model_set_element", set_element, METH_VARARGS,

@@ -11,8 +11,8 @@ static PyObject *model_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
     Py_ssize_t len = 0;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "|zz#z:Model", kwlist, &path, &text, &len, &name))
         return NULL;
-    if ((path == NULL) == (text == NULL)) {
-        PyErr_SetString(PyExc_TypeError, "Model: give exactly one of path= and text=");
+    if (path && text) {
+        PyErr_SetString(PyExc_TypeError, "Model: give one of path= and text=, not both");
         return NULL;
     }
     ld_py_model *M = (ld_py_model *)type->tp_alloc(type, 0);
@@ -26,6 +26,10 @@ static PyObject *model_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
     ld_model_error err;
     memset(&err, 0, sizeof err);
     int rc;
+    if (!path && !text) { /* an empty model, built by add_item */
+        snprintf(M->m.name, sizeof M->m.name, "%s", name ? name : "model");
+        return (PyObject *)M;
+    }
     Py_BEGIN_ALLOW_THREADS if (path) rc = ld_model_load(path, &M->m, &err);
     else rc = ld_model_parse(text, (size_t)len, name ? name : "<string>", &M->m, &err);
     Py_END_ALLOW_THREADS if (rc != LD_OK) {

@@ -532,7 +532,7 @@ static const char *const body_keys[] = {
     "velocity", "shape", "hold",    NULL};
 static const char *const bools[] = {"false", "true", NULL};
 
-static int read_body(reader *r, const yaml_node_t *n, ld_body *b) {
+int ly_read_body(reader *r, const yaml_node_t *n, ld_body *b) {
     int rc;
     b->q[0] = 1.0;
     if ((rc = ly_expect_map(r, n, ly_line_of(n), "a body"))) return rc;
@@ -592,7 +592,7 @@ static int read_bodies(reader *r, const yaml_node_t *root, ld_model *m) {
         size_t im = ly_push_index(r, i);
         const yaml_node_t *item = ly_seq_item(r, f.val, i);
         m->bodies[i].line = ly_line_of(item);
-        rc = read_body(r, item, &m->bodies[i]);
+        rc = ly_read_body(r, item, &m->bodies[i]);
         ly_pop(r, im);
     }
     ly_pop(r, mark);
@@ -689,7 +689,7 @@ static int line_of_key(reader *r, const yaml_node_t *root, const char *key) {
 }
 
 /* ld_model_validate, its failure placed at the line of its key. */
-static int validate_located(reader *r, const yaml_node_t *root, const ld_model *m) {
+int ly_validate_located(reader *r, const yaml_node_t *root, const ld_model *m) {
     ld_model_error e;
     if (ld_model_validate(m, &e) == LD_OK) return LD_OK;
     char prefix[sizeof e.file + sizeof e.key + 16];
@@ -743,8 +743,8 @@ int ly_syntax_error(reader *r, const yaml_parser_t *p, const char *text, size_t 
 }
 
 /* Load the single document of the stream into doc (deleted by the caller on success only). */
-static int load_document(reader *r, yaml_parser_t *p, yaml_document_t *doc, const char *text,
-                         size_t len) {
+int ly_load_document(reader *r, yaml_parser_t *p, yaml_document_t *doc, const char *text,
+                     size_t len) {
     if (!yaml_parser_load(p, doc)) return ly_syntax_error(r, p, text, len);
     if (!yaml_document_get_root_node(doc)) {
         yaml_document_delete(doc);
@@ -790,12 +790,12 @@ static int parse_scanned(reader *r, const char *text, size_t len, ld_model *out)
     ld_model m;
     ld_model_init(&m);
     set_source(&m, r->file);
-    int rc = load_document(r, &parser, &doc, text, len);
+    int rc = ly_load_document(r, &parser, &doc, text, len);
     if (rc == LD_OK) {
         r->doc = &doc;
         const yaml_node_t *root = yaml_document_get_root_node(&doc);
         rc = read_model(r, root, &m);
-        if (rc == LD_OK) rc = validate_located(r, root, &m);
+        if (rc == LD_OK) rc = ly_validate_located(r, root, &m);
         if (rc == LD_OK) rc = assemble_located(r, &m);
         yaml_document_delete(&doc);
         r->doc = NULL;

@@ -64,7 +64,7 @@ static int get_body(reader *r, const yaml_node_t *map, const ld_model *m, const 
     return rc;
 }
 
-static int read_element(reader *r, const yaml_node_t *n, const ld_model *m, ld_element *el) {
+int ly_read_element(reader *r, const yaml_node_t *n, const ld_model *m, ld_element *el) {
     const char *keys[MAX_KEYS], *types[MAX_KEYS];
     int rc, type = 0;
     all_keys(keys, types);
@@ -98,7 +98,7 @@ int ly_read_elements(reader *r, const yaml_node_t *root, ld_model *m) {
         size_t im = ly_push_index(r, i);
         const yaml_node_t *item = ly_seq_item(r, f.val, i);
         m->elements[i].line = ly_line_of(item);
-        rc = read_element(r, item, m, &m->elements[i]);
+        rc = ly_read_element(r, item, m, &m->elements[i]);
         ly_pop(r, im);
     }
     ly_pop(r, mark);

@@ -196,7 +196,7 @@ static ld_shape *grow(reader *r, ld_model *m, int line, int *rc) {
 }
 
 /* The shapes of body i (its mapping n). */
-static int body_shapes(reader *r, const yaml_node_t *n, int i, ld_model *m) {
+int ly_read_body_shapes(reader *r, const yaml_node_t *n, int i, ld_model *m) {
     field f;
     size_t mark = ly_push_key(r, "shape");
     int rc = ly_lookup(r, n, "shape", 0, &f);
@@ -296,7 +296,7 @@ int ly_read_shapes(reader *r, const yaml_node_t *root, ld_model *m) {
     int n = !rc && f.val && f.val->type == YAML_SEQUENCE_NODE ? ly_seq_len(f.val) : 0;
     for (int i = 0; !rc && i < n; ++i) {
         size_t im = ly_push_index(r, i);
-        rc = body_shapes(r, ly_seq_item(r, f.val, i), i, m);
+        rc = ly_read_body_shapes(r, ly_seq_item(r, f.val, i), i, m);
         ly_pop(r, im);
     }
     ly_pop(r, mark);
