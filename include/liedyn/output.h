@@ -16,7 +16,10 @@
  *   JOINT.angle, JOINT.angle_rate, JOINT.slide, JOINT.slide_rate, JOINT.rx … JOINT.wz,
  *   JOINT.value, JOINT.value_rate as its kind has them); a model with contact (colliding
  *   shapes or joint limits) then per body BODY.cfx … BODY.ctz, its contact force and torque
- *   (ld_out_csv_set_contact_forces; NaN unless given). The CSV and HTML writers unwrap the
+ *   (ld_out_csv_set_contact_forces; NaN unless given); per actuator NAME.force, NAME.input.
+ *   Chosen by name only (not among "all" columns): per body BODY.ax BODY.ay BODY.az (ẍ, spatial)
+ *   and BODY.dwx BODY.dwy BODY.dwz (Ω̇, body frame), the accelerations of the row's state
+ *   (ld_sys_initial_accel, ld_model_body_accel; NaN where that solve fails). The CSV and HTML writers unwrap the
  *   angles row by row (ld_joint_angle_unwrap against the row before, so they run on through
  *   ±π; rows more than half a turn apart lose whole turns; a new writer starts the count
  *   anew). Numbers are written with 17 significant digits (read back bit-exact).
@@ -24,7 +27,8 @@
  * Ownership: a writer keeps pointers to s and m (they must outlive it) and owns its buffers
  * and file. Status codes as everywhere (liedyn.h): 0, < 0 fatal. A writer whose write failed
  * writes nothing more and says why (ld_out_*_message). Nothing is allocated per row (the CSV
- * writer) once its buffer has grown to a block; the VTK writer allocates per file.
+ * writer) once its buffer has grown to a block, unless acceleration columns are chosen (their
+ * solve allocates its matrix per row); the VTK writer allocates per file.
  */
 #ifndef LIEDYN_OUTPUT_H
 #define LIEDYN_OUTPUT_H

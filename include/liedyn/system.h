@@ -325,6 +325,13 @@ int ld_model_check_initial(const ld_model *m, char *msg, size_t n);
  * uncompiled s or a bad index; q, v and the outputs must not be NULL. */
 int ld_model_body_state(const ld_system *s, int body, const double *q, const double *v, double x[3],
                         double quat[4], double omega[3], double xdot[3]);
+/* Per body, from a state (q, v) and its accelerations v̇ (ld_sys_initial_accel, ld_integ_vdot):
+ * the body angular acceleration dw = Ω̇ (the time derivative of ld_model_body_state's omega:
+ * the angular acceleration's components in the body frame) and the centre of mass's
+ * acceleration a = ẍ (spatial), in every formulation. LD_EINVAL for a NULL or uncompiled s,
+ * NULL arrays or a bad index. */
+int ld_model_body_accel(const ld_system *s, int body, const double *q, const double *v,
+                        const double *vdot, double dw[3], double a[3]);
 /* Force and torque (spatial frame; the torque about the body's centre of mass) that joint j
  * exerts on its second body, from the multipliers λ of the state (the generalized
  * constraint force −B_jᵀλ_j on that body). LD_EINVAL for a bad index or a NULL s, q or

@@ -451,6 +451,17 @@ int ld_model_body_state(const ld_system *s, int body, const double *q, const dou
     return LD_OK;
 }
 
+int ld_model_body_accel(const ld_system *s, int body, const double *q, const double *v,
+                        const double *vdot, double dw[3], double a[3]) {
+    if (!s || !s->user || !q || !v || !vdot || body < 0 || body >= s->nnodes) return LD_EINVAL;
+    double vb[7], ab[7];
+    const double *vi = v + s->nodes[body].voff, *ai = vdot + s->nodes[body].voff;
+    ld_rb_velocity_frame(s, q, body, vi, vb, 0);
+    ld_rb_velocity_frame(s, q, body, ai, ab, 0); /* ω̇ → Rᵀω̇ = Ω̇ (spatial formulations) */
+    ld_rb_body_accel(s, q, vb, ab, body, dw, a);
+    return LD_OK;
+}
+
 int ld_model_joint_reaction(const ld_system *s, int joint, const double *q, const double *lambda,
                             double f[3], double tau[3]) {
     if (!s || !s->user || !q || !lambda || joint < 0 || joint >= RB(s)->m->njoints)

@@ -76,6 +76,35 @@ void ld_rb_body_velocity(const ld_system *s, const double *q, const double *vi, 
         memcpy(xd, vi + 3, 3 * sizeof(double));
 }
 
+void ld_rb_body_accel(const ld_system *s, const double *q, const double *vi, const double *ai,
+                      int i, double dOm[3], double xdd[3]) {
+    const ld_body *b = &RB(s)->m->bodies[i];
+    if (RB(s)->euler) { /* Ω = 2 L(e) ė, and L(ė) ė = 0: Ω̇ = 2 L(e) ë */
+        double e[4];
+        if (ld_quat_normalize(e, q + s->nodes[i].qoff + 3)) memset(e, 0, sizeof e);
+        ld_ep_Lmul(dOm, e, ai + 3);
+        for (int j = 0; j < 3; ++j) dOm[j] *= 2.0;
+        memcpy(xdd, ai, 3 * sizeof(double));
+        return;
+    }
+    if (b->pin) { /* Ω̇ = a θ̈ about a hinge's axis; the centre at rest */
+        for (int j = 0; j < 3; ++j) dOm[j] = b->pin == LD_PIN_AXIS ? b->pin_axis[j] * ai[0] : ai[j];
+        memset(xdd, 0, 3 * sizeof(double));
+        return;
+    }
+    memcpy(dOm, ai, 3 * sizeof(double));
+    if (!RB(s)->semi) {
+        memcpy(xdd, ai + 3, 3 * sizeof(double));
+        return;
+    }
+    double R[9], w[3]; /* ẋ = R U: ẍ = R (U̇ + Ω × U) */
+    const double *x;
+    ld_rb_pose(s, q, i, R, &x);
+    ld_v3_cross(w, vi, vi + 3);
+    for (int j = 0; j < 3; ++j) w[j] += ai[3 + j];
+    ld_m3_mulv(xdd, R, w);
+}
+
 void ld_rb_velocity_frame(const ld_system *s, const double *q, int i, const double *v, double *vb,
                           int to_spatial) {
     int n = (i + 1 < s->nnodes ? s->nodes[i + 1].voff : s->k) - s->nodes[i].voff;

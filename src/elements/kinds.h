@@ -64,6 +64,11 @@ void ld_rb_pose(const ld_system *s, const double *q, int i, double R[9], const d
 void ld_rb_body_velocity(const ld_system *s, const double *q, const double *vi, int i, double Om[3],
                          double xd[3]);
 
+/* Body angular acceleration Ω̇ and centre-of-mass acceleration ẍ (spatial) of body i from its
+ * velocity vi and acceleration ai (the node's slices of v and v̇, in the body-frame formulation:
+ * ld_rb_velocity_frame of both, which gives Ω̇ = Rᵀω̇ in the spatial ones). */
+void ld_rb_body_accel(const ld_system *s, const double *q, const double *vi, const double *ai,
+                      int i, double dOm[3], double xdd[3]);
 /* Node i's velocity slice in the body-frame formulation rb_sys.f (vb) from the system's (v), and
  * back (to_spatial): ω ↔ Ω = Rᵀω in the spatial formulations, a copy otherwise; vb may be v. */
 void ld_rb_velocity_frame(const ld_system *s, const double *q, int i, const double *v, double *vb,

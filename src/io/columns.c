@@ -16,17 +16,33 @@ static const char *const *group_members(const char *g) {
     static const char *const co[] = {"angle", "slide", "rx", "ry", "rz", "value", NULL};
     static const char *const ra[] = {"angle_rate", "slide_rate", "wx", "wy",
                                      "wz",         "value_rate", NULL};
+    static const char *const ac[] = {"ax", "ay", "az", NULL};
+    static const char *const dw[] = {"dwx", "dwy", "dwz", NULL};
     static const struct {
         const char *name;
         const char *const *members;
-    } groups[] = {
-        {"pos", pos},  {"position", pos}, {"q", q},       {"quaternion", q},   {"omega", om},
-        {"v", v},      {"velocity", v},   {"f", f},       {"force", f},        {"t", t},
-        {"torque", t}, {"rotvec", rv},    {"coords", co}, {"coordinates", co}, {"rate", ra},
-        {"rates", ra}};
+    } groups[] = {{"pos", pos},    {"position", pos},
+                  {"q", q},        {"quaternion", q},
+                  {"omega", om},   {"v", v},
+                  {"velocity", v}, {"f", f},
+                  {"force", f},    {"t", t},
+                  {"torque", t},   {"rotvec", rv},
+                  {"coords", co},  {"coordinates", co},
+                  {"rate", ra},    {"rates", ra},
+                  {"a", ac},       {"acceleration", ac},
+                  {"dw", dw},      {"angular_acceleration", dw}};
     for (size_t i = 0; i < sizeof groups / sizeof groups[0]; ++i)
         if (strcmp(g, groups[i].name) == 0) return groups[i].members;
     return NULL;
+}
+
+/* Is member (the part after OWNER.) an acceleration column's? Those are chosen by name or
+ * group only, not with all of their owner's columns (they cost a solve per row). */
+static int is_accel(const char *member) {
+    static const char *const acc[] = {"ax", "ay", "az", "dwx", "dwy", "dwz"};
+    for (size_t i = 0; i < sizeof acc / sizeof acc[0]; ++i)
+        if (strcmp(member, acc[i]) == 0) return 1;
+    return 0;
 }
 
 static int find(const char *const *names, int n, const char *name) {
@@ -59,6 +75,7 @@ int ld_io_cols_expand(const char *const *names, int n, const char *token, int *i
     size_t len = strlen(token), cnt = 0; /* OWNER: all its columns */
     for (int i = 0; i < n && len > 0; ++i) {
         if (strncmp(names[i], token, len) != 0 || names[i][len] != '.') continue;
+        if (is_accel(names[i] + len + 1)) continue;
         if ((int)cnt >= cap) return -1;
         idx[cnt++] = i;
     }
@@ -81,13 +98,14 @@ int ld_io_cols_select(const char *const *names, int n, const char *list, int *id
         int got = ld_io_cols_expand(names, n, tok, idx + total, cap - total);
         if (got <= 0) {
             snprintf(why, wcap,
-                     got < 0 ? "too many columns in '%s'"
-                             : "unknown column '%s' (a body or joint name; BODY.pos, .q, .omega, "
-                               ".v or one column such as BODY.z; JOINT.f, .t, .coords, .rate, "
-                               ".rotvec, .omega or one column such as JOINT.angle, .slide, "
-                               ".value; energy, constraint_residual, work, energy_balance, h, "
-                               "error_estimate where "
-                               "written)",
+                     got < 0
+                         ? "too many columns in '%s'"
+                         : "unknown column '%s' (a body or joint name; BODY.pos, .q, .omega, "
+                           ".v, .a, .dw or one column such as BODY.z; JOINT.f, .t, .coords, .rate, "
+                           ".rotvec, .omega or one column such as JOINT.angle, .slide, "
+                           ".value; energy, constraint_residual, work, energy_balance, h, "
+                           "error_estimate where "
+                           "written)",
                      got < 0 ? list : tok);
             return -1;
         }

@@ -4,6 +4,7 @@
  *   BODY                  its 13 columns (x … vz)
  *   JOINT                 its 6 reaction columns and its coordinates and rates (jcols.h)
  *   BODY.pos  BODY.q  BODY.omega  BODY.v   (x,y,z / qw,qx,qy,qz / wx,wy,wz / vx,vy,vz)
+ *   BODY.a  BODY.dw       (ax,ay,az / dwx,dwy,dwz: the accelerations, chosen by name only)
  *   JOINT.f  JOINT.t      (fx,fy,fz / tx,ty,tz)
  *   JOINT.coords          its coordinates (those of angle, slide, rx,ry,rz, value it has)
  *   JOINT.rate            its rates (angle_rate, slide_rate, wx,wy,wz, value_rate)

@@ -32,6 +32,10 @@ struct ld_out_csv {
     double *cf;  /* per body: the contact force and torque of the next row (6; NaN: not given) */
     int contact; /* the model has contact: the cf columns are written */
     int nact;    /* the model's actuators: their force and input columns */
+    /* the acceleration columns from column acc on (ncols - acc of them), written when one is
+     * chosen (want_acc): the state's accelerations vd (k) and multipliers lam (m) solved for */
+    int acc, want_acc;
+    double *vd, *lam;
     rowfile f;
 };
 
@@ -60,7 +64,9 @@ static int is_exact(const ld_model *m, int b) {
     return 0;
 }
 
-int ld_out_columns(const ld_model *m, int estimates, char ***names, int *n_out) {
+/* The names of the columns of m: those of every row (ld_out_columns), then with acc set the
+ * acceleration columns per body (ax, ay, az, dwx, dwy, dwz), written only when named. */
+static int column_names(const ld_model *m, int estimates, int acc, char ***names, int *n_out) {
     static const char *const cols[13] = {"x",  "y",  "z",  "qw", "qx", "qy", "qz",
                                          "wx", "wy", "wz", "vx", "vy", "vz"};
     static const char *const rc[6] = {"fx", "fy", "fz", "tx", "ty", "tz"};
@@ -69,6 +75,7 @@ int ld_out_columns(const ld_model *m, int estimates, char ***names, int *n_out) 
     n += ld_model_has_contact(m) ? 6 * nb : 0;
     n += 2 * actuator_count(m);
     for (int b = 0; b < nb; ++b) n += is_exact(m, b);
+    n += acc ? 6 * nb : 0;
     size_t w = LD_NAME_MAX + 24;
     char **names_ = ld_xmalloc((size_t)n * (sizeof(char *) + w), "the column names");
     *names = names_;
@@ -107,15 +114,24 @@ int ld_out_columns(const ld_model *m, int estimates, char ***names, int *n_out) 
         snprintf(names_[k++], w, "%s.force", lab);
         snprintf(names_[k++], w, "%s.input", lab);
     }
+    static const char *const ac[6] = {"ax", "ay", "az", "dwx", "dwy", "dwz"};
+    for (int b = 0; acc && b < nb; ++b)
+        for (int c = 0; c < 6; ++c) snprintf(names_[k++], w, "%s.%s", m->bodies[b].name, ac[c]);
     *n_out = n;
     return LD_OK;
 }
 
-/* The columns of list (NULL: all) into sel (t first, once): their number, or -1 (why). */
-static int select_columns(char **names, int n, const char *list, int *sel, char *why, size_t cap) {
+int ld_out_columns(const ld_model *m, int estimates, char ***names, int *n_out) {
+    return column_names(m, estimates, 0, names, n_out);
+}
+
+/* The columns of list (NULL: the first nall, every row's) into sel (t first, once): their
+ * number, or -1 (why). */
+static int select_columns(char **names, int n, int nall, const char *list, int *sel, char *why,
+                          size_t cap) {
     if (!list) {
-        for (int i = 0; i < n; ++i) sel[i] = i;
-        return n;
+        for (int i = 0; i < nall; ++i) sel[i] = i;
+        return nall;
     }
     int got = ld_io_cols_select((const char *const *)names, n, list, sel + 1, n - 1, why, cap);
     if (got < 0) return -1;
@@ -129,13 +145,13 @@ static int select_columns(char **names, int n, const char *list, int *sel, char 
 int ld_out_columns_check(const ld_model *m, int estimates, const char *columns, char *why,
                          size_t cap) {
     char **names;
-    int n, rc = ld_out_columns(m, estimates, &names, &n);
+    int n, rc = column_names(m, estimates, 1, &names, &n);
     if (rc) {
         ld_oom_last(why, cap);
         return rc;
     }
     int *sel = ld_xmalloc((size_t)n * sizeof(int), "the column selection");
-    rc = !sel ? LD_ENOMEM : select_columns(names, n, columns, sel, why, cap) < 0 ? LD_EINVAL : 0;
+    rc = !sel ? LD_ENOMEM : select_columns(names, n, n, columns, sel, why, cap) < 0 ? LD_EINVAL : 0;
     if (rc == LD_ENOMEM) ld_oom_last(why, cap);
     free(sel);
     free(names);
@@ -152,6 +168,8 @@ void ld_out_csv_free(ld_out_csv *w) {
     free(w->phi);
     free(w->jprev);
     free(w->cf);
+    free(w->vd);
+    free(w->lam);
     free(w);
 }
 
@@ -184,7 +202,10 @@ ld_out_csv *ld_out_csv_open(const char *path, const ld_system *s, const ld_model
         snprintf(why, cap, "no file, system or model");
         return open_failed(w, status, LD_EINVAL);
     }
-    if (ld_out_columns(m, w->est, &w->names, &w->ncols) != LD_OK ||
+    if (column_names(m, w->est, 1, &w->names, &w->ncols) != LD_OK ||
+        !(w->vd = ld_xcalloc((size_t)s->k + 1, sizeof(double), "the CSV writer's accelerations")) ||
+        !(w->lam =
+              ld_xcalloc((size_t)s->m + 1, sizeof(double), "the CSV writer's accelerations")) ||
         !(w->sel = ld_xmalloc((size_t)w->ncols * sizeof(int), "the CSV writer's columns")) ||
         !(w->val = ld_xcalloc((size_t)w->ncols, sizeof(double), "the CSV writer's columns")) ||
         !(w->exact = ld_xcalloc((size_t)m->nbodies + 1, 1, "the CSV writer's columns")) ||
@@ -202,8 +223,10 @@ ld_out_csv *ld_out_csv_open(const char *path, const ld_system *s, const ld_model
     for (int i = 0; i < 6 * m->nbodies; ++i) w->cf[i] = NAN;
     w->contact = ld_model_has_contact(m);
     w->nact = actuator_count(m);
-    w->nsel = select_columns(w->names, w->ncols, columns, w->sel, why, cap);
+    w->acc = w->ncols - 6 * m->nbodies;
+    w->nsel = select_columns(w->names, w->ncols, w->acc, columns, w->sel, why, cap);
     if (w->nsel < 0) return open_failed(w, status, LD_EINVAL);
+    for (int i = 0; i < w->nsel; ++i) w->want_acc |= w->sel[i] >= w->acc;
     if (ld_io_rowfile_open(&w->f, path) != 0)
         return open_failed(w, status, open_error(path, why, cap));
     if (status) *status = LD_OK;
@@ -221,6 +244,17 @@ static void write_header(ld_out_csv *w) {
     }
     ld_io_rowfile_printf(&w->f, "\n");
     (void)ld_io_rowfile_end_row(&w->f, 0);
+}
+
+/* The acceleration columns of a row at (t, q, v): per body ẍ (spatial) and Ω̇ (body frame),
+ * from the accelerations of the state's dynamics (ld_sys_initial_accel: [M Bᵀ; B 0] [v̇; λ] =
+ * [−g; −z]); NaN where that solve fails. */
+static void accel_values(ld_out_csv *w, double t, const double *q, const double *v, double *r) {
+    int nb = w->m->nbodies;
+    int ok = ld_sys_initial_accel(w->s, t, q, v, w->vd, w->lam) == LD_OK;
+    for (int b = 0; b < nb; ++b)
+        if (!ok || ld_model_body_accel(w->s, b, q, v, w->vd, r + 6 * b + 3, r + 6 * b) != LD_OK)
+            for (int c = 0; c < 6; ++c) r[6 * b + c] = NAN;
 }
 
 /* All the values of a row at (t, q, v, λ) into w->val (the order of w->names). */
@@ -269,6 +303,7 @@ static void row_values(ld_out_csv *w, double t, const double *q, const double *v
         (void)ld_sys_actuator_state(s, i, t, q, v, NULL, NULL, r + k, r + k + 1);
         k += 2;
     }
+    if (w->want_acc) accel_values(w, t, q, v, r + k);
 }
 
 int ld_out_csv_row(ld_out_csv *w, double t, const double *q, const double *v, const double *lambda,
