@@ -497,6 +497,14 @@ typedef struct ld_mesh {
  * empty. */
 int ld_mesh_load(const char *path, ld_mesh *out, char *why, size_t cap);
 void ld_mesh_free(ld_mesh *m);
+/* The solid that the closed, consistently oriented triangle mesh m bounds, its vertices p
+ * mapped to A p + b (A 3×3 row-major, NULL: the identity; b NULL: 0): its volume, centre of
+ * volume com and inertia tensor J about com at unit density (×ρ for the body's), by the
+ * divergence theorem (Mirtich 1996, Eberly 2002; docs/import.md). Triangles facing inwards
+ * give the same solid. LD_OK; LD_EINVAL (NULL arguments, fewer than 4 triangles); LD_EDOMAIN
+ * (no volume: an open or flat mesh, a non-finite vertex). */
+int ld_mesh_mass_props(const ld_mesh *m, const double *A, const double *b, double *volume,
+                       double com[3], double J[9]);
 
 /* The ground plane of contact: the half-space n·x ≤ d below the plane through `point` with
  * the unit normal n (pointing out of the ground), with its restitution and friction. */

@@ -259,7 +259,8 @@ static double geom_volume(const mj_geom *g, double J[3]) {
 /* Add geom g's mass and inertia to link L (density or its mass). */
 static int geom_mass(mj_ctx *C, const mj_geom *g, imp_link *L) {
     double Jp[3] = {0, 0, 0}, v = geom_volume(g, Jp);
-    if (g->type == G_MESH || g->type == G_HFIELD)
+    if (g->type == G_MESH) return mj_mesh_mass(C, g, L);
+    if (g->type == G_HFIELD)
         return imp_fail(C->M, LD_ENOTSUPPORTED, g->line, "geom",
                         "the mass and inertia of body '%s' would come from a %s geom, whose "
                         "volume liedyn does not compute yet: give the body an <inertial>",
@@ -680,6 +681,8 @@ static int read_compiler(mj_ctx *C, const xmlNode *n) {
             xmlFree(*d);
             *d = v;
             v = NULL;
+        } else if (!strcmp(k, "exactmeshinertia")) {
+            C->exactmesh = !strcmp(v, "true");
         } else if (!strcmp(k, "strippath")) {
             C->strippath = !strcmp(v, "true");
         } else if (!strcmp(k, "settotalmass") || !strcmp(k, "boundmass") ||

@@ -34,6 +34,8 @@ typedef struct mj_ctx {
     mj_tally armature, friction, limits, visual;
     char *meshdir, *assetdir; /* compiler meshdir and assetdir (xmlFree), NULL: not given */
     int strippath;            /* compiler strippath: the mesh files' directories dropped */
+    int exactmesh;            /* compiler exactmeshinertia="true" (MuJoCo's default: false) */
+    int mesh_noted;           /* the note on MuJoCo's legacy mesh inertia was given */
 } mj_ctx;
 
 enum { G_PLANE, G_HFIELD, G_SPHERE, G_CAPSULE, G_ELLIPSOID, G_CYLINDER, G_BOX, G_MESH, G_N };
@@ -70,5 +72,9 @@ int mj_read_actuator(mj_ctx *C, const xmlNode *n);
 /* mjcf_mesh.c: mesh geom g of link L as shape sh, placed in the body as MuJoCo draws it. 1 when
  * drawn; 0 when its file is not found or it has none (reported), or on an error (*rc). */
 int mj_mesh_shape(mj_ctx *C, const mj_geom *g, imp_link *L, imp_shape *sh, int *rc);
+/* Add the solid of mesh geom g (its asset's file under MuJoCo's vertex map, the geom's density
+ * or mass) to the mass and inertia of L (compiler inertiafromgeom). LD_OK or the error set: no
+ * asset, no file, a mesh without volume. */
+int mj_mesh_mass(mj_ctx *C, const mj_geom *g, imp_link *L);
 
 #endif

@@ -6,7 +6,9 @@
  * moves the mesh to its centre of mass and principal axes, and moves the geom's frame back by
  * as much, so that the drawing does not change). A liedyn mesh shape draws
  * center + R(orientation) (scale ⊙ v): the same when refquat is the identity or the scale is
- * the same on every axis, and so it is written.
+ * the same on every axis, and so it is written. A body without an <inertial> takes the mass
+ * and inertia of its mesh geoms' solids under that map (ld_mesh_mass_props), as MuJoCo's
+ * compiler does.
  */
 #define _DEFAULT_SOURCE /* realpath */
 #include <limits.h>
@@ -92,6 +94,99 @@ static void place(mj_ctx *C, const mj_geom *g, const imp_link *L, const double s
     ld_quat_mul(sh->quat, g->quat, rqc);
 }
 
+/* The scale, refpos and refquat of mesh asset m (its own, else its class's). LD_OK or the
+ * error set. */
+static int asset_map(mj_ctx *C, const xmlNode *m, double scale[3], double refpos[3],
+                     double refquat[4]) {
+    xmlNode *cls = C->main;
+    char *cl = imp_attr(m, "class");
+    int rc = LD_OK;
+    if (cl && !(cls = mj_find_class(C, cl)))
+        rc = imp_fail(C->M, LD_EINVAL, imp_line(m), "mesh", "no default class named '%s'", cl);
+    xmlFree(cl);
+    if (!rc) rc = mj_vec(C, m, "mesh", cls, "scale", scale, 3, NULL);
+    if (!rc) rc = mj_vec(C, m, "mesh", cls, "refpos", refpos, 3, NULL);
+    if (!rc) rc = mj_vec(C, m, "mesh", cls, "refquat", refquat, 4, NULL);
+    return rc;
+}
+
+/* The solid of mesh file path under MuJoCo's vertex map v' = scale ⊙ (R(refquat)ᵀ (v − refpos)):
+ * volume, centre (geom frame) and inertia about it at unit density. LD_OK or the error set. */
+static int solid(mj_ctx *C, const mj_geom *g, const imp_link *L, const char *path,
+                 const double scale[3], const double refpos[3], const double refquat[4], double *V,
+                 double c[3], double J[9]) {
+    double rq[4], R[9], A[9], b[3];
+    if (ld_quat_normalize(rq, refquat) != LD_OK) rq[0] = 1, rq[1] = rq[2] = rq[3] = 0;
+    ld_quat_to_mat(R, rq);
+    for (int i = 0; i < 3; ++i) { /* A = diag(scale) Rᵀ, b = −A refpos */
+        for (int j = 0; j < 3; ++j) A[3 * i + j] = scale[i] * R[3 * j + i];
+        b[i] = -(A[3 * i] * refpos[0] + A[3 * i + 1] * refpos[1] + A[3 * i + 2] * refpos[2]);
+    }
+    ld_mesh mesh;
+    char why[256];
+    int rc = ld_mesh_load(path, &mesh, why, sizeof why);
+    if (rc == LD_ENOMEM) return rc;
+    if (rc)
+        return imp_fail(C->M, rc, g->line, "geom",
+                        "the mass and inertia of body '%s' come from mesh '%s': cannot read "
+                        "'%s': %s",
+                        L->name, g->mesh, path, why);
+    rc = ld_mesh_mass_props(&mesh, A, b, V, c, J);
+    ld_mesh_free(&mesh);
+    if (rc)
+        return imp_fail(C->M, LD_EINVAL, g->line, "geom",
+                        "the mass and inertia of body '%s' come from mesh '%s', which encloses no "
+                        "volume (an open or flat mesh): give the body an <inertial>",
+                        L->name, g->mesh);
+    return LD_OK;
+}
+
+int mj_mesh_mass(mj_ctx *C, const mj_geom *g, imp_link *L) {
+    imp_model *M = C->M;
+    const xmlNode *m = g->mesh[0] ? find_mesh(C, g->mesh) : NULL;
+    if (!m)
+        return imp_fail(M, LD_EINVAL, g->line, "geom",
+                        g->mesh[0] ? "of body '%s': no <asset><mesh> named '%s'"
+                                   : "of body '%s': a mesh geom needs mesh=\"...\"%s",
+                        L->name, g->mesh);
+    char *file = imp_attr(m, "file"), found[PATH_MAX], tried[520];
+    int rc = LD_OK;
+    if (!file || !file[0])
+        rc = imp_fail(M, LD_ENOTSUPPORTED, g->line, "geom",
+                      "the mass and inertia of body '%s' would come from mesh '%s', whose "
+                      "vertices are given in the model file (not read yet): give the body an "
+                      "<inertial>",
+                      L->name, g->mesh);
+    else if (!mesh_file(C, file, found, tried, sizeof tried))
+        rc = imp_fail(M, LD_EINVAL, imp_line(m), "mesh",
+                      "'%.200s': the mass and inertia of body '%s' come from it, but the file "
+                      "does not exist: %s",
+                      file, L->name, tried);
+    xmlFree(file);
+    double scale[3] = {1, 1, 1}, refpos[3] = {0, 0, 0}, refquat[4] = {1, 0, 0, 0};
+    double V = 0, c[3], J[9], Jb[9], cb[3];
+    if (!rc) rc = asset_map(C, m, scale, refpos, refquat);
+    if (!rc) rc = solid(C, g, L, found, scale, refpos, refquat, &V, c, J);
+    if (rc) return rc;
+    if (!C->exactmesh && !C->mesh_noted) {
+        C->mesh_noted = 1;
+        imp_warn(M, LD_IMPORT_DYNAMICS, g->line, "geom",
+                 "mesh '%s' of body '%s' (and any other mesh geom): its mass and inertia are "
+                 "those of the exact solid, as MuJoCo computes them with compiler "
+                 "exactmeshinertia=\"true\"; MuJoCo 2.2's default rule agrees for convex meshes "
+                 "only",
+                 g->mesh, L->name);
+    }
+    double mass = g->has_mass ? g->mass : g->density * V;
+    if (!(mass > 0)) return LD_OK;
+    for (int i = 0; i < 9; ++i) J[i] *= mass / V;
+    imp_rotate_tensor(Jb, g->quat, J); /* geom frame → body frame */
+    ld_quat_rotate(cb, g->quat, c);
+    for (int i = 0; i < 3; ++i) cb[i] += g->pos[i];
+    imp_add_mass(L, mass, cb, Jb);
+    return LD_OK;
+}
+
 int mj_mesh_shape(mj_ctx *C, const mj_geom *g, imp_link *L, imp_shape *sh, int *rc) {
     imp_model *M = C->M;
     const xmlNode *m = g->mesh[0] ? find_mesh(C, g->mesh) : NULL;
@@ -114,15 +209,8 @@ int mj_mesh_shape(mj_ctx *C, const mj_geom *g, imp_link *L, imp_shape *sh, int *
                  "'%.200s' of body '%s' not drawn: the file does not exist: %s", file, L->name,
                  tried);
     } else {
-        xmlNode *cls = C->main;
-        char *cl = imp_attr(m, "class");
-        if (cl && !(cls = mj_find_class(C, cl)))
-            *rc = imp_fail(M, LD_EINVAL, imp_line(m), "mesh", "no default class named '%s'", cl);
-        xmlFree(cl);
         double scale[3] = {1, 1, 1}, refpos[3] = {0, 0, 0}, refquat[4] = {1, 0, 0, 0};
-        if (!*rc) *rc = mj_vec(C, m, "mesh", cls, "scale", scale, 3, NULL);
-        if (!*rc) *rc = mj_vec(C, m, "mesh", cls, "refpos", refpos, 3, NULL);
-        if (!*rc) *rc = mj_vec(C, m, "mesh", cls, "refquat", refquat, 4, NULL);
+        *rc = asset_map(C, m, scale, refpos, refquat);
         if (!*rc) {
             sh->kind = LD_SHAPE_MESH;
             place(C, g, L, scale, refpos, refquat, sh);
