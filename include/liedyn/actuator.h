@@ -56,7 +56,9 @@ typedef int (*ld_controller_fn)(double t, const double *q, const double *v, cons
  * integrator then never steps across a sample instant: ld_integ_step ends a step on the next
  * instant when it would pass it (the step is shorter than asked), ld_integ_advance_to and
  * ld_integ_step_adaptive split there. fn NULL removes the controller. Scratch for the sensors
- * and inputs is allocated here, none during the steps. LD_OK; LD_EINVAL (NULL it, period not
+ * and inputs, and the workspace of the restart's solve at every sample (ld_integ_restart), are
+ * allocated here: no step and no sample allocates (unless the sparse solver of a large system
+ * must pivot anew, which KLU allocates for). LD_OK; LD_EINVAL (NULL it, period not
  * positive and finite, a system without actuators), LD_ENOMEM. */
 int ld_integ_set_controller(ld_integ *it, double period, ld_controller_fn fn, void *user);
 /* The samples taken so far (0 without a controller). */

@@ -286,8 +286,9 @@ int ld_integ_init(ld_integ *it, double t0, const double *q0, const double *v0);
 
 /* Start anew from the current state (t, q, v) after the forces jumped (a control input set
  * between steps, ld_sys_set_control): the consistent v̇ and λ, and the method's own variables
- * from them, as ld_integ_init computes them (one saddle-point solve, its scratch allocated
- * there); the statistics go on. Without it a method that carries an acceleration (genalpha,
+ * from them, as ld_integ_init computes them (one saddle-point solve; its scratch is allocated
+ * there, or kept from ld_integ_set_controller on, so that a restart allocates nothing); the
+ * statistics go on. Without it a method that carries an acceleration (genalpha,
  * newmark, hht) sees the jump with an error of first order. LD_OK, or ld_integ_init's status
  * with ld_integ_message saying why. The sampled controller (actuator.h) does this at its
  * samples. */

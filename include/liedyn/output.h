@@ -19,10 +19,10 @@
  *   (ld_out_csv_set_contact_forces; NaN unless given); per actuator NAME.force, NAME.input.
  *   Chosen by name only (not among "all" columns): per body BODY.ax BODY.ay BODY.az (ẍ, spatial)
  *   and BODY.dwx BODY.dwy BODY.dwz (Ω̇, body frame), the accelerations of the row's state
- *   (ld_sys_initial_accel, ld_model_body_accel; NaN where that solve fails). The CSV and HTML writers unwrap the
- *   angles row by row (ld_joint_angle_unwrap against the row before, so they run on through
- *   ±π; rows more than half a turn apart lose whole turns; a new writer starts the count
- *   anew). Numbers are written with 17 significant digits (read back bit-exact).
+ *   (ld_sys_initial_accel, ld_model_body_accel; NaN where that solve fails). The CSV and
+ *   HTML writers unwrap the angles row by row (ld_joint_angle_unwrap against the row before,
+ *   so they run on through ±π; rows more than half a turn apart lose whole turns; a new
+ *   writer starts the count anew). Numbers are written with 17 significant digits (read back bit-exact).
  *
  * Ownership: a writer keeps pointers to s and m (they must outlive it) and owns its buffers
  * and file. Status codes as everywhere (liedyn.h): 0, < 0 fatal. A writer whose write failed

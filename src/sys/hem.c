@@ -589,8 +589,7 @@ static int hem_step(ld_integ *it, double t1) {
  * the system's ld_sys_initial_accel_msg). */
 static int hem_initial(ld_integ *it, char *why, size_t cap) {
     const ld_system *s = it->s;
-    if (!((struct ld_hem *)it->priv)->sparse)
-        return ld_sys_initial_accel_msg(s, it->t, it->q, it->v, it->vd, it->lam, why, cap);
+    if (!((struct ld_hem *)it->priv)->sparse) return ld_integ__initial_accel(it, why, cap);
     struct ld_hem *H = it->priv;
     size_t k = (size_t)s->k, m = (size_t)s->m;
     int rc = eval_mass(it, it->q);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "../elements/kinds.h"
+#include "accel.h"
 #include "integ_impl.h"
 #include "liedyn/liedyn.h"
 #include "nodes.h"
@@ -279,6 +280,7 @@ void ld_integ_free(ld_integ *it) {
     if (!it) return;
     if (it->meth && it->meth->destroy) it->meth->destroy(it);
     ld_integ__sample_free(it);
+    ld_sys_accel_ws_free(it->aws);
     ld_la_free(it->la);
     free(it->q); /* the one block */
     ld_integ__blocks_free(it);
@@ -322,13 +324,19 @@ static int init_state(ld_integ *it, double t0, const double *q0, const double *v
     return rc;
 }
 
+int ld_integ__initial_accel(ld_integ *it, char *why, size_t cap) {
+    if (it->aws)
+        return ld_sys_initial_accel_ws(it->s, it->aws, it->t, it->q, it->v, it->vd, it->lam, why,
+                                       cap);
+    return ld_sys_initial_accel_msg(it->s, it->t, it->q, it->v, it->vd, it->lam, why, cap);
+}
+
 int ld_integ_restart(ld_integ *it) {
     if (!it) return LD_EINVAL;
     char why[sizeof it->msg] = "";
     ld_sys_forget(it->s);
     int rc = it->meth->initial ? it->meth->initial(it, why, sizeof why)
-                               : ld_sys_initial_accel_msg(it->s, it->t, it->q, it->v, it->vd,
-                                                          it->lam, why, sizeof why);
+                               : ld_integ__initial_accel(it, why, sizeof why);
     if (!rc && it->meth->init) rc = it->meth->init(it);
     if (rc) snprintf(it->msg, sizeof it->msg, "restart at t = %.9g: %.250s", it->t, why);
     it->jac_ok = 0;

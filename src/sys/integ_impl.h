@@ -105,7 +105,14 @@ struct ld_integ {
     const char *oom_what; /* and what it was for (NULL: the solver's factors), static */
     char msg[320];
     struct ld_sampler *smp; /* the sampled controller (integ_sample.c; NULL: none) */
+    /* the kept workspace of the solves for consistent v̇, λ (accel.h; NULL: each solve
+     * allocates its own), made with the controller, whose samples restart the method */
+    struct ld_sys_accel_ws *aws;
 };
+
+/* Consistent v̇, λ at the integrator's state into it->vd, it->lam (ld_sys_initial_accel_msg,
+ * with it->aws when there is one); why (cap) says what failed. */
+int ld_integ__initial_accel(ld_integ *it, char *why, size_t cap);
 
 /* integ_sample.c: at a sample instant (t within its tolerance), run the controller and set the
  * inputs: LD_OK or the controller's status (< 0). Then the end of a step from t towards t1:

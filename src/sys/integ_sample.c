@@ -5,13 +5,15 @@
  * ld_integ__sample_end for the end of every step), so that the held input is exact: each step
  * sees one input. The sensors (joint coordinate, rate and applied force per actuator) are read
  * at the instant from the state; the coordinate is unwrapped from the previous sample. The
- * scratch is allocated when the controller is set, never during a step.
+ * scratch is allocated when the controller is set, never during a step: the restart at each
+ * sample solves for consistent accelerations in the integrator's kept workspace (accel.h).
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "accel.h"
 #include "integ_impl.h"
 #include "liedyn/actuator.h"
 #include "liedyn/coords.h"
@@ -54,7 +56,9 @@ int ld_integ_set_controller(ld_integ *it, double period, ld_controller_fn fn, vo
     if (!(period > 0.0) || !isfinite(period) || n < 1) return LD_EINVAL;
     ld_sampler *p = calloc(1, sizeof *p);
     double *buf = calloc(5 * (size_t)n, sizeof *buf);
-    if (!p || !buf) {
+    if (!it->aws) /* the samples' restarts solve with it: none allocates */
+        it->aws = ld_sys_accel_ws_new(it->s, NULL, 0);
+    if (!p || !buf || !it->aws) {
         free(p);
         free(buf);
         return LD_ENOMEM;

@@ -249,7 +249,7 @@ static void moreau_destroy(ld_integ *it) {
 }
 
 static int moreau_initial(ld_integ *it, char *why, size_t cap) {
-    return ld_sys_initial_accel_msg(it->s, it->t, it->q, it->v, it->vd, it->lam, why, cap);
+    return ld_integ__initial_accel(it, why, cap);
 }
 
 /* The largest speed of a point of a colliding shape at the free velocities: |ẋ| + |Ω| ρ over

@@ -304,7 +304,7 @@ static void drift(sp *S, double tau) {
 /* The start: v̇ and λ consistent with it (the generic saddle solve, which also names any
  * non-finite input); after a step they are not computed (NaN). */
 static int split_initial(ld_integ *it, char *why, size_t cap) {
-    return ld_sys_initial_accel_msg(it->s, it->t, it->q, it->v, it->vd, it->lam, why, cap);
+    return ld_integ__initial_accel(it, why, cap);
 }
 
 static int split_step(ld_integ *it, double t1) {

@@ -9,6 +9,7 @@
 #include "liedyn/liedyn.h"
 #include "liedyn/linalg.h"
 #include "liedyn/system.h"
+#include "accel.h"
 #include "nodes.h"
 #include "../core/oom.h"
 
@@ -336,16 +337,12 @@ static int saddle_rhs(const ld_system *s, double t, const double *q, const doubl
     return LD_OK;
 }
 
-/* Solve with a fresh solver of kind `kind`: A dense (NULL: the CSC p, ri, x), b in place. */
-static int saddle_solve(ld_la_kind kind, int n, const double *A, const int *p, const int *ri,
-                        const double *x, double *b, char *msg, size_t cap) {
-    ld_la *la = ld_la_create(kind, n);
-    if (!la)
-        return oom(msg, cap, kind == LD_LA_DENSE ? 8.0 * n * (double)n : 16.0 * n,
-                   "the solver of the initial accelerations");
+/* Factor [M Bᵀ; B 0] (A dense, or the CSC p, ri, x) with the workspace's solver and solve
+ * for b in place. */
+static int saddle_solve(ld_la *la, const double *A, const int *p, const int *ri, const double *x,
+                        double *b, char *msg, size_t cap) {
     int rc = A ? ld_la_factor_dense(la, A) : ld_la_factor_csc(la, p, ri, x);
     if (!rc) rc = ld_la_solve(la, b);
-    ld_la_free(la);
     if (rc == LD_ESINGULAR && msg && cap)
         snprintf(msg, cap, "singular matrix [M B'; B 0] of the initial accelerations");
     if (rc == LD_ENOMEM) return oom(msg, cap, 0.0, "the factors of the initial accelerations");
@@ -420,22 +417,69 @@ static void saddle_csc(const ld_system *s, const double *Mb, const double *Bv, i
     }
 }
 
+/* The workspace of the solve for consistent accelerations (accel.h): the right-hand side b
+ * (k + m), and either the dense (k + m)² matrix with M (k²) and B (m k) beside it, or the CSC
+ * arrays of the sparse matrix; the solver, kept so that its pattern, analysis and factor
+ * storage serve every later solve. */
+struct ld_sys_accel_ws {
+    int sparse;
+    size_t n, nmb, nb, nnz;
+    double *b, *x; /* x: dense A | B | M, or sparse values | Mb | Bv */
+    int *p;        /* sparse: colptr (n + 1) | next (n) | rowind (nnz) */
+    ld_la *la;
+};
+
+void ld_sys_accel_ws_free(ld_sys_accel_ws *w) {
+    if (!w) return;
+    ld_la_free(w->la);
+    free(w->b);
+    free(w->x);
+    free(w->p);
+    free(w);
+}
+
+/* The bytes of the workspace's arrays (messages). */
+static double ws_bytes(const ld_sys_accel_ws *w, size_t k, size_t m) {
+    if (w->sparse)
+        return (double)((2 * w->n + 1 + w->nnz) * sizeof(int)) +
+               (double)((w->nnz + w->nmb + w->nb + 1 + w->n) * sizeof(double));
+    return 8.0 * ((double)w->n * (double)w->n + (double)m * (double)k + (double)k * (double)k +
+                  (double)w->n);
+}
+
+ld_sys_accel_ws *ld_sys_accel_ws_new(const ld_system *s, char *msg, size_t cap) {
+    if (msg && cap) msg[0] = '\0';
+    size_t k = (size_t)s->k, m = (size_t)s->m, n = k + m;
+    ld_sys_accel_ws *w = ld_xcalloc(1, sizeof *w, "the initial accelerations");
+    if (!w) return oom(msg, cap, (double)sizeof *w, "the initial accelerations"), NULL;
+    w->n = n;
+    w->nmb = ld_sys_mass_block_entries(s);
+    w->nb = (size_t)(s->bnnz > 0 ? s->bnnz : 0);
+    w->nnz = w->nmb + 2 * w->nb;
+    w->sparse = ld_sys_has_sparse(s) && ld_la_choose_rows((int)n, s->m, w->nnz) == LD_LA_KLU;
+    double cnt = w->sparse ? (double)(w->nnz + w->nmb + w->nb + 1)
+                           : (double)n * (double)n + (double)m * (double)k + (double)k * (double)k;
+    int ok = cnt * sizeof(double) < (double)SIZE_MAX;
+    ok = ok && (w->b = ld_xmalloc(n * sizeof(double), "the saddle-point solve"));
+    ok = ok && (w->x = ld_xcalloc((size_t)cnt, sizeof(double), "the saddle-point matrix"));
+    ok = ok && (!w->sparse ||
+                (w->p = ld_xmalloc((2 * n + 1 + w->nnz) * sizeof(int), "the saddle-point matrix")));
+    ok = ok && (w->la = ld_la_create(w->sparse ? LD_LA_KLU : LD_LA_DENSE, (int)n));
+    if (ok) return w;
+    char what[96];
+    snprintf(what, sizeof what, "the %s matrix of the initial accelerations (k = %zu, m = %zu)",
+             w->sparse ? "sparse" : "dense", k, m);
+    oom(msg, cap, ws_bytes(w, k, m), what);
+    ld_sys_accel_ws_free(w);
+    return NULL;
+}
+
 /* The sparse path: node blocks of M, B in its pattern, KLU. Memory O(k + m + nnz). */
-static int initial_sparse(const ld_system *s, double t, const double *q, const double *v, double *b,
-                          char *msg, size_t cap) {
-    size_t k = (size_t)s->k, n = k + (size_t)s->m, nb = (size_t)s->bnnz;
-    size_t nmb = ld_sys_mass_block_entries(s), nnz = nmb + 2 * nb;
-    int *p = ld_xmalloc((2 * n + 1 + nnz) * sizeof(int), "the saddle-point matrix");
-    double *x = ld_xmalloc((nnz + nmb + nb + 1) * sizeof(double), "the saddle-point matrix");
-    if (!p || !x) {
-        free(p);
-        free(x);
-        return oom(msg, cap,
-                   (double)((2 * n + 1 + nnz) * sizeof(int)) +
-                       (double)((nnz + nmb + nb + 1) * sizeof(double)),
-                   "the sparse matrix of the initial accelerations");
-    }
-    double *Mb = x + nnz, *Bv = Mb + nmb;
+static int initial_sparse(const ld_system *s, ld_sys_accel_ws *w, double t, const double *q,
+                          const double *v, char *msg, size_t cap) {
+    size_t n = w->n, nmb = w->nmb, nb = w->nb;
+    double *x = w->x, *Mb = x + w->nnz, *Bv = Mb + nmb, *b = w->b;
+    int *p = w->p;
     int rc = s->ops.mass_blocks(s, q, Mb);
     if (!rc) rc = finite_or(Mb, nmb, "mass matrix M(q)", msg, cap);
     if (!rc && nb > 0) rc = s->ops.phi_q_sparse(s, t, q, Bv);
@@ -444,29 +488,17 @@ static int initial_sparse(const ld_system *s, double t, const double *q, const d
     if (!rc) {
         int *ri = p + 2 * n + 1; /* p: colptr (n + 1) | next (n) | rowind (nnz) */
         saddle_csc(s, Mb, Bv, p, ri, x, p + n + 1);
-        rc = saddle_solve(LD_LA_KLU, (int)n, NULL, p, ri, x, b, msg, cap);
+        rc = saddle_solve(w->la, NULL, p, ri, x, b, msg, cap);
     }
-    free(p);
-    free(x);
     return rc;
 }
 
 /* The dense path: [M Bᵀ; B 0] as one (k + m)² array. */
-static int initial_dense(const ld_system *s, double t, const double *q, const double *v, double *b,
-                         char *msg, size_t cap) {
-    int k = s->k, m = s->m, n = k + m, rc;
-    size_t N = (size_t)n, K = (size_t)k;
-    double cnt = (double)N * (double)N + (double)m * (double)k + (double)k * (double)k;
-    double *A = cnt * sizeof(double) < (double)SIZE_MAX
-                    ? ld_xcalloc((size_t)cnt, sizeof(double), "the finite-difference scratch")
-                    : NULL;
-    if (!A) {
-        char what[96];
-        snprintf(what, sizeof what,
-                 "the dense matrix of the initial accelerations (k = %d, m = %d)", k, m);
-        return oom(msg, cap, 8.0 * cnt, what);
-    }
-    double *B = A + N * N, *M = B + (size_t)m * K;
+static int initial_dense(const ld_system *s, ld_sys_accel_ws *w, double t, const double *q,
+                         const double *v, char *msg, size_t cap) {
+    int m = s->m, rc;
+    size_t N = w->n, K = (size_t)s->k;
+    double *A = w->x, *B = A + N * N, *M = B + (size_t)m * K, *b = w->b;
     rc = s->ops.mass(s, q, M);
     if (!rc) rc = finite_or(M, K * K, "mass matrix M(q)", msg, cap);
     if (!rc && m > 0) rc = s->ops.phi_q(s, t, q, B);
@@ -478,36 +510,52 @@ static int initial_dense(const ld_system *s, double t, const double *q, const do
             for (size_t j = 0; j < (size_t)m; ++j)
                 A[i * N + K + j] = A[(K + j) * N + i] = B[j * K + i];
         }
-        rc = saddle_solve(LD_LA_DENSE, n, A, NULL, NULL, NULL, b, msg, cap);
+        for (size_t i = K; i < N; ++i)
+            for (size_t j = K; j < N; ++j) A[i * N + j] = 0.0;
+        rc = saddle_solve(w->la, A, NULL, NULL, NULL, b, msg, cap);
     }
-    free(A);
+    return rc;
+}
+
+/* The arguments a solve needs. */
+static int accel_args_ok(const ld_system *s, const double *q, const double *v, const double *vdot,
+                         const double *lambda) {
+    return s && q && v && vdot && (s->m == 0 || lambda) && s->ops.mass && s->ops.force &&
+           (s->m == 0 || s->ops.phi_q) && s->k >= 1 && s->m >= 0;
+}
+
+int ld_sys_initial_accel_ws(const ld_system *s, ld_sys_accel_ws *w, double t, const double *q,
+                            const double *v, double *vdot, double *lambda, char *msg, size_t cap) {
+    if (msg && cap) msg[0] = '\0';
+    if (!w || !accel_args_ok(s, q, v, vdot, lambda) || w->n != (size_t)s->k + (size_t)s->m) {
+        if (msg && cap) snprintf(msg, cap, "invalid arguments to the initial accelerations");
+        return LD_EINVAL;
+    }
+    size_t k = (size_t)s->k, m = (size_t)s->m;
+    int rc = w->sparse ? initial_sparse(s, w, t, q, v, msg, cap)
+                       : initial_dense(s, w, t, q, v, msg, cap);
+    if (!rc) rc = finite_or(w->b, k, "initial acceleration", msg, cap);
+    if (!rc) rc = finite_or(w->b + k, m, "initial multiplier", msg, cap);
+    if (!rc) {
+        memcpy(vdot, w->b, k * sizeof(double));
+        if (m > 0) memcpy(lambda, w->b + k, m * sizeof(double));
+    } else if (rc > 0 && msg && cap && !msg[0]) {
+        snprintf(msg, cap, "the model refused the initial state (status %d)", rc);
+    }
     return rc;
 }
 
 int ld_sys_initial_accel_msg(const ld_system *s, double t, const double *q, const double *v,
                              double *vdot, double *lambda, char *msg, size_t cap) {
     if (msg && cap) msg[0] = '\0';
-    if (!s || !q || !v || !vdot || (s->m > 0 && !lambda) || !s->ops.mass || !s->ops.force ||
-        (s->m > 0 && !s->ops.phi_q) || s->k < 1 || s->m < 0) {
+    if (!accel_args_ok(s, q, v, vdot, lambda)) {
         if (msg && cap) snprintf(msg, cap, "invalid arguments to the initial accelerations");
         return LD_EINVAL;
     }
-    size_t k = (size_t)s->k, m = (size_t)s->m, n = k + m;
-    size_t nnz = ld_sys_mass_block_entries(s) + 2 * (size_t)(s->bnnz > 0 ? s->bnnz : 0);
-    int sparse = ld_sys_has_sparse(s) && ld_la_choose_rows((int)n, s->m, nnz) == LD_LA_KLU;
-    double *b = ld_xmalloc(n * sizeof(double), "the saddle-point solve");
-    if (!b) return oom(msg, cap, 8.0 * (double)n, "the initial accelerations");
-    int rc =
-        sparse ? initial_sparse(s, t, q, v, b, msg, cap) : initial_dense(s, t, q, v, b, msg, cap);
-    if (!rc) rc = finite_or(b, k, "initial acceleration", msg, cap);
-    if (!rc) rc = finite_or(b + k, m, "initial multiplier", msg, cap);
-    if (!rc) {
-        memcpy(vdot, b, k * sizeof(double));
-        if (m > 0) memcpy(lambda, b + k, m * sizeof(double));
-    } else if (rc > 0 && msg && cap && !msg[0]) {
-        snprintf(msg, cap, "the model refused the initial state (status %d)", rc);
-    }
-    free(b);
+    ld_sys_accel_ws *w = ld_sys_accel_ws_new(s, msg, cap);
+    if (!w) return LD_ENOMEM;
+    int rc = ld_sys_initial_accel_ws(s, w, t, q, v, vdot, lambda, msg, cap);
+    ld_sys_accel_ws_free(w);
     return rc;
 }
 
