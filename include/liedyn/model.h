@@ -652,8 +652,8 @@ int ld_model_parse(const char *text, size_t len, const char *name, ld_model *out
  * assembled (ld_model_assemble: bodies without a position, joints in the frame form). name is
  * the file name in messages. LD_OK; LD_EINVAL with err (its key such as "joints[2].axis") and
  * m as it was; LD_ENOMEM. */
-int ld_model_add_item(ld_model *m, const char *list, const char *text, size_t len,
-                      const char *name, ld_model_error *err);
+int ld_model_add_item(ld_model *m, const char *list, const char *text, size_t len, const char *name,
+                      ld_model_error *err);
 /* Check the physical content (masses, inertia positive definite, unit quaternions, indices,
  * rods (parameters, node ranges, node masses), joint geometry, time functions, run block).
  * LD_OK or LD_EINVAL with err (line 0 when the model was not read from a file). The

@@ -22,7 +22,8 @@
  *   (ld_sys_initial_accel, ld_model_body_accel; NaN where that solve fails). The CSV and
  *   HTML writers unwrap the angles row by row (ld_joint_angle_unwrap against the row before,
  *   so they run on through ±π; rows more than half a turn apart lose whole turns; a new
- *   writer starts the count anew). Numbers are written with 17 significant digits (read back bit-exact).
+ *   writer starts the count anew). Numbers are written with 17 significant digits (read back
+ * bit-exact).
  *
  * Ownership: a writer keeps pointers to s and m (they must outlive it) and owns its buffers
  * and file. Status codes as everywhere (liedyn.h): 0, < 0 fatal. A writer whose write failed
