@@ -126,6 +126,7 @@ static void test_mjcf(void **state) {
     ld_model_error e;
     ld_import_report rep;
     int rc = ld_model_import(DATA "mesh_inertia.xml", &m, &e, &rep);
+    ld_import_report_free(&rep);
     if (rc) fail_msg("%s", e.msg);
     /* turned: box.stl ↦ diag(scale) R(refquat)ᵀ (p − refpos) in a geom turned and moved */
     const ld_body *B = &m.bodies[ld_model_body_find(&m, "turned")];
@@ -179,6 +180,7 @@ static void test_mug(void **state) {
     ld_model_error e;
     ld_import_report rep;
     int rc = ld_model_import(path, &m, &e, &rep);
+    ld_import_report_free(&rep);
     if (rc) fail_msg("%s", e.msg);
     const ld_body *B = &m.bodies[ld_model_body_find(&m, "mug")];
     printf("mug: mass %.12g kg, centre %.9g %.9g %.9g\n", B->mass, B->x[0], B->x[1], B->x[2]);
