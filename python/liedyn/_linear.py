@@ -58,7 +58,8 @@ class Modes:
     shapes (count, k) the shapes in the reduced and the full tangent coordinates (complex;
     undamped: real and mass-normalized, z^T Mr z = 1); bodies: dict body name -> array
     (count, 6), the centre's displacement and the rotation (spatial) of that body per unit
-    modal coordinate (complex). linear: the Linear they come from."""
+    modal coordinate (complex). linear: the Linear they come from (None from the sparse path,
+    which forms no matrices; its z are the shapes, mass-normalized: shapes^T M shapes = 1)."""
 
     def __init__(self, linear, d, damped, names):
         self.linear = linear
@@ -100,12 +101,13 @@ def _system(model, formulation):
     return model.compile(formulation=formulation) if formulation else model.compile()
 
 
-def _call(model, formulation, q, v, t, static, steps, count, damped):
+def _call(model, formulation, q, v, t, static, steps, count, damped, sparse=False, shift=0.0):
     system = _system(model, formulation)
     if t is None:
         t = system.model.run_spec["t_end"] if static else 0.0
     d = _liedyn._linearize(system, q=q, v=v, t=float(t), static=bool(static), steps=int(steps),
-                           count=count, damped=bool(damped))
+                           count=count, damped=bool(damped), sparse=bool(sparse),
+                           shift=float(shift))
     return system, d
 
 
@@ -123,12 +125,16 @@ def linearize(model, *, q=None, v=None, t=None, static=True, steps=10, formulati
 
 
 def modes(model, count=10, *, damped=False, q=None, v=None, t=None, static=True, steps=10,
-          formulation=None):
+          formulation=None, sparse=False, shift=0.0):
     """The count lowest modes (0: all) of a model about its static equilibrium, as
     `liedyn modes`, and return Modes (its .linear holds the matrices). damped=True: the damped
-    modes (the first-order form with D). The other arguments as for linearize."""
+    modes (the first-order form with D). sparse=True: the count lowest undamped modes by the
+    sparse path, as `liedyn modes --sparse --shift S` — memory in proportion to the model, no
+    matrices (.linear is None); shift: below the wanted eigenvalues (0 for a clamped structure
+    or a hanging mechanism). The other arguments as for linearize."""
     if count < 0:
         raise ValueError("count: 0 (all) or more")
-    system, d = _call(model, formulation, q, v, t, static, steps, int(count), damped)
+    system, d = _call(model, formulation, q, v, t, static, steps, int(count), damped, sparse,
+                      shift)
     names = list(system.model.bodies)
-    return Modes(Linear(system, d), d, bool(damped), names)
+    return Modes(None if sparse else Linear(system, d), d, bool(damped), names)

@@ -74,11 +74,12 @@ static int put_modes(PyObject *d, const ld_py_system *S, const double *q, const 
 }
 
 /* The work without the GIL: the equilibrium (static ≠ 0), the linearization, A, the modes
- * (count ≥ 0; −1: none). Returns a status, msg says why. */
+ * (count ≥ 0; −1: none) — or, sparse, the equilibrium and the lowest undamped modes by the
+ * sparse path (ld_modes_sparse at the shift), no matrices. Returns a status, msg says why. */
 typedef struct lin_job {
     const ld_py_system *S;
-    double t, *q, *v, *lam, *A;
-    int statics, steps, count, damped;
+    double t, *q, *v, *lam, *A, shift;
+    int statics, steps, count, damped, sparse;
     ld_linear lin;
     ld_modes md;
     int have_modes;
@@ -94,6 +95,11 @@ static int lin_work(lin_job *J) {
         o.steps = J->steps;
         if ((rc = ld_static_solve(s, J->t, J->q, J->lam, &o, NULL, J->msg, sizeof J->msg)))
             return rc;
+    }
+    if (J->sparse) {
+        rc = ld_modes_sparse(s, J->t, J->q, J->count, J->shift, &J->md, J->msg, sizeof J->msg);
+        J->have_modes = rc == LD_OK;
+        return rc;
     }
     if ((rc = ld_linearize(s, J->t, J->q, J->v, &J->lin, J->msg, sizeof J->msg))) return rc;
     size_t n2 = 2 * (size_t)J->lin.n;
@@ -111,20 +117,28 @@ static int lin_work(lin_job *J) {
     return rc;
 }
 
-/* _linearize(system, q=None, v=None, t=0, static=True, steps=10, count=-1, damped=False). */
+/* _linearize(system, q=None, v=None, t=0, static=True, steps=10, count=-1, damped=False,
+ * sparse=False, shift=0). */
 static PyObject *py_linearize(PyObject *self, PyObject *args, PyObject *kw) {
     (void)self;
-    static char *kwlist[] = {"system", "q", "v", "t", "static", "steps", "count", "damped", NULL};
+    static char *kwlist[] = {"system", "q",      "v",      "t",     "static", "steps",
+                             "count",  "damped", "sparse", "shift", NULL};
     PyObject *so, *qo = Py_None, *vo = Py_None;
     lin_job J;
     memset(&J, 0, sizeof J);
     J.statics = 1, J.steps = 10, J.count = -1;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O!|OOdpiip:_linearize", kwlist, &ld_py_system_type,
-                                     &so, &qo, &vo, &J.t, &J.statics, &J.steps, &J.count,
-                                     &J.damped))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O!|OOdpiippd:_linearize", kwlist,
+                                     &ld_py_system_type, &so, &qo, &vo, &J.t, &J.statics, &J.steps,
+                                     &J.count, &J.damped, &J.sparse, &J.shift))
         return NULL;
     if (J.steps < 1) {
         PyErr_SetString(PyExc_ValueError, "steps: at least 1");
+        return NULL;
+    }
+    if (J.sparse && (J.count < 1 || J.damped || vo != Py_None)) {
+        PyErr_SetString(PyExc_ValueError,
+                        "sparse: the lowest undamped modes about an equilibrium (count >= 1, "
+                        "damped=False, no v)");
         return NULL;
     }
     ld_py_system *S = (ld_py_system *)so;
@@ -165,7 +179,7 @@ static PyObject *py_linearize(PyObject *self, PyObject *args, PyObject *kw) {
         goto done;
     }
     out = PyDict_New();
-    if (!out || put_linear(out, &J.lin, J.A) || put(out, "q", ld_py_vec(J.q, nq)) ||
+    if (!out || (!J.sparse && put_linear(out, &J.lin, J.A)) || put(out, "q", ld_py_vec(J.q, nq)) ||
         put(out, "t", PyFloat_FromDouble(J.t)) || (J.have_modes && put_modes(out, S, J.q, &J.md)))
         Py_CLEAR(out);
 done:

@@ -23,6 +23,23 @@ def test_pendulum_frequency():
     assert abs(shape[5]) > 0 and abs(shape[3]) < 1e-9 * abs(shape[5])
 
 
+def test_sparse_modes_equal_the_dense_ones():
+    # the sparse path (saddle-point matrix, KLU) on a closed loop with a spring and on a beam:
+    # the dense path's lowest w^2 and body motions (up to sign), no matrices
+    for name, count in (("four-bar", 1), ("beam-pinned", 4)):
+        dense = liedyn.modes(name, count)
+        sparse = liedyn.modes(name, count, sparse=True)
+        assert sparse.linear is None and sparse.count == count
+        assert np.abs(sparse.omega2 / dense.omega2 - 1).max() < 1e-9
+        for body, d in dense.bodies.items():
+            s = sparse.bodies[body]
+            for j in range(count):
+                sign = 1.0 if np.dot(s[j], d[j]) >= 0 else -1.0
+                assert np.abs(sign * s[j] - d[j]).max() <= 1e-6 * (1 + np.abs(d[j]).max())
+    with pytest.raises(ValueError, match="sparse"):
+        liedyn.modes("four-bar", 1, sparse=True, damped=True)
+
+
 def test_reduced_matrices_and_state_matrix():
     lin = liedyn.linearize("double-pendulum-damped")
     assert lin.k == 12 and lin.n == 2 and lin.B.shape == (10, 12)
