@@ -530,6 +530,10 @@ int ld_integ__assemble(ld_integ *it, double t, double cm, double cc, double ck, 
 }
 
 int ld_integ__dense_fill(ld_integ *it, double cm, double cc, double ck) {
+    /* each node's T block held locally, K T only in a direct product's rotation columns: the
+     * same sums less the products with T's zeros and ones (integ_small.c); the k×k T below is
+     * kept as the reference that ld_integ__set_generic selects (tests/test_small.c) */
+    if (!it->generic) return ld_integ__small_fill(it, cm, cc, ck);
     const ld_system *s = it->s;
     int k = it->k, m = it->m, n = it->n;
     ld_sys_tangent(s, it->T, it->xi);

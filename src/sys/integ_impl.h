@@ -165,6 +165,8 @@ int ld_integ__newton_eval(ld_integ *it, double t, double cm, double cc, double c
 int ld_integ__residual_sums(ld_integ *it);
 int ld_integ__blocks_residual_sums(ld_integ *it);
 int ld_integ__dense_fill(ld_integ *it, double cm, double cc, double ck);
+/* The fill node by node (each node's T(xi) block local; any n, the small path's and, unless
+ * ld_integ__set_generic, the dense path's). */
 int ld_integ__small_fill(ld_integ *it, double cm, double cc, double ck);
 int ld_integ__blocks_fill(ld_integ *it);
 /* The node blocks Tb of T(xi) (structured sparse path). */
