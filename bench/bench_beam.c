@@ -177,7 +177,10 @@ static void cantilever_study(void) {
     ld_model_free(&m);
 }
 
-/* µs per Newton iteration and iterations per step of genalpha on m for T seconds at step h. */
+/* µs per Newton iteration and iterations per step of genalpha on m for T seconds at step h, in
+ * the CPU time of the calling thread (the integrator's; the process's CPU time, also printed,
+ * adds OpenBLAS's worker threads, which spin in sched_yield for their first ~0.1 s whether or
+ * not they get work: most of a 0.1 s run's process time). */
 static void per_iteration(const char *name, const ld_model *m, double h, double rho, double T) {
     const char *only = getenv("BENCH_LA"); /* dense or klu: one of the two */
     for (int la = 0; la < 2; ++la) {
@@ -193,14 +196,14 @@ static void per_iteration(const char *name, const ld_model *m, double h, double 
         if (!it) die_code("create", rc);
         check_ld("init", ld_integ_init(it, 0.0, q0, v0));
         long n = lround(T / h);
-        double c0 = cpu_now();
+        double c0 = thread_cpu_now(), p0 = cpu_now();
         for (long i = 1; i <= n; ++i) check_ld("step", ld_integ_step(it, h));
-        double cpu = cpu_now() - c0;
+        double cpu = thread_cpu_now() - c0, pcpu = cpu_now() - p0;
         ld_integ_stats st;
         ld_integ_get_stats(it, &st);
-        printf("per-iter,%s,%s,%d,%g,%ld,%.2f,%.2f,%.3f\n", name, la ? "klu" : "dense", s.k, h, n,
-               (double)st.newton_iterations / (double)n, 1e6 * cpu / (double)st.newton_iterations,
-               cpu);
+        printf("per-iter,%s,%s,%d,%g,%ld,%.2f,%.2f,%.3f,%.3f\n", name, la ? "klu" : "dense", s.k, h,
+               n, (double)st.newton_iterations / (double)n,
+               1e6 * cpu / (double)st.newton_iterations, cpu, pcpu);
         ld_integ_free(it);
         free(q0);
         free(v0);
@@ -209,7 +212,7 @@ static void per_iteration(const char *name, const ld_model *m, double h, double 
 }
 
 static void kynema_study(void) {
-    printf("study,model,la,unknowns,h,steps,newton_per_step,us_per_newton,cpu_s\n");
+    printf("study,model,la,unknowns,h,steps,newton_per_step,us_per_newton,cpu_s,process_cpu_s\n");
     char path[512];
     snprintf(path, sizeof path, "%s/models/composite-cantilever.yaml", LD_SOURCE_DIR);
     ld_model m;

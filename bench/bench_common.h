@@ -69,6 +69,10 @@ static inline double clock_s(clockid_t id) {
 static inline double cpu_now(void) {
     return clock_s(CLOCK_PROCESS_CPUTIME_ID);
 }
+/* CPU time of the calling thread, s (not the other threads of the process). */
+static inline double thread_cpu_now(void) {
+    return clock_s(CLOCK_THREAD_CPUTIME_ID);
+}
 static inline double wall_now(void) {
     return clock_s(CLOCK_MONOTONIC);
 }

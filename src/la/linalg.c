@@ -156,22 +156,23 @@ LA_HOT static void small_lu(double *a, lapack_int *piv, int n) {
     }
 }
 
-/* b ← A⁻¹ b from the factors of small_lu. */
+/* b ← A⁻¹ b from the factors of small_lu, column by column: once b_j is final it is taken out
+ * of every later (earlier) row at once, so the rows' updates are independent of each other
+ * instead of one chain of dependent subtractions per row. The forward sweep subtracts in the
+ * same order as row by row (the same bits); the backward one from the last column down. */
 LA_HOT static void small_solve(const double *a, const lapack_int *piv, int n, double *b) {
     for (int k = 0; k < n; ++k) {
         double t = b[k];
         b[k] = b[piv[k]];
         b[piv[k]] = t;
     }
-    for (int i = 1; i < n; ++i) {
-        double s = b[i];
-        for (int j = 0; j < i; ++j) s -= a[i * n + j] * b[j];
-        b[i] = s;
+    for (int j = 0; j < n - 1; ++j) {
+        const double bj = b[j];
+        for (int i = j + 1; i < n; ++i) b[i] -= a[i * n + j] * bj;
     }
-    for (int i = n - 1; i >= 0; --i) {
-        double s = b[i];
-        for (int j = i + 1; j < n; ++j) s -= a[i * n + j] * b[j];
-        b[i] = s / a[i * n + i];
+    for (int j = n - 1; j >= 0; --j) {
+        const double bj = b[j] /= a[j * n + j];
+        for (int i = 0; i < j; ++i) b[i] -= a[i * n + j] * bj;
     }
 }
 

@@ -44,6 +44,7 @@ int ld_integ__newton_eval(ld_integ *it, double t, double cm, double cc, double c
     ld_newton_eval e = request(it, t, cm, cc, ck, keep);
     int rc = s->ops.eval_newton(s, &e);
     if (rc) return rc;
+    if (e.M) ld_integ__mass_band(it);
     it->mass_ok = s->mass_const;
     rc = it->blocks ? ld_integ__blocks_residual_sums(it) : ld_integ__residual_sums(it);
     if (rc || keep) return rc;

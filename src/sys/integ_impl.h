@@ -85,6 +85,7 @@ struct ld_integ {
     double *bw;                      /* one block: the next five */
     double *Mb, *Tb, *Bv, *BTv, *tv; /* mass blocks, T blocks, B, B T, tangent-block values */
     double *rk, *mk;                 /* k each: products and their magnitudes (residual) */
+    int *mband;    /* dense paths: row i of M is zero outside columns [mband[2i], mband[2i + 1]) */
     double rscale; /* round-off scale of the preconditioned residual (RMS of the term sizes) */
     /* the small-system path (integ_small.c): k + m ≤ LD_SMALL_N on the dense solver (small),
      * unless ld_integ__set_generic turned it off (generic); the LU factors live in lu, piv */
@@ -163,8 +164,13 @@ int ld_integ__newton_eval(ld_integ *it, double t, double cm, double cc, double c
 /* The parts of the residual and the assembly after the model's evaluations (M, g, B, Φ in
  * place; C, K or the tangent-block values too for the fills), on each path. */
 int ld_integ__residual_sums(ld_integ *it);
+/* Note the band of the dense M just evaluated (it->mband), which the residual's sums skip the
+ * zeros outside of: to be called after every evaluation of M into it->M before them. */
+void ld_integ__mass_band(ld_integ *it);
 int ld_integ__blocks_residual_sums(ld_integ *it);
 int ld_integ__dense_fill(ld_integ *it, double cm, double cc, double ck);
+/* The fill node by node (each node's T(xi) block local; any n, the small path's and, unless
+ * ld_integ__set_generic, the dense path's). */
 int ld_integ__small_fill(ld_integ *it, double cm, double cc, double ck);
 int ld_integ__blocks_fill(ld_integ *it);
 /* The node blocks Tb of T(xi) (structured sparse path). */

@@ -53,7 +53,8 @@ static inline __attribute__((always_inline)) int lu_n(double *restrict a, int *r
     return LD_OK;
 }
 
-/* b ← A⁻¹ b from the factors of lu_n. */
+/* b ← A⁻¹ b from the factors of lu_n, column by column as the dense backend's solve (the
+ * same operations in the same order). */
 static inline __attribute__((always_inline)) void
 solve_n(const double *restrict a, const int *restrict piv, const int n, double *restrict b) {
 #pragma GCC unroll 12
@@ -63,18 +64,16 @@ solve_n(const double *restrict a, const int *restrict piv, const int n, double *
         b[piv[k]] = t;
     }
 #pragma GCC unroll 12
-    for (int i = 1; i < n; ++i) {
-        double s = b[i];
+    for (int j = 0; j < n - 1; ++j) {
+        const double bj = b[j];
 #pragma GCC unroll 12
-        for (int j = 0; j < i; ++j) s -= a[i * n + j] * b[j];
-        b[i] = s;
+        for (int i = j + 1; i < n; ++i) b[i] -= a[i * n + j] * bj;
     }
 #pragma GCC unroll 12
-    for (int i = n - 1; i >= 0; --i) {
-        double s = b[i];
+    for (int j = n - 1; j >= 0; --j) {
+        const double bj = b[j] /= a[j * n + j];
 #pragma GCC unroll 12
-        for (int j = i + 1; j < n; ++j) s -= a[i * n + j] * b[j];
-        b[i] = s / a[i * n + i];
+        for (int i = 0; i < j; ++i) b[i] -= a[i * n + j] * bj;
     }
 }
 
