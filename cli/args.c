@@ -159,7 +159,7 @@ static void run_usage(FILE *f) {
                "                      (models/NAME.yaml: heavy-top, free-top, torque-body-i, ...)\n"
                "  --integrator M      one of the integrators below (default: the model's);\n"
                "                      --method M is the same\n"
-               "  --formulation F     so3xr3 se3 s3xr3 s3sdr3 euler, so3xr3-spatial s3xr3-spatial\n"
+               "  --formulation F     so3xr3 se3 s3xr3 s3sdr3 euler, so3xr3-spatial s3xr3-spatial, tree\n"
                "                      (spatial angular velocity, increments on the left)\n"
                "  --dt H              step size\n"
                "  --t-end T           end time\n");
@@ -254,7 +254,7 @@ static void conv_usage(FILE *f) {
             "usage: liedyn convergence MODEL --dt-list H1,H2,... [options]\n"
             "  --dt-list H1,H2,... step sizes (at least 2, distinct)\n"
             "  --integrator M      an integrator of 'liedyn run --help' (default: the model's)\n"
-            "  --formulation F     so3xr3 se3 s3xr3 s3sdr3 euler, so3xr3-spatial s3xr3-spatial\n"
+            "  --formulation F     so3xr3 se3 s3xr3 s3sdr3 euler, so3xr3-spatial s3xr3-spatial, tree\n"
             "                      (spatial angular velocity, increments on the left)\n"
             "  --t-end T           time at which the errors are measured (default: the model's)\n"
             "  --ref FILE.csv      reference: the row t = T of a CSV from 'liedyn run --out'\n"
@@ -437,7 +437,7 @@ int parse_args(int argc, char **argv, int cmds, run_args *a) {
             break;
         case O_FORM:
             a->form = ld_formulation_find(v);
-            name_list(list, sizeof list, LD_FORM_COUNT, form_name_i);
+            name_list(list, sizeof list, LD_FORM_ALL, form_name_i);
             if (a->form < 0) return cli_error("%s: unknown formulation '%s' (%s)", cmd, v, list);
             break;
         case O_LA:

@@ -42,7 +42,16 @@ LD_BEGIN_DECLS
  *   s3xr3-spatial   S³×R³, (q, x), velocity (ω, ẋ), likewise q ← exp(hω) ∘ q
  *   euler   R³×R⁴,    (x, e), velocity (ẋ, ė)            Euler parameters as redundant
  *           coordinates (Sherif et al. 2019, eq. 9): 7 per body, the unit norm ½(eᵀe − 1) = 0
- *           one constraint per body (after the joints' rows), integrated in the vector space */
+ *           one constraint per body (after the joints' rows), integrated in the vector space
+ * The seven above have one node per body (maximal coordinates; LD_FORM_COUNT counts them). After
+ * them, in relative (joint) coordinates:
+ *   tree    a tree of revolute, prismatic and fixed joints rooted at the ground: one R¹ node
+ *           per revolute or prismatic joint (its angle or slide, as coords.h counts it), no
+ *           constraint; the bodies' poses by forward kinematics, the joint-space mass matrix
+ *           by the composite-rigid-body algorithm, the bias forces by recursive Newton–Euler
+ *           (Featherstone, Rigid Body Dynamics Algorithms, 2008), solved by the tree's sparse
+ *           LᵀDL factorization inside the force, so that the system is v̇ = q̈(t, q, v) with
+ *           M = I (docs/tree.md) */
 typedef enum ld_formulation {
     LD_FORM_SO3XR3 = 0,
     LD_FORM_SE3,
@@ -51,7 +60,9 @@ typedef enum ld_formulation {
     LD_FORM_SO3XR3_SPATIAL,
     LD_FORM_S3XR3_SPATIAL,
     LD_FORM_EULER,
-    LD_FORM_COUNT
+    LD_FORM_COUNT, /* the number of maximal-coordinate formulations above (not a formulation) */
+    LD_FORM_TREE = LD_FORM_COUNT,
+    LD_FORM_ALL /* the number of formulations (not a formulation) */
 } ld_formulation;
 
 const char *ld_formulation_name(ld_formulation f);

@@ -164,7 +164,7 @@ static PyObject *py_formulations(PyObject *self, PyObject *noargs) {
     (void)self;
     (void)noargs;
     PyObject *out = PyList_New(0);
-    for (int i = 0; out && i < LD_FORM_COUNT; ++i) {
+    for (int i = 0; out && i < LD_FORM_ALL; ++i) {
         PyObject *s = PyUnicode_FromString(ld_formulation_name((ld_formulation)i));
         if (!s || PyList_Append(out, s) < 0) Py_CLEAR(out);
         Py_XDECREF(s);

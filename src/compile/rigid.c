@@ -17,6 +17,7 @@
 #include "liedyn/liedyn.h"
 #include "liedyn/system.h"
 #include "compile.h"
+#include "tree.h"
 #include "../core/oom.h"
 
 static const rb_sys *RB(const ld_system *s) {
@@ -287,10 +288,11 @@ static int drop_redundant(ld_system *s, double t, const double *q, char *msg, si
 static int compile(const ld_model *m, ld_formulation f, ld_system *s, double **q0, double **v0,
                    int raw, char *msg, size_t n) {
     if (msg && n) msg[0] = '\0';
-    if (!m || !s || !q0 || !v0 || f < 0 || f >= LD_FORM_COUNT || m->nbodies < 1 ||
+    if (!m || !s || !q0 || !v0 || f < 0 || f >= LD_FORM_ALL || m->nbodies < 1 ||
         (m->njoints > 0 && !m->joints) || !m->bodies)
         return LD_EINVAL;
     int rc = validate_content(m, msg, n);
+    if (!rc && f == LD_FORM_TREE) return raw ? LD_EINVAL : ld_tree_compile(m, s, q0, v0, msg, n);
     if (!rc) rc = check_rods(m, f, msg, n);
     if (!rc) rc = check_pins(m, f, msg, n);
     if (rc) return rc;
@@ -423,6 +425,7 @@ void ld_model_system_free(ld_system *s) {
         free(((rb_sys *)s->user)->load_start);
         free(((rb_sys *)s->user)->load_list);
         free(((rb_sys *)s->user)->ctrl);
+        ld_tree_free(((rb_sys *)s->user)->tree);
     }
     free(s->user);
     s->nodes = NULL;
@@ -431,7 +434,12 @@ void ld_model_system_free(ld_system *s) {
 
 int ld_model_body_state(const ld_system *s, int body, const double *q, const double *v, double x[3],
                         double quat[4], double omega[3], double xdot[3]) {
-    if (!s || !s->user || body < 0 || body >= s->nnodes) return LD_EINVAL;
+    if (!s || !s->user || body < 0 || body >= RB(s)->m->nbodies) return LD_EINVAL;
+    if (RB(s)->tree) {
+        ld_tree_body_state(s, body, q, v, x, quat, omega, xdot);
+        return LD_OK;
+    }
+    if (body >= s->nnodes) return LD_EINVAL;
     const double *g = q + s->nodes[body].qoff, *xp;
     double R[9];
     ld_rb_pose(s, q, body, R, &xp);
@@ -466,6 +474,10 @@ int ld_model_joint_reaction(const ld_system *s, int joint, const double *q, cons
                             double f[3], double tau[3]) {
     if (!s || !s->user || !q || !lambda || joint < 0 || joint >= RB(s)->m->njoints)
         return LD_EINVAL;
+    if (RB(s)->tree) { /* no multipliers in joint coordinates */
+        for (int i = 0; i < 3; ++i) f[i] = tau[i] = NAN;
+        return LD_OK;
+    }
     const ld_elems *E = &RB(s)->E;
     const ld_elem *e = NULL;
     for (int i = 0; i < E->n && !e; ++i)
@@ -506,6 +518,7 @@ int ld_model_redundant_rows(const ld_system *s, int *joint, int *row, int cap) {
 double ld_model_joint_phi_max(const ld_system *s, double t, const double *q, int *joint) {
     if (joint) *joint = -1;
     if (!s || !s->user || !q) return NAN;
+    if (RB(s)->tree) return 0.0; /* the joints hold by construction */
     const ld_jsys *J = RB(s)->J;
     int rows = ld_jsys_rows(J), nj = RB(s)->m->njoints;
     if (rows == 0) return 0.0;

@@ -33,6 +33,7 @@
 #include "liedyn/system.h"
 
 typedef struct ld_jsys ld_jsys;
+typedef struct ld_tree ld_tree;
 
 typedef struct rb_sys {
     const ld_model *m;
@@ -50,6 +51,9 @@ typedef struct rb_sys {
      * input `control` reads its entry): mutable data of the system, set by ld_sys_set_control
      * between steps (NULL without elements) */
     double *ctrl;
+    /* The tree formulation (LD_FORM_TREE, src/compile/tree.h): the joint-coordinate system's
+     * data; NULL in the maximal formulations (J and E are then empty and unused) */
+    ld_tree *tree;
 } rb_sys;
 
 static inline const rb_sys *ld_rb(const ld_system *s) {

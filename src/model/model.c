@@ -25,15 +25,15 @@
 
 /* ------------------------------------------------------------------ names */
 
-static const char *const form_names[LD_FORM_COUNT] = {
-    "so3xr3", "se3", "s3xr3", "s3sdr3", "so3xr3-spatial", "s3xr3-spatial", "euler"};
+static const char *const form_names[LD_FORM_ALL] = {
+    "so3xr3", "se3", "s3xr3", "s3sdr3", "so3xr3-spatial", "s3xr3-spatial", "euler", "tree"};
 
 const char *ld_formulation_name(ld_formulation f) {
-    return (unsigned)f < LD_FORM_COUNT ? form_names[f] : "?";
+    return (unsigned)f < LD_FORM_ALL ? form_names[f] : "?";
 }
 
 int ld_formulation_find(const char *name) {
-    for (int i = 0; name && i < LD_FORM_COUNT; ++i)
+    for (int i = 0; name && i < LD_FORM_ALL; ++i)
         if (strcmp(name, form_names[i]) == 0) return i;
     return -1;
 }
@@ -722,7 +722,7 @@ static int check_run(const checker *c) {
         return invalid(c, "integrator.name", "unknown integrator '%s' (expected one of: %s)",
                        r->integrator, integrator_list(list, sizeof list));
     }
-    if ((unsigned)r->formulation >= LD_FORM_COUNT)
+    if ((unsigned)r->formulation >= LD_FORM_ALL)
         return invalid(c, "integrator.formulation", "unknown formulation %d", (int)r->formulation);
     if ((rc = check_positive(c, "integrator.dt", r->dt))) return rc;
     if (!isfinite(r->t_start))

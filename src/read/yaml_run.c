@@ -46,9 +46,9 @@ static const char *const reuse_values[] = {"false", "true", "auto", NULL};
 
 int ly_read_run(reader *r, const yaml_node_t *root, ld_run_spec *s) {
     field f;
-    const char *forms[LD_FORM_COUNT + 1] = {NULL};
+    const char *forms[LD_FORM_ALL + 1] = {NULL};
     int form = (int)s->formulation, reuse = s->newton_reuse;
-    for (int i = 0; i < LD_FORM_COUNT; ++i) forms[i] = ld_formulation_name((ld_formulation)i);
+    for (int i = 0; i < LD_FORM_ALL; ++i) forms[i] = ld_formulation_name((ld_formulation)i);
     size_t mark = ly_push_key(r, "integrator");
     int rc = ly_lookup(r, root, "integrator", 0, &f);
     if (rc || !f.val) goto done;

@@ -1,0 +1,329 @@
+/*
+ * Compiling a model in the tree formulation (tree.h, docs/tree.md): the joints' tree from the
+ * ground, the links (bodies joined by fixed joints combined), the joint spring-dampers, the
+ * initial rates, and the refusals of what the formulation does not hold — each naming the
+ * joint, body, element or feature.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/oom.h"
+#include "../elements/kinds.h"
+#include "../lie/mat3.h"
+#include "liedyn/coords.h"
+#include "liedyn/liedyn.h"
+#include "tree.h"
+
+void ld_tree_free(ld_tree *T) {
+    if (!T) return;
+    free(T->par);
+    free(T->u0);
+    free(T->carrier);
+    free(T->spring);
+    free(T->I);
+    free(T);
+}
+
+/* The model's features the formulation does not hold: LD_ENOTSUPPORTED with the reason. */
+static int refuse_features(const ld_model *m, char *msg, size_t n) {
+    const char *what = m->nrods > 0              ? "rods"
+                       : m->nbeams > 0           ? "beams"
+                       : m->nloads > 0           ? "loads (forces and torques on bodies)"
+                       : ld_model_has_contact(m) ? "contact (colliding shapes or joint limits)"
+                                                 : NULL;
+    for (int b = 0; !what && b < m->nbodies; ++b)
+        if (m->bodies[b].pin) what = "pinned bodies";
+    if (!what) return LD_OK;
+    snprintf(msg, n,
+             "the tree formulation does not hold %s: use a maximal-coordinate formulation "
+             "(so3xr3)",
+             what);
+    return LD_ENOTSUPPORTED;
+}
+
+/* ", line L" or "" (line 0: built in code). */
+static const char *at_line(char *buf, size_t cap, int line) {
+    buf[0] = '\0';
+    if (line > 0) snprintf(buf, cap, ", line %d", line);
+    return buf;
+}
+
+static int refuse_joint(const ld_model *m, int j, const char *why, char *msg, size_t n) {
+    const ld_joint *jt = &m->joints[j];
+    char w[32];
+    snprintf(msg, n, "the tree formulation cannot hold joint %d ('%s', %s%s): %s", j, jt->name,
+             ld_joint_kind_name(jt->kind), at_line(w, sizeof w, jt->line), why);
+    return LD_ENOTSUPPORTED;
+}
+
+/* Allocate the arrays for n links and nb bodies (one block per kind). */
+static int alloc_tree(ld_tree *T, int n, int nb, int nel) {
+    size_t N = (size_t)(n > 0 ? n : 1);
+    T->n = n;
+    T->par = ld_xmalloc(4 * N * sizeof(int), "the tree's links");
+    T->u0 = ld_xcalloc(75 * N + N * N, sizeof(double), "the tree's links");
+    T->carrier = ld_xmalloc((size_t)nb * sizeof(int), "the tree's bodies");
+    T->spring = ld_xcalloc((size_t)(nel > 0 ? nel : 1), sizeof *T->spring, "the tree's springs");
+    T->I = ld_xcalloc(2 * N, sizeof *T->I, "the tree's inertias");
+    if (!T->par || !T->u0 || !T->carrier || !T->spring || !T->I) return LD_ENOMEM;
+    T->sys = T->par + N, T->joint = T->sys + N, T->prism = T->joint + N;
+    double *p = T->u0;
+    T->r0 = p += 3 * N, T->lm = p += 3 * N, T->lc0 = p += N, T->lJ0 = p += 3 * N;
+    T->R = p += 9 * N, T->p = p += 9 * N, T->S = p += 3 * N, T->V = p += 6 * N;
+    T->A = p += 6 * N, T->F = p += 6 * N, T->b = p += 6 * N, T->qi = p += N, T->vi = p += N;
+    T->fkq = p += N, T->fkv = p += N, T->sig = p += N, T->H = p += N;
+    T->Ic = T->I + N;
+    return LD_OK;
+}
+
+/* Link for joint j from body `from` (already placed) to body `to`. */
+static void add_link(ld_tree *T, const ld_model *m, int j, int from, int to, int *nl,
+                     const int *sysidx) {
+    const ld_joint *jt = &m->joints[j];
+    if (jt->kind == LD_JOINT_FIXED) {
+        T->carrier[to] = from < 0 ? -1 : T->carrier[from];
+        return;
+    }
+    int i = (*nl)++;
+    T->par[i] = from < 0 ? -1 : T->carrier[from];
+    T->sys[i] = sysidx[j];
+    T->joint[i] = j;
+    T->prism[i] = jt->kind == LD_JOINT_PRISMATIC;
+    T->sig[i] = to == jt->body2 ? 1.0 : -1.0;
+    double a = ld_v3_norm(jt->axis);
+    for (int k = 0; k < 3; ++k) T->u0[3 * i + k] = jt->axis[k] / a, T->r0[3 * i + k] = jt->at[k];
+    T->carrier[to] = i;
+}
+
+/* The joints not yet used at body `from` (LD_GROUND: the ground): each adds a link (or merges a
+ * fixed joint's body) and queues its far body; a far body already reached closes a loop. */
+static int visit(ld_tree *T, const ld_model *m, int from, unsigned char *used, int *queue,
+                 int *tail, int *nl, const int *sysidx, char *msg, size_t n) {
+    for (int j = 0; j < m->njoints; ++j) {
+        const ld_joint *jt = &m->joints[j];
+        if (used[j] || (jt->body1 != from && jt->body2 != from)) continue;
+        int to = jt->body1 == from ? jt->body2 : jt->body1;
+        used[j] = 1;
+        if (to == LD_GROUND || T->carrier[to] != -2)
+            return refuse_joint(m, j,
+                                "it closes a loop (the joints must form a tree rooted at the "
+                                "ground)",
+                                msg, n);
+        add_link(T, m, j, from, to, nl, sysidx);
+        queue[(*tail)++] = to;
+    }
+    return LD_OK;
+}
+
+/* The tree by breadth-first search from the ground; refuses loops and floating bodies. */
+static int build_tree(ld_tree *T, const ld_model *m, const int *sysidx, char *msg, size_t n) {
+    int nb = m->nbodies, nl = 0, head = 0, tail = 0;
+    int *queue = ld_xmalloc((size_t)nb * sizeof(int) + (size_t)(m->njoints + 1), "the tree");
+    if (!queue) return LD_ENOMEM;
+    unsigned char *used = (unsigned char *)(queue + nb);
+    memset(used, 0, (size_t)m->njoints + 1);
+    for (int b = 0; b < nb; ++b) T->carrier[b] = -2; /* not reached */
+    int rc = visit(T, m, LD_GROUND, used, queue, &tail, &nl, sysidx, msg, n);
+    while (!rc && head < tail)
+        rc = visit(T, m, queue[head++], used, queue, &tail, &nl, sysidx, msg, n);
+    for (int b = 0; !rc && b < nb; ++b)
+        if (T->carrier[b] == -2) {
+            char w[32];
+            snprintf(msg, n,
+                     "the tree formulation cannot hold body %d ('%s'%s): no chain of joints joins "
+                     "it to the ground (a floating base is not supported: fix the root, e.g. "
+                     "liedyn convert --fixed-base, or use a maximal-coordinate formulation)",
+                     b, m->bodies[b].name, at_line(w, sizeof w, m->bodies[b].line));
+            rc = LD_ENOTSUPPORTED;
+        }
+    free(queue);
+    return rc;
+}
+
+/* Each link's mass, centre and inertia at the start: its bodies combined. */
+static void link_inertias(ld_tree *T, const ld_model *m) {
+    for (int b = 0; b < m->nbodies; ++b) {
+        int i = T->carrier[b];
+        if (i < 0) continue;
+        T->lm[i] += m->bodies[b].mass;
+        for (int k = 0; k < 3; ++k) T->lc0[3 * i + k] += m->bodies[b].mass * m->bodies[b].x[k];
+    }
+    for (int i = 0; i < T->n; ++i)
+        for (int k = 0; k < 3; ++k) T->lc0[3 * i + k] /= T->lm[i];
+    for (int b = 0; b < m->nbodies; ++b) {
+        int i = T->carrier[b];
+        if (i < 0) continue;
+        const ld_body *bd = &m->bodies[b];
+        double R[9], qn[4], RJ[9], Rt[9], J[9], d[3], mb = bd->mass;
+        (void)ld_quat_normalize(qn, bd->q);
+        ld_quat_to_mat(R, qn);
+        ld_m3_mul(RJ, R, bd->inertia);
+        ld_m3_transpose(Rt, R);
+        ld_m3_mul(J, RJ, Rt);
+        for (int k = 0; k < 3; ++k) d[k] = bd->x[k] - T->lc0[3 * i + k];
+        double dd = ld_v3_dot(d, d);
+        for (int a = 0; a < 3; ++a)
+            for (int c = 0; c < 3; ++c)
+                T->lJ0[9 * i + 3 * a + c] += J[3 * a + c] + mb * ((a == c) * dd - d[a] * d[c]);
+    }
+}
+
+/* The model's force elements as joint spring-dampers: a rotational-spring-damper between the
+ * two bodies of a revolute joint (about every direction, or about the joint's axis). */
+static int build_springs(ld_tree *T, const ld_model *m, char *msg, size_t n) {
+    int rot = ld_element_type_find("rotational-spring-damper");
+    for (int e = 0; e < m->nelements; ++e) {
+        const ld_element *el = &m->elements[e];
+        int link = -1;
+        double sig = 1.0;
+        for (int i = 0; el->type == rot && i < T->n && link < 0; ++i) {
+            const ld_joint *jt = &m->joints[T->joint[i]];
+            if (T->prism[i]) continue;
+            if (el->body1 == jt->body1 && el->body2 == jt->body2) link = i, sig = 1.0;
+            if (el->body1 == jt->body2 && el->body2 == jt->body1) link = i, sig = -1.0;
+        }
+        const double *par = el->par, *a = el->type == rot ? par + 2 : NULL;
+        double an = a ? ld_v3_norm(a) : 0.0,
+               dot = link >= 0 && an > 0 ? ld_v3_dot(a, T->u0 + 3 * link) : 1.0;
+        if (link < 0 || fabs(fabs(dot) - 1.0) > 1e-9) {
+            char w[32];
+            snprintf(msg, n,
+                     "the tree formulation cannot hold element %d ('%s', %s%s): it supports "
+                     "rotational-spring-damper elements between the two bodies of a revolute "
+                     "joint, about every direction or the joint's axis",
+                     e, el->name, ld_element_type_name(el->type), at_line(w, sizeof w, el->line));
+            return LD_ENOTSUPPORTED;
+        }
+        ld_tree_spring *sp = &T->spring[T->nspring++];
+        sp->link = link;
+        sp->sig = dot < 0 ? -sig : sig;
+        sp->k = par[0];
+        sp->c = par[1];
+        sp->rest = an > 0 && el->npar > 5 ? par[5] : 0.0;
+    }
+    return LD_OK;
+}
+
+/* The system's coordinate of every joint (−1: fixed), after refusing the kinds not held. */
+static int number_joints(const ld_model *m, int *sysidx, int *ndof, char *msg, size_t n) {
+    *ndof = 0;
+    for (int j = 0; j < m->njoints; ++j) {
+        const ld_joint *jt = &m->joints[j];
+        sysidx[j] = -1;
+        switch (jt->kind) {
+        case LD_JOINT_REVOLUTE:
+        case LD_JOINT_PRISMATIC:
+            sysidx[j] = (*ndof)++;
+            break;
+        case LD_JOINT_FIXED:
+            break;
+        case LD_JOINT_DRIVER:
+            return refuse_joint(m, j, "prescribed motion is not supported", msg, n);
+        default:
+            return refuse_joint(m, j,
+                                "it supports revolute, prismatic and fixed joints (spherical, "
+                                "universal and cylindrical ones are not supported)",
+                                msg, n);
+        }
+        if (jt->kind != LD_JOINT_FIXED && jt->point_form)
+            return refuse_joint(m, j, "the point form is not supported", msg, n);
+    }
+    return LD_OK;
+}
+
+/* The initial rates: the joints' rates of the model's initial velocities, solved as the
+ * maximal formulations solve them (an so3xr3 system compiled for this). */
+static int initial_rates(const ld_model *m, const ld_tree *T, double *v, char *msg, size_t n) {
+    ld_system c;
+    double *Q = NULL, *V = NULL;
+    int rc = ld_model_compile_msg(m, LD_FORM_SO3XR3, &c, &Q, &V, msg, n);
+    if (rc) return rc;
+    for (int i = 0; !rc && i < T->n; ++i) {
+        double cc[LD_JOINT_COORDS_MAX], cd[LD_JOINT_COORDS_MAX];
+        int nc = 0;
+        rc = ld_model_joint_coords(&c, T->joint[i], m->run.t_start, Q, V, cc, cd, &nc);
+        if (!rc) v[T->sys[i]] = cd[0];
+    }
+    free(Q);
+    free(V);
+    ld_model_system_free(&c);
+    return rc;
+}
+
+static int no_phi(const ld_system *s, double t, const double *q, double *out) {
+    (void)s, (void)t, (void)q, (void)out;
+    return LD_OK;
+}
+
+int ld_tree_compile(const ld_model *m, ld_system *s, double **q0, double **v0, char *msg,
+                    size_t n) {
+    char dummy[8];
+    if (!msg || !n) msg = dummy, n = sizeof dummy;
+    int rc = refuse_features(m, msg, n), ndof = 0;
+    if (rc) return rc;
+    int *sysidx = ld_xmalloc((size_t)(m->njoints + 1) * sizeof(int), "the tree");
+    if (!sysidx) return LD_ENOMEM;
+    rc = number_joints(m, sysidx, &ndof, msg, n);
+    if (!rc && ndof < 1) {
+        snprintf(msg, n, "the tree formulation needs a revolute or prismatic joint");
+        rc = LD_ENOTSUPPORTED;
+    }
+    memset(s, 0, sizeof *s);
+    rb_sys *rb = rc ? NULL : ld_xcalloc(1, sizeof *rb, "the system");
+    ld_tree *T = rc ? NULL : ld_xcalloc(1, sizeof *T, "the tree");
+    if (!rc && (!rb || !T)) rc = LD_ENOMEM;
+    if (!rc) rc = alloc_tree(T, ndof, m->nbodies, m->nelements);
+    if (!rc) rc = build_tree(T, m, sysidx, msg, n);
+    free(sysidx);
+    if (!rc) rc = build_springs(T, m, msg, n);
+    if (!rc) {
+        link_inertias(T, m);
+        memcpy(T->g, m->gravity, sizeof T->g);
+        rb->m = m;
+        rb->f = LD_FORM_TREE;
+        rb->tree = T;
+        T = NULL;
+        s->user = rb;
+        rb = NULL;
+        rb_sys *r = s->user;
+        r->load_start = ld_xcalloc((size_t)m->nbodies + 1, sizeof(int), "the loads' index");
+        r->load_list = ld_xcalloc(1, sizeof(int), "the loads' index");
+        if (m->nelements > 0)
+            r->ctrl = ld_xcalloc((size_t)m->nelements, sizeof(double), "the controllers");
+        s->nodes = ld_xcalloc((size_t)ndof, sizeof *s->nodes, "the system's nodes");
+        if (!r->load_start || !r->load_list || (m->nelements > 0 && !r->ctrl) || !s->nodes)
+            rc = LD_ENOMEM;
+    }
+    if (rc) {
+        ld_tree_free(T);
+        free(rb);
+        if (s->user) ld_model_system_free(s);
+        return rc;
+    }
+    s->nnodes = ndof;
+    for (int i = 0; i < ndof; ++i) s->nodes[i] = (ld_node){LD_NODE_RN, 1, 0, 0};
+    s->ops = (ld_system_ops){.mass = ld_tree_mass,
+                             .force = ld_tree_force,
+                             .phi = no_phi,
+                             .phi_q = no_phi,
+                             .energy = ld_tree_energy,
+                             .mass_blocks = ld_tree_mass_blocks,
+                             .phi_q_sparse = ld_tree_phi_q_sparse};
+    rc = ld_sys_layout(s);
+    if (!rc) rc = ld_sys_alloc_work(s);
+    double *q = rc ? NULL : ld_xcalloc((size_t)ndof, sizeof(double), "the initial positions");
+    double *v = rc ? NULL : ld_xcalloc((size_t)ndof, sizeof(double), "the initial velocities");
+    if (!rc && (!q || !v)) rc = LD_ENOMEM;
+    if (!rc) rc = initial_rates(m, ld_rb(s)->tree, v, msg, n);
+    if (rc) {
+        free(q);
+        free(v);
+        ld_model_system_free(s);
+        return rc;
+    }
+    *q0 = q;
+    *v0 = v;
+    return LD_OK;
+}

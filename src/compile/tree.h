@@ -1,0 +1,110 @@
+/*
+ * Internal to src/compile: the tree formulation (LD_FORM_TREE, docs/tree.md) — a model whose
+ * joints form a tree rooted at the ground, in the coordinates of its revolute and prismatic
+ * joints.
+ *
+ * The links: each revolute or prismatic joint moves one link, the bodies on its far side from
+ * the ground up to the next such joint (bodies joined by fixed joints are one link: their
+ * masses, centres and inertias combined). Links are numbered parent first (breadth-first from
+ * the ground), so that the parent λ(i) < i; the system's coordinates are the joints' in the
+ * model's order (the order of ld_model_joint_dofs), link i's at sys[i].
+ *
+ * Kinematics: every link carries the rigid motion G_i = (R_i, p_i), x ↦ R_i x + p_i, since the
+ * start (the model's initial configuration, where every coordinate is 0): G_i = G_λ(i) ∘ X_i(σ_i
+ * q), X_i the rotation by that angle about the joint's line (its `at`, `axis`, spatial at the
+ * start) or the translation along the axis, σ_i = +1 when the link is the joint's body2 and −1
+ * when it is body1 (so that q is the joint's coordinate of coords.h either way). Velocities and
+ * forces are spatial vectors in the inertial frame at its origin (Plücker coordinates,
+ * Featherstone 2008 ch. 2): a motion (ω, v_O), v_O the velocity of the body point at the
+ * origin; a force (n_O, f), the moment about the origin and the force.
+ */
+#ifndef LIEDYN_SRC_COMPILE_TREE_H
+#define LIEDYN_SRC_COMPILE_TREE_H
+
+#include <stddef.h>
+
+#include "liedyn/model.h"
+#include "liedyn/system.h"
+
+/* A rigid body's inertia in the inertial frame: mass m, first moment h = m c (c the centre of
+ * mass) and the inertia about the origin Jo = J_c + m (|c|² I − c cᵀ) (row-major): the spatial
+ * inertia [Jo, ĥ; ĥᵀ, m I]. Sums of them are the composite inertias. */
+typedef struct ld_tree_inertia {
+    double m, h[3], Jo[9];
+} ld_tree_inertia;
+
+/* A joint spring-damper on a link's coordinate: the generalized force
+ * −σ (k (σ q − φ₀) + c σ q̇), energy ½ k (σ q − φ₀)². */
+typedef struct ld_tree_spring {
+    int link;
+    double sig, k, c, rest;
+} ld_tree_spring;
+
+typedef struct ld_tree {
+    int n;        /* links = coordinates */
+    int *par;     /* n: the parent link, −1 for the ground */
+    int *sys;     /* n: the link's coordinate in the system */
+    int *joint;   /* n: the model's joint */
+    int *prism;   /* n: 1 prismatic, 0 revolute */
+    double *sig;  /* n: σ */
+    double *u0;   /* 3n: the joint's axis at the start */
+    double *r0;   /* 3n: the joint's point at the start */
+    double *lm;   /* n: the link's mass */
+    double *lc0;  /* 3n: its centre of mass at the start */
+    double *lJ0;  /* 9n: its inertia about that centre at the start (spatial axes) */
+    int *carrier; /* nbodies: the link that carries the body, −1 the ground */
+    int nspring;
+    ld_tree_spring *spring;
+    double g[3]; /* gravity */
+    /* scratch (the evaluations; mutable through a const system, as the fallbacks' work) */
+    double *R, *p;           /* 9n, 3n: G_i */
+    double *S;               /* 6n: the joint's motion subspace now (σ included) */
+    double *V, *A;           /* 6n: link velocities, accelerations */
+    double *F;               /* 6n: link forces */
+    ld_tree_inertia *I, *Ic; /* n: the link's inertia now, the composite */
+    double *H;               /* n²: the mass matrix (internal order), then its LᵀDL factors */
+    double *b;               /* n: right-hand side (internal order) */
+    double *qi, *vi;         /* n: the state in internal order */
+    /* forward-kinematics cache of the bodies' output: the state it was computed at */
+    double *fkq, *fkv;
+    int fk_valid;
+} ld_tree;
+
+/* Compile m in the tree formulation (rigid.c calls it for LD_FORM_TREE): s with one R¹ node per
+ * coordinate, no constraints, M = I, g = −q̈; q0, v0 (malloc) the initial coordinates (0) and
+ * rates (those of the model's initial velocities, solved as the maximal formulations solve
+ * them). LD_OK; LD_ENOTSUPPORTED with the joint, body, element or feature named in msg for a
+ * model the formulation cannot hold; LD_EINVAL, LD_ENOMEM. */
+int ld_tree_compile(const ld_model *m, ld_system *s, double **q0, double **v0, char *msg, size_t n);
+void ld_tree_free(ld_tree *T);
+
+/* Forward kinematics at q: R, p, S of every link (internal order; q in the system's order). */
+void ld_tree_fk(ld_tree *T, const double *q);
+/* Velocities V at (q, v) after ld_tree_fk. */
+void ld_tree_velocities(ld_tree *T, const double *v);
+/* The joint-space mass matrix by the composite-rigid-body algorithm at the configuration of
+ * the last ld_tree_fk, into T->H (internal order, full symmetric). */
+void ld_tree_crba(ld_tree *T);
+/* The bias forces C(q, v) + gravity (internal order, into c) by recursive Newton–Euler at the
+ * state of the last ld_tree_fk and ld_tree_velocities (T->I set by ld_tree_crba or
+ * ld_tree_inertias). */
+void ld_tree_rnea(ld_tree *T, double *c);
+void ld_tree_inertias(ld_tree *T);
+/* Factor T->H in place as LᵀDL with the tree's sparsity (Featherstone 2008, sec. 6.5), then
+ * solve H x = b in place. LD_OK or LD_ESINGULAR. */
+int ld_tree_ltdl(ld_tree *T);
+void ld_tree_ltdl_solve(const ld_tree *T, double *b);
+
+/* The system's operations. */
+int ld_tree_mass(const ld_system *s, const double *q, double *M);
+int ld_tree_mass_blocks(const ld_system *s, const double *q, double *Mb);
+int ld_tree_force(const ld_system *s, double t, const double *q, const double *v, double *g);
+int ld_tree_energy(const ld_system *s, double t, const double *q, const double *v, double *e);
+int ld_tree_phi_q_sparse(const ld_system *s, double t, const double *q, double *vals);
+
+/* Body b's centre x, quaternion, body angular velocity Ω and centre velocity ẋ at (q, v)
+ * (ld_model_body_state of a tree system). */
+void ld_tree_body_state(const ld_system *s, int b, const double *q, const double *v, double x[3],
+                        double quat[4], double omega[3], double xdot[3]);
+
+#endif
