@@ -195,6 +195,28 @@ static void print_diff_row(const char *cs, const char *code, const char *method,
         printf(",,\n");
 }
 
+/* The tree formulation's rows of the run study (hem5 at h0 … h0/2^nh against MuJoCo's
+ * reference and against the previous step), or a line saying why the model is not a tree. */
+static void tree_study(loaded *L, const rm_samples *ref, double t_end, int ns, double h0, int nh) {
+    char why[512];
+    if (!lt_compiles(&L->m, LD_FORM_TREE, why, sizeof why)) {
+        printf("# run,%s,liedyn,hem5-tree: not run: %s\n", L->c->name, why);
+        return;
+    }
+    lt_samples prev = {0}, cur = {0};
+    for (int i = 0; i <= nh; ++i) {
+        double h = h0 / (double)(1 << i);
+        double cpu = lt_run(&L->m, "hem5", LD_FORM_TREE, h, t_end, ns, &cur, 0);
+        rb_diff d = rb_compare(L->r, &L->m, ref, &cur), s;
+        if (i > 0) s = lt_compare(&L->m, &prev, &cur);
+        print_diff_row(L->c->name, "liedyn", "hem5-tree", h, cpu, d, i > 0 ? &s : NULL);
+        lt_samples_free(&prev);
+        prev = cur;
+        memset(&cur, 0, sizeof cur);
+    }
+    lt_samples_free(&prev);
+}
+
 /* The run study of one case: MuJoCo's reference, liedyn's method at h0, h0/2, h0/4 (each
  * against the reference and against the next), MuJoCo RK4 at a few steps. */
 static void run_study(loaded *L, double t_end, int ns, double h_ref, double h0, int nh) {
@@ -208,7 +230,7 @@ static void run_study(loaded *L, double t_end, int ns, double h_ref, double h0, 
     lt_samples prev = {0}, cur = {0};
     for (int i = 0; i <= nh; ++i) {
         double h = h0 / (double)(1 << i);
-        cpu = lt_run(&L->m, "hem5", h, t_end, ns, &cur, 0);
+        cpu = lt_run(&L->m, "hem5", LD_FORM_SO3XR3, h, t_end, ns, &cur, 0);
         rb_diff d = rb_compare(L->r, &L->m, &ref, &cur), s;
         if (i > 0) s = lt_compare(&L->m, &prev, &cur);
         print_diff_row(cs, "liedyn", "hem5-so3xr3", h, cpu, d, i > 0 ? &s : NULL);
@@ -221,13 +243,14 @@ static void run_study(loaded *L, double t_end, int ns, double h_ref, double h0, 
         double h = h0 / (double)(1 << nh);
         double *save = malloc(9 * (size_t)L->m.nbodies * sizeof *save);
         mujoco_inertia(L, save);
-        cpu = lt_run(&L->m, "hem5", h, t_end, ns, &cur, 0);
+        cpu = lt_run(&L->m, "hem5", LD_FORM_SO3XR3, h, t_end, ns, &cur, 0);
         restore_inertia(L, save);
         free(save);
         print_diff_row(cs, "liedyn", "hem5-so3xr3-mujoco-inertia", h, cpu,
                        rb_compare(L->r, &L->m, &ref, &cur), NULL);
         lt_samples_free(&cur);
     }
+    tree_study(L, &ref, t_end, ns, h0, nh);
     rm_samples_alloc(&mr, ns, nj, nb);
     for (int i = 0; i <= nh; ++i) {
         double h = h0 / (double)(1 << i);
@@ -244,60 +267,88 @@ static int cmp_double(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
+/* The codes of the cost study: liedyn's hem5 in maximal coordinates and in the tree
+ * formulation, MuJoCo's RK4; evaluations of the dynamics per step (hem5's 6 stages, RK4's 4). */
+typedef struct cost_code {
+    const char *code, *label, *method; /* the rows' code and method, the method run */
+    int liedyn;
+    ld_formulation form;
+    int evals;
+    double h, err; /* the step found and its error (0: none yet) */
+} cost_code;
+
+/* One run of code c at step h, sampled ns times (ref: compared, NULL: timing alone): the CPU
+ * seconds (−1: failed) and the largest angle difference to ref in *d. */
+static double cost_run(loaded *L, const cost_code *c, double h, double t_end, int ns,
+                       const rm_samples *ref, rm_samples *mr, double *d) {
+    if (c->liedyn) {
+        lt_samples cur = {0};
+        double cpu = lt_run(&L->m, c->method, c->form, h, t_end, ns, ref ? &cur : NULL, 1);
+        if (cpu >= 0.0 && ref) {
+            *d = rb_compare(L->r, &L->m, ref, &cur).ang;
+            lt_samples_free(&cur);
+        }
+        return cpu;
+    }
+    double cpu = rm_run(L->r, 1, h, t_end, ns, ref ? mr : NULL, 1);
+    if (cpu >= 0.0 && ref) *d = rm_compare(L->r, ref, mr).ang;
+    return cpu;
+}
+
 /* The cost study: per code the largest step of hs[] within tol of the reference in the joint
  * angles, then the median CPU time of reps alternated runs at that step. */
 static void cost_study(loaded *L, double t_end, int ns, double h_ref, const double *hs, int nh,
                        double tol, int reps) {
     int nj = rm_njnt(L->r), nb = rm_nbody(L->r);
+    char why[512];
+    cost_code codes[3] = {{"liedyn", "hem5-so3xr3", "hem5", 1, LD_FORM_SO3XR3, 6, 0, NAN},
+                          {"liedyn", "hem5-tree", "hem5", 1, LD_FORM_TREE, 6, 0, NAN},
+                          {"mujoco", "rk4", "rk4", 0, LD_FORM_SO3XR3, 4, 0, NAN}};
+    int nc = 3, mj = 2;
+    if (!lt_compiles(&L->m, LD_FORM_TREE, why, sizeof why)) {
+        printf("# cost,%s,liedyn,hem5-tree: not run: %s\n", L->c->name, why);
+        codes[1] = codes[2], nc = 2, mj = 1;
+    }
     rm_samples ref, mr;
     rm_samples_alloc(&ref, ns, nj, nb);
     rm_samples_alloc(&mr, ns, nj, nb);
     rm_run(L->r, 1, h_ref, t_end, ns, &ref, 0);
-    double hl = 0.0, hm = 0.0, el = NAN, em = NAN;
-    for (int i = 0; i < nh && (hl == 0.0 || hm == 0.0); ++i) {
-        if (hl == 0.0) {
-            lt_samples cur = {0};
-            if (lt_run(&L->m, "hem5", hs[i], t_end, ns, &cur, 1) >= 0.0) {
-                rb_diff d = rb_compare(L->r, &L->m, &ref, &cur);
-                lt_samples_free(&cur);
-                printf("cost_try,%s,liedyn,hem5-so3xr3,%.3g,%.3e\n", L->c->name, hs[i], d.ang);
-                if (d.ang <= tol) hl = hs[i], el = d.ang;
-            } else {
-                printf("cost_try,%s,liedyn,hem5-so3xr3,%.3g,failed\n", L->c->name, hs[i]);
+    for (int c = 0; c < nc; ++c) {
+        cost_code *k = &codes[c];
+        for (int i = 0; i < nh && k->h == 0.0; ++i) {
+            double d = NAN;
+            double cpu = cost_run(L, k, hs[i], t_end, ns, &ref, &mr, &d);
+            if (cpu < 0.0) {
+                printf("cost_try,%s,%s,%s,%.3g,failed\n", L->c->name, k->code, k->label, hs[i]);
+                continue;
             }
-        }
-        if (hm == 0.0) {
-            if (rm_run(L->r, 1, hs[i], t_end, ns, &mr, 1) >= 0.0) {
-                rb_diff d = rm_compare(L->r, &ref, &mr);
-                printf("cost_try,%s,mujoco,rk4,%.3g,%.3e\n", L->c->name, hs[i], d.ang);
-                if (d.ang <= tol) hm = hs[i], em = d.ang;
-            } else {
-                printf("cost_try,%s,mujoco,rk4,%.3g,failed\n", L->c->name, hs[i]);
-            }
+            printf("cost_try,%s,%s,%s,%.3g,%.3e\n", L->c->name, k->code, k->label, hs[i], d);
+            if (d <= tol) k->h = hs[i], k->err = d;
         }
     }
     rm_samples_free(&ref);
     rm_samples_free(&mr);
-    if (hl == 0.0 || hm == 0.0) {
-        printf("# cost,%s: no step of the list reaches %.0e rad (liedyn %g, MuJoCo %g)\n",
-               L->c->name, tol, hl, hm);
-        return;
+    for (int c = 0; c < nc; ++c)
+        if (codes[c].h == 0.0) {
+            printf("# cost,%s: %s %s reaches %.0e rad at no step of the list\n", L->c->name,
+                   codes[c].code, codes[c].label, tol);
+            return;
+        }
+    double *t = malloc((size_t)(reps * nc) * sizeof *t);
+    for (int r = 0; r < reps; ++r) /* alternated */
+        for (int c = 0; c < nc; ++c)
+            t[c * reps + r] =
+                cost_run(L, &codes[c], codes[c].h, t_end, 2, NULL, NULL, NULL) / t_end;
+    for (int c = 0; c < nc; ++c) qsort(t + c * reps, (size_t)reps, sizeof *t, cmp_double);
+    double mm = t[mj * reps + reps / 2];
+    for (int c = 0; c < nc; ++c) {
+        const cost_code *k = &codes[c];
+        const double *tc = t + c * reps, med = tc[reps / 2];
+        printf("cost,%s,%s,%s,%.3g,%.3e,%ld,%.4g,%.4g,%.4g,%.4g,%.4g,%.3g\n", L->c->name, k->code,
+               k->label, k->h, k->err, lround(t_end / k->h), med, tc[0], tc[reps - 1],
+               1e6 * med * k->h, 1e6 * med * k->h / k->evals, med / mm);
     }
-    double *tl = malloc((size_t)reps * sizeof *tl), *tm = malloc((size_t)reps * sizeof *tm);
-    for (int r = 0; r < reps; ++r) { /* alternated */
-        tl[r] = lt_run(&L->m, "hem5", hl, t_end, 2, NULL, 0) / t_end;
-        tm[r] = rm_run(L->r, 1, hm, t_end, 2, NULL, 0) / t_end;
-    }
-    qsort(tl, (size_t)reps, sizeof *tl, cmp_double);
-    qsort(tm, (size_t)reps, sizeof *tm, cmp_double);
-    double ml = tl[reps / 2], mm = tm[reps / 2];
-    /* per evaluation of the dynamics: hem5 6 stages (one saddle-point solve each), RK4 4 */
-    printf("cost,%s,liedyn,hem5-so3xr3,%.3g,%.3e,%ld,%.4g,%.4g,%.4g,%.4g,%.4g,%.3g\n", L->c->name,
-           hl, el, lround(t_end / hl), ml, tl[0], tl[reps - 1], 1e6 * ml * hl, 1e6 * ml * hl / 6.0,
-           ml / mm);
-    printf("cost,%s,mujoco,rk4,%.3g,%.3e,%ld,%.4g,%.4g,%.4g,%.4g,%.4g,1\n", L->c->name, hm, em,
-           lround(t_end / hm), mm, tm[0], tm[reps - 1], 1e6 * mm * hm, 1e6 * mm * hm / 4.0);
-    free(tl), free(tm);
+    free(t);
 }
 
 int main(void) {

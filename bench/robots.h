@@ -86,11 +86,14 @@ int lt_prepare_urdf(const char *src, const char *dst, const char *const *names, 
  * an error. */
 void lt_load(const char *path, double aux, int chain, const char *const *names,
              const double *angles, const double *rates, int n, ld_model *m);
-/* Run m by method ("hem5", "genalpha", …; hem: projected) at step h to t_end, sampling ns times
- * (out may be NULL, else allocated here: lt_samples_free); the CPU seconds of the stepping. A
- * step that fails: −1 when may_fail (out freed), else the bench dies. */
-double lt_run(const ld_model *m, const char *method, double h, double t_end, int ns,
-              lt_samples *out, int may_fail);
+/* Run m by method ("hem5", "genalpha", …; hem in maximal coordinates: projected) in formulation
+ * form (LD_FORM_SO3XR3, LD_FORM_TREE) at step h to t_end, sampling ns times (out may be NULL,
+ * else allocated here: lt_samples_free); the CPU seconds of the stepping. A step that fails: −1
+ * when may_fail (out freed), else the bench dies. */
+double lt_run(const ld_model *m, const char *method, ld_formulation form, double h, double t_end,
+              int ns, lt_samples *out, int may_fail);
+/* m compiles in formulation form: 1, else 0 with the reason in why. */
+int lt_compiles(const ld_model *m, ld_formulation form, char *why, size_t n);
 void lt_samples_free(lt_samples *s);
 void rm_samples_alloc(rm_samples *s, int ns, int njnt, int nbody);
 void rm_samples_free(rm_samples *s);

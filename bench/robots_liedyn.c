@@ -175,17 +175,26 @@ static void lt_sample(const ld_system *s, const ld_model *m, double t, const dou
     }
 }
 
-double lt_run(const ld_model *m, const char *method, double h, double t_end, int ns,
-              lt_samples *out, int may_fail) {
+int lt_compiles(const ld_model *m, ld_formulation form, char *why, size_t n) {
     ld_system s;
     double *q0 = NULL, *v0 = NULL;
-    check_ld("compile", ld_model_compile(m, LD_FORM_SO3XR3, &s, &q0, &v0));
+    if (ld_model_compile_msg(m, form, &s, &q0, &v0, why, n) != LD_OK) return 0;
+    free(q0), free(v0);
+    ld_model_system_free(&s);
+    return 1;
+}
+
+double lt_run(const ld_model *m, const char *method, ld_formulation form, double h, double t_end,
+              int ns, lt_samples *out, int may_fail) {
+    ld_system s;
+    double *q0 = NULL, *v0 = NULL;
+    check_ld("compile", ld_model_compile(m, form, &s, &q0, &v0));
     ld_integ_options o;
     ld_integ_options_init(&o);
     int mi = ld_integ_method_find(method);
     if (mi < 0) die(method, "no such method");
     o.method = (ld_integ_method)mi;
-    o.project = strncmp(method, "hem", 3) == 0;
+    o.project = strncmp(method, "hem", 3) == 0 && s.m > 0;
     o.la = LD_LA_AUTO;
     int st = 0;
     ld_integ *it = ld_integ_create(&s, &o, &st);
