@@ -94,6 +94,15 @@ int ld_model_joint_jacobian(const ld_system *s, double t, const double *q, doubl
  * every formulation. The status codes of ld_model_joint_jacobian. */
 int ld_model_joint_mass_matrix(const ld_system *s, double t, const double *q, double *Mj);
 
+/* The tree formulation (LD_FORM_TREE, docs/tree.md) at a configuration q, in the system's
+ * coordinates (n = s->k, the revolute and prismatic joints in the model's order): the
+ * joint-space mass matrix H(q) by the composite-rigid-body algorithm (n × n, row-major), and
+ * the generalized bias c(t, q, v) = C(q, v) q̇ terms + gravity − τ (τ the joints' springs and
+ * dampers) by recursive Newton–Euler, so that the motion is H q̈ + c = 0. No allocation. LD_OK;
+ * LD_EINVAL for NULL arguments or a system not compiled in the tree formulation. */
+int ld_model_tree_mass_matrix(const ld_system *s, const double *q, double *H);
+int ld_model_tree_bias(const ld_system *s, double t, const double *q, const double *v, double *c);
+
 LD_END_DECLS
 
 #endif /* LIEDYN_COORDS_H */

@@ -32,7 +32,7 @@ static int jj_free_body(const ld_model *m, int b) {
 
 /* The model behind s when s is a compiled tree of rigid bodies, else NULL. */
 static const ld_model *jj_model(const ld_system *s) {
-    if (!s || !s->user) return NULL;
+    if (!s || !s->user || ld_rb(s)->tree) return NULL; /* the tree: ld_model_tree_mass_matrix */
     const ld_model *m = ld_rb(s)->m;
     if (!m || m->nrods > 0 || m->nbeams > 0 || ld_model_loop_count(m) != 0) return NULL;
     return m;

@@ -28,11 +28,13 @@ void ld_tree_free(ld_tree *T) {
 
 /* The model's features the formulation does not hold: LD_ENOTSUPPORTED with the reason. */
 static int refuse_features(const ld_model *m, char *msg, size_t n) {
-    const char *what = m->nrods > 0              ? "rods"
-                       : m->nbeams > 0           ? "beams"
-                       : m->nloads > 0           ? "loads (forces and torques on bodies)"
-                       : ld_model_has_contact(m) ? "contact (colliding shapes or joint limits)"
-                                                 : NULL;
+    const char *what = m->nrods > 0    ? "rods"
+                       : m->nbeams > 0 ? "beams"
+                       : m->nloads > 0 ? "loads (forces and torques on bodies)"
+                       : m->plane.on   ? "contact (a ground plane)"
+                                       : NULL;
+    for (int i = 0; !what && i < m->nshapes; ++i)
+        if (m->shapes[i].collide) what = "contact (colliding shapes)";
     for (int b = 0; !what && b < m->nbodies; ++b)
         if (m->bodies[b].pin) what = "pinned bodies";
     if (!what) return LD_OK;
@@ -170,38 +172,73 @@ static void link_inertias(ld_tree *T, const ld_model *m) {
     }
 }
 
-/* The model's force elements as joint spring-dampers: a rotational-spring-damper between the
- * two bodies of a revolute joint (about every direction, or about the joint's axis). */
+/* Element e (a rotational-spring-damper) about revolute link i's axis: 1 with *sp filled when it
+ * acts between the joint's two bodies about every direction or the joint's axis. */
+static int hinge_spring(const ld_tree *T, const ld_model *m, int e, int i, ld_tree_spring *sp) {
+    const ld_element *el = &m->elements[e];
+    const ld_joint *jt = &m->joints[T->joint[i]];
+    double sig = el->body1 == jt->body1 && el->body2 == jt->body2   ? 1.0
+                 : el->body1 == jt->body2 && el->body2 == jt->body1 ? -1.0
+                                                                    : 0.0;
+    const double *par = el->par, *a = par + 2;
+    double an = ld_v3_norm(a), dot = an > 0 ? ld_v3_dot(a, T->u0 + 3 * i) : 1.0;
+    if (T->prism[i] || sig == 0.0 || fabs(fabs(dot) - 1.0) > 1e-9) return 0;
+    *sp = (ld_tree_spring){.link = i, .sig = dot < 0 ? -sig : sig, .k = par[0], .c = par[1]};
+    sp->rest = an > 0 && el->npar > 5 ? par[5] : 0.0;
+    return 1;
+}
+
+/* Element e (a spring-damper without a force-length curve) along prismatic link i: 1 with *sp
+ * filled when it acts between the joint's two bodies at two distinct points of the joint's line
+ * (to 1e-9 of their distance). */
+static int slide_spring(const ld_tree *T, const ld_model *m, int e, int i, ld_tree_spring *sp) {
+    const ld_element *el = &m->elements[e];
+    const ld_joint *jt = &m->joints[T->joint[i]];
+    const double *par = el->par, *u = T->u0 + 3 * i;
+    const double *p1, *p2; /* the points on the joint's body1 and body2 */
+    if (!T->prism[i] || el->npar != 10) return 0;
+    if (el->body1 == jt->body1 && el->body2 == jt->body2)
+        p1 = par, p2 = par + 3;
+    else if (el->body1 == jt->body2 && el->body2 == jt->body1)
+        p1 = par + 3, p2 = par;
+    else
+        return 0;
+    double d[3], r[3], x[3];
+    for (int k = 0; k < 3; ++k) d[k] = p2[k] - p1[k], r[k] = p1[k] - T->r0[3 * i + k];
+    double L = ld_v3_dot(d, u), dn = ld_v3_norm(d);
+    ld_v3_cross(x, r, u);
+    double off = ld_v3_norm(x);
+    ld_v3_cross(x, d, u);
+    if (!(dn > 0.0) || ld_v3_norm(x) > 1e-9 * dn || off > 1e-9 * fmax(dn, 1.0)) return 0;
+    *sp = (ld_tree_spring){.link = i, .slide = 1, .sig = 1.0, .k = par[6], .c = par[7]};
+    sp->L = L, sp->l0 = par[8], sp->f0 = par[9];
+    return 1;
+}
+
+/* The model's force elements as joint spring-dampers (hinge_spring, slide_spring); any other
+ * element is refused by name. */
 static int build_springs(ld_tree *T, const ld_model *m, char *msg, size_t n) {
     int rot = ld_element_type_find("rotational-spring-damper");
+    int lin = ld_element_type_find("spring-damper");
     for (int e = 0; e < m->nelements; ++e) {
         const ld_element *el = &m->elements[e];
-        int link = -1;
-        double sig = 1.0;
-        for (int i = 0; el->type == rot && i < T->n && link < 0; ++i) {
-            const ld_joint *jt = &m->joints[T->joint[i]];
-            if (T->prism[i]) continue;
-            if (el->body1 == jt->body1 && el->body2 == jt->body2) link = i, sig = 1.0;
-            if (el->body1 == jt->body2 && el->body2 == jt->body1) link = i, sig = -1.0;
+        int ok = 0;
+        for (int i = 0; i < T->n && !ok; ++i)
+            ok = el->type == rot   ? hinge_spring(T, m, e, i, &T->spring[T->nspring])
+                 : el->type == lin ? slide_spring(T, m, e, i, &T->spring[T->nspring])
+                                   : 0;
+        if (ok) {
+            T->nspring++;
+            continue;
         }
-        const double *par = el->par, *a = el->type == rot ? par + 2 : NULL;
-        double an = a ? ld_v3_norm(a) : 0.0,
-               dot = link >= 0 && an > 0 ? ld_v3_dot(a, T->u0 + 3 * link) : 1.0;
-        if (link < 0 || fabs(fabs(dot) - 1.0) > 1e-9) {
-            char w[32];
-            snprintf(msg, n,
-                     "the tree formulation cannot hold element %d ('%s', %s%s): it supports "
-                     "rotational-spring-damper elements between the two bodies of a revolute "
-                     "joint, about every direction or the joint's axis",
-                     e, el->name, ld_element_type_name(el->type), at_line(w, sizeof w, el->line));
-            return LD_ENOTSUPPORTED;
-        }
-        ld_tree_spring *sp = &T->spring[T->nspring++];
-        sp->link = link;
-        sp->sig = dot < 0 ? -sig : sig;
-        sp->k = par[0];
-        sp->c = par[1];
-        sp->rest = an > 0 && el->npar > 5 ? par[5] : 0.0;
+        char w[32];
+        snprintf(msg, n,
+                 "the tree formulation cannot hold element %d ('%s', %s%s): it supports a "
+                 "rotational-spring-damper between the two bodies of a revolute joint (about "
+                 "every direction or the joint's axis) and a spring-damper without a curve "
+                 "between the two bodies of a prismatic joint, on the joint's line",
+                 e, el->name, ld_element_type_name(el->type), at_line(w, sizeof w, el->line));
+        return LD_ENOTSUPPORTED;
     }
     return LD_OK;
 }

@@ -33,11 +33,16 @@ typedef struct ld_tree_inertia {
     double m, h[3], Jo[9];
 } ld_tree_inertia;
 
-/* A joint spring-damper on a link's coordinate: the generalized force
- * −σ (k (σ q − φ₀) + c σ q̇), energy ½ k (σ q − φ₀)². */
+/* A joint spring-damper on a link's coordinate q. About a revolute joint (a
+ * rotational-spring-damper): the generalized force −σ (k (σ q − φ₀) + c σ q̇), energy
+ * ½ k (σ q − φ₀)². Along a prismatic joint (a spring-damper whose points lie on the joint's
+ * line, L apart at the start, counted along the axis from body1's point to body2's): the length
+ * l = |L + q|, the tension s = k (l − l0) + f0 + c l̇, the force −s ∂l/∂q, energy
+ * ½ k (l − l0)² + f0 (l − l0). */
 typedef struct ld_tree_spring {
-    int link;
+    int link, slide;
     double sig, k, c, rest;
+    double L, l0, f0;
 } ld_tree_spring;
 
 typedef struct ld_tree {
@@ -90,6 +95,9 @@ void ld_tree_crba(ld_tree *T);
  * ld_tree_inertias). */
 void ld_tree_rnea(ld_tree *T, double *c);
 void ld_tree_inertias(ld_tree *T);
+/* b −= τ, the springs' and dampers' generalized forces (internal order) at the state of the last
+ * ld_tree_fk and ld_tree_velocities. */
+void ld_tree_springs_sub(const ld_tree *T, double *b);
 /* Factor T->H in place as LᵀDL with the tree's sparsity (Featherstone 2008, sec. 6.5), then
  * solve H x = b in place. LD_OK or LD_ESINGULAR. */
 int ld_tree_ltdl(ld_tree *T);

@@ -221,14 +221,26 @@ int ld_tree_phi_q_sparse(const ld_system *s, double t, const double *q, double *
     return LD_OK;
 }
 
-/* τ of the springs and dampers (internal order) added to b with the sign given. */
-static void springs(const ld_tree *T, double sign, double *b) {
+/* Spring-damper e's generalized force τ on its coordinate and its energy, at the state of the
+ * last ld_tree_fk and ld_tree_velocities. */
+static void spring_eval(const ld_tree *T, const ld_tree_spring *sp, double *tau, double *V) {
+    double q = T->qi[sp->link], qd = T->vi[sp->link];
+    if (sp->slide) {
+        double x = sp->L + q, sg = x < 0.0 ? -1.0 : 1.0, l = fabs(x), d = l - sp->l0;
+        *tau = -sg * (sp->k * d + sp->f0 + sp->c * sg * qd);
+        *V = 0.5 * sp->k * d * d + sp->f0 * d;
+        return;
+    }
+    double d = sp->sig * q - sp->rest;
+    *tau = -sp->sig * (sp->k * d + sp->c * sp->sig * qd);
+    *V = 0.5 * sp->k * d * d;
+}
+
+void ld_tree_springs_sub(const ld_tree *T, double *b) {
     for (int e = 0; e < T->nspring; ++e) {
-        const ld_tree_spring *sp = &T->spring[e];
-        int i = sp->link;
-        double tau =
-            -sp->sig * (sp->k * (sp->sig * T->qi[i] - sp->rest) + sp->c * sp->sig * T->vi[i]);
-        b[i] += sign * tau;
+        double tau, V;
+        spring_eval(T, &T->spring[e], &tau, &V);
+        b[T->spring[e].link] -= tau;
     }
 }
 
@@ -239,8 +251,8 @@ int ld_tree_force(const ld_system *s, double t, const double *q, const double *v
     ld_tree_fk(T, q);
     ld_tree_velocities(T, v);
     ld_tree_crba(T);
-    ld_tree_rnea(T, T->b);  /* C */
-    springs(T, -1.0, T->b); /* C − τ */
+    ld_tree_rnea(T, T->b);        /* C */
+    ld_tree_springs_sub(T, T->b); /* C − τ */
     for (int i = 0; i < T->n; ++i)
         if (!isfinite(T->b[i])) return LD_EDOMAIN;
     int rc = ld_tree_ltdl(T);
@@ -265,9 +277,9 @@ int ld_tree_energy(const ld_system *s, double t, const double *q, const double *
         E += 0.5 * dot6(f, T->V + 6 * i) - ld_v3_dot(T->g, T->I[i].h);
     }
     for (int k = 0; k < T->nspring; ++k) {
-        const ld_tree_spring *sp = &T->spring[k];
-        double d = sp->sig * T->qi[sp->link] - sp->rest;
-        E += 0.5 * sp->k * d * d;
+        double tau, V;
+        spring_eval(T, &T->spring[k], &tau, &V);
+        E += V;
     }
     T->fk_valid = 0;
     *e = E;
