@@ -159,8 +159,9 @@ static void run_usage(FILE *f) {
                "                      (models/NAME.yaml: heavy-top, free-top, torque-body-i, ...)\n"
                "  --integrator M      one of the integrators below (default: the model's);\n"
                "                      --method M is the same\n"
-               "  --formulation F     so3xr3 se3 s3xr3 s3sdr3 euler, so3xr3-spatial s3xr3-spatial, tree\n"
-               "                      (spatial angular velocity, increments on the left)\n"
+               "  --formulation F     so3xr3 se3 s3xr3 s3sdr3 euler, so3xr3-spatial s3xr3-spatial\n"
+               "                      (spatial angular velocity, increments on the left),\n"
+               "                      tree (joint coordinates of a tree of joints)\n"
                "  --dt H              step size\n"
                "  --t-end T           end time\n");
     params_usage(f);
@@ -254,8 +255,9 @@ static void conv_usage(FILE *f) {
             "usage: liedyn convergence MODEL --dt-list H1,H2,... [options]\n"
             "  --dt-list H1,H2,... step sizes (at least 2, distinct)\n"
             "  --integrator M      an integrator of 'liedyn run --help' (default: the model's)\n"
-            "  --formulation F     so3xr3 se3 s3xr3 s3sdr3 euler, so3xr3-spatial s3xr3-spatial, tree\n"
-            "                      (spatial angular velocity, increments on the left)\n"
+            "  --formulation F     so3xr3 se3 s3xr3 s3sdr3 euler, so3xr3-spatial s3xr3-spatial\n"
+            "                      (spatial angular velocity, increments on the left),\n"
+            "                      tree (joint coordinates of a tree of joints)\n"
             "  --t-end T           time at which the errors are measured (default: the model's)\n"
             "  --ref FILE.csv      reference: the row t = T of a CSV from 'liedyn run --out'\n"
             "                      (default: the exact rotation if the model has one, and a\n"

@@ -37,7 +37,8 @@ static void usage(FILE *f) {
                "                    that starts at its equilibrium; no dense static solve)\n"
                "  --no-loads        leave out the model's loads (its 'loads' list; gravity and\n"
                "                    the force elements stay): the modes of the unloaded model\n"
-               "  --formulation F   so3xr3 se3 s3xr3 s3sdr3 so3xr3-spatial s3xr3-spatial euler\n"
+               "  --formulation F   so3xr3 se3 s3xr3 s3sdr3 so3xr3-spatial s3xr3-spatial euler "
+               "(not tree)\n"
                "                    (default: the model's)\n"
                "  --sparse          the lowest undamped modes by subspace iteration with the\n"
                "                    sparse solver, joints kept as constraint rows of a saddle-\n"
@@ -387,6 +388,14 @@ int cli_modes(int argc, char **argv) {
     double t = isnan(a.time) ? m.run.t_end : a.time;
     ld_system s;
     double *q = NULL, *v = NULL;
+    if (m.run.formulation == LD_FORM_TREE) { /* v̇ = q̈: M = I, its stiffness is H⁻¹ K */
+        cli_error("%s: modes: the tree formulation is for runs (its equations are solved for the "
+                  "accelerations, which makes the stiffness unsymmetric); use a maximal-coordinate "
+                  "formulation (so3xr3)",
+                  path);
+        ld_model_free(&m);
+        return 2;
+    }
     if (ld_model_compile_msg(&m, m.run.formulation, &s, &q, &v, msg, sizeof msg)) {
         cli_error("%s: cannot compile the model: %s", path, msg);
         ld_model_free(&m);

@@ -16,20 +16,21 @@
 #include "../src/core/oom.h"
 
 static void usage(FILE *f) {
-    fprintf(f, "usage: liedyn static MODEL [options]\n"
-               "  MODEL             a YAML model file, or the name of a shipped model\n"
-               "  --time T          time at which the loads are evaluated (default: the model's\n"
-               "                    end time)\n"
-               "  --steps N         load steps: the loads grow in N equal steps, a step whose\n"
-               "                    Newton iteration fails is halved (default 10)\n"
-               "  --formulation F   so3xr3 se3 s3xr3 s3sdr3 so3xr3-spatial s3xr3-spatial euler\n"
-               "                    (default: the model's)\n"
-               "  --tol X           residual tolerance relative to the loads (default 1e-10)\n"
-               "  --out FILE.csv    the equilibrium as one row: t, then per body\n"
-               "                    x,y,z,qw,qx,qy,qz\n"
-               "  --json            print one JSON object with the result\n"
-               "exit status: 0 ok, 2 bad usage or input, 3 no equilibrium found, 4 output could\n"
-               "not be written\n");
+    fprintf(f,
+            "usage: liedyn static MODEL [options]\n"
+            "  MODEL             a YAML model file, or the name of a shipped model\n"
+            "  --time T          time at which the loads are evaluated (default: the model's\n"
+            "                    end time)\n"
+            "  --steps N         load steps: the loads grow in N equal steps, a step whose\n"
+            "                    Newton iteration fails is halved (default 10)\n"
+            "  --formulation F   so3xr3 se3 s3xr3 s3sdr3 so3xr3-spatial s3xr3-spatial euler tree\n"
+            "                    (default: the model's)\n"
+            "  --tol X           residual tolerance relative to the loads (default 1e-10)\n"
+            "  --out FILE.csv    the equilibrium as one row: t, then per body\n"
+            "                    x,y,z,qw,qx,qy,qz\n"
+            "  --json            print one JSON object with the result\n"
+            "exit status: 0 ok, 2 bad usage or input, 3 no equilibrium found, 4 output could\n"
+            "not be written\n");
 }
 
 typedef struct static_args {
@@ -81,7 +82,7 @@ static int parse(int argc, char **argv, static_args *a) {
             a->form = ld_formulation_find(v);
             if (a->form < 0)
                 return cli_error("static: unknown formulation '%s' (so3xr3 se3 s3xr3 s3sdr3 "
-                                 "so3xr3-spatial s3xr3-spatial euler)",
+                                 "so3xr3-spatial s3xr3-spatial euler tree)",
                                  v);
         } else if (strncmp(arg, "--out", len) == 0 && len == 5) {
             a->out = v;

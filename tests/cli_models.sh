@@ -18,7 +18,7 @@ methods=$("$LIEDYN" run --help | sed -n '/^integrators/,$p' | awk 'NR > 1 { prin
 
 # The N-four-bars (81 bodies, 121 joints) take every integrator in so3xr3 and genalpha in
 # every formulation: the combinations of both are the other models' (and test_redundant's).
-forms_all="so3xr3 se3 s3xr3 s3sdr3 so3xr3-spatial s3xr3-spatial euler"
+forms_all="so3xr3 se3 s3xr3 s3sdr3 so3xr3-spatial s3xr3-spatial euler tree"
 for model in "$SRC"/models/*.yaml; do
     for meth in $methods; do
         forms=$forms_all

@@ -267,7 +267,7 @@ bad "run: --dt must be positive, got '-1'" run heavy-top --dt -1
 bad "run: --dt needs a finite number, got 'abc'" run heavy-top --dt abc
 bad "run: --dt needs a value" run heavy-top --dt
 bad "unknown integrator 'rk9' (genalpha, newmark, tb3, tb3-paper, hht, hht-modified, hem1, hem2, hem3, hem4, hem5, newmark-beta, split2, split4, split6, split8, moreau)" run heavy-top --integrator rk9
-bad "unknown formulation 'eul' (so3xr3, se3, s3xr3, s3sdr3, so3xr3-spatial, s3xr3-spatial, euler)" run heavy-top --formulation eul
+bad "unknown formulation 'eul' (so3xr3, se3, s3xr3, s3sdr3, so3xr3-spatial, s3xr3-spatial, euler, tree)" run heavy-top --formulation eul
 bad "neg-mass.yaml:4: bodies\[0\].mass: must be positive" run "$WORK/neg-mass.yaml"
 bad "bad-velocity.yaml: inconsistent initial state: body 'top': the given velocity contradicts joint 0 ('pivot')" run "$WORK/bad-velocity.yaml"
 sed -e 's/position: \[0, 1, 0\]/position: [0, 2, 0]/' -e '/velocity: \[0, 0, 5\]/d' "$WORK/bad-velocity.yaml" >"$WORK/open-joint.yaml"

@@ -80,7 +80,8 @@ double ld_joint_angle_unwrap(double angle, double prev);
  * 2, the rates about its axis (fixed in body1) and about axis2 (fixed in body2), w·a and
  * w·b; fixed and driver: none) — then per body that is no joint's body2 (a root that floats),
  * 6: its centre of mass's spatial velocity ẋ and its body angular velocity Ω. The number of
- * rates n; −1 for a NULL, uncompiled or unsupported s (loops, rods, beams). */
+ * rates n; −1 for a NULL, uncompiled or unsupported s (loops, rods, beams; the tree formulation,
+ * whose velocities are the rates: ld_model_tree_mass_matrix below). */
 int ld_model_joint_dofs(const ld_system *s);
 /* J (k × n, column-major: column c at J + c·k): the velocities v of s (its formulation's) at
  * configuration (t, q) when rate c is 1 and the others 0 — the solution of B(q) v = 0 with

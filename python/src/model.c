@@ -245,7 +245,7 @@ static PyObject *model_compile(ld_py_model *M, PyObject *args, PyObject *kw) {
     if (fname && (f = ld_formulation_find(fname)) < 0) {
         ld_py_errorf(PyExc_ValueError,
                      "unknown formulation '%s' (so3xr3, se3, s3xr3, s3sdr3, so3xr3-spatial, "
-                     "s3xr3-spatial, euler)",
+                     "s3xr3-spatial, euler, tree)",
                      fname);
         return NULL;
     }
@@ -485,7 +485,7 @@ static PyMethodDef model_methods[] = {
     {"compile", (PyCFunction)(void (*)(void))model_compile, METH_VARARGS | METH_KEYWORDS,
      "compile(formulation=None) -> System\n\n"
      "Compile the model into a constrained second-order system on a product Lie group in the "
-     "given formulation (so3xr3, se3, s3xr3, s3sdr3, so3xr3-spatial, s3xr3-spatial, euler; "
+     "given formulation (so3xr3, se3, s3xr3, s3sdr3, so3xr3-spatial, s3xr3-spatial, euler, tree; "
      "default: the model's integrator "
      "block). Raises liedyn.Error with the reason (e.g. which joint is not closed)."},
     {"add_force", (PyCFunction)(void (*)(void))model_add_force, METH_VARARGS | METH_KEYWORDS,

@@ -178,7 +178,7 @@ static PyMethodDef methods[] = {
      "integrators() -> dict\n\nThe integration methods: name -> one-line title with its source."},
     {"formulations", py_formulations, METH_NOARGS,
      "formulations() -> list\n\nThe configuration spaces a model compiles to: so3xr3, se3, "
-     "s3xr3, s3sdr3, so3xr3-spatial, s3xr3-spatial, euler."},
+     "s3xr3, s3sdr3, so3xr3-spatial, s3xr3-spatial, euler, tree."},
     {"run", (PyCFunction)(void (*)(void))ld_py_run, METH_VARARGS | METH_KEYWORDS, ld_py_run_doc},
     {"_time_steps", ld_py_time_steps, METH_VARARGS, ld_py_time_steps_doc},
     {NULL, NULL, 0, NULL}};
