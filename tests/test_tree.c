@@ -168,6 +168,83 @@ static void test_chain_runs(void **state) {
     ld_model_free(&m);
 }
 
+/* The so3xr3 state of the tree state (q, v) of st: each body's pose and velocity. */
+static void maximal_state(const ld_system *st, const ld_system *sm, const ld_model *m,
+                          const double *q, const double *v, double *Q, double *V) {
+    for (int b = 0; b < m->nbodies; ++b) {
+        double x[3], qq[4], w[3], xd[3], R[9];
+        assert_int_equal(ld_model_body_state(st, b, q, v, x, qq, w, xd), LD_OK);
+        ld_quat_to_mat(R, qq);
+        memcpy(Q + sm->nodes[b].qoff, R, sizeof R);
+        memcpy(Q + sm->nodes[b].qoff + 9, x, sizeof x);
+        memcpy(V + sm->nodes[b].voff, w, sizeof w);
+        memcpy(V + sm->nodes[b].voff + 3, xd, sizeof xd);
+    }
+}
+
+/* The chain with b1 floating (j1 and its spring left out), thrown: b1 at 0.4 m/s, turning. */
+static void floating_chain(char *text, size_t cap, const char *elements) {
+    snprintf(text, cap, "%s%s", CHAIN_BODIES, elements);
+    char *j1 = strstr(text, "  - {name: j1,"), *j2 = strstr(text, "  - {name: j2,");
+    assert_true(j1 && j2);
+    memmove(j1, j2, strlen(j2) + 1);
+    char *b1 = strstr(text, "orientation: [0.9, 0.1, 0.2, 0.3]}");
+    assert_non_null(b1);
+    const char *add = "velocity: [0.4, -0.2, 0.3], angular_velocity: [0.5, -1.2, 0.8], ";
+    memmove(b1 + strlen(add), b1, strlen(b1) + 1);
+    memcpy(b1, add, strlen(add));
+    char *sp = strstr(text, "  - {type: rotational-spring-damper, body1: ground, body2: b1");
+    if (sp) memmove(sp, strchr(sp, '\n') + 1, strlen(strchr(sp, '\n') + 1) + 1);
+}
+
+static void test_floating(void **state) {
+    (void)state;
+    char text[4096];
+    floating_chain(text, sizeof text, CHAIN_ELEMENTS);
+    ld_model m;
+    parse(text, &m);
+    static samples a, b;
+    run(&m, LD_FORM_TREE, 1e-3, 1.0, 11, &a);
+    run(&m, LD_FORM_SO3XR3, 1e-3, 1.0, 11, &b);
+    double dj, dx, dq;
+    compare(&m, &a, &b, &dj, &dx, &dq);
+    printf("floating chain: tree against so3xr3: joints %.2e, positions %.2e m, orientations "
+           "%.2e rad; it fell %.3g m\n",
+           dj, dx, dq, a.x[3 * 10 * m.nbodies + 2] - a.x[2]);
+    assert_true(dj < 1e-9 && dx < 1e-9 && dq < 1e-9);
+    ld_model_free(&m);
+    /* the mass matrix against Jᵀ M J: the tree's (Ω, ẋ) of the root, then j2, j4, j5; the
+     * maximal joint space's j2, j4, j5, then the root's (ẋ, Ω) */
+    floating_chain(text, sizeof text, CHAIN_SPRINGS);
+    char *p = strstr(text, "body1: b5, body2: b4");
+    memcpy(p, "body1: b4, body2: b5", 20);
+    parse(text, &m);
+    ld_system st, sm;
+    double *q0, *v0, *Q0, *V0, H[81], Mj[81];
+    assert_int_equal(ld_model_compile(&m, LD_FORM_TREE, &st, &q0, &v0), LD_OK);
+    assert_int_equal(ld_model_compile(&m, LD_FORM_SO3XR3, &sm, &Q0, &V0), LD_OK);
+    assert_int_equal(st.k, 9);
+    assert_int_equal(ld_model_joint_dofs(&sm), 9);
+    const int map[9] = {6, 7, 8, 3, 4, 5, 0, 1, 2};
+    double *q = malloc((size_t)st.nq * sizeof *q), *v = calloc((size_t)st.k, sizeof *v);
+    double *Q = calloc((size_t)sm.nq, sizeof *Q), *V = calloc((size_t)sm.k, sizeof *V);
+    memcpy(q, q0, (size_t)st.nq * sizeof *q);
+    const double dq3[9] = {0.3, -0.5, 0.2, 0.1, 0.2, -0.3, -1.1, 0.25, 2.0};
+    ld_sys_retract(&st, q, q0, dq3); /* away from the start */
+    maximal_state(&st, &sm, &m, q, v, Q, V);
+    assert_int_equal(ld_model_tree_mass_matrix(&st, q, H), LD_OK);
+    assert_int_equal(ld_model_joint_mass_matrix(&sm, 0.0, Q, Mj), LD_OK);
+    double d = 0.0, hm = maxabs(H, 81);
+    for (int i = 0; i < 9; ++i)
+        for (int j = 0; j < 9; ++j) d = fmax(d, fabs(H[9 * i + j] - Mj[9 * map[i] + map[j]]));
+    printf("floating chain: CRBA against J^T M J of so3xr3: %.2e (largest entry %.3g)\n", d, hm);
+    assert_true(d < 1e-12 * hm);
+    free(q), free(v), free(Q), free(V), free(q0), free(v0), free(Q0), free(V0);
+    ld_model_system_free(&st);
+    ld_model_system_free(&sm);
+    ld_model_free(&m);
+}
+
 static void test_chain_energy(void **state) {
     (void)state;
     ld_model m;
@@ -182,20 +259,6 @@ static void test_chain_energy(void **state) {
     printf("chain without dampers: energy %.6g J, drift over 2 s %.2e J\n", a.e[0], drift);
     assert_true(drift < 1e-9 * fmax(1.0, scale));
     ld_model_free(&m);
-}
-
-/* The so3xr3 state of the tree state (q, v) of st: each body's pose and velocity. */
-static void maximal_state(const ld_system *st, const ld_system *sm, const ld_model *m,
-                          const double *q, const double *v, double *Q, double *V) {
-    for (int b = 0; b < m->nbodies; ++b) {
-        double x[3], qq[4], w[3], xd[3], R[9];
-        assert_int_equal(ld_model_body_state(st, b, q, v, x, qq, w, xd), LD_OK);
-        ld_quat_to_mat(R, qq);
-        memcpy(Q + sm->nodes[b].qoff, R, sizeof R);
-        memcpy(Q + sm->nodes[b].qoff + 9, x, sizeof x);
-        memcpy(V + sm->nodes[b].voff, w, sizeof w);
-        memcpy(V + sm->nodes[b].voff + 3, xd, sizeof xd);
-    }
 }
 
 static void test_crba_rnea(void **state) {
@@ -355,9 +418,10 @@ static void test_refusals(void **state) {
     refused(text, "joint 0 ('ball', spherical");
     snprintf(text, sizeof text,
              "%sjoints:\n  - {name: h, type: revolute, body1: ground, body2: a, at: [0, 0, 0], "
-             "axis: [0, 0, 1]}\n",
+             "axis: [0, 0, 1]}\n  - {name: c, type: cylindrical, body1: a, body2: b, at: [1.5, 0, "
+             "0], axis: [1, 0, 0]}\n",
              two);
-    refused(text, "body 1 ('b'");
+    refused(text, "joint 1 ('c', cylindrical");
     snprintf(
         text, sizeof text,
         "%sjoints:\n  - {name: h1, type: revolute, body1: ground, body2: a, at: [0, 0, 0], "
@@ -388,8 +452,8 @@ static void test_refusals(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_chain_runs), cmocka_unit_test(test_chain_energy),
-        cmocka_unit_test(test_crba_rnea),  cmocka_unit_test(test_robots),
-        cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_crba_rnea),  cmocka_unit_test(test_floating),
+        cmocka_unit_test(test_robots),     cmocka_unit_test(test_refusals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

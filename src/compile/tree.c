@@ -64,18 +64,19 @@ static int refuse_joint(const ld_model *m, int j, const char *why, char *msg, si
 static int alloc_tree(ld_tree *T, int n, int nb, int nel) {
     size_t N = (size_t)(n > 0 ? n : 1);
     T->n = n;
-    T->par = ld_xmalloc(4 * N * sizeof(int), "the tree's links");
-    T->u0 = ld_xcalloc(75 * N + N * N, sizeof(double), "the tree's links");
+    T->par = ld_xcalloc(6 * N, sizeof(int), "the tree's links");
+    T->u0 = ld_xcalloc(76 * N + N * N, sizeof(double), "the tree's links");
     T->carrier = ld_xmalloc((size_t)nb * sizeof(int), "the tree's bodies");
     T->spring = ld_xcalloc((size_t)(nel > 0 ? nel : 1), sizeof *T->spring, "the tree's springs");
     T->I = ld_xcalloc(2 * N, sizeof *T->I, "the tree's inertias");
     if (!T->par || !T->u0 || !T->carrier || !T->spring || !T->I) return LD_ENOMEM;
-    T->sys = T->par + N, T->joint = T->sys + N, T->prism = T->joint + N;
+    T->sys = T->par + N, T->joint = T->sys + N, T->kind = T->joint + N;
+    T->col = T->kind + N, T->qsys = T->col + N;
     double *p = T->u0;
     T->r0 = p += 3 * N, T->lm = p += 3 * N, T->lc0 = p += N, T->lJ0 = p += 3 * N;
     T->R = p += 9 * N, T->p = p += 9 * N, T->S = p += 3 * N, T->V = p += 6 * N;
     T->A = p += 6 * N, T->F = p += 6 * N, T->b = p += 6 * N, T->qi = p += N, T->vi = p += N;
-    T->fkq = p += N, T->fkv = p += N, T->sig = p += N, T->H = p += N;
+    T->fkq = p += N, T->fkv = p += 2 * N, T->sig = p += N, T->H = p += N;
     T->Ic = T->I + N;
     return LD_OK;
 }
@@ -91,8 +92,9 @@ static void add_link(ld_tree *T, const ld_model *m, int j, int from, int to, int
     int i = (*nl)++;
     T->par[i] = from < 0 ? -1 : T->carrier[from];
     T->sys[i] = sysidx[j];
+    T->qsys[i] = sysidx[j] + 6 * T->nroot; /* after the roots' 12 (R, x) each */
     T->joint[i] = j;
-    T->prism[i] = jt->kind == LD_JOINT_PRISMATIC;
+    T->kind[i] = jt->kind == LD_JOINT_PRISMATIC ? LD_TREE_PRISMATIC : LD_TREE_REVOLUTE;
     T->sig[i] = to == jt->body2 ? 1.0 : -1.0;
     double a = ld_v3_norm(jt->axis);
     for (int k = 0; k < 3; ++k) T->u0[3 * i + k] = jt->axis[k] / a, T->r0[3 * i + k] = jt->at[k];
@@ -119,7 +121,8 @@ static int visit(ld_tree *T, const ld_model *m, int from, unsigned char *used, i
     return LD_OK;
 }
 
-/* The tree by breadth-first search from the ground; refuses loops and floating bodies. */
+/* The tree by breadth-first search from the ground, then from each floating root (the first
+ * body not yet reached); refuses loops. */
 static int build_tree(ld_tree *T, const ld_model *m, const int *sysidx, char *msg, size_t n) {
     int nb = m->nbodies, nl = 0, head = 0, tail = 0;
     int *queue = ld_xmalloc((size_t)nb * sizeof(int) + (size_t)(m->njoints + 1), "the tree");
@@ -130,16 +133,21 @@ static int build_tree(ld_tree *T, const ld_model *m, const int *sysidx, char *ms
     int rc = visit(T, m, LD_GROUND, used, queue, &tail, &nl, sysidx, msg, n);
     while (!rc && head < tail)
         rc = visit(T, m, queue[head++], used, queue, &tail, &nl, sysidx, msg, n);
-    for (int b = 0; !rc && b < nb; ++b)
-        if (T->carrier[b] == -2) {
-            char w[32];
-            snprintf(msg, n,
-                     "the tree formulation cannot hold body %d ('%s'%s): no chain of joints joins "
-                     "it to the ground (a floating base is not supported: fix the root, e.g. "
-                     "liedyn convert --fixed-base, or use a maximal-coordinate formulation)",
-                     b, m->bodies[b].name, at_line(w, sizeof w, m->bodies[b].line));
-            rc = LD_ENOTSUPPORTED;
+    for (int b = 0, r = 0; !rc && b < nb; ++b) { /* the floating roots, each with its tree */
+        if (T->carrier[b] != -2) continue;
+        for (int k = 0; k < 6; ++k, ++nl) {
+            T->par[nl] = k == 0 ? -1 : nl - 1;
+            T->kind[nl] = LD_TREE_FREE, T->col[nl] = k, T->joint[nl] = b;
+            T->sys[nl] = 6 * r + k; /* (Ω, ẋ) of root node r */
+            T->qsys[nl] = 12 * r;
+            T->sig[nl] = 1.0;
         }
+        ++r;
+        T->carrier[b] = nl - 1;
+        queue[tail++] = b;
+        while (!rc && head < tail)
+            rc = visit(T, m, queue[head++], used, queue, &tail, &nl, sysidx, msg, n);
+    }
     free(queue);
     return rc;
 }
@@ -152,8 +160,8 @@ static void link_inertias(ld_tree *T, const ld_model *m) {
         T->lm[i] += m->bodies[b].mass;
         for (int k = 0; k < 3; ++k) T->lc0[3 * i + k] += m->bodies[b].mass * m->bodies[b].x[k];
     }
-    for (int i = 0; i < T->n; ++i)
-        for (int k = 0; k < 3; ++k) T->lc0[3 * i + k] /= T->lm[i];
+    for (int i = 0; i < T->n; ++i) /* a floating root's first five links are massless */
+        for (int k = 0; k < 3 && T->lm[i] > 0.0; ++k) T->lc0[3 * i + k] /= T->lm[i];
     for (int b = 0; b < m->nbodies; ++b) {
         int i = T->carrier[b];
         if (i < 0) continue;
@@ -175,6 +183,7 @@ static void link_inertias(ld_tree *T, const ld_model *m) {
 /* Element e (a rotational-spring-damper) about revolute link i's axis: 1 with *sp filled when it
  * acts between the joint's two bodies about every direction or the joint's axis. */
 static int hinge_spring(const ld_tree *T, const ld_model *m, int e, int i, ld_tree_spring *sp) {
+    if (T->kind[i] != LD_TREE_REVOLUTE) return 0;
     const ld_element *el = &m->elements[e];
     const ld_joint *jt = &m->joints[T->joint[i]];
     double sig = el->body1 == jt->body1 && el->body2 == jt->body2   ? 1.0
@@ -182,7 +191,7 @@ static int hinge_spring(const ld_tree *T, const ld_model *m, int e, int i, ld_tr
                                                                     : 0.0;
     const double *par = el->par, *a = par + 2;
     double an = ld_v3_norm(a), dot = an > 0 ? ld_v3_dot(a, T->u0 + 3 * i) : 1.0;
-    if (T->prism[i] || sig == 0.0 || fabs(fabs(dot) - 1.0) > 1e-9) return 0;
+    if (T->kind[i] != LD_TREE_REVOLUTE || sig == 0.0 || fabs(fabs(dot) - 1.0) > 1e-9) return 0;
     *sp = (ld_tree_spring){.link = i, .sig = dot < 0 ? -sig : sig, .k = par[0], .c = par[1]};
     sp->rest = an > 0 && el->npar > 5 ? par[5] : 0.0;
     return 1;
@@ -192,11 +201,12 @@ static int hinge_spring(const ld_tree *T, const ld_model *m, int e, int i, ld_tr
  * filled when it acts between the joint's two bodies at two distinct points of the joint's line
  * (to 1e-9 of their distance). */
 static int slide_spring(const ld_tree *T, const ld_model *m, int e, int i, ld_tree_spring *sp) {
+    if (T->kind[i] != LD_TREE_PRISMATIC) return 0;
     const ld_element *el = &m->elements[e];
     const ld_joint *jt = &m->joints[T->joint[i]];
     const double *par = el->par, *u = T->u0 + 3 * i;
     const double *p1, *p2; /* the points on the joint's body1 and body2 */
-    if (!T->prism[i] || el->npar != 10) return 0;
+    if (T->kind[i] != LD_TREE_PRISMATIC || el->npar != 10) return 0;
     if (el->body1 == jt->body1 && el->body2 == jt->body2)
         p1 = par, p2 = par + 3;
     else if (el->body1 == jt->body2 && el->body2 == jt->body1)
@@ -243,6 +253,28 @@ static int build_springs(ld_tree *T, const ld_model *m, char *msg, size_t n) {
     return LD_OK;
 }
 
+/* The representative of body b (nb: the ground) in the union-find forest f. */
+static int find(int *f, int b) {
+    while (f[b] != b) b = f[b] = f[f[b]];
+    return b;
+}
+
+/* The bodies' groups that no chain of joints joins to the ground: the floating roots (−1: no
+ * memory). */
+static int count_roots(const ld_model *m) {
+    int nb = m->nbodies, *f = ld_xmalloc((size_t)(nb + 1) * sizeof(int), "the tree"), r = 0;
+    if (!f) return -1;
+    for (int b = 0; b <= nb; ++b) f[b] = b;
+    for (int j = 0; j < m->njoints; ++j) {
+        int a = m->joints[j].body1 < 0 ? nb : m->joints[j].body1, b = m->joints[j].body2;
+        f[find(f, a)] = find(f, b < 0 ? nb : b);
+    }
+    int g = find(f, nb);
+    for (int b = 0; b < nb; ++b) r += find(f, b) == b && b != g;
+    free(f);
+    return r;
+}
+
 /* The system's coordinate of every joint (−1: fixed), after refusing the kinds not held. */
 static int number_joints(const ld_model *m, int *sysidx, int *ndof, char *msg, size_t n) {
     *ndof = 0;
@@ -272,14 +304,23 @@ static int number_joints(const ld_model *m, int *sysidx, int *ndof, char *msg, s
 
 /* The initial rates: the joints' rates of the model's initial velocities, solved as the
  * maximal formulations solve them (an so3xr3 system compiled for this). */
-static int initial_rates(const ld_model *m, const ld_tree *T, double *v, char *msg, size_t n) {
+static int initial_rates(const ld_model *m, const ld_tree *T, double *q, double *v, char *msg,
+                         size_t n) {
     ld_system c;
     double *Q = NULL, *V = NULL;
     int rc = ld_model_compile_msg(m, LD_FORM_SO3XR3, &c, &Q, &V, msg, n);
     if (rc) return rc;
     for (int i = 0; !rc && i < T->n; ++i) {
-        double cc[LD_JOINT_COORDS_MAX], cd[LD_JOINT_COORDS_MAX];
+        double cc[LD_JOINT_COORDS_MAX], cd[LD_JOINT_COORDS_MAX], x[3], qu[4], w[3], xd[3];
         int nc = 0;
+        if (T->kind[i] == LD_TREE_FREE && T->col[i] == 0) { /* the root's pose and (Ω, ẋ) */
+            rc = ld_model_body_state(&c, T->joint[i], Q, V, x, qu, w, xd);
+            ld_quat_to_mat(q + T->qsys[i], qu);
+            memcpy(q + T->qsys[i] + 9, x, sizeof x);
+            memcpy(v + T->sys[i], w, sizeof w);
+            memcpy(v + T->sys[i] + 3, xd, sizeof xd);
+        }
+        if (T->kind[i] == LD_TREE_FREE) continue;
         rc = ld_model_joint_coords(&c, T->joint[i], m->run.t_start, Q, V, cc, cd, &nc);
         if (!rc) v[T->sys[i]] = cd[0];
     }
@@ -303,15 +344,22 @@ int ld_tree_compile(const ld_model *m, ld_system *s, double **q0, double **v0, c
     int *sysidx = ld_xmalloc((size_t)(m->njoints + 1) * sizeof(int), "the tree");
     if (!sysidx) return LD_ENOMEM;
     rc = number_joints(m, sysidx, &ndof, msg, n);
-    if (!rc && ndof < 1) {
-        snprintf(msg, n, "the tree formulation needs a revolute or prismatic joint");
+    int nroot = rc ? 0 : count_roots(m);
+    if (!rc && nroot < 0) rc = LD_ENOMEM;
+    for (int j = 0; !rc && j < m->njoints; ++j)
+        if (sysidx[j] >= 0) sysidx[j] += 6 * nroot;
+    if (!rc && ndof + nroot == 0) {
+        snprintf(msg, n, "the tree formulation has nothing to move: every body is fixed");
         rc = LD_ENOTSUPPORTED;
     }
     memset(s, 0, sizeof *s);
     rb_sys *rb = rc ? NULL : ld_xcalloc(1, sizeof *rb, "the system");
     ld_tree *T = rc ? NULL : ld_xcalloc(1, sizeof *T, "the tree");
     if (!rc && (!rb || !T)) rc = LD_ENOMEM;
-    if (!rc) rc = alloc_tree(T, ndof, m->nbodies, m->nelements);
+    if (!rc) {
+        T->m = m, T->nroot = nroot, T->nq = 12 * nroot + ndof;
+        rc = alloc_tree(T, ndof + 6 * nroot, m->nbodies, m->nelements);
+    }
     if (!rc) rc = build_tree(T, m, sysidx, msg, n);
     free(sysidx);
     if (!rc) rc = build_springs(T, m, msg, n);
@@ -329,7 +377,7 @@ int ld_tree_compile(const ld_model *m, ld_system *s, double **q0, double **v0, c
         r->load_list = ld_xcalloc(1, sizeof(int), "the loads' index");
         if (m->nelements > 0)
             r->ctrl = ld_xcalloc((size_t)m->nelements, sizeof(double), "the controllers");
-        s->nodes = ld_xcalloc((size_t)ndof, sizeof *s->nodes, "the system's nodes");
+        s->nodes = ld_xcalloc((size_t)(ndof + nroot), sizeof *s->nodes, "the system's nodes");
         if (!r->load_start || !r->load_list || (m->nelements > 0 && !r->ctrl) || !s->nodes)
             rc = LD_ENOMEM;
     }
@@ -339,8 +387,10 @@ int ld_tree_compile(const ld_model *m, ld_system *s, double **q0, double **v0, c
         if (s->user) ld_model_system_free(s);
         return rc;
     }
-    s->nnodes = ndof;
-    for (int i = 0; i < ndof; ++i) s->nodes[i] = (ld_node){LD_NODE_RN, 1, 0, 0};
+    s->nnodes = ndof + nroot;
+    for (int i = 0; i < s->nnodes; ++i)
+        s->nodes[i] =
+            i < nroot ? (ld_node){LD_NODE_SO3XR3, 0, 0, 0} : (ld_node){LD_NODE_RN, 1, 0, 0};
     s->ops = (ld_system_ops){.mass = ld_tree_mass,
                              .force = ld_tree_force,
                              .phi = no_phi,
@@ -350,10 +400,11 @@ int ld_tree_compile(const ld_model *m, ld_system *s, double **q0, double **v0, c
                              .phi_q_sparse = ld_tree_phi_q_sparse};
     rc = ld_sys_layout(s);
     if (!rc) rc = ld_sys_alloc_work(s);
-    double *q = rc ? NULL : ld_xcalloc((size_t)ndof, sizeof(double), "the initial positions");
-    double *v = rc ? NULL : ld_xcalloc((size_t)ndof, sizeof(double), "the initial velocities");
+    double *q = rc ? NULL : ld_xcalloc((size_t)s->nq, sizeof(double), "the initial positions");
+    double *v = rc ? NULL : ld_xcalloc((size_t)s->k, sizeof(double), "the initial velocities");
     if (!rc && (!q || !v)) rc = LD_ENOMEM;
-    if (!rc) rc = initial_rates(m, ld_rb(s)->tree, v, msg, n);
+    if (!rc && (s->nq != ld_rb(s)->tree->nq || s->k != ld_rb(s)->tree->n)) rc = LD_EINVAL;
+    if (!rc) rc = initial_rates(m, ld_rb(s)->tree, q, v, msg, n);
     if (rc) {
         free(q);
         free(v);

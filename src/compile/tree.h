@@ -45,12 +45,22 @@ typedef struct ld_tree_spring {
     double L, l0, f0;
 } ld_tree_spring;
 
+/* What moves a link: a revolute or prismatic joint, or one of the six velocities (Ω, ẋ) of a
+ * floating root (its body angular velocity, its centre's spatial velocity): a floating root is
+ * six links in a chain, the first five massless, the last carrying the root's bodies. */
+enum { LD_TREE_REVOLUTE = 0, LD_TREE_PRISMATIC, LD_TREE_FREE };
+
 typedef struct ld_tree {
-    int n;        /* links = coordinates */
+    const ld_model *m;
+    int n;        /* links = velocity coordinates */
+    int nroot;    /* floating roots (their nodes come first in the system) */
+    int nq;       /* the system's q and v sizes */
     int *par;     /* n: the parent link, −1 for the ground */
-    int *sys;     /* n: the link's coordinate in the system */
-    int *joint;   /* n: the model's joint */
-    int *prism;   /* n: 1 prismatic, 0 revolute */
+    int *sys;     /* n: the link's coordinate in v */
+    int *qsys;    /* n: in q (a free link: its root node's first entry) */
+    int *joint;   /* n: the model's joint; a free link: the root body */
+    int *kind;    /* n: LD_TREE_* */
+    int *col;     /* n: a free link's column 0 … 5 of (Ω, ẋ) */
     double *sig;  /* n: σ */
     double *u0;   /* 3n: the joint's axis at the start */
     double *r0;   /* 3n: the joint's point at the start */

@@ -25,12 +25,45 @@ static ld_tree *TR(const ld_system *s) {
 
 /* ---------------------------------------------------------------- kinematics */
 
+/* Free link i (column col of its root's (Ω, ẋ)): the root body's motion since the start from
+ * its node's (R, x) — G = (R R₀ᵀ, x − R R₀ᵀ x₀) — and column col of its motion subspace
+ * [R, 0; x̂ R, I] (ω = R Ω, v_O = ẋ + x × ω). */
+static void free_link(ld_tree *T, int i, const double *q) {
+    const double *g = q + T->qsys[i], *Rb = g, *xb = g + 9;
+    double *R = T->R + 9 * i, *p = T->p + 3 * i, *S = T->S + 6 * i;
+    if (T->col[i] > 0) { /* the same pose as the column before */
+        memcpy(R, R - 9, 9 * sizeof *R);
+        memcpy(p, p - 3, 3 * sizeof *p);
+    } else {
+        const ld_body *b = &T->m->bodies[T->joint[i]];
+        double R0[9], R0t[9], qn[4], Rx0[3];
+        (void)ld_quat_normalize(qn, b->q);
+        ld_quat_to_mat(R0, qn);
+        ld_m3_transpose(R0t, R0);
+        ld_m3_mul(R, Rb, R0t);
+        ld_m3_mulv(Rx0, R, b->x);
+        for (int k = 0; k < 3; ++k) p[k] = xb[k] - Rx0[k];
+    }
+    int c = T->col[i];
+    memset(S, 0, 6 * sizeof *S);
+    if (c >= 3) {
+        S[3 + c - 3] = 1.0;
+        return;
+    }
+    for (int k = 0; k < 3; ++k) S[k] = Rb[3 * k + c];
+    ld_v3_cross(S + 3, xb, S);
+}
+
 void ld_tree_fk(ld_tree *T, const double *q) {
     for (int i = 0; i < T->n; ++i) {
+        if (T->kind[i] == LD_TREE_FREE) {
+            free_link(T, i, q);
+            continue;
+        }
         const double *u0 = T->u0 + 3 * i, *r0 = T->r0 + 3 * i;
         double *R = T->R + 9 * i, *p = T->p + 3 * i, *S = T->S + 6 * i;
-        double qi = T->sig[i] * q[T->sys[i]], XR[9], px[3], Rp[9], pp[3] = {0, 0, 0};
-        T->qi[i] = q[T->sys[i]];
+        double qi = T->sig[i] * q[T->qsys[i]], XR[9], px[3], Rp[9], pp[3] = {0, 0, 0};
+        T->qi[i] = q[T->qsys[i]];
         if (T->par[i] < 0) {
             static const double I3[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
             memcpy(Rp, I3, sizeof Rp);
@@ -38,7 +71,8 @@ void ld_tree_fk(ld_tree *T, const double *q) {
             memcpy(Rp, T->R + 9 * T->par[i], sizeof Rp);
             memcpy(pp, T->p + 3 * T->par[i], sizeof pp);
         }
-        if (T->prism[i]) {
+        int prism = T->kind[i] == LD_TREE_PRISMATIC;
+        if (prism) {
             static const double I3[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
             memcpy(XR, I3, sizeof XR);
             for (int k = 0; k < 3; ++k) px[k] = qi * u0[k];
@@ -55,7 +89,7 @@ void ld_tree_fk(ld_tree *T, const double *q) {
         ld_m3_mulv(u, Rp, u0);
         ld_m3_mulv(r, Rp, r0);
         for (int k = 0; k < 3; ++k) r[k] += pp[k];
-        if (T->prism[i]) {
+        if (prism) {
             for (int k = 0; k < 3; ++k) S[k] = 0.0, S[3 + k] = T->sig[i] * u[k];
         } else {
             double ru[3];
@@ -158,8 +192,15 @@ void ld_tree_rnea(ld_tree *T, double *c) {
     for (int i = 0; i < n; ++i) {
         const double *V = T->V + 6 * i, *Ap = T->par[i] < 0 ? a0 : T->A + 6 * T->par[i];
         double *A = T->A + 6 * i, *F = T->F + 6 * i, vs[6], IV[6], IA[6], x[6];
-        crm(V, T->S + 6 * i, vs);
-        for (int k = 0; k < 6; ++k) A[k] = Ap[k] + vs[k] * T->vi[i];
+        if (T->kind[i] != LD_TREE_FREE) {
+            crm(V, T->S + 6 * i, vs);
+            for (int k = 0; k < 6; ++k) vs[k] *= T->vi[i];
+        } else { /* a root's S ν changes by (0, ẋ × ω) at fixed ν: added at its last column */
+            double xd[3] = {T->vi[i - 2], T->vi[i - 1], T->vi[i]};
+            memset(vs, 0, sizeof vs);
+            if (T->col[i] == 5) ld_v3_cross(vs + 3, xd, V);
+        }
+        for (int k = 0; k < 6; ++k) A[k] = Ap[k] + vs[k];
         inertia_mul(&T->I[i], A, IA);
         inertia_mul(&T->I[i], V, IV);
         crf(V, IV, x);
@@ -212,7 +253,9 @@ int ld_tree_mass(const ld_system *s, const double *q, double *M) {
 int ld_tree_mass_blocks(const ld_system *s, const double *q, double *Mb) {
     (void)q;
     if (!s || !Mb) return LD_EINVAL;
-    for (int i = 0; i < s->k; ++i) Mb[i] = 1.0;
+    for (int r = 0; r < TR(s)->nroot; ++r, Mb += 36) /* the roots' 6×6 identities */
+        for (int k = 0; k < 36; ++k) Mb[k] = k % 7 == 0;
+    for (int i = 6 * TR(s)->nroot; i < s->k; ++i) *Mb++ = 1.0;
     return LD_OK;
 }
 
@@ -289,11 +332,11 @@ int ld_tree_energy(const ld_system *s, double t, const double *q, const double *
 void ld_tree_body_state(const ld_system *s, int b, const double *q, const double *v, double x[3],
                         double quat[4], double omega[3], double xdot[3]) {
     ld_tree *T = TR(s);
-    size_t n = (size_t)T->n;
-    if (!T->fk_valid || memcmp(T->fkq, q, n * sizeof *q) || memcmp(T->fkv, v, n * sizeof *v)) {
+    size_t n = (size_t)T->n, nq = (size_t)T->nq;
+    if (!T->fk_valid || memcmp(T->fkq, q, nq * sizeof *q) || memcmp(T->fkv, v, n * sizeof *v)) {
         ld_tree_fk(T, q);
         ld_tree_velocities(T, v);
-        memcpy(T->fkq, q, n * sizeof *q);
+        memcpy(T->fkq, q, nq * sizeof *q);
         memcpy(T->fkv, v, n * sizeof *v);
         T->fk_valid = 1;
     }
