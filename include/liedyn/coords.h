@@ -96,7 +96,8 @@ int ld_model_joint_jacobian(const ld_system *s, double t, const double *q, doubl
 int ld_model_joint_mass_matrix(const ld_system *s, double t, const double *q, double *Mj);
 
 /* The tree formulation (LD_FORM_TREE, docs/tree.md) at a configuration q, in the system's
- * coordinates (n = s->k, the revolute and prismatic joints in the model's order): the
+ * coordinates (n = s->k: each floating root's (Ω, ẋ), then the revolute and prismatic joints in
+ * the model's order): the
  * joint-space mass matrix H(q) by the composite-rigid-body algorithm (n × n, row-major), and
  * the generalized bias c(t, q, v) = C(q, v) q̇ terms + gravity − τ (τ the joints' springs and
  * dampers) by recursive Newton–Euler, so that the motion is H q̈ + c = 0. No allocation. LD_OK;

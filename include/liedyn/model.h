@@ -45,10 +45,11 @@ LD_BEGIN_DECLS
  *           one constraint per body (after the joints' rows), integrated in the vector space
  * The seven above have one node per body (maximal coordinates; LD_FORM_COUNT counts them). After
  * them, in relative (joint) coordinates:
- *   tree    a tree of revolute, prismatic and fixed joints rooted at the ground: one R¹ node
- *           per revolute or prismatic joint (its angle or slide, as coords.h counts it), no
- *           constraint; the bodies' poses by forward kinematics, the joint-space mass matrix
- *           by the composite-rigid-body algorithm, the bias forces by recursive Newton–Euler
+ *   tree    trees of revolute, prismatic and fixed joints, rooted at the ground or at a floating
+ *           body: an R³×SO(3) node per floating root ((R, x), velocity (Ω, ẋ) as so3xr3), one
+ *           R¹ node per revolute or prismatic joint (its angle or slide, as coords.h counts
+ *           it), no constraint; the bodies' poses by forward kinematics, the joint-space mass
+ * matrix by the composite-rigid-body algorithm, the bias forces by recursive Newton–Euler
  *           (Featherstone, Rigid Body Dynamics Algorithms, 2008), solved by the tree's sparse
  *           LᵀDL factorization inside the force, so that the system is v̇ = q̈(t, q, v) with
  *           M = I (docs/tree.md) */

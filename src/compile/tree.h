@@ -1,13 +1,15 @@
 /*
  * Internal to src/compile: the tree formulation (LD_FORM_TREE, docs/tree.md) — a model whose
- * joints form a tree rooted at the ground, in the coordinates of its revolute and prismatic
- * joints.
+ * joints form trees rooted at the ground or at floating bodies, in the coordinates of its
+ * revolute and prismatic joints and its floating roots' poses.
  *
  * The links: each revolute or prismatic joint moves one link, the bodies on its far side from
  * the ground up to the next such joint (bodies joined by fixed joints are one link: their
- * masses, centres and inertias combined). Links are numbered parent first (breadth-first from
- * the ground), so that the parent λ(i) < i; the system's coordinates are the joints' in the
- * model's order (the order of ld_model_joint_dofs), link i's at sys[i].
+ * masses, centres and inertias combined); a floating root is six links (LD_TREE_FREE below).
+ * Links are numbered parent first (breadth-first from the ground, then from each floating root),
+ * so that the parent λ(i) < i; the system's coordinates are each floating root's (R, x) with
+ * velocity (Ω, ẋ), then the joints' in the model's order: link i's velocity at sys[i] of v, its
+ * coordinate (a free link: its root's storage) at qsys[i] of q.
  *
  * Kinematics: every link carries the rigid motion G_i = (R_i, p_i), x ↦ R_i x + p_i, since the
  * start (the model's initial configuration, where every coordinate is 0): G_i = G_λ(i) ∘ X_i(σ_i
@@ -85,11 +87,12 @@ typedef struct ld_tree {
     int fk_valid;
 } ld_tree;
 
-/* Compile m in the tree formulation (rigid.c calls it for LD_FORM_TREE): s with one R¹ node per
- * coordinate, no constraints, M = I, g = −q̈; q0, v0 (malloc) the initial coordinates (0) and
- * rates (those of the model's initial velocities, solved as the maximal formulations solve
- * them). LD_OK; LD_ENOTSUPPORTED with the joint, body, element or feature named in msg for a
- * model the formulation cannot hold; LD_EINVAL, LD_ENOMEM. */
+/* Compile m in the tree formulation (rigid.c calls it for LD_FORM_TREE): s with an R³×SO(3) node
+ * per floating root and one R¹ node per joint coordinate, no constraints, M = I, g = −q̈; q0, v0
+ * (malloc) the initial state (the roots' poses, the joints' coordinates 0) and velocities (those
+ * of the model's initial velocities, solved as the maximal formulations solve them). LD_OK;
+ * LD_ENOTSUPPORTED with the joint, body, element or feature named in msg for a model the
+ * formulation cannot hold; LD_EINVAL, LD_ENOMEM. */
 int ld_tree_compile(const ld_model *m, ld_system *s, double **q0, double **v0, char *msg, size_t n);
 void ld_tree_free(ld_tree *T);
 
