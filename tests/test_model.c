@@ -37,7 +37,8 @@ static void test_formulation_names(void **state) {
     assert_int_equal(ld_formulation_find("SE3"), -1);
     assert_int_equal(ld_formulation_find(""), -1);
     assert_int_equal(ld_formulation_find(NULL), -1);
-    assert_non_null(ld_formulation_name(LD_FORM_COUNT));
+    assert_non_null(ld_formulation_name(LD_FORM_ALL));
+    assert_string_equal(ld_formulation_name(LD_FORM_TREE), "tree");
 }
 
 static void test_tfn_shapes(void **state) {
@@ -674,8 +675,8 @@ static void test_validate_programmatic(void **state) {
     m.loads[0].fn.kind = LD_TFN_RAMP;
     m.loads[0].fn.t0 = NAN;
     expect_invalid(&m, "<model>:0: loads[0].time.t0: must be finite, found nan");
-    m.run.formulation = LD_FORM_COUNT;
-    expect_invalid(&m, "<model>:0: integrator.formulation: unknown formulation 7");
+    m.run.formulation = LD_FORM_ALL;
+    expect_invalid(&m, "<model>:0: integrator.formulation: unknown formulation 8");
     m.run.integrator[0] = '\0';
     expect_invalid(&m, "<model>:0: integrator.name: must not be empty");
     m.run.t_start = NAN;

@@ -330,7 +330,7 @@ static void test_names_and_references(void **state) {
         "expected one of constant, ramp, hat, table, linear, sine, spin-up, found 'cosine'");
     expect_error(HEAD "integrator: {formulation: so3}\n", 7, "integrator.formulation",
                  "expected one of so3xr3, se3, s3xr3, s3sdr3, so3xr3-spatial, s3xr3-spatial, "
-                 "euler, found 'so3'");
+                 "euler, tree, found 'so3'");
     expect_error("bodies:\n  - name: \"\"\n", 2, "bodies[0].name", "must not be empty");
     expect_error("bodies:\n  - name: "
                  "a234567890123456789012345678901234567890123456789012345678901234\n",

@@ -262,7 +262,7 @@ static void test_layout_and_bad_input(void **state) {
     ld_model m;
     tm_heavy_top(&m, 1.0);
     double *q0, *v0;
-    assert_int_equal(ld_model_compile(&m, LD_FORM_COUNT, &s, &q0, &v0), LD_EINVAL);
+    assert_int_equal(ld_model_compile(&m, LD_FORM_ALL, &s, &q0, &v0), LD_EINVAL);
     m.nbodies = 0;
     assert_int_equal(ld_model_compile(&m, LD_FORM_SE3, &s, &q0, &v0), LD_EINVAL);
 }
