@@ -398,6 +398,7 @@ int ld_tree_compile(const ld_model *m, ld_system *s, double **q0, double **v0, c
                              .energy = ld_tree_energy,
                              .mass_blocks = ld_tree_mass_blocks,
                              .phi_q_sparse = ld_tree_phi_q_sparse};
+    s->mass_const = 1; /* M = I */
     rc = ld_sys_layout(s);
     if (!rc) rc = ld_sys_alloc_work(s);
     double *q = rc ? NULL : ld_xcalloc((size_t)s->nq, sizeof(double), "the initial positions");
