@@ -77,8 +77,10 @@ void ld_tree_fk(ld_tree *T, const double *q) {
             memcpy(XR, I3, sizeof XR);
             for (int k = 0; k < 3; ++k) px[k] = qi * u0[k];
         } else {
-            double w[3] = {qi * u0[0], qi * u0[1], qi * u0[2]}, Xr[3];
-            ld_so3_exp(XR, w);
+            /* exp(qi û0) by Rodrigues on the unit axis: 1 − cos = sin²/(1 + cos) without
+             * cancellation where cos > 0 */
+            double sn = sin(qi), cs = cos(qi), Xr[3];
+            ld_m3_rodrigues(XR, u0, sn, cs > 0.0 ? sn * sn / (1.0 + cs) : 1.0 - cs);
             ld_m3_mulv(Xr, XR, r0);
             for (int k = 0; k < 3; ++k) px[k] = r0[k] - Xr[k];
         }
