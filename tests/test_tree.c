@@ -447,6 +447,24 @@ static void test_refusals(void **state) {
         "axis: [1, 0, 0]}\n",
         two);
     refused(text, "element 0 ('tilt', rotational-spring-damper");
+    /* the methods for bodies as nodes say why they cannot run it */
+    ld_model m;
+    parse(CHAIN_BODIES CHAIN_ELEMENTS, &m);
+    ld_system st;
+    double *q0, *v0;
+    assert_int_equal(ld_model_compile(&m, LD_FORM_TREE, &st, &q0, &v0), LD_OK);
+    const char *meths[] = {"moreau", "split2"};
+    for (int i = 0; i < 2; ++i) {
+        ld_integ_options op;
+        ld_integ_options_init(&op);
+        op.method = (ld_integ_method)ld_integ_method_find(meths[i]);
+        const char *why = ld_integ_options_check(&st, &op);
+        assert_non_null(why);
+        assert_non_null(strstr(why, "not tree"));
+    }
+    free(q0), free(v0);
+    ld_model_system_free(&st);
+    ld_model_free(&m);
 }
 
 int main(void) {

@@ -14,6 +14,10 @@ static ld_tree *tree_of(const ld_system *s) {
     return s && s->user && ld_rb(s)->f == LD_FORM_TREE ? ld_rb(s)->tree : NULL;
 }
 
+int ld_sys_is_tree(const ld_system *s) {
+    return s && s->user && s->ops.force == ld_tree_force;
+}
+
 int ld_model_tree_mass_matrix(const ld_system *s, const double *q, double *H) {
     ld_tree *T = tree_of(s);
     if (!T || !q || !H) return LD_EINVAL;

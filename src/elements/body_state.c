@@ -151,6 +151,11 @@ void ld_rb_state_write(const ld_system *s, int i, const double R[9], const doubl
 
 const char *ld_rb_rigid_only(const ld_system *s, const char *needs, const char *verb, int forces) {
     static _Thread_local char buf[160];
+    if (ld_sys_is_tree(s)) {
+        snprintf(buf, sizeof buf,
+                 "%s a maximal-coordinate formulation, not tree (joint coordinates)", needs);
+        return buf;
+    }
     if (!s || !s->user || s->ops.force != ld_elems_force)
         return "the system is not a compiled model";
     const rb_sys *rb = RB(s);

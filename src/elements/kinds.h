@@ -89,6 +89,8 @@ void ld_rb_state_write(const ld_system *s, int i, const double R[9], const doubl
  * forces is non-zero), pinned bodies — as a reason ("<needs> a Lie-group formulation", "… are
  * not <verb>"; a static or thread-local string); NULL if it can (body_state.c). */
 const char *ld_rb_rigid_only(const ld_system *s, const char *needs, const char *verb, int forces);
+/* s was compiled in the tree formulation (src/compile/tree_api.c): 1, else 0. */
+int ld_sys_is_tree(const ld_system *s);
 
 /* Loads on a body at time t: body-frame torque tb, spatial torque ts, spatial force fs (with
  * gravity), body-frame force fb; the body feels τ = tb + Rᵀ ts and f = fs + R fb. */
