@@ -245,6 +245,39 @@ static void test_floating(void **state) {
     ld_model_free(&m);
 }
 
+/* The joints' reactions at a state away from the start (the chain with its springs and dampers,
+ * fixed and reversed joints) against the maximal formulation's from its multipliers. */
+static void test_reactions(void **state) {
+    (void)state;
+    ld_model m;
+    parse(CHAIN_BODIES CHAIN_ELEMENTS, &m);
+    ld_system st, sm;
+    double *q0, *v0, *Q0, *V0;
+    assert_int_equal(ld_model_compile(&m, LD_FORM_TREE, &st, &q0, &v0), LD_OK);
+    assert_int_equal(ld_model_compile(&m, LD_FORM_SO3XR3, &sm, &Q0, &V0), LD_OK);
+    const double q[4] = {0.7, -1.1, 0.25, 2.0}, v[4] = {1.3, -0.4, 0.6, -2.1};
+    double *Q = calloc((size_t)sm.nq, sizeof *Q), *V = calloc((size_t)sm.k, sizeof *V);
+    double *vd = calloc((size_t)sm.k, sizeof *vd), *lam = calloc((size_t)sm.m, sizeof *lam);
+    maximal_state(&st, &sm, &m, q, v, Q, V);
+    assert_int_equal(ld_sys_initial_accel(&sm, 0.0, Q, V, vd, lam), LD_OK);
+    double d = 0.0, big = 0.0;
+    for (int j = 0; j < m.njoints; ++j) {
+        double f1[3], t1[3], f2[3], t2[3];
+        assert_int_equal(ld_model_joint_reaction_at(&st, j, 0.0, q, v, NULL, f1, t1), LD_OK);
+        assert_int_equal(ld_model_joint_reaction_at(&sm, j, 0.0, Q, V, lam, f2, t2), LD_OK);
+        for (int k = 0; k < 3; ++k) {
+            d = fmax(d, fmax(fabs(f1[k] - f2[k]), fabs(t1[k] - t2[k])));
+            big = fmax(big, fmax(fabs(f2[k]), fabs(t2[k])));
+        }
+    }
+    printf("reactions against so3xr3's multipliers: %.2e (largest %.3g)\n", d, big);
+    assert_true(big > 1.0 && d < 1e-10 * big);
+    free(Q), free(V), free(vd), free(lam), free(q0), free(v0), free(Q0), free(V0);
+    ld_model_system_free(&st);
+    ld_model_system_free(&sm);
+    ld_model_free(&m);
+}
+
 static void test_chain_energy(void **state) {
     (void)state;
     ld_model m;
@@ -471,7 +504,8 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_chain_runs), cmocka_unit_test(test_chain_energy),
         cmocka_unit_test(test_crba_rnea),  cmocka_unit_test(test_floating),
-        cmocka_unit_test(test_robots),     cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_reactions),  cmocka_unit_test(test_robots),
+        cmocka_unit_test(test_refusals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -338,6 +338,13 @@ int ld_model_body_accel(const ld_system *s, int body, const double *q, const dou
  * lambda; f and tau must not be NULL. */
 int ld_model_joint_reaction(const ld_system *s, int joint, const double *q, const double *lambda,
                             double f[3], double tau[3]);
+/* The same at the state (t, q, v) with its multipliers λ, in every formulation: the tree
+ * formulation has no multipliers (lambda may be NULL there; ld_model_joint_reaction gives NaN),
+ * and its reactions come from the accelerations of the state — each body's rate of momentum
+ * less its weight, summed beyond the joint, less the joint's springs and dampers
+ * (docs/tree.md). The status codes of ld_model_joint_reaction, or a status of the force. */
+int ld_model_joint_reaction_at(const ld_system *s, int joint, double t, const double *q,
+                               const double *v, const double *lambda, double f[3], double tau[3]);
 /* The power P of the model's loads (forces and torques at the bodies' centres of mass, the
  * prescribed torques; not gravity, which is in the potential energy) and of its drivers
  * (λᵀ ∂Φ/∂t, the work of the constraint forces of prescribed motion) at the state

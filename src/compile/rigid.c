@@ -488,6 +488,13 @@ int ld_model_joint_reaction(const ld_system *s, int joint, const double *q, cons
     return ld_jsys_reaction(RB(s)->J, s, joint, q, lj, f, tau);
 }
 
+int ld_model_joint_reaction_at(const ld_system *s, int joint, double t, const double *q,
+                               const double *v, const double *lambda, double f[3], double tau[3]) {
+    if (!s || !s->user || !q || !v || joint < 0 || joint >= RB(s)->m->njoints) return LD_EINVAL;
+    if (RB(s)->tree) return ld_tree_reaction(s, joint, t, q, v, f, tau);
+    return ld_model_joint_reaction(s, joint, q, lambda, f, tau);
+}
+
 int ld_model_exact_rotation(const ld_model *m, int body, double t, double quat[4]) {
     for (int l = 0; m && l < m->nloads; ++l) {
         const ld_load *ld = &m->loads[l];

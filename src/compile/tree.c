@@ -23,6 +23,7 @@ void ld_tree_free(ld_tree *T) {
     free(T->carrier);
     free(T->spring);
     free(T->I);
+    free(T->react);
     free(T);
 }
 
@@ -61,17 +62,22 @@ static int refuse_joint(const ld_model *m, int j, const char *why, char *msg, si
 }
 
 /* Allocate the arrays for n links and nb bodies (one block per kind). */
-static int alloc_tree(ld_tree *T, int n, int nb, int nel) {
+static int alloc_tree(ld_tree *T, int n, int nb, int nj, int nel) {
     size_t N = (size_t)(n > 0 ? n : 1);
     T->n = n;
     T->par = ld_xcalloc(6 * N, sizeof(int), "the tree's links");
     T->u0 = ld_xcalloc(76 * N + N * N, sizeof(double), "the tree's links");
-    T->carrier = ld_xmalloc((size_t)nb * sizeof(int), "the tree's bodies");
+    T->carrier = ld_xmalloc(4 * (size_t)nb * sizeof(int), "the tree's bodies");
+    T->react = ld_xcalloc(6 * (size_t)(nj > 0 ? nj : 1) + 12 * (size_t)nb, sizeof(double),
+                          "the joints' reactions");
+    if (!T->react) return LD_ENOMEM;
+    T->bf = T->react + 6 * (size_t)(nj > 0 ? nj : 1);
     T->spring = ld_xcalloc((size_t)(nel > 0 ? nel : 1), sizeof *T->spring, "the tree's springs");
     T->I = ld_xcalloc(2 * N, sizeof *T->I, "the tree's inertias");
     if (!T->par || !T->u0 || !T->carrier || !T->spring || !T->I) return LD_ENOMEM;
     T->sys = T->par + N, T->joint = T->sys + N, T->kind = T->joint + N;
     T->col = T->kind + N, T->qsys = T->col + N;
+    T->border = T->carrier + nb, T->bjoint = T->border + nb, T->bpar = T->bjoint + nb;
     double *p = T->u0;
     T->r0 = p += 3 * N, T->lm = p += 3 * N, T->lc0 = p += N, T->lJ0 = p += 3 * N;
     T->R = p += 9 * N, T->p = p += 9 * N, T->S = p += 3 * N, T->V = p += 6 * N;
@@ -116,6 +122,7 @@ static int visit(ld_tree *T, const ld_model *m, int from, unsigned char *used, i
                                 "ground)",
                                 msg, n);
         add_link(T, m, j, from, to, nl, sysidx);
+        T->bjoint[to] = j, T->bpar[to] = from;
         queue[(*tail)++] = to;
     }
     return LD_OK;
@@ -144,10 +151,13 @@ static int build_tree(ld_tree *T, const ld_model *m, const int *sysidx, char *ms
         }
         ++r;
         T->carrier[b] = nl - 1;
+        T->bjoint[b] = -1, T->bpar[b] = -1;
         queue[tail++] = b;
         while (!rc && head < tail)
             rc = visit(T, m, queue[head++], used, queue, &tail, &nl, sysidx, msg, n);
     }
+    memcpy(T->border, queue, (size_t)tail * sizeof *queue);
+    T->nborder = tail;
     free(queue);
     return rc;
 }
@@ -358,7 +368,7 @@ int ld_tree_compile(const ld_model *m, ld_system *s, double **q0, double **v0, c
     if (!rc && (!rb || !T)) rc = LD_ENOMEM;
     if (!rc) {
         T->m = m, T->nroot = nroot, T->nq = 12 * nroot + ndof;
-        rc = alloc_tree(T, ndof + 6 * nroot, m->nbodies, m->nelements);
+        rc = alloc_tree(T, ndof + 6 * nroot, m->nbodies, m->njoints, m->nelements);
     }
     if (!rc) rc = build_tree(T, m, sysidx, msg, n);
     free(sysidx);

@@ -25,6 +25,7 @@
 
 #include <stddef.h>
 
+#include "../lie/mat3.h"
 #include "liedyn/model.h"
 #include "liedyn/system.h"
 
@@ -70,6 +71,10 @@ typedef struct ld_tree {
     double *lc0;  /* 3n: its centre of mass at the start */
     double *lJ0;  /* 9n: its inertia about that centre at the start (spatial axes) */
     int *carrier; /* nbodies: the link that carries the body, −1 the ground */
+    /* the bodies in breadth-first order (nborder of them: those not fixed to the ground), each
+     * with the joint that reaches it from its parent body (−1: a floating root) and that parent
+     * (−1: the ground or none) */
+    int nborder, *border, *bjoint, *bpar;
     int nspring;
     ld_tree_spring *spring;
     double g[3]; /* gravity */
@@ -85,7 +90,43 @@ typedef struct ld_tree {
     /* forward-kinematics cache of the bodies' output: the state it was computed at */
     double *fkq, *fkv;
     int fk_valid;
+    /* the joints' reactions (6 per joint: force, torque about body2's centre) at the state of
+     * fkq, fkv when react_valid; the bodies' forces (6 per body) */
+    double *react, *bf;
+    int react_valid;
 } ld_tree;
+
+/* The spatial products of the recursions. */
+/* f = I V: moment Jo ω + h × v, force m v + ω × h. */
+static inline void inertia_mul(const ld_tree_inertia *I, const double V[6], double f[6]) {
+    double hv[3], wh[3], Jw[3];
+    ld_m3_mulv(Jw, I->Jo, V);
+    ld_v3_cross(hv, I->h, V + 3);
+    ld_v3_cross(wh, V, I->h);
+    for (int k = 0; k < 3; ++k) f[k] = Jw[k] + hv[k], f[3 + k] = I->m * V[3 + k] + wh[k];
+}
+
+/* r = V × m (motion cross product): (ω × m_ω, ω × m_v + v × m_ω). */
+static inline void crm(const double V[6], const double m[6], double r[6]) {
+    double a[3], b[3];
+    ld_v3_cross(r, V, m);
+    ld_v3_cross(a, V, m + 3);
+    ld_v3_cross(b, V + 3, m);
+    for (int k = 0; k < 3; ++k) r[3 + k] = a[k] + b[k];
+}
+
+/* r = V ×* f (force cross product): (ω × n + v × f, ω × f). */
+static inline void crf(const double V[6], const double f[6], double r[6]) {
+    double a[3], b[3];
+    ld_v3_cross(a, V, f);
+    ld_v3_cross(b, V + 3, f + 3);
+    ld_v3_cross(r + 3, V, f + 3);
+    for (int k = 0; k < 3; ++k) r[k] = a[k] + b[k];
+}
+
+static inline double dot6(const double a[6], const double b[6]) {
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5];
+}
 
 /* Compile m in the tree formulation (rigid.c calls it for LD_FORM_TREE): s with an R³×SO(3) node
  * per floating root and one R¹ node per joint coordinate, no constraints, M = I, g = −q̈; q0, v0
@@ -111,6 +152,8 @@ void ld_tree_inertias(ld_tree *T);
 /* b −= τ, the springs' and dampers' generalized forces (internal order) at the state of the last
  * ld_tree_fk and ld_tree_velocities. */
 void ld_tree_springs_sub(const ld_tree *T, double *b);
+/* One spring-damper's generalized force τ and energy V at that state. */
+void ld_tree_spring_eval(const ld_tree *T, const ld_tree_spring *sp, double *tau, double *V);
 /* Factor T->H in place as LᵀDL with the tree's sparsity (Featherstone 2008, sec. 6.5), then
  * solve H x = b in place. LD_OK or LD_ESINGULAR. */
 int ld_tree_ltdl(ld_tree *T);
@@ -122,6 +165,13 @@ int ld_tree_mass_blocks(const ld_system *s, const double *q, double *Mb);
 int ld_tree_force(const ld_system *s, double t, const double *q, const double *v, double *g);
 int ld_tree_energy(const ld_system *s, double t, const double *q, const double *v, double *e);
 int ld_tree_phi_q_sparse(const ld_system *s, double t, const double *q, double *vals);
+
+/* The force and torque (spatial; the torque about body2's centre of mass) that joint j exerts
+ * on its body2 at (t, q, v): from the accelerations of the state, each body's force of inertia
+ * and weight summed over the bodies beyond the joint, less the joint's springs and dampers
+ * (ld_model_joint_reaction of a tree system). LD_OK, or a status of the force. */
+int ld_tree_reaction(const ld_system *s, int j, double t, const double *q, const double *v,
+                     double f[3], double tau[3]);
 
 /* Body b's centre x, quaternion, body angular velocity Ω and centre velocity ẋ at (q, v)
  * (ld_model_body_state of a tree system). */

@@ -133,19 +133,6 @@ void ld_tree_inertias(ld_tree *T) {
     for (int i = 0; i < T->n; ++i) link_inertia(T, i, &T->I[i]);
 }
 
-/* f = I V: moment Jo ω + h × v, force m v + ω × h. */
-static void inertia_mul(const ld_tree_inertia *I, const double V[6], double f[6]) {
-    double hv[3], wh[3], Jw[3];
-    ld_m3_mulv(Jw, I->Jo, V);
-    ld_v3_cross(hv, I->h, V + 3);
-    ld_v3_cross(wh, V, I->h);
-    for (int k = 0; k < 3; ++k) f[k] = Jw[k] + hv[k], f[3 + k] = I->m * V[3 + k] + wh[k];
-}
-
-static double dot6(const double a[6], const double b[6]) {
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5];
-}
-
 /* ---------------------------------------------------------------- CRBA, RNEA */
 
 void ld_tree_crba(ld_tree *T) {
@@ -168,24 +155,6 @@ void ld_tree_crba(ld_tree *T) {
         for (int j = T->par[i]; j >= 0; j = T->par[j])
             T->H[ix(i, j, n)] = T->H[ix(j, i, n)] = dot6(F, T->S + 6 * j);
     }
-}
-
-/* r = V × m (motion cross product): (ω × m_ω, ω × m_v + v × m_ω). */
-static void crm(const double V[6], const double m[6], double r[6]) {
-    double a[3], b[3];
-    ld_v3_cross(r, V, m);
-    ld_v3_cross(a, V, m + 3);
-    ld_v3_cross(b, V + 3, m);
-    for (int k = 0; k < 3; ++k) r[3 + k] = a[k] + b[k];
-}
-
-/* r = V ×* f (force cross product): (ω × n + v × f, ω × f). */
-static void crf(const double V[6], const double f[6], double r[6]) {
-    double a[3], b[3];
-    ld_v3_cross(a, V, f);
-    ld_v3_cross(b, V + 3, f + 3);
-    ld_v3_cross(r + 3, V, f + 3);
-    for (int k = 0; k < 3; ++k) r[k] = a[k] + b[k];
 }
 
 void ld_tree_rnea(ld_tree *T, double *c) {
@@ -268,7 +237,7 @@ int ld_tree_phi_q_sparse(const ld_system *s, double t, const double *q, double *
 
 /* Spring-damper e's generalized force τ on its coordinate and its energy, at the state of the
  * last ld_tree_fk and ld_tree_velocities. */
-static void spring_eval(const ld_tree *T, const ld_tree_spring *sp, double *tau, double *V) {
+void ld_tree_spring_eval(const ld_tree *T, const ld_tree_spring *sp, double *tau, double *V) {
     double q = T->qi[sp->link], qd = T->vi[sp->link];
     if (sp->slide) {
         double x = sp->L + q, sg = x < 0.0 ? -1.0 : 1.0, l = fabs(x), d = l - sp->l0;
@@ -284,7 +253,7 @@ static void spring_eval(const ld_tree *T, const ld_tree_spring *sp, double *tau,
 void ld_tree_springs_sub(const ld_tree *T, double *b) {
     for (int e = 0; e < T->nspring; ++e) {
         double tau, V;
-        spring_eval(T, &T->spring[e], &tau, &V);
+        ld_tree_spring_eval(T, &T->spring[e], &tau, &V);
         b[T->spring[e].link] -= tau;
     }
 }
@@ -323,7 +292,7 @@ int ld_tree_energy(const ld_system *s, double t, const double *q, const double *
     }
     for (int k = 0; k < T->nspring; ++k) {
         double tau, V;
-        spring_eval(T, &T->spring[k], &tau, &V);
+        ld_tree_spring_eval(T, &T->spring[k], &tau, &V);
         E += V;
     }
     T->fk_valid = 0;
@@ -340,7 +309,7 @@ void ld_tree_body_state(const ld_system *s, int b, const double *q, const double
         ld_tree_velocities(T, v);
         memcpy(T->fkq, q, nq * sizeof *q);
         memcpy(T->fkv, v, n * sizeof *v);
-        T->fk_valid = 1;
+        T->fk_valid = 1, T->react_valid = 0;
     }
     const ld_body *bd = &ld_rb(s)->m->bodies[b];
     double R0[9], R[9], qn[4], w[3] = {0, 0, 0}, vo[3] = {0, 0, 0};

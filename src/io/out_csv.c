@@ -292,7 +292,7 @@ static void row_values(ld_out_csv *w, double t, const double *q, const double *v
     }
     for (int j = 0; j < m->njoints; ++j) {
         for (int c = 0; c < 6; ++c) r[k + c] = NAN;
-        (void)ld_model_joint_reaction(s, j, q, lam, r + k, r + k + 3);
+        (void)ld_model_joint_reaction_at(s, j, t, q, v, lam, r + k, r + k + 3);
         k += 6;
     }
     ld_io_jcols_values(s, m, t, q, v, w->jprev, r + k);
