@@ -456,7 +456,8 @@ static void test_span_force(void **state) {
 }
 
 /* Which pairs collide: neighbours never; of one rod, pairs that overlap as written never, the
- * others do; of two rods, every pair (overlapping or not) when both set spans. */
+ * others do; of two rods, every pair (overlapping or not) when both set spans, except the
+ * segments whose ends a joint joins. */
 static void test_span_pairs(void **state) {
     (void)state;
     ld_model m;
@@ -484,6 +485,20 @@ static void test_span_pairs(void **state) {
     assert_false(ld_cseg_pair(&m, 6, 7)); /* other's neighbours */
     assert_false(ld_cseg_pair(&m, 0, 8)); /* plain does not set spans */
     assert_false(ld_cseg_pair(&m, 8, 9));
+    ld_model_free(&m);
+    /* two rods joined end to end by a joint: their end segments overlap there by design */
+    parse("name: j\nrods:\n"
+          "  - {name: r1, segments: 3, from: [0, 0, 0], to: [0.3, 0, 0],\n"
+          "     stiffness: [1, 1, 1, 1, 1, 1], rho_a: 1, rho_i: [1, 1, 1],\n"
+          "     collide: {radius: 0.01, spans: true}}\n"
+          "  - {name: r2, segments: 3, from: [0.3, 0, 0], to: [0.6, 0, 0],\n"
+          "     stiffness: [1, 1, 1, 1, 1, 1], rho_a: 1, rho_i: [1, 1, 1],\n"
+          "     collide: {radius: 0.01, spans: true}}\n"
+          "joints:\n  - {name: j, type: spherical, body1: 'r1[3]', body2: 'r2[0]', frame1: {},"
+          " frame2: {}}\n",
+          &m);
+    assert_false(ld_cseg_pair(&m, 2, 3)); /* the two spans at the joint */
+    assert_true(ld_cseg_pair(&m, 1, 3));  /* one further along: it may collide */
     ld_model_free(&m);
 }
 

@@ -4,8 +4,9 @@
  * with a controller every 5 steps under the methods with constraints (46 unknowns: the sparse
  * solve, KLU), chains of 2 links (the dense solve) and 16 links; after a first stretch of
  * samples (which may size the solvers' patterns), further samples — each a restart with a new
- * solve of consistent accelerations — allocate no byte. Linked with --wrap=malloc,calloc,realloc
- * (alloc_count.h).
+ * solve of consistent accelerations — make no allocation from liedyn's own code. Linked with
+ * --wrap=malloc,calloc,realloc (alloc_count.h), which sees the calls of the objects linked
+ * statically: the shared libraries' own (KLU when it must pivot afresh, LAPACK) are not counted.
  */
 #include <math.h>
 #include <stdio.h>

@@ -513,8 +513,9 @@ void ld_mesh_free(ld_mesh *m);
  * mapped to A p + b (A 3×3 row-major, NULL: the identity; b NULL: 0): its volume, centre of
  * volume com and inertia tensor J about com at unit density (×ρ for the body's), by the
  * divergence theorem (Mirtich 1996, Eberly 2002; docs/import.md). Triangles facing inwards
- * give the same solid. LD_OK; LD_EINVAL (NULL arguments, fewer than 4 triangles); LD_EDOMAIN
- * (no volume: an open or flat mesh, a non-finite vertex). */
+ * give the same solid. LD_OK; LD_EINVAL (NULL arguments, fewer than 4 triangles, a vertex
+ * index out of range); LD_EDOMAIN (no volume: a flat mesh, a non-finite vertex). An open mesh
+ * is not detected: its volume is that of the surface closed across its holes. */
 int ld_mesh_mass_props(const ld_mesh *m, const double *A, const double *b, double *volume,
                        double com[3], double J[9]);
 

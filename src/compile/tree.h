@@ -71,7 +71,8 @@ typedef struct ld_tree {
     double *lc0;  /* 3n: its centre of mass at the start */
     double *lJ0;  /* 9n: its inertia about that centre at the start (spatial axes) */
     int *carrier; /* nbodies: the link that carries the body, −1 the ground */
-    /* the bodies in breadth-first order (nborder of them: those not fixed to the ground), each
+    /* the bodies in breadth-first order (nborder of them: every body the tree reaches, those
+     * fixed to the ground by fixed joints included), each
      * with the joint that reaches it from its parent body (−1: a floating root) and that parent
      * (−1: the ground or none) */
     int nborder, *border, *bjoint, *bpar;

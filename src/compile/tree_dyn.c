@@ -270,7 +270,9 @@ int ld_tree_force(const ld_system *s, double t, const double *q, const double *v
     for (int i = 0; i < T->n; ++i)
         if (!isfinite(T->b[i])) return LD_EDOMAIN;
     int rc = ld_tree_ltdl(T);
-    if (rc) return 1;            /* recoverable: the step is retried smaller */
+    if (rc)
+        return LD_ESINGULAR;     /* H is SPD for links of positive mass: a zero pivot is the
+                                  * model's (a link without inertia about its axis), not the step's */
     ld_tree_ltdl_solve(T, T->b); /* −q̈ */
     for (int i = 0; i < T->n; ++i) g[T->sys[i]] = T->b[i];
     T->fk_valid = 0;

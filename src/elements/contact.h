@@ -80,9 +80,9 @@ typedef struct ld_cseg {
 int ld_cseg_count(const ld_model *m);
 /* Segment g (0 … ld_cseg_count − 1) into *out: LD_OK, or LD_EINVAL out of range. */
 int ld_cseg_get(const ld_model *m, int g, ld_cseg *out);
-/* Do segments g and h collide with each other: both set spans, they share no node, and, of
- * one rod or beam, their capsules are apart in the model as written (node bodies at their
- * given positions)? 1 or 0. */
+/* Do segments g and h collide with each other: both set spans, they share no node, no joint
+ * joins a node of one to a node of the other, and, of one rod or beam, their capsules are
+ * apart in the model as written (node bodies at their given positions)? 1 or 0. */
 int ld_cseg_pair(const ld_model *m, int g, int h);
 /* The capsule of radius r about the segment xa–xb. */
 void ld_cseg_place(const double xa[3], const double xb[3], double radius, ld_cshape *c);

@@ -107,6 +107,14 @@ int ld_cseg_pair(const ld_model *m, int g, int h) {
     for (int i = 0; i < 2; ++i)
         for (int j = 0; j < 2; ++j)
             if (a.body[i] != LD_GROUND && a.body[i] == b.body[j]) return 0;
+    for (int j = 0; j < m->njoints; ++j) /* ends a joint joins: as bodies a joint joins */
+        for (int i = 0; i < 2; ++i)
+            for (int k = 0; k < 2; ++k) {
+                int p = a.body[i], q = b.body[k], b1 = m->joints[j].body1, b2 = m->joints[j].body2;
+                if (p != LD_GROUND && q != LD_GROUND &&
+                    ((b1 == p && b2 == q) || (b1 == q && b2 == p)))
+                    return 0;
+            }
     if (a.rod != b.rod || a.beam != b.beam) return 1;
     double pa[3], pb[3], d[3]; /* of one rod or beam: apart as written */
     ld_contact_segments(rest_end(m, &a, 0), rest_end(m, &a, 1), rest_end(m, &b, 0),

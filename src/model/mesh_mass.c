@@ -77,6 +77,8 @@ static void integrals(const ld_mesh *m, const double *A, const double b[3], cons
 int ld_mesh_mass_props(const ld_mesh *m, const double *A, const double *b, double *volume,
                        double com[3], double J[9]) {
     if (!m || !m->verts || !m->tris || m->ntris < 4 || !volume || !com || !J) return LD_EINVAL;
+    for (int t = 0; t < 3 * m->ntris; ++t)
+        if (m->tris[t] < 0 || m->tris[t] >= m->nverts) return LD_EINVAL; /* a bad index */
     const double zero[3] = {0, 0, 0};
     if (!b) b = zero;
     double lo[3], hi[3], o[3], p[3];

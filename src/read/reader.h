@@ -131,8 +131,8 @@ int ly_read_output(reader *r, const yaml_node_t *root, ld_model *m);
 int ly_read_loads(reader *r, const yaml_node_t *root, ld_model *m);
 
 /* One item of the lists bodies, elements, and a body's shapes (body i, its mapping n); the
- * validation of the whole model with its failure at the line of its key in the tree of root;
- * the single document of text[len] into doc (yaml.c, yaml_elements.c, yaml_shapes.c). */
+ * validation of the whole model with its failure at the line of its key in the tree of root (NULL:
+ * no line); the single document of text[len] into doc (yaml.c, yaml_elements.c, yaml_shapes.c). */
 int ly_read_body(reader *r, const yaml_node_t *n, ld_body *b);
 int ly_read_element(reader *r, const yaml_node_t *n, const ld_model *m, ld_element *el);
 int ly_read_body_shapes(reader *r, const yaml_node_t *n, int i, ld_model *m);

@@ -696,7 +696,7 @@ int ly_validate_located(reader *r, const yaml_node_t *root, const ld_model *m) {
     int w = strf(prefix, sizeof prefix, "%s:%d: %s: ", e.file, e.line, e.key);
     const char *reason = e.msg;
     if (w > 0 && strncmp(e.msg, prefix, (size_t)w) == 0) reason = e.msg + w;
-    return ly_fail_key(r, line_of_key(r, root, e.key), e.key, "%s", reason);
+    return ly_fail_key(r, root ? line_of_key(r, root, e.key) : 0, e.key, "%s", reason);
 }
 
 /* ld_model_assemble, its failure placed at the line of the body or joint at fault. */

@@ -86,18 +86,6 @@ static int read_item(reader *r, const yaml_node_t *n, const char *list, ld_model
     return rc;
 }
 
-/* ld_model_validate's failure as the reader's (no line: the item has no file). */
-static int validate(reader *r, const ld_model *m) {
-    ld_model_error e;
-    memset(&e, 0, sizeof e);
-    if (ld_model_validate(m, &e) == LD_OK) return LD_OK;
-    char prefix[sizeof e.file + sizeof e.key + 16];
-    int w = strf(prefix, sizeof prefix, "%s:%d: %s: ", e.file, e.line, e.key);
-    const char *reason = e.msg;
-    if (w > 0 && strncmp(e.msg, prefix, (size_t)w) == 0) reason = e.msg + w;
-    return ly_fail_key(r, 0, e.key, "%s", reason);
-}
-
 /* Parse text, read its item into m and validate; roll back on failure. */
 static int add_parsed(reader *r, ld_model *m, const char *list, const char *text, size_t len) {
     yaml_parser_t parser;
@@ -109,7 +97,7 @@ static int add_parsed(reader *r, ld_model *m, const char *list, const char *text
     if (rc == LD_OK) {
         r->doc = &doc;
         rc = read_item(r, yaml_document_get_root_node(&doc), list, m);
-        if (rc == LD_OK) rc = validate(r, m);
+        if (rc == LD_OK) rc = ly_validate_located(r, NULL, m);
         if (rc != LD_OK) roll_back(m, c);
         yaml_document_delete(&doc);
         r->doc = NULL;

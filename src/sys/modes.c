@@ -309,7 +309,8 @@ int ld_modes_body_shape(const ld_system *s, const double *q, const double *phi, 
      * that the shapes of all bodies cost O(k) each, not O(k) per body (a 10⁴-body chain) */
     const ld_node *nd = &s->nodes[body];
     size_t nv = (size_t)ld_node_nv(nd), qo = (size_t)nd->qoff, vo = (size_t)nd->voff;
-    double eps = 1e-6 / big, *buf = calloc(2 * nq + k + nv, sizeof *buf);
+    double eps = 1e-6 / big,
+           *buf = ld_xcalloc(2 * nq + k + nv, sizeof *buf, "a mode's body motion");
     if (!buf) return LD_ENOMEM;
     double *qp = buf, *qm = qp + nq, *v = qm + nq, *xi = v + k;
     for (size_t i = 0; i < nv; ++i) xi[i] = eps * phi[vo + i];

@@ -56,14 +56,10 @@ static void sp_free(sp *w) {
 }
 
 /* The CSC pattern of the saddle matrix (saddle.h). LD_OK or LD_ENOMEM. */
-static int pattern(sp *w) {
-    int *next = malloc((w->k + w->m + 1) * sizeof *next);
-    if (!next) return LD_ENOMEM;
+static void pattern(sp *w) {
     ld_saddle_count(w->s, w->colptr);
-    ld_saddle_fill(w->s, w->colptr, next, w->rowind, w->map, w->map + w->nval,
-                   w->map + w->nval + w->nb);
-    free(next);
-    return LD_OK;
+    ld_saddle_fill(w->s, w->colptr, w->colptr + w->k + w->m + 1, w->rowind, w->map,
+                   w->map + w->nval, w->map + w->nval + w->nb);
 }
 
 /* The work for q iteration vectors, carved out of one block, and the pattern. LD_OK or
@@ -74,13 +70,14 @@ static int sp_alloc(sp *w, const ld_system *s, size_t q) {
     w->nval = s->blk_off[s->nblk], w->nmb = ld_sys_mass_block_entries(s);
     w->nb = w->m > 0 ? (size_t)s->bnnz : 0;
     size_t k = w->k, m = w->m, nnz = w->nval + 2 * w->nb;
-    w->colptr = malloc((k + m + 1) * sizeof(int));
-    w->rowind = malloc((nnz + 1) * sizeof(int));
-    w->map = malloc((nnz + 1) * sizeof(int));
+    w->colptr = ld_xmalloc((2 * (k + m) + 1) * sizeof(int), "the sparse modes' pattern");
+    w->rowind = ld_xmalloc((nnz + 1) * sizeof(int), "the sparse modes' pattern");
+    w->map = ld_xmalloc((nnz + 1) * sizeof(int), "the sparse modes' pattern");
     size_t nd =
         w->nval + nnz + 2 * w->nmb + w->nb + 2 * k + m + 3 * k * q + 2 * q * q + 2 * q + (k + m);
-    w->bytes = (k + m + 1) * sizeof(int) + (nnz + 1) * (2 * sizeof(int)) + nd * sizeof(double);
-    w->vals = calloc(nd, sizeof(double));
+    w->bytes =
+        (2 * (k + m) + 1) * sizeof(int) + (nnz + 1) * (2 * sizeof(int)) + nd * sizeof(double);
+    w->vals = ld_xcalloc(nd, sizeof(double), "the sparse modes' work");
     w->la = ld_la_create(LD_LA_KLU, (int)(k + m));
     if (!w->colptr || !w->rowind || !w->map || !w->vals || !w->la) return LD_ENOMEM;
     double *p = w->vals + w->nval;
@@ -99,7 +96,8 @@ static int sp_alloc(sp *w, const ld_system *s, size_t q) {
     w->th = p, p += q;
     w->th0 = p, p += q;
     w->col = p;
-    return pattern(w);
+    pattern(w);
+    return LD_OK;
 }
 
 /* y = M x for the q columns of X (k × q, row-major), by the mass blocks. */
@@ -152,12 +150,7 @@ static int multipliers(sp *w, double t, const double *q, char *msg, size_t cap) 
 /* [K − σM, Bᵀ; B, 0] into the CSC values and factor it; the mass blocks into Mb. */
 static int factor(sp *w, double t, const double *q, double sigma, char *msg, size_t cap) {
     const ld_system *s = w->s;
-    memset(w->Tb, 0, w->nmb * sizeof *w->Tb);
-    for (int i = 0, off = 0; i < s->nnodes; ++i) {
-        int nv = ld_node_nv(&s->nodes[i]);
-        for (int r = 0; r < nv; ++r) w->Tb[off + r * nv + r] = 1.0;
-        off += nv * nv;
-    }
+    ld_saddle_identity_blocks(s, w->Tb);
     int rc =
         s->ops.tangent_blocks(s, t, q, w->zero, w->a, w->lam, -sigma, 0.0, 1.0, w->Tb, w->vals);
     if (!rc) rc = s->ops.mass_blocks(s, q, w->Mb);

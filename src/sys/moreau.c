@@ -428,7 +428,8 @@ const ld_method_impl ld_method_moreau = {
              .euler = 0,
              .model_only = 1,
              .contact = 1,
-             .refuses = "the euler formulation; pinned bodies; joint limits with rods or beams; "
+             .refuses = "the euler formulation; the tree formulation; pinned bodies; joint limits "
+                        "with rods or beams; spans colliding with spans (collide: spans); "
                         "accelerations are not computed (NaN)"},
     .refuse = moreau_refuse,
     .create = moreau_create,

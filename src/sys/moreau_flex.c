@@ -89,7 +89,10 @@ int ld_mjf_create(ld_integ *it, mj *S) {
     if (ns > 0) F->w = ld_cworld_create(m, F->cap);
     if (!F->seg || !F->c || !F->Rb || !F->X || !F->W || !F->P || !F->warm || !F->rhs || !S->pts ||
         !S->cf || (ns > 0 && !F->w)) {
-        it->oom_bytes = 8.0 * (double)(R * R);
+        /* the whole work asked for (the refused part is one of these) */
+        it->oom_bytes = 8.0 * ((double)R * (double)(R + n + 3) + 2.0 * (double)cap +
+                               12.0 * (double)nb + (double)(n + 3 * k + (size_t)s->nq)) +
+                        (double)cap * (double)(sizeof *F->c + sizeof *S->pts);
         return LD_ENOMEM;
     }
     F->xb = F->Rb + 9 * nb;

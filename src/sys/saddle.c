@@ -50,3 +50,12 @@ void ld_saddle_fill(const ld_system *s, const int *colptr, int *next, int *rowin
         map_b[e] = p;
     }
 }
+
+void ld_saddle_identity_blocks(const ld_system *s, double *Tb) {
+    memset(Tb, 0, ld_sys_mass_block_entries(s) * sizeof(double));
+    for (int i = 0, off = 0; i < s->nnodes; ++i) {
+        int nv = ld_node_nv(&s->nodes[i]);
+        for (int r = 0; r < nv; ++r) Tb[off + r * nv + r] = 1.0;
+        off += nv * nv;
+    }
+}

@@ -25,4 +25,8 @@ void ld_saddle_count(const ld_system *s, int *colptr);
 void ld_saddle_fill(const ld_system *s, const int *colptr, int *next, int *rowind, int *map_t,
                     int *map_bt, int *map_b);
 
+/* Tb (ld_sys_mass_block_entries) = the identity block of every node: T at the state itself
+ * (Δ = 0), as ops.tangent_blocks takes it. */
+void ld_saddle_identity_blocks(const ld_system *s, double *Tb);
+
 #endif

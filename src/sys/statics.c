@@ -14,7 +14,6 @@
 #include "liedyn/liedyn.h"
 #include "liedyn/linalg.h"
 #include "../core/oom.h"
-#include "nodes.h"
 #include "saddle.h"
 
 void ld_static_options_init(ld_static_options *o) {
@@ -252,12 +251,7 @@ static int make_sparse(work *w, double *bytes) {
     w->tv = w->csc + w->nnz, w->Tb = w->tv + w->nt, w->Bv = w->Tb + nmb;
     ld_saddle_count(s, w->colptr);
     ld_saddle_fill(s, w->colptr, next, w->rowind, w->map_t, w->map_bt, w->map_b);
-    memset(w->Tb, 0, nmb * sizeof(double));
-    for (int i = 0, off = 0; i < s->nnodes; ++i) {
-        int nv = ld_node_nv(&s->nodes[i]);
-        for (int r = 0; r < nv; ++r) w->Tb[off + r * nv + r] = 1.0;
-        off += nv * nv;
-    }
+    ld_saddle_identity_blocks(s, w->Tb);
     return LD_OK;
 }
 
@@ -269,14 +263,18 @@ static int make_work(work *w, const ld_system *s, double t, int sparse, char *ms
     size_t k = (size_t)w->k, m = (size_t)w->m, n = (size_t)w->n, nq = (size_t)s->nq;
     size_t total = work_doubles(s, sparse);
     double sbytes = 0.0;
-    w->zero = calloc(total, sizeof(double));
+    w->zero = ld_xcalloc(total, sizeof(double), "the statics' work arrays");
     w->la = ld_la_create(sparse ? LD_LA_KLU : LD_LA_DENSE, w->n);
     int bad = !w->zero || !w->la || (sparse && make_sparse(w, &sbytes));
     if (bad) {
         double bytes = !w->zero ? (double)total * (double)sizeof(double)
                        : !w->la ? (double)n * (double)n * (double)sizeof(double)
                                 : sbytes;
-        if (msg) {
+        if (msg && w->zero && !w->la && sparse) { /* the sparse solver's own refusal, sized */
+            char o[192];
+            ld_oom_last(o, sizeof o);
+            snprintf(msg, cap, "statics: %s", o);
+        } else if (msg) {
             char what[64], o[192];
             snprintf(what, sizeof what, "%s (n = %d)",
                      !w->zero ? "the work arrays"
