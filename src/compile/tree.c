@@ -376,6 +376,10 @@ int ld_tree_compile(const ld_model *m, ld_system *s, double **q0, double **v0, c
     if (!rc) {
         link_inertias(T, m);
         memcpy(T->g, m->gravity, sizeof T->g);
+        T->e_ground = 0.0;
+        for (int b = 0; b < m->nbodies; ++b)
+            if (T->carrier[b] == -1)
+                T->e_ground -= m->bodies[b].mass * ld_v3_dot(T->g, m->bodies[b].x);
         rb->m = m;
         rb->f = LD_FORM_TREE;
         rb->tree = T;

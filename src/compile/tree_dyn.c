@@ -286,7 +286,7 @@ int ld_tree_energy(const ld_system *s, double t, const double *q, const double *
     ld_tree_fk(T, q);
     ld_tree_velocities(T, v);
     ld_tree_inertias(T);
-    double E = 0.0;
+    double E = T->e_ground;
     for (int i = 0; i < T->n; ++i) {
         double f[6];
         inertia_mul(&T->I[i], T->V + 6 * i, f);
