@@ -78,7 +78,7 @@ typedef struct ld_tree {
     int nborder, *border, *bjoint, *bpar;
     int nspring;
     ld_tree_spring *spring;
-    double g[3]; /* gravity */
+    double g[3];     /* gravity */
     double e_ground; /* −g·Σ m x of the bodies fixed to the ground (carrier −1): their constant
                       * potential, so that the energy equals the maximal formulations' */
     /* scratch (the evaluations; mutable through a const system, as the fallbacks' work) */
