@@ -34,7 +34,7 @@ static void usage(FILE *f) {
                "                    time, as 'liedyn static')\n"
                "  --steps N         load steps of the static solve (default 10)\n"
                "  --no-static       linearize about the initial configuration as it is (a model\n"
-               "                    that starts at its equilibrium; no dense static solve)\n"
+               "                    that starts at its equilibrium; no static solve)\n"
                "  --no-loads        leave out the model's loads (its 'loads' list; gravity and\n"
                "                    the force elements stay): the modes of the unloaded model\n"
                "  --formulation F   so3xr3 se3 s3xr3 s3sdr3 so3xr3-spatial s3xr3-spatial euler "
@@ -42,7 +42,8 @@ static void usage(FILE *f) {
                "                    (default: the model's)\n"
                "  --sparse          the lowest undamped modes by subspace iteration with the\n"
                "                    sparse solver, joints kept as constraint rows of a saddle-\n"
-               "                    point matrix: for large models (no k x k matrix)\n"
+               "                    point matrix: for large models (no k x k matrix); taken\n"
+               "                    without asking for undamped modes from 2000 unknowns on\n"
                "  --shift S         with --sparse: a shift below the wanted w^2 (default 0)\n"
                "  --campbell A:B:N  a Campbell diagram instead: the damped modes of the model's\n"
                "                    initial motion, its velocities scaled so that its fastest\n"
@@ -304,6 +305,18 @@ static int analyse_sparse(const modes_args *a, const char *path, const ld_model 
     return exit_code;
 }
 
+/* From this many unknowns (k + m) on, undamped modes take the sparse path without --sparse:
+ * the dense one holds several k × k arrays (0.6 s and 100 MB at 1200 unknowns, growing as k³
+ * and k²; bench_modes) where the sparse one takes milliseconds. */
+#define AUTO_SPARSE 2000
+
+/* The sparse path without --sparse: a large system with node blocks, undamped modes, fewer
+ * than its degrees of freedom. */
+static int auto_sparse(const modes_args *a, const ld_system *s) {
+    return !a->damped && !a->npts && a->count >= 1 && a->count < s->k - s->m &&
+           s->k + s->m >= AUTO_SPARSE && ld_sys_has_blocks(s);
+}
+
 /* The equilibrium, the linearization and the modes of a compiled model; the exit code. */
 static int analyse(const modes_args *a, const char *path, const ld_model *m, const ld_system *s,
                    double *q, double *lam, double t) {
@@ -319,7 +332,7 @@ static int analyse(const modes_args *a, const char *path, const ld_model *m, con
         cli_error("%s: no static equilibrium: %s", path, msg[0] ? msg : ld_strerror(rc));
         return 3;
     }
-    if (a->sparse) return analyse_sparse(a, path, m, s, q, t, &st);
+    if (a->sparse || auto_sparse(a, s)) return analyse_sparse(a, path, m, s, q, t, &st);
     ld_linear lin;
     if ((rc = ld_linearize(s, t, q, NULL, &lin, msg, sizeof msg))) {
         cli_error("%s: cannot linearize: %s", path, msg[0] ? msg : ld_strerror(rc));

@@ -224,6 +224,21 @@ modes_exit 2 "the system has no sparse tangent blocks" four-bar --sparse --formu
 paste -d, sparse.csv dense.csv | awk -F, -v n="$(head -1 dense.csv | awk -F, '{ print NF }')" \
     'NR == 2 { d = $3 / $(n + 3) - 1; exit !(d < 1e-12 && d > -1e-12) }' ||
     fail "modes four-bar --sparse against dense: $(cat sparse.csv dense.csv)"
+# from 2000 unknowns on undamped modes take the sparse path without --sparse; --damped the dense
+cat >big-beam.yaml <<'YAML'
+name: big-beam
+beams:
+  - {name: b, order: 4, elements: 90, from: [0, 0, 0], to: [10, 0, 0], normal: [0, 1, 0],
+     section: {EA: 1.0e+5, GA2: 1.0e+5, GA3: 1.0e+5, GJ: 100, EI2: 100, EI3: 150},
+     rho_a: 1, rho_j: [0.02, 0.01, 0.01], clamp: start}
+YAML
+"$LIEDYN" modes big-beam.yaml --no-static --count 2 >out.txt 2>err.txt || fail "modes big-beam: $(cat err.txt)"
+grep -q "2160 velocities.*sparse: 2 modes by subspace iteration" out.txt ||
+    fail "modes big-beam without --sparse: not the sparse path: $(head -1 out.txt)"
+sed -i 's/elements: 90/elements: 80/' big-beam.yaml
+"$LIEDYN" modes big-beam.yaml --no-static --count 2 >out.txt 2>err.txt || fail "modes big-beam 80: $(cat err.txt)"
+grep -q "1920 velocities" out.txt && ! grep -q "sparse:" out.txt ||
+    fail "modes big-beam of 1920 unknowns: not the dense path: $(head -1 out.txt)"
 "$LIEDYN" modes simple-pendulum --csv modes.csv >out.txt 2>err.txt || fail "modes simple-pendulum: $(cat err.txt)"
 grep -q "^1,0.4984879" modes.csv || fail "modes simple-pendulum --csv: $(cat modes.csv)"
 # --no-loads: the IEA blade without its tip load, at its reference configuration (docs/modes.md)
