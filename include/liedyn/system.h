@@ -160,6 +160,11 @@ struct ld_system {
     /* M does not depend on q (the Lie-group formulations' body blocks diag(J, m I)): the
      * integrators may evaluate ops.mass (mass_blocks) once and keep it. 0: evaluate it anew. */
     int mass_const;
+    /* The zeros of the tangent blocks and of B at one generic state (random configuration,
+     * velocities, accelerations and multipliers) are zeros at every state, and evaluating them
+     * there calls nothing of the user's: the Newton methods may leave such entries out of the
+     * sparse pattern (a probe at the first assembly). 0: the block pattern is kept whole. */
+    int pattern_generic;
     double *work; /* vector scratch for the finite-difference fallbacks (ld_sys_alloc_work) */
     size_t nwork;
     struct ld_sys_fd *fd; /* their dense scratch (k×k, m×k), only once reserved (below) */

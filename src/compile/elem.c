@@ -572,6 +572,16 @@ static void column_order(const ld_system *s, const ld_elem *e, int *ord) {
 
 static int block_pattern(ld_system *s, ld_elems *E);
 
+/* Do the instances' tangents and B keep their zeros at every state (system.h,
+ * pattern_generic)? Not with force elements (user forces, actuators under controllers) or
+ * contacts, whose entries come and go with the state, nor with loads (switched on in time). */
+static int generic_structure(const ld_system *s, const ld_elems *E) {
+    if (ld_rb(s)->m->nloads > 0) return 0;
+    for (int i = 0; i < E->n; ++i)
+        if (E->e[i].kind == &ld_ek_force || E->e[i].kind == &ld_ek_contact_penalty) return 0;
+    return 1;
+}
+
 int ld_elems_pattern(ld_system *s) {
     const ld_elems *E = EL(s);
     size_t nnz = 0;
@@ -604,6 +614,7 @@ int ld_elems_pattern(ld_system *s) {
             }
     }
     s->bnnz = (int)nnz;
+    s->pattern_generic = generic_structure(s, E);
     return block_pattern(s, &((rb_sys *)s->user)->E);
 }
 

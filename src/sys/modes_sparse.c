@@ -57,8 +57,8 @@ static void sp_free(sp *w) {
 
 /* The CSC pattern of the saddle matrix (saddle.h). LD_OK or LD_ENOMEM. */
 static void pattern(sp *w) {
-    ld_saddle_count(w->s, w->colptr);
-    ld_saddle_fill(w->s, w->colptr, w->colptr + w->k + w->m + 1, w->rowind, w->map,
+    ld_saddle_count(w->s, NULL, w->colptr);
+    ld_saddle_fill(w->s, NULL, w->colptr, w->colptr + w->k + w->m + 1, w->rowind, w->map,
                    w->map + w->nval, w->map + w->nval + w->nb);
 }
 

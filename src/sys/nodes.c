@@ -166,6 +166,12 @@ int ld_node_nv(const ld_node *nd) {
     return ld_node_sizes(nd, &nq, &nv) == LD_OK ? nv : 0;
 }
 
+int ld_node_direct_product(const ld_node *nd) {
+    ld_node_kind k = nd->kind;
+    return k == LD_NODE_SO3XR3 || k == LD_NODE_S3XR3 || k == LD_NODE_SO3XR3_SPATIAL ||
+           k == LD_NODE_S3XR3_SPATIAL;
+}
+
 void ld_node_retract(const ld_node *nd, double *r, const double *q, const double *xi) {
     const ld_node_kind_info *d = ld_node_kind_get(nd->kind);
     if (!d) return;

@@ -81,6 +81,10 @@ int ld_node_sizes(const ld_node *nd, int *nq, int *nv);
 /* Tangent size of a node, 0 for an invalid one. */
 int ld_node_nv(const ld_node *nd);
 
+/* Is the node a direct product R³ × SO(3) or S³ × R³ (either frame), whose T(ξ) is
+ * diag(T_rot(3×3), I₃) with the rotation first? */
+int ld_node_direct_product(const ld_node *nd);
+
 /* The operations on one valid node (not checked); arrays are the node's slices, e.g.
  * q + nd->qoff and xi + nd->voff. */
 /* r = q ∘ exp(ξ) (r may not alias q). */

@@ -15,38 +15,55 @@ size_t ld_saddle_nnz(const ld_system *s) {
     return s->blk_off[s->nblk] + 2 * (size_t)ld_saddle_bnnz(s);
 }
 
-void ld_saddle_count(const ld_system *s, int *cp) {
+/* Is entry e of the layout [tangent blocks | B T | Bᵀ] kept (keep NULL: all are)? */
+static int kept(const unsigned char *keep, size_t e) {
+    return !keep || keep[e];
+}
+
+void ld_saddle_count(const ld_system *s, const unsigned char *keep, int *cp) {
     int k = s->k, nb = ld_saddle_bnnz(s);
+    size_t nt = s->blk_off[s->nblk];
     memset(cp, 0, ((size_t)k + (size_t)s->m + 1) * sizeof(int));
     for (int b = 0; b < s->nblk; ++b) {
         const ld_node *c = &s->nodes[s->blk_col[b]];
-        int nr = ld_node_nv(&s->nodes[s->blk_row[b]]);
-        for (int j = 0, nc = ld_node_nv(c); j < nc; ++j) cp[c->voff + j + 1] += nr;
+        int nr = ld_node_nv(&s->nodes[s->blk_row[b]]), nc = ld_node_nv(c);
+        for (int j = 0; j < nc; ++j)
+            for (int i = 0; i < nr; ++i)
+                cp[c->voff + j + 1] += kept(keep, s->blk_off[b] + (size_t)(i * nc + j));
     }
-    for (int e = 0; e < nb; ++e) cp[s->bcol[e] + 1]++, cp[k + s->brow[e] + 1]++;
+    for (int e = 0; e < nb; ++e) {
+        cp[s->bcol[e] + 1] += kept(keep, nt + (size_t)e);
+        cp[k + s->brow[e] + 1] += kept(keep, nt + (size_t)nb + (size_t)e);
+    }
     for (int j = 0; j < k + s->m; ++j) cp[j + 1] += cp[j];
 }
 
-void ld_saddle_fill(const ld_system *s, const int *colptr, int *next, int *rowind, int *map_t,
-                    int *map_bt, int *map_b) {
-    int k = s->k, nb = ld_saddle_bnnz(s);
+void ld_saddle_fill(const ld_system *s, const unsigned char *keep, const int *colptr, int *next,
+                    int *rowind, int *map_t, int *map_bt, int *map_b) {
+    int k = s->k, nb = ld_saddle_bnnz(s), spill = colptr[k + s->m];
+    size_t nt = s->blk_off[s->nblk];
     memcpy(next, colptr, ((size_t)k + (size_t)s->m) * sizeof(int));
     for (int b = 0; b < s->nblk; ++b) {
         const ld_node *r = &s->nodes[s->blk_row[b]], *c = &s->nodes[s->blk_col[b]];
         int nr = ld_node_nv(r), nc = ld_node_nv(c);
         for (int j = 0; j < nc; ++j)
             for (int i = 0; i < nr; ++i) {
+                size_t e = s->blk_off[b] + (size_t)(i * nc + j);
+                if (!kept(keep, e)) {
+                    map_t[e] = spill++;
+                    continue;
+                }
                 int p = next[c->voff + j]++;
                 rowind[p] = r->voff + i;
-                map_t[s->blk_off[b] + (size_t)(i * nc + j)] = p;
+                map_t[e] = p;
             }
     }
     for (int e = 0; e < nb; ++e) {
-        int p = next[s->bcol[e]]++;
-        rowind[p] = k + s->brow[e];
+        int p = kept(keep, nt + (size_t)e) ? next[s->bcol[e]]++ : spill++;
+        if (p < colptr[k + s->m]) rowind[p] = k + s->brow[e];
         map_bt[e] = p;
-        p = next[k + s->brow[e]]++;
-        rowind[p] = s->bcol[e];
+        p = kept(keep, nt + (size_t)nb + (size_t)e) ? next[k + s->brow[e]]++ : spill++;
+        if (p < colptr[k + s->m]) rowind[p] = s->bcol[e];
         map_b[e] = p;
     }
 }

@@ -16,14 +16,17 @@
 int ld_saddle_bnnz(const ld_system *s);
 /* Entries of S: the tangent blocks' values and twice B's. */
 size_t ld_saddle_nnz(const ld_system *s);
-/* colptr (k + m + 1) of S. */
-void ld_saddle_count(const ld_system *s, int *colptr);
-/* The row indices (ld_saddle_nnz) and where each value lands: tangent-block value e (in the
- * blocks' order, s->blk_off) at map_t[e], B's entry e at map_bt[e] (row k + brow[e] of node
- * column bcol[e]) and at map_b[e] (row bcol[e] of column k + brow[e]). colptr from
- * ld_saddle_count; next: k + m ints of scratch. */
-void ld_saddle_fill(const ld_system *s, const int *colptr, int *next, int *rowind, int *map_t,
-                    int *map_bt, int *map_b);
+/* colptr (k + m + 1) of S, with only the entries that keep marks: keep (NULL: all) has one
+ * flag per value in the layout [tangent blocks (s->blk_off) | B T (bnnz) | Bᵀ (bnnz)]. */
+void ld_saddle_count(const ld_system *s, const unsigned char *keep, int *colptr);
+/* The row indices (colptr[k + m] of them) and where each value lands: tangent-block value e
+ * (in the blocks' order, s->blk_off) at map_t[e], B's entry e at map_bt[e] (row k + brow[e] of
+ * node column bcol[e]) and at map_b[e] (row bcol[e] of column k + brow[e]). A value that keep
+ * leaves out lands after the pattern's entries, at colptr[k + m], colptr[k + m] + 1, … in the
+ * layout's order (ld_saddle_nnz slots in all). colptr from ld_saddle_count with the same
+ * keep; next: k + m ints of scratch. */
+void ld_saddle_fill(const ld_system *s, const unsigned char *keep, const int *colptr, int *next,
+                    int *rowind, int *map_t, int *map_bt, int *map_b);
 
 /* Tb (ld_sys_mass_block_entries) = the identity block of every node: T at the state itself
  * (Δ = 0), as ops.tangent_blocks takes it. */

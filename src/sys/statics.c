@@ -249,8 +249,8 @@ static int make_sparse(work *w, double *bytes) {
     w->rowind = next + n, w->map_t = w->rowind + w->nnz;
     w->map_bt = w->map_t + w->nt, w->map_b = w->map_bt + w->nb;
     w->tv = w->csc + w->nnz, w->Tb = w->tv + w->nt, w->Bv = w->Tb + nmb;
-    ld_saddle_count(s, w->colptr);
-    ld_saddle_fill(s, w->colptr, next, w->rowind, w->map_t, w->map_bt, w->map_b);
+    ld_saddle_count(s, NULL, w->colptr);
+    ld_saddle_fill(s, NULL, w->colptr, next, w->rowind, w->map_t, w->map_bt, w->map_b);
     ld_saddle_identity_blocks(s, w->Tb);
     return LD_OK;
 }
