@@ -105,15 +105,21 @@ static double singular_tol(int n, double amax) {
     return (double)n * DBL_EPSILON * amax;
 }
 
-/* Is (p, i) an n×n CSC pattern: p[0] = 0, p nondecreasing, rows in [0, n) strictly ascending
+/* Are the column pointers p of an n×n CSC matrix valid: p[0] = 0, p nondecreasing? */
+static int colptr_valid(int n, const int *p) {
+    if (p[0] != 0) return 0;
+    for (int j = 0; j < n; ++j)
+        if (p[j + 1] < p[j]) return 0;
+    return 1;
+}
+
+/* Is (p, i) an n×n CSC pattern: valid column pointers, rows in [0, n) strictly ascending
  * within each column? */
 static int csc_valid(int n, const int *p, const int *i) {
-    if (p[0] != 0) return 0;
-    for (int j = 0; j < n; ++j) {
-        if (p[j + 1] < p[j]) return 0;
+    if (!colptr_valid(n, p)) return 0;
+    for (int j = 0; j < n; ++j)
         for (int q = p[j]; q < p[j + 1]; ++q)
             if (i[q] < 0 || i[q] >= n || (q > p[j] && i[q] <= i[q - 1])) return 0;
-    }
     return 1;
 }
 
@@ -214,9 +220,10 @@ static int dense_factor_dense(ld_la *la, const double *A, double amax) {
     return dense_factor_lu(la, amax);
 }
 
-/* Expand B into lu (row-major), then factor. */
+/* Expand B into lu (row-major), then factor; LD_EINVAL for a row index that is not valid. */
 static int dense_factor_csc(ld_la *la, const la_csc *B, double amax) {
     size_t n = (size_t)la->n;
+    if (!csc_valid(la->n, B->p, B->i)) return LD_EINVAL;
     memset(la->lu, 0, dense_size(la) * sizeof *la->lu);
     for (size_t j = 0; j < n; ++j)
         for (int q = B->p[j]; q < B->p[j + 1]; ++q) la->lu[(size_t)B->i[q] * n + j] = B->x[q];
@@ -377,9 +384,11 @@ static int sparse_analyze(ld_la *la) {
 }
 
 /* Load the input (A or B) into the stored pattern's values. When it does not fit (or nothing
- * was analysed yet), grow the pattern and analyse it anew. */
+ * was analysed yet), grow the pattern and analyse it anew. B's row indices are checked only
+ * then: a B that fits is valid, since its rows matched the stored (valid) ones in order. */
 static int sparse_load(ld_la *la, const double *A, const la_csc *B) {
     if (la->sym && (A ? gather_dense(la, A) : gather_csc(la, B))) return LD_OK;
+    if (B && !csc_valid(la->n, B->p, B->i)) return LD_EINVAL;
     int rc = pattern_grow(la, A, B);
     if (rc != LD_OK) return rc;
     if (A)
@@ -531,7 +540,7 @@ int ld_la_factor_csc(ld_la *la, const int *colptr, const int *rowind, const doub
     if (!la) return LD_EINVAL;
     la->ok = 0;
     double amax;
-    if (!colptr || !rowind || !values || !csc_valid(la->n, colptr, rowind) ||
+    if (!colptr || !rowind || !values || !colptr_valid(la->n, colptr) ||
         !finite_max(values, (size_t)colptr[la->n], &amax))
         return LD_EINVAL;
     la_csc B = {colptr, rowind, values};

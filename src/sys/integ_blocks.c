@@ -253,20 +253,26 @@ static void unmask(ld_integ *it) {
     build_pattern(it);
 }
 
-/* Is every value left out of the pattern below the round-off of the matrix, eps max |S_ij|?
- * (Leaving it out perturbs S less than any LU of S does; an entry that is zero in exact
- * arithmetic can come out as, say, 1e-50 at the state itself.) Not when one is not finite. */
-static int spill_clean(const ld_integ *it) {
-    double in = 0.0, out = 0.0;
+/* One pass over the values of S: 0 when one is not finite; else 1, and *spill = 1 when a value
+ * left out of the pattern exceeds the round-off of the matrix, eps max |S_ij| (leaving it out
+ * perturbs S less than any LU of S does; an entry that is zero in exact arithmetic can come
+ * out as, say, 1e-50 at the state itself). */
+static int values_scan(const ld_integ *it, int *spill) {
+    double in = 0.0, out = 0.0, z = 0.0; /* z: x·0 is NaN exactly for inf and NaN */
     size_t p = 0, kept = (size_t)it->nkept, end = ld_saddle_nnz(it->s);
-    if (kept == end) return 1;
-    for (; p < kept; ++p) in = fmax(in, fabs(it->vals[p]));
-    for (; p < end; ++p) {
-        double a = fabs(it->vals[p]);
-        if (!(a <= DBL_EPSILON * in)) return 0;
-        out = fmax(out, a);
+    const double *v = it->vals;
+    for (; p < kept; ++p) {
+        double a = fabs(v[p]);
+        in = a > in ? a : in;
+        z += v[p] * 0.0;
     }
-    return out <= DBL_EPSILON * in;
+    for (; p < end; ++p) {
+        double a = fabs(v[p]);
+        out = a > out ? a : out;
+        z += v[p] * 0.0;
+    }
+    *spill = out > DBL_EPSILON * in;
+    return z == 0.0;
 }
 
 int ld_integ__blocks_assemble(ld_integ *it, double t, double cm, double cc, double ck,
@@ -288,11 +294,15 @@ int ld_integ__blocks_fill(ld_integ *it) {
         it->vals[it->map_bt[e]] = it->BTv[e];
         it->vals[it->map_b[e]] = it->Bv[e];
     }
-    if (!spill_clean(it)) { /* a zero of the probe is not one: the whole pattern again */
+    int spill;
+    if (!values_scan(it, &spill))
+        return ld_integ__finite(it, it->vals, nt + 2 * (size_t)s->bnnz,
+                                "non-finite iteration matrix");
+    if (spill) { /* a zero of the probe is not one: the whole pattern again */
         unmask(it);
         return ld_integ__blocks_fill(it);
     }
-    return ld_integ__finite(it, it->vals, nt + 2 * (size_t)s->bnnz, "non-finite iteration matrix");
+    return LD_OK;
 }
 
 /* The matrix [M 0; 0 0] in the pattern (M from the last residual's mass blocks). */
@@ -305,7 +315,8 @@ void ld_integ__blocks_mass_only(ld_integ *it) {
         for (size_t i = 0; i < s->blk_off[b + 1] - s->blk_off[b]; ++i)
             it->vals[it->map_t[s->blk_off[b] + i]] = Mb[i];
     }
-    if (!spill_clean(it)) {
+    int spill; /* a value that is not finite goes into the pattern too, for the solver to see */
+    if ((!values_scan(it, &spill) || spill) && it->nkept < (int)ld_saddle_nnz(s)) {
         unmask(it);
         ld_integ__blocks_mass_only(it);
     }
