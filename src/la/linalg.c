@@ -294,11 +294,16 @@ static int gather_dense(ld_la *la, const double *A) {
 }
 
 /* Copy B's values into the stored pattern's (0 where B has no entry); 0 if B has an entry
- * outside the pattern. */
+ * outside the pattern. A column with the stored rows is copied whole. */
 static int gather_csc(ld_la *la, const la_csc *B) {
     for (int j = 0; j < la->n; ++j) {
-        int p = B->p[j], pend = B->p[j + 1];
-        for (int q = la->Ap[j]; q < la->Ap[j + 1]; ++q) {
+        int p = B->p[j], pend = B->p[j + 1], q0 = la->Ap[j];
+        size_t c = (size_t)(pend - p);
+        if (pend - p == la->Ap[j + 1] - q0 && !memcmp(B->i + p, la->Ai + q0, c * sizeof(int))) {
+            memcpy(la->Ax + q0, B->x + p, c * sizeof(double));
+            continue;
+        }
+        for (int q = q0; q < la->Ap[j + 1]; ++q) {
             if (p < pend && B->i[p] < la->Ai[q]) return 0; /* row B->i[p] was passed over */
             la->Ax[q] = p < pend && B->i[p] == la->Ai[q] ? B->x[p++] : 0.0;
         }
