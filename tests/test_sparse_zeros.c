@@ -1,10 +1,12 @@
 /*
- * The zeros that the structured sparse path leaves out of its KLU pattern (src/sys/integ_blocks.c,
- * ld_integ__blocks_probe; system.h, pattern_generic):
+ * The zeros that the structured sparse path leaves out of its KLU pattern (system.h,
+ * ld_sys_probe_pattern at compile time, src/sys/probe.c; src/sys/integ_blocks.c):
  *  - on every shipped model in every maximal-coordinate formulation that takes the path
  *    (genalpha, KLU, full Newton and a kept matrix), the run with the probed pattern takes the
  *    same steps as the run with the whole block pattern, its states within round-off, and the
  *    left-out entries stay below the matrix's round-off (eps times its largest entry);
+ *  - the entries that --la auto weighs are those of the pattern, the zeros left out; systems
+ *    with force elements, contacts or loads keep the whole pattern;
  *  - on the n-four-bar the probe leaves out most of the block pattern in so3xr3 (the
  *    rotation–translation couplings, the translation blocks' off-diagonal entries, B's
  *    structural zeros), less in se3, whose twists couple rotation and translation;
@@ -169,7 +171,16 @@ static void test_every_model(void **state) {
             char what[4200];
             snprintf(what, sizeof what, "%s (%s)", names[i],
                      ld_formulation_name((ld_formulation)f));
+            if (!s.pattern_generic && s.pattern_keep)
+                fail_msg("%s: zeros probed on a system whose structure may change", what);
             if (ld_sys_has_blocks(&s)) {
+                ld_integ_options o;
+                ld_integ_options_init(&o);
+                size_t kept = 0, nnz = ld_saddle_nnz(&s);
+                for (size_t e = 0; e < nnz; ++e) kept += !s.pattern_keep || s.pattern_keep[e];
+                if (ld_integ_la_entries(&s, &o) != kept) /* what --la auto weighs */
+                    fail_msg("%s: la auto weighs %zu entries, the pattern has %zu", what,
+                             ld_integ_la_entries(&s, &o), kept);
                 compare(&s, q0, v0, &m, LD_REUSE_OFF, what);
                 compare(&s, q0, v0, &m, LD_REUSE_AUTO, what);
             }
@@ -214,8 +225,8 @@ static void test_n_four_bar(void **state) {
 }
 
 /* A wrapper that zeroes the off-diagonal entries of the first tangent block (the heavy top's
- * body: its gyroscopic and gravity terms) before T_ON: entries that the probe (at the first
- * step) sees as zero and that show up later. */
+ * body: its gyroscopic and gravity terms) before T_ON: entries that the probe (at t = 0) sees
+ * as zero and that show up later. */
 #define T_ON 0.0045
 static ld_system_ops inner;
 static int late_blocks(const ld_system *s, double t, const double *q, const double *v,
@@ -243,6 +254,8 @@ static void test_late_entry_restores_the_pattern(void **state) {
     s.ops.tangent_blocks = late_blocks;
     s.ops.eval_newton = NULL; /* the wrapper replaces a callback: the fused call goes */
     s.pattern_generic = 1;
+    assert_int_equal(ld_sys_probe_pattern(&s, 0.0, q0, v0), LD_OK); /* with the wrapper */
+    assert_non_null(s.pattern_keep);
     outcome a = run(&s, q0, v0, 0.0, 1e-3, 10, LD_REUSE_OFF);
     s.pattern_generic = 0;
     outcome b = run(&s, q0, v0, 0.0, 1e-3, 10, LD_REUSE_OFF);

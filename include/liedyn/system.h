@@ -162,9 +162,14 @@ struct ld_system {
     int mass_const;
     /* The zeros of the tangent blocks and of B at one generic state (random configuration,
      * velocities, accelerations and multipliers) are zeros at every state, and evaluating them
-     * there calls nothing of the user's: the Newton methods may leave such entries out of the
-     * sparse pattern (a probe at the first assembly). 0: the block pattern is kept whole. */
+     * there calls nothing of the user's: ld_sys_probe_pattern may find them. 0: the block
+     * pattern is kept whole. */
     int pattern_generic;
+    /* Optional, with pattern_generic: one flag per value of [tangent blocks (blk_off) | B T
+     * (bnnz) | Bᵀ (bnnz)], 0 where the value vanishes at every state (ld_sys_probe_pattern);
+     * the Newton methods leave those out of their sparse pattern. NULL: all are kept. Owned by
+     * the system (ld_sys_probe_pattern allocates it, ld_sys_free_work frees it). */
+    unsigned char *pattern_keep;
     double *work; /* vector scratch for the finite-difference fallbacks (ld_sys_alloc_work) */
     size_t nwork;
     struct ld_sys_fd *fd; /* their dense scratch (k×k, m×k), only once reserved (below) */
@@ -200,6 +205,14 @@ size_t ld_sys_mass_block_entries(const ld_system *s);
  * column then row, no duplicates, every diagonal block, offsets consistent) besides the sparse
  * structure of ld_sys_has_sparse: the Newton methods' structured sparse path applies. */
 int ld_sys_has_blocks(const ld_system *s);
+
+/* pattern_keep from two random states near (q, v) at time t: each state a configuration
+ * q ∘ exp(ξ) with |ξ_i| ≤ 1/2, random velocities, accelerations, multipliers, T(ξ') blocks and
+ * weights (a fixed sequence: the same flags on every call); a value is kept when it is not zero
+ * at either state, and each node's diagonal always. Only for a system with pattern_generic and
+ * ld_sys_has_blocks (else pattern_keep stays NULL); a failed evaluation leaves it NULL too.
+ * LD_OK or LD_ENOMEM; an earlier pattern_keep is replaced. */
+int ld_sys_probe_pattern(ld_system *s, double t, const double *q, const double *v);
 
 /* Drop the results of user callbacks that the system keeps between its evaluations (the user
  * forces' values at a time and state, reused while both stay the same): for callbacks whose

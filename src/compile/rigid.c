@@ -365,6 +365,7 @@ static int compile(const ld_model *m, ld_formulation f, ld_system *s, double **q
         rc = drop_redundant(s, m->run.t_start, q, msg, n);
     for (int i = 0; !rc && rb->left && i < m->nbodies; ++i) /* Ω → ω = RΩ */
         ld_rb_velocity_frame(s, q, i, v + s->nodes[i].voff, v + s->nodes[i].voff, 1);
+    if (!rc && !raw) rc = ld_sys_probe_pattern(s, m->run.t_start, q, v);
     if (rc) {
         free(q);
         free(v);

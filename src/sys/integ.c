@@ -11,6 +11,7 @@
 #include "../elements/kinds.h"
 #include "accel.h"
 #include "integ_impl.h"
+#include "saddle.h"
 #include "liedyn/liedyn.h"
 #include "nodes.h"
 #include "../core/oom.h"
@@ -78,8 +79,12 @@ size_t ld_integ_la_entries(const ld_system *s, const ld_integ_options *o) {
     const ld_method_impl *d = method_of(o);
     int structured = !d || !d->info.newton;
     if (structured) return saddle_nnz(s);
-    if (ld_sys_has_blocks(s)) /* the iteration matrix's own pattern */
-        return s->blk_off[s->nblk] + 2 * (size_t)s->bnnz;
+    if (ld_sys_has_blocks(s)) { /* the iteration matrix's own pattern, its zeros left out */
+        size_t nnz = ld_saddle_nnz(s), kept = 0;
+        if (!s->pattern_generic || !s->pattern_keep) return nnz;
+        for (size_t i = 0; i < nnz; ++i) kept += s->pattern_keep[i];
+        return kept;
+    }
     return saddle_nnz(s) * 6; /* K couples neighbours (0 without structure) */
 }
 

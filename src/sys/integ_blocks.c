@@ -28,7 +28,7 @@ void ld_integ__blocks_free(ld_integ *it) {
     free(it->mb_off);
     free(it->keep);
     it->map_t = it->map_bt = it->map_b = it->col_node = NULL;
-    it->bw = it->pw = NULL;
+    it->bw = NULL;
     it->mb_off = NULL;
     it->keep = NULL;
 }
@@ -47,21 +47,23 @@ int ld_integ__blocks_create(ld_integ *it) {
     const ld_system *s = it->s;
     size_t n = (size_t)it->n, nt = s->blk_off[s->nblk], nb = (size_t)s->bnnz;
     size_t nmb = ld_sys_mass_block_entries(s), nnz = nt + 2 * nb;
-    size_t npw = (size_t)s->nq + 3 * (size_t)s->k + (size_t)s->m;
     it->keep = malloc(nnz > 0 ? nnz : 1);
     it->colptr = malloc((2 * n + 1) * sizeof(int));
     it->rowind = malloc((nnz > 0 ? nnz : 1) * sizeof(int));
     it->vals = malloc((nnz > 0 ? nnz : 1) * sizeof(double));
     it->map_t = malloc((nt + 2 * nb + (size_t)s->k + 1) * sizeof(int));
-    it->bw = malloc((2 * nmb + 2 * nb + nt + 2 * (size_t)s->k + npw + 1) * sizeof(double));
+    it->bw = malloc((2 * nmb + 2 * nb + nt + 2 * (size_t)s->k + 1) * sizeof(double));
     it->mb_off = malloc(((size_t)s->nnodes + 1) * sizeof(size_t));
     if (!it->colptr || !it->rowind || !it->vals || !it->map_t || !it->bw || !it->mb_off ||
         !it->keep) {
         it->oom_bytes = (double)((2 * n + 1 + 2 * nnz + 1) * sizeof(int)) + (double)nnz +
-                        (double)((nnz + 2 * nmb + 2 * nb + nt + npw + 1) * sizeof(double));
+                        (double)((nnz + 2 * nmb + 2 * nb + nt + 1) * sizeof(double));
         return LD_ENOMEM;
     }
-    memset(it->keep, 1, nnz > 0 ? nnz : 1);
+    if (s->pattern_generic && s->pattern_keep) /* the zeros of the structure left out */
+        memcpy(it->keep, s->pattern_keep, nnz);
+    else
+        memset(it->keep, 1, nnz > 0 ? nnz : 1);
     it->map_bt = it->map_t + nt;
     it->map_b = it->map_bt + nb;
     it->col_node = it->map_b + nb;
@@ -78,8 +80,6 @@ int ld_integ__blocks_create(ld_integ *it) {
     it->tv = it->BTv + nb;
     it->rk = it->tv + nt;
     it->mk = it->rk + s->k;
-    it->pw = it->mk + s->k;
-    it->probed = !s->pattern_generic; /* else the first assembly probes the zeros */
     build_pattern(it);
     it->blocks = 1;
     return LD_OK;
@@ -146,34 +146,8 @@ int ld_integ__blocks_residual_sums(ld_integ *it) {
 
 /* ---------------------------------------------------------------- assembly */
 
-/* BTv = B T: each run of entries of one row on one node times the node's T block; a whole
- * row of a direct product's node (T = diag(T_rot, I), saddle.h's column order) by its rotation
- * block only (the same sums less the products with T's zeros and ones). */
 static void b_times_t(ld_integ *it) {
-    const ld_system *s = it->s;
-    int nb = s->bnnz;
-    for (int e = 0; e < nb;) {
-        int row = s->brow[e], nd = it->col_node[s->bcol[e]];
-        const ld_node *N = &s->nodes[nd];
-        const double *T = it->Tb + it->mb_off[nd], *b = it->Bv + e;
-        int c0 = N->voff, d = (nd + 1 < s->nnodes ? N[1].voff : s->k) - c0;
-        int len = 0;
-        while (e + len < nb && s->brow[e + len] == row && s->bcol[e + len] < c0 + d) ++len;
-        if (len == 6 && d == 6 && s->bcol[e] == c0 && ld_node_direct_product(N)) {
-            double *bt = it->BTv + e;
-            for (int j = 0; j < 3; ++j) bt[j] = b[0] * T[j] + b[1] * T[6 + j] + b[2] * T[12 + j];
-            for (int j = 3; j < 6; ++j) bt[j] = b[j];
-            e += len;
-            continue;
-        }
-        for (int j = 0; j < len; ++j) {
-            int cj = s->bcol[e + j] - c0;
-            double acc = 0.0;
-            for (int l = 0; l < len; ++l) acc += it->Bv[e + l] * T[(s->bcol[e + l] - c0) * d + cj];
-            it->BTv[e + j] = acc;
-        }
-        e += len;
-    }
+    ld_saddle_bt(it->s, it->col_node, it->mb_off, it->Tb, it->Bv, it->BTv);
 }
 
 void ld_integ__blocks_tangents(ld_integ *it) {
@@ -184,70 +158,7 @@ void ld_integ__blocks_tangents(ld_integ *it) {
     }
 }
 
-/* ---------------------------------------------------------------- the zeros' probe */
-
-/* A pseudo-random number in [-1, 1) from the state *x (a fixed sequence: the same pattern on
- * every run and restart). */
-static double probe_rand(unsigned long long *x) {
-    *x = *x * 6364136223846793005ULL + 1442695040888963407ULL;
-    return (double)(*x >> 11) * 0x1.0p-52 - 1.0;
-}
-
-/* Mark in keep the values of the tangent blocks, B T and Bᵀ that are not zero at a random
- * state near (q, v, a, λ) with random T(ξ) and weights; 0, or the model's status. */
-static int probe_once(ld_integ *it, double t, unsigned long long *x) {
-    const ld_system *s = it->s;
-    int k = it->k, m = it->m, nb = ld_saddle_bnnz(s);
-    double *qp = it->pw, *vp = qp + s->nq, *ap = vp + k, *lp = ap + k, *xi = lp + m;
-    for (int i = 0; i < k; ++i) xi[i] = 0.5 * probe_rand(x);
-    ld_sys_retract(s, qp, it->qn, xi);
-    for (int i = 0; i < k; ++i) {
-        vp[i] = it->vn[i] + probe_rand(x);
-        ap[i] = it->vdn[i] + probe_rand(x);
-        xi[i] = 0.5 * probe_rand(x);
-    }
-    for (int i = 0; i < m; ++i) lp[i] = it->lamn[i] + probe_rand(x);
-    for (int nd = 0; nd < s->nnodes; ++nd) {
-        const ld_node *n = &s->nodes[nd];
-        ld_node_tangent(n, it->Tb + it->mb_off[nd], (size_t)nv_of(s, nd), xi + n->voff);
-    }
-    double cm = 1.0 + 0.25 * probe_rand(x), cc = 1.0 + 0.25 * probe_rand(x);
-    int rc = s->ops.tangent_blocks(s, t, qp, vp, ap, lp, cm, cc, 1.0, it->Tb, it->tv);
-    if (!rc && m > 0) rc = s->ops.phi_q_sparse(s, t, qp, it->Bv);
-    if (rc) return rc;
-    b_times_t(it);
-    size_t nt = s->blk_off[s->nblk];
-    unsigned char *kt = it->keep, *kbt = kt + nt, *kb = kbt + nb;
-    for (size_t i = 0; i < nt; ++i) kt[i] |= it->tv[i] != 0.0;
-    for (int e = 0; e < nb; ++e) {
-        kbt[e] |= it->BTv[e] != 0.0;
-        kb[e] |= it->Bv[e] != 0.0;
-    }
-    return LD_OK;
-}
-
-void ld_integ__blocks_probe(ld_integ *it, double t) {
-    const ld_system *s = it->s;
-    size_t nnz = ld_saddle_nnz(s);
-    if (it->probed) return;
-    unsigned long long x = 0x9e3779b97f4a7c15ULL;
-    it->probed = 1;
-    memset(it->keep, 0, nnz);
-    for (int b = 0; b < s->nblk; ++b) {
-        if (s->blk_row[b] != s->blk_col[b]) continue;
-        int d = nv_of(s, s->blk_row[b]);
-        for (int i = 0; i < d; ++i) it->keep[s->blk_off[b] + (size_t)(i * d + i)] = 1;
-    }
-    for (int r = 0; r < 2; ++r)
-        if (probe_once(it, t, &x) != LD_OK) {
-            memset(it->keep, 1, nnz);
-            break;
-        }
-    build_pattern(it);
-    if (it->m > 0) s->ops.phi_q_sparse(s, t, it->qn, it->Bv); /* B at the trial state again */
-}
-
-/* Restore the whole block pattern. */
+/* Restore the whole block pattern (a value showed up where the structure's probe had none). */
 static void unmask(ld_integ *it) {
     memset(it->keep, 1, ld_saddle_nnz(it->s));
     build_pattern(it);
@@ -278,7 +189,6 @@ static int values_scan(const ld_integ *it, int *spill) {
 int ld_integ__blocks_assemble(ld_integ *it, double t, double cm, double cc, double ck,
                               const double *a_k) {
     const ld_system *s = it->s;
-    ld_integ__blocks_probe(it, t);
     ld_integ__blocks_tangents(it);
     int rc = s->ops.tangent_blocks(s, t, it->qn, it->vn, a_k ? a_k : it->vdn, it->lamn, cm, cc, ck,
                                    it->Tb, it->tv);

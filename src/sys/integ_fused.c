@@ -40,10 +40,7 @@ int ld_integ__newton_eval(ld_integ *it, double t, double cm, double cc, double c
         return rc ? rc : ld_integ__assemble(it, t, cm, cc, ck, NULL);
     }
     int keep = ld_integ__reuse_matrix(it, cm, cc, ck);
-    if (!keep && it->blocks) {
-        ld_integ__blocks_probe(it, t);
-        ld_integ__blocks_tangents(it);
-    }
+    if (!keep && it->blocks) ld_integ__blocks_tangents(it);
     ld_newton_eval e = request(it, t, cm, cc, ck, keep);
     int rc = s->ops.eval_newton(s, &e);
     if (rc) return rc;

@@ -86,8 +86,7 @@ struct ld_integ {
     double *Mb, *Tb, *Bv, *BTv, *tv; /* mass blocks, T blocks, B, B T, tangent-block values */
     double *rk, *mk;                 /* k each: products and their magnitudes (residual) */
     unsigned char *keep; /* ld_saddle_nnz flags: the value is in the KLU pattern (saddle.h) */
-    int nkept, probed;   /* entries in the pattern; the probe of the zeros is done */
-    double *pw;          /* the probe's state: nq + 3k + m */
+    int nkept;           /* entries in the pattern */
     int *mband;    /* dense paths: row i of M is zero outside columns [mband[2i], mband[2i + 1]) */
     double rscale; /* round-off scale of the preconditioned residual (RMS of the term sizes) */
     /* the small-system path (integ_small.c): k + m ≤ LD_SMALL_N on the dense solver (small),
@@ -176,12 +175,6 @@ int ld_integ__dense_fill(ld_integ *it, double cm, double cc, double ck);
  * ld_integ__set_generic, the dense path's). */
 int ld_integ__small_fill(ld_integ *it, double cm, double cc, double ck);
 int ld_integ__blocks_fill(ld_integ *it);
-/* Once, before the first iteration matrix on the structured sparse path of a system with
- * pattern_generic: leave out of the KLU pattern the entries that vanish at two random states
- * near the trial one at time t (each node's diagonal kept); B at the trial state is
- * evaluated again after it. A value that shows up later in a left-out place restores the
- * whole pattern; a failed evaluation keeps it whole. */
-void ld_integ__blocks_probe(ld_integ *it, double t);
 /* The node blocks Tb of T(xi) (structured sparse path). */
 void ld_integ__blocks_tangents(ld_integ *it);
 /* With o.newton_reuse: 1 when the factored matrix of the same coefficients still serves (the

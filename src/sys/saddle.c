@@ -68,6 +68,33 @@ void ld_saddle_fill(const ld_system *s, const unsigned char *keep, const int *co
     }
 }
 
+void ld_saddle_bt(const ld_system *s, const int *col_node, const size_t *mb_off, const double *Tb,
+                  const double *Bv, double *BTv) {
+    int nb = s->bnnz;
+    for (int e = 0; e < nb;) {
+        int row = s->brow[e], nd = col_node[s->bcol[e]];
+        const ld_node *N = &s->nodes[nd];
+        const double *T = Tb + mb_off[nd], *b = Bv + e;
+        int c0 = N->voff, d = (nd + 1 < s->nnodes ? N[1].voff : s->k) - c0;
+        int len = 0;
+        while (e + len < nb && s->brow[e + len] == row && s->bcol[e + len] < c0 + d) ++len;
+        if (len == 6 && d == 6 && s->bcol[e] == c0 && ld_node_direct_product(N)) {
+            double *bt = BTv + e;
+            for (int j = 0; j < 3; ++j) bt[j] = b[0] * T[j] + b[1] * T[6 + j] + b[2] * T[12 + j];
+            for (int j = 3; j < 6; ++j) bt[j] = b[j];
+            e += len;
+            continue;
+        }
+        for (int j = 0; j < len; ++j) {
+            int cj = s->bcol[e + j] - c0;
+            double acc = 0.0;
+            for (int l = 0; l < len; ++l) acc += Bv[e + l] * T[(s->bcol[e + l] - c0) * d + cj];
+            BTv[e + j] = acc;
+        }
+        e += len;
+    }
+}
+
 void ld_saddle_identity_blocks(const ld_system *s, double *Tb) {
     memset(Tb, 0, ld_sys_mass_block_entries(s) * sizeof(double));
     for (int i = 0, off = 0; i < s->nnodes; ++i) {

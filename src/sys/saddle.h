@@ -28,6 +28,14 @@ void ld_saddle_count(const ld_system *s, const unsigned char *keep, int *colptr)
 void ld_saddle_fill(const ld_system *s, const unsigned char *keep, const int *colptr, int *next,
                     int *rowind, int *map_t, int *map_bt, int *map_b);
 
+/* BTv = B T for B's values Bv (bnnz) and T's node blocks Tb (the mass-block layout, node nd's
+ * block at mb_off[nd]); col_node: the node of each velocity column. Each run of entries of one
+ * row on one node times the node's block; a whole row of a direct product's node
+ * (ld_node_direct_product) by its rotation block only (the same sums less the products with
+ * T's zeros and ones). */
+void ld_saddle_bt(const ld_system *s, const int *col_node, const size_t *mb_off, const double *Tb,
+                  const double *Bv, double *BTv);
+
 /* Tb (ld_sys_mass_block_entries) = the identity block of every node: T at the state itself
  * (Δ = 0), as ops.tangent_blocks takes it. */
 void ld_saddle_identity_blocks(const ld_system *s, double *Tb);

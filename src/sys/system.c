@@ -58,8 +58,10 @@ void ld_sys_free_work(ld_system *s) {
     free(s->work);
     if (s->fd) free(s->fd->buf);
     free(s->fd);
+    free(s->pattern_keep);
     s->work = NULL;
     s->fd = NULL;
+    s->pattern_keep = NULL;
     s->nwork = 0;
 }
 
