@@ -276,7 +276,7 @@ void ld_integ__set_separate(ld_integ *it, int on) {
 }
 
 void ld_integ__set_generic(ld_integ *it, int on) {
-    if (it) it->generic = on != 0;
+    if (it) it->generic = on != 0, it->samax_ok = 0;
 }
 
 ld_la_kind ld_integ_la(const ld_integ *it) {
@@ -506,7 +506,8 @@ int ld_integ__add_bt_lambda(ld_integ *it, double t, const double *q, const doubl
 }
 
 void ld_integ__assemble_mass(ld_integ *it) {
-    it->jac_ok = it->skip_factor = 0; /* another matrix takes the factorization's place */
+    it->jac_ok = it->skip_factor = it->samax_ok =
+        0; /* another matrix takes the factorization's place */
     if (it->blocks) {
         ld_integ__blocks_mass_only(it);
         return;

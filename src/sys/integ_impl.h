@@ -98,6 +98,10 @@ struct ld_integ {
     int separate, mass_ok;
     double lu[LD_SMALL_N * LD_SMALL_N];
     int piv[LD_SMALL_N];
+    /* max |S_ij| from the fill's finiteness scan, for the next factorization of S; samax_ok is
+     * cleared by whatever changes S after the fill (hht's modified Jacobian, the mass alone) */
+    double samax;
+    int samax_ok;
     /* step-size control */
     double h_next;   /* the step to try next (adaptive) */
     double last_h;   /* size of the last accepted step */
@@ -143,7 +147,8 @@ int ld_small_finite(const double *x, int n);
 static inline int ld_integ__small(const ld_integ *it) {
     return it->small && !it->generic;
 }
-/* Factor S (copied to it->lu) on the small path: LD_OK, LD_ESINGULAR, LD_EINVAL (non-finite). */
+/* Factor S (copied to it->lu) on the small path: LD_OK, LD_ESINGULAR, LD_EINVAL (non-finite);
+ * S's scan is the fill's when it->samax_ok, else its own. */
 int ld_integ__small_factor(ld_integ *it);
 /* ld_integ__assemble on the small path (after the reuse test). */
 int ld_integ__small_assemble(ld_integ *it, double t, double cm, double cc, double ck,

@@ -11,6 +11,7 @@
  */
 #include <float.h>
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "integ_impl.h"
@@ -104,23 +105,32 @@ void ld_small_solve(const double *a, const int *piv, int n, double *b) {
     }
 }
 
+/* The bits of |x| (the sign cleared): as unsigned integers they are ordered as the values, the
+ * infinities above every finite value and the NaNs above the infinities. */
+static inline uint64_t abs_bits(double x) {
+    uint64_t b;
+    memcpy(&b, &x, sizeof b);
+    return b & 0x7fffffffffffffffu;
+}
+
+/* 1 and *amax = max |x_i| when the n values are finite, else 0: one integer maximum of the
+ * abs_bits tells both (every finite value's bits lie below those of +inf). */
 int ld_small_finite_max(const double *x, int n, double *amax) {
-    double a[4] = {0.0, 0.0, 0.0, 0.0}, z[4] = {0.0, 0.0, 0.0, 0.0};
+    uint64_t a[4] = {0, 0, 0, 0};
     int i = 0;
-    for (; i + 4 <= n; i += 4) /* four lanes, no branch: x·0 is NaN exactly for inf and NaN */
+    for (; i + 4 <= n; i += 4) /* four lanes: independent maxima */
         for (int l = 0; l < 4; ++l) {
-            double v = fabs(x[i + l]);
-            a[l] = v > a[l] ? v : a[l];
-            z[l] += x[i + l] * 0.0;
+            uint64_t b = abs_bits(x[i + l]);
+            a[l] = b > a[l] ? b : a[l];
         }
     for (; i < n; ++i) {
-        double v = fabs(x[i]);
-        a[0] = v > a[0] ? v : a[0];
-        z[0] += x[i] * 0.0;
+        uint64_t b = abs_bits(x[i]);
+        a[0] = b > a[0] ? b : a[0];
     }
-    if (z[0] + z[1] + z[2] + z[3] != 0.0) return 0;
-    double m01 = a[0] > a[1] ? a[0] : a[1], m23 = a[2] > a[3] ? a[2] : a[3];
-    *amax = m01 > m23 ? m01 : m23;
+    uint64_t a01 = a[0] > a[1] ? a[0] : a[1], a23 = a[2] > a[3] ? a[2] : a[3];
+    a01 = a01 > a23 ? a01 : a23;
+    if (a01 >= 0x7ff0000000000000u) return 0;
+    memcpy(amax, &a01, sizeof a01);
     return 1;
 }
 
@@ -137,8 +147,9 @@ int ld_small_finite(const double *x, int n) {
 
 int ld_integ__small_factor(ld_integ *it) {
     int n = it->n;
-    double amax;
-    if (!ld_small_finite_max(it->S, n * n, &amax)) return LD_EINVAL; /* hht adds to S */
+    double amax = it->samax;
+    if (!it->samax_ok && !ld_small_finite_max(it->S, n * n, &amax)) return LD_EINVAL;
+    it->samax_ok = 0;
     memcpy(it->lu, it->S, (size_t)(n * n) * sizeof(double));
     return ld_small_lu(it->lu, it->piv, n, amax);
 }
@@ -245,6 +256,7 @@ int ld_integ__small_fill(ld_integ *it, double cm, double cc, double ck) {
         for (int i = 0; i < k; ++i) S[i * n + k + c] = B[c * k + i];
         for (int j = 0; j < m; ++j) S[(k + c) * n + k + j] = 0.0;
     }
-    if (ld_small_finite(S, n * n)) return LD_OK;
+    it->samax_ok = ld_small_finite_max(S, n * n, &it->samax); /* the factorization's scan too */
+    if (it->samax_ok) return LD_OK;
     return ld_integ__finite(it, S, (size_t)(n * n), "non-finite iteration matrix");
 }
