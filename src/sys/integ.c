@@ -428,7 +428,10 @@ int ld_integ__residual_sums(ld_integ *it) {
         it->r[i] += acc;
         sc += h2 * mag * mag;
     }
-    for (int i = 0; i < s->nq; ++i) qmax = fmax(qmax, fabs(it->qn[i]));
+    for (int i = 0; i < s->nq; ++i) { /* fmax's result, without its call */
+        double a = fabs(it->qn[i]);
+        qmax = a > qmax ? a : qmax;
+    }
     sc += (double)m * (1.0 + qmax) * (1.0 + qmax);
     it->rscale = sqrt(sc / (double)it->n);
     return ld_integ__finite(it, it->r, (size_t)it->n, "non-finite residual");

@@ -189,7 +189,8 @@ node_columns(ld_integ *it, const double *T, int o, const int d, double cm, doubl
 }
 
 /* The same for a node of a direct product R³ × SO(3) or S³ × R³ (either frame), whose T(ξ) is
- * diag(T_rot, I): K T only in the three rotation columns, the translation columns K itself. */
+ * diag(T_rot, I) (T: the 3×3 T_rot): K T only in the three rotation columns, the translation
+ * columns K itself. */
 static inline __attribute__((always_inline)) void
 direct_columns(ld_integ *it, const double *T, int o, double cm, double cc, double ck) {
     const int k = it->k, m = it->m, n = it->n;
@@ -198,22 +199,16 @@ direct_columns(ld_integ *it, const double *T, int o, double cm, double cc, doubl
     for (int i = 0; i < k; ++i) {
         const double *Ki = K + i * k + o;
         double kt[6] = {0.0, 0.0, 0.0, Ki[3], Ki[4], Ki[5]};
-        for (int j = 0; j < 3; ++j) kt[j] = Ki[0] * T[j] + Ki[1] * T[6 + j] + Ki[2] * T[12 + j];
+        for (int j = 0; j < 3; ++j) kt[j] = Ki[0] * T[j] + Ki[1] * T[3 + j] + Ki[2] * T[6 + j];
         for (int j = 0; j < 6; ++j)
             S[i * n + o + j] = cm * M[i * k + o + j] + cc * C[i * k + o + j] + ck * kt[j];
     }
     for (int c = 0; c < m; ++c) {
         const double *Bc = B + c * k + o;
         double *Sc = S + (k + c) * n + o;
-        for (int j = 0; j < 3; ++j) Sc[j] = Bc[0] * T[j] + Bc[1] * T[6 + j] + Bc[2] * T[12 + j];
+        for (int j = 0; j < 3; ++j) Sc[j] = Bc[0] * T[j] + Bc[1] * T[3 + j] + Bc[2] * T[6 + j];
         for (int j = 3; j < 6; ++j) Sc[j] = Bc[j];
     }
-}
-
-/* The kinds whose T(ξ) is diag(T_rot(3×3), I₃). */
-static int direct_product(ld_node_kind kind) {
-    return kind == LD_NODE_SO3XR3 || kind == LD_NODE_S3XR3 || kind == LD_NODE_SO3XR3_SPATIAL ||
-           kind == LD_NODE_S3XR3_SPATIAL;
 }
 
 /* S = [cm M + cc C + ck K T, Bᵀ; B T, 0] (integ_impl.h) in one pass over the rows, each node's
@@ -244,10 +239,12 @@ int ld_integ__small_fill(ld_integ *it, double cm, double cc, double ck) {
             continue;
         }
         double T[LD_NODE_GROUP_MAX_NV * LD_NODE_GROUP_MAX_NV];
-        ld_node_tangent(N, T, (size_t)d, it->xi + o);
-        if (d == 6 && direct_product(N->kind))
+        if (ld_node_tangent_rotation(N, T, it->xi + o)) { /* T_rot alone */
             direct_columns(it, T, o, cm, cc, ck);
-        else if (d == 6)
+            continue;
+        }
+        ld_node_tangent(N, T, (size_t)d, it->xi + o);
+        if (d == 6)
             node_columns(it, T, o, 6, cm, cc, ck);
         else
             node_columns(it, T, o, d, cm, cc, ck);
