@@ -18,6 +18,19 @@
 #include "liedyn/liedyn.h"
 #include "nodes.h"
 
+/* Two doubles as one value (GCC's generic vectors: SIMD where the target has it, scalar code
+ * elsewhere; no instruction set is named), loaded and stored at any alignment. The lanes
+ * compute exactly what two scalar statements would. */
+typedef double v2d __attribute__((vector_size(2 * sizeof(double))));
+static inline v2d v2_load(const double *p) {
+    v2d v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+static inline void v2_store(double *p, v2d v) {
+    memcpy(p, &v, sizeof v);
+}
+
 /* In place P A = L U of the row-major n×n a (partial pivoting, rows k and piv[k] swapped at
  * step k), then LD_ESINGULAR if a pivot is at most n·eps·amax: the rules of the dense backend
  * of linalg.c. */
@@ -31,20 +44,32 @@ static inline __attribute__((always_inline)) int lu_n(double *restrict a, int *r
         for (int i = k + 1; i < n; ++i)
             if (fabs(a[i * n + k]) > fabs(a[p * n + k])) p = i;
         piv[k] = p;
-        if (p != k)
-#pragma GCC unroll 12
-            for (int j = 0; j < n; ++j) {
-                double t = rk[j];
-                rk[j] = a[p * n + j];
-                a[p * n + j] = t;
+        if (p != k) {
+            double *rp = a + p * n;
+            int j = 0;
+#pragma GCC unroll 6
+            for (; j + 2 <= n; j += 2) {
+                v2d t = v2_load(rk + j);
+                v2_store(rk + j, v2_load(rp + j));
+                v2_store(rp + j, t);
             }
+            if (j < n) {
+                double t = rk[j];
+                rk[j] = rp[j];
+                rp[j] = t;
+            }
+        }
         if (rk[k] == 0.0) continue;
         double inv = 1.0 / rk[k];
 #pragma GCC unroll 12
         for (int i = k + 1; i < n; ++i) {
             double *ri = a + i * n, l = ri[k] *= inv;
-#pragma GCC unroll 12
-            for (int j = k + 1; j < n; ++j) ri[j] -= l * rk[j];
+            const v2d l2 = {l, l};
+            int j = k + 1;
+#pragma GCC unroll 6
+            for (; j + 2 <= n; j += 2) /* two entries of the row at once */
+                v2_store(ri + j, v2_load(ri + j) - l2 * v2_load(rk + j));
+            if (j < n) ri[j] -= l * rk[j];
         }
     }
     double tol = (double)n * DBL_EPSILON * amax;
