@@ -64,6 +64,7 @@ static inline __attribute__((always_inline)) int lu_n(double *restrict a, int *r
 #pragma GCC unroll 12
         for (int i = k + 1; i < n; ++i) {
             double *ri = a + i * n, l = ri[k] *= inv;
+            if (l == 0.0) continue; /* the row keeps its entries (ri − 0·rk, rk finite) */
             const v2d l2 = {l, l};
             int j = k + 1;
 #pragma GCC unroll 6
@@ -221,17 +222,20 @@ direct_columns(ld_integ *it, const double *T, int o, double cm, double cc, doubl
     const int k = it->k, m = it->m, n = it->n;
     const double *restrict M = it->M, *restrict C = it->C, *restrict K = it->K, *B = it->B;
     double *restrict S = it->S;
+    double t[9]; /* T_rot in registers (S's stores cannot touch it) */
+    memcpy(t, T, sizeof t);
+    const v2d cm2 = {cm, cm}, cc2 = {cc, cc}, ck2 = {ck, ck};
     for (int i = 0; i < k; ++i) {
-        const double *Ki = K + i * k + o;
-        double kt[6] = {0.0, 0.0, 0.0, Ki[3], Ki[4], Ki[5]};
-        for (int j = 0; j < 3; ++j) kt[j] = Ki[0] * T[j] + Ki[1] * T[3 + j] + Ki[2] * T[6 + j];
-        for (int j = 0; j < 6; ++j)
-            S[i * n + o + j] = cm * M[i * k + o + j] + cc * C[i * k + o + j] + ck * kt[j];
+        const double *Ki = K + i * k + o, *Mi = M + i * k + o, *Ci = C + i * k + o;
+        double kt[6] = {0.0, 0.0, 0.0, Ki[3], Ki[4], Ki[5]}, *Si = S + i * n + o;
+        for (int j = 0; j < 3; ++j) kt[j] = Ki[0] * t[j] + Ki[1] * t[3 + j] + Ki[2] * t[6 + j];
+        for (int j = 0; j < 6; j += 2) /* cm M + cc C + ck kt, two entries at once */
+            v2_store(Si + j, cm2 * v2_load(Mi + j) + cc2 * v2_load(Ci + j) + ck2 * v2_load(kt + j));
     }
     for (int c = 0; c < m; ++c) {
         const double *Bc = B + c * k + o;
         double *Sc = S + (k + c) * n + o;
-        for (int j = 0; j < 3; ++j) Sc[j] = Bc[0] * T[j] + Bc[1] * T[3 + j] + Bc[2] * T[6 + j];
+        for (int j = 0; j < 3; ++j) Sc[j] = Bc[0] * t[j] + Bc[1] * t[3 + j] + Bc[2] * t[6 + j];
         for (int j = 3; j < 6; ++j) Sc[j] = Bc[j];
     }
 }
