@@ -323,17 +323,20 @@ static void scatter_mat(const ld_system *s, const ld_elem *e, const double *rest
     }
 }
 
-/* The context of instance e, with v, a and λ gathered where given. */
+/* The context of instance e, with v, a and λ gathered where given; an instance of one node in
+ * its own coordinates reads its slice of v and a in place (the same values as gathered). */
 static ld_elem_ctx context(const ld_system *s, const ld_elem *e, double t, const double *q,
                            const double *v, const double *a, const double *lambda, scratch *w) {
     ld_elem_ctx c = {s, e, t, q, NULL, NULL, NULL, v};
+    int slice = e->nn == 1 && !e->red;
+    size_t o = slice ? (size_t)s->nodes[e->node[0]].voff : 0;
     if (v) {
-        gather(s, e, v, w->v);
-        c.v = w->v;
+        if (!slice) gather(s, e, v, w->v);
+        c.v = slice ? v + o : w->v;
     }
     if (a) {
-        gather(s, e, a, w->a);
-        c.a = w->a;
+        if (!slice) gather(s, e, a, w->a);
+        c.a = slice ? a + o : w->a;
     }
     if (lambda && e->nrows > 0) {
         if (e->drop) {
