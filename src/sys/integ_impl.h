@@ -6,6 +6,9 @@
 #ifndef LIEDYN_INTEG_IMPL_H
 #define LIEDYN_INTEG_IMPL_H
 
+#include <stdint.h>
+#include <string.h>
+
 #include "liedyn/controller.h"
 #include "liedyn/integrator.h"
 #include "liedyn/linalg.h"
@@ -138,6 +141,15 @@ void ld_integ__sample_reset(ld_integ *it);
 int ld_small_lu(double *a, int *piv, int n, double amax);
 /* b ← A⁻¹ b from the factors of ld_small_lu. */
 void ld_small_solve(const double *a, const int *piv, int n, double *b);
+/* The bits of |x| (the sign cleared): as unsigned integers they are ordered as the values, the
+ * infinities above every finite value and the NaNs above the infinities, so that one integer
+ * maximum gives both max |x_i| and whether all are finite (below LD_SMALL_INF_BITS). */
+#define LD_SMALL_INF_BITS 0x7ff0000000000000u
+static inline uint64_t ld_small_abs_bits(double x) {
+    uint64_t b;
+    memcpy(&b, &x, sizeof b);
+    return b & 0x7fffffffffffffffu;
+}
 /* 1 and *amax = max |x_i| when the n values are finite, else 0. */
 int ld_small_finite_max(const double *x, int n, double *amax);
 /* 1 when the n values are finite (a branch-free scan; the caller names the culprit with

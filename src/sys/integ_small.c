@@ -131,31 +131,23 @@ void ld_small_solve(const double *a, const int *piv, int n, double *b) {
     }
 }
 
-/* The bits of |x| (the sign cleared): as unsigned integers they are ordered as the values, the
- * infinities above every finite value and the NaNs above the infinities. */
-static inline uint64_t abs_bits(double x) {
-    uint64_t b;
-    memcpy(&b, &x, sizeof b);
-    return b & 0x7fffffffffffffffu;
-}
-
 /* 1 and *amax = max |x_i| when the n values are finite, else 0: one integer maximum of the
- * abs_bits tells both (every finite value's bits lie below those of +inf). */
+ * ld_small_abs_bits tells both (every finite value's bits lie below those of +inf). */
 int ld_small_finite_max(const double *x, int n, double *amax) {
     uint64_t a[4] = {0, 0, 0, 0};
     int i = 0;
     for (; i + 4 <= n; i += 4) /* four lanes: independent maxima */
         for (int l = 0; l < 4; ++l) {
-            uint64_t b = abs_bits(x[i + l]);
+            uint64_t b = ld_small_abs_bits(x[i + l]);
             a[l] = b > a[l] ? b : a[l];
         }
     for (; i < n; ++i) {
-        uint64_t b = abs_bits(x[i]);
+        uint64_t b = ld_small_abs_bits(x[i]);
         a[0] = b > a[0] ? b : a[0];
     }
     uint64_t a01 = a[0] > a[1] ? a[0] : a[1], a23 = a[2] > a[3] ? a[2] : a[3];
     a01 = a01 > a23 ? a01 : a23;
-    if (a01 >= 0x7ff0000000000000u) return 0;
+    if (a01 >= LD_SMALL_INF_BITS) return 0;
     memcpy(amax, &a01, sizeof a01);
     return 1;
 }
