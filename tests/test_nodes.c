@@ -317,6 +317,45 @@ static void test_tangent_inverse(void **state) {
     }
 }
 
+/* ld_node_tangent_rotation: where it answers 1, T(ξ) is exactly diag(T_rot, I₃) with its T_rot
+ * bit for bit (the small path's fill uses T_rot alone); where it answers 0, it leaves T alone,
+ * and a six-velocity kind has a T(ξ) of another form (so the fill needs the whole block). */
+static void test_tangent_rotation(void **state) {
+    (void)state;
+    rng r = rng_seed(106);
+    for (int k = 0; k < LD_NODE_KIND_COUNT; ++k) {
+        const ld_node_kind_info *d;
+        ld_node nd = node_of(k, &d);
+        int nv = ld_node_nv(&nd), direct = -1, other_form = 0;
+        for (int i = 0; i < NS; ++i) {
+            double xi[MAXV], T[MAXV * MAXV], R[9];
+            for (int j = 0; j < 9; ++j) R[j] = 7.0;
+            rand_tangent(&r, d, &nd, xi, 3.0);
+            ld_node_tangent(&nd, T, (size_t)nv, xi);
+            int got = ld_node_tangent_rotation(&nd, R, xi);
+            if (direct < 0) direct = got;
+            assert_int_equal(got, direct); /* a property of the kind, not of ξ */
+            int diag = nv == 6;
+            for (int a = 0; diag && a < 6; ++a)
+                for (int b = 0; b < 6; ++b)
+                    if ((a >= 3 || b >= 3) && T[6 * a + b] != (a == b ? 1.0 : 0.0)) diag = 0;
+            other_form |= !diag;
+            if (!got) {
+                for (int j = 0; j < 9; ++j) assert_true(R[j] == 7.0);
+                continue;
+            }
+            if (!diag) fail_msg("%s: T(xi) is not diag(T_rot, I)", d->name);
+            for (int a = 0; a < 3; ++a)
+                for (int b = 0; b < 3; ++b)
+                    if (R[3 * a + b] != T[6 * a + b])
+                        fail_msg("%s: T_rot(%d, %d) = %.17g, T(xi) has %.17g", d->name, a, b,
+                                 R[3 * a + b], T[6 * a + b]);
+        }
+        if (!direct && nv == 6 && !d->flat && !other_form)
+            fail_msg("%s: T(xi) = diag(T_rot, I) throughout, but no T_rot is given", d->name);
+    }
+}
+
 /* [x, y] = −[y, x] exactly, and the group commutator exp(εx) exp(εy) exp(−εx) exp(−εy) =
  * exp(ε² [x, y] + O(ε³)) (Richardson in ε): the bracket of the right-trivialized velocities. */
 static void commutator(const ld_node_kind_info *d, const ld_node *nd, const double *x,
@@ -528,6 +567,7 @@ int main(void) {
         cmocka_unit_test(test_exp_log),
         cmocka_unit_test(test_tangent_fd),
         cmocka_unit_test(test_tangent_inverse),
+        cmocka_unit_test(test_tangent_rotation),
         cmocka_unit_test(test_bracket),
         cmocka_unit_test(test_normalize),
         cmocka_unit_test(test_euler_parameter_ops),

@@ -6,6 +6,7 @@
  * with the generic path (ld_integ__set_generic) to round-off in the state, the multipliers and
  * the iteration counts, for fixed, controlled, projected steps and a kept Newton matrix.
  */
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,6 +96,31 @@ static void test_lu_refusals(void **state) {
         assert_int_equal(ld_small_finite(x, n), 1);
         assert_int_equal(ld_small_finite_max(x, n, &amax), 1);
         assert_true(amax == 1e308);
+    }
+    /* the scan compares the bits of |x|: a NaN with its sign bit set, −inf, −0, subnormals and
+     * the largest negative value, and max |x_i| exactly for random signs and magnitudes */
+    const double odd[] = {-NAN, INFINITY, -INFINITY};
+    for (int c = 0; c < 3; ++c)
+        for (int n = 1; n <= 9; ++n) {
+            for (int i = 0; i < n; ++i) x[i] = -1.0;
+            x[n / 2] = odd[c];
+            assert_int_equal(ld_small_finite_max(x, n, &amax), 0);
+        }
+    double t[LD_SMALL_N * LD_SMALL_N];
+    for (int trial = 0; trial < 200; ++trial) {
+        int n = 1 + (int)(rng_unif(&r) * LD_SMALL_N * LD_SMALL_N);
+        if (n > LD_SMALL_N * LD_SMALL_N) n = LD_SMALL_N * LD_SMALL_N;
+        double want = 0.0;
+        for (int i = 0; i < n; ++i) {
+            double u = rng_unif(&r);
+            t[i] = u < 0.1   ? -0.0
+                   : u < 0.2 ? 4.9e-324 * (double)(i + 1)
+                   : u < 0.3 ? -DBL_MAX
+                             : rng_range(&r, -1.0, 1.0) * pow(10.0, rng_range(&r, -300.0, 300.0));
+            want = fabs(t[i]) > want ? fabs(t[i]) : want;
+        }
+        assert_int_equal(ld_small_finite_max(t, n, &amax), 1);
+        if (!(amax == want) || signbit(amax)) fail_msg("n = %d: %.17g, want %.17g", n, amax, want);
     }
 }
 

@@ -220,6 +220,14 @@ static scratch scratch_of(const ld_elems *E) {
     return w;
 }
 
+/* d = s (n entries), the common six-velocity node without a library call. */
+static inline void copy_nv(double *restrict d, const double *restrict s, int n) {
+    if (n == 6)
+        for (int j = 0; j < 6; ++j) d[j] = s[j];
+    else
+        memcpy(d, s, (size_t)n * sizeof(double));
+}
+
 /* xl = the instance's entries of the global vector x (velocity layout), each node's block
  * P ξ for a pinned node. */
 static void gather(const ld_system *s, const ld_elem *e, const double *x, double *xl) {
@@ -233,7 +241,7 @@ static void gather(const ld_system *s, const ld_elem *e, const double *x, double
             for (int c = 0; c < nv; ++c) acc += P[nv * r + c] * src[c];
             xl[e->off[a] + r] = acc;
         }
-        if (!hw) memcpy(xl + e->off[a], src, (size_t)nv * sizeof(double));
+        if (!hw) copy_nv(xl + e->off[a], src, nv);
     }
 }
 
@@ -290,12 +298,13 @@ static void scatter_vec(const ld_system *s, const ld_elem *e, const double *xl, 
 }
 
 /* A (k×k) += the local cnl×cnl matrix Al (nodes' own coordinates). */
-static void scatter_mat(const ld_system *s, const ld_elem *e, const double *Al, double *A) {
+static void scatter_mat(const ld_system *s, const ld_elem *e, const double *restrict Al,
+                        double *restrict A) {
     size_t k = (size_t)s->k, nl = (size_t)e->cnl;
     if (e->nn == 1 && nl == 6) { /* one six-velocity node (a body): a fixed 6×6 block */
-        double *dst = A + (size_t)s->nodes[e->node[0]].voff * (k + 1);
-        for (size_t r = 0; r < 6; ++r)
-            for (size_t c = 0; c < 6; ++c) dst[r * k + c] += Al[6 * r + c];
+        double *restrict dst = A + (size_t)s->nodes[e->node[0]].voff * (k + 1);
+        for (size_t r = 0; r < 6; ++r, dst += k, Al += 6)
+            for (size_t c = 0; c < 6; ++c) dst[c] += Al[c];
         return;
     }
     for (int a = 0; a < e->nn; ++a) {
@@ -314,17 +323,20 @@ static void scatter_mat(const ld_system *s, const ld_elem *e, const double *Al, 
     }
 }
 
-/* The context of instance e, with v, a and λ gathered where given. */
+/* The context of instance e, with v, a and λ gathered where given; an instance of one node in
+ * its own coordinates reads its slice of v and a in place (the same values as gathered). */
 static ld_elem_ctx context(const ld_system *s, const ld_elem *e, double t, const double *q,
                            const double *v, const double *a, const double *lambda, scratch *w) {
     ld_elem_ctx c = {s, e, t, q, NULL, NULL, NULL, v};
+    int slice = e->nn == 1 && !e->red;
+    size_t o = slice ? (size_t)s->nodes[e->node[0]].voff : 0;
     if (v) {
-        gather(s, e, v, w->v);
-        c.v = w->v;
+        if (!slice) gather(s, e, v, w->v);
+        c.v = slice ? v + o : w->v;
     }
     if (a) {
-        gather(s, e, a, w->a);
-        c.a = w->a;
+        if (!slice) gather(s, e, a, w->a);
+        c.a = slice ? a + o : w->a;
     }
     if (lambda && e->nrows > 0) {
         if (e->drop) {
@@ -530,9 +542,8 @@ static void put_b(const ld_system *s, const ld_elem *e, const double *Bl, double
     for (int kr = 0; kr < e->nkeep; ++kr) {
         size_t r = (size_t)(e->drop ? ld_elem_kept_row(e, kr) : kr);
         for (int a = 0; a < e->nn; ++a) {
-            size_t nv = (size_t)node_nv(s, e->node[a]);
             double *dst = B + ((size_t)e->row0 + (size_t)kr) * k + s->nodes[e->node[a]].voff;
-            memcpy(dst, Bl + r * cnl + (size_t)e->coff[a], nv * sizeof(double));
+            copy_nv(dst, Bl + r * cnl + (size_t)e->coff[a], node_nv(s, e->node[a]));
         }
     }
 }

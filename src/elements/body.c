@@ -121,10 +121,10 @@ static int g_v(const ld_elem_ctx *c, double *C) {
     const double *Om = c->v, *U = c->v + 3;
     double JO[3], H[9], HJ[9], HJO[9], HU[9];
     ld_m3_mulv(JO, b->inertia, Om);
-    ld_so3_hat(H, Om);
+    ld_m3_hat(H, Om);
     ld_m3_mul(HJ, H, b->inertia);
-    ld_so3_hat(HJO, JO);
-    ld_so3_hat(HU, U);
+    ld_m3_hat(HJO, JO);
+    ld_m3_hat(HU, U);
     for (int r = 0; r < 3; ++r)
         for (int k = 0; k < 3; ++k) {
             C[6 * r + k] = HJ[3 * r + k] - HJO[3 * r + k];
@@ -139,7 +139,7 @@ static int g_v(const ld_elem_ctx *c, double *C) {
 /* Adds sc·hat(w) to the 3×3 block (r0, c0) of the 6×6 K. */
 static void add_hat(double *K, int r0, int c0, const double w[3], double sc) {
     double H[9];
-    ld_so3_hat(H, w);
+    ld_m3_hat(H, w);
     for (int r = 0; r < 3; ++r)
         for (int k = 0; k < 3; ++k) K[6 * (r0 + r) + c0 + k] += sc * H[3 * r + k];
 }
@@ -155,7 +155,7 @@ static void stiffness_at(const rb_sys *rb, const double R[9], const ld_rb_loads 
         ld_m3_tmulv(w, R, L->fs);
         add_hat(K, 3, 0, w, -1.0);
     } else { /* −R f_b: derivative +R hat(f_b) */
-        ld_so3_hat(P, L->fb);
+        ld_m3_hat(P, L->fb);
         ld_m3_mul(Rw, R, P);
         for (int r = 0; r < 3; ++r)
             for (int k = 0; k < 3; ++k) K[6 * (3 + r) + k] += Rw[3 * r + k];

@@ -106,7 +106,7 @@ static void bq_eval(const ld_system *s, const double *q, int body, int point, co
         return;
     }
     double P[9], RP[9];
-    ld_so3_hat(P, loc);
+    ld_m3_hat(P, loc);
     ld_m3_mul(RP, o->R, P);
     o->kb = 6;
     for (int i = 0; i < 3; ++i)
@@ -168,8 +168,8 @@ static void bq_add_hess(const ld_system *s, const bq *o, const double c[3], doub
     }
     double w[3], P[9], H[9], PH[9];
     ld_m3_tmulv(w, o->R, c);
-    ld_so3_hat(P, o->loc);
-    ld_so3_hat(H, w);
+    ld_m3_hat(P, o->loc);
+    ld_m3_hat(H, w);
     ld_m3_mul(PH, P, H);
     int trans = o->point && ld_rb(s)->semi;
     for (size_t r = 0; r < 3; ++r)

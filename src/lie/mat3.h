@@ -72,6 +72,14 @@ static inline void ld_m3_transpose(double B[9], const double A[9]) {
         for (int j = 0; j < 3; ++j) B[3 * i + j] = A[3 * j + i];
 }
 
+/* M = hat(v), the cross-product matrix (M x = v × x): ld_so3_hat, inlined into the products
+ * that use it. */
+static inline void ld_m3_hat(double M[9], const double v[3]) {
+    M[0] = 0.0, M[1] = -v[2], M[2] = v[1];
+    M[3] = v[2], M[4] = 0.0, M[5] = -v[0];
+    M[6] = -v[1], M[7] = v[0], M[8] = 0.0;
+}
+
 /* Write the 3×3 block A into the 6×6 row-major M at block (bi, bj), bi, bj ∈ {0, 1}. */
 static inline void ld_m6_set_block(double M[36], int bi, int bj, const double A[9]) {
     for (int i = 0; i < 3; ++i)

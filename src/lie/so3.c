@@ -10,15 +10,7 @@
 #include "mat3.h"
 
 void ld_so3_hat(double M[9], const double v[3]) {
-    M[0] = 0.0;
-    M[1] = -v[2];
-    M[2] = v[1];
-    M[3] = v[2];
-    M[4] = 0.0;
-    M[5] = -v[0];
-    M[6] = -v[1];
-    M[7] = v[0];
-    M[8] = 0.0;
+    ld_m3_hat(M, v);
 }
 
 void ld_so3_vee(double v[3], const double M[9]) {

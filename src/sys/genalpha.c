@@ -75,13 +75,16 @@ static int newton_iteration(ld_integ *it, double t1, double h, double *err, int 
     if (rc) return rc;
     rc = ld_integ__correction(it, at_roundoff);
     if (rc) return rc;
+    double *restrict dq = g.dq, *restrict vn = it->vn, *restrict vdn = it->vdn,
+                     *restrict xi = it->xi;
+    const double *restrict dx = it->dx; /* distinct arrays: one pass, no reloads */
     for (int i = 0; i < k; ++i) {
-        g.dq[i] += it->dx[i] / h;
-        it->vn[i] += gp * it->dx[i];
-        it->vdn[i] += bp * it->dx[i];
+        dq[i] += dx[i] / h;
+        vn[i] += gp * dx[i];
+        vdn[i] += bp * dx[i];
+        xi[i] = h * dq[i];
     }
-    for (int i = 0; i < m; ++i) it->lamn[i] += it->dx[k + i];
-    for (int i = 0; i < k; ++i) it->xi[i] = h * g.dq[i];
+    for (int i = 0; i < m; ++i) it->lamn[i] += dx[k + i];
     *err = ld_integ__correction_norm(it, it->xi);
     return ld_integ__correction_finite(it);
 }

@@ -307,31 +307,31 @@ static int mass_solve(ld_integ *it, double *x) {
  * there with the fixed-size code. */
 static int small_saddle(ld_integ *it, const double *Bi, const double *Bn, double *rhs) {
     const int k = it->k, m = it->m, n = it->n;
-    double *restrict a = it->lu, amax = 0.0, z = 0.0;
+    double *restrict a = it->lu;
+    uint64_t top = 0; /* the largest ld_small_abs_bits: max |a_ij| and finiteness at once */
     for (int i = 0; i < k; ++i) {
         for (int j = 0; j < k; ++j) {
             double v = it->M[i * k + j];
-            a[i * n + j] = v;
-            amax = fabs(v) > amax ? fabs(v) : amax;
-            z += v * 0.0;
+            uint64_t b = ld_small_abs_bits(a[i * n + j] = v);
+            top = b > top ? b : top;
         }
         for (int r = 0; r < m; ++r) {
             double v = Bi[r * k + i];
-            a[i * n + k + r] = v;
-            amax = fabs(v) > amax ? fabs(v) : amax;
-            z += v * 0.0;
+            uint64_t b = ld_small_abs_bits(a[i * n + k + r] = v);
+            top = b > top ? b : top;
         }
     }
     for (int r = 0; r < m; ++r) {
         for (int j = 0; j < k; ++j) {
             double v = Bn[r * k + j];
-            a[(k + r) * n + j] = v;
-            amax = fabs(v) > amax ? fabs(v) : amax;
-            z += v * 0.0;
+            uint64_t b = ld_small_abs_bits(a[(k + r) * n + j] = v);
+            top = b > top ? b : top;
         }
         for (int j = 0; j < m; ++j) a[(k + r) * n + k + j] = 0.0;
     }
-    if (z != 0.0) return LD_EINVAL; /* a non-finite entry, as ld_la_factor_dense reports it */
+    if (top >= LD_SMALL_INF_BITS) return LD_EINVAL; /* as ld_la_factor_dense reports it */
+    double amax;
+    memcpy(&amax, &top, sizeof amax);
     int rc = ld_small_lu(a, it->piv, n, amax);
     if (!rc) ld_small_solve(a, it->piv, n, rhs);
     return rc;

@@ -281,7 +281,7 @@ void ld_integ__set_separate(ld_integ *it, int on) {
 }
 
 void ld_integ__set_generic(ld_integ *it, int on) {
-    if (it) it->generic = on != 0;
+    if (it) it->generic = on != 0, it->samax_ok = 0;
 }
 
 ld_la_kind ld_integ_la(const ld_integ *it) {
@@ -418,22 +418,29 @@ int ld_integ__residual_sums(ld_integ *it) {
     const ld_system *s = it->s;
     int k = it->k, m = it->m;
     double h2 = it->bh2 * it->bh2, sc = 0.0, qmax = 0.0;
+    double *restrict r = it->r; /* distinct arrays: no reloads after each store to r */
+    const double *restrict M = it->M, *restrict B = it->B, *restrict vd = it->vdn,
+                           *restrict lam = it->lamn, *restrict q = it->qn;
+    const int *restrict band = it->mband;
     for (int i = 0; i < k; ++i) {
-        double acc = 0.0, mag = fabs(it->r[i]);
-        const double *Mi = it->M + (size_t)i * (size_t)k;
-        for (int j = it->mband[2 * i]; j < it->mband[2 * i + 1]; ++j) {
-            acc += Mi[j] * it->vdn[j];
-            mag += fabs(Mi[j] * it->vdn[j]);
+        double acc = 0.0, mag = fabs(r[i]);
+        const double *Mi = M + (size_t)i * (size_t)k;
+        for (int j = band[2 * i]; j < band[2 * i + 1]; ++j) {
+            acc += Mi[j] * vd[j];
+            mag += fabs(Mi[j] * vd[j]);
         }
         for (int j = 0; j < m; ++j) {
-            double b = it->B[(size_t)j * (size_t)k + (size_t)i] * it->lamn[j];
+            double b = B[(size_t)j * (size_t)k + (size_t)i] * lam[j];
             acc += b;
             mag += fabs(b);
         }
-        it->r[i] += acc;
+        r[i] += acc;
         sc += h2 * mag * mag;
     }
-    for (int i = 0; i < s->nq; ++i) qmax = fmax(qmax, fabs(it->qn[i]));
+    for (int i = 0; i < s->nq; ++i) { /* fmax's result, without its call */
+        double a = fabs(q[i]);
+        qmax = a > qmax ? a : qmax;
+    }
     sc += (double)m * (1.0 + qmax) * (1.0 + qmax);
     it->rscale = sqrt(sc / (double)it->n);
     return ld_integ__finite(it, it->r, (size_t)it->n, "non-finite residual");
@@ -511,7 +518,8 @@ int ld_integ__add_bt_lambda(ld_integ *it, double t, const double *q, const doubl
 }
 
 void ld_integ__assemble_mass(ld_integ *it) {
-    it->jac_ok = it->skip_factor = 0; /* another matrix takes the factorization's place */
+    it->jac_ok = it->skip_factor = it->samax_ok =
+        0; /* another matrix takes the factorization's place */
     if (it->blocks) {
         ld_integ__blocks_mass_only(it);
         return;

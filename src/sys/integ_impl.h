@@ -6,6 +6,9 @@
 #ifndef LIEDYN_INTEG_IMPL_H
 #define LIEDYN_INTEG_IMPL_H
 
+#include <stdint.h>
+#include <string.h>
+
 #include "liedyn/controller.h"
 #include "liedyn/integrator.h"
 #include "liedyn/linalg.h"
@@ -97,6 +100,10 @@ struct ld_integ {
     int separate, mass_ok;
     double lu[LD_SMALL_N * LD_SMALL_N];
     int piv[LD_SMALL_N];
+    /* max |S_ij| from the fill's finiteness scan, for the next factorization of S; samax_ok is
+     * cleared by whatever changes S after the fill (hht's modified Jacobian, the mass alone) */
+    double samax;
+    int samax_ok;
     /* step-size control */
     double h_next;   /* the step to try next (adaptive) */
     double last_h;   /* size of the last accepted step */
@@ -133,6 +140,15 @@ void ld_integ__sample_reset(ld_integ *it);
 int ld_small_lu(double *a, int *piv, int n, double amax);
 /* b ← A⁻¹ b from the factors of ld_small_lu. */
 void ld_small_solve(const double *a, const int *piv, int n, double *b);
+/* The bits of |x| (the sign cleared): as unsigned integers they are ordered as the values, the
+ * infinities above every finite value and the NaNs above the infinities, so that one integer
+ * maximum gives both max |x_i| and whether all are finite (below LD_SMALL_INF_BITS). */
+#define LD_SMALL_INF_BITS 0x7ff0000000000000u
+static inline uint64_t ld_small_abs_bits(double x) {
+    uint64_t b;
+    memcpy(&b, &x, sizeof b);
+    return b & 0x7fffffffffffffffu;
+}
 /* 1 and *amax = max |x_i| when the n values are finite, else 0. */
 int ld_small_finite_max(const double *x, int n, double *amax);
 /* 1 when the n values are finite (a branch-free scan; the caller names the culprit with
@@ -142,7 +158,8 @@ int ld_small_finite(const double *x, int n);
 static inline int ld_integ__small(const ld_integ *it) {
     return it->small && !it->generic;
 }
-/* Factor S (copied to it->lu) on the small path: LD_OK, LD_ESINGULAR, LD_EINVAL (non-finite). */
+/* Factor S (copied to it->lu) on the small path: LD_OK, LD_ESINGULAR, LD_EINVAL (non-finite);
+ * S's scan is the fill's when it->samax_ok, else its own. */
 int ld_integ__small_factor(ld_integ *it);
 /* ld_integ__assemble on the small path (after the reuse test). */
 int ld_integ__small_assemble(ld_integ *it, double t, double cm, double cc, double ck,

@@ -11,11 +11,25 @@
  */
 #include <float.h>
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "integ_impl.h"
 #include "liedyn/liedyn.h"
 #include "nodes.h"
+
+/* Two doubles as one value (GCC's generic vectors: SIMD where the target has it, scalar code
+ * elsewhere; no instruction set is named), loaded and stored at any alignment. The lanes
+ * compute exactly what two scalar statements would. */
+typedef double v2d __attribute__((vector_size(2 * sizeof(double))));
+static inline v2d v2_load(const double *p) {
+    v2d v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+static inline void v2_store(double *p, v2d v) {
+    memcpy(p, &v, sizeof v);
+}
 
 /* In place P A = L U of the row-major n×n a (partial pivoting, rows k and piv[k] swapped at
  * step k), then LD_ESINGULAR if a pivot is at most n·eps·amax: the rules of the dense backend
@@ -30,20 +44,33 @@ static inline __attribute__((always_inline)) int lu_n(double *restrict a, int *r
         for (int i = k + 1; i < n; ++i)
             if (fabs(a[i * n + k]) > fabs(a[p * n + k])) p = i;
         piv[k] = p;
-        if (p != k)
-#pragma GCC unroll 12
-            for (int j = 0; j < n; ++j) {
-                double t = rk[j];
-                rk[j] = a[p * n + j];
-                a[p * n + j] = t;
+        if (p != k) {
+            double *rp = a + p * n;
+            int j = 0;
+#pragma GCC unroll 6
+            for (; j + 2 <= n; j += 2) {
+                v2d t = v2_load(rk + j);
+                v2_store(rk + j, v2_load(rp + j));
+                v2_store(rp + j, t);
             }
+            if (j < n) {
+                double t = rk[j];
+                rk[j] = rp[j];
+                rp[j] = t;
+            }
+        }
         if (rk[k] == 0.0) continue;
         double inv = 1.0 / rk[k];
 #pragma GCC unroll 12
         for (int i = k + 1; i < n; ++i) {
             double *ri = a + i * n, l = ri[k] *= inv;
-#pragma GCC unroll 12
-            for (int j = k + 1; j < n; ++j) ri[j] -= l * rk[j];
+            if (l == 0.0) continue; /* the row keeps its entries (ri − 0·rk, rk finite) */
+            const v2d l2 = {l, l};
+            int j = k + 1;
+#pragma GCC unroll 6
+            for (; j + 2 <= n; j += 2) /* two entries of the row at once */
+                v2_store(ri + j, v2_load(ri + j) - l2 * v2_load(rk + j));
+            if (j < n) ri[j] -= l * rk[j];
         }
     }
     double tol = (double)n * DBL_EPSILON * amax;
@@ -104,23 +131,24 @@ void ld_small_solve(const double *a, const int *piv, int n, double *b) {
     }
 }
 
+/* 1 and *amax = max |x_i| when the n values are finite, else 0: one integer maximum of the
+ * ld_small_abs_bits tells both (every finite value's bits lie below those of +inf). */
 int ld_small_finite_max(const double *x, int n, double *amax) {
-    double a[4] = {0.0, 0.0, 0.0, 0.0}, z[4] = {0.0, 0.0, 0.0, 0.0};
+    uint64_t a[4] = {0, 0, 0, 0};
     int i = 0;
-    for (; i + 4 <= n; i += 4) /* four lanes, no branch: x·0 is NaN exactly for inf and NaN */
+    for (; i + 4 <= n; i += 4) /* four lanes: independent maxima */
         for (int l = 0; l < 4; ++l) {
-            double v = fabs(x[i + l]);
-            a[l] = v > a[l] ? v : a[l];
-            z[l] += x[i + l] * 0.0;
+            uint64_t b = ld_small_abs_bits(x[i + l]);
+            a[l] = b > a[l] ? b : a[l];
         }
     for (; i < n; ++i) {
-        double v = fabs(x[i]);
-        a[0] = v > a[0] ? v : a[0];
-        z[0] += x[i] * 0.0;
+        uint64_t b = ld_small_abs_bits(x[i]);
+        a[0] = b > a[0] ? b : a[0];
     }
-    if (z[0] + z[1] + z[2] + z[3] != 0.0) return 0;
-    double m01 = a[0] > a[1] ? a[0] : a[1], m23 = a[2] > a[3] ? a[2] : a[3];
-    *amax = m01 > m23 ? m01 : m23;
+    uint64_t a01 = a[0] > a[1] ? a[0] : a[1], a23 = a[2] > a[3] ? a[2] : a[3];
+    a01 = a01 > a23 ? a01 : a23;
+    if (a01 >= LD_SMALL_INF_BITS) return 0;
+    memcpy(amax, &a01, sizeof a01);
     return 1;
 }
 
@@ -137,8 +165,9 @@ int ld_small_finite(const double *x, int n) {
 
 int ld_integ__small_factor(ld_integ *it) {
     int n = it->n;
-    double amax;
-    if (!ld_small_finite_max(it->S, n * n, &amax)) return LD_EINVAL; /* hht adds to S */
+    double amax = it->samax;
+    if (!it->samax_ok && !ld_small_finite_max(it->S, n * n, &amax)) return LD_EINVAL;
+    it->samax_ok = 0;
     memcpy(it->lu, it->S, (size_t)(n * n) * sizeof(double));
     return ld_small_lu(it->lu, it->piv, n, amax);
 }
@@ -178,31 +207,29 @@ node_columns(ld_integ *it, const double *T, int o, const int d, double cm, doubl
 }
 
 /* The same for a node of a direct product R³ × SO(3) or S³ × R³ (either frame), whose T(ξ) is
- * diag(T_rot, I): K T only in the three rotation columns, the translation columns K itself. */
+ * diag(T_rot, I) (T: the 3×3 T_rot): K T only in the three rotation columns, the translation
+ * columns K itself. */
 static inline __attribute__((always_inline)) void
 direct_columns(ld_integ *it, const double *T, int o, double cm, double cc, double ck) {
     const int k = it->k, m = it->m, n = it->n;
     const double *restrict M = it->M, *restrict C = it->C, *restrict K = it->K, *B = it->B;
     double *restrict S = it->S;
+    double t[9]; /* T_rot in registers (S's stores cannot touch it) */
+    memcpy(t, T, sizeof t);
+    const v2d cm2 = {cm, cm}, cc2 = {cc, cc}, ck2 = {ck, ck};
     for (int i = 0; i < k; ++i) {
-        const double *Ki = K + i * k + o;
-        double kt[6] = {0.0, 0.0, 0.0, Ki[3], Ki[4], Ki[5]};
-        for (int j = 0; j < 3; ++j) kt[j] = Ki[0] * T[j] + Ki[1] * T[6 + j] + Ki[2] * T[12 + j];
-        for (int j = 0; j < 6; ++j)
-            S[i * n + o + j] = cm * M[i * k + o + j] + cc * C[i * k + o + j] + ck * kt[j];
+        const double *Ki = K + i * k + o, *Mi = M + i * k + o, *Ci = C + i * k + o;
+        double kt[6] = {0.0, 0.0, 0.0, Ki[3], Ki[4], Ki[5]}, *Si = S + i * n + o;
+        for (int j = 0; j < 3; ++j) kt[j] = Ki[0] * t[j] + Ki[1] * t[3 + j] + Ki[2] * t[6 + j];
+        for (int j = 0; j < 6; j += 2) /* cm M + cc C + ck kt, two entries at once */
+            v2_store(Si + j, cm2 * v2_load(Mi + j) + cc2 * v2_load(Ci + j) + ck2 * v2_load(kt + j));
     }
     for (int c = 0; c < m; ++c) {
         const double *Bc = B + c * k + o;
         double *Sc = S + (k + c) * n + o;
-        for (int j = 0; j < 3; ++j) Sc[j] = Bc[0] * T[j] + Bc[1] * T[6 + j] + Bc[2] * T[12 + j];
+        for (int j = 0; j < 3; ++j) Sc[j] = Bc[0] * t[j] + Bc[1] * t[3 + j] + Bc[2] * t[6 + j];
         for (int j = 3; j < 6; ++j) Sc[j] = Bc[j];
     }
-}
-
-/* The kinds whose T(ξ) is diag(T_rot(3×3), I₃). */
-static int direct_product(ld_node_kind kind) {
-    return kind == LD_NODE_SO3XR3 || kind == LD_NODE_S3XR3 || kind == LD_NODE_SO3XR3_SPATIAL ||
-           kind == LD_NODE_S3XR3_SPATIAL;
 }
 
 /* S = [cm M + cc C + ck K T, Bᵀ; B T, 0] (integ_impl.h) in one pass over the rows, each node's
@@ -233,10 +260,12 @@ int ld_integ__small_fill(ld_integ *it, double cm, double cc, double ck) {
             continue;
         }
         double T[LD_NODE_GROUP_MAX_NV * LD_NODE_GROUP_MAX_NV];
-        ld_node_tangent(N, T, (size_t)d, it->xi + o);
-        if (d == 6 && direct_product(N->kind))
+        if (ld_node_tangent_rotation(N, T, it->xi + o)) { /* T_rot alone */
             direct_columns(it, T, o, cm, cc, ck);
-        else if (d == 6)
+            continue;
+        }
+        ld_node_tangent(N, T, (size_t)d, it->xi + o);
+        if (d == 6)
             node_columns(it, T, o, 6, cm, cc, ck);
         else
             node_columns(it, T, o, d, cm, cc, ck);
@@ -245,6 +274,7 @@ int ld_integ__small_fill(ld_integ *it, double cm, double cc, double ck) {
         for (int i = 0; i < k; ++i) S[i * n + k + c] = B[c * k + i];
         for (int j = 0; j < m; ++j) S[(k + c) * n + k + j] = 0.0;
     }
-    if (ld_small_finite(S, n * n)) return LD_OK;
+    it->samax_ok = ld_small_finite_max(S, n * n, &it->samax); /* the factorization's scan too */
+    if (it->samax_ok) return LD_OK;
     return ld_integ__finite(it, S, (size_t)(n * n), "non-finite iteration matrix");
 }

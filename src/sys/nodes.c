@@ -213,6 +213,23 @@ void ld_node_tangent(const ld_node *nd, double *T, size_t ld, const double *xi) 
     tangent_block(nd, T, ld, xi, 0);
 }
 
+int ld_node_tangent_rotation(const ld_node *nd, double T[9], const double *xi) {
+    switch (nd->kind) {
+    case LD_NODE_SO3XR3: /* T(ξ) of the direct product: T_so3(ω) on the rotation first */
+    case LD_NODE_S3XR3:
+        ld_so3_tangent(T, xi);
+        return 1;
+    case LD_NODE_SO3XR3_SPATIAL: /* the opposite group's T(ξ) = T(−ξ) (OPPOSITE above) */
+    case LD_NODE_S3XR3_SPATIAL: {
+        const double m[3] = {-xi[0], -xi[1], -xi[2]};
+        ld_so3_tangent(T, m);
+        return 1;
+    }
+    default:
+        return 0;
+    }
+}
+
 void ld_node_tangent_inv(const ld_node *nd, double *Ti, size_t ld, const double *xi) {
     tangent_block(nd, Ti, ld, xi, 1);
 }

@@ -91,6 +91,10 @@ int ld_node_direct_product(const ld_node *nd);
 void ld_node_retract(const ld_node *nd, double *r, const double *q, const double *xi);
 /* The nv×nv block T(ξ) at T, rows ld apart (every entry written). */
 void ld_node_tangent(const ld_node *nd, double *T, size_t ld, const double *xi);
+/* For the direct products R³ × SO(3) and S³ × R³ (either frame), whose T(ξ) is
+ * diag(T_rot, I₃): 1 and the 3×3 T_rot (row-major) at T, the same values as ld_node_tangent's
+ * block; 0 for every other kind (T untouched). */
+int ld_node_tangent_rotation(const ld_node *nd, double T[9], const double *xi);
 /* The same for T⁻¹(ξ). */
 void ld_node_tangent_inv(const ld_node *nd, double *Ti, size_t ld, const double *xi);
 /* r = [x, y] (r may not alias x or y). */
