@@ -272,7 +272,8 @@ ld_la_kind ld_integ_la(const ld_integ *it);
 ld_la_kind ld_integ_la_auto(const ld_system *s, const ld_integ_options *o);
 /* The structural entries of the method's matrix that LD_LA_AUTO weighs (0: unknown): for the
  * half-explicit methods the saddle-point pattern from mass_blocks and phi_q_sparse; for the
- * Newton methods the tangent blocks' pattern plus 2·bnnz, or six times the saddle pattern (the
+ * Newton methods the tangent blocks' pattern plus 2·bnnz less the zeros that pattern_keep
+ * flags (system.h), or six times the saddle pattern (the
  * stiffness couples neighbours) without tangent blocks. */
 size_t ld_integ_la_entries(const ld_system *s, const ld_integ_options *o);
 void ld_integ_free(ld_integ *it);
