@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "mbs_models.h"
+#include "shipped.h"
 #include "support.h"
 
 #include "../src/elements/element.h"
@@ -24,24 +25,10 @@
 #include "liedyn/model.h"
 #include "liedyn/system.h"
 
-#define MAX_MODELS 64
-
-static int cmp_name(const void *a, const void *b) {
-    return strcmp((const char *)a, (const char *)b);
-}
-
 /* The shipped models' file names, sorted. */
 static int shipped(char names[][64]) {
-    DIR *d = opendir(LD_SOURCE_DIR "/models");
-    assert_non_null(d);
-    int n = 0;
-    for (struct dirent *e; (e = readdir(d)) && n < MAX_MODELS;) {
-        size_t l = strlen(e->d_name);
-        if (l > 5 && l < 64 && strcmp(e->d_name + l - 5, ".yaml") == 0)
-            memcpy(names[n++], e->d_name, l + 1);
-    }
-    closedir(d);
-    qsort(names, (size_t)n, 64, cmp_name);
+    int n = shipped_models(LD_SOURCE_DIR "/models", names);
+    assert_true(n > 0);
     return n;
 }
 
