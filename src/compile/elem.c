@@ -13,6 +13,7 @@
 #include "liedyn/liedyn.h"
 #include "../elements/kinds.h"
 #include "../core/oom.h"
+#include "../sys/nodes.h"
 
 /* The table of kinds: one line per kind, in the order of evaluation and of the rows. */
 static const ld_ekind *const kinds[] = {&ld_ek_body,      &ld_ek_joint,          &ld_ek_rod,
@@ -754,12 +755,6 @@ static void axpy(double *L, const double *A, double sc, size_t n) {
     for (size_t j = 0; j < n; ++j) L[j] += sc * A[j];
 }
 
-/* The kinds whose T(ξ) is diag(T_rot(3×3), I₃): R³ × SO(3) and S³ × R³ in either frame. */
-static int direct_product(ld_node_kind kind) {
-    return kind == LD_NODE_SO3XR3 || kind == LD_NODE_S3XR3 || kind == LD_NODE_SO3XR3_SPATIAL ||
-           kind == LD_NODE_S3XR3_SPATIAL;
-}
-
 /* L[·, c0 … c0 + 5] += sc · K[·, c0 …] diag(T_rot, I) for such a node (nl rows, T its 6×6 block):
  * the products with T's zeros and ones left out. */
 static void add_kt_direct(const double *K, const double *T, double sc, size_t nl, size_t c0,
@@ -781,7 +776,7 @@ static void add_kt(const ld_system *s, const ld_elems *E, const ld_elem *e, cons
     for (int b = 0; b < e->nn; ++b) {
         const double *T = Tb + E->mboff[e->node[b]];
         size_t nv = (size_t)node_nv(s, e->node[b]), c0 = (size_t)e->coff[b];
-        if (nv == 6 && direct_product(s->nodes[e->node[b]].kind)) {
+        if (nv == 6 && ld_node_direct_product(&s->nodes[e->node[b]])) {
             add_kt_direct(K, T, sc, nl, c0, L);
             continue;
         }
