@@ -20,6 +20,14 @@
 #include "mbs_models.h"
 
 /* A random n×n matrix with a dominant diagonal of random sign, and b = A x for a random x. */
+/* ld_small_copy_max into a scratch array, whose copy must equal x bit for bit. */
+static int scan(const double *x, int n, double *amax) {
+    double d[LD_SMALL_N * LD_SMALL_N];
+    int ok = ld_small_copy_max(d, x, n, amax);
+    assert_memory_equal(d, x, (size_t)n * sizeof(double));
+    return ok;
+}
+
 static void random_system(rng *r, int n, double *A, double *x, double *b) {
     for (int i = 0; i < n * n; ++i) A[i] = rng_range(r, -1.0, 1.0);
     for (int i = 0; i < n; ++i) A[i * n + i] += (rng_unif(r) < 0.5 ? -1.0 : 1.0) * (double)n;
@@ -50,7 +58,7 @@ static void test_lu(void **state) {
             }
             memcpy(a, A, sizeof(double) * (size_t)(n * n));
             double amax;
-            assert_int_equal(ld_small_finite_max(a, n * n, &amax), 1);
+            assert_int_equal(scan(a, n * n, &amax), 1);
             assert_int_equal(ld_small_lu(a, piv, n, amax), LD_OK);
             memcpy(y, b, sizeof(double) * (size_t)n);
             ld_small_solve(a, piv, n, y);
@@ -78,11 +86,11 @@ static void test_lu_refusals(void **state) {
     for (int n = 2; n <= LD_SMALL_N; ++n) {
         random_system(&r, n, A, x, b);
         for (int i = 0; i < n; ++i) A[i * n + n - 1] = 0.0;
-        assert_int_equal(ld_small_finite_max(A, n * n, &amax), 1);
+        assert_int_equal(scan(A, n * n, &amax), 1);
         assert_int_equal(ld_small_lu(A, piv, n, amax), LD_ESINGULAR);
         random_system(&r, n, A, x, b);
         memcpy(A + n, A, sizeof(double) * (size_t)n);
-        assert_int_equal(ld_small_finite_max(A, n * n, &amax), 1);
+        assert_int_equal(scan(A, n * n, &amax), 1);
         assert_int_equal(ld_small_lu(A, piv, n, amax), LD_ESINGULAR);
     }
     assert_int_equal(ld_small_lu(A, piv, 0, 1.0), LD_EINVAL);
@@ -91,20 +99,20 @@ static void test_lu_refusals(void **state) {
         for (int i = 0; i < n; ++i) x[i] = 1.0;
         x[n - 1] = n % 2 ? NAN : -INFINITY;
         assert_int_equal(ld_small_finite(x, n), 0);
-        assert_int_equal(ld_small_finite_max(x, n, &amax), 0);
+        assert_int_equal(scan(x, n, &amax), 0);
         x[n - 1] = 1e308;
         assert_int_equal(ld_small_finite(x, n), 1);
-        assert_int_equal(ld_small_finite_max(x, n, &amax), 1);
+        assert_int_equal(scan(x, n, &amax), 1);
         assert_true(amax == 1e308);
     }
-    /* the scan compares the bits of |x|: a NaN with its sign bit set, −inf, −0, subnormals and
+    /* the scan (the copy checked too): a NaN with its sign bit set, −inf, −0, subnormals and
      * the largest negative value, and max |x_i| exactly for random signs and magnitudes */
     const double odd[] = {-NAN, INFINITY, -INFINITY};
     for (int c = 0; c < 3; ++c)
         for (int n = 1; n <= 9; ++n) {
             for (int i = 0; i < n; ++i) x[i] = -1.0;
             x[n / 2] = odd[c];
-            assert_int_equal(ld_small_finite_max(x, n, &amax), 0);
+            assert_int_equal(scan(x, n, &amax), 0);
         }
     double t[LD_SMALL_N * LD_SMALL_N];
     for (int trial = 0; trial < 200; ++trial) {
@@ -119,7 +127,7 @@ static void test_lu_refusals(void **state) {
                              : rng_range(&r, -1.0, 1.0) * pow(10.0, rng_range(&r, -300.0, 300.0));
             want = fabs(t[i]) > want ? fabs(t[i]) : want;
         }
-        assert_int_equal(ld_small_finite_max(t, n, &amax), 1);
+        assert_int_equal(scan(t, n, &amax), 1);
         if (!(amax == want) || signbit(amax)) fail_msg("n = %d: %.17g, want %.17g", n, amax, want);
     }
 }
@@ -266,10 +274,47 @@ static void test_path_selection(void **state) {
     ld_model_system_free(&s);
 }
 
+/* A non-finite entry of the iteration matrix is found by the factorization's copy: LD_EDOMAIN
+ * with the reason named (the step is rejected, not aborted), whatever entry it is in; with
+ * the entry finite again the same matrix factors. */
+static void test_factor_nonfinite(void **state) {
+    (void)state;
+    ld_model m;
+    tm_heavy_top(&m, 1.0);
+    ld_system s;
+    double *q0, *v0;
+    assert_int_equal(ld_model_compile(&m, LD_FORM_SO3XR3, &s, &q0, &v0), LD_OK);
+    ld_integ_options o;
+    ld_integ_options_init(&o);
+    int rc;
+    ld_integ *it = ld_integ_create(&s, &o, &rc);
+    assert_non_null(it);
+    assert_true(ld_integ__small(it));
+    assert_int_equal(ld_integ_init(it, 0.0, q0, v0), LD_OK);
+    assert_int_equal(ld_integ_step(it, 1e-3), LD_OK); /* S holds the last iteration matrix */
+    int n = it->n;
+    const double bad[] = {NAN, INFINITY, -INFINITY};
+    for (int e = 0; e < n * n; ++e) {
+        double keep = it->S[e];
+        it->S[e] = bad[e % 3];
+        it->why = NULL;
+        assert_int_equal(ld_integ__small_factor(it), LD_EDOMAIN);
+        assert_non_null(it->why);
+        assert_string_equal(it->why, "non-finite iteration matrix");
+        it->S[e] = keep;
+    }
+    assert_int_equal(ld_integ__small_factor(it), LD_OK);
+    ld_integ_free(it);
+    free(q0);
+    free(v0);
+    ld_model_system_free(&s);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lu),
         cmocka_unit_test(test_lu_refusals),
+        cmocka_unit_test(test_factor_nonfinite),
         cmocka_unit_test(test_paths),
         cmocka_unit_test(test_paths_options),
         cmocka_unit_test(test_path_selection),

@@ -80,7 +80,6 @@ static void modified_jacobian(ld_integ *it, double h) {
     size_t k = (size_t)it->k, n = (size_t)it->n;
     hht co = hht_of(it);
     double hb = h * h * co.beta, hg = h * co.gamma;
-    it->samax_ok = 0; /* S changes after the fill's scan: the factorization scans it again */
     for (int nd = 0; nd < s->nnodes; ++nd) {
         const ld_node_ep *ep = node_ep(s, nd);
         if (!ep) continue;

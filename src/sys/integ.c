@@ -281,7 +281,7 @@ void ld_integ__set_separate(ld_integ *it, int on) {
 }
 
 void ld_integ__set_generic(ld_integ *it, int on) {
-    if (it) it->generic = on != 0, it->samax_ok = 0;
+    if (it) it->generic = on != 0;
 }
 
 ld_la_kind ld_integ_la(const ld_integ *it) {
@@ -446,17 +446,29 @@ int ld_integ__residual_sums(ld_integ *it) {
     return ld_integ__finite(it, it->r, (size_t)it->n, "non-finite residual");
 }
 
+/* Branch-free: the sum of x·0 over four lanes is NaN exactly when some x_i is not finite
+ * (0 otherwise). */
+static inline double zero_sum(const double *restrict x, size_t n) {
+    double z[4] = {0.0, 0.0, 0.0, 0.0};
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4)
+        for (int l = 0; l < 4; ++l) z[l] += x[i + (size_t)l] * 0.0;
+    for (; i < n; ++i) z[0] += x[i] * 0.0;
+    return (z[0] + z[1]) + (z[2] + z[3]);
+}
+
 int ld_integ__finite(ld_integ *it, const double *x, size_t n, const char *what) {
-    for (size_t i = 0; i < n; ++i)
-        if (!isfinite(x[i])) {
-            it->why = what;
-            return LD_EDOMAIN;
-        }
-    return LD_OK;
+    if (zero_sum(x, n) == 0.0) return LD_OK;
+    it->why = what;
+    return LD_EDOMAIN;
 }
 
 int ld_integ__trial_finite(ld_integ *it) {
     size_t k = (size_t)it->k;
+    if (zero_sum(it->qn, (size_t)it->s->nq) + zero_sum(it->vn, k) + zero_sum(it->vdn, k) +
+            zero_sum(it->lamn, (size_t)it->m) ==
+        0.0)
+        return LD_OK; /* all finite: one pass; otherwise the first culprit named below */
     int rc = ld_integ__finite(it, it->qn, (size_t)it->s->nq, "non-finite configuration");
     if (!rc) rc = ld_integ__finite(it, it->vn, k, "non-finite velocity");
     if (!rc) rc = ld_integ__finite(it, it->vdn, k, "non-finite acceleration");
@@ -518,8 +530,7 @@ int ld_integ__add_bt_lambda(ld_integ *it, double t, const double *q, const doubl
 }
 
 void ld_integ__assemble_mass(ld_integ *it) {
-    it->jac_ok = it->skip_factor = it->samax_ok =
-        0; /* another matrix takes the factorization's place */
+    it->jac_ok = it->skip_factor = 0; /* another matrix takes the factorization's place */
     if (it->blocks) {
         ld_integ__blocks_mass_only(it);
         return;

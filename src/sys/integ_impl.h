@@ -100,10 +100,6 @@ struct ld_integ {
     int separate, mass_ok;
     double lu[LD_SMALL_N * LD_SMALL_N];
     int piv[LD_SMALL_N];
-    /* max |S_ij| from the fill's finiteness scan, for the next factorization of S; samax_ok is
-     * cleared by whatever changes S after the fill (hht's modified Jacobian, the mass alone) */
-    double samax;
-    int samax_ok;
     /* step-size control */
     double h_next;   /* the step to try next (adaptive) */
     double last_h;   /* size of the last accepted step */
@@ -149,8 +145,8 @@ static inline uint64_t ld_small_abs_bits(double x) {
     memcpy(&b, &x, sizeof b);
     return b & 0x7fffffffffffffffu;
 }
-/* 1 and *amax = max |x_i| when the n values are finite, else 0. */
-int ld_small_finite_max(const double *x, int n, double *amax);
+/* d = x (n values); 1 and *amax = max |x_i| when they are finite, else 0. */
+int ld_small_copy_max(double *restrict d, const double *restrict x, int n, double *amax);
 /* 1 when the n values are finite (a branch-free scan; the caller names the culprit with
  * ld_integ__finite when it is 0). */
 int ld_small_finite(const double *x, int n);
@@ -158,8 +154,8 @@ int ld_small_finite(const double *x, int n);
 static inline int ld_integ__small(const ld_integ *it) {
     return it->small && !it->generic;
 }
-/* Factor S (copied to it->lu) on the small path: LD_OK, LD_ESINGULAR, LD_EINVAL (non-finite);
- * S's scan is the fill's when it->samax_ok, else its own. */
+/* Factor S (copied to it->lu, scanned on the way) on the small path: LD_OK, LD_ESINGULAR,
+ * LD_EDOMAIN with it->why for a non-finite entry. */
 int ld_integ__small_factor(ld_integ *it);
 /* ld_integ__assemble on the small path (after the reuse test). */
 int ld_integ__small_assemble(ld_integ *it, double t, double cm, double cc, double ck,

@@ -13,6 +13,9 @@
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "integ_impl.h"
 #include "liedyn/liedyn.h"
@@ -40,9 +43,12 @@ static inline __attribute__((always_inline)) int lu_n(double *restrict a, int *r
     for (int k = 0; k < n; ++k) {
         double *rk = a + k * n;
         int p = k;
+        double best = fabs(rk[k]); /* the first largest |a_ik|, kept in a register */
 #pragma GCC unroll 12
-        for (int i = k + 1; i < n; ++i)
-            if (fabs(a[i * n + k]) > fabs(a[p * n + k])) p = i;
+        for (int i = k + 1; i < n; ++i) {
+            double c = fabs(a[i * n + k]);
+            if (c > best) best = c, p = i;
+        }
         piv[k] = p;
         if (p != k) {
             double *rp = a + p * n;
@@ -131,24 +137,40 @@ void ld_small_solve(const double *a, const int *piv, int n, double *b) {
     }
 }
 
-/* 1 and *amax = max |x_i| when the n values are finite, else 0: one integer maximum of the
- * ld_small_abs_bits tells both (every finite value's bits lie below those of +inf). */
-int ld_small_finite_max(const double *x, int n, double *amax) {
-    uint64_t a[4] = {0, 0, 0, 0};
+/* d = x (n values) and, when they are finite, 1 and *amax = max |x_i|, else 0: |x| by
+ * clearing the sign bit, the maximum by the processor's max (its result on a NaN does not
+ * matter: the sum of x·0 is NaN for a NaN or an infinity and refuses the matrix). Two
+ * entries at a time where the target has SSE2, the same operations one by one elsewhere. */
+int ld_small_copy_max(double *restrict d, const double *restrict x, int n, double *amax) {
+    double mx = 0.0, z = 0.0;
     int i = 0;
-    for (; i + 4 <= n; i += 4) /* four lanes: independent maxima */
-        for (int l = 0; l < 4; ++l) {
-            uint64_t b = ld_small_abs_bits(x[i + l]);
-            a[l] = b > a[l] ? b : a[l];
-        }
-    for (; i < n; ++i) {
-        uint64_t b = ld_small_abs_bits(x[i]);
-        a[0] = b > a[0] ? b : a[0];
+#if defined(__SSE2__)
+    const __m128d mag = _mm_castsi128_pd(_mm_set1_epi64x(0x7fffffffffffffffLL));
+    __m128d m0 = _mm_setzero_pd(), m1 = m0, z0 = m0, z1 = m0;
+    for (; i + 4 <= n; i += 4) { /* two independent pairs of lanes */
+        __m128d u = _mm_loadu_pd(x + i), w = _mm_loadu_pd(x + i + 2);
+        _mm_storeu_pd(d + i, u);
+        _mm_storeu_pd(d + i + 2, w);
+        m0 = _mm_max_pd(m0, _mm_and_pd(u, mag));
+        m1 = _mm_max_pd(m1, _mm_and_pd(w, mag));
+        z0 = _mm_add_pd(z0, _mm_mul_pd(u, _mm_setzero_pd()));
+        z1 = _mm_add_pd(z1, _mm_mul_pd(w, _mm_setzero_pd()));
     }
-    uint64_t a01 = a[0] > a[1] ? a[0] : a[1], a23 = a[2] > a[3] ? a[2] : a[3];
-    a01 = a01 > a23 ? a01 : a23;
-    if (a01 >= LD_SMALL_INF_BITS) return 0;
-    memcpy(amax, &a01, sizeof a01);
+    double mm[4], zz[4];
+    _mm_storeu_pd(mm, m0);
+    _mm_storeu_pd(mm + 2, m1);
+    _mm_storeu_pd(zz, _mm_add_pd(z0, z1));
+    _mm_storeu_pd(zz + 2, _mm_setzero_pd());
+    for (int l = 0; l < 4; ++l) mx = mm[l] > mx ? mm[l] : mx;
+    z = zz[0] + zz[1];
+#endif
+    for (; i < n; ++i) {
+        double a = fabs(d[i] = x[i]);
+        mx = a > mx ? a : mx;
+        z += x[i] * 0.0;
+    }
+    if (z != 0.0) return 0;
+    *amax = mx;
     return 1;
 }
 
@@ -165,10 +187,11 @@ int ld_small_finite(const double *x, int n) {
 
 int ld_integ__small_factor(ld_integ *it) {
     int n = it->n;
-    double amax = it->samax;
-    if (!it->samax_ok && !ld_small_finite_max(it->S, n * n, &amax)) return LD_EINVAL;
-    it->samax_ok = 0;
-    memcpy(it->lu, it->S, (size_t)(n * n) * sizeof(double));
+    double amax;
+    if (!ld_small_copy_max(it->lu, it->S, n * n, &amax)) {
+        it->why = "non-finite iteration matrix";
+        return LD_EDOMAIN;
+    }
     return ld_small_lu(it->lu, it->piv, n, amax);
 }
 
@@ -274,7 +297,5 @@ int ld_integ__small_fill(ld_integ *it, double cm, double cc, double ck) {
         for (int i = 0; i < k; ++i) S[i * n + k + c] = B[c * k + i];
         for (int j = 0; j < m; ++j) S[(k + c) * n + k + j] = 0.0;
     }
-    it->samax_ok = ld_small_finite_max(S, n * n, &it->samax); /* the factorization's scan too */
-    if (it->samax_ok) return LD_OK;
-    return ld_integ__finite(it, S, (size_t)(n * n), "non-finite iteration matrix");
+    return LD_OK; /* S's finiteness: checked by the factorization's copy */
 }
