@@ -13,6 +13,10 @@ void cli_error_capture(char *buf, size_t cap);
 int cli_flush_stdout(void);
 /* s as a JSON string (quoted, escaped) on stdout. */
 void json_str(const char *s);
+/* OpenBLAS on one thread and its idle workers stopped (they spin for ~0.1 s after starting and
+ * after each parallel call; cli/blas_quiet.c): 1 when done, 0 when the BLAS is not OpenBLAS or
+ * the user set OPENBLAS_NUM_THREADS or OPENBLAS_THREAD_TIMEOUT. */
+int ld_cli_quiet_blas(void);
 
 /* liedyn attitude ARGS... (argv without the command name). Returns the exit code. */
 int cli_attitude(int argc, char **argv);

@@ -170,6 +170,7 @@ static char **split_equals(int argc, char **argv, int *out_argc) {
 }
 
 int main(int argc, char **argv) {
+    ld_cli_quiet_blas(); /* no idle BLAS workers spinning beside the steps */
     int nargc = argc;
     char **nargv = split_equals(argc, argv, &nargc);
     int rc = nargv ? dispatch(nargc, nargv) : cli_error("%s", ld_oom_last_str());

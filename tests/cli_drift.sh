@@ -86,11 +86,13 @@ awk -v t="$(value t "$WORK/nfb_hem5.json")" 'BEGIN { exit !(t > 0.5 && t < 8) }'
 # shellcheck disable=SC2086
 ok nfb_hem5_project $nfb --project
 ok nfb_genalpha n-four-bar-revolute --dt 2e-3 --t-end 2
-# run on without the check, the run at tolerance 1e-4 switches branch (at t = 5.18 on one
-# machine; when exactly depends on round-off, and at 1e-5 the switch came at 8.58 on one
-# machine and after t = 10 on another): at t = 10 its crank0 is 0.3 m or more from where the
-# run with --project puts it (0.64 m measured)
-ok nfb_hem5_off n-four-bar-revolute --integrator hem5 --adaptive --atol 1e-4 --rtol 1e-4 \
+# run on without the check, the run at tolerance 1e-3 switches branch as the chain passes the
+# singular position near t = 8.6 (its crank0 0.11 m from the projected run's at t = 8, 0.99 m
+# at t = 10). Whether a tighter run switches there depends on round-off: at 1e-4 it had
+# switched by t = 10 on one machine (0.64 m) and not yet on another (0.10 m), at 1e-5 the
+# switch came at 8.58 on one machine and after t = 10 on another. At t = 10 its crank0 must be
+# 0.3 m or more from where the run with --project puts it
+ok nfb_hem5_off n-four-bar-revolute --integrator hem5 --adaptive --atol 1e-3 --rtol 1e-3 \
     --t-end 10 --constraint-tol 0
 crank0() { sed 's/.*"name": "crank0", "x": \[\([^]]*\)\].*/\1/' "$1" | tr -d ' '; }
 gap=$(printf '%s,%s\n' "$(crank0 "$WORK/nfb_hem5_off.json")" "$(crank0 "$WORK/nfb_hem5_project.json")" |

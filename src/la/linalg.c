@@ -475,10 +475,14 @@ ld_la_kind ld_la_choose(int n, size_t nnz) {
 /* OpenBLAS (when it is the BLAS linked) spreads even a 24×24 factorization over threads that
  * then spin in sched_yield: a third of the time of a small beam's step. The dense path is for
  * small systems, so liedyn runs OpenBLAS on one thread unless OPENBLAS_NUM_THREADS is set. The
- * symbol is weak: with another BLAS it is absent and nothing is called. */
+ * symbols are weak: with another BLAS they are absent and nothing is called. */
 extern void openblas_set_num_threads(int) __attribute__((weak));
+extern int openblas_get_num_threads(void) __attribute__((weak));
 static void blas_one_thread(void) {
-    if (openblas_set_num_threads && !getenv("OPENBLAS_NUM_THREADS")) openblas_set_num_threads(1);
+    if (!openblas_set_num_threads || getenv("OPENBLAS_NUM_THREADS")) return;
+    /* only when not already one: setting it starts stopped workers again, which then spin */
+    if (openblas_get_num_threads && openblas_get_num_threads() == 1) return;
+    openblas_set_num_threads(1);
 }
 
 ld_la *ld_la_create(ld_la_kind kind, int n) {
