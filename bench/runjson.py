@@ -10,7 +10,10 @@ def run_json(liedyn, model, t_end, *options):
     """`liedyn run MODEL --json [--t-end T] OPTIONS...`: its JSON record, None when it printed
     none (a refused run)."""
     cmd = [liedyn, "run", model, "--json"] + (["--t-end", t_end] if t_end else []) + list(options)
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
+    # OpenBLAS on one thread from the start, for every executable compared: builds older than
+    # the tool's own stop of the idle workers would otherwise count their ~0.1 s of spinning
+    env = dict(os.environ, OPENBLAS_NUM_THREADS=os.environ.get("OPENBLAS_NUM_THREADS", "1"))
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=1800, env=env)
     try:
         return json.loads(p.stdout)
     except ValueError:
