@@ -446,27 +446,16 @@ int ld_integ__residual_sums(ld_integ *it) {
     return ld_integ__finite(it, it->r, (size_t)it->n, "non-finite residual");
 }
 
-/* Branch-free: the sum of x·0 over four lanes is NaN exactly when some x_i is not finite
- * (0 otherwise). */
-static inline double zero_sum(const double *restrict x, size_t n) {
-    double z[4] = {0.0, 0.0, 0.0, 0.0};
-    size_t i = 0;
-    for (; i + 4 <= n; i += 4)
-        for (int l = 0; l < 4; ++l) z[l] += x[i + (size_t)l] * 0.0;
-    for (; i < n; ++i) z[0] += x[i] * 0.0;
-    return (z[0] + z[1]) + (z[2] + z[3]);
-}
-
 int ld_integ__finite(ld_integ *it, const double *x, size_t n, const char *what) {
-    if (zero_sum(x, n) == 0.0) return LD_OK;
+    if (ld_zero_sum(x, n) == 0.0) return LD_OK;
     it->why = what;
     return LD_EDOMAIN;
 }
 
 int ld_integ__trial_finite(ld_integ *it) {
     size_t k = (size_t)it->k;
-    if (zero_sum(it->qn, (size_t)it->s->nq) + zero_sum(it->vn, k) + zero_sum(it->vdn, k) +
-            zero_sum(it->lamn, (size_t)it->m) ==
+    if (ld_zero_sum(it->qn, (size_t)it->s->nq) + ld_zero_sum(it->vn, k) + ld_zero_sum(it->vdn, k) +
+            ld_zero_sum(it->lamn, (size_t)it->m) ==
         0.0)
         return LD_OK; /* all finite: one pass; otherwise the first culprit named below */
     int rc = ld_integ__finite(it, it->qn, (size_t)it->s->nq, "non-finite configuration");

@@ -147,8 +147,17 @@ static inline uint64_t ld_small_abs_bits(double x) {
 }
 /* d = x (n values); 1 and *amax = max |x_i| when they are finite, else 0. */
 int ld_small_copy_max(double *restrict d, const double *restrict x, int n, double *amax);
-/* 1 when the n values are finite (a branch-free scan; the caller names the culprit with
- * ld_integ__finite when it is 0). */
+/* Σ x_i·0 over four lanes: 0 when the n values are finite, NaN when one is not (branch-free;
+ * the caller names the culprit with ld_integ__finite). */
+static inline double ld_zero_sum(const double *restrict x, size_t n) {
+    double z[4] = {0.0, 0.0, 0.0, 0.0};
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4)
+        for (int l = 0; l < 4; ++l) z[l] += x[i + (size_t)l] * 0.0;
+    for (; i < n; ++i) z[0] += x[i] * 0.0;
+    return (z[0] + z[1]) + (z[2] + z[3]);
+}
+/* 1 when the n values are finite (ld_zero_sum). */
 int ld_small_finite(const double *x, int n);
 /* The integrator takes the small-system path. */
 static inline int ld_integ__small(const ld_integ *it) {

@@ -175,12 +175,7 @@ int ld_small_copy_max(double *restrict d, const double *restrict x, int n, doubl
 }
 
 int ld_small_finite(const double *x, int n) {
-    double z[4] = {0.0, 0.0, 0.0, 0.0};
-    int i = 0;
-    for (; i + 4 <= n; i += 4)
-        for (int l = 0; l < 4; ++l) z[l] += x[i + l] * 0.0;
-    for (; i < n; ++i) z[0] += x[i] * 0.0;
-    return z[0] + z[1] + z[2] + z[3] == 0.0;
+    return ld_zero_sum(x, (size_t)(n > 0 ? n : 0)) == 0.0;
 }
 
 /* ------------------------------------------------------------------ the Newton methods */
