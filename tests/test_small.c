@@ -310,11 +310,56 @@ static void test_factor_nonfinite(void **state) {
     ld_model_system_free(&s);
 }
 
+/* Past the small path (two tops, k + m = 18, dense solver) the fill itself checks S: a
+ * non-finite entry of K gives LD_EDOMAIN with the reason named, for the fill that the
+ * small path shares and for the generic one. */
+static void test_dense_fill_nonfinite(void **state) {
+    (void)state;
+    ld_model m;
+    tm_heavy_top(&m, 1.0);
+    tm_bodies[1] = tm_bodies[0];
+    strcpy(tm_bodies[1].name, "top2");
+    tm_bodies[1].x[0] = 2.0;
+    tm_joints[1] = tm_joints[0];
+    strcpy(tm_joints[1].name, "pivot2");
+    tm_joints[1].body2 = 1;
+    tm_joints[1].xg[0] = 2.0;
+    m.nbodies = m.njoints = 2;
+    ld_system s;
+    double *q0, *v0;
+    assert_int_equal(ld_model_compile(&m, LD_FORM_SO3XR3, &s, &q0, &v0), LD_OK);
+    ld_integ_options o;
+    ld_integ_options_init(&o);
+    o.la = LD_LA_DENSE;
+    int rc;
+    ld_integ *it = ld_integ_create(&s, &o, &rc);
+    assert_non_null(it);
+    assert_false(ld_integ__small(it));
+    assert_int_equal(ld_integ_init(it, 0.0, q0, v0), LD_OK);
+    assert_int_equal(ld_integ_step(it, 1e-3), LD_OK);
+    for (int generic = 0; generic < 2; ++generic) {
+        ld_integ__set_generic(it, generic);
+        assert_int_equal(ld_integ__dense_fill(it, 1.0, 1.0, 1.0), LD_OK);
+        double keep = it->K[3];
+        it->K[3] = NAN;
+        it->why = NULL;
+        assert_int_equal(ld_integ__dense_fill(it, 1.0, 1.0, 1.0), LD_EDOMAIN);
+        assert_non_null(it->why);
+        assert_string_equal(it->why, "non-finite iteration matrix");
+        it->K[3] = keep;
+    }
+    ld_integ_free(it);
+    free(q0);
+    free(v0);
+    ld_model_system_free(&s);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lu),
         cmocka_unit_test(test_lu_refusals),
         cmocka_unit_test(test_factor_nonfinite),
+        cmocka_unit_test(test_dense_fill_nonfinite),
         cmocka_unit_test(test_paths),
         cmocka_unit_test(test_paths_options),
         cmocka_unit_test(test_path_selection),

@@ -568,7 +568,12 @@ int ld_integ__dense_fill(ld_integ *it, double cm, double cc, double ck) {
     /* each node's T block held locally, K T only in a direct product's rotation columns: the
      * same sums less the products with T's zeros and ones (integ_small.c); the k×k T below is
      * kept as the reference that ld_integ__set_generic selects (tests/test_small.c) */
-    if (!it->generic) return ld_integ__small_fill(it, cm, cc, ck);
+    if (!it->generic) { /* the small path's fill; its finiteness is checked here (the small
+                         * path's factorization checks it on its copy of S instead) */
+        int rc = ld_integ__small_fill(it, cm, cc, ck);
+        size_t n = (size_t)it->n;
+        return rc ? rc : ld_integ__finite(it, it->S, n * n, "non-finite iteration matrix");
+    }
     const ld_system *s = it->s;
     int k = it->k, m = it->m, n = it->n;
     ld_sys_tangent(s, it->T, it->xi);

@@ -194,7 +194,8 @@ void ld_integ__mass_band(ld_integ *it);
 int ld_integ__blocks_residual_sums(ld_integ *it);
 int ld_integ__dense_fill(ld_integ *it, double cm, double cc, double ck);
 /* The fill node by node (each node's T(xi) block local; any n, the small path's and, unless
- * ld_integ__set_generic, the dense path's). */
+ * ld_integ__set_generic, the dense path's). It does not check S's finiteness: its callers do
+ * (ld_integ__small_factor on its copy, ld_integ__dense_fill on S). */
 int ld_integ__small_fill(ld_integ *it, double cm, double cc, double ck);
 int ld_integ__blocks_fill(ld_integ *it);
 /* The node blocks Tb of T(xi) (structured sparse path). */

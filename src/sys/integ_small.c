@@ -292,5 +292,6 @@ int ld_integ__small_fill(ld_integ *it, double cm, double cc, double ck) {
         for (int i = 0; i < k; ++i) S[i * n + k + c] = B[c * k + i];
         for (int j = 0; j < m; ++j) S[(k + c) * n + k + j] = 0.0;
     }
-    return LD_OK; /* S's finiteness: checked by the factorization's copy */
+    return LD_OK; /* S's finiteness: the small path's factorization checks its copy, the dense
+                   * path's fill (ld_integ__dense_fill) checks S */
 }
