@@ -3,7 +3,7 @@
  * before main, and they spin in sched_yield for about 0.1 s (2^28 cycles) after each parallel
  * call and after their start, whether work comes or not. For a short run that is a second core
  * kept busy, counted in the process's CPU time that the commands report (`cpu_s`): a 0.2 s run
- * of the n-four-bar measured 180–450 µs per Newton iteration with the workers and 148–150 µs
+ * of the n-four-bar measured 180–450 µs per Newton iteration with the workers and 143–155 µs
  * without, and its wall time 0.11–0.23 s against 0.10 s. The tool's work is one thread: the
  * steps, and factorizations that are small or sparse (`liedyn modes n-four-bar` took 0.12 s of
  * wall time either way, 0.11 s of CPU on one thread and 0.20 s with two). So the tool runs
