@@ -12,12 +12,13 @@
 and a user force on the damped oscillator (mass-spring without its spring, 10^4 steps) as a
 Python callable and as a C function (ctypes). Then a drag on the heavy top (force -c xdot,
 torque -d R omega), per step, Python against its C twin (ld_py_test_drag of
-python/tests/cforce.c), alternated rounds, medians of process CPU time:
+python/tests/cforce.c), alternated rounds, medians of the CPU time of the running thread:
   drag_fd_py / drag_fd_c       the force alone: central differences for the tangent
   drag_tangent_py / _c         with the user's tangent (Python: a tangent= callable)
   drag10_vec_py / drag10_c     ten tops, one vectorized Python call for the ten drags (its
-                               tangent too) against ten C forces with their tangents The heavy-top cases are measured in process
-CPU time (less disturbed by other jobs on the machine than wall time), best of interleaved
+                               tangent too) against ten C forces with their tangents The heavy-top cases are measured in the CPU
+time of the thread that runs them (less disturbed by other jobs on the machine than wall time;
+not counting a BLAS library's idle workers in other threads), best of interleaved
 rounds; the CLI process and the forces in wall time. CSV on stdout: case, steps, seconds (best of
 the repeats), us_per_step, ratio to c_loop (for the force: to c_force).
 usage: python_overhead.py LIEDYN_CLI   (BENCH_QUICK=1: 1000 steps, one repeat: a smoke run)
@@ -165,7 +166,7 @@ def tops(n):
 
 
 def drag_runs():
-    """Per step, Python against C, in alternated rounds: medians of process CPU time."""
+    """Per step, Python against C, in alternated rounds: medians of the thread's CPU time."""
     lib = os.environ.get("LIEDYN_PY_CFORCE")
     if not lib:
         return []
@@ -194,9 +195,9 @@ def drag_runs():
     times = {name: [] for name, _, _ in cases}
     for _ in range(1 if QUICK else 7):
         for name, m, steps in cases:
-            t0 = time.process_time()
+            t0 = time.thread_time()
             liedyn.run(m, dt=DT, t_end=steps * DT, every=steps)
-            times[name].append((time.process_time() - t0) / steps)
+            times[name].append((time.thread_time() - t0) / steps)
     med = {k: float(np.median(v)) for k, v in times.items()}
     rows = []
     for name, _, steps in cases:
@@ -220,9 +221,9 @@ def main():
     best_s = {k: float("inf") for k in cases}
     for _ in range(REPEATS):
         for k, fn in cases.items():
-            t0 = time.process_time()
+            t0 = time.thread_time()
             inner = fn()
-            s = inner if k == "c_loop" else time.process_time() - t0
+            s = inner if k == "c_loop" else time.thread_time() - t0
             best_s[k] = min(best_s[k], s)
     c = best_s["c_loop"]
     with tempfile.TemporaryDirectory() as tmp:

@@ -126,7 +126,8 @@ class Result:
     stats: steps, rejected, newton_iterations, ..., constraint_residual_max and
     velocity_residual_max (over every step), constraint_tol (the drift checks' tolerance; 0:
     none), energy_drift (final minus initial energy), energy_drift_rel (that over the largest
-    kinetic or potential energy met, energy_scale), cpu_s (process CPU seconds of the loop),
+    kinetic or potential energy met, energy_scale), cpu_s (CPU seconds of the thread that ran
+    the loop; a BLAS library's idle workers in other threads are not counted),
     wall_s (its wall time); status: "ok", or "drifted" when the run left its constraints (it
     ended at that step; message says where and by how much, as `liedyn run` does); integrator,
     formulation, dt, t_start, t_end; contacts: a ContactResult for a model with contact, else

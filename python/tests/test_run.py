@@ -136,6 +136,17 @@ def test_every_and_fields():
     assert abs(r.energy[-1] / r.energy[0] - 1) < 1e-4
 
 
+def test_cpu_s_is_the_loops_thread():
+    """cpu_s counts the thread that ran the steps, not the process: numpy's BLAS workers,
+    woken by a parallel product, spin beside it for about 0.1 s (their CPU doubled the cpu_s of
+    a short run when it was process time). One thread's CPU time cannot exceed the wall time it
+    ran for."""
+    a = np.random.default_rng(1).standard_normal((600, 600))
+    np.dot(a, a)  # a parallel call where the BLAS has threads
+    r = liedyn.run("n-four-bar", t_end=0.05)
+    assert 0 < r.stats["cpu_s"] <= r.stats["wall_s"] + 2e-3
+
+
 def test_dense_output():
     times = np.array([0.0, 0.05, 0.0503, 0.1234567, 0.2])
     r = liedyn.run("heavy-top", dt=1e-3, t_end=0.2, times=times)
