@@ -57,6 +57,20 @@ static void tm_heavy_top(ld_model *m, double spin) {
     m->joints = tm_joints;
 }
 
+/* A second heavy top beside the first of m (tm_heavy_top), on its own pivot 2 m along x, with
+ * a joint only when m has one: k + m grows past the small-system path (to 18). */
+__attribute__((unused)) static void tm_add_second_top(ld_model *m) {
+    tm_bodies[1] = tm_bodies[0];
+    strcpy(tm_bodies[1].name, "top2");
+    tm_bodies[1].x[0] = 2.0;
+    tm_joints[1] = tm_joints[0];
+    strcpy(tm_joints[1].name, "pivot2");
+    tm_joints[1].body2 = 1;
+    tm_joints[1].xg[0] = 2.0;
+    m->nbodies = 2;
+    if (m->njoints) m->njoints = 2;
+}
+
 /* Two bodies, a tilted joint, and every load kind (spatial/body force and torque with
  * ramp/hat/constant time functions), so that every analytic tangent term is exercised. */
 static void tm_loaded(ld_model *m) {

@@ -274,6 +274,33 @@ static void test_path_selection(void **state) {
     ld_model_system_free(&s);
 }
 
+/* A model compiled in so3xr3 and an integrator (default options, linear solver la) that has
+ * taken one step of 1e-3, so that its S, K and factors are those of a real iteration. */
+typedef struct stepped {
+    ld_system s;
+    double *q0, *v0;
+    ld_integ *it;
+} stepped;
+
+static void stepped_start(stepped *x, const ld_model *m, ld_la_kind la) {
+    assert_int_equal(ld_model_compile(m, LD_FORM_SO3XR3, &x->s, &x->q0, &x->v0), LD_OK);
+    ld_integ_options o;
+    ld_integ_options_init(&o);
+    o.la = la;
+    int rc;
+    x->it = ld_integ_create(&x->s, &o, &rc);
+    assert_non_null(x->it);
+    assert_int_equal(ld_integ_init(x->it, 0.0, x->q0, x->v0), LD_OK);
+    assert_int_equal(ld_integ_step(x->it, 1e-3), LD_OK);
+}
+
+static void stepped_free(stepped *x) {
+    ld_integ_free(x->it);
+    free(x->q0);
+    free(x->v0);
+    ld_model_system_free(&x->s);
+}
+
 /* A non-finite entry of the iteration matrix is found by the factorization's copy: LD_EDOMAIN
  * with the reason named (the step is rejected, not aborted), whatever entry it is in; with
  * the entry finite again the same matrix factors. */
@@ -281,17 +308,10 @@ static void test_factor_nonfinite(void **state) {
     (void)state;
     ld_model m;
     tm_heavy_top(&m, 1.0);
-    ld_system s;
-    double *q0, *v0;
-    assert_int_equal(ld_model_compile(&m, LD_FORM_SO3XR3, &s, &q0, &v0), LD_OK);
-    ld_integ_options o;
-    ld_integ_options_init(&o);
-    int rc;
-    ld_integ *it = ld_integ_create(&s, &o, &rc);
-    assert_non_null(it);
+    stepped x;
+    stepped_start(&x, &m, LD_LA_DENSE);
+    ld_integ *it = x.it;
     assert_true(ld_integ__small(it));
-    assert_int_equal(ld_integ_init(it, 0.0, q0, v0), LD_OK);
-    assert_int_equal(ld_integ_step(it, 1e-3), LD_OK); /* S holds the last iteration matrix */
     int n = it->n;
     const double bad[] = {NAN, INFINITY, -INFINITY};
     for (int e = 0; e < n * n; ++e) {
@@ -304,10 +324,7 @@ static void test_factor_nonfinite(void **state) {
         it->S[e] = keep;
     }
     assert_int_equal(ld_integ__small_factor(it), LD_OK);
-    ld_integ_free(it);
-    free(q0);
-    free(v0);
-    ld_model_system_free(&s);
+    stepped_free(&x);
 }
 
 /* Past the small path (two tops, k + m = 18, dense solver) the fill itself checks S: a
@@ -317,26 +334,11 @@ static void test_dense_fill_nonfinite(void **state) {
     (void)state;
     ld_model m;
     tm_heavy_top(&m, 1.0);
-    tm_bodies[1] = tm_bodies[0];
-    strcpy(tm_bodies[1].name, "top2");
-    tm_bodies[1].x[0] = 2.0;
-    tm_joints[1] = tm_joints[0];
-    strcpy(tm_joints[1].name, "pivot2");
-    tm_joints[1].body2 = 1;
-    tm_joints[1].xg[0] = 2.0;
-    m.nbodies = m.njoints = 2;
-    ld_system s;
-    double *q0, *v0;
-    assert_int_equal(ld_model_compile(&m, LD_FORM_SO3XR3, &s, &q0, &v0), LD_OK);
-    ld_integ_options o;
-    ld_integ_options_init(&o);
-    o.la = LD_LA_DENSE;
-    int rc;
-    ld_integ *it = ld_integ_create(&s, &o, &rc);
-    assert_non_null(it);
+    tm_add_second_top(&m);
+    stepped x;
+    stepped_start(&x, &m, LD_LA_DENSE);
+    ld_integ *it = x.it;
     assert_false(ld_integ__small(it));
-    assert_int_equal(ld_integ_init(it, 0.0, q0, v0), LD_OK);
-    assert_int_equal(ld_integ_step(it, 1e-3), LD_OK);
     for (int generic = 0; generic < 2; ++generic) {
         ld_integ__set_generic(it, generic);
         assert_int_equal(ld_integ__dense_fill(it, 1.0, 1.0, 1.0), LD_OK);
@@ -348,10 +350,7 @@ static void test_dense_fill_nonfinite(void **state) {
         assert_string_equal(it->why, "non-finite iteration matrix");
         it->K[3] = keep;
     }
-    ld_integ_free(it);
-    free(q0);
-    free(v0);
-    ld_model_system_free(&s);
+    stepped_free(&x);
 }
 
 int main(void) {
