@@ -5,6 +5,7 @@
  * energy (g = ∂V/∂q at rest) and a non-negative dissipated power; then exact solutions: a mass
  * on a spring-damper (the damped oscillator in closed form) at the orders of genalpha and hem5,
  * an undamped spring's energy, and a hinge's torsional spring at the frequency √(k/J).
+ * The fused model pass gives the separate callbacks' values bit for bit for every case.
  * The YAML form of the elements is in test_elements_yaml.c.
  */
 #include <math.h>
@@ -286,6 +287,35 @@ static double energy_at(const ld_system *s, const double *q, const double *d, do
     return e;
 }
 
+/* The fused model pass (ops.eval_newton: g, ∂g/∂v and K from one evaluation of each element)
+ * gives the separate callbacks' values bit for bit, asked for together and each alone. */
+static void fused_equals_separate(const ld_system *s, double t, const double *q, const double *v,
+                                  const double *a, const double *lam) {
+    size_t k = (size_t)s->k, n[3] = {k, k * k, k * k};
+    double *buf = calloc(4 * (k + 2 * k * k), sizeof(double));
+    assert_non_null(buf);
+    double *sep[3] = {buf, buf + k, buf + k + k * k}, *all[3], *one[3];
+    for (int i = 0; i < 3; ++i)
+        all[i] = sep[i] + (k + 2 * k * k), one[i] = all[i] + (k + 2 * k * k);
+    assert_int_equal(s->ops.force(s, t, q, v, sep[0]), LD_OK);
+    assert_int_equal(s->ops.g_v(s, t, q, v, sep[1]), LD_OK);
+    assert_int_equal(s->ops.stiffness(s, t, q, v, a, lam, sep[2]), LD_OK);
+    ld_newton_eval e = {.t = t, .q = q, .v = v, .a = a, .lambda = lam};
+    e.g = all[0], e.C = all[1], e.K = all[2];
+    assert_int_equal(s->ops.eval_newton(s, &e), LD_OK);
+    for (int i = 0; i < 3; ++i) {
+        ld_newton_eval x = {.t = t, .q = q, .v = v, .a = a, .lambda = lam};
+        *(i == 0 ? &x.g : i == 1 ? &x.C : &x.K) = one[i];
+        assert_int_equal(s->ops.eval_newton(s, &x), LD_OK);
+        static const char *const what[3] = {"g", "dg/dv", "K"};
+        if (memcmp(all[i], sep[i], n[i] * sizeof(double)) != 0)
+            fail_msg("the fused pass's %s differs from the separate callback's", what[i]);
+        if (memcmp(one[i], sep[i], n[i] * sizeof(double)) != 0)
+            fail_msg("the fused pass's %s alone differs from the separate callback's", what[i]);
+    }
+    free(buf);
+}
+
 /* Tangents, gradient and power of the model's one element in formulation f. */
 static errs check_case(const em *w, ld_formulation f, uint64_t seed) {
     ld_system s;
@@ -314,6 +344,7 @@ static errs check_case(const em *w, ld_formulation f, uint64_t seed) {
     assert_int_equal(s.ops.g_v(&s, t, q, v, KA), LD_OK);
     assert_int_equal(ld_sys_g_v_fd(&s, t, q, v, KF), LD_OK);
     r.kv = rel_diff(KA, KF, k * k);
+    fused_equals_separate(&s, t, q, v, a, lam);
     /* at rest the element's force is the gradient of its energy */
     assert_int_equal(ld_elems_add_force_of(&s, &ld_ek_force, t, q, zero, g), LD_OK);
     const double h = 1e-5;

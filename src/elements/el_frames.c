@@ -9,8 +9,17 @@
  *   θ rows  −D⁻ᵀ(θ; C1ᵀu1)[dθ] + D⁻¹(θ; C2ᵀu2)[dθ]      (D⁻¹, D⁻ᵀ: derivatives of T⁻¹ w, T⁻ᵀ w)
  *   r rows  −hat(C1ᵀu1) dr − hat(C1ᵀπ1) Aᵀ(ux2 − ux1 − R2 hat(p2) u2) − Aᵀ R2 hat(π2) hat(p2) u2.
  * T⁻¹(ψ) w = w + ½ ψ × w + γ ψ × (ψ × w), γ(φ) = (1 − (φ/2) cot(φ/2))/φ², so
- *   D⁻¹(ψ; w)[δ] = ½ δ × w + γ (δ × (ψ × w) + ψ × (δ × w)) + (γ'/φ)(ψ·δ) ψ × (ψ × w),
- * and T⁻ᵀ(ψ) = T⁻¹(−ψ). γ'/φ by its Bernoulli series below φ = 1, else in closed form.
+ *   D⁻¹(ψ; w)[δ] = L(ψ, w) δ = ½ δ × w + γ (δ × (ψ × w) + ψ × (δ × w)) + (γ'/φ)(ψ·δ) ψ × (ψ × w),
+ * and −D⁻ᵀ(θ; w) = D⁻¹(−θ; w) (T⁻ᵀ(ψ) = T⁻¹(−ψ)). γ'/φ by its Bernoulli series below φ = 1,
+ * else in closed form. The elements need H contracted with a row weight w, as the gradient
+ * g = ∂/∂π [wᵀ H(π, u)] (elements.h): with a = C1ᵀu1, b = C2ᵀu2, wθ, wr the parts of w,
+ *   from the θ rows  J_θᵀ (L(−θ, a)ᵀ + L(θ, b)ᵀ) wθ,
+ *     L(ψ, w)ᵀ x = ½ w × x + γ ((ψ × w) × x + w × (x × ψ)) + (γ'/φ)(x·(ψ × (ψ × w))) ψ,
+ *   from the r rows  J_rᵀ (a × wr), −C1 (s × wr) on π1's rotation, −hp × (R2ᵀ A wr) on π2's,
+ *     s = Aᵀ(ux2 − ux1 − R2 hp), hp = p2 × u2,
+ * with J_θᵀ c = (−C1 T⁻¹ c, 0, C2 T⁻ᵀ c, 0) and
+ * J_rᵀ y = ((C1 y) × p1 + C1 (y × r), −A y, p2 × (R2ᵀ A y), A y): no trigonometry past the
+ * evaluation (γ, γ'/φ are kept), 12 gradients cost what one H(π, u) per π did.
  */
 #include <math.h>
 #include <string.h>
@@ -38,17 +47,18 @@ static double gamma1(double phi) {
     return (hp * phi - 2.0 * h) / (phi * phi * phi * phi);
 }
 
-void ld_el_dtinv(const double psi[3], const double w[3], const double d[3], double out[3]) {
-    double phi = ld_v3_norm(psi), pw[3], ppw[3], dw[3], a[3], b[3];
-    ld_fn f;
-    ld_fn_eval(&f, phi, 4);
-    double g = ld_fn_tinv(&f), g1 = gamma1(phi), pd = ld_v3_dot(psi, d);
+/* out = L(ψ, w)ᵀ x for |ψ| = φ with γ(φ) = g, γ'(φ)/φ = g1 (the header). */
+static void dtinv_t(const double psi[3], const double w[3], const double x[3], double g, double g1,
+                    double out[3]) {
+    double pw[3], ppw[3], wx[3], a[3], xp[3], b[3];
     ld_v3_cross(pw, psi, w);
     ld_v3_cross(ppw, psi, pw);
-    ld_v3_cross(dw, d, w);
-    ld_v3_cross(a, d, pw);
-    ld_v3_cross(b, psi, dw);
-    for (int i = 0; i < 3; ++i) out[i] = 0.5 * dw[i] + g * (a[i] + b[i]) + g1 * pd * ppw[i];
+    ld_v3_cross(wx, w, x);
+    ld_v3_cross(a, pw, x);
+    ld_v3_cross(xp, x, psi);
+    ld_v3_cross(b, w, xp);
+    double c = g1 * ld_v3_dot(x, ppw);
+    for (int i = 0; i < 3; ++i) out[i] = 0.5 * wx[i] + g * (a[i] + b[i]) + c * psi[i];
 }
 
 /* r = A v (3×3 A) and r = Aᵀ v. */
@@ -79,38 +89,48 @@ static void jac_mul(const ld_el_frames *f, int n, const double u[12], double th[
     for (int i = 0; i < 3; ++i) r[i] += c[i] + b[i];
 }
 
-static void frames_hess(const void *kin, const double pi[12], const double u[12], double out[6]) {
+/* row = ∂/∂π [wᵀ H(π, u)] (the header), w of the strain's n rows. */
+static void frames_hess_row(const void *kin, int n, const double *w, const double u[12],
+                            double row[12]) {
     const ld_el_frames *f = kin;
-    int n = 6;
-    double dth[3], dr[3], a[3], b[3], c1[3], c2[3];
-    jac_mul(f, n, pi, dth, dr);
+    double a[3], b[3], c[3], c2[3], t[3], mth[3] = {-f->th[0], -f->th[1], -f->th[2]};
     tmv(a, f->C1, u);
     tmv(b, f->C2, u + 6);
-    double mth[3] = {-f->th[0], -f->th[1], -f->th[2]};
-    ld_el_dtinv(mth, a, dth, c1); /* D⁻ᵀ(θ; a)[δ] = −D⁻¹(−θ; a)[δ] */
-    ld_el_dtinv(f->th, b, dth, c2);
-    for (int i = 0; i < 3; ++i) out[i] = c1[i] + c2[i];
-    /* r rows */
-    double w[3], Rp[3], s[3], t1[3], t2[3], pc[3];
-    ld_v3_cross(t1, a, dr); /* hat(C1ᵀu1) dr */
-    ld_v3_cross(w, f->p2, u + 6);
-    mv(Rp, f->R2, w);
-    for (int i = 0; i < 3; ++i) w[i] = u[9 + i] - u[3 + i] - Rp[i];
-    tmv(s, f->A, w);
-    tmv(pc, f->C1, pi);
-    ld_v3_cross(t2, pc, s); /* hat(C1ᵀπ1) Aᵀ(…) */
-    double hp[3], hh[3], Rh[3];
-    ld_v3_cross(hp, f->p2, u + 6);
-    ld_v3_cross(hh, pi + 6, hp);
-    mv(Rh, f->R2, hh);
-    tmv(s, f->A, Rh); /* Aᵀ R2 hat(π2) hat(p2) u2 */
-    for (int i = 0; i < 3; ++i) out[3 + i] = -t1[i] - t2[i] - s[i];
-}
-
-static void frames_hess3(const void *kin, const double pi[12], const double u[12], double out[6]) {
-    double o6[6];
-    frames_hess(kin, pi, u, o6);
-    memcpy(out, o6, 3 * sizeof(double));
+    dtinv_t(mth, a, w, f->gam, f->gam1, c);
+    dtinv_t(f->th, b, w, f->gam, f->gam1, c2);
+    for (int i = 0; i < 3; ++i) c[i] += c2[i];
+    tmv(t, f->Tit, c); /* J_θᵀ c */
+    mv(row, f->C1, t);
+    tmv(t, f->Ti, c);
+    mv(row + 6, f->C2, t);
+    for (int i = 0; i < 3; ++i) row[i] = -row[i], row[3 + i] = row[9 + i] = 0.0;
+    if (n == 3) return;
+    const double *wr = w + 3;
+    double y[3], Cy[3], yr[3], Ay[3], z[3], hp[3], Rh[3], s[3], sw[3];
+    ld_v3_cross(y, a, wr); /* J_rᵀ (a × wr) */
+    mv(Cy, f->C1, y);
+    ld_v3_cross(t, Cy, f->p1);
+    ld_v3_cross(yr, y, f->r);
+    mv(c, f->C1, yr);
+    mv(Ay, f->A, y);
+    tmv(z, f->R2, Ay);
+    ld_v3_cross(c2, f->p2, z);
+    for (int i = 0; i < 3; ++i) {
+        row[i] += t[i] + c[i];
+        row[3 + i] -= Ay[i];
+        row[6 + i] += c2[i];
+        row[9 + i] += Ay[i];
+    }
+    ld_v3_cross(hp, f->p2, u + 6); /* −C1 (s × wr), s = Aᵀ(ux2 − ux1 − R2 hp) */
+    mv(Rh, f->R2, hp);
+    for (int i = 0; i < 3; ++i) t[i] = u[9 + i] - u[3 + i] - Rh[i];
+    tmv(s, f->A, t);
+    ld_v3_cross(sw, s, wr);
+    mv(c, f->C1, sw);
+    mv(Ay, f->A, wr); /* −hp × (R2ᵀ A wr) */
+    tmv(z, f->R2, Ay);
+    ld_v3_cross(c2, hp, z);
+    for (int i = 0; i < 3; ++i) row[i] -= c[i], row[6 + i] -= c2[i];
 }
 
 void ld_el_frames_eval(const ld_el_ctx *c, const double C1[9], const double C2[9],
@@ -135,9 +155,14 @@ void ld_el_frames_eval(const ld_el_ctx *c, const double C1[9], const double C2[9
     tmv(f->r, f->A, d);
     ld_so3_tangent_inv(f->Ti, f->th);
     ld_so3_tangent_inv_t(f->Tit, f->th);
+    double phi = ld_v3_norm(f->th);
+    ld_fn fn;
+    ld_fn_eval(&fn, phi, 4);
+    f->gam = ld_fn_tinv(&fn);
+    f->gam1 = gamma1(phi);
     s->n = n;
     s->kin = f;
-    s->hess = n == 3 ? frames_hess3 : frames_hess;
+    s->hess_row = frames_hess_row;
     memcpy(s->e, f->th, sizeof f->th);
     memcpy(s->e + 3, f->r, sizeof f->r);
     for (int j = 0; j < 12; ++j) { /* J column by column */

@@ -60,22 +60,31 @@ static void d_mul(const spring_kin *k, const double u[12], double out[3]) {
     for (int i = 0; i < 3; ++i) out[i] = u[9 + i] - u[3 + i] - Rb[i] + Ra[i];
 }
 
-/* H(π, u) = dnᵀ (D u) + nᵀ (R1 (π1 × (p1 × u1)) − R2 (π2 × (p2 × u2))), dn = (I − n nᵀ) D π / l. */
-static void spring_hess(const void *kin, const double pi[12], const double u[12], double out[6]) {
+/* H(π, u) = dnᵀ (D u) + nᵀ (R1 (π1 × (p1 × u1)) − R2 (π2 × (p2 × u2))), dn = (I − n nᵀ) D π / l,
+ * as the gradient row = ∂/∂π [w H(π, u)] (elements.h; n = 1):
+ *   w (Dᵀ y + (c1 × R1ᵀn on π1's rotation) − (c2 × R2ᵀn on π2's)),  y = (I − n nᵀ) D u / l,
+ * ci = pi × ui, Dᵀ y = ((R1ᵀy) × p1, −y, −(R2ᵀy) × p2, y). */
+static void spring_hess_row(const void *kin, int n, const double *w, const double u[12],
+                            double row[12]) {
     const spring_kin *k = kin;
-    double Dp[3], Du[3], a[3], b[3], c[3], e[3], Ra[3], Rb[3];
-    d_mul(k, pi, Dp);
+    (void)n;
+    double Du[3], y[3], t[3], c[3], Rn[3];
     d_mul(k, u, Du);
-    double np = ld_v3_dot(k->n, Dp), acc = 0.0;
-    for (int i = 0; i < 3; ++i) acc += (Dp[i] - np * k->n[i]) / k->l * Du[i];
-    ld_v3_cross(a, k->p1, u);
-    ld_v3_cross(b, pi, a);
+    double nu = ld_v3_dot(k->n, Du);
+    for (int i = 0; i < 3; ++i) y[i] = (Du[i] - nu * k->n[i]) / k->l;
+    ld_m3_tmulv(t, k->R1, y);
+    ld_v3_cross(row, t, k->p1);
+    ld_m3_tmulv(t, k->R2, y);
+    ld_v3_cross(row + 6, k->p2, t);
+    ld_v3_cross(c, k->p1, u);
+    ld_m3_tmulv(Rn, k->R1, k->n);
+    ld_v3_cross(t, c, Rn);
+    for (int i = 0; i < 3; ++i) row[i] += t[i], row[3 + i] = -y[i], row[9 + i] = y[i];
     ld_v3_cross(c, k->p2, u + 6);
-    ld_v3_cross(e, pi + 6, c);
-    ld_m3_mulv(Ra, k->R1, b);
-    ld_m3_mulv(Rb, k->R2, e);
-    for (int i = 0; i < 3; ++i) acc += k->n[i] * (Ra[i] - Rb[i]);
-    out[0] = acc;
+    ld_m3_tmulv(Rn, k->R2, k->n);
+    ld_v3_cross(t, c, Rn);
+    for (int i = 0; i < 3; ++i) row[6 + i] -= t[i];
+    for (int i = 0; i < 12; ++i) row[i] *= w[0];
 }
 
 /* The strain l of the element at c. LD_RETRY when the points meet or the length is not finite
@@ -96,7 +105,7 @@ static int spring_strain(const ld_el_ctx *c, spring_kin *k, ld_el_strain *s) {
     s->n = 1;
     s->e[0] = k->l;
     s->kin = k;
-    s->hess = spring_hess;
+    s->hess_row = spring_hess_row;
     for (int j = 0; j < 12; ++j) {
         double u[12] = {0}, Du[3];
         u[j] = 1.0;

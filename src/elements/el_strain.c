@@ -39,36 +39,39 @@ static void mul_sj(const ld_el_strain *s, const double *S, double *A) {
         }
 }
 
-/* Kq: Jᵀ (Se J + Sd H(·, vel)) + σᵀ H(·, ·). */
+static int nonzero(const double *x, int n) {
+    for (int i = 0; i < n; ++i)
+        if (x[i] != 0.0) return 1;
+    return 0;
+}
+
+/* Kq: Jᵀ (Se J + Sd H(·, vel)) + σᵀ H(·, ·), H by its weighted rows (elements.h): row r of
+ * H(·, vel) is hess_row(e_r, vel), row i of σᵀ H(·, ·) (u = e_i) is hess_row(σ, e_i). */
 static void add_kq(const ld_el_strain *s, const double *sig, const double *Se, const double *Sd,
                    const double vel[12], double *Kq) {
     int n = s->n;
-    double A[72], Hv[72], h[6], ei[12] = {0}, ej[12] = {0};
+    double A[72], Hv[72], row[12], er[6] = {0}, ei[12] = {0};
     mul_sj(s, Se, A);
-    for (int j = 0; j < 12; ++j) { /* Hv[:, j] = H(e_j, vel) */
-        ej[j] = 1.0;
-        s->hess(s->kin, ej, vel, h);
-        ej[j] = 0.0;
-        for (int r = 0; r < n; ++r) Hv[12 * r + j] = h[r];
-    }
-    for (int r = 0; r < n; ++r)
-        for (int j = 0; j < 12; ++j) {
-            double acc = 0.0;
-            for (int l = 0; l < n; ++l) acc += Sd[n * r + l] * Hv[12 * l + j];
-            A[12 * r + j] += acc;
+    if (nonzero(Sd, n * n)) {
+        for (int r = 0; r < n; ++r) { /* Hv = H(·, vel) */
+            er[r] = 1.0;
+            s->hess_row(s->kin, n, er, vel, Hv + 12 * r);
+            er[r] = 0.0;
         }
+        for (int r = 0; r < n; ++r)
+            for (int j = 0; j < 12; ++j) {
+                double acc = 0.0;
+                for (int l = 0; l < n; ++l) acc += Sd[n * r + l] * Hv[12 * l + j];
+                A[12 * r + j] += acc;
+            }
+    }
     add_jt(s, A, Kq);
+    if (!nonzero(sig, n)) return;
     for (int i = 0; i < 12; ++i) {
         ei[i] = 1.0;
-        for (int j = 0; j < 12; ++j) {
-            ej[j] = 1.0;
-            s->hess(s->kin, ej, ei, h);
-            ej[j] = 0.0;
-            double acc = 0.0;
-            for (int r = 0; r < n; ++r) acc += sig[r] * h[r];
-            Kq[12 * i + j] += acc;
-        }
+        s->hess_row(s->kin, n, sig, ei, row);
         ei[i] = 0.0;
+        for (int j = 0; j < 12; ++j) Kq[12 * i + j] += row[j];
     }
 }
 

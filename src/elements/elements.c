@@ -214,19 +214,22 @@ static int fel_instances(const ld_model *m, ld_formulation f, ld_elem *out) {
     return m->nelements;
 }
 
-/* g += Pᵀ F. */
+/* g += Pᵀ F of an evaluated element. */
+static void map_force(const elbody b[2], const ld_el_out *o, double *g) {
+    for (int i = 0; i < 2; ++i)
+        for (int j = 0; j < b[i].nv; ++j) {
+            double acc = 0.0;
+            for (int r = 0; r < 6; ++r) acc += b[i].P[b[i].nv * r + j] * o->F[6 * i + r];
+            g[b[i].voff + (size_t)j] += acc;
+        }
+}
+
 static int fel_force(const ld_elem_ctx *c, double *g) {
     elbody b[2];
     ld_el_out o;
     int rc = eval_el(c, LD_EL_FORCE, b, &o);
-    if (rc) return rc;
-    for (int i = 0; i < 2; ++i)
-        for (int j = 0; j < b[i].nv; ++j) {
-            double acc = 0.0;
-            for (int r = 0; r < 6; ++r) acc += b[i].P[b[i].nv * r + j] * o.F[6 * i + r];
-            g[b[i].voff + (size_t)j] += acc;
-        }
-    return LD_OK;
+    if (!rc) map_force(b, &o, g);
+    return rc;
 }
 
 /* K[bi, bc] += P_iᵀ A (A: 6 × nv_c, row stride nv_c). */
@@ -253,19 +256,22 @@ static void block_times(const double *X, const double *Y, int i, int c, const el
         }
 }
 
-/* C += Pᵀ Kv P. */
+/* C += Pᵀ Kv P (k: C's row stride). */
+static void map_g_v(const elbody b[2], const ld_el_out *o, double *C, size_t k) {
+    for (int i = 0; i < 2; ++i)
+        for (int j = 0; j < 2; ++j) {
+            double A[42];
+            block_times(o->Kv, NULL, i, j, &b[j], A);
+            add_pt(&b[i], &b[j], A, C, k);
+        }
+}
+
 static int fel_g_v(const ld_elem_ctx *c, double *C) {
     elbody b[2];
     ld_el_out o;
     int rc = eval_el(c, LD_EL_GV, b, &o);
-    if (rc) return rc;
-    for (int i = 0; i < 2; ++i)
-        for (int j = 0; j < 2; ++j) {
-            double A[42];
-            block_times(o.Kv, NULL, i, j, &b[j], A);
-            add_pt(&b[i], &b[j], A, C, (size_t)c->e->nl);
-        }
-    return LD_OK;
+    if (!rc) map_g_v(b, &o, C, (size_t)c->e->nl);
+    return rc;
 }
 
 /* K[b, b] += N = ∂(Pᵀ F_b)/∂ξ at fixed F_b (m = F_b[0..2], f = F_b[3..5]). */
@@ -293,21 +299,41 @@ static void add_n(const ld_system *s, const elbody *b, const double F[6], double
         for (size_t j = 0; j < 3; ++j) K[(o + 3 + r) * k + o + j] += H[3 * r + j];
 }
 
-/* K += Pᵀ (Kq P + Kv Q) + N. */
-static int fel_stiffness(const ld_elem_ctx *c, double *K) {
-    elbody b[2];
-    ld_el_out o;
-    size_t k = (size_t)c->e->nl;
-    int rc = eval_el(c, LD_EL_FORCE | LD_EL_GQ | LD_EL_GV, b, &o);
-    if (rc) return rc;
+/* K += Pᵀ (Kq P + Kv Q) + N (k: K's row stride). */
+static void map_stiffness(const ld_system *s, const elbody b[2], const ld_el_out *o, double *K,
+                          size_t k) {
     for (int i = 0; i < 2; ++i) {
         for (int j = 0; j < 2; ++j) {
             double A[42];
-            block_times(o.Kq, o.Kv, i, j, &b[j], A);
+            block_times(o->Kq, o->Kv, i, j, &b[j], A);
             add_pt(&b[i], &b[j], A, K, k);
         }
-        add_n(c->s, &b[i], o.F + 6 * i, K, k);
+        add_n(s, &b[i], o->F + 6 * i, K, k);
     }
+}
+
+static int fel_stiffness(const ld_elem_ctx *c, double *K) {
+    elbody b[2];
+    ld_el_out o;
+    int rc = eval_el(c, LD_EL_FORCE | LD_EL_GQ | LD_EL_GV, b, &o);
+    if (!rc) map_stiffness(c->s, b, &o, K, (size_t)c->e->nl);
+    return rc;
+}
+
+/* The fused hook (element.h): g, ∂g/∂v and the stiffness from one evaluation of the element
+ * (its strain, kinematics and stress once, not once per output). */
+static int fel_newton(const ld_elem_ctx *c, const ld_elem_nout *out) {
+    unsigned want = (out->g ? LD_EL_FORCE : 0u) | (out->C ? LD_EL_GV : 0u) |
+                    (out->K ? LD_EL_FORCE | LD_EL_GQ | LD_EL_GV : 0u);
+    if (!want) return LD_OK;
+    elbody b[2];
+    ld_el_out o;
+    size_t k = (size_t)c->e->nl;
+    int rc = eval_el(c, want, b, &o);
+    if (rc) return rc;
+    if (out->g) map_force(b, &o, out->g);
+    if (out->C) map_g_v(b, &o, out->C, k);
+    if (out->K) map_stiffness(c->s, b, &o, out->K, k);
     return LD_OK;
 }
 
@@ -327,6 +353,7 @@ const ld_ekind ld_ek_force = {.name = "element",
                               .g_v = fel_g_v,
                               .stiffness = fel_stiffness,
                               .energy = fel_energy,
+                              .newton = fel_newton,
                               .prepare = ld_el_user_prepare,
                               .release = ld_el_user_release};
 

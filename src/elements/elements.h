@@ -108,11 +108,12 @@ void ld_el_body_point(const ld_model *m, int b, const double at[3], double p[3])
 
 /* A strain e (n ≤ 6 components) of the two bodies, its Jacobian J = ∂e/∂(δθ1, δx1, δθ2, δx2)
  * (n×12) and its second derivative H(π, u) = d/dε [J(pose ∘ επ) u] (π, u ∈ R¹²), for the
- * strain elements (el_strain.c). */
+ * strain elements (el_strain.c). H is bilinear; the elements use it weighted by a row w ∈ Rⁿ,
+ * as hess_row: row = ∂/∂π [wᵀ H(π, u)] ∈ R¹² (row_j = wᵀ H(e_j, u)). */
 typedef struct ld_el_strain {
     int n;
     double e[6], J[72];
-    void (*hess)(const void *kin, const double pi[12], const double u[12], double out[6]);
+    void (*hess_row)(const void *kin, int n, const double *w, const double u[12], double row[12]);
     const void *kin;
 } ld_el_strain;
 
@@ -129,12 +130,11 @@ void ld_el_strain_apply(const ld_el_strain *s, const double *sig, const double *
 typedef struct ld_el_frames {
     double R1[9], R2[9], C1[9], C2[9], p1[3], p2[3], A[9];
     double th[3], r[3], Ti[9], Tit[9];
+    double gam, gam1; /* γ(|θ|) and γ'(|θ|)/|θ| (el_frames.c) */
 } ld_el_frames;
 /* Fill f and s (s->kin = f) at the bodies' poses of c. */
 void ld_el_frames_eval(const ld_el_ctx *c, const double C1[9], const double C2[9],
                        const double p1[3], const double p2[3], int n, ld_el_frames *f,
                        ld_el_strain *s);
-/* ∂(T⁻¹(ψ) w)/∂ψ · δ, the derivative of the inverse right Jacobian of SO(3). */
-void ld_el_dtinv(const double psi[3], const double w[3], const double d[3], double out[3]);
 
 #endif
