@@ -18,14 +18,19 @@ void ld_el_strain_rate(const ld_el_strain *s, const double vel[12], double ed[6]
     }
 }
 
-/* o += Jᵀ A (A: n×12). */
+/* o += Jᵀ A (A: n×12), rows of J's columns that are zero left out (a rotational strain does
+ * not see the translations: half of them). */
 static void add_jt(const ld_el_strain *s, const double *A, double *o) {
-    for (int i = 0; i < 12; ++i)
+    for (int i = 0; i < 12; ++i) {
+        int any = 0;
+        for (int r = 0; r < s->n; ++r) any |= s->J[12 * r + i] != 0.0;
+        if (!any) continue;
         for (int j = 0; j < 12; ++j) {
             double acc = 0.0;
             for (int r = 0; r < s->n; ++r) acc += s->J[12 * r + i] * A[12 * r + j];
             o[12 * i + j] += acc;
         }
+    }
 }
 
 /* A = S J (S: n×n). */
@@ -50,7 +55,7 @@ static int nonzero(const double *x, int n) {
 static void add_kq(const ld_el_strain *s, const double *sig, const double *Se, const double *Sd,
                    const double vel[12], double *Kq) {
     int n = s->n;
-    double A[72], Hv[72], row[12], er[6] = {0}, ei[12] = {0};
+    double A[72] = {0}, Hv[72], row[12], er[6] = {0}, ei[12] = {0};
     mul_sj(s, Se, A);
     if (nonzero(Sd, n * n)) {
         for (int r = 0; r < n; ++r) { /* Hv = H(·, vel) */

@@ -256,21 +256,49 @@ static void block_times(const double *X, const double *Y, int i, int c, const el
         }
 }
 
-/* C += Pᵀ Kv P (k: C's row stride). */
-static void map_g_v(const elbody b[2], const ld_el_out *o, double *C, size_t k) {
+/* Do body b's maps reduce to P = I, Q = 0 (the body-frame product formulations; the ground has
+ * no columns)? */
+static int plain(const ld_system *s, const elbody *b) {
+    return b->nv == 6 && !ld_rb(s)->euler && !ld_rb(s)->semi;
+}
+
+/* K[bi, bc] += the 6×6 block (i, c) of the 12×12 X (both bodies plain). */
+static void add_block(const double *X, int i, int c, const elbody *bi, const elbody *bc, double *K,
+                      size_t k) {
+    for (size_t r = 0; r < 6; ++r) {
+        const double *src = X + 12 * (6 * (size_t)i + r) + 6 * (size_t)c;
+        double *dst = K + (bi->voff + r) * k + bc->voff;
+        for (size_t j = 0; j < 6; ++j) dst[j] += src[j];
+    }
+}
+
+/* K += Pᵀ (X P + Y Q) over the bodies' blocks (Y may be NULL: no Q term). */
+static void map_mat(const ld_system *s, const elbody b[2], const double *X, const double *Y,
+                    double *K, size_t k) {
     for (int i = 0; i < 2; ++i)
         for (int j = 0; j < 2; ++j) {
+            if (b[i].nv == 0 || b[j].nv == 0) continue;
+            if (plain(s, &b[i]) && plain(s, &b[j])) {
+                add_block(X, i, j, &b[i], &b[j], K, k);
+                continue;
+            }
             double A[42];
-            block_times(o->Kv, NULL, i, j, &b[j], A);
-            add_pt(&b[i], &b[j], A, C, k);
+            block_times(X, Y, i, j, &b[j], A);
+            add_pt(&b[i], &b[j], A, K, k);
         }
+}
+
+/* C += Pᵀ Kv P (k: C's row stride). */
+static void map_g_v(const ld_system *s, const elbody b[2], const ld_el_out *o, double *C,
+                    size_t k) {
+    map_mat(s, b, o->Kv, NULL, C, k);
 }
 
 static int fel_g_v(const ld_elem_ctx *c, double *C) {
     elbody b[2];
     ld_el_out o;
     int rc = eval_el(c, LD_EL_GV, b, &o);
-    if (!rc) map_g_v(b, &o, C, (size_t)c->e->nl);
+    if (!rc) map_g_v(c->s, b, &o, C, (size_t)c->e->nl);
     return rc;
 }
 
@@ -302,14 +330,8 @@ static void add_n(const ld_system *s, const elbody *b, const double F[6], double
 /* K += Pᵀ (Kq P + Kv Q) + N (k: K's row stride). */
 static void map_stiffness(const ld_system *s, const elbody b[2], const ld_el_out *o, double *K,
                           size_t k) {
-    for (int i = 0; i < 2; ++i) {
-        for (int j = 0; j < 2; ++j) {
-            double A[42];
-            block_times(o->Kq, o->Kv, i, j, &b[j], A);
-            add_pt(&b[i], &b[j], A, K, k);
-        }
-        add_n(s, &b[i], o->F + 6 * i, K, k);
-    }
+    map_mat(s, b, o->Kq, o->Kv, K, k);
+    for (int i = 0; i < 2; ++i) add_n(s, &b[i], o->F + 6 * i, K, k);
 }
 
 static int fel_stiffness(const ld_elem_ctx *c, double *K) {
@@ -332,7 +354,7 @@ static int fel_newton(const ld_elem_ctx *c, const ld_elem_nout *out) {
     int rc = eval_el(c, want, b, &o);
     if (rc) return rc;
     if (out->g) map_force(b, &o, out->g);
-    if (out->C) map_g_v(b, &o, out->C, k);
+    if (out->C) map_g_v(c->s, b, &o, out->C, k);
     if (out->K) map_stiffness(c->s, b, &o, out->K, k);
     return LD_OK;
 }
