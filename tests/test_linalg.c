@@ -14,6 +14,8 @@
 #include "liedyn/liedyn.h"
 #include "liedyn/linalg.h"
 
+#include <klu.h>
+
 #define NKINDS 2
 static const ld_la_kind KINDS[NKINDS] = {LD_LA_DENSE, LD_LA_KLU};
 enum form { DENSE_IN, CSC_IN };
@@ -209,9 +211,10 @@ static void test_bad_arguments(void **state) {
     assert_int_equal(ld_la_factor_dense(NULL, (double[]){1.0}), LD_EINVAL);
     assert_int_equal(ld_la_factor_csc(NULL, (int[]){0, 1}, (int[]){0}, (double[]){1.0}), LD_EINVAL);
     assert_int_equal(ld_la_solve(NULL, (double[]){1.0}), LD_EINVAL);
-    ld_la_stats st = {1, 2, 3, 4};
+    ld_la_stats st = {1, 2, 3, 4, 5};
     ld_la_get_stats(NULL, &st);
-    assert_true(st.factorizations == 0 && st.symbolic == 0 && st.solves == 0 && st.nnz == 0);
+    assert_true(st.factorizations == 0 && st.symbolic == 0 && st.solves == 0 && st.nnz == 0 &&
+                st.lu_nnz == 0);
     for (int k = 0; k < NKINDS; ++k) {
         ld_la *la = create(KINDS[k], 2);
         ld_la_get_stats(la, NULL);
@@ -365,6 +368,85 @@ static void test_klu_same_pattern(void **state) {
     ld_la_free(la);
     free(A);
     free(Z);
+}
+
+/* A multibody saddle matrix [[M, Bᵀ], [B, 0]]: nb bodies of 6 unknowns (M block diagonal,
+ * diagonally dominant blocks), 3 constraint rows per joint of a random tree (a joint on body i
+ * and its parent, or the ground for the root): row j holds 1 at the body's position j (B has
+ * full rank) and up to 3 random entries on the two bodies' 12 columns. */
+static int tree_saddle(rng *r, int nb, double *A) {
+    int m = 6 * nb, n = m + 3 * nb;
+    memset(A, 0, (size_t)n * (size_t)n * sizeof *A);
+    for (int b = 0; b < nb; ++b)
+        for (int i = 0; i < 6; ++i)
+            for (int j = 0; j < 6; ++j)
+                A[(6 * b + i) * n + 6 * b + j] = i == j ? 10.0 : rng_range(r, -1.0, 1.0);
+    for (int b = 0; b < nb; ++b) {
+        int parent = b ? (int)(rng_next(r) % (uint64_t)b) : -1;
+        for (int i = 0; i < 3; ++i) {
+            int row = m + 3 * b + i, own = 6 * b + 3 + i; /* the body's own position: full rank */
+            A[row * n + own] = A[own * n + row] = 1.0;
+            for (int k = 0; k < 3; ++k) {
+                int body = parent >= 0 && rng_unif(r) < 0.5 ? parent : b;
+                int col = 6 * body + (int)(rng_next(r) % 6);
+                if (col != own) A[row * n + col] = A[col * n + row] = rng_range(r, -1.0, 1.0);
+            }
+        }
+    }
+    return n;
+}
+
+/* Entries of L + U when KLU (pivot tolerance 0.1, the library's) factors A, with the pattern
+ * the library stores (nonzeros and diagonal), under ordering 0 (AMD) or 1 (COLAMD). */
+static long klu_lu_entries(const double *A, int n, int ordering) {
+    int *p = calloc((size_t)n + 1, sizeof(int)), *ix = calloc((size_t)n * (size_t)n, sizeof(int));
+    double *x = calloc((size_t)n * (size_t)n, sizeof(double));
+    assert_true(p && ix && x);
+    int q = 0;
+    for (int j = 0; j < n; ++j) {
+        for (int i = 0; i < n; ++i)
+            if (A[i * n + j] != 0.0 || i == j) ix[q] = i, x[q++] = A[i * n + j];
+        p[j + 1] = q;
+    }
+    klu_common c;
+    klu_defaults(&c);
+    c.tol = 0.1;
+    c.ordering = ordering;
+    klu_symbolic *sym = klu_analyze(n, p, ix, &c);
+    klu_numeric *num = sym ? klu_factor(p, ix, x, sym, &c) : NULL;
+    if (!num) fail_msg("KLU (ordering %d) fails: status %d", ordering, c.status);
+    long e = num->lnz + num->unz;
+    klu_free_numeric(&num, &c);
+    klu_free_symbolic(&sym, &c);
+    free(p), free(ix), free(x);
+    return e;
+}
+
+/* A new pattern's first factorization keeps the column order (AMD's or COLAMD's) whose L + U
+ * has fewer entries, and solves as accurately; random tree-shaped saddle matrices give both
+ * outcomes. */
+static void test_klu_ordering(void **state) {
+    (void)state;
+    enum { NB = 24, NMAX = 9 * NB };
+    rng r = rng_seed(50);
+    double *A = new_matrix(NMAX);
+    int amd_less = 0, colamd_less = 0;
+    for (int t = 0; t < 40; ++t) {
+        int n = tree_saddle(&r, NB, A);
+        long amd = klu_lu_entries(A, n, 0), colamd = klu_lu_entries(A, n, 1);
+        amd_less += amd < colamd, colamd_less += colamd < amd;
+        ld_la *la = create(LD_LA_KLU, n);
+        assert_int_equal(factor(la, t % 2 ? CSC_IN : DENSE_IN, A, n), LD_OK);
+        check_solve(la, A, n, 0.0, &r, "tree saddle matrix");
+        ld_la_stats st = stats(la);
+        if (st.lu_nnz != (size_t)(amd < colamd ? amd : colamd))
+            fail_msg("case %d: L + U holds %zu entries; AMD's %ld, COLAMD's %ld", t, st.lu_nnz, amd,
+                     colamd);
+        ld_la_free(la);
+    }
+    print_message("L + U: AMD's fewer in %d cases, COLAMD's in %d of 40\n", amd_less, colamd_less);
+    assert_true(amd_less > 0 && colamd_less > 0);
+    free(A);
 }
 
 /* Tridiagonal, diagonally dominant n×n. */
@@ -579,12 +661,19 @@ static void test_scaled_rows_not_singular(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_kind_names),         cmocka_unit_test(test_bad_arguments),
-        cmocka_unit_test(test_random_dense_input), cmocka_unit_test(test_random_csc_input),
-        cmocka_unit_test(test_input_unchanged),    cmocka_unit_test(test_block_tridiagonal_csc),
-        cmocka_unit_test(test_klu_same_pattern),   cmocka_unit_test(test_klu_pattern_growth),
-        cmocka_unit_test(test_klu_repivots),       cmocka_unit_test(test_pivoting_required),
-        cmocka_unit_test(test_singular),           cmocka_unit_test(test_scaled_rows_not_singular),
+        cmocka_unit_test(test_kind_names),
+        cmocka_unit_test(test_bad_arguments),
+        cmocka_unit_test(test_random_dense_input),
+        cmocka_unit_test(test_random_csc_input),
+        cmocka_unit_test(test_input_unchanged),
+        cmocka_unit_test(test_block_tridiagonal_csc),
+        cmocka_unit_test(test_klu_same_pattern),
+        cmocka_unit_test(test_klu_ordering),
+        cmocka_unit_test(test_klu_pattern_growth),
+        cmocka_unit_test(test_klu_repivots),
+        cmocka_unit_test(test_pivoting_required),
+        cmocka_unit_test(test_singular),
+        cmocka_unit_test(test_scaled_rows_not_singular),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
