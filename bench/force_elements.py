@@ -19,11 +19,10 @@ usage: force_elements.py LIEDYN_AFTER LIEDYN_BEFORE [--smoke] [--no-callgrind]
   (--smoke: the double pendulum alone, short, one repetition, no callgrind; exit 1 when a run fails)
 """
 import os
-import statistics
 import sys
 
-from fused_pass import instructions
-from runjson import run_json
+from fused_pass import alternated, ratios
+from runjson import two_builds
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 MUJOCO = "/usr/share/mujoco/model"
@@ -38,39 +37,22 @@ SMOKE = ((os.path.join(HERE, "..", "tests", "data", "import", "double-pendulum.x
 
 
 def main():
-    args = [a for a in sys.argv[1:] if not a.startswith("--")]
-    if len(args) < 2:
-        sys.exit(__doc__)
-    after, before = (os.path.abspath(a) for a in args[:2])
-    smoke = "--smoke" in sys.argv
-    callgrind = not smoke and "--no-callgrind" not in sys.argv
-    reps = 1 if smoke else 7
-    print("model,iterations_before,iterations_after,before_us,after_us,speedup,before_instr,"
-          "after_instr,instr_speedup")
+    after, before, smoke, callgrind, reps = two_builds(
+        __doc__, "model,iterations_before,iterations_after,before_us,after_us,speedup,"
+                 "before_instr,after_instr,instr_speedup")
     bad = 0
     for model, t_end in SMOKE if smoke else CASES:
         name = os.path.basename(model)
         if not os.path.exists(model):
             print("force_elements.py: %s not found, left out" % model, file=sys.stderr)
             continue
-        cpu = {"before": [], "after": []}
-        its = {}
-        for _ in range(reps):
-            for which, exe in (("before", before), ("after", after)):
-                d = run_json(exe, model, t_end)
-                if not d or d.get("status") != "ok" or not d.get("newton_iterations"):
-                    continue
-                its[which] = d["newton_iterations"]
-                cpu[which].append(d["cpu_s"] / d["newton_iterations"] * 1e6)
+        cpu, its, _ = alternated(before, after, reps, model, t_end)
         if not cpu["before"] or not cpu["after"]:
             bad += 1
             print("%s,,,,,,,," % name)
             continue
-        b, a = statistics.median(cpu["before"]), statistics.median(cpu["after"])
-        ib = instructions(before, model, t_end, "auto") if callgrind else None
-        ia = instructions(after, model, t_end, "auto") if callgrind else None
-        instr = ("%.0f,%.0f,%.2f" % (ib, ia, ib / ia)) if ib and ia else ",,"
-        print("%s,%d,%d,%.2f,%.2f,%.2f,%s" % (name, its["before"], its["after"], b, a, b / a, instr))
+        cols = ratios(before, after, model, t_end, "auto", cpu, callgrind)
+        print("%s,%d,%d,%s" % (name, its["before"], its["after"], cols))
     sys.exit(1 if bad else 0)
 
 

@@ -24,7 +24,7 @@ import subprocess
 import sys
 import tempfile
 
-from runjson import run_json
+from runjson import run_json, two_builds
 
 CASES = (("heavy-top", "2"), ("n-four-bar", "0.1"))
 SMOKE = (("heavy-top", "0.05"), ("n-four-bar", "0.005"))
@@ -61,38 +61,46 @@ def run_json_text(text):
         return None
 
 
+def alternated(before, after, reps, model, t_end, *options):
+    """Both builds run MODEL reps times, alternated: ({"before": [...], "after": [...]} of µs
+    of CPU per Newton iteration, {build: its iterations}, the number of runs that failed)."""
+    cpu, its, failed = {"before": [], "after": []}, {}, 0
+    for _ in range(reps):
+        for name, exe in (("before", before), ("after", after)):
+            d = run_json(exe, model, t_end, *options)
+            if not d or d.get("status") != "ok" or not d.get("newton_iterations"):
+                failed += 1
+                continue
+            its[name] = d["newton_iterations"]
+            cpu[name].append(d["cpu_s"] / d["newton_iterations"] * 1e6)
+    return cpu, its, failed
+
+
+def ratios(before, after, model, t_end, mode, cpu, callgrind):
+    """The CSV columns before_us,after_us,speedup,before_instr,after_instr,instr_speedup of a
+    case timed by alternated() (the instructions empty without callgrind)."""
+    b, a = statistics.median(cpu["before"]), statistics.median(cpu["after"])
+    ib = instructions(before, model, t_end, mode) if callgrind else None
+    ia = instructions(after, model, t_end, mode) if callgrind else None
+    instr = ("%.0f,%.0f,%.2f" % (ib, ia, ib / ia)) if ib and ia else ",,"
+    return "%.2f,%.2f,%.2f,%s" % (b, a, b / a, instr)
+
+
 def main():
-    args = [a for a in sys.argv[1:] if not a.startswith("--")]
-    if len(args) < 2:
-        sys.exit(__doc__)
-    after, before = (os.path.abspath(a) for a in args[:2])
-    smoke = "--smoke" in sys.argv
-    callgrind = not smoke and "--no-callgrind" not in sys.argv
-    reps = 1 if smoke else 7
-    print("model,newton,iterations,before_us,after_us,speedup,before_instr,after_instr,"
-          "instr_speedup")
+    after, before, smoke, callgrind, reps = two_builds(
+        __doc__, "model,newton,iterations,before_us,after_us,speedup,before_instr,after_instr,"
+                 "instr_speedup")
     bad = 0
     for model, t_end in SMOKE if smoke else CASES:
         for mode in NEWTON:
-            cpu = {"before": [], "after": []}
-            its = {}
-            for _ in range(reps):
-                for name, exe in (("before", before), ("after", after)):
-                    d = run_json(exe, model, t_end, "--newton-reuse", mode)
-                    if not d or d.get("status") != "ok" or not d.get("newton_iterations"):
-                        bad += 1
-                        continue
-                    its[name] = d["newton_iterations"]
-                    cpu[name].append(d["cpu_s"] / d["newton_iterations"] * 1e6)
+            cpu, its, failed = alternated(before, after, reps, model, t_end, "--newton-reuse", mode)
+            bad += failed
             if not cpu["before"] or not cpu["after"] or its.get("before") != its.get("after"):
                 bad += 1
                 print("%s,%s,,,,,,," % (model, mode))
                 continue
-            b, a = statistics.median(cpu["before"]), statistics.median(cpu["after"])
-            ib = instructions(before, model, t_end, mode) if callgrind else None
-            ia = instructions(after, model, t_end, mode) if callgrind else None
-            instr = ("%.0f,%.0f,%.2f" % (ib, ia, ib / ia)) if ib and ia else ",,"
-            print("%s,%s,%d,%.2f,%.2f,%.2f,%s" % (model, mode, its["after"], b, a, b / a, instr))
+            cols = ratios(before, after, model, t_end, mode, cpu, callgrind)
+            print("%s,%s,%d,%s" % (model, mode, its["after"], cols))
     sys.exit(1 if bad else 0)
 
 

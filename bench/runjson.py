@@ -31,3 +31,17 @@ def arguments(doc):
     if len(sys.argv) < 2:
         sys.exit(doc)
     return os.path.abspath(sys.argv[1]), "--smoke" in sys.argv[2:]
+
+
+def two_builds(doc, header):
+    """(after, before, smoke, callgrind, reps) from `SCRIPT LIEDYN_AFTER LIEDYN_BEFORE [--smoke]
+    [--no-callgrind]`, the command line of the benches that compare two builds, after printing
+    the CSV header; exits with doc otherwise. A smoke run: one repetition, no callgrind; else
+    seven."""
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    if len(args) < 2:
+        sys.exit(doc)
+    smoke = "--smoke" in sys.argv
+    callgrind = not smoke and "--no-callgrind" not in sys.argv
+    print(header)
+    return os.path.abspath(args[0]), os.path.abspath(args[1]), smoke, callgrind, 1 if smoke else 7
