@@ -69,26 +69,6 @@ static void tmv(double r[3], const double A[9], const double v[3]) {
     ld_m3_tmulv(r, A, v);
 }
 
-/* J π of the θ rows and of the r rows. */
-static void jac_mul(const ld_el_frames *f, int n, const double u[12], double th[3], double r[3]) {
-    double a[3], b[3], c[3];
-    tmv(a, f->C1, u);
-    tmv(b, f->C2, u + 6);
-    mv(c, f->Tit, a);
-    mv(th, f->Ti, b);
-    for (int i = 0; i < 3; ++i) th[i] -= c[i];
-    if (n == 3) return;
-    double w[3], pu[3], Rp[3];
-    ld_v3_cross(pu, f->p1, u); /* C1ᵀ hat(p1) u1 = C1ᵀ (p1 × u1) */
-    tmv(r, f->C1, pu);
-    ld_v3_cross(c, f->r, a); /* hat(r) C1ᵀ u1 */
-    ld_v3_cross(w, f->p2, u + 6);
-    mv(Rp, f->R2, w); /* R2 hat(p2) u2 */
-    for (int i = 0; i < 3; ++i) w[i] = u[9 + i] - u[3 + i] - Rp[i];
-    tmv(b, f->A, w);
-    for (int i = 0; i < 3; ++i) r[i] += c[i] + b[i];
-}
-
 /* row = ∂/∂π [wᵀ H(π, u)] (the header), w of the strain's n rows. */
 static void frames_hess_row(const void *kin, int n, const double *w, const double u[12],
                             double row[12]) {
@@ -133,6 +113,37 @@ static void frames_hess_row(const void *kin, int n, const double *w, const doubl
     for (int i = 0; i < 3; ++i) row[i] -= c[i], row[6 + i] -= c2[i];
 }
 
+/* J (n × 12, row-major) in closed form (the header):
+ *   θ rows  [−T⁻ᵀ C1ᵀ, 0, T⁻¹ C2ᵀ, 0]
+ *   r rows  [C1ᵀ hat(p1) + hat(r) C1ᵀ, −Aᵀ, −Aᵀ R2 hat(p2), Aᵀ]. */
+static void jacobian(const ld_el_frames *f, int n, double *J) {
+    double C1t[9], C2t[9], X[4][9] = {{0}};
+    ld_m3_transpose(C1t, f->C1);
+    ld_m3_transpose(C2t, f->C2);
+    ld_m3_mul(X[0], f->Tit, C1t);
+    ld_m3_mul(X[2], f->Ti, C2t);
+    for (int i = 0; i < 9; ++i) X[0][i] = -X[0][i];
+    memset(J, 0, (size_t)n * 12 * sizeof *J);
+    for (int b = 0; b < 4; ++b)
+        for (int i = 0; i < 3; ++i)
+            for (int j = 0; j < 3; ++j) J[12 * i + 3 * b + j] = X[b][3 * i + j];
+    if (n == 3) return;
+    double Hp[9], Hr[9], At[9], R2H[9];
+    ld_so3_hat(Hp, f->p1);
+    ld_so3_hat(Hr, f->r);
+    ld_m3_transpose(At, f->A);
+    ld_m3_mul(X[0], C1t, Hp);
+    ld_m3_mul(X[1], Hr, C1t);
+    for (int i = 0; i < 9; ++i) X[0][i] += X[1][i], X[1][i] = -At[i], X[3][i] = At[i];
+    ld_so3_hat(Hp, f->p2);
+    ld_m3_mul(R2H, f->R2, Hp);
+    ld_m3_mul(X[2], At, R2H);
+    for (int i = 0; i < 9; ++i) X[2][i] = -X[2][i];
+    for (int b = 0; b < 4; ++b)
+        for (int i = 0; i < 3; ++i)
+            for (int j = 0; j < 3; ++j) J[12 * (3 + i) + 3 * b + j] = X[b][3 * i + j];
+}
+
 void ld_el_frames_eval(const ld_el_ctx *c, const double C1[9], const double C2[9],
                        const double p1[3], const double p2[3], int n, ld_el_frames *f,
                        ld_el_strain *s) {
@@ -153,25 +164,23 @@ void ld_el_frames_eval(const ld_el_ctx *c, const double C1[9], const double C2[9
     mv(d, f->R1, p1);
     for (int i = 0; i < 3; ++i) d[i] = c->x[1][i] + P[i] - c->x[0][i] - d[i];
     tmv(f->r, f->A, d);
-    ld_so3_tangent_inv(f->Ti, f->th);
-    ld_so3_tangent_inv_t(f->Tit, f->th);
-    double phi = ld_v3_norm(f->th);
+    double phi = ld_v3_norm(f->th), H[9], H2[9];
     ld_fn fn;
     ld_fn_eval(&fn, phi, 4);
     f->gam = ld_fn_tinv(&fn);
     f->gam1 = gamma1(phi);
+    ld_so3_hat(H, f->th); /* T⁻¹ = I + H/2 + γ H², T⁻ᵀ = I − H/2 + γ H² */
+    ld_m3_mul(H2, H, H);
+    for (int i = 0; i < 9; ++i) {
+        double id = i % 4 == 0 ? 1.0 : 0.0;
+        f->Ti[i] = id + 0.5 * H[i] + f->gam * H2[i];
+        f->Tit[i] = id - 0.5 * H[i] + f->gam * H2[i];
+    }
     s->n = n;
     s->kin = f;
     s->hess_row = frames_hess_row;
+    s->hmask = n == 3 ? 00707u : 07777u; /* θ alone: H(·, u) sees u's rotations only */
     memcpy(s->e, f->th, sizeof f->th);
     memcpy(s->e + 3, f->r, sizeof f->r);
-    for (int j = 0; j < 12; ++j) { /* J column by column */
-        double u[12] = {0}, th[3], r[3];
-        u[j] = 1.0;
-        jac_mul(f, n, u, th, r);
-        for (int i = 0; i < 3; ++i) {
-            s->J[12 * i + j] = th[i];
-            if (n == 6) s->J[12 * (3 + i) + j] = r[i];
-        }
-    }
+    jacobian(f, n, s->J);
 }

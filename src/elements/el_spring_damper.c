@@ -106,6 +106,7 @@ static int spring_strain(const ld_el_ctx *c, spring_kin *k, ld_el_strain *s) {
     s->e[0] = k->l;
     s->kin = k;
     s->hess_row = spring_hess_row;
+    s->hmask = 07777u;
     for (int j = 0; j < 12; ++j) {
         double u[12] = {0}, Du[3];
         u[j] = 1.0;

@@ -73,6 +73,7 @@ static void add_kq(const ld_el_strain *s, const double *sig, const double *Se, c
     add_jt(s, A, Kq);
     if (!nonzero(sig, n)) return;
     for (int i = 0; i < 12; ++i) {
+        if (!(s->hmask >> i & 1u)) continue; /* a zero row */
         ei[i] = 1.0;
         s->hess_row(s->kin, n, sig, ei, row);
         ei[i] = 0.0;

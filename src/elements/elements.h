@@ -114,6 +114,7 @@ typedef struct ld_el_strain {
     int n;
     double e[6], J[72];
     void (*hess_row)(const void *kin, int n, const double *w, const double u[12], double row[12]);
+    unsigned hmask; /* bit i set unless H(·, e_i) = 0 for every state (then never asked for) */
     const void *kin;
 } ld_el_strain;
 
