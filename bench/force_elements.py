@@ -16,7 +16,8 @@ callgrind, one run each; empty without valgrind or with --no-callgrind). The ite
 differ by round-off: the two builds' tangents are equal only to round-off.
 
 usage: force_elements.py LIEDYN_AFTER LIEDYN_BEFORE [--smoke] [--no-callgrind]
-  (--smoke: the double pendulum alone, short, one repetition, no callgrind; exit 1 when a run fails)
+  (--smoke: the double pendulum alone, short, one repetition, no callgrind)
+Exit 1 when a run fails.
 """
 import os
 import sys
@@ -46,7 +47,8 @@ def main():
         if not os.path.exists(model):
             print("force_elements.py: %s not found, left out" % model, file=sys.stderr)
             continue
-        cpu, its, _ = alternated(before, after, reps, model, t_end)
+        cpu, its, failed = alternated(before, after, reps, model, t_end)
+        bad += failed
         if not cpu["before"] or not cpu["after"]:
             bad += 1
             print("%s,,,,,,,," % name)

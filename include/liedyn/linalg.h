@@ -71,7 +71,8 @@ typedef struct ld_la_stats {
     long symbolic;       /* symbolic analyses done (KLU; 0 for dense) */
     long solves;
     size_t nnz;    /* entries of the last factored pattern (dense: n*n) */
-    size_t lu_nnz; /* entries of L + U of the last pivoting factorization (KLU; dense: n*n) */
+    size_t lu_nnz; /* entries of L and U of the last pivoting factorization as KLU counts them
+                      (each with the diagonal, without BTF's off-diagonal blocks); dense: n*n */
 } ld_la_stats;
 
 /* A solver for n×n systems (n ≥ 1). LD_LA_AUTO: ld_la_choose(n, 0), i.e. dense. NULL on bad

@@ -76,7 +76,7 @@ struct ld_la {
     int *Ai;      /* Ap[n] row indices */
     double *Ax;   /* Ap[n] values */
     double ratio; /* min |u_kk| / max |u_kk| (scaled) of the last klu_factor */
-    int pick;     /* a new analysis: its first factorization also tries COLAMD (pick_ordering) */
+    int pick; /* a new analysis: factorizations also try COLAMD until one passes (pick_ordering) */
 };
 
 /* ------------------------------------------------------------------ shared helpers */
@@ -420,6 +420,11 @@ static int pivots_of(const ld_la *la, const klu_numeric *num, double tol, double
     return 1;
 }
 
+/* Entries of L and U as KLU counts them (each with the diagonal). */
+static size_t lu_entries(const klu_numeric *num) {
+    return (size_t)num->lnz + (size_t)num->unz;
+}
+
 static int sparse_pivots(const ld_la *la, double tol, double *ratio) {
     return pivots_of(la, la->num, tol, ratio);
 }
@@ -437,7 +442,7 @@ static void pick_ordering(ld_la *la, double tol) {
     klu_numeric *num = sym ? klu_factor(la->Ap, la->Ai, la->Ax, sym, &la->common) : NULL;
     la->common.ordering = 0;
     int ok1 = pivots_of(la, la->num, tol, &r1), ok2 = num && pivots_of(la, num, tol, &r2);
-    if (ok2 && (!ok1 || num->lnz + num->unz < la->num->lnz + la->num->unz)) {
+    if (ok2 && (!ok1 || lu_entries(num) < lu_entries(la->num))) {
         klu_free_numeric(&la->num, &la->common);
         klu_free_symbolic(&la->sym, &la->common);
         la->sym = sym, la->num = num;
@@ -445,7 +450,7 @@ static void pick_ordering(ld_la *la, double tol) {
     }
     klu_free_numeric(&num, &la->common);
     klu_free_symbolic(&sym, &la->common);
-    la->st.lu_nnz = (size_t)(la->num->lnz + la->num->unz);
+    la->st.lu_nnz = lu_entries(la->num);
 }
 
 /* Refactor with the kept pivot order: did it run, give no small pivot, and keep the pivot
@@ -467,9 +472,11 @@ static int sparse_numeric(ld_la *la, double amax) {
     la->num = klu_factor(la->Ap, la->Ai, la->Ax, la->sym, &la->common);
     if (!la->num) return from_klu(la->common.status);
     if (la->pick) pick_ordering(la, tol);
-    la->pick = 0;
-    la->st.lu_nnz = (size_t)(la->num->lnz + la->num->unz);
-    if (sparse_pivots(la, tol, &la->ratio)) return LD_OK;
+    la->st.lu_nnz = lu_entries(la->num);
+    if (sparse_pivots(la, tol, &la->ratio)) {
+        la->pick = 0; /* chosen on a nonsingular matrix: kept for this pattern */
+        return LD_OK;
+    }
     klu_free_numeric(&la->num, &la->common); /* the next factorization pivots anew */
     return LD_ESINGULAR;
 }
