@@ -71,23 +71,27 @@ typedef struct csc {
     double *x;
 } csc;
 
-/* CSC copy of the nonzeros of the row-major n×n A. */
-static csc to_csc(const double *A, int n) {
+/* CSC copy of the nonzeros of the row-major n×n A, with diag also of its zero diagonal. */
+static csc to_csc_pattern(const double *A, int n, int diag) {
     int nnz = 0;
-    for (int k = 0; k < n * n; ++k) nnz += A[k] != 0.0;
+    for (int k = 0; k < n * n; ++k) nnz += A[k] != 0.0 || (diag && k % (n + 1) == 0);
     csc m = {calloc((size_t)n + 1, sizeof(int)), calloc((size_t)nnz + 1, sizeof(int)),
              calloc((size_t)nnz + 1, sizeof(double))};
     assert_true(m.p && m.i && m.x);
     int q = 0;
     for (int j = 0; j < n; ++j) {
         for (int i = 0; i < n; ++i)
-            if (A[i * n + j] != 0.0) {
+            if (A[i * n + j] != 0.0 || (diag && i == j)) {
                 m.i[q] = i;
                 m.x[q++] = A[i * n + j];
             }
         m.p[j + 1] = q;
     }
     return m;
+}
+
+static csc to_csc(const double *A, int n) {
+    return to_csc_pattern(A, n, 0);
 }
 
 static void csc_free(csc *m) {
@@ -399,26 +403,18 @@ static int tree_saddle(rng *r, int nb, double *A) {
 /* Entries of L + U when KLU (pivot tolerance 0.1, the library's) factors A, with the pattern
  * the library stores (nonzeros and diagonal), under ordering 0 (AMD) or 1 (COLAMD). */
 static long klu_lu_entries(const double *A, int n, int ordering) {
-    int *p = calloc((size_t)n + 1, sizeof(int)), *ix = calloc((size_t)n * (size_t)n, sizeof(int));
-    double *x = calloc((size_t)n * (size_t)n, sizeof(double));
-    assert_true(p && ix && x);
-    int q = 0;
-    for (int j = 0; j < n; ++j) {
-        for (int i = 0; i < n; ++i)
-            if (A[i * n + j] != 0.0 || i == j) ix[q] = i, x[q++] = A[i * n + j];
-        p[j + 1] = q;
-    }
+    csc m = to_csc_pattern(A, n, 1);
     klu_common c;
     klu_defaults(&c);
     c.tol = 0.1;
     c.ordering = ordering;
-    klu_symbolic *sym = klu_analyze(n, p, ix, &c);
-    klu_numeric *num = sym ? klu_factor(p, ix, x, sym, &c) : NULL;
+    klu_symbolic *sym = klu_analyze(n, m.p, m.i, &c);
+    klu_numeric *num = sym ? klu_factor(m.p, m.i, m.x, sym, &c) : NULL;
     if (!num) fail_msg("KLU (ordering %d) fails: status %d", ordering, c.status);
     long e = num->lnz + num->unz;
     klu_free_numeric(&num, &c);
     klu_free_symbolic(&sym, &c);
-    free(p), free(ix), free(x);
+    csc_free(&m);
     return e;
 }
 

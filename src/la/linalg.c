@@ -429,12 +429,12 @@ static int sparse_pivots(const ld_la *la, double tol, double *ratio) {
     return pivots_of(la, la->num, tol, ratio);
 }
 
-/* After the first pivoting factorization of a new analysis (AMD's order, KLU's default): factor
- * the same values under COLAMD's column order too and keep the analysis whose L + U has fewer
- * entries, among those without a small pivot. AMD orders A + Aᵀ and does not see the zero
- * diagonal of a saddle-point matrix's constraint rows, so partial pivoting can fill far beyond
- * its estimate (DRC-Hubo's Newton matrix: 22 400 entries in L + U under AMD, 13 200 under
- * COLAMD); on most models AMD's are the fewer (docs/linalg.md). */
+/* After a pivoting factorization of a new analysis (AMD's order, KLU's default; until one under
+ * the kept order passes the pivot test): factor the same values under COLAMD's column order too
+ * and keep the analysis whose L + U has fewer entries, among those without a small pivot. AMD
+ * orders A + Aᵀ and does not see the zero diagonal of a saddle-point matrix's constraint rows, so
+ * partial pivoting can fill far beyond its estimate (DRC-Hubo's Newton matrix: 22 400 entries in L
+ * + U under AMD, 13 200 under COLAMD); on most models AMD's are the fewer (docs/linalg.md). */
 static void pick_ordering(ld_la *la, double tol) {
     double r1, r2;
     la->common.ordering = 1;
@@ -450,7 +450,6 @@ static void pick_ordering(ld_la *la, double tol) {
     }
     klu_free_numeric(&num, &la->common);
     klu_free_symbolic(&sym, &la->common);
-    la->st.lu_nnz = lu_entries(la->num);
 }
 
 /* Refactor with the kept pivot order: did it run, give no small pivot, and keep the pivot
