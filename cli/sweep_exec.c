@@ -428,13 +428,102 @@ static int give(worker *w, long c) {
     return write_all(w->task_fd, (const char *)&v, sizeof v);
 }
 
-static void retire(worker *w) {
+/* Close w's pipes and wait for it to end; its wait status. */
+static int reap(worker *w) {
     close(w->task_fd);
     close(w->res_fd);
-    int st;
+    int st = 0;
     while (waitpid(w->pid, &st, 0) < 0 && errno == EINTR) {
     }
     w->pid = 0;
+    return st;
+}
+
+static void retire(worker *w) {
+    (void)reap(w);
+}
+
+/* Whether a worker's end (wait status st) came from outside, by a signal that stops the sweep. */
+static int killed_from_outside(int st) {
+    int sig = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
+    if (sig == SIGINT || sig == SIGTERM || sig == SIGKILL || sig == SIGHUP ||
+        (WIFEXITED(st) && WEXITSTATUS(st) == 128 + SIGINT)) {
+        stop_sig = sig ? sig : SIGINT;
+        return 1;
+    }
+    return 0;
+}
+
+/* Give worker k the next missing case. A worker that died while it waited for one (the write
+ * fails) is replaced and the case goes to its successor, so that no case is lost. 1: k runs a
+ * case; 0: it is idle (none left, or it could not be replaced). */
+static int give_next(table *T, worker *w, int nw, int k, long *next) {
+    long c = next_case(T, next);
+    w[k].cas = -1;
+    if (c < 0) return 0;
+    if (give(&w[k], c) == 0) return 1;
+    int st = reap(&w[k]);
+    w[k].cas = -1;
+    if (killed_from_outside(st)) return 0;
+    if (WIFSIGNALED(st))
+        fprintf(stderr,
+                "liedyn sweep: a worker died between cases (signal %d, %s); a new one "
+                "takes over\n",
+                WTERMSIG(st), strsignal(WTERMSIG(st)));
+    else
+        fprintf(stderr,
+                "liedyn sweep: a worker ended between cases (status %d); a new one "
+                "takes over\n",
+                WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+    if (spawn(T->sw, &w[k], w, nw, T->fd) != 0 || give(&w[k], c) != 0) {
+        --*next; /* not run: the case goes back, to the next worker that asks */
+        w[k].cas = -1;
+        return 0;
+    }
+    return 1;
+}
+
+/* Record the case of worker k, which died in it (wait status st), as crashed. 0 or 4. */
+static int record_crash(table *T, const worker *wk, int st, sw_exec *x) {
+    int sig = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
+    sw_buf b = {0};
+    char msg[128];
+    if (sig)
+        snprintf(msg, sizeof msg, "the worker running the case died by signal %d (%s)", sig,
+                 strsignal(sig));
+    else
+        snprintf(msg, sizeof msg, "the worker running the case exited with status %d",
+                 WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+    sweep_fail_row(T->sw, wk->cas, "crashed", msg, &b);
+    int io = table_add(T, wk->cas, b.s, b.len) != 0 ? 4 : 0;
+    ++x->ran;
+    sw_buf_free(&b);
+    return io;
+}
+
+/* Take worker k's finished case: its row into the table, or, if it died in the case, a crashed
+ * row and a new worker in its place. 1: k can take a case; 0: it is gone (a stop from outside,
+ * or no new worker); sets *io when the table could not be written. */
+static int take_result(table *T, worker *w, int nw, int k, sw_exec *x, int *io) {
+    uint32_t n = 0;
+    char *row = NULL;
+    int ok = read_all(w[k].res_fd, &n, sizeof n) == 0 &&
+             (row = ld_xmalloc(n + 1u, "a case's row")) && read_all(w[k].res_fd, row, n) == 0;
+    if (ok) {
+        if (table_add(T, w[k].cas, row, n) != 0) *io = 1;
+        ++x->ran;
+        free(row);
+        return 1;
+    }
+    free(row);
+    int st = reap(&w[k]);
+    if (killed_from_outside(st)) {
+        w[k].cas = -1;
+        return 0;
+    }
+    if (record_crash(T, &w[k], st, x) != 0) *io = 1;
+    w[k].cas = -1;
+    return spawn(T->sw, &w[k], w, nw, T->fd) == 0;
 }
 
 /* Run the missing cases in nw worker processes. 0, or 4 (the table could not be written). */
@@ -445,11 +534,12 @@ static int run_local(table *T, int nw, sw_exec *x) {
     int active = 0, io = 0;
     for (int k = 0; k < nw; ++k) {
         if (spawn(T->sw, &w[k], w, nw, T->fd) != 0) {
+            for (int j = 0; j < k; ++j) /* the started ones end on their pipes' EOF */
+                if (w[j].pid > 0) retire(&w[j]);
             free(w);
             return cli_error("sweep: cannot start a worker: %s", strerror(errno));
         }
-        long c = next_case(T, &next);
-        if (c >= 0 && give(&w[k], c) == 0) ++active;
+        active += give_next(T, w, nw, k, &next);
     }
     struct pollfd *pf = ld_xcalloc((size_t)nw, sizeof *pf, "the workers");
     while (active > 0 && !stop_sig && pf) {
@@ -462,56 +552,8 @@ static int run_local(table *T, int nw, sw_exec *x) {
         if (r < 0 && errno != EINTR) break;
         for (int k = 0; r > 0 && k < nw && !stop_sig; ++k) {
             if (!pf[k].revents) continue;
-            long c = w[k].cas;
-            uint32_t n = 0;
-            char *row = NULL;
-            int ok = read_all(w[k].res_fd, &n, sizeof n) == 0 &&
-                     (row = ld_xmalloc(n + 1u, "a case's row")) &&
-                     read_all(w[k].res_fd, row, n) == 0;
-            if (ok) {
-                if (table_add(T, c, row, n) != 0) io = 1;
-                ++x->ran;
-            } else { /* the worker died in the case */
-                int st = 0;
-                close(w[k].task_fd);
-                close(w[k].res_fd);
-                while (waitpid(w[k].pid, &st, 0) < 0 && errno == EINTR) {
-                }
-                w[k].pid = 0;
-                int sig = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
-                if (sig == SIGINT || sig == SIGTERM || sig == SIGKILL || sig == SIGHUP ||
-                    (WIFEXITED(st) && WEXITSTATUS(st) == 128 + SIGINT)) {
-                    stop_sig = sig ? sig : SIGINT; /* killed from outside: stop */
-                    --active;
-                    w[k].cas = -1;
-                    free(row);
-                    break;
-                }
-                sw_buf b = {0};
-                char msg[128];
-                if (sig)
-                    snprintf(msg, sizeof msg, "the worker running the case died by signal %d (%s)",
-                             sig, strsignal(sig));
-                else
-                    snprintf(msg, sizeof msg, "the worker running the case exited with status %d",
-                             WIFEXITED(st) ? WEXITSTATUS(st) : -1);
-                sweep_fail_row(T->sw, c, "crashed", msg, &b);
-                if (table_add(T, c, b.s, b.len) != 0) io = 1;
-                ++x->ran;
-                sw_buf_free(&b);
-                if (spawn(T->sw, &w[k], w, nw, T->fd) != 0) {
-                    --active;
-                    w[k].cas = -1;
-                    free(row);
-                    continue;
-                }
-            }
-            free(row);
-            long nc = next_case(T, &next);
-            if (nc < 0 || give(&w[k], nc) != 0) {
-                w[k].cas = -1;
-                --active;
-            }
+            --active;
+            if (take_result(T, w, nw, k, x, &io)) active += give_next(T, w, nw, k, &next);
         }
     }
     for (int k = 0; k < nw; ++k)
