@@ -125,7 +125,8 @@ record: [final_state, status]
 EOF
 "$LIEDYN" sweep race.yaml --out race.csv -j 2 >race1.out 2>&1 &
 pid=$!
-for _ in $(seq 1 100); do [ -s race.csv ] && break; sleep 0.05; done
+for _ in $(seq 1 400); do [ -s race.csv ] && break; sleep 0.05; done
+[ -s race.csv ] || fail "the first sweep wrote no table in 20 s: $(cat race1.out)"
 timeout 20 "$LIEDYN" sweep race.yaml --out race.csv -j 1 >race2.out 2>race2.err
 rc=$?
 [ "$rc" -eq 2 ] && [ "$(wc -l <race2.err)" -eq 1 ] &&
