@@ -422,10 +422,12 @@ static long next_case(const table *T, long *next) {
     return *next < T->sw->ncases ? (*next)++ : -1;
 }
 
+/* Hand case c to w: 0, or -1 when the write fails (w has died). w->cas is c only on success. */
 static int give(worker *w, long c) {
     int64_t v = c;
+    if (write_all(w->task_fd, (const char *)&v, sizeof v) != 0) return -1;
     w->cas = c;
-    return write_all(w->task_fd, (const char *)&v, sizeof v);
+    return 0;
 }
 
 /* Close w's pipes and wait for it to end; its wait status. */
@@ -436,14 +438,12 @@ static int reap(worker *w) {
     while (waitpid(w->pid, &st, 0) < 0 && errno == EINTR) {
     }
     w->pid = 0;
+    w->cas = -1;
     return st;
 }
 
-static void retire(worker *w) {
-    (void)reap(w);
-}
-
-/* Whether a worker's end (wait status st) came from outside, by a signal that stops the sweep. */
+/* Whether a worker's end (wait status st) came from outside, by a signal that stops the sweep;
+ * if so, the sweep stops (stop_sig). */
 static int killed_from_outside(int st) {
     int sig = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
     if (sig == SIGINT || sig == SIGTERM || sig == SIGKILL || sig == SIGHUP ||
@@ -454,75 +454,59 @@ static int killed_from_outside(int st) {
     return 0;
 }
 
+/* How a worker ended (wait status st), as "died by signal 11 (Segmentation fault)" or "exited
+ * with status 1", into buf. */
+static void end_text(int st, char *buf, size_t cap) {
+    if (WIFSIGNALED(st))
+        snprintf(buf, cap, "died by signal %d (%s)", WTERMSIG(st), strsignal(WTERMSIG(st)));
+    else
+        snprintf(buf, cap, "exited with status %d", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+}
+
 /* Give worker k the next missing case. A worker that died while it waited for one (the write
  * fails) is replaced and the case goes to its successor, so that no case is lost. 1: k runs a
- * case; 0: it is idle (none left, or it could not be replaced). */
+ * case; 0: it is idle (none left, a stop from outside, or no new worker). */
 static int give_next(table *T, worker *w, int nw, int k, long *next) {
     long c = next_case(T, next);
     w[k].cas = -1;
     if (c < 0) return 0;
     if (give(&w[k], c) == 0) return 1;
     int st = reap(&w[k]);
-    w[k].cas = -1;
     if (killed_from_outside(st)) return 0;
-    if (WIFSIGNALED(st))
-        fprintf(stderr,
-                "liedyn sweep: a worker died between cases (signal %d, %s); a new one "
-                "takes over\n",
-                WTERMSIG(st), strsignal(WTERMSIG(st)));
-    else
-        fprintf(stderr,
-                "liedyn sweep: a worker ended between cases (status %d); a new one "
-                "takes over\n",
-                WIFEXITED(st) ? WEXITSTATUS(st) : -1);
-    if (spawn(T->sw, &w[k], w, nw, T->fd) != 0 || give(&w[k], c) != 0) {
-        --*next; /* not run: the case goes back, to the next worker that asks */
-        w[k].cas = -1;
-        return 0;
-    }
-    return 1;
-}
-
-/* Record the case of worker k, which died in it (wait status st), as crashed. 0 or 4. */
-static int record_crash(table *T, const worker *wk, int st, sw_exec *x) {
-    int sig = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
-    sw_buf b = {0};
-    char msg[128];
-    if (sig)
-        snprintf(msg, sizeof msg, "the worker running the case died by signal %d (%s)", sig,
-                 strsignal(sig));
-    else
-        snprintf(msg, sizeof msg, "the worker running the case exited with status %d",
-                 WIFEXITED(st) ? WEXITSTATUS(st) : -1);
-    sweep_fail_row(T->sw, wk->cas, "crashed", msg, &b);
-    int io = table_add(T, wk->cas, b.s, b.len) != 0 ? 4 : 0;
-    ++x->ran;
-    sw_buf_free(&b);
-    return io;
+    char how[96];
+    end_text(st, how, sizeof how);
+    fprintf(stderr, "liedyn sweep: a worker waiting for its next case %s; a new one takes over\n",
+            how);
+    if (spawn(T->sw, &w[k], w, nw, T->fd) == 0 && give(&w[k], c) == 0) return 1;
+    --*next; /* not run: the case goes back, to the next worker that asks */
+    return 0;
 }
 
 /* Take worker k's finished case: its row into the table, or, if it died in the case, a crashed
  * row and a new worker in its place. 1: k can take a case; 0: it is gone (a stop from outside,
  * or no new worker); sets *io when the table could not be written. */
 static int take_result(table *T, worker *w, int nw, int k, sw_exec *x, int *io) {
+    long c = w[k].cas;
     uint32_t n = 0;
     char *row = NULL;
     int ok = read_all(w[k].res_fd, &n, sizeof n) == 0 &&
              (row = ld_xmalloc(n + 1u, "a case's row")) && read_all(w[k].res_fd, row, n) == 0;
+    if (ok && table_add(T, c, row, n) != 0) *io = 1;
+    free(row);
     if (ok) {
-        if (table_add(T, w[k].cas, row, n) != 0) *io = 1;
         ++x->ran;
-        free(row);
         return 1;
     }
-    free(row);
     int st = reap(&w[k]);
-    if (killed_from_outside(st)) {
-        w[k].cas = -1;
-        return 0;
-    }
-    if (record_crash(T, &w[k], st, x) != 0) *io = 1;
-    w[k].cas = -1;
+    if (killed_from_outside(st)) return 0;
+    char how[96], msg[128];
+    end_text(st, how, sizeof how);
+    snprintf(msg, sizeof msg, "the worker running the case %s", how);
+    sw_buf b = {0};
+    sweep_fail_row(T->sw, c, "crashed", msg, &b);
+    if (table_add(T, c, b.s, b.len) != 0) *io = 1;
+    ++x->ran;
+    sw_buf_free(&b);
     return spawn(T->sw, &w[k], w, nw, T->fd) == 0;
 }
 
@@ -535,7 +519,7 @@ static int run_local(table *T, int nw, sw_exec *x) {
     for (int k = 0; k < nw; ++k) {
         if (spawn(T->sw, &w[k], w, nw, T->fd) != 0) {
             for (int j = 0; j < k; ++j) /* the started ones end on their pipes' EOF */
-                if (w[j].pid > 0) retire(&w[j]);
+                if (w[j].pid > 0) (void)reap(&w[j]);
             free(w);
             return cli_error("sweep: cannot start a worker: %s", strerror(errno));
         }
@@ -559,7 +543,7 @@ static int run_local(table *T, int nw, sw_exec *x) {
     for (int k = 0; k < nw; ++k)
         if (w[k].pid > 0) {
             if (stop_sig && w[k].cas >= 0) kill(w[k].pid, SIGKILL);
-            retire(&w[k]);
+            (void)reap(&w[k]);
         }
     free(pf);
     free(w);

@@ -166,7 +166,7 @@ rc=$?
 [ "$rc" -eq 0 ] || fail "a crashed worker: the sweep exits $rc: $(cat crash.out crash.err)"
 [ "$(wc -l <crash.csv)" -eq 41 ] || fail "a crashed worker: expected 40 rows, got $(($(wc -l <crash.csv) - 1))"
 ncrash=$(grep -c ',crashed,' crash.csv)
-if [ "$ncrash" -eq 0 ] && grep -q "a worker \(died\|ended\) between cases" crash.err; then
+if [ "$ncrash" -eq 0 ] && grep -q "a worker waiting for its next case" crash.err; then
     # the case ended between the look at the worker's state and the signal
     echo "NOTICE: the worker was killed between two cases; every case ran"
     grep -q "40 cases (40 run" crash.out || fail "a worker killed between cases: $(cat crash.out)"
@@ -211,7 +211,7 @@ rc=$?
 [ "$(wc -l <idle.csv)" -eq 41 ] ||
     fail "a worker killed between cases: expected 40 rows, got $(($(wc -l <idle.csv) - 1)): $(cat idle.out)"
 [ "$(grep -c ',ok,' idle.csv)" -eq 40 ] || fail "a worker killed between cases: $(grep -v ',ok,' idle.csv)"
-grep -q "a worker \(died between cases (signal 11\|ended between cases (status\)" idle.err ||
+grep -q "a worker waiting for its next case \(died by signal 11\|exited with status\)" idle.err ||
     fail "a worker killed between cases: no word of it: $(cat idle.err)"
 
 # ---- random samples: reproducible, in range, whoever runs them

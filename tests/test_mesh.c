@@ -34,18 +34,6 @@
 #endif
 #define DATA LD_SOURCE_DIR "/tests/data/import/"
 
-/* A copy of the file from, written to to. */
-static void copy_file(const char *from, const char *to) {
-    FILE *a = fopen(from, "rb"), *b = fopen(to, "wb");
-    assert_non_null(a);
-    assert_non_null(b);
-    char buf[4096];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, a)) > 0) assert_int_equal(fwrite(buf, 1, n, b), n);
-    fclose(a);
-    assert_int_equal(fclose(b), 0);
-}
-
 /* The volume enclosed by the triangles (the divergence theorem: Σ (a × b) · c / 6 over the
  * triangles a b c): positive when they are all there and turned outward. */
 static double volume(const double *p, const int *t, int nt) {
@@ -257,23 +245,22 @@ static void test_errors(void **state) {
     assert_int_equal(ld_model_parse(g, strlen(g), DATA "g.yaml", &m, &err), LD_EINVAL);
     printf("  %s\n", err.msg);
     assert_non_null(strstr(err.msg, "g.yaml:5: ground_shapes[0]: a mesh is not a ground shape"));
-    /* an importer's corrupt mesh: the file's line. The URDF and a copy of the corrupt mesh go
-     * to a directory of this run's own (the test may run twice at once, in two build trees) */
-    char dir[] = "/tmp/liedyn_mesh_XXXXXX", bad[64], stl[64];
+    /* an importer's corrupt mesh: the file's line. The URDF goes to a directory of this run's
+     * own (the test may run twice at once, in two build trees) and names the shipped corrupt
+     * mesh by its absolute path */
+    char dir[] = "/tmp/liedyn_mesh_XXXXXX", bad[64];
     assert_non_null(mkdtemp(dir));
     snprintf(bad, sizeof bad, "%s/corrupt_mesh.urdf", dir);
-    snprintf(stl, sizeof stl, "%s/corrupt.stl", dir);
-    copy_file(DATA "corrupt.stl", stl);
     FILE *f = fopen(bad, "w");
     assert_non_null(f);
-    fputs("<robot name='r'>\n<link name='a'>\n<inertial><mass value='1'/><inertia ixx='1' "
-          "iyy='1' izz='1'/></inertial>\n<visual><geometry>\n<mesh filename='corrupt.stl'/>\n"
-          "</geometry></visual></link>\n</robot>\n",
-          f);
+    fprintf(f,
+            "<robot name='r'>\n<link name='a'>\n<inertial><mass value='1'/><inertia ixx='1' "
+            "iyy='1' izz='1'/></inertial>\n<visual><geometry>\n<mesh filename='%s'/>\n"
+            "</geometry></visual></link>\n</robot>\n",
+            DATA "corrupt.stl");
     fclose(f);
     int rc = ld_model_import(bad, &m, &err, NULL);
     unlink(bad);
-    unlink(stl);
     rmdir(dir);
     printf("  %s\n", err.msg);
     assert_int_equal(rc, LD_EINVAL);
