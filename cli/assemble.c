@@ -148,6 +148,14 @@ static void print_json(const ld_model *m) {
            A->residual);
 }
 
+const char *cli_at_line(char *buf, size_t cap, int line) {
+    if (line > 0)
+        snprintf(buf, cap, " (line %d)", line);
+    else if (cap)
+        buf[0] = '\0';
+    return buf;
+}
+
 void print_assembly(const struct ld_model *m, const char *indent) {
     const ld_assembly *A = &m->assembly;
     int frames = 0;
@@ -155,12 +163,14 @@ void print_assembly(const struct ld_model *m, const char *indent) {
     if (!frames && !A->placed) return;
     printf("%sassembly: %d bod%s placed by %s joints, %d Newton iteration%s; ", indent, A->placed,
            A->placed == 1 ? "y" : "ies", "their", A->iterations, A->iterations == 1 ? "" : "s");
+    char at[32];
     if (A->gap_joint >= 0)
-        printf("largest gap %.3g m at joint '%s' (line %d), ", A->gap, m->joints[A->gap_joint].name,
-               m->joints[A->gap_joint].line);
+        printf("largest gap %.3g m at joint '%s'%s, ", A->gap, m->joints[A->gap_joint].name,
+               cli_at_line(at, sizeof at, m->joints[A->gap_joint].line));
     if (A->misalign_joint >= 0)
-        printf("axes %.3g rad apart at joint '%s' (line %d), ", A->misalign,
-               m->joints[A->misalign_joint].name, m->joints[A->misalign_joint].line);
+        printf("axes %.3g rad apart at joint '%s'%s, ", A->misalign,
+               m->joints[A->misalign_joint].name,
+               cli_at_line(at, sizeof at, m->joints[A->misalign_joint].line));
     printf("bodies moved up to %.3g m and turned up to %.3g rad; joint residual %.3g\n", A->moved,
            A->turned, A->residual);
 }

@@ -37,6 +37,9 @@ int cli_static(int argc, char **argv);
 /* liedyn modes MODEL ARGS... (cli/modes.c): 0 ok, 2 bad usage or input, 3 no equilibrium or no
  * eigenvalues, 4 output could not be written. */
 int cli_modes(int argc, char **argv);
+/* " (line N)" into buf (cap bytes), or "" for an item without a line (built in code, or read
+ * from a file that the imported one includes); buf. */
+const char *cli_at_line(char *buf, size_t cap, int line);
 /* liedyn assemble (cli/assemble.c); print_assembly: the line of what assembly did, if any. */
 int cli_assemble(int argc, char **argv);
 struct ld_model;

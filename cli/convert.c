@@ -26,7 +26,8 @@ static void print_warnings(FILE *f, const ld_import_report *r, const char *prefi
             continue;
         }
         shown += w->severity == LD_IMPORT_IGNORED;
-        fprintf(f, "%s%s:%d: %s: %s\n", prefix, r->file, w->line, w->element, w->msg);
+        fprintf(f, "%s%s:%d: %s: %s\n", prefix, w->file[0] ? w->file : r->file, w->line, w->element,
+                w->msg);
     }
     if (hidden)
         fprintf(f,

@@ -376,8 +376,9 @@ static int redundant_text(const sim *S, char *buf, size_t cap) {
         joints += first;
         if (joints > MAXJ || len + 96 + LD_NAME_MAX >= cap) continue;
         const ld_joint *jd = &S->m->joints[jr[i]];
-        int w = first ? snprintf(buf + len, cap - len, "%sjoint '%s' (line %d) row%s %d",
-                                 i ? "; " : "", jd->name, jd->line,
+        char at[32];
+        int w = first ? snprintf(buf + len, cap - len, "%sjoint '%s'%s row%s %d", i ? "; " : "",
+                                 jd->name, cli_at_line(at, sizeof at, jd->line),
                                  i + 1 < n && jr[i + 1] == jr[i] ? "s" : "", rr[i] + 1)
                       : snprintf(buf + len, cap - len, ", %d", rr[i] + 1);
         if (w > 0) len += (size_t)w;

@@ -245,7 +245,7 @@ static void test_import(void **state) {
     static const char *const files[] = {
         "tests/data/import/double-pendulum.urdf", "tests/data/import/double-pendulum.xml",
         "tests/data/import/meshes.urdf",          "tests/data/import/meshes.xml",
-        "tests/data/import/two-link.urdf",
+        "tests/data/import/two-link.urdf",        "tests/data/import/include/arm.xml",
     };
     for (size_t i = 0; i < sizeof files / sizeof *files; ++i)
         every_refusal(files[i], op_import, (void *)(uintptr_t)files[i], LD_ENOMEM);

@@ -44,6 +44,7 @@ typedef struct ld_import_warning {
     char element[64]; /* the element, e.g. "tendon", "joint 'elbow'", "mesh" */
     char msg[448];    /* what was done with it */
     ld_import_severity severity;
+    char file[256]; /* the file of the line: the imported file, or a file it includes (MJCF) */
 } ld_import_warning;
 
 /* What an import did: the format, counts, the warnings (owned; ld_import_report_free). */

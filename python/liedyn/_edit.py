@@ -21,7 +21,8 @@ def _plain(v):
 
 
 class ImportNote(Record):
-    """A warning of an import: line (in the imported file; 0: the file as a whole), element,
+    """A warning of an import: file (the imported file, or a file it includes) and line in it
+    (0: the file as a whole), element,
     message, severity ("dynamics": the model lacks or approximates its dynamics; "ignored": no
     effect on the dynamics). str() gives FILE:LINE: ELEMENT: MESSAGE."""
 
@@ -84,7 +85,7 @@ class EditMixin:
         m._init_origin(("import", path, format, dict(options)))
         warnings = rep.pop("warnings")
         m.import_report = rep
-        m.import_warnings = [ImportNote(dict(w, file=rep["file"])) for w in warnings]
+        m.import_warnings = [ImportNote(w) for w in warnings]
         return m
 
     def _element_index(self, name):

@@ -7,15 +7,16 @@
 
 #include "liedyn/import.h"
 
-/* The report as a dict: format, file, links, merged, auxiliary, warnings (list of dicts line,
- * element, message, severity). NULL with an exception. */
+/* The report as a dict: format, file, links, merged, auxiliary, warnings (list of dicts file,
+ * line, element, message, severity). NULL with an exception. */
 static PyObject *report_dict(const ld_import_report *rep) {
     PyObject *w = PyList_New(0);
     for (int i = 0; w && i < rep->nwarn; ++i) {
         const ld_import_warning *x = &rep->warn[i];
-        PyObject *d = Py_BuildValue("{s:i,s:s,s:s,s:s}", "line", x->line, "element", x->element,
-                                    "message", x->msg, "severity",
-                                    x->severity == LD_IMPORT_DYNAMICS ? "dynamics" : "ignored");
+        PyObject *d =
+            Py_BuildValue("{s:s,s:i,s:s,s:s,s:s}", "file", x->file[0] ? x->file : rep->file, "line",
+                          x->line, "element", x->element, "message", x->msg, "severity",
+                          x->severity == LD_IMPORT_DYNAMICS ? "dynamics" : "ignored");
         if (!d || PyList_Append(w, d) < 0) Py_CLEAR(w);
         Py_XDECREF(d);
     }

@@ -233,6 +233,16 @@ def test_import_options():
         liedyn.Model.from_mjcf(mj, aux_mass_ratio=0)
 
 
+def test_mjcf_include_warnings_name_their_file():
+    m = liedyn.Model(os.path.join(DATA, "include", "arm.xml"))
+    assert m.bodies.keys() == {"upper", "fore"} and len(m.elements) == 4
+    links = os.path.join(DATA, "include", "arm-links.xml")
+    rng = [w for w in m.import_warnings if "ranges of 1 joint" in w.message]
+    assert len(rng) == 1 and rng[0].file == links and rng[0].line == 7
+    assert str(rng[0]).startswith(f"{links}:7: joint: ")
+    assert m.import_report["file"] == os.path.join(DATA, "include", "arm.xml")
+
+
 def test_imported_model_edit_and_copy():
     u = liedyn.Model.from_urdf(os.path.join(DATA, "double-pendulum.urdf"), fixed_base=True)
     u.bodies["lower"].mass = 2.0

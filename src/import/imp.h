@@ -103,7 +103,14 @@ typedef struct imp_model {
     int nfiles, fcap;
     int nacts, acap;
     imp_actuator *acts; /* malloc'ed */
+    char **inc;         /* MJCF: the files an <include> read, in order (file i + 1 of a line) */
+    int ninc, inccap;
 } imp_model;
+
+/* Lines of the elements of an included file: IMP_LINE_STRIDE · (its index in M->inc + 1) + its
+ * own line (imp_line); imp_where and imp_at turn them back into a file and a line. */
+#define IMP_LINE_STRIDE  10000000
+#define IMP_MAX_INCLUDES 200
 
 /* ---- imp_tree.c ---- */
 /* Append a link with defaults (identity frames, massless, parent −1, no joint); its index or
@@ -124,6 +131,11 @@ void imp_check_actuators(imp_model *M);
 /* Fill M->err with "FILE:LINE: ELEMENT: REASON" and return code. */
 int imp_fail(imp_model *M, int code, int line, const char *element, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
+/* The file (M->path, or the included file) and its own line of an importer's line. */
+int imp_where(const imp_model *M, int line, const char **file);
+/* "line N" for a line of M->path, "FILE:N" (the file's base name) for one of an included file,
+ * into buf (cap bytes); buf. */
+const char *imp_at(const imp_model *M, int line, char *buf, size_t cap);
 /* Merge the massless links fixed to their parent into it (shapes and children moved over);
  * a massless link on a moving joint, or no link with mass at all, is an error. Then place
  * the tree (wx, wq of every link). LD_OK or LD_EINVAL (err filled in). */
@@ -155,9 +167,13 @@ int imp_parse_numbers(const char *s, double *v, int max);
 /* Attribute name of n as exactly count numbers into v (absent: v untouched, *given 0).
  * LD_OK or LD_EINVAL (reported on M). */
 int imp_get_vec(imp_model *M, const xmlNode *n, const char *name, double *v, int count, int *given);
+/* Parse path with libxml2 (no network, no entities from outside): the document, or NULL with
+ * code and M's error set at the parser's line of file number f (0: M->path, imp_line). */
+xmlDoc *imp_read_xml(imp_model *M, const char *path, int f, int *code);
 /* 1 if n is an element named tag. */
 int imp_is(const xmlNode *n, const char *tag);
-/* The line of n (0 if unknown). */
+/* The line of n (0 if unknown); for an element of an included file (its _private: the file's
+ * number), the encoded line of IMP_LINE_STRIDE. */
 int imp_line(const xmlNode *n);
 /* Copy a name into out (LD_NAME_MAX): too long or reserved names are reported and changed. */
 void imp_set_name(imp_model *M, char *out, const char *name, int line, const char *what);

@@ -46,7 +46,9 @@ void imp_warn(imp_model *M, ld_import_severity sev, int line, const char *elemen
     }
     ld_import_warning *w = &r->warn[r->nwarn++];
     memset(w, 0, sizeof *w);
-    w->line = line;
+    const char *file;
+    w->line = imp_where(M, line, &file);
+    snprintf(w->file, sizeof w->file, "%s", file);
     w->severity = sev;
     snprintf(w->element, sizeof w->element, "%s", element);
     va_list ap;
@@ -64,11 +66,30 @@ int imp_fail(imp_model *M, int code, int line, const char *element, const char *
     vsnprintf(why, sizeof why, fmt, ap);
     va_end(ap);
     memset(e, 0, sizeof *e);
-    snprintf(e->file, sizeof e->file, "%s", M->path);
-    e->line = line;
+    const char *file;
+    e->line = imp_where(M, line, &file);
+    snprintf(e->file, sizeof e->file, "%s", file);
     snprintf(e->key, sizeof e->key, "%s", element);
-    snprintf(e->msg, sizeof e->msg, "%.200s:%d: %.60s: %.230s", M->path, line, element, why);
+    snprintf(e->msg, sizeof e->msg, "%.200s:%d: %.60s: %.230s", file, e->line, element, why);
     return code;
+}
+
+int imp_where(const imp_model *M, int line, const char **file) {
+    int f = line / IMP_LINE_STRIDE;
+    *file = f >= 1 && f <= M->ninc ? M->inc[f - 1] : M->path;
+    return f >= 1 && f <= M->ninc ? line % IMP_LINE_STRIDE : line;
+}
+
+const char *imp_at(const imp_model *M, int line, char *buf, size_t cap) {
+    const char *file;
+    int l = imp_where(M, line, &file);
+    if (file == M->path) {
+        snprintf(buf, cap, "line %d", l);
+    } else {
+        const char *slash = strrchr(file, '/');
+        snprintf(buf, cap, "%s:%d", slash ? slash + 1 : file, l);
+    }
+    return buf;
 }
 
 imp_actuator *imp_add_actuator(imp_model *M) {
@@ -123,6 +144,10 @@ void imp_free(imp_model *M) {
     free(M->links);
     M->links = NULL;
     M->nlinks = M->cap = 0;
+    for (int i = 0; i < M->ninc; ++i) free(M->inc[i]);
+    free(M->inc);
+    M->inc = NULL;
+    M->ninc = M->inccap = 0;
     for (int i = 0; i < M->nfiles; ++i) free(M->files[i]);
     free(M->files);
     M->files = NULL;
@@ -310,11 +335,13 @@ static int merge_massless(imp_model *M) {
     for (int i = 0; i < M->nlinks; ++i) {
         imp_link *b = &M->links[i];
         if (b->mass > 0.0) continue;
+        char at[300];
         if (b->jkind != IMP_J_FIXED && !(b->parent < 0 && b->jkind == IMP_J_FREE))
             return imp_fail(M, LD_EINVAL, b->jline ? b->jline : b->line, "link",
-                            "'%s' has no mass but moves on the %s joint '%s' (line %d); a "
+                            "'%s' has no mass but moves on the %s joint '%s' (%s); a "
                             "liedyn body needs a mass: give the link an inertial element",
-                            b->name, jkind_names[b->jkind], b->jname, b->jline);
+                            b->name, jkind_names[b->jkind], b->jname,
+                            imp_at(M, b->jline, at, sizeof at));
         b->merged = 1;
         M->rep ? (void)++M->rep->merged : (void)0;
         for (int c = i + 1; c < M->nlinks; ++c) {
@@ -417,8 +444,13 @@ int imp_finish(imp_model *M) {
                 (!strstr(W->msg, "does not exist") && !strstr(W->msg, "is not found")))
                 continue;
             const char *tail = strstr(W->msg, "not drawn: ");
-            snprintf(also, sizeof also, "; the mesh of line %d is missing too: %.200s", W->line,
-                     tail ? tail + 11 : W->msg);
+            const char *slash = strrchr(W->file, '/');
+            if (strcmp(W->file, M->path))
+                snprintf(also, sizeof also, "; the mesh of %.60s:%d is missing too: %.200s",
+                         slash ? slash + 1 : W->file, W->line, tail ? tail + 11 : W->msg);
+            else
+                snprintf(also, sizeof also, "; the mesh of line %d is missing too: %.200s", W->line,
+                         tail ? tail + 11 : W->msg);
             break;
         }
         return imp_fail(M, LD_EINVAL, M->name_line,

@@ -2,12 +2,15 @@
  * Attributes of libxml2's tree for the importers (imp.h): numbers, vectors, names, lines.
  */
 #include <errno.h>
+#include <libxml/parser.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "imp.h"
+#include "../core/oom.h"
 #include "liedyn/liedyn.h"
 
 char *imp_attr(const xmlNode *n, const char *name) {
@@ -58,8 +61,9 @@ int imp_is(const xmlNode *n, const char *tag) {
 }
 
 int imp_line(const xmlNode *n) {
-    long l = n ? xmlGetLineNo(n) : 0;
-    return l > 0 && l < 1000000000 ? (int)l : 0;
+    long l = n ? xmlGetLineNo(n) : 0, f = n ? (long)(intptr_t)n->_private : 0;
+    if (!(l > 0 && l < IMP_LINE_STRIDE)) l = 0;
+    return (int)(f > 0 && f <= IMP_MAX_INCLUDES ? f * IMP_LINE_STRIDE + l : l);
 }
 
 void imp_set_name(imp_model *M, char *out, const char *name, int line, const char *what) {
@@ -76,4 +80,30 @@ void imp_set_name(imp_model *M, char *out, const char *name, int line, const cha
     } else {
         memcpy(out, name, len + 1);
     }
+}
+
+xmlDoc *imp_read_xml(imp_model *M, const char *path, int f, int *code) {
+    xmlParserCtxt *ctx = xmlNewParserCtxt();
+    if (!ctx) {
+        char why[160];
+        ld_oom_format_lib(why, sizeof why, "libxml2");
+        *code = imp_fail(M, LD_ENOMEM, f * IMP_LINE_STRIDE, "(file)", "%s", why);
+        return NULL;
+    }
+    xmlDoc *doc =
+        xmlCtxtReadFile(ctx, path, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+    if (!doc || !xmlDocGetRootElement(doc)) {
+        const xmlError *e = xmlCtxtGetLastError(ctx);
+        char msg[300];
+        snprintf(msg, sizeof msg, "%s", e && e->message ? e->message : "not an XML document");
+        size_t n = strlen(msg);
+        while (n && (msg[n - 1] == '\n' || msg[n - 1] == ' ')) msg[--n] = '\0';
+        int line = e && e->line > 0 && e->line < IMP_LINE_STRIDE ? e->line : 0;
+        *code = imp_fail(M, LD_EINVAL, f * IMP_LINE_STRIDE + line, "(syntax)",
+                         "%s (not an XML file)", msg);
+        if (doc) xmlFreeDoc(doc);
+        doc = NULL;
+    }
+    xmlFreeParserCtxt(ctx);
+    return doc;
 }

@@ -27,6 +27,16 @@ typedef struct ybuf {
 } ybuf;
 
 static void put(ybuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* "FILE:LINE" of an importer's line for the comments: the imported file's base name, or the
+ * included file's (imp_at). */
+static const char *src_at(const ybuf *b, const imp_model *M, int line, char *buf, size_t cap) {
+    if (line / IMP_LINE_STRIDE == 0)
+        snprintf(buf, cap, "%s:%d", b->file, line);
+    else
+        imp_at(M, line, buf, cap);
+    return buf;
+}
 static void put(ybuf *b, const char *fmt, ...) {
     if (b->nomem) return;
     va_list ap;
@@ -114,7 +124,8 @@ static void put_mesh(ybuf *b, const imp_model *M, const double c[3], const imp_s
         put(b, ", color: ");
         put_vec(b, sh->color, 3);
     }
-    put(b, "}   # line %d\n", sh->line);
+    char at[300];
+    put(b, "}   # %s\n", imp_at(M, sh->line, at, sizeof at));
 }
 
 static void put_shape(ybuf *b, const imp_model *M, const imp_link *L, const imp_shape *sh) {
@@ -145,14 +156,16 @@ static void put_shape(ybuf *b, const imp_model *M, const imp_link *L, const imp_
         put(b, ", color: ");
         put_vec(b, sh->color, 3);
     }
-    put(b, "}   # line %d\n", sh->line);
+    char at[300];
+    put(b, "}   # %s\n", imp_at(M, sh->line, at, sizeof at));
 }
 
 static void put_body(ybuf *b, const imp_model *M, const imp_link *L) {
     b->src = L->line;
     put(b, "  - name: ");
     put_str(b, L->name);
-    put(b, "   # %s:%d %s\n", b->file, L->line,
+    char at[300];
+    put(b, "   # %s %s\n", src_at(b, M, L->line, at, sizeof at),
         L->auxiliary                  ? "auxiliary body (docs/import.md)"
         : M->format == LD_IMPORT_URDF ? "link"
                                       : "body");
@@ -212,7 +225,9 @@ static void put_joint(ybuf *b, const imp_model *M, const imp_link *L) {
     b->src = L->jline ? L->jline : L->line;
     put(b, "  - name: ");
     put_str(b, L->jname[0] ? L->jname : L->name);
-    put(b, "   # %s:%d\n    type: %s\n    body1: ", b->file, b->src, jtypes[L->jkind]);
+    char at[300];
+    put(b, "   # %s\n    type: %s\n    body1: ", src_at(b, M, b->src, at, sizeof at),
+        jtypes[L->jkind]);
     put_str(b, ground_or(M, L->parent));
     put(b, "\n    body2: ");
     put_str(b, L->name);
@@ -269,7 +284,8 @@ static void put_spring(ybuf *b, const imp_model *M, const imp_link *L, const imp
        * whole relative rotation is the hinge's, at any starting angle (an axis written here
        * would be spatial at zero coordinates, wrong once a joint is given an `angle`); a rest
        * angle needs the axis, and counts from the pose as written */
-    put(b, "}   # %s:%d\n", b->file, s->line);
+    char wh[300];
+    put(b, "}   # %s\n", src_at(b, M, s->line, wh, sizeof wh));
 }
 
 /* Is name the name of a spring element the model writes? */
@@ -301,7 +317,8 @@ static void put_actuator(ybuf *b, const imp_model *M, const imp_actuator *a, int
     if (!a->has_flim && a->effort && L->effort > 0)
         put(b, ", force_limits: [%s, %s]", num(t, -L->effort), num(t2, L->effort));
     if (a->has_clim) put(b, ", ctrl_limits: [%s, %s]", num(t, a->clim[0]), num(t2, a->clim[1]));
-    put(b, "}   # %s:%d %s\n", b->file, a->line, a->kind);
+    char at[300];
+    put(b, "}   # %s %s\n", src_at(b, M, a->line, at, sizeof at), a->kind);
 }
 
 int imp_write_yaml(const imp_model *M, char **text, size_t *len, int **lines, int *nlines) {

@@ -80,27 +80,7 @@ static xmlDoc *parse(imp_model *M, int *code) {
             imp_fail(M, LD_EINVAL, 0, "(file)", "larger than 64 MB (the limit of a model file)");
         return NULL;
     }
-    xmlParserCtxt *ctx = xmlNewParserCtxt();
-    if (!ctx) {
-        char why[160];
-        ld_oom_format_lib(why, sizeof why, "libxml2");
-        *code = imp_fail(M, LD_ENOMEM, 0, "(file)", "%s", why);
-        return NULL;
-    }
-    xmlDoc *doc = xmlCtxtReadFile(ctx, M->path, NULL,
-                                  XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
-    if (!doc || !xmlDocGetRootElement(doc)) {
-        const xmlError *e = xmlCtxtGetLastError(ctx);
-        char msg[300];
-        snprintf(msg, sizeof msg, "%s", e && e->message ? e->message : "not an XML document");
-        size_t n = strlen(msg);
-        while (n && (msg[n - 1] == '\n' || msg[n - 1] == ' ')) msg[--n] = '\0';
-        *code = imp_fail(M, LD_EINVAL, e ? e->line : 0, "(syntax)", "%s (not an XML file)", msg);
-        if (doc) xmlFreeDoc(doc);
-        doc = NULL;
-    }
-    xmlFreeParserCtxt(ctx);
-    return doc;
+    return imp_read_xml(M, M->path, 0, code);
 }
 
 /* The format from the root element. */
@@ -182,10 +162,13 @@ int ld_import_translate(const char *path, const ld_import_options *opt, char **y
     return rc;
 }
 
-/* A message of the reader about the YAML text, pointed at the imported file's line. */
-static void remap_error(ld_model_error *err, const char *path, const int *lines, int nlines) {
+/* A message of the reader about the YAML text, pointed at the imported file's line (or the
+ * included file's: M's table of included files). */
+static void remap_error(ld_model_error *err, const imp_model *M, const int *lines, int nlines) {
     if (!err) return;
-    int line = err->line >= 1 && err->line <= nlines ? lines[err->line - 1] : 0;
+    const char *path;
+    int line =
+        imp_where(M, err->line >= 1 && err->line <= nlines ? lines[err->line - 1] : 0, &path);
     const char *why = err->msg, *k = err->key[0] ? strstr(err->msg, err->key) : NULL;
     if (k && strncmp(k + strlen(err->key), ": ", 2) == 0) why = k + strlen(err->key) + 2;
     char msg[sizeof err->msg];
@@ -196,9 +179,16 @@ static void remap_error(ld_model_error *err, const char *path, const int *lines,
     err->line = line;
 }
 
-/* The items' lines of the model read from the YAML text: the imported file's. */
+/* The items' lines of the model read from the YAML text: the imported file's; 0 (no line)
+ * for an item of an included file, whose line would name the wrong file (the model has one
+ * source). */
+static int map_line(int l, const int *lines, int nlines) {
+    int f = l >= 1 && l <= nlines ? lines[l - 1] : 0;
+    return f < IMP_LINE_STRIDE ? f : 0;
+}
+
 static void remap_lines(ld_model *m, const int *lines, int nlines) {
-#define MAPL(l) ((l) >= 1 && (l) <= nlines ? lines[(l)-1] : 0)
+#define MAPL(l) map_line((l), lines, nlines)
     for (int i = 0; i < m->nbodies; ++i) m->bodies[i].line = MAPL(m->bodies[i].line);
     for (int i = 0; i < m->njoints; ++i) m->joints[i].line = MAPL(m->joints[i].line);
     for (int i = 0; i < m->nelements; ++i) m->elements[i].line = MAPL(m->elements[i].line);
@@ -222,12 +212,12 @@ int ld_model_import_opt(const char *path, const ld_import_options *opt, ld_model
     size_t len = 0;
     int *lines = NULL, nlines = 0;
     int rc = translate(&M, &yaml, &len, &lines, &nlines);
-    imp_free(&M);
     ld_model m;
     if (!rc) {
         rc = ld_model_parse(yaml, len, path, &m, err);
-        if (rc) remap_error(err, path, lines, nlines);
+        if (rc) remap_error(err, &M, lines, nlines);
     }
+    imp_free(&M);
     if (!rc) {
         remap_lines(&m, lines, nlines);
         *out = m;

@@ -37,7 +37,19 @@ static xmlNode *find_class_in(xmlNode *d, const char *name) {
 /* The <default> of class name ("main": the top one), or NULL. */
 xmlNode *mj_find_class(const mj_ctx *C, const char *name) {
     if (!strcmp(name, "main")) return C->main;
-    return find_class_in(C->main, name);
+    for (xmlNode *d = C->root ? C->root->children : NULL; d; d = d->next) {
+        xmlNode *r = imp_is(d, "default") ? find_class_in(d, name) : NULL;
+        if (r) return r;
+    }
+    return NULL;
+}
+
+/* Attribute name of the tag child of default d (xmlFree), or NULL. */
+static char *own_default(const xmlNode *d, const char *tag, const char *name) {
+    char *s = NULL;
+    for (const xmlNode *c = d->children; !s && c; c = c->next)
+        if (imp_is(c, tag)) s = imp_attr(c, name);
+    return s;
 }
 
 int mj_elem_class(mj_ctx *C, const xmlNode *n, xmlNode *cls, xmlNode **out) {
@@ -54,12 +66,22 @@ int mj_elem_class(mj_ctx *C, const xmlNode *n, xmlNode *cls, xmlNode **out) {
 }
 
 /* Attribute name of element n (of kind tag: "joint", "geom", "mesh"): its own, else the nearest
- * default class from cls upwards that sets it for tag. xmlFree the result; NULL: none. */
+ * default class from cls upwards that sets it for tag. The top-level <default> sections (more
+ * than one where files are included) are together the class main: the last one that sets it
+ * counts, as MuJoCo takes the last setting of a repeated section. xmlFree the result; NULL:
+ * none. */
 char *mj_attr(const xmlNode *n, const char *tag, const xmlNode *cls, const char *name) {
     char *s = imp_attr(n, name);
-    for (const xmlNode *d = cls; !s && d && imp_is(d, "default"); d = d->parent)
-        for (const xmlNode *c = d->children; !s && c; c = c->next)
-            if (imp_is(c, tag)) s = imp_attr(c, name);
+    for (const xmlNode *d = cls; !s && d && imp_is(d, "default"); d = d->parent) {
+        const xmlNode *root = d->parent;
+        if (!root || imp_is(root, "default")) {
+            s = own_default(d, tag, name);
+            continue;
+        }
+        for (const xmlNode *t = root->last; !s && t; t = t->prev) /* the class main */
+            if (imp_is(t, "default")) s = own_default(t, tag, name);
+        break;
+    }
     return s;
 }
 
@@ -734,9 +756,6 @@ static int read_section(mj_ctx *C, const xmlNode *n) {
     if (imp_is(n, "compiler")) return read_compiler(C, n);
     if (imp_is(n, "option")) return read_option(C, n);
     if (imp_is(n, "worldbody")) return read_world(C, n);
-    if (imp_is(n, "include"))
-        return imp_fail(M, LD_ENOTSUPPORTED, imp_line(n), "include",
-                        "included files are not read yet: merge them into one file");
     if (imp_is(n, "actuator")) {
         int rc = LD_OK;
         for (const xmlNode *c = n->children; !rc && c; c = c->next)
@@ -761,6 +780,8 @@ static int read_section(mj_ctx *C, const xmlNode *n) {
 }
 
 int imp_mjcf(imp_model *M, xmlDoc *doc) {
+    int rc = mj_expand_includes(M, doc);
+    if (rc) return rc;
     mj_ctx C;
     memset(&C, 0, sizeof C);
     C.M = M;
@@ -775,7 +796,6 @@ int imp_mjcf(imp_model *M, xmlDoc *doc) {
     xmlFree(mn);
     for (xmlNode *n = C.root->children; n && !C.main; n = n->next)
         if (imp_is(n, "default")) C.main = n;
-    int rc = LD_OK;
     for (const xmlNode *n = C.root->children; !rc && n; n = n->next) /* the compiler first */
         if (imp_is(n, "compiler")) rc = read_compiler(&C, n);
     for (const xmlNode *n = C.root->children; !rc && n; n = n->next)

@@ -65,6 +65,10 @@ int mj_nums(mj_ctx *C, const xmlNode *n, const char *tag, const xmlNode *cls, co
  * main). An unknown class is an error. */
 int mj_elem_class(mj_ctx *C, const xmlNode *n, xmlNode *cls, xmlNode **out);
 
+/* mjcf_include.c: replace every <include file="..."/> of doc (M->path's) by the elements of
+ * its file, as MuJoCo does (docs/import.md). LD_OK, or the error set on M. */
+int mj_expand_includes(imp_model *M, xmlDoc *doc);
+
 /* mjcf_actuator.c: one child n of <actuator>: an actuator with a joint transmission, else a
  * report. LD_OK or the error set. */
 int mj_read_actuator(mj_ctx *C, const xmlNode *n);

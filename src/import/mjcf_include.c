@@ -1,0 +1,180 @@
+/*
+ * MJCF's <include file="..."/> (docs/import.md), assembled as MuJoCo assembles its document
+ * before reading it: each include element is replaced by the elements under the top-level
+ * element of the file it names. The file's path is relative to the directory of the main file
+ * (for nested includes too); includes may be nested and stand wherever an element may; a file
+ * is included at most once in the whole model (which also rules out cycles); at least one
+ * element must be inserted. The inserted elements are copies in the main document whose
+ * _private holds the included file's number, so that every message about them names that
+ * file and its own line (imp_line, imp_where).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <libxml/parser.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "../core/oom.h"
+#include "liedyn/liedyn.h"
+#include "mjcf.h"
+
+/* The files read so far (the main one first) by device and inode, and their total size. */
+typedef struct seen {
+    imp_model *M;
+    dev_t dev[IMP_MAX_INCLUDES + 1];
+    ino_t ino[IMP_MAX_INCLUDES + 1];
+    int n;
+    size_t bytes;
+} seen;
+
+/* name relative to the directory of main (name itself when absolute), malloc'ed; NULL when
+ * out of memory. */
+static char *resolve(const char *main, const char *name) {
+    const char *slash = strrchr(main, '/');
+    size_t d = name[0] != '/' && slash ? (size_t)(slash - main) + 1 : 0, n = strlen(name);
+    char *p = ld_xmalloc(d + n + 1, "the path of an included file");
+    if (!p) return NULL;
+    memcpy(p, main, d);
+    memcpy(p + d, name, n + 1);
+    return p;
+}
+
+/* Note path (stat st) as read: LD_OK, or LD_EINVAL when it was read before or the files
+ * together pass the size limit of a model file (reported at line of the include). */
+static int note(seen *S, const struct stat *st, int line, const char *name) {
+    for (int i = 0; i < S->n; ++i)
+        if (S->dev[i] == st->st_dev && S->ino[i] == st->st_ino)
+            return imp_fail(S->M, LD_EINVAL, line, "include",
+                            i == 0 ? "'%s' is the main file: a file cannot include itself"
+                                   : "'%s' is included a second time (a file is included at "
+                                     "most once, as in MuJoCo)",
+                            name);
+    if (S->n > IMP_MAX_INCLUDES)
+        return imp_fail(S->M, LD_EINVAL, line, "include", "'%s': more than %d included files", name,
+                        IMP_MAX_INCLUDES);
+    S->bytes += (size_t)st->st_size;
+    if (S->bytes > LD_MODEL_MAX_BYTES)
+        return imp_fail(S->M, LD_EINVAL, line, "include",
+                        "'%s': the files together are larger than 64 MB (the limit of a model "
+                        "file)",
+                        name);
+    S->dev[S->n] = st->st_dev, S->ino[S->n] = st->st_ino, ++S->n;
+    return LD_OK;
+}
+
+/* Append path (owned from here on) to M->inc: its file number (1, 2, …), or 0 out of memory
+ * (path freed). */
+static int add_file(imp_model *M, char *path) {
+    if (M->ninc == M->inccap) {
+        int cap = M->inccap ? 2 * M->inccap : 8;
+        char **f = ld_xrealloc(M->inc, (size_t)cap * sizeof *f, "the included files");
+        if (!f) {
+            free(path);
+            return 0;
+        }
+        M->inc = f, M->inccap = cap;
+    }
+    M->inc[M->ninc++] = path;
+    return M->ninc;
+}
+
+/* Give n and the elements under it the file number f. */
+static void mark(xmlNode *n, int f) {
+    for (; n; n = n->next) {
+        if (n->type != XML_ELEMENT_NODE) continue;
+        n->_private = (void *)(intptr_t)f;
+        mark(n->children, f);
+    }
+}
+
+/* Insert before inc copies of the elements under the top-level element of d (file number f):
+ * the first of them in *first (NULL: none). LD_OK or LD_ENOMEM (reported on M). */
+static int insert_copies(imp_model *M, xmlNode *inc, xmlDoc *d, int f, xmlNode **first) {
+    *first = NULL;
+    for (xmlNode *c = xmlDocGetRootElement(d)->children; c; c = c->next) {
+        if (c->type != XML_ELEMENT_NODE) continue;
+        xmlNode *cp = xmlDocCopyNode(c, inc->doc, 1);
+        if (!cp) {
+            char why[160];
+            ld_oom_format_lib(why, sizeof why, "libxml2");
+            return imp_fail(M, LD_ENOMEM, imp_line(inc), "include", "%s", why);
+        }
+        cp->_private = NULL;
+        mark(cp, f);
+        xmlAddPrevSibling(inc, cp);
+        if (!*first) *first = cp;
+    }
+    return LD_OK;
+}
+
+/* Replace the include element n by its file's elements; *next: where the walk goes on (the
+ * first inserted element, so that nested includes are expanded in turn). */
+static int expand_one(seen *S, xmlNode *n, xmlNode **next) {
+    imp_model *M = S->M;
+    int line = imp_line(n), rc;
+    char *name = imp_attr(n, "file");
+    if (!name || !name[0]) {
+        xmlFree(name);
+        return imp_fail(M, LD_EINVAL, line, "include", "no file attribute (the file to include)");
+    }
+    char *path = resolve(M->path, name);
+    struct stat st;
+    int missing = path ? stat(path, &st) : 0, err = errno;
+    if (!path) {
+        rc = LD_ENOMEM;
+    } else if (missing || !S_ISREG(st.st_mode)) {
+        rc = imp_fail(M, LD_EIO, line, "include", "'%s': cannot open %s: %s", name, path,
+                      missing ? strerror(err) : "not a regular file");
+        free(path);
+    } else if ((rc = note(S, &st, line, name)) != LD_OK) {
+        free(path);
+    }
+    int f = rc ? 0 : add_file(M, path);
+    if (!rc && !f) rc = LD_ENOMEM;
+    xmlDoc *d = rc ? NULL : imp_read_xml(M, M->inc[f - 1], f, &rc);
+    xmlNode *first = NULL;
+    if (d) rc = insert_copies(M, n, d, f, &first);
+    if (d) xmlFreeDoc(d);
+    if (!rc && !first)
+        rc = imp_fail(M, LD_EINVAL, line, "include",
+                      "'%s' has no element under its top-level element: nothing to include", name);
+    xmlFree(name);
+    if (rc) return rc;
+    *next = first;
+    xmlUnlinkNode(n);
+    xmlFreeNode(n);
+    return LD_OK;
+}
+
+/* Expand the includes among the descendants of parent, in document order. */
+static int expand_under(seen *S, xmlNode *parent) {
+    int rc = LD_OK;
+    for (xmlNode *c = parent->children; !rc && c;) {
+        if (imp_is(c, "include")) {
+            xmlNode *next = NULL;
+            rc = expand_one(S, c, &next);
+            c = next;
+            continue;
+        }
+        if (c->type == XML_ELEMENT_NODE) rc = expand_under(S, c);
+        c = c->next;
+    }
+    return rc;
+}
+
+int mj_expand_includes(imp_model *M, xmlDoc *doc) {
+    seen *S = ld_xcalloc(1, sizeof *S, "the included files");
+    if (!S) return LD_ENOMEM;
+    S->M = M;
+    struct stat st;
+    int rc = LD_OK;
+    if (stat(M->path, &st) == 0) { /* the main file: included by none */
+        S->dev[0] = st.st_dev, S->ino[0] = st.st_ino, S->n = 1;
+        S->bytes = (size_t)st.st_size;
+    }
+    rc = expand_under(S, xmlDocGetRootElement(doc));
+    free(S);
+    return rc;
+}
