@@ -49,8 +49,13 @@ static void usage(FILE *f) {
     fprintf(f, "usage: liedyn convert FILE [options]\n"
                "  FILE              a URDF (.urdf, <robot>) or MJCF (.xml, <mujoco>) file\n"
                "  -o, --out FILE.yaml  write the liedyn model there (default: standard output)\n"
-               "  --limits          write the joints' position limits as joint limits (then only\n"
-               "                    the moreau integrator runs the model); default: comments\n"
+               "  --limits          write the joints' position limits as joint limits, and\n"
+               "                    moreau, the method that holds them, as the integrator;\n"
+               "                    default: comments\n"
+               "  --contact         MJCF: the geoms that collide in MuJoCo collide (spheres,\n"
+               "                    capsules, cylinders, boxes, with their friction; the\n"
+               "                    worldbody's plane and geoms are the ground's), and the\n"
+               "                    integrator is moreau; default: no contact (reported)\n"
                "  --fixed-base      fix a URDF root link that has a mass to the ground (default:\n"
                "                    it floats freely)\n"
                "  --chain-joints    MJCF, a body with several joints: always a chain of auxiliary\n"
@@ -87,6 +92,8 @@ static int parse(int argc, char **argv, conv_args *a) {
             a->out = argv[++i];
         } else if (!strcmp(s, "--limits")) {
             a->opt.limits = 1;
+        } else if (!strcmp(s, "--contact")) {
+            a->opt.contact = 1;
         } else if (!strcmp(s, "--fixed-base")) {
             a->opt.fixed_base = 1;
         } else if (!strcmp(s, "--chain-joints")) {

@@ -78,6 +78,12 @@ typedef struct ld_import_options {
      * the relative rotation vector about the axes); 1: always the chain of auxiliary bodies,
      * one joint each, so that each hinge keeps its own spring and damper on its own angle */
     int chain_joints;
+    /* MJCF: 1: the geoms that collide in MuJoCo (contype or conaffinity not 0) collide in
+     * liedyn too — spheres, capsules, boxes and cylinders with their sliding friction; the
+     * worldbody's plane is the ground plane and its other geoms ground shapes — and the
+     * integrator block is moreau (docs/import.md, "Contact"); 0 (default): no contact,
+     * reported */
+    int contact;
 } ld_import_options;
 
 void ld_import_options_init(ld_import_options *o);

@@ -114,21 +114,25 @@ class Model(EditMixin, _liedyn.Model):
     def from_urdf(cls, path, *, limits=False, fixed_base=False, aux_mass_ratio=1e-3,
                   chain_joints=False):
         """A model imported from a URDF file (docs/import.md): limits (write the joints'
-        position limits as limits: then only the moreau integrator runs it), fixed_base (fix
-        a root link that has a mass to the ground), aux_mass_ratio, chain_joints (MJCF). The
-        import's warnings are in m.import_warnings, its counts in m.import_report."""
+        position limits as limits, and moreau, which holds them, as the integrator),
+        fixed_base (fix a root link that has a mass to the ground), aux_mass_ratio,
+        chain_joints (MJCF). The import's warnings are in m.import_warnings, its counts in
+        m.import_report."""
         return cls._import(os.fspath(path), "urdf", limits=limits, fixed_base=fixed_base,
                            aux_mass_ratio=aux_mass_ratio, chain_joints=chain_joints)
 
     @classmethod
     def from_mjcf(cls, path, *, limits=False, fixed_base=False, aux_mass_ratio=1e-3,
-                  chain_joints=False):
+                  chain_joints=False, contact=False):
         """A model imported from an MJCF (MuJoCo XML) file (docs/import.md): the options of
         from_urdf; aux_mass_ratio (an auxiliary body's mass as a fraction of its body's,
         between two joints of one body at different points), chain_joints (a body with several
-        joints as a chain of auxiliary bodies, one joint each)."""
+        joints as a chain of auxiliary bodies, one joint each), contact (the geoms that collide
+        in MuJoCo collide, the worldbody's plane and geoms are the ground's, and the
+        integrator is moreau)."""
         return cls._import(os.fspath(path), "mjcf", limits=limits, fixed_base=fixed_base,
-                           aux_mass_ratio=aux_mass_ratio, chain_joints=chain_joints)
+                           aux_mass_ratio=aux_mass_ratio, chain_joints=chain_joints,
+                           contact=contact)
 
     @classmethod
     def from_yaml(cls, text, name="<string>"):

@@ -8,7 +8,7 @@ import numpy as np
 from . import _liedyn
 from ._result import Body, Element, Record
 
-_IMPORT_OPTIONS = ("limits", "fixed_base", "aux_mass_ratio", "chain_joints")
+_IMPORT_OPTIONS = ("limits", "fixed_base", "aux_mass_ratio", "chain_joints", "contact")
 
 
 def _plain(v):

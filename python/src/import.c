@@ -30,19 +30,20 @@ static PyObject *report_dict(const ld_import_report *rep) {
 }
 
 /* _import(cls, path, format="auto", limits=False, fixed_base=False, aux_mass_ratio=1e-3,
- *         chain_joints=False) -> (model of type cls, report dict). */
+ *         chain_joints=False, contact=False) -> (model of type cls, report dict). */
 static PyObject *py_import(PyObject *self, PyObject *args, PyObject *kw) {
     (void)self;
-    static char *kwlist[] = {"cls",        "path",           "format",       "limits",
-                             "fixed_base", "aux_mass_ratio", "chain_joints", NULL};
+    static char *kwlist[] = {"cls",          "path",       "format",
+                             "limits",       "fixed_base", "aux_mass_ratio",
+                             "chain_joints", "contact",    NULL};
     PyTypeObject *cls;
     const char *path, *format = "auto";
-    int limits = 0, fixed_base = 0, chain = 0;
+    int limits = 0, fixed_base = 0, chain = 0, contact = 0;
     ld_import_options opt;
     ld_import_options_init(&opt);
     double aux = opt.aux_mass_ratio;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O!s|zppdp:_import", kwlist, &PyType_Type, &cls,
-                                     &path, &format, &limits, &fixed_base, &aux, &chain))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O!s|zppdpp:_import", kwlist, &PyType_Type, &cls,
+                                     &path, &format, &limits, &fixed_base, &aux, &chain, &contact))
         return NULL;
     if (!PyType_IsSubtype(cls, &ld_py_model_type)) {
         PyErr_SetString(PyExc_TypeError, "_import: cls must be a Model type");
@@ -63,6 +64,7 @@ static PyObject *py_import(PyObject *self, PyObject *args, PyObject *kw) {
         return NULL;
     }
     opt.limits = limits, opt.fixed_base = fixed_base, opt.chain_joints = chain;
+    opt.contact = contact;
     opt.aux_mass_ratio = aux;
     ld_py_model *M = (ld_py_model *)cls->tp_alloc(cls, 0);
     if (!M) return NULL;
@@ -113,7 +115,7 @@ static PyObject *py_recognizes(PyObject *self, PyObject *args) {
 static PyMethodDef import_methods[] = {
     {"_import", (PyCFunction)(void (*)(void))py_import, METH_VARARGS | METH_KEYWORDS,
      "_import(cls, path, format='auto', limits=False, fixed_base=False, aux_mass_ratio=1e-3, "
-     "chain_joints=False) -> (Model, report dict)"},
+     "chain_joints=False, contact=False) -> (Model, report dict)"},
     {"_import_recognizes", py_recognizes, METH_VARARGS,
      "_import_recognizes(path) -> bool: .urdf/.xml, or a <robot>/<mujoco> root."},
     {NULL, NULL, 0, NULL}};

@@ -243,6 +243,17 @@ def test_mjcf_include_warnings_name_their_file():
     assert m.import_report["file"] == os.path.join(DATA, "include", "arm.xml")
 
 
+def test_mjcf_contact_option():
+    path = os.path.join(DATA, "include", "arm.xml")
+    plain = liedyn.Model.from_mjcf(path)
+    touch = liedyn.Model.from_mjcf(path, contact=True)
+    assert plain.run_spec["integrator"] == "genalpha"
+    assert touch.run_spec["integrator"] == "moreau"
+    with pytest.raises(Exception, match="contact"):  # its shapes collide: only moreau
+        liedyn.run(touch, "genalpha", 1e-3, 0.01)
+    assert liedyn.run(touch, "moreau", 1e-3, 0.01).status == "ok"
+
+
 def test_imported_model_edit_and_copy():
     u = liedyn.Model.from_urdf(os.path.join(DATA, "double-pendulum.urdf"), fixed_base=True)
     u.bodies["lower"].mass = 2.0

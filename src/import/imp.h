@@ -34,7 +34,9 @@ typedef struct imp_shape {
     double quat[4];  /* the shape's frame in the link frame: z the axis of round shapes */
     double color[3]; /* −1: not given */
     int line;
-    int file; /* LD_SHAPE_MESH: its file, M->files[file]; size is then the scale */
+    int file;    /* LD_SHAPE_MESH: its file, M->files[file]; size is then the scale */
+    int collide; /* 1: it collides (ld_import_options.contact), with friction μ */
+    double friction;
 } imp_shape;
 
 /* A spring and damper on a joint's coordinate: stiffness k, damping c, about (hinge) or along
@@ -105,6 +107,12 @@ typedef struct imp_model {
     imp_actuator *acts; /* malloc'ed */
     char **inc;         /* MJCF: the files an <include> read, in order (file i + 1 of a line) */
     int ninc, inccap;
+    /* ld_import_options.contact: the ground plane (on: given) and the ground shapes (world
+     * frame; malloc'ed) */
+    int plane_on, plane_line;
+    double plane_n[3], plane_p[3], plane_mu;
+    imp_shape *ground;
+    int nground, gcap;
 } imp_model;
 
 /* Lines of the elements of an included file: IMP_LINE_STRIDE · (its index in M->inc + 1) + its

@@ -144,6 +144,9 @@ void imp_free(imp_model *M) {
     free(M->links);
     M->links = NULL;
     M->nlinks = M->cap = 0;
+    free(M->ground);
+    M->ground = NULL;
+    M->nground = M->gcap = 0;
     for (int i = 0; i < M->ninc; ++i) free(M->inc[i]);
     free(M->inc);
     M->inc = NULL;
@@ -414,16 +417,32 @@ static int fix_shape(imp_model *M, const imp_link *L, imp_shape *sh) {
     }
     if (perm)
         memcpy(sh->size, size, sizeof size);
-    else
-        imp_warn(M, LD_IMPORT_IGNORED, sh->line, "box",
-                 "of '%s' is turned against the link's axes: drawn along them (liedyn's boxes "
+    else if (L->name[0])
+        imp_warn(M, sh->collide ? LD_IMPORT_DYNAMICS : LD_IMPORT_IGNORED, sh->line, "box",
+                 "of '%s' is turned against the link's axes: drawn along them%s (liedyn's boxes "
                  "lie along the body axes)",
-                 L->name);
+                 L->name, sh->collide ? ", and no contact with it" : "");
+    else /* a ground shape (imp_ground_shapes) */
+        imp_warn(M, LD_IMPORT_DYNAMICS, sh->line, "box",
+                 "of the worldbody is turned against the world axes: no contact with it "
+                 "(liedyn's ground boxes lie along the world axes)");
+    if (!perm) sh->collide = 0;
     sh->quat[0] = 1, sh->quat[1] = sh->quat[2] = sh->quat[3] = 0;
     return 1;
 }
 
+/* The ground shapes that contact can take: valid sizes, boxes along the world axes. */
+static void ground_shapes(imp_model *M) {
+    static const imp_link world; /* no name: the ground's messages */
+    int k = 0;
+    for (int s = 0; s < M->nground; ++s)
+        if (fix_shape(M, &world, &M->ground[s]) && M->ground[s].collide)
+            M->ground[k++] = M->ground[s];
+    M->nground = k;
+}
+
 int imp_finish(imp_model *M) {
+    ground_shapes(M);
     for (int i = 0; i < M->nlinks; ++i) {
         imp_link *L = &M->links[i];
         int k = 0;

@@ -128,18 +128,21 @@ static void put_mesh(ybuf *b, const imp_model *M, const double c[3], const imp_s
     put(b, "}   # %s\n", imp_at(M, sh->line, at, sizeof at));
 }
 
-static void put_shape(ybuf *b, const imp_model *M, const imp_link *L, const imp_shape *sh) {
-    double c[3], ax[3];
+/* Are L's joint limits written as limits (the limits option; liedyn holds them)? */
+static int limits_written(const imp_model *M, const imp_link *L) {
+    return L->has_limits && M->opt.limits &&
+           (L->jkind == IMP_J_PRISMATIC || (L->lo > -IMP_PI && L->hi < IMP_PI));
+}
+
+/* A sphere, capsule, cylinder or box at centre c (its body's frame, or the world's for a
+ * ground shape) as a flow mapping after lead, with collide and friction when it collides. */
+static void put_primitive(ybuf *b, const imp_model *M, const char *lead, const imp_shape *sh,
+                          const double c[3]) {
+    double ax[3];
     const double ez[3] = {0, 0, 1};
-    for (int i = 0; i < 3; ++i) c[i] = sh->pos[i] - L->com[i];
-    b->src = sh->line; /* the reader's messages about the shape point at its element */
-    if (sh->kind == LD_SHAPE_MESH) {
-        put_mesh(b, M, c, sh);
-        return;
-    }
     ld_quat_rotate(ax, sh->quat, ez);
     char t[32];
-    put(b, "      - {type: %s, ", ld_shape_kind_name(sh->kind));
+    put(b, "%s{type: %s, ", lead, ld_shape_kind_name(sh->kind));
     if (sh->kind == LD_SHAPE_BOX) {
         put(b, "size: ");
         put_vec(b, sh->size, 3);
@@ -156,8 +159,52 @@ static void put_shape(ybuf *b, const imp_model *M, const imp_link *L, const imp_
         put(b, ", color: ");
         put_vec(b, sh->color, 3);
     }
+    if (sh->collide) put(b, ", collide: true, friction: %s", num(t, sh->friction));
     char at[300];
     put(b, "}   # %s\n", imp_at(M, sh->line, at, sizeof at));
+}
+
+static void put_shape(ybuf *b, const imp_model *M, const imp_link *L, const imp_shape *sh) {
+    double c[3];
+    for (int i = 0; i < 3; ++i) c[i] = sh->pos[i] - L->com[i];
+    b->src = sh->line; /* the reader's messages about the shape point at its element */
+    if (sh->kind == LD_SHAPE_MESH)
+        put_mesh(b, M, c, sh);
+    else
+        put_primitive(b, M, "      - ", sh, c);
+}
+
+/* The contact option's ground plane and ground shapes (imp_model), if any. */
+static void put_ground(ybuf *b, const imp_model *M) {
+    char t[32];
+    if (M->plane_on) {
+        char at[300];
+        b->src = M->plane_line;
+        put(b, "ground_plane: {normal: ");
+        put_vec(b, M->plane_n, 3);
+        put(b, ", point: ");
+        put_vec(b, M->plane_p, 3);
+        put(b, ", friction: %s}   # %s\n", num(t, M->plane_mu),
+            src_at(b, M, M->plane_line, at, sizeof at));
+    }
+    for (int s = 0; s < M->nground; ++s) {
+        if (!s) b->src = M->ground[0].line, put(b, "ground_shapes:\n");
+        b->src = M->ground[s].line;
+        put_primitive(b, M, "  - ", &M->ground[s], M->ground[s].pos);
+    }
+}
+
+/* Does the model need moreau: a colliding shape, a ground or joint limits written? */
+static int needs_moreau(const imp_model *M) {
+    if (M->plane_on || M->nground) return 1;
+    for (int i = 0; i < M->nlinks; ++i) {
+        const imp_link *L = &M->links[i];
+        if (L->merged) continue;
+        if (limits_written(M, L)) return 1;
+        for (int s = 0; s < L->nshapes; ++s)
+            if (L->shapes[s].collide) return 1;
+    }
+    return 0;
 }
 
 static void put_body(ybuf *b, const imp_model *M, const imp_link *L) {
@@ -235,8 +282,7 @@ static void put_joint(ybuf *b, const imp_model *M, const imp_link *L) {
     put_frames(b, M, L);
     char t[32], t2[32];
     if (L->has_limits) {
-        int ok =
-            M->opt.limits && (L->jkind == IMP_J_PRISMATIC || (L->lo > -IMP_PI && L->hi < IMP_PI));
+        int ok = limits_written(M, L);
         put(b, "    %slimits: [%s, %s]%s\n", ok ? "" : "# ", num(t, L->lo), num(t2, L->hi),
             ok ? ""
             : L->jkind == IMP_J_PRISMATIC || (L->lo > -IMP_PI && L->hi < IMP_PI)
@@ -337,8 +383,12 @@ int imp_write_yaml(const imp_model *M, char **text, size_t *len, int **lines, in
     put_str(&b, d);
     put(&b, "\ngravity: ");
     put_vec(&b, M->gravity, 3);
-    put(&b, "\nintegrator: {name: genalpha, formulation: so3xr3, dt: %s, t_end: 1}\n",
-        num(t, 1e-3));
+    if (needs_moreau(M)) /* contact or joint limits: the method that treats them */
+        put(&b, "\nintegrator: {name: moreau, dt: %s, t_end: 1}\n", num(t, 1e-3));
+    else
+        put(&b, "\nintegrator: {name: genalpha, formulation: so3xr3, dt: %s, t_end: 1}\n",
+            num(t, 1e-3));
+    put_ground(&b, M);
     put(&b, "bodies:\n");
     for (int i = 0; i < M->nlinks; ++i)
         if (!M->links[i].merged) put_body(&b, M, &M->links[i]);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "imp.h"
+#include "../core/oom.h"
 #include "mjcf.h"
 #include "liedyn/lie.h"
 #include "liedyn/liedyn.h"
@@ -221,6 +222,15 @@ static int read_geom(mj_ctx *C, const xmlNode *n, xmlNode *cls, mj_geom *g) {
     if (!rc) rc = mj_vec(C, n, "geom", cls, "rgba", g->rgba, 4, &g->has_rgba);
     if (!rc) rc = mj_vec(C, n, "geom", cls, "mass", &g->mass, 1, &g->has_mass);
     if (!rc) rc = mj_vec(C, n, "geom", cls, "density", &g->density, 1, NULL);
+    double ct = 1, ca = 1, fr[3] = {1, 0.005, 0.0001};
+    if (!rc) rc = mj_vec(C, n, "geom", cls, "contype", &ct, 1, NULL);
+    if (!rc) rc = mj_vec(C, n, "geom", cls, "conaffinity", &ca, 1, NULL);
+    if (!rc && mj_nums(C, n, "geom", cls, "friction", fr, 3) < 0) rc = LD_EINVAL;
+    if (!rc && !(fr[0] >= 0 && fr[0] < 1e9))
+        rc = imp_fail(C->M, LD_EINVAL, g->line, "geom friction",
+                      "the sliding friction %g is not a coefficient >= 0", fr[0]);
+    g->contype = (int)fmax(0, fmin(ct, 1e9)), g->conaffinity = (int)fmax(0, fmin(ca, 1e9));
+    g->friction = fr[0];
     char *mesh = rc ? NULL : mj_attr(n, "geom", cls, "mesh");
     if (mesh) snprintf(g->mesh, sizeof g->mesh, "%s", mesh);
     xmlFree(mesh);
@@ -297,29 +307,58 @@ static int geom_mass(mj_ctx *C, const mj_geom *g, imp_link *L) {
     return LD_OK;
 }
 
-/* Geom g as a shape of L (sphere, capsule, cylinder, box, mesh; others reported). */
-static int geom_shape(mj_ctx *C, const mj_geom *g, imp_link *L) {
-    imp_shape sh;
-    memset(&sh, 0, sizeof sh);
-    sh.line = g->line;
-    memcpy(sh.pos, g->pos, sizeof sh.pos);
-    memcpy(sh.quat, g->quat, sizeof sh.quat);
-    for (int i = 0; i < 3; ++i) sh.color[i] = g->has_rgba ? fmin(1, fmax(0, g->rgba[i])) : -1;
+/* Does g collide in MuJoCo (contype or conaffinity not 0)? Bitmasks other than 0/0 and 1/1
+ * are noted: liedyn has none (a colliding shape meets every other). */
+static int mj_collides(mj_ctx *C, const mj_geom *g) {
+    if ((g->contype | g->conaffinity) == 0) return 0;
+    if (C->M->opt.contact && (g->contype != 1 || g->conaffinity != 1) && !C->masks.n++)
+        C->masks.line = g->line;
+    return 1;
+}
+
+/* The sphere, capsule, cylinder or box of geom g as sh (line, pos, orientation, colour, size;
+ * collide and friction with the contact option); 0 for another type. */
+static int primitive(mj_ctx *C, const mj_geom *g, imp_shape *sh) {
+    memset(sh, 0, sizeof *sh);
+    sh->line = g->line;
+    memcpy(sh->pos, g->pos, sizeof sh->pos);
+    memcpy(sh->quat, g->quat, sizeof sh->quat);
+    for (int i = 0; i < 3; ++i) sh->color[i] = g->has_rgba ? fmin(1, fmax(0, g->rgba[i])) : -1;
     const double *s = g->size;
     switch (g->type) {
     case G_SPHERE:
-        sh.kind = LD_SHAPE_SPHERE, sh.size[0] = s[0];
+        sh->kind = LD_SHAPE_SPHERE, sh->size[0] = s[0];
         break;
     case G_CAPSULE:
-        sh.kind = LD_SHAPE_CAPSULE, sh.size[0] = s[0], sh.size[1] = 2 * s[1];
+        sh->kind = LD_SHAPE_CAPSULE, sh->size[0] = s[0], sh->size[1] = 2 * s[1];
         break;
     case G_CYLINDER:
-        sh.kind = LD_SHAPE_CYLINDER, sh.size[0] = s[0], sh.size[1] = 2 * s[1];
+        sh->kind = LD_SHAPE_CYLINDER, sh->size[0] = s[0], sh->size[1] = 2 * s[1];
         break;
     case G_BOX:
-        sh.kind = LD_SHAPE_BOX;
-        for (int i = 0; i < 3; ++i) sh.size[i] = 2 * s[i];
+        sh->kind = LD_SHAPE_BOX;
+        for (int i = 0; i < 3; ++i) sh->size[i] = 2 * s[i];
         break;
+    default:
+        return 0;
+    }
+    sh->collide = C->M->opt.contact && mj_collides(C, g);
+    sh->friction = g->friction;
+    return 1;
+}
+
+/* Geom g as a shape of L (sphere, capsule, cylinder, box, mesh; others reported). */
+static int geom_shape(mj_ctx *C, const mj_geom *g, imp_link *L) {
+    imp_shape sh;
+    if (primitive(C, g, &sh)) {
+        if (L->nshapes == LD_SHAPES_PER_BODY_MAX)
+            L->dropped_shapes++;
+        else
+            L->shapes[L->nshapes++] = sh;
+        return LD_OK;
+    }
+    if (C->M->opt.contact && mj_collides(C, g) && !C->nocontact.n++) C->nocontact.line = g->line;
+    switch (g->type) {
     case G_MESH: {
         int rc = LD_OK;
         if (!mj_mesh_shape(C, g, L, &sh, &rc)) return rc;
@@ -651,7 +690,60 @@ static int read_body(mj_ctx *C, const xmlNode *n, int parent, xmlNode *cls) {
     return rc;
 }
 
-/* <worldbody>: its geoms are the ground's (not drawn), its bodies the roots. */
+/* A geom of the worldbody with the contact option: the first plane the ground plane, a sphere,
+ * capsule, cylinder or box a ground shape (world frame); the others reported. */
+static int world_contact(mj_ctx *C, const xmlNode *n, const mj_geom *g, const char *name) {
+    imp_model *M = C->M;
+    imp_shape sh;
+    if (g->type == G_PLANE && !M->plane_on) {
+        double ez[3] = {0, 0, 1};
+        M->plane_on = 1, M->plane_line = g->line, M->plane_mu = g->friction;
+        ld_quat_rotate(M->plane_n, g->quat, ez);
+        memcpy(M->plane_p, g->pos, sizeof M->plane_p);
+        return LD_OK;
+    }
+    if (!primitive(C, g, &sh)) {
+        imp_warn(M, LD_IMPORT_DYNAMICS, imp_line(n), "geom",
+                 "'%s' (%s) of the worldbody: not a liedyn contact shape (%s), no contact with "
+                 "it",
+                 name, gtypes[g->type],
+                 g->type == G_PLANE ? "liedyn has one ground plane: the first is kept"
+                                    : "the ground's shapes are spheres, capsules, cylinders and "
+                                      "boxes");
+        return LD_OK;
+    }
+    if (M->nground == M->gcap) {
+        int cap = M->gcap ? 2 * M->gcap : 8;
+        imp_shape *a = ld_xrealloc(M->ground, (size_t)cap * sizeof *a, "the ground's shapes");
+        if (!a) return LD_ENOMEM;
+        M->ground = a, M->gcap = cap;
+    }
+    M->ground[M->nground++] = sh;
+    return LD_OK;
+}
+
+/* A geom of the worldbody: the ground's (with the contact option a contact shape, else not
+ * drawn and reported). */
+static int world_geom(mj_ctx *C, const xmlNode *n) {
+    mj_geom g;
+    int rc = read_geom(C, n, C->main, &g);
+    if (rc) return rc;
+    char *nm = imp_attr(n, "name");
+    const char *name = nm ? nm : "";
+    int collides = mj_collides(C, &g);
+    if (C->M->opt.contact && collides)
+        rc = world_contact(C, n, &g, name);
+    else
+        imp_warn(C->M, LD_IMPORT_IGNORED, imp_line(n), "geom",
+                 "'%s' (%s) of the worldbody: the ground's geometry is not drawn and no contact "
+                 "is modelled%s",
+                 name, gtypes[g.type],
+                 collides ? " (liedyn convert --contact models it)" : " (it collides with none)");
+    xmlFree(nm);
+    return rc;
+}
+
+/* <worldbody>: its geoms are the ground's, its bodies the roots. */
 static int read_world(mj_ctx *C, const xmlNode *w) {
     int rc = LD_OK;
     for (const xmlNode *c = w->children; !rc && c; c = c->next) {
@@ -659,12 +751,7 @@ static int read_world(mj_ctx *C, const xmlNode *w) {
         if (imp_is(c, "body")) {
             rc = read_body(C, c, -1, C->main);
         } else if (imp_is(c, "geom")) {
-            char *nm = imp_attr(c, "name"), *t = mj_attr(c, "geom", C->main, "type");
-            imp_warn(C->M, LD_IMPORT_IGNORED, imp_line(c), "geom",
-                     "'%s' (%s) of the worldbody: the ground's geometry is not drawn and no "
-                     "contact is modelled",
-                     nm ? nm : "", t ? t : "sphere");
-            xmlFree(nm), xmlFree(t);
+            rc = world_geom(C, c);
         } else {
             rc = other_element(C, c, "world");
         }
@@ -816,6 +903,17 @@ int imp_mjcf(imp_model *M, xmlDoc *doc) {
     if (C.friction.n)
         imp_warn(M, LD_IMPORT_DYNAMICS, C.friction.line, "joint",
                  "frictionloss of %d joint(s) not represented (no joint friction)", C.friction.n);
+    if (C.masks.n)
+        imp_warn(M, LD_IMPORT_DYNAMICS, C.masks.line, "geom",
+                 "contype and conaffinity of %d geom(s) other than 0/0 and 1/1: each collides "
+                 "with every colliding geom (liedyn has no collision bitmasks)",
+                 C.masks.n);
+    if (C.nocontact.n)
+        imp_warn(M, LD_IMPORT_DYNAMICS, C.nocontact.line, "geom",
+                 "%d geom(s) that collide in MuJoCo (ellipsoids, meshes, planes and height "
+                 "fields of bodies) do not collide here: liedyn's contact shapes are spheres, "
+                 "capsules, cylinders and boxes",
+                 C.nocontact.n);
     if (C.visual.n)
         imp_warn(M, LD_IMPORT_IGNORED, C.visual.line, "site",
                  "%d sites, cameras and lights ignored (no effect on the dynamics)", C.visual.n);

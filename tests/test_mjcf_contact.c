@@ -1,0 +1,232 @@
+/*
+ * MJCF contact in liedyn's importer (ld_import_options.contact, `liedyn convert --contact`,
+ * docs/import.md "Contact"): the worldbody's plane becomes the ground plane (its normal turned
+ * by the geom's orientation), its boxes, spheres, capsules and cylinders ground shapes (a box
+ * along the world axes, or turned by quarter turns; another turn reported, left out), the
+ * bodies' colliding geoms colliding shapes with their sliding friction, geoms that collide with
+ * none (contype = conaffinity = 0) not colliding, bitmasks and geoms that liedyn cannot collide
+ * reported, and the integrator block moreau (also for the limits option). A ball dropped on the
+ * plane falls as g t²/2 says, and both balls — one on the plane, one on a ground box — come to
+ * rest on them; without the option nothing collides and the ball falls through. MuJoCo's
+ * humanoid (libmujoco-samples) lies on the floor after 1.5 s, and falls through it without.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "support.h"
+
+#include "moreau_run.h"
+
+#include "liedyn/import.h"
+#include "liedyn/integrator.h"
+#include "liedyn/liedyn.h"
+#include "liedyn/model.h"
+#include "liedyn/system.h"
+
+static const char SCENE[] =
+    "<mujoco model='balls'>\n"                                              /* 1 */
+    "  <worldbody>\n"                                                       /* 2 */
+    "    <geom name='floor' type='plane' size='5 5 0.1' friction='0.8'/>\n" /* 3 */
+    "    <geom name='step' type='box' size='0.5 0.5 0.1' pos='2 0 0.1'/>\n" /* 4 */
+    "    <geom name='turned' type='box' size='0.5 0.2 0.1' pos='-2 0 0.1' euler='0 0 30'/>\n"
+    "    <geom name='quarter' type='box' size='0.5 0.2 0.1' pos='0 3 0.1' euler='0 0 90'/>\n"
+    "    <geom name='deco' type='sphere' size='0.1' pos='0 -3 0' contype='0' "
+    "conaffinity='0'/>\n"                                                          /* 7 */
+    "    <body name='ball' pos='0 0 0.5'>\n"                                       /* 8 */
+    "      <freejoint/>\n"                                                         /* 9 */
+    "      <geom type='sphere' size='0.1' mass='1'/>\n"                            /* 10 */
+    "      <geom type='ellipsoid' size='0.05 0.05 0.02' mass='0.001'/>\n"          /* 11 */
+    "    </body>\n"                                                                /* 12 */
+    "    <body name='ball2' pos='2 0 0.6'>\n"                                      /* 13 */
+    "      <freejoint/>\n"                                                         /* 14 */
+    "      <geom type='sphere' size='0.1' mass='1' friction='0.3' contype='2'/>\n" /* 15 */
+    "      <geom type='box' size='0.02 0.02 0.02' mass='0.001' contype='0' conaffinity='0'/>\n"
+    "    </body>\n"
+    "  </worldbody>\n"
+    "</mujoco>\n";
+
+static const char *scene_path(void) {
+    static char path[64];
+    snprintf(path, sizeof path, "imp_contact_scene.xml");
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(SCENE, f);
+    fclose(f);
+    return path;
+}
+
+static void import(const char *path, int contact, ld_model *m, ld_import_report *rep) {
+    ld_import_options o;
+    ld_import_options_init(&o);
+    o.contact = contact;
+    ld_model_error err;
+    int rc = ld_model_import_opt(path, &o, m, &err, rep);
+    if (rc) printf("%s\n", err.msg);
+    assert_int_equal(rc, LD_OK);
+}
+
+/* The warning at line holding part, or NULL. */
+static const ld_import_warning *warning(const ld_import_report *rep, int line, const char *part) {
+    for (int i = 0; i < rep->nwarn; ++i)
+        if ((line == 0 || rep->warn[i].line == line) && strstr(rep->warn[i].msg, part))
+            return &rep->warn[i];
+    return NULL;
+}
+
+static void test_translation(void **state) {
+    (void)state;
+    const char *p = scene_path();
+    ld_model m;
+    ld_import_report rep;
+    import(p, 1, &m, &rep);
+    for (int i = 0; i < rep.nwarn; ++i)
+        printf("  %d: %s: %s\n", rep.warn[i].line, rep.warn[i].element, rep.warn[i].msg);
+    assert_string_equal(m.run.integrator, "moreau");
+    assert_true(m.plane.on);
+    assert_true(m.plane.normal[2] == 1.0 && m.plane.friction == 0.8);
+    /* the step, and the quarter-turned box with its sizes along the world axes */
+    assert_int_equal(m.nground, 2);
+    const ld_shape *st = &m.ground[0], *qt = &m.ground[1];
+    assert_true(st->kind == LD_SHAPE_BOX && st->collide && st->center[0] == 2.0);
+    assert_true(st->size[0] == 1.0 && st->size[1] == 1.0 && fabs(st->size[2] - 0.2) < 1e-15);
+    assert_true(fabs(qt->size[0] - 0.4) < 1e-12 && fabs(qt->size[1] - 1.0) < 1e-12);
+    assert_non_null(warning(&rep, 5, "turned against the world axes: no contact"));
+    assert_non_null(warning(&rep, 7, "collides with none"));
+    /* the balls: sphere colliding with MuJoCo's default friction 1 and its own 0.3; the
+     * ellipsoid reported; the decoration box not colliding; the bitmask noted */
+    int seen = 0;
+    for (int i = 0; i < m.nshapes; ++i) {
+        const ld_shape *s = &m.shapes[i];
+        if (s->kind == LD_SHAPE_SPHERE) {
+            assert_true(s->collide);
+            assert_true(s->friction == (s->body == ld_model_body_find(&m, "ball") ? 1.0 : 0.3));
+            ++seen;
+        } else {
+            assert_false(s->collide);
+        }
+    }
+    assert_int_equal(seen, 2);
+    assert_non_null(warning(&rep, 11, "1 geom(s) that collide in MuJoCo"));
+    assert_non_null(warning(&rep, 15, "other than 0/0 and 1/1"));
+    ld_import_report_free(&rep);
+    ld_model_free(&m);
+    /* without the option: no contact, said with the way to get it */
+    import(p, 0, &m, &rep);
+    assert_string_equal(m.run.integrator, "genalpha");
+    assert_false(m.plane.on);
+    assert_int_equal(m.nground, 0);
+    for (int i = 0; i < m.nshapes; ++i) assert_false(m.shapes[i].collide);
+    assert_non_null(warning(&rep, 3, "(liedyn convert --contact models it)"));
+    ld_import_report_free(&rep);
+    ld_model_free(&m);
+    remove(p);
+}
+
+/* The YAML text of path imported with or without contact (malloc'ed). */
+static char *yaml(const char *path, int contact) {
+    ld_import_options o;
+    ld_import_options_init(&o);
+    o.contact = contact;
+    char *text = NULL;
+    size_t len = 0;
+    ld_model_error err;
+    if (ld_import_translate(path, &o, &text, &len, &err, NULL)) fail_msg("%s", err.msg);
+    return text;
+}
+
+/* Run path's model (imported with or without contact) by moreau at h = 1e-3 to t_end: each
+ * body's final height in z[] (at most 32), and body 0's at t_probe in *z_probe. */
+static void heights(const char *path, int contact, double t_end, double t_probe, double *z,
+                    double *z_probe) {
+    char *text = yaml(path, contact);
+    run r;
+    start(&r, text, LD_FORM_SO3XR3, 1e-3);
+    free(text);
+    double x[3], qt[4], w[3], xd[3];
+    long n = lround(t_end / 1e-3), kp = lround(t_probe / 1e-3);
+    for (long k = 1; k <= n; ++k) {
+        assert_int_equal(ld_integ_advance_to(r.it, (double)k * 1e-3), LD_OK);
+        if (k == kp && z_probe) body(&r, x, qt, w, xd), *z_probe = x[2];
+    }
+    for (int b = 0; b < r.m.nbodies && b < 32; ++b) {
+        ld_model_body_state(&r.s, b, ld_integ_q(r.it), ld_integ_v(r.it), x, qt, w, xd);
+        z[b] = x[2];
+    }
+    stop(&r);
+}
+
+/* Free fall until the impact at t = sqrt(2 · 0.4 / g), then at rest on the plane (e = 0) and on
+ * the step; without contact the ball falls through. */
+static void test_balls_come_to_rest(void **state) {
+    (void)state;
+    const char *p = scene_path();
+    double z[32], z1;
+    heights(p, 1, 1.0, 0.2, z, &z1);
+    double exact = 0.5 - 0.5 * 9.81 * 0.2 * 0.2;
+    printf("ball at t = 0.2: z %.9f (free fall %.9f); at t = 1: %.9f on the plane, %.9f on the "
+           "step (0.1, 0.3 at rest)\n",
+           z1, exact, z[0], z[1]);
+    assert_true(fabs(z1 - exact) < 1e-3 * 0.2);
+    assert_true(fabs(z[0] - 0.1) < 1e-6);
+    assert_true(fabs(z[1] - 0.3) < 1e-6);
+    heights(p, 0, 1.0, 0.2, z, NULL);
+    printf("without contact, at t = 1: %.6f (through the plane)\n", z[0]);
+    assert_true(z[0] < 0.5 - 0.5 * 9.81 + 1e-3);
+    remove(p);
+}
+
+/* MuJoCo's humanoid with contact: it lands and lies on the floor (torso below 0.5 m, no body
+ * centre below the floor); without, it falls through. */
+static void test_humanoid(void **state) {
+    (void)state;
+    const char *p = "/usr/share/mujoco/model/humanoid/humanoid.xml";
+    struct stat st;
+    if (stat(p, &st) != 0) {
+        printf("skipped %s: not installed (apt-get install libmujoco-samples)\n", p);
+        skip();
+    }
+    ld_model m;
+    ld_import_report rep;
+    import(p, 1, &m, &rep);
+    assert_true(m.plane.on);
+    int torso = ld_model_body_find(&m, "torso"), nb = m.nbodies;
+    ld_import_report_free(&rep);
+    ld_model_free(&m);
+    double z[32], lo = INFINITY;
+    heights(p, 1, 1.5, 0.0, z, NULL);
+    for (int b = 0; b < nb && b < 32; ++b) lo = fmin(lo, z[b]);
+    printf("humanoid with contact, t = 1.5: torso at %.4f m, lowest body centre %.4f m\n", z[torso],
+           lo);
+    assert_true(z[torso] < 0.5 && lo > 0.0);
+    heights(p, 0, 1.5, 0.0, z, NULL);
+    printf("without: torso at %.4f m\n", z[torso]);
+    assert_true(z[torso] < -5.0);
+}
+
+/* The limits option writes moreau, the method that holds them, as the integrator. */
+static void test_limits_take_moreau(void **state) {
+    (void)state;
+    ld_import_options o;
+    ld_import_options_init(&o);
+    o.limits = 1;
+    ld_model m;
+    ld_model_error err;
+    assert_int_equal(ld_model_import_opt(LD_SOURCE_DIR "/tests/data/import/double-pendulum.xml", &o,
+                                         &m, &err, NULL),
+                     LD_OK);
+    assert_string_equal(m.run.integrator, "moreau");
+    ld_model_free(&m);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_translation),
+        cmocka_unit_test(test_balls_come_to_rest),
+        cmocka_unit_test(test_limits_take_moreau),
+        cmocka_unit_test(test_humanoid),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
