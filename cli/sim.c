@@ -172,8 +172,9 @@ static double angle_error(const sim *S, int b, double t, const double quat[4]) {
 /* ------------------------------------------------------------------ the overlap check */
 
 /* A colliding shape placed at its body's pose at the end of a step (the ground's where it is):
- * a sphere (c, r), a capsule (segment c–c1, r) or a box (centre c, axes the columns of R,
- * half edges h). */
+ * a sphere (c, r), a capsule (segment c–c1, r), a cylinder (axis from the centre c of one end
+ * face to the centre c1 of the other, r) or a box (centre c, axes the columns of R, half
+ * edges h). */
 typedef struct placed {
     ld_shape_kind kind;
     double c[3], c1[3], r, R[9], h[3];
@@ -192,7 +193,7 @@ static void place_shape(const sim *S, const ld_shape *sh, const double *q, const
         p->c[i] = p->c1[i] = x[i] + off[i];
         p->h[i] = 0.5 * sh->size[i];
     }
-    if (sh->kind != LD_SHAPE_CAPSULE) return;
+    if (sh->kind != LD_SHAPE_CAPSULE && sh->kind != LD_SHAPE_CYLINDER) return;
     ld_quat_rotate(a, qq, sh->axis);
     for (int i = 0; i < 3; ++i) {
         p->c[i] -= 0.5 * sh->size[1] * a[i];
@@ -204,7 +205,17 @@ static double dot3(const double *a, const double *b) {
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 }
 
-/* The signed distance of placed shape p from the plane n·x = d (< 0: below it). */
+/* A placed cylinder's middle m, unit axis a and half length. */
+static double cylinder_axis(const placed *p, double m[3], double a[3]) {
+    double d[3] = {p->c1[0] - p->c[0], p->c1[1] - p->c[1], p->c1[2] - p->c[2]};
+    double l = sqrt(dot3(d, d));
+    for (int i = 0; i < 3; ++i)
+        m[i] = 0.5 * (p->c[i] + p->c1[i]), a[i] = l > 0.0 ? d[i] / l : (double)(i == 2);
+    return 0.5 * l;
+}
+
+/* The signed distance of placed shape p from the plane n·x = d (< 0: below it); a cylinder's
+ * lowest point is hl |n·a| + r √(1 − (n·a)²) below its middle. */
 static double plane_gap(const placed *p, const double n[3], double d) {
     if (p->kind == LD_SHAPE_BOX) {
         double reach = 0.0;
@@ -212,7 +223,24 @@ static double plane_gap(const placed *p, const double n[3], double d) {
             reach += p->h[i] * fabs(n[0] * p->R[i] + n[1] * p->R[3 + i] + n[2] * p->R[6 + i]);
         return dot3(n, p->c) - d - reach;
     }
+    if (p->kind == LD_SHAPE_CYLINDER) {
+        double m[3], a[3], hl = cylinder_axis(p, m, a), na = dot3(n, a);
+        return dot3(n, m) - d - hl * fabs(na) - p->r * sqrt(fmax(0.0, 1.0 - na * na));
+    }
     return fmin(dot3(n, p->c), dot3(n, p->c1)) - d - p->r;
+}
+
+/* The signed distance of the sphere (q, rs) from the solid cylinder y: to its closest point,
+ * or with q inside minus the depth to the nearer of its side and its end faces. */
+static double sphere_cylinder_gap(const double q[3], double rs, const placed *y) {
+    double m[3], a[3], hl = cylinder_axis(y, m, a), d[3], w[3];
+    for (int i = 0; i < 3; ++i) d[i] = q[i] - m[i];
+    double t = dot3(d, a);
+    for (int i = 0; i < 3; ++i) w[i] = d[i] - t * a[i];
+    double rho = sqrt(dot3(w, w));
+    if (fabs(t) <= hl && rho <= y->r) return -fmin(hl - fabs(t), y->r - rho) - rs;
+    double dt = fabs(t) > hl ? fabs(t) - hl : 0.0, dr = rho > y->r ? rho - y->r : 0.0;
+    return sqrt(dt * dt + dr * dr) - rs;
 }
 
 /* The point of segment a–b nearest to c into out. */
@@ -240,8 +268,14 @@ static double round_box_gap(const placed *p, const placed *b) {
 
 /* The signed distance of two placed shapes where it is exact: sphere or capsule against
  * sphere or capsule (capsules by their segments' points nearest to the other's centre) or
- * against a box; NAN for two boxes (not measured). */
+ * against a box, and a sphere against a cylinder; NAN (not measured) for two boxes and for a
+ * cylinder against a capsule, a box or a cylinder. */
 static double pair_gap(const placed *a, const placed *b) {
+    if (a->kind == LD_SHAPE_CYLINDER || b->kind == LD_SHAPE_CYLINDER) {
+        const placed *y = a->kind == LD_SHAPE_CYLINDER ? a : b, *o = y == a ? b : a;
+        if (o->kind != LD_SHAPE_SPHERE) return NAN;
+        return sphere_cylinder_gap(o->c, o->r, y);
+    }
     if (a->kind == LD_SHAPE_BOX && b->kind == LD_SHAPE_BOX) return NAN;
     if (a->kind == LD_SHAPE_BOX) return round_box_gap(b, a);
     if (b->kind == LD_SHAPE_BOX) return round_box_gap(a, b);

@@ -3,7 +3,8 @@
 # --contacts` writes one line per contact per output row (the sliding box: four corners carrying
 # m g, friction mu m g while it slides); it is refused for a model without contact; the summary
 # and --json report the contact statistics; a step that ends with two shapes overlapping by
-# more than --overlap-tol ends the run DRIFTED (exit 6) with whole contact rows; --vtk writes the
+# more than --overlap-tol ends the run DRIFTED (exit 6) with whole contact rows, cylinders at rest
+# measured as the solids they are; --vtk writes the
 # contacts' files beside the frames and the ground (part 4); --html carries the ground and the
 # contacts, and in headless Chromium (when installed) the contacts toggle changes the picture.
 # usage: cli_contacts.sh LIEDYN SOURCE_DIR WORK_DIR
@@ -75,6 +76,17 @@ PY
     fail "pile, 1 sweep, --overlap-tol 0: $(cat "$WORK/off.out")"
 "$LIEDYN" run "$PILE" --overlap-tol -1 >/dev/null 2>"$WORK/e" && fail "--overlap-tol -1 accepted"
 grep -q -- "--overlap-tol must be non-negative" "$WORK/e" || fail "--overlap-tol -1: $(cat "$WORK/e")"
+
+# the check measures a cylinder as the solid it is: discs shorter than their diameter and a tall
+# cylinder standing on the plane or on each other, a sphere on a lying one, each at rest at its
+# exact height (the check once took a cylinder for a sphere of its radius: a disc at rest
+# "overlapped" the plane by r - l/2 and a tall one could sink unseen)
+CYL=$SRC/tests/data/contact-cylinders.yaml
+"$LIEDYN" run "$CYL" --out "$WORK/cyl.csv" --columns disc.z,low.z,high.z,tall.z,lying.z,ball.z \
+    >"$WORK/cyl.out" 2>&1 || fail "contact-cylinders: $(cat "$WORK/cyl.out")"
+tail -n 1 "$WORK/cyl.csv" | awk -F, '{ split("0.05 0.05 0.15 0.2 0.1 0.3", z, " ")
+    for (i = 1; i <= 6; ++i) if (($(i + 1) - z[i])^2 > 1e-10) { print "column " i ": " $(i + 1); bad = 1 }
+    exit bad }' || fail "contact-cylinders: not at rest at their heights"
 
 # VTK: a contacts file beside every frame, its series, the ground as part 4
 "$LIEDYN" run "$PILE" --quiet --frames 16 --vtk "$WORK/vtk" >/dev/null 2>"$WORK/e" || fail "pile --vtk: $(cat "$WORK/e")"
