@@ -2,8 +2,9 @@
  * The compiled rigid-body system as the element kinds see it, and what the compiler
  * (src/compile/), the model's checks (src/model/) and the methods (src/sys/) ask of particular
  * kinds: the bodies' state (body_state.c), the bodies' loads (body.c), the Euler-parameter terms
- * (euler.c), the joints (joints.c), the rods (rod.c) and the beams (beam.c). The system itself
- * is built by src/compile/rigid.c; the element interface is element.h.
+ * (euler.c), the joints (joints.c, joints_setup.c, joints_velocity.c), the rods (rod.c) and the
+ * beams (beam.c). The system itself is built by src/compile/rigid.c; the element interface is
+ * element.h.
  *
  * Storage per body (node i = body i, offsets s->nodes[i].qoff / voff):
  *   so3xr3, se3     q = (R row-major 9, x 3),  v = (Ω, U)
@@ -114,7 +115,7 @@ void ld_ep_body_g_v(const ld_body *b, const double *qb, const double *vb, double
 void ld_ep_body_stiffness(const ld_body *b, const double *qb, const double *vb, const double *ab,
                           const ld_rb_loads *L, double *K, size_t k, size_t o);
 
-/* ---------------------------------------------------------------- joints (joints.c) */
+/* ------------------------------------- joints (joints.c, joints_setup.c, joints_velocity.c) */
 
 /* Derive what the joints need from the model's initial configuration (body-frame points and
  * axes) for formulation f. LD_OK, LD_EINVAL with a one-line reason in msg (may be NULL),
