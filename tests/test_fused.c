@@ -1,7 +1,7 @@
 /*
- * The fused model evaluation of the Newton methods (ld_system_ops.eval_newton, src/compile/elem.c
- * ld_elems_eval_newton; src/sys/integ_fused.c): on every shipped model in every formulation that
- * holds it,
+ * The fused model evaluation of the Newton methods (ld_system_ops.eval_newton,
+ * src/compile/elem_eval.c ld_elems_eval_newton; src/sys/integ_fused.c): on every shipped model
+ * in every formulation that holds it,
  *  - every output of one fused call equals the separate callback's entry by entry (M, g, Φ, B,
  *    ∂g/∂v, K; the mass blocks, B's sparse values and the tangent blocks), at a state reached
  *    after a call at another state and time (nothing of the earlier call may survive), and the

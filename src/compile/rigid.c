@@ -2,7 +2,7 @@
  * bodies, force elements, loads, gravity) into a system (system.h) in one of seven formulations.
  * One node per body; everything that acts on the nodes is an element instance (element.h: bodies,
  * joints, rod segments, force elements, unit norms), and the system's operations are the loops
- * of elem.c over them. Here: the node kinds, the initial state and its checks, and the
+ * of elem_eval.c over them. Here: the node kinds, the initial state and its checks, and the
  * accessors of a compiled system (body state, joint reactions, exact rotations). The Lie
  * formulations also give M by blocks and B in a sparse pattern built from the elements. */
 #include <math.h>

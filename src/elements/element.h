@@ -1,13 +1,13 @@
 /*
  * Internal to src/model: one interface for everything that acts on the nodes of a compiled
- * model (elem.c, docs/architecture.md "Elements").
+ * model (elem.c, elem_eval.c, elem_pattern.c, docs/architecture.md "Elements").
  *
  * An element kind is a descriptor (ld_ekind): how many instances a model has, which nodes each
  * touches and how many constraint rows it adds, and hooks that evaluate one instance in LOCAL
  * arrays — its nodes' velocity blocks one after the other in the order of ld_elem.node (nl
  * entries in all), its own constraint rows from 0. The compiled system (rigid.c) loops over
  * the instances and scatters the local blocks into the global vectors, the dense matrices or
- * the sparse pattern (one scatter, elem.c); it never switches over kinds. The kinds, in the
+ * the sparse pattern (one scatter, elem_eval.c); it never switches over kinds. The kinds, in the
  * order of the table in elem.c:
  *   body        a rigid body (or a rod's node): inertia, gravity and the body's loads
  *   joint       a joint's constraint rows (joints.c)
@@ -64,7 +64,7 @@ typedef struct ld_elem {
  * (Ω, U)), also a pinned body whose node holds fewer coordinates (ld_body.pin: its rotation
  * only, or one angle): its block is P ξ with the node's tangent vector ξ and a constant P
  * (6 × nv: [I; 0], or [a; 0] about an axis a), so U = 0 and the hook's position stays where
- * ld_rb_pose puts it. elem.c gathers through P and reduces the hooks' outputs by Pᵀ (·) P:
+ * ld_rb_pose puts it. elem_eval.c gathers through P and reduces the hooks' outputs by Pᵀ (·) P:
  * the forces on the eliminated coordinates are the support's reactions. */
 
 /* What a hook sees: the system (global q; the model through ld_rb(s)), the instance, the time,

@@ -20,8 +20,8 @@
  * rods' Kirchhoff rows (rod.c: rods in order, segments in order, Γ₁ then Γ₂), then, in the
  * euler formulation (which has no rods), one unit-norm row ½(eᵀe − 1) per body.
  *
- * Sparse pattern of B (Lie formulations, elem.c): each instance's rows cover all columns of its
- * nodes (a joint's: body2 only for the ground; a segment's: the 12 of its nodes); entries by
+ * Sparse pattern of B (Lie formulations, elem_pattern.c): each instance's rows cover all columns of
+ * its nodes (a joint's: body2 only for the ground; a segment's: the 12 of its nodes); entries by
  * row, then column.
  */
 #ifndef LIEDYN_SRC_ELEMENTS_KINDS_H
