@@ -1,6 +1,6 @@
 /* The HHT α-method, classical and with the modified Newmark velocity of Sherif et al. (2019) on
  * Euler parameters (integrator.h). Unknowns v̇_{n+1} and λ_{n+1}; the common Newton pieces are
- * in integ.c. */
+ * in integ_residual.c, integ_matrix.c and integ_newton.c. */
 #include <stddef.h>
 #include <string.h>
 
@@ -97,7 +97,7 @@ static void modified_jacobian(ld_integ *it, double h) {
     }
 }
 
-/* The dynamic rows of eq. 62 times (1 + α) from the residual r = M v̇ + g + Bᵀλ of integ.c:
+/* The dynamic rows of eq. 62 times (1 + α) from the residual r = M v̇ + g + Bᵀλ of integ_residual.c:
  * r − α/(1 + α) (M v̇ + f_n), f_n = (g + Bᵀλ)_n. */
 static void hht_residual(ld_integ *it) {
     size_t k = (size_t)it->k;

@@ -1,6 +1,7 @@
 /*
  * Internal: the integrator object shared by the methods of integrator.h (integ.c holds the
- * common part: options, creation, linear solves, step-size control; genalpha.c and tb3.c
+ * common part: options, creation, linear solves, step-size control; integ_residual.c and
+ * integ_matrix.c the Newton iterations' residual and iteration matrix; genalpha.c and tb3.c
  * the steps of their methods).
  */
 #ifndef LIEDYN_INTEG_IMPL_H
@@ -217,7 +218,7 @@ int ld_integ__finite(ld_integ *it, const double *x, size_t n, const char *what);
 /* The trial state (qn, vn, vdn, lamn) finite, checked before it is committed. */
 int ld_integ__trial_finite(ld_integ *it);
 
-/* Shared pieces of the Newton iterations. */
+/* Shared pieces of the Newton iterations (integ_residual.c, integ_matrix.c). */
 /* r = [M v̇ + g + Bᵀλ; Φ] at (qn, vn, vdn, lamn); leaves M and B in place and sets rscale. */
 int ld_integ__residual(ld_integ *it, double t);
 /* S = [cm M + cc C + ck K T(xi), Bᵀ; B T(xi), 0] at the trial state (C = ∂g/∂v and the
