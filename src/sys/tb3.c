@@ -51,7 +51,7 @@ static size_t tb3_work(const ld_system *s, size_t *keep) {
     return 9 * (size_t)s->k + 3;
 }
 
-/* One Newton iteration of a stage (the driver of integ.c): the stage state from v̄, the
+/* One Newton iteration of a stage (the driver of integ_newton.c): the stage state from v̄, the
  * residual, the matrix M + (τh/2) C + (τh/2)² K T divided by α, and the correction of v̄. */
 static int stage_iteration(ld_integ *it, double ts, double h, double *err, int *at_roundoff) {
     tb3 b = tb3_of(it);
