@@ -256,8 +256,9 @@ static int heavy_top(const char *outdir) {
             for (int ia = 0; ia < 3; ++ia) {
                 ld_integ_method meth = k ? LD_INTEG_HHT_MODIFIED : LD_INTEG_HHT;
                 double h = hh[ih];
-                spec p = {&m, meth, alphas[ia], h, QUICK ? 0.1 : 2.0, 0, (int)lround(1e-2 / h),
-                          LD_LA_DENSE};
+                spec p = {
+                    &m,         meth, alphas[ia], h, QUICK ? 0.1 : 2.0, 0, (int)lround(1e-2 / h),
+                    LD_LA_DENSE};
                 series s;
                 run(&p, &s);
                 char tag[64];
@@ -291,7 +292,8 @@ static int heavy_top(const char *outdir) {
         ld_integ_method meth = k ? LD_INTEG_HHT_MODIFIED : LD_INTEG_HHT;
         series ref[2];
         for (int r = 0; r < 2; ++r) {
-            spec p = {&m, meth, r ? -0.1 : -0.2, href, Te, 0, (int)lround(1e-3 / href), LD_LA_DENSE};
+            spec p = {&m, meth, r ? -0.1 : -0.2,          href,
+                      Te, 0,    (int)lround(1e-3 / href), LD_LA_DENSE};
             run(&p, &ref[r]);
             bad |= ref[r].status;
         }
