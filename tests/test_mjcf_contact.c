@@ -26,24 +26,42 @@
 #include "liedyn/model.h"
 #include "liedyn/system.h"
 
+/* Lines: 3 floor, 4 step, 5 turned, 6 quarter, 7 deco, 10 ball's sphere, 11 its ellipsoid, 15
+ * ball2's sphere, 19 the box of the table welded to the world (through the floor), 23 and 27
+ * two spheres whose bitmasks keep them apart but not from the floor, 31 one that meets
+ * nothing. */
 static const char SCENE[] =
-    "<mujoco model='balls'>\n"                                              /* 1 */
-    "  <worldbody>\n"                                                       /* 2 */
-    "    <geom name='floor' type='plane' size='5 5 0.1' friction='0.8'/>\n" /* 3 */
-    "    <geom name='step' type='box' size='0.5 0.5 0.1' pos='2 0 0.1'/>\n" /* 4 */
+    "<mujoco model='balls'>\n"
+    "  <worldbody>\n"
+    "    <geom name='floor' type='plane' size='5 5 0.1' friction='0.8'/>\n"
+    "    <geom name='step' type='box' size='0.5 0.5 0.1' pos='2 0 0.1'/>\n"
     "    <geom name='turned' type='box' size='0.5 0.2 0.1' pos='-2 0 0.1' euler='0 0 30'/>\n"
     "    <geom name='quarter' type='box' size='0.5 0.2 0.1' pos='0 3 0.1' euler='0 0 90'/>\n"
-    "    <geom name='deco' type='sphere' size='0.1' pos='0 -3 0' contype='0' "
-    "conaffinity='0'/>\n"                                                          /* 7 */
-    "    <body name='ball' pos='0 0 0.5'>\n"                                       /* 8 */
-    "      <freejoint/>\n"                                                         /* 9 */
-    "      <geom type='sphere' size='0.1' mass='1'/>\n"                            /* 10 */
-    "      <geom type='ellipsoid' size='0.05 0.05 0.02' mass='0.001'/>\n"          /* 11 */
-    "    </body>\n"                                                                /* 12 */
-    "    <body name='ball2' pos='2 0 0.6'>\n"                                      /* 13 */
-    "      <freejoint/>\n"                                                         /* 14 */
-    "      <geom type='sphere' size='0.1' mass='1' friction='0.3' contype='2'/>\n" /* 15 */
+    "    <geom name='deco' type='sphere' size='0.1' pos='0 -3 0' contype='0' conaffinity='0'/>\n"
+    "    <body name='ball' pos='0 0 0.5'>\n"
+    "      <freejoint/>\n"
+    "      <geom type='sphere' size='0.1' mass='1'/>\n"
+    "      <geom type='ellipsoid' size='0.05 0.05 0.02' mass='0.001'/>\n"
+    "    </body>\n"
+    "    <body name='ball2' pos='2 0 0.6'>\n"
+    "      <freejoint/>\n"
+    "      <geom type='sphere' size='0.1' mass='1' friction='0.3'/>\n"
     "      <geom type='box' size='0.02 0.02 0.02' mass='0.001' contype='0' conaffinity='0'/>\n"
+    "    </body>\n"
+    "    <body name='table' pos='-3 -3 0.05'>\n"
+    "      <geom type='box' size='0.3 0.3 0.1' mass='5'/>\n"
+    "    </body>\n"
+    "    <body name='p1' pos='-1 1 0.3'>\n"
+    "      <freejoint/>\n"
+    "      <geom type='sphere' size='0.1' mass='1' contype='2'/>\n"
+    "    </body>\n"
+    "    <body name='p2' pos='-1 1 0.6'>\n"
+    "      <freejoint/>\n"
+    "      <geom type='sphere' size='0.1' mass='1' contype='2'/>\n"
+    "    </body>\n"
+    "    <body name='ghost' pos='1 -1 0.5'>\n"
+    "      <freejoint/>\n"
+    "      <geom type='sphere' size='0.1' mass='1' contype='4' conaffinity='4'/>\n"
     "    </body>\n"
     "  </worldbody>\n"
     "</mujoco>\n";
@@ -87,30 +105,33 @@ static void test_translation(void **state) {
     assert_string_equal(m.run.integrator, "moreau");
     assert_true(m.plane.on);
     assert_true(m.plane.normal[2] == 1.0 && m.plane.friction == 0.8);
-    /* the step, and the quarter-turned box with its sizes along the world axes */
-    assert_int_equal(m.nground, 2);
-    const ld_shape *st = &m.ground[0], *qt = &m.ground[1];
+    /* the step, the quarter-turned box with its sizes along the world axes, the table's box */
+    assert_int_equal(m.nground, 3);
+    const ld_shape *st = &m.ground[0], *qt = &m.ground[1], *tb = &m.ground[2];
+    assert_true(tb->kind == LD_SHAPE_BOX && tb->center[0] == -3.0 && tb->center[2] == 0.05);
     assert_true(st->kind == LD_SHAPE_BOX && st->collide && st->center[0] == 2.0);
     assert_true(st->size[0] == 1.0 && st->size[1] == 1.0 && fabs(st->size[2] - 0.2) < 1e-15);
     assert_true(fabs(qt->size[0] - 0.4) < 1e-12 && fabs(qt->size[1] - 1.0) < 1e-12);
     assert_non_null(warning(&rep, 5, "turned against the world axes: no contact"));
     assert_non_null(warning(&rep, 7, "collides with none"));
-    /* the balls: sphere colliding with MuJoCo's default friction 1 and its own 0.3; the
-     * ellipsoid reported; the decoration box not colliding; the bitmask noted */
-    int seen = 0;
+    /* the spheres collide (MuJoCo's default friction 1, ball2's own 0.3), but the ghost's,
+     * whose bitmasks match nothing; the ellipsoid reported; the small box, and the table's
+     * own box (a ground shape now), not colliding; the pair p1–p2 reported */
+    int seen = 0, ghost = ld_model_body_find(&m, "ghost");
     for (int i = 0; i < m.nshapes; ++i) {
         const ld_shape *s = &m.shapes[i];
-        if (s->kind == LD_SHAPE_SPHERE) {
+        if (s->kind == LD_SHAPE_SPHERE && s->body != ghost) {
             assert_true(s->collide);
-            assert_true(s->friction == (s->body == ld_model_body_find(&m, "ball") ? 1.0 : 0.3));
+            assert_true(s->friction == (s->body == ld_model_body_find(&m, "ball2") ? 0.3 : 1.0));
             ++seen;
         } else {
             assert_false(s->collide);
         }
     }
-    assert_int_equal(seen, 2);
+    assert_int_equal(seen, 4);
     assert_non_null(warning(&rep, 11, "1 geom(s) that collide in MuJoCo"));
-    assert_non_null(warning(&rep, 15, "other than 0/0 and 1/1"));
+    assert_non_null(warning(&rep, 31, "1 geom(s) whose contype and conaffinity match no other"));
+    assert_non_null(warning(&rep, 23, "1 pair(s) of geoms that MuJoCo's contype and conaffinity"));
     ld_import_report_free(&rep);
     ld_model_free(&m);
     /* without the option: no contact, said with the way to get it */

@@ -37,6 +37,7 @@ typedef struct imp_shape {
     int file;    /* LD_SHAPE_MESH: its file, M->files[file]; size is then the scale */
     int collide; /* 1: it collides (ld_import_options.contact), with friction μ */
     double friction;
+    int contype, conaffinity; /* MJCF's collision bitmasks (imp_contact_finish) */
 } imp_shape;
 
 /* A spring and damper on a joint's coordinate: stiffness k, damping c, about (hinge) or along
@@ -72,6 +73,7 @@ typedef struct imp_link {
     imp_shape shapes[LD_SHAPES_PER_BODY_MAX];
     int dropped_shapes;  /* beyond LD_SHAPES_PER_BODY_MAX */
     int merged;          /* merged into its parent (massless, fixed): not written */
+    int welded;          /* fixed to the ground through fixed joints (imp_contact_finish) */
     int auxiliary;       /* an auxiliary body between joints of one MJCF body */
     double wx[3], wq[4]; /* world pose of the link frame at coordinates 0 (imp_place) */
 } imp_link;
@@ -109,7 +111,7 @@ typedef struct imp_model {
     int ninc, inccap;
     /* ld_import_options.contact: the ground plane (on: given) and the ground shapes (world
      * frame; malloc'ed) */
-    int plane_on, plane_line;
+    int plane_on, plane_line, plane_contype, plane_conaffinity;
     double plane_n[3], plane_p[3], plane_mu;
     imp_shape *ground;
     int nground, gcap;
@@ -136,6 +138,16 @@ int imp_find_joint(const imp_model *M, const char *name, int *kind);
 /* Report the actuators whose joint is not a revolute or prismatic joint of a link (those are not
  * written). */
 void imp_check_actuators(imp_model *M);
+/* A box turned by a signed permutation of the axes keeps its edges along the link's axes with
+ * its sizes permuted; another turn cannot be drawn (liedyn's boxes lie along the body axes; a
+ * colliding one then no longer collides). Sizes that are not positive: 0, reported (not drawn).
+ * L with no name: a ground shape, in the world frame. */
+int imp_fix_shape(imp_model *M, const imp_link *L, imp_shape *sh);
+/* imp_contact.c, with the contact option, after the tree is placed: the colliding shapes of
+ * links welded to the ground as ground shapes, the ground's shapes checked, MuJoCo's bitmasks
+ * applied (a shape that no other can meet collides with nothing) and the pairs they would keep
+ * apart reported. LD_OK or LD_ENOMEM. */
+int imp_contact_finish(imp_model *M);
 /* Fill M->err with "FILE:LINE: ELEMENT: REASON" and return code. */
 int imp_fail(imp_model *M, int code, int line, const char *element, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));

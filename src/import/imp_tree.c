@@ -380,10 +380,7 @@ static void place(imp_model *M) {
     }
 }
 
-/* A box turned by a signed permutation of the axes keeps its edges along the link's axes with
- * its sizes permuted; another turn cannot be drawn (liedyn's boxes lie along the body axes).
- * Sizes that are not positive are not drawn. */
-static int fix_shape(imp_model *M, const imp_link *L, imp_shape *sh) {
+int imp_fix_shape(imp_model *M, const imp_link *L, imp_shape *sh) {
     if (sh->kind == LD_SHAPE_MESH) { /* scale factors: non-zero (negative mirrors) */
         int ok = 1;
         for (int i = 0; i < 3; ++i)
@@ -431,23 +428,12 @@ static int fix_shape(imp_model *M, const imp_link *L, imp_shape *sh) {
     return 1;
 }
 
-/* The ground shapes that contact can take: valid sizes, boxes along the world axes. */
-static void ground_shapes(imp_model *M) {
-    static const imp_link world; /* no name: the ground's messages */
-    int k = 0;
-    for (int s = 0; s < M->nground; ++s)
-        if (fix_shape(M, &world, &M->ground[s]) && M->ground[s].collide)
-            M->ground[k++] = M->ground[s];
-    M->nground = k;
-}
-
 int imp_finish(imp_model *M) {
-    ground_shapes(M);
     for (int i = 0; i < M->nlinks; ++i) {
         imp_link *L = &M->links[i];
         int k = 0;
         for (int s = 0; s < L->nshapes; ++s)
-            if (fix_shape(M, L, &L->shapes[s])) L->shapes[k++] = L->shapes[s];
+            if (imp_fix_shape(M, L, &L->shapes[s])) L->shapes[k++] = L->shapes[s];
         L->nshapes = k;
     }
     int rc = sort_links(M);
@@ -479,6 +465,7 @@ int imp_finish(imp_model *M) {
                         M->format == LD_IMPORT_URDF ? "link" : "body", also);
     }
     place(M);
+    if (M->opt.contact && (rc = imp_contact_finish(M)) != LD_OK) return rc;
     for (int i = 0; i < M->nlinks; ++i)
         if (M->links[i].dropped_shapes)
             imp_warn(M, LD_IMPORT_IGNORED, M->links[i].line, "geometry",

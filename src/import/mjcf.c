@@ -307,13 +307,10 @@ static int geom_mass(mj_ctx *C, const mj_geom *g, imp_link *L) {
     return LD_OK;
 }
 
-/* Does g collide in MuJoCo (contype or conaffinity not 0)? Bitmasks other than 0/0 and 1/1
- * are noted: liedyn has none (a colliding shape meets every other). */
-static int mj_collides(mj_ctx *C, const mj_geom *g) {
-    if ((g->contype | g->conaffinity) == 0) return 0;
-    if (C->M->opt.contact && (g->contype != 1 || g->conaffinity != 1) && !C->masks.n++)
-        C->masks.line = g->line;
-    return 1;
+/* Can g collide in MuJoCo (contype or conaffinity not 0)? Whether it meets any other geom, and
+ * the pairs its bitmasks keep apart, imp_contact_finish decides. */
+static int mj_collides(const mj_geom *g) {
+    return (g->contype | g->conaffinity) != 0;
 }
 
 /* The sphere, capsule, cylinder or box of geom g as sh (line, pos, orientation, colour, size;
@@ -342,8 +339,9 @@ static int primitive(mj_ctx *C, const mj_geom *g, imp_shape *sh) {
     default:
         return 0;
     }
-    sh->collide = C->M->opt.contact && mj_collides(C, g);
+    sh->collide = C->M->opt.contact && mj_collides(g);
     sh->friction = g->friction;
+    sh->contype = g->contype, sh->conaffinity = g->conaffinity;
     return 1;
 }
 
@@ -357,7 +355,7 @@ static int geom_shape(mj_ctx *C, const mj_geom *g, imp_link *L) {
             L->shapes[L->nshapes++] = sh;
         return LD_OK;
     }
-    if (C->M->opt.contact && mj_collides(C, g) && !C->nocontact.n++) C->nocontact.line = g->line;
+    if (C->M->opt.contact && mj_collides(g) && !C->nocontact.n++) C->nocontact.line = g->line;
     switch (g->type) {
     case G_MESH: {
         int rc = LD_OK;
@@ -698,6 +696,7 @@ static int world_contact(mj_ctx *C, const xmlNode *n, const mj_geom *g, const ch
     if (g->type == G_PLANE && !M->plane_on) {
         double ez[3] = {0, 0, 1};
         M->plane_on = 1, M->plane_line = g->line, M->plane_mu = g->friction;
+        M->plane_contype = g->contype, M->plane_conaffinity = g->conaffinity;
         ld_quat_rotate(M->plane_n, g->quat, ez);
         memcpy(M->plane_p, g->pos, sizeof M->plane_p);
         return LD_OK;
@@ -730,7 +729,7 @@ static int world_geom(mj_ctx *C, const xmlNode *n) {
     if (rc) return rc;
     char *nm = imp_attr(n, "name");
     const char *name = nm ? nm : "";
-    int collides = mj_collides(C, &g);
+    int collides = mj_collides(&g);
     if (C->M->opt.contact && collides)
         rc = world_contact(C, n, &g, name);
     else
@@ -903,11 +902,6 @@ int imp_mjcf(imp_model *M, xmlDoc *doc) {
     if (C.friction.n)
         imp_warn(M, LD_IMPORT_DYNAMICS, C.friction.line, "joint",
                  "frictionloss of %d joint(s) not represented (no joint friction)", C.friction.n);
-    if (C.masks.n)
-        imp_warn(M, LD_IMPORT_DYNAMICS, C.masks.line, "geom",
-                 "contype and conaffinity of %d geom(s) other than 0/0 and 1/1: each collides "
-                 "with every colliding geom (liedyn has no collision bitmasks)",
-                 C.masks.n);
     if (C.nocontact.n)
         imp_warn(M, LD_IMPORT_DYNAMICS, C.nocontact.line, "geom",
                  "%d geom(s) that collide in MuJoCo (ellipsoids, meshes, planes and height "

@@ -32,11 +32,11 @@ typedef struct mj_ctx {
     int fromgeom; /* compiler inertiafromgeom: 0 false, 1 true, 2 auto (default) */
     int nbody;    /* bodies seen (the names of unnamed ones) */
     mj_tally armature, friction, limits, visual;
-    mj_tally masks, nocontact; /* contact: bitmasks approximated; colliding geoms not modelled */
-    char *meshdir, *assetdir;  /* compiler meshdir and assetdir (xmlFree), NULL: not given */
-    int strippath;             /* compiler strippath: the mesh files' directories dropped */
-    int exactmesh;             /* compiler exactmeshinertia="true" (MuJoCo's default: false) */
-    int mesh_noted;            /* the note on MuJoCo's legacy mesh inertia was given */
+    mj_tally nocontact;       /* contact: geoms that collide in MuJoCo and not here */
+    char *meshdir, *assetdir; /* compiler meshdir and assetdir (xmlFree), NULL: not given */
+    int strippath;            /* compiler strippath: the mesh files' directories dropped */
+    int exactmesh;            /* compiler exactmeshinertia="true" (MuJoCo's default: false) */
+    int mesh_noted;           /* the note on MuJoCo's legacy mesh inertia was given */
 } mj_ctx;
 
 enum { G_PLANE, G_HFIELD, G_SPHERE, G_CAPSULE, G_ELLIPSOID, G_CYLINDER, G_BOX, G_MESH, G_N };
