@@ -160,6 +160,57 @@ static void test_same_model(void **state) {
     ld_model_free(&m);
 }
 
+/* Two top-level <default> sections, the second from an included file: a class nested in the
+ * first copies the first as it is declared (damping 3, as MuJoCo 2.2.2 compiles it), while
+ * the class main takes the last setting (7). */
+static void test_default_sections(void **state) {
+    (void)state;
+    put("d.xml", "<mujoco>\n<default><joint damping='3'/><default class='a'/></default>\n"
+                 "<include file='parts/later.xml'/>\n<worldbody>\n"
+                 "<body name='b1'><joint name='j1' class='a' axis='0 1 0'/>"
+                 "<geom size='0.1'/></body>\n"
+                 "<body name='b2' pos='1 0 0'><joint name='j2' axis='0 1 0'/>"
+                 "<geom size='0.1'/></body>\n</worldbody>\n</mujoco>\n");
+    put("parts/later.xml", "<mujoco><default><joint damping='7'/></default></mujoco>\n");
+    ld_model m;
+    ld_model_error err;
+    int rc = ld_model_import(at("d.xml"), &m, &err, NULL);
+    if (rc) printf("%s\n", err.msg);
+    assert_int_equal(rc, LD_OK);
+    assert_int_equal(m.nelements, 2);
+    printf("dampers: %s %g, %s %g\n", m.elements[0].name, m.elements[0].par[1], m.elements[1].name,
+           m.elements[1].par[1]);
+    assert_true(m.elements[0].par[1] == 3.0 && m.elements[1].par[1] == 7.0);
+    ld_model_free(&m);
+}
+
+/* Bodies nested through a chain of five files, 240 deep each (libxml2 stops one file at 256):
+ * refused at the element past MJ_DEPTH_MAX (1000) instead of running out of stack. */
+static void test_deep_chain(void **state) {
+    (void)state;
+    size_t cap = 64 * 1024;
+    char *t = malloc(cap), name[32], next[64];
+    assert_non_null(t);
+    for (int f = 0; f < 5; ++f) {
+        size_t n = (size_t)snprintf(t, cap, "<mujoco>%s\n", f ? "" : "<worldbody>");
+        for (int d = 0; d < 240; ++d)
+            n += (size_t)snprintf(t + n, cap - n, "<body><geom size='0.1'/>\n");
+        snprintf(next, sizeof next, "<include file='parts/deep%d.xml'/>\n", f + 1);
+        n += (size_t)snprintf(t + n, cap - n, "%s", f < 4 ? next : "");
+        for (int d = 0; d < 240; ++d) n += (size_t)snprintf(t + n, cap - n, "</body>");
+        snprintf(t + n, cap - n, "%s</mujoco>\n", f ? "" : "</worldbody>");
+        snprintf(name, sizeof name, f ? "parts/deep%d.xml" : "deep%d.xml", f);
+        put(name, t);
+    }
+    free(t);
+    ld_model m;
+    ld_model_error err;
+    assert_int_equal(ld_model_import(at("deep0.xml"), &m, &err, NULL), LD_EINVAL);
+    printf("  %s\n", err.msg);
+    assert_non_null(strstr(err.msg, "nested deeper than 1000"));
+    assert_non_null(strstr(err.file, "parts/deep4.xml"));
+}
+
 /* dir/main_rel's import fails with code, the message at dir/file_rel:line holding part. */
 static void expect(const char *main_rel, int code, const char *file_rel, int line,
                    const char *part) {
@@ -258,8 +309,8 @@ static void test_samples(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_same_model),
-        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_same_model), cmocka_unit_test(test_default_sections),
+        cmocka_unit_test(test_errors),     cmocka_unit_test(test_deep_chain),
         cmocka_unit_test(test_samples),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -68,18 +68,20 @@ int mj_elem_class(mj_ctx *C, const xmlNode *n, xmlNode *cls, xmlNode **out) {
 
 /* Attribute name of element n (of kind tag: "joint", "geom", "mesh"): its own, else the nearest
  * default class from cls upwards that sets it for tag. The top-level <default> sections (more
- * than one where files are included) are together the class main: the last one that sets it
- * counts, as MuJoCo takes the last setting of a repeated section. xmlFree the result; NULL:
- * none. */
+ * than one where files are included) are together the class main, as MuJoCo builds it: a class
+ * copies its parent when it is declared, so a class nested in a section sees that section and
+ * the ones before it, the last that sets the attribute counting; main itself (cls a top-level
+ * section) sees them all. xmlFree the result; NULL: none. */
 char *mj_attr(const xmlNode *n, const char *tag, const xmlNode *cls, const char *name) {
     char *s = imp_attr(n, name);
-    for (const xmlNode *d = cls; !s && d && imp_is(d, "default"); d = d->parent) {
+    int nested = 0;
+    for (const xmlNode *d = cls; !s && d && imp_is(d, "default"); d = d->parent, nested = 1) {
         const xmlNode *root = d->parent;
         if (!root || imp_is(root, "default")) {
             s = own_default(d, tag, name);
             continue;
         }
-        for (const xmlNode *t = root->last; !s && t; t = t->prev) /* the class main */
+        for (const xmlNode *t = nested ? d : root->last; !s && t; t = t->prev)
             if (imp_is(t, "default")) s = own_default(t, tag, name);
         break;
     }
@@ -223,12 +225,11 @@ static int read_geom(mj_ctx *C, const xmlNode *n, xmlNode *cls, mj_geom *g) {
     if (!rc) rc = mj_vec(C, n, "geom", cls, "mass", &g->mass, 1, &g->has_mass);
     if (!rc) rc = mj_vec(C, n, "geom", cls, "density", &g->density, 1, NULL);
     double ct = 1, ca = 1, fr[3] = {1, 0.005, 0.0001};
-    if (!rc) rc = mj_vec(C, n, "geom", cls, "contype", &ct, 1, NULL);
-    if (!rc) rc = mj_vec(C, n, "geom", cls, "conaffinity", &ca, 1, NULL);
-    if (!rc && mj_nums(C, n, "geom", cls, "friction", fr, 3) < 0) rc = LD_EINVAL;
-    if (!rc && !(fr[0] >= 0 && fr[0] < 1e9))
-        rc = imp_fail(C->M, LD_EINVAL, g->line, "geom friction",
-                      "the sliding friction %g is not a coefficient >= 0", fr[0]);
+    if (C->M->opt.contact) { /* read only for contact: without it a geom never collides */
+        if (!rc) rc = mj_vec(C, n, "geom", cls, "contype", &ct, 1, NULL);
+        if (!rc) rc = mj_vec(C, n, "geom", cls, "conaffinity", &ca, 1, NULL);
+        if (!rc && mj_nums(C, n, "geom", cls, "friction", fr, 3) < 0) rc = LD_EINVAL;
+    }
     g->contype = (int)fmax(0, fmin(ct, 1e9)), g->conaffinity = (int)fmax(0, fmin(ca, 1e9));
     g->friction = fr[0];
     char *mesh = rc ? NULL : mj_attr(n, "geom", cls, "mesh");
@@ -341,6 +342,12 @@ static int primitive(mj_ctx *C, const mj_geom *g, imp_shape *sh) {
     }
     sh->collide = C->M->opt.contact && mj_collides(g);
     sh->friction = g->friction;
+    if (sh->collide && !(g->friction >= 0.0 && g->friction < 1e9)) {
+        imp_warn(C->M, LD_IMPORT_DYNAMICS, g->line, "geom",
+                 "its sliding friction %g is not a coefficient >= 0: it does not collide",
+                 g->friction);
+        sh->collide = 0;
+    }
     sh->contype = g->contype, sh->conaffinity = g->conaffinity;
     return 1;
 }
@@ -683,8 +690,16 @@ static int read_body(mj_ctx *C, const xmlNode *n, int parent, xmlNode *cls) {
         }
     }
     if (!rc) rc = body_joints(C, k, j, nj);
+    if (!rc && C->depth == MJ_DEPTH_MAX) /* the stack of this recursion stays bounded */
+        for (const xmlNode *c = n->children; !rc && c; c = c->next)
+            if (imp_is(c, "body"))
+                rc = imp_fail(M, LD_EINVAL, imp_line(c), "body",
+                              "nested deeper than %d bodies (a chain of included files?)",
+                              MJ_DEPTH_MAX);
+    ++C->depth;
     for (const xmlNode *c = n->children; !rc && c; c = c->next)
         if (imp_is(c, "body")) rc = read_body(C, c, k, cls);
+    --C->depth;
     return rc;
 }
 
@@ -723,21 +738,56 @@ static int world_contact(mj_ctx *C, const xmlNode *n, const mj_geom *g, const ch
 
 /* A geom of the worldbody: the ground's (with the contact option a contact shape, else not
  * drawn and reported). */
+/* An attribute that is one number (own or default), else dflt (absent or not a number). */
+static double loose_number(const xmlNode *n, const xmlNode *cls, const char *name, double dflt) {
+    char *s = mj_attr(n, "geom", cls, name);
+    double v = dflt;
+    if (s && imp_parse_numbers(s, &v, 1) != 1) v = dflt;
+    xmlFree(s);
+    return v;
+}
+
 static int world_geom(mj_ctx *C, const xmlNode *n) {
-    mj_geom g;
-    int rc = read_geom(C, n, C->main, &g);
-    if (rc) return rc;
     char *nm = imp_attr(n, "name");
     const char *name = nm ? nm : "";
-    int collides = mj_collides(&g);
-    if (C->M->opt.contact && collides)
-        rc = world_contact(C, n, &g, name);
-    else
+    int rc = LD_OK;
+    if (C->M->opt.contact) {
+        mj_geom g;
+        rc = read_geom(C, n, C->main, &g);
+        if (rc == LD_ENOTSUPPORTED) { /* a type of a later MuJoCo (sdf): no contact with it */
+            imp_warn(C->M, LD_IMPORT_DYNAMICS, imp_line(n), "geom",
+                     "'%s' of the worldbody: %s, no contact with it", name,
+                     C->M->err ? C->M->err->msg : "not supported");
+            if (C->M->err) memset(C->M->err, 0, sizeof *C->M->err);
+            xmlFree(nm);
+            return LD_OK;
+        }
+        if (!rc && mj_collides(&g)) rc = world_contact(C, n, &g, name);
+        if (!rc && !mj_collides(&g))
+            imp_warn(C->M, LD_IMPORT_IGNORED, imp_line(n), "geom",
+                     "'%s' (%s) of the worldbody: not drawn, and it collides with none", name,
+                     gtypes[g.type]);
+    } else { /* only reported, as MuJoCo's types and attributes go (not read) */
+        char *cl = imp_attr(n, "class");
+        xmlNode *cls = cl ? mj_find_class(C, cl) : C->main;
+        xmlFree(cl);
+        char *t = mj_attr(n, "geom", cls ? cls : C->main, "type");
+        int collides = loose_number(n, cls, "contype", 1) != 0.0 ||
+                       loose_number(n, cls, "conaffinity", 1) != 0.0,
+            kind = -1;
+        for (int i = 0; i < G_N; ++i)
+            if (!strcmp(t ? t : "sphere", gtypes[i])) kind = i;
+        int shape = kind == G_PLANE || kind == G_SPHERE || kind == G_CAPSULE ||
+                    kind == G_CYLINDER || kind == G_BOX;
         imp_warn(C->M, LD_IMPORT_IGNORED, imp_line(n), "geom",
                  "'%s' (%s) of the worldbody: the ground's geometry is not drawn and no contact "
                  "is modelled%s",
-                 name, gtypes[g.type],
-                 collides ? " (liedyn convert --contact models it)" : " (it collides with none)");
+                 name, t ? t : "sphere",
+                 !collides ? " (it collides with none)"
+                 : shape   ? " (liedyn convert --contact models it)"
+                           : " (liedyn has no contact shape for it)");
+        xmlFree(t);
+    }
     xmlFree(nm);
     return rc;
 }

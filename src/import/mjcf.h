@@ -20,6 +20,10 @@ typedef struct mj_joint {
     double ref; /* the coordinate of the pose as written (MuJoCo's qpos0) */
 } mj_joint;
 
+/* The deepest nesting of bodies read, and of elements assembled from included files: MuJoCo's
+ * files nest a few tens; a chain of includes could otherwise nest beyond the stack. */
+#define MJ_DEPTH_MAX 1000
+
 typedef struct mj_tally {
     int n, line;
 } mj_tally;
@@ -31,6 +35,7 @@ typedef struct mj_ctx {
     char eulerseq[4];
     int fromgeom; /* compiler inertiafromgeom: 0 false, 1 true, 2 auto (default) */
     int nbody;    /* bodies seen (the names of unnamed ones) */
+    int depth;    /* bodies above the one read (read_body's recursion), at most MJ_DEPTH_MAX */
     mj_tally armature, friction, limits, visual;
     mj_tally nocontact;       /* contact: geoms that collide in MuJoCo and not here */
     char *meshdir, *assetdir; /* compiler meshdir and assetdir (xmlFree), NULL: not given */

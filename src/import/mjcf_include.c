@@ -148,8 +148,9 @@ static int expand_one(seen *S, xmlNode *n, xmlNode **next) {
     return LD_OK;
 }
 
-/* Expand the includes among the descendants of parent, in document order. */
-static int expand_under(seen *S, xmlNode *parent) {
+/* Expand the includes among the descendants of parent (depth elements deep), in document
+ * order; deeper than MJ_DEPTH_MAX is refused (the recursion's stack stays bounded). */
+static int expand_under(seen *S, xmlNode *parent, int depth) {
     int rc = LD_OK;
     for (xmlNode *c = parent->children; !rc && c;) {
         if (imp_is(c, "include")) {
@@ -158,7 +159,11 @@ static int expand_under(seen *S, xmlNode *parent) {
             c = next;
             continue;
         }
-        if (c->type == XML_ELEMENT_NODE) rc = expand_under(S, c);
+        if (c->type == XML_ELEMENT_NODE && c->children && depth >= MJ_DEPTH_MAX)
+            return imp_fail(S->M, LD_EINVAL, imp_line(c), (const char *)c->name,
+                            "nested deeper than %d elements (a chain of included files?)",
+                            MJ_DEPTH_MAX);
+        if (c->type == XML_ELEMENT_NODE) rc = expand_under(S, c, depth + 1);
         c = c->next;
     }
     return rc;
@@ -174,7 +179,7 @@ int mj_expand_includes(imp_model *M, xmlDoc *doc) {
         S->dev[0] = st.st_dev, S->ino[0] = st.st_ino, S->n = 1;
         S->bytes = (size_t)st.st_size;
     }
-    rc = expand_under(S, xmlDocGetRootElement(doc));
+    rc = expand_under(S, xmlDocGetRootElement(doc), 1);
     free(S);
     return rc;
 }
