@@ -187,13 +187,14 @@ int imp_parse_numbers(const char *s, double *v, int max);
 /* Attribute name of n as exactly count numbers into v (absent: v untouched, *given 0).
  * LD_OK or LD_EINVAL (reported on M). */
 int imp_get_vec(imp_model *M, const xmlNode *n, const char *name, double *v, int count, int *given);
-/* Parse path with libxml2 (no network, no entities from outside): the document, or NULL with
- * code and M's error set at the parser's line of file number f (0: M->path, imp_line). */
-xmlDoc *imp_read_xml(imp_model *M, const char *path, int f, int *code);
+/* Read path (at most cap bytes: *used, how many) and parse it with libxml2 from memory (no
+ * network, no entities from outside, no decompression): the document, or NULL with code and M's
+ * error set at the parser's line of file number f (0: M->path, imp_line). */
+xmlDoc *imp_read_xml(imp_model *M, const char *path, int f, size_t cap, size_t *used, int *code);
 /* 1 if n is an element named tag. */
 int imp_is(const xmlNode *n, const char *tag);
-/* The line of n (0 if unknown); for an element of an included file (its _private: the file's
- * number), the encoded line of IMP_LINE_STRIDE. */
+/* The line of n (0 if unknown); for an element of an included file, the encoded line that its
+ * _private holds (mjcf_include.c: file number · IMP_LINE_STRIDE + line). */
 int imp_line(const xmlNode *n);
 /* Copy a name into out (LD_NAME_MAX): too long or reserved names are reported and changed. */
 void imp_set_name(imp_model *M, char *out, const char *name, int line, const char *what);

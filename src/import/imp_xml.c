@@ -2,6 +2,7 @@
  * Attributes of libxml2's tree for the importers (imp.h): numbers, vectors, names, lines.
  */
 #include <errno.h>
+#include <limits.h>
 #include <libxml/parser.h>
 #include <math.h>
 #include <stdint.h>
@@ -61,9 +62,10 @@ int imp_is(const xmlNode *n, const char *tag) {
 }
 
 int imp_line(const xmlNode *n) {
-    long l = n ? xmlGetLineNo(n) : 0, f = n ? (long)(intptr_t)n->_private : 0;
-    if (!(l > 0 && l < IMP_LINE_STRIDE)) l = 0;
-    return (int)(f > 0 && f <= IMP_MAX_INCLUDES ? f * IMP_LINE_STRIDE + l : l);
+    long e = n ? (long)(intptr_t)n->_private : 0; /* an included element's encoded line */
+    if (e > 0 && e < (long)(IMP_MAX_INCLUDES + 1) * IMP_LINE_STRIDE) return (int)e;
+    long l = n ? xmlGetLineNo(n) : 0;
+    return l > 0 && l < IMP_LINE_STRIDE ? (int)l : 0;
 }
 
 void imp_set_name(imp_model *M, char *out, const char *name, int line, const char *what) {
@@ -82,16 +84,64 @@ void imp_set_name(imp_model *M, char *out, const char *name, int line, const cha
     }
 }
 
-xmlDoc *imp_read_xml(imp_model *M, const char *path, int f, int *code) {
+/* The bytes of path (malloc'ed) and their count in *len, at most cap of them; NULL with the
+ * error set (f: its file number for the message): it cannot be read, or it is larger. */
+static char *read_capped(imp_model *M, const char *path, int f, size_t cap, size_t *len,
+                         int *code) {
+    FILE *in = fopen(path, "rb");
+    if (!in) {
+        *code =
+            imp_fail(M, LD_EIO, f * IMP_LINE_STRIDE, "(file)", "cannot open: %s", strerror(errno));
+        return NULL;
+    }
+    size_t size = 0, got = 1 << 16;
+    char *buf = NULL;
+    while (got > 0 && size <= cap) {
+        char *nb = ld_xrealloc(buf, size + (1 << 16) + 1, "the file's text");
+        if (!nb) {
+            free(buf), fclose(in);
+            *code = LD_ENOMEM;
+            return NULL;
+        }
+        buf = nb;
+        got = fread(buf + size, 1, 1 << 16, in);
+        size += got;
+    }
+    int bad = ferror(in);
+    fclose(in);
+    if (bad || size > cap) {
+        free(buf);
+        *code = bad ? imp_fail(M, LD_EIO, f * IMP_LINE_STRIDE, "(file)", "cannot be read")
+                    : imp_fail(M, LD_EINVAL, f * IMP_LINE_STRIDE, "(file)",
+                               "larger than 64 MB with the files read before it (the limit of "
+                               "a model file)");
+        return NULL;
+    }
+    buf[size] = '\0';
+    *len = size;
+    return buf;
+}
+
+xmlDoc *imp_read_xml(imp_model *M, const char *path, int f, size_t cap, size_t *used, int *code) {
+    size_t len = 0;
+    char *text = read_capped(M, path, f, cap, &len, code);
+    if (!text) return NULL;
+    *used = len;
     xmlParserCtxt *ctx = xmlNewParserCtxt();
     if (!ctx) {
+        free(text);
         char why[160];
         ld_oom_format_lib(why, sizeof why, "libxml2");
         *code = imp_fail(M, LD_ENOMEM, f * IMP_LINE_STRIDE, "(file)", "%s", why);
         return NULL;
     }
-    xmlDoc *doc =
-        xmlCtxtReadFile(ctx, path, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+    /* from memory: no decompression of a gzip file behind the size check, no second open */
+    xmlDoc *doc = len > (size_t)INT_MAX
+                      ? NULL
+                      : xmlCtxtReadMemory(ctx, text, (int)len, path, NULL,
+                                          XML_PARSE_NONET | XML_PARSE_NOERROR |
+                                              XML_PARSE_NOWARNING | XML_PARSE_BIG_LINES);
+    free(text);
     if (!doc || !xmlDocGetRootElement(doc)) {
         const xmlError *e = xmlCtxtGetLastError(ctx);
         char msg[300];

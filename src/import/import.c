@@ -80,7 +80,8 @@ static xmlDoc *parse(imp_model *M, int *code) {
             imp_fail(M, LD_EINVAL, 0, "(file)", "larger than 64 MB (the limit of a model file)");
         return NULL;
     }
-    return imp_read_xml(M, M->path, 0, code);
+    size_t used;
+    return imp_read_xml(M, M->path, 0, LD_MODEL_MAX_BYTES, &used, code);
 }
 
 /* The format from the root element. */

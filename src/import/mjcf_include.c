@@ -5,8 +5,8 @@
  * (for nested includes too); includes may be nested and stand wherever an element may; a file
  * is included at most once in the whole model (which also rules out cycles); at least one
  * element must be inserted. The inserted elements are copies in the main document whose
- * _private holds the included file's number, so that every message about them names that
- * file and its own line (imp_line, imp_where).
+ * _private holds their encoded line (the included file's number and the element's own line),
+ * so that every message about them names that file and line (imp_line, imp_where).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -41,8 +41,8 @@ static char *resolve(const char *main, const char *name) {
     return p;
 }
 
-/* Note path (stat st) as read: LD_OK, or LD_EINVAL when it was read before or the files
- * together pass the size limit of a model file (reported at line of the include). */
+/* Note path (stat st) as read: LD_OK, or LD_EINVAL when it was read before or too many files
+ * are included (reported at line of the include). */
 static int note(seen *S, const struct stat *st, int line, const char *name) {
     for (int i = 0; i < S->n; ++i)
         if (S->dev[i] == st->st_dev && S->ino[i] == st->st_ino)
@@ -54,12 +54,6 @@ static int note(seen *S, const struct stat *st, int line, const char *name) {
     if (S->n > IMP_MAX_INCLUDES)
         return imp_fail(S->M, LD_EINVAL, line, "include", "'%s': more than %d included files", name,
                         IMP_MAX_INCLUDES);
-    S->bytes += (size_t)st->st_size;
-    if (S->bytes > LD_MODEL_MAX_BYTES)
-        return imp_fail(S->M, LD_EINVAL, line, "include",
-                        "'%s': the files together are larger than 64 MB (the limit of a model "
-                        "file)",
-                        name);
     S->dev[S->n] = st->st_dev, S->ino[S->n] = st->st_ino, ++S->n;
     return LD_OK;
 }
@@ -80,13 +74,27 @@ static int add_file(imp_model *M, char *path) {
     return M->ninc;
 }
 
-/* Give n and the elements under it the file number f. */
-static void mark(xmlNode *n, int f) {
-    for (; n; n = n->next) {
-        if (n->type != XML_ELEMENT_NODE) continue;
-        n->_private = (void *)(intptr_t)f;
-        mark(n->children, f);
-    }
+/* The first element at or after n in its list, or NULL. */
+static const xmlNode *element_from(const xmlNode *n) {
+    while (n && n->type != XML_ELEMENT_NODE) n = n->next;
+    return n;
+}
+
+static xmlNode *copy_from(xmlNode *n) {
+    while (n && n->type != XML_ELEMENT_NODE) n = n->next;
+    return n;
+}
+
+/* Give the element copy (of orig, in file number f) and the elements under it their encoded
+ * lines, f · IMP_LINE_STRIDE + the original's own line (read before copying: a copy's line
+ * above 65535 is not kept), in _private (imp_line). */
+static void mark(const xmlNode *orig, xmlNode *copy, int f) {
+    long l = xmlGetLineNo(orig);
+    if (!(l > 0 && l < IMP_LINE_STRIDE)) l = 0;
+    copy->_private = (void *)(intptr_t)((long)f * IMP_LINE_STRIDE + l);
+    const xmlNode *o = element_from(orig->children);
+    xmlNode *c = copy_from(copy->children);
+    for (; o && c; o = element_from(o->next), c = copy_from(c->next)) mark(o, c, f);
 }
 
 /* Insert before inc copies of the elements under the top-level element of d (file number f):
@@ -101,8 +109,7 @@ static int insert_copies(imp_model *M, xmlNode *inc, xmlDoc *d, int f, xmlNode *
             ld_oom_format_lib(why, sizeof why, "libxml2");
             return imp_fail(M, LD_ENOMEM, imp_line(inc), "include", "%s", why);
         }
-        cp->_private = NULL;
-        mark(cp, f);
+        mark(c, cp, f);
         xmlAddPrevSibling(inc, cp);
         if (!*first) *first = cp;
     }
@@ -133,7 +140,10 @@ static int expand_one(seen *S, xmlNode *n, xmlNode **next) {
     }
     int f = rc ? 0 : add_file(M, path);
     if (!rc && !f) rc = LD_ENOMEM;
-    xmlDoc *d = rc ? NULL : imp_read_xml(M, M->inc[f - 1], f, &rc);
+    size_t used = 0; /* the files together within the limit of one model file */
+    xmlDoc *d =
+        rc ? NULL : imp_read_xml(M, M->inc[f - 1], f, LD_MODEL_MAX_BYTES - S->bytes, &used, &rc);
+    S->bytes += used;
     xmlNode *first = NULL;
     if (d) rc = insert_copies(M, n, d, f, &first);
     if (d) xmlFreeDoc(d);
