@@ -158,6 +158,43 @@ static char *yaml(const char *path, int contact) {
     return text;
 }
 
+/* A plane turned 30° about x (compiler angle degree: its normal (0, −1/2, √3/2)), a sphere of
+ * condim 1 (frictionless: μ 0), and a table welded to the world but turned 45° about z: its
+ * box cannot be a ground box (those lie along the world axes) and stays a colliding shape of
+ * its body. */
+static void test_plane_condim_turned_table(void **state) {
+    (void)state;
+    FILE *f = fopen("imp_contact_tilt.xml", "w");
+    assert_non_null(f);
+    fputs("<mujoco><worldbody>\n"
+          "<geom type='plane' euler='30 0 0' friction='0.6'/>\n"
+          "<body name='s' pos='0 0 1'><freejoint/>"
+          "<geom type='sphere' size='0.1' condim='1' friction='0.9'/></body>\n"
+          "<body name='table' pos='3 0 0.5' euler='0 0 45'><geom type='box' size='0.3 0.3 0.1'/>"
+          "</body>\n</worldbody></mujoco>\n",
+          f);
+    fclose(f);
+    ld_model m;
+    ld_import_report rep;
+    import("imp_contact_tilt.xml", 1, &m, &rep);
+    printf("plane normal (%.15g, %.15g, %.15g), mu %g\n", m.plane.normal[0], m.plane.normal[1],
+           m.plane.normal[2], m.plane.friction);
+    assert_true(fabs(m.plane.normal[0]) < 1e-15 && fabs(m.plane.normal[1] + 0.5) < 1e-15 &&
+                fabs(m.plane.normal[2] - sqrt(0.75)) < 1e-15 && m.plane.friction == 0.6);
+    assert_int_equal(m.nground, 0);
+    int table = ld_model_body_find(&m, "table"), seen = 0;
+    for (int i = 0; i < m.nshapes; ++i) {
+        const ld_shape *sh = &m.shapes[i];
+        assert_true(sh->collide);
+        if (sh->kind == LD_SHAPE_SPHERE) assert_true(sh->friction == 0.0), ++seen;
+        if (sh->kind == LD_SHAPE_BOX) assert_int_equal(sh->body, table), ++seen;
+    }
+    assert_int_equal(seen, 2);
+    ld_import_report_free(&rep);
+    ld_model_free(&m);
+    remove("imp_contact_tilt.xml");
+}
+
 /* Run path's model (imported with or without contact) by moreau at h = 1e-3 to t_end: each
  * body's final height in z[] (at most 32), and body 0's at t_probe in *z_probe. */
 static void heights(const char *path, int contact, double t_end, double t_probe, double *z,
@@ -244,9 +281,8 @@ static void test_limits_take_moreau(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_translation),
-        cmocka_unit_test(test_balls_come_to_rest),
-        cmocka_unit_test(test_limits_take_moreau),
+        cmocka_unit_test(test_translation),        cmocka_unit_test(test_balls_come_to_rest),
+        cmocka_unit_test(test_limits_take_moreau), cmocka_unit_test(test_plane_condim_turned_table),
         cmocka_unit_test(test_humanoid),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -8,6 +8,7 @@
  * their link); a shape whose bitmasks match no other colliding shape collides with nothing; and
  * the pairs that liedyn will test while MuJoCo keeps them apart are counted and reported.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,6 +38,18 @@ static int add_ground(imp_model *M, const imp_shape *sh) {
     return LD_OK;
 }
 
+/* Does the rotation q turn the axes onto the axes (a signed permutation)? */
+static int along_axes(const double q[4]) {
+    double R[9];
+    ld_quat_to_mat(R, q);
+    for (int i = 0; i < 3; ++i) {
+        int ones = 0;
+        for (int j = 0; j < 3; ++j) ones += fabs(fabs(R[3 * i + j]) - 1.0) < 1e-9;
+        if (ones != 1) return 0;
+    }
+    return 1;
+}
+
 /* The colliding shapes of the links welded to the ground (fixed joints down to a root fixed to
  * it; links sorted parents first) copied to the ground in the world frame; theirs stop
  * colliding. */
@@ -52,6 +65,8 @@ static int weld(imp_model *M) {
             ld_quat_rotate(off, L->wq, sh->pos);
             for (int k = 0; k < 3; ++k) g.pos[k] = L->wx[k] + off[k];
             ld_quat_mul(g.quat, L->wq, sh->quat);
+            if (g.kind == LD_SHAPE_BOX && !along_axes(g.quat))
+                continue; /* a ground box must lie along the world axes: it stays the body's */
             sh->collide = 0;
             if (add_ground(M, &g)) return LD_ENOMEM;
         }
@@ -134,7 +149,16 @@ int imp_contact_finish(imp_model *M) {
             lline = M->ground[g].line;
     M->nground = k;
     free(alone);
-    if (lonely)
+    int moving = 0; /* colliding shapes that move */
+    for (int i = 0; i < M->nlinks; ++i)
+        for (int s = 0; !M->links[i].merged && s < M->links[i].nshapes; ++s)
+            moving += M->links[i].shapes[s].collide;
+    if (lonely && !moving)
+        imp_warn(M, LD_IMPORT_IGNORED, lline, "geom",
+                 "%d geom(s) of the world or of bodies welded to it, and none that moves: no "
+                 "contact (MuJoCo tests no two static geoms)",
+                 lonely);
+    else if (lonely)
         imp_warn(M, LD_IMPORT_IGNORED, lline, "geom",
                  "%d geom(s) whose contype and conaffinity match no other colliding geom's: "
                  "they collide with nothing, as in MuJoCo",

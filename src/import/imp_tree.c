@@ -327,7 +327,7 @@ static int sort_links(imp_model *M) {
             sorted[i] = M->links[order[i]];
             if (sorted[i].parent >= 0) sorted[i].parent = map[sorted[i].parent];
         }
-        memcpy(M->links, sorted, (size_t)n * sizeof *sorted);
+        if (n > 0) memcpy(M->links, sorted, (size_t)n * sizeof *sorted);
     }
     free(order), free(map), free(stack), free(sorted);
     return rc;
@@ -395,8 +395,12 @@ int imp_fix_shape(imp_model *M, const imp_link *L, imp_shape *sh) {
     int round = sh->kind != LD_SHAPE_BOX && sh->kind != LD_SHAPE_SPHERE;
     if (!(sh->size[0] > 0) || (sh->kind == LD_SHAPE_BOX && !(sh->size[1] > 0 && sh->size[2] > 0)) ||
         (round && !(sh->size[1] > 0) && sh->kind != LD_SHAPE_CAPSULE) || !(s < 1e9)) {
-        imp_warn(M, LD_IMPORT_IGNORED, sh->line, ld_shape_kind_name(sh->kind),
-                 "of '%s' not drawn: its sizes are not positive", L->name);
+        if (L->name[0])
+            imp_warn(M, LD_IMPORT_IGNORED, sh->line, ld_shape_kind_name(sh->kind),
+                     "of '%s' not drawn: its sizes are not positive", L->name);
+        else
+            imp_warn(M, LD_IMPORT_DYNAMICS, sh->line, ld_shape_kind_name(sh->kind),
+                     "of the ground: its sizes are not positive, no contact with it");
         return 0;
     }
     if (sh->kind != LD_SHAPE_BOX) return 1;
@@ -421,7 +425,7 @@ int imp_fix_shape(imp_model *M, const imp_link *L, imp_shape *sh) {
                  L->name, sh->collide ? ", and no contact with it" : "");
     else /* a ground shape (imp_ground_shapes) */
         imp_warn(M, LD_IMPORT_DYNAMICS, sh->line, "box",
-                 "of the worldbody is turned against the world axes: no contact with it "
+                 "of the ground is turned against the world axes: no contact with it "
                  "(liedyn's ground boxes lie along the world axes)");
     if (!perm) sh->collide = 0;
     sh->quat[0] = 1, sh->quat[1] = sh->quat[2] = sh->quat[3] = 0;

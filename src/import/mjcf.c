@@ -229,6 +229,9 @@ static int read_geom(mj_ctx *C, const xmlNode *n, xmlNode *cls, mj_geom *g) {
         if (!rc) rc = mj_vec(C, n, "geom", cls, "contype", &ct, 1, NULL);
         if (!rc) rc = mj_vec(C, n, "geom", cls, "conaffinity", &ca, 1, NULL);
         if (!rc && mj_nums(C, n, "geom", cls, "friction", fr, 3) < 0) rc = LD_EINVAL;
+        double cd = 3;
+        if (!rc) rc = mj_vec(C, n, "geom", cls, "condim", &cd, 1, NULL);
+        if (!rc && cd == 1.0) fr[0] = 0.0; /* condim 1: frictionless */
     }
     g->contype = (int)fmax(0, fmin(ct, 1e9)), g->conaffinity = (int)fmax(0, fmin(ca, 1e9));
     g->friction = fr[0];

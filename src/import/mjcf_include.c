@@ -132,8 +132,11 @@ static int expand_one(seen *S, xmlNode *n, xmlNode **next) {
     if (!path) {
         rc = LD_ENOMEM;
     } else if (missing || !S_ISREG(st.st_mode)) {
-        rc = imp_fail(M, LD_EIO, line, "include", "'%s': cannot open %s: %s", name, path,
-                      missing ? strerror(err) : "not a regular file");
+        rc = imp_fail(M, LD_EIO, line, "include", "'%s': cannot open %s: %s%s", name, path,
+                      missing ? strerror(err) : "not a regular file",
+                      line >= IMP_LINE_STRIDE ? " (an included file's includes are relative to "
+                                                "the main file's directory, as in MuJoCo)"
+                                              : "");
         free(path);
     } else if ((rc = note(S, &st, line, name)) != LD_OK) {
         free(path);
@@ -145,7 +148,12 @@ static int expand_one(seen *S, xmlNode *n, xmlNode **next) {
         rc ? NULL : imp_read_xml(M, M->inc[f - 1], f, LD_MODEL_MAX_BYTES - S->bytes, &used, &rc);
     S->bytes += used;
     xmlNode *first = NULL;
-    if (d) rc = insert_copies(M, n, d, f, &first);
+    if (d && (d->intSubset || d->extSubset)) /* its entities would not survive the copy */
+        rc = imp_fail(M, LD_ENOTSUPPORTED, line, "include",
+                      "'%s' has a document type declaration (entities): not read in an "
+                      "included file",
+                      name);
+    if (d && !rc) rc = insert_copies(M, n, d, f, &first);
     if (d) xmlFreeDoc(d);
     if (!rc && !first)
         rc = imp_fail(M, LD_EINVAL, line, "include",
@@ -185,8 +193,9 @@ int mj_expand_includes(imp_model *M, xmlDoc *doc) {
     S->M = M;
     struct stat st;
     int rc = LD_OK;
-    if (stat(M->path, &st) == 0) { /* the main file: included by none */
-        S->dev[0] = st.st_dev, S->ino[0] = st.st_ino, S->n = 1;
+    S->n = 1; /* the main file: included by none */
+    if (stat(M->path, &st) == 0) {
+        S->dev[0] = st.st_dev, S->ino[0] = st.st_ino;
         S->bytes = (size_t)st.st_size;
     }
     rc = expand_under(S, xmlDocGetRootElement(doc), 1);
