@@ -195,6 +195,59 @@ static void test_plane_condim_turned_table(void **state) {
     remove("imp_contact_tilt.xml");
 }
 
+/* MuJoCo's parent–child filter and <contact><exclude>: a body whose two hinges are at different
+ * points (an auxiliary body between it and its parent) overlapping its parent, and two free
+ * balls excluded by the file, become contact_exclude pairs; without them the first step would
+ * push them apart. Then YAML's contact_exclude itself: two overlapping balls stay where they
+ * are, and part when the pair is not excluded. */
+static void test_exclusions(void **state) {
+    (void)state;
+    FILE *f = fopen("imp_contact_excl.xml", "w");
+    assert_non_null(f);
+    fputs("<mujoco><worldbody>\n"
+          "<body name='p' pos='0 0 1'><freejoint/><geom type='sphere' size='0.1'/>\n"
+          "  <body name='c' pos='0.05 0 0'><joint axis='1 0 0' pos='0.02 0 0'/>"
+          "<joint axis='0 1 0' pos='-0.02 0 0'/><geom type='sphere' size='0.1'/></body>\n"
+          "</body>\n"
+          "<body name='u' pos='2 0 1'><freejoint/><geom type='sphere' size='0.1'/></body>\n"
+          "<body name='v' pos='2.05 0 1'><freejoint/><geom type='sphere' size='0.1'/></body>\n"
+          "</worldbody><contact><exclude body1='u' body2='v'/></contact></mujoco>\n",
+          f);
+    fclose(f);
+    ld_model m;
+    ld_import_report rep;
+    import("imp_contact_excl.xml", 1, &m, &rep);
+    int p = ld_model_body_find(&m, "p"), c = ld_model_body_find(&m, "c"),
+        u = ld_model_body_find(&m, "u"), v = ld_model_body_find(&m, "v");
+    printf("%d bodies, %d excluded pairs\n", m.nbodies, m.nexclude);
+    assert_int_equal(m.nbodies, 5); /* p, its auxiliary body, c, u, v */
+    assert_int_equal(m.nexclude, 2);
+    assert_true(ld_model_contact_excluded(&m, p, c) && ld_model_contact_excluded(&m, u, v));
+    assert_false(ld_model_contact_excluded(&m, p, u));
+    ld_import_report_free(&rep);
+    ld_model_free(&m);
+    remove("imp_contact_excl.xml");
+    static const char TWO[] =
+        "name: two\ngravity: [0, 0, 0]\nbodies:\n"
+        "  - {name: a, mass: 1, inertia: [0.004, 0.004, 0.004], position: [0, 0, 1],\n"
+        "     shape: {type: sphere, radius: 0.1, collide: true}}\n"
+        "  - {name: b, mass: 1, inertia: [0.004, 0.004, 0.004], position: [0.05, 0, 1],\n"
+        "     shape: {type: sphere, radius: 0.1, collide: true}}\n"
+        "integrator: {name: moreau, dt: 1.0e-3, t_end: 0.1}\n";
+    for (int excl = 0; excl < 2; ++excl) {
+        char text[1024];
+        snprintf(text, sizeof text, "%s%s", TWO, excl ? "contact_exclude: [[a, b]]\n" : "");
+        run r;
+        start(&r, text, LD_FORM_SO3XR3, 1e-3);
+        for (int k = 1; k <= 100; ++k) assert_int_equal(ld_integ_advance_to(r.it, k * 1e-3), LD_OK);
+        double x[3], qt[4], w[3], xd[3];
+        body(&r, x, qt, w, xd);
+        printf("%s: ball a at x = %.6f\n", excl ? "excluded" : "not excluded", x[0]);
+        assert_true(excl ? x[0] == 0.0 : x[0] < -0.02);
+        stop(&r);
+    }
+}
+
 /* Run path's model (imported with or without contact) by moreau at h = 1e-3 to t_end: each
  * body's final height in z[] (at most 32), and body 0's at t_probe in *z_probe. */
 static void heights(const char *path, int contact, double t_end, double t_probe, double *z,
@@ -283,7 +336,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_translation),        cmocka_unit_test(test_balls_come_to_rest),
         cmocka_unit_test(test_limits_take_moreau), cmocka_unit_test(test_plane_condim_turned_table),
-        cmocka_unit_test(test_humanoid),
+        cmocka_unit_test(test_exclusions),         cmocka_unit_test(test_humanoid),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

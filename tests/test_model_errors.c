@@ -72,8 +72,16 @@ static void test_unknown_keys(void **state) {
     expect_error("bodys: []\n", 1, "bodys",
                  "unknown key (expected one of: name, description, gravity, bodies, rods, "
                  "beams, joints, loads, integrator, elements, output, ground_plane, ground_shapes, "
-                 "contact_law)");
+                 "contact_law, contact_exclude)");
     expect_error("Name: t\n", 1, "Name", "unknown key"); /* keys are case-sensitive */
+    expect_error("bodies:\n  - {name: a, mass: 1, inertia: [1, 1, 1]}\n"
+                 "contact_exclude: [[a, c]]\n",
+                 3, "contact_exclude[0]", "no body named 'c'");
+    expect_error("bodies:\n  - {name: a, mass: 1, inertia: [1, 1, 1]}\n"
+                 "contact_exclude: [[a, a]]\n",
+                 3, "contact_exclude[0]", "a body with itself");
+    expect_error("bodies:\n  - {name: a, mass: 1, inertia: [1, 1, 1]}\ncontact_exclude: [a]\n", 3,
+                 "contact_exclude[0]", "expected a pair of body names");
     expect_error(HEAD "    colour: red\n", 7, "bodies[0].colour",
                  "unknown key (expected one of: name, mass, inertia, position, orientation, "
                  "angular_velocity, velocity, shape, hold)");

@@ -58,7 +58,7 @@ static void test_nesting_limit(void **state) {
     expect_msg(ok, strlen(ok), LD_EINVAL,
                "t.yaml:1: k: unknown key (expected one of: name, description, gravity, bodies, "
                "rods, beams, joints, loads, integrator, elements, output, ground_plane, "
-               "ground_shapes, contact_law)");
+               "ground_shapes, contact_law, contact_exclude)");
     free(ok);
     char *over = nested(LD_MODEL_MAX_DEPTH);
     expect_msg(over, strlen(over), LD_EINVAL,

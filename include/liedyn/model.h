@@ -626,7 +626,13 @@ typedef struct ld_model {
      * world frame, boxes along the world axes; they collide with the bodies' shapes, not with
      * each other (docs/contact.md). */
     int nground;
-    ld_shape *ground;       /* nground, owned by the model (malloc'ed; NULL when none) */
+    ld_shape *ground; /* nground, owned by the model (malloc'ed; NULL when none) */
+    /* Pairs of bodies whose shapes never collide, besides a body's own and two bodies a joint
+     * joins (YAML contact_exclude; MJCF <contact><exclude>, MuJoCo's parent–child filter
+     * through auxiliary and welded bodies): bodies exclude[2k] and exclude[2k + 1], owned
+     * (malloc'ed; NULL when none). */
+    int nexclude;
+    int *exclude;
     int nmeshes;            /* the triangle meshes of the mesh shapes, one per file */
     ld_mesh *meshes;        /* nmeshes, owned by the model (malloc'ed; NULL when none) */
     ld_contact_law contact; /* how contacts act (kind LD_CONTACT_HARD by default) */
@@ -701,6 +707,8 @@ int ld_model_loop_count(const ld_model *m);
 /* The index of the body (joint) called name, or −1 (also for NULL arguments; unnamed joints
  * cannot be found). Rods' and beams' nodes are bodies named "ROD[i]" / "BEAM[k]". */
 int ld_model_body_find(const ld_model *m, const char *name);
+/* 1 when the shapes of bodies a and b never collide by contact_exclude (m->exclude), else 0. */
+int ld_model_contact_excluded(const ld_model *m, int a, int b);
 int ld_model_joint_find(const ld_model *m, const char *name);
 /* 1 when the model keeps its total mechanical energy (no loads, no driven joints, no damping
  * in rods, beams or force elements, no user forces), so that a change of energy measures the

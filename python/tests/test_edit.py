@@ -244,7 +244,7 @@ def test_mjcf_include_warnings_name_their_file():
 
 
 def test_mjcf_contact_option():
-    path = os.path.join(DATA, "include", "arm.xml")
+    path = os.path.join(DATA, "ball-floor.xml")
     plain = liedyn.Model.from_mjcf(path)
     touch = liedyn.Model.from_mjcf(path, contact=True)
     assert plain.run_spec["integrator"] == "genalpha"

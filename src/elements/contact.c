@@ -28,7 +28,8 @@ struct ld_cworld {
     int njoined;
 };
 
-/* Does a joint join bodies a and b (both ≥ 0)? Bodies joined by a joint do not collide. */
+/* Does a joint join bodies a and b (both ≥ 0), or does contact_exclude name them? Such bodies
+ * do not collide. */
 static int joined(const ld_cworld *w, int a, int b) {
     long key = a < b ? (long)a * w->m->nbodies + b : (long)b * w->m->nbodies + a;
     int lo = 0, hi = w->njoined - 1;
@@ -48,13 +49,15 @@ static int cmp_long(const void *x, const void *y) {
     return (a > b) - (a < b);
 }
 
-/* The sorted list of the joined pairs of bodies. LD_OK or LD_ENOMEM. */
+/* The sorted list of the joined and excluded pairs of bodies. LD_OK or LD_ENOMEM. */
 static int joined_create(ld_cworld *w) {
     const ld_model *m = w->m;
-    w->joined = ld_xmalloc(((size_t)m->njoints + 1) * sizeof *w->joined, "the contact's joints");
+    w->joined = ld_xmalloc(((size_t)m->njoints + (size_t)m->nexclude + 1) * sizeof *w->joined,
+                           "the contact's joints");
     if (!w->joined) return LD_ENOMEM;
-    for (int j = 0; j < m->njoints; ++j) {
-        int a = m->joints[j].body1, b = m->joints[j].body2;
+    for (int j = 0; j < m->njoints + m->nexclude; ++j) { /* the joints, then contact_exclude */
+        int a = j < m->njoints ? m->joints[j].body1 : m->exclude[2 * (j - m->njoints)],
+            b = j < m->njoints ? m->joints[j].body2 : m->exclude[2 * (j - m->njoints) + 1];
         if (a < 0 || b < 0 || a == b) continue;
         w->joined[w->njoined++] = a < b ? (long)a * m->nbodies + b : (long)b * m->nbodies + a;
     }

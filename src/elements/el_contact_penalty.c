@@ -197,7 +197,7 @@ static int pen_instances(const ld_model *m, ld_formulation f, ld_elem *out) {
             ++n;
         }
         for (int b = a + 1; b < m->nbodies; ++b) {
-            if (!body_collides(m, b)) continue;
+            if (!body_collides(m, b) || ld_model_contact_excluded(m, a, b)) continue;
             if (out) out[n] = (ld_elem){.item = a, .sub = b + 1, .nn = 2, .node = {a, b}};
             ++n;
         }

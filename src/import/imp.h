@@ -115,6 +115,15 @@ typedef struct imp_model {
     double plane_n[3], plane_p[3], plane_mu;
     imp_shape *ground;
     int nground, gcap;
+    /* MJCF <contact><exclude body1 body2>, as written (names, line), and the pairs of links
+     * whose shapes never collide that imp_contact_finish derives (link indices, pairs) */
+    struct imp_exclude {
+        char body[2][LD_NAME_MAX];
+        int line;
+    } * given;
+    int ngiven, givencap;
+    int *excl;
+    int nexcl;
 } imp_model;
 
 /* Lines of the elements of an included file: IMP_LINE_STRIDE · (its index in M->inc + 1) + its

@@ -144,6 +144,9 @@ void imp_free(imp_model *M) {
     free(M->links);
     M->links = NULL;
     M->nlinks = M->cap = 0;
+    free(M->given), free(M->excl);
+    M->given = NULL, M->excl = NULL;
+    M->ngiven = M->givencap = M->nexcl = 0;
     free(M->ground);
     M->ground = NULL;
     M->nground = M->gcap = 0;

@@ -94,17 +94,22 @@ static char *read_capped(imp_model *M, const char *path, int f, size_t cap, size
             imp_fail(M, LD_EIO, f * IMP_LINE_STRIDE, "(file)", "cannot open: %s", strerror(errno));
         return NULL;
     }
-    size_t size = 0, got = 1 << 16;
+    const size_t chunk = (size_t)1 << 16;
+    size_t size = 0, got = chunk, room = 0;
     char *buf = NULL;
     while (got > 0 && size <= cap) {
-        char *nb = ld_xrealloc(buf, size + (1 << 16) + 1, "the file's text");
-        if (!nb) {
-            free(buf), fclose(in);
-            *code = LD_ENOMEM;
-            return NULL;
+        if (size + chunk + 1 > room) { /* doubled: linear time for the largest file */
+            room = 2 * room > size + chunk + 1 ? 2 * room : size + chunk + 1;
+            char *nb = ld_xrealloc(buf, room, "the file's text");
+            if (!nb) {
+                free(buf), fclose(in);
+                *code = imp_fail(M, LD_ENOMEM, f * IMP_LINE_STRIDE, "(file)", "cannot read: %s",
+                                 ld_oom_last_str());
+                return NULL;
+            }
+            buf = nb;
         }
-        buf = nb;
-        got = fread(buf + size, 1, 1 << 16, in);
+        got = fread(buf + size, 1, chunk, in);
         size += got;
     }
     int bad = ferror(in);

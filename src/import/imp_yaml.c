@@ -412,6 +412,16 @@ int imp_write_yaml(const imp_model *M, char **text, size_t *len, int **lines, in
         if (!ns++) b.src = M->acts[i].line, put(&b, "elements:\n");
         put_actuator(&b, M, &M->acts[i], k);
     }
+    for (int k = 0; k < M->nexcl; ++k) {
+        if (!k)
+            put(&b, "contact_exclude:   # pairs MuJoCo never tests: a body and its parent, the "
+                    "file's <exclude>\n");
+        put(&b, "  - [");
+        put_str(&b, M->links[M->excl[2 * k]].name);
+        put(&b, ", ");
+        put_str(&b, M->links[M->excl[2 * k + 1]].name);
+        put(&b, "]\n");
+    }
     if (b.nomem) {
         free(b.s), free(b.lines);
         return LD_ENOMEM;

@@ -889,6 +889,44 @@ static void report_children(mj_ctx *C, const xmlNode *n, ld_import_severity sev,
     }
 }
 
+/* <contact>: with the contact option its exclusions kept (imp_contact_finish), its explicit
+ * pairs reported; without it, each child reported. */
+static int read_contact(mj_ctx *C, const xmlNode *n) {
+    imp_model *M = C->M;
+    if (!M->opt.contact) {
+        report_children(C, n, LD_IMPORT_DYNAMICS,
+                        "contact pair or exclusion not represented (no contact is modelled; "
+                        "liedyn convert --contact models exclusions)");
+        return LD_OK;
+    }
+    for (const xmlNode *c = n->children; c; c = c->next) {
+        if (!imp_is(c, "exclude")) {
+            if (c->type == XML_ELEMENT_NODE)
+                imp_warn(M, LD_IMPORT_DYNAMICS, imp_line(c), (const char *)c->name,
+                         "an explicit contact pair is not represented (every colliding pair "
+                         "is tested)");
+            continue;
+        }
+        if (M->ngiven == M->givencap) {
+            int cap = M->givencap ? 2 * M->givencap : 8;
+            struct imp_exclude *g =
+                ld_xrealloc(M->given, (size_t)cap * sizeof *g, "the contact exclusions");
+            if (!g) return LD_ENOMEM;
+            M->given = g, M->givencap = cap;
+        }
+        struct imp_exclude *x = &M->given[M->ngiven];
+        x->line = imp_line(c);
+        for (int k = 0; k < 2; ++k) {
+            char *b = imp_attr(c, k ? "body2" : "body1");
+            if (!b) return imp_fail(M, LD_EINVAL, x->line, "exclude", "needs body1 and body2");
+            snprintf(x->body[k], sizeof x->body[k], "%s", b);
+            xmlFree(b);
+        }
+        ++M->ngiven;
+    }
+    return LD_OK;
+}
+
 static int read_section(mj_ctx *C, const xmlNode *n) {
     imp_model *M = C->M;
     const char *t = (const char *)n->name;
@@ -905,8 +943,7 @@ static int read_section(mj_ctx *C, const xmlNode *n) {
     else if (imp_is(n, "equality"))
         report_children(C, n, LD_IMPORT_DYNAMICS, "equality constraint not represented");
     else if (imp_is(n, "contact"))
-        report_children(C, n, LD_IMPORT_DYNAMICS,
-                        "contact pair or exclusion not represented (no contact is modelled)");
+        return read_contact(C, n);
     else if (imp_is(n, "sensor"))
         report_children(C, n, LD_IMPORT_IGNORED, "sensor ignored");
     else if (imp_is(n, "keyframe"))

@@ -198,6 +198,7 @@ void ld_model_free(ld_model *m) {
     ld_beam_free_all(m);
     free(m->shapes);
     free(m->ground);
+    free(m->exclude);
     for (int i = 0; m->meshes && i < m->nmeshes; ++i) ld_mesh_free(&m->meshes[i]);
     free(m->meshes);
     ld_model_init(m);
@@ -839,6 +840,16 @@ static int check_all(const checker *c) {
     }
     if (m->nground < 0 || (m->nground > 0 && !m->ground))
         return invalid(c, "ground_shapes", "count %d does not match the array", m->nground);
+    if (m->nexclude < 0 || (m->nexclude > 0 && !m->exclude))
+        return invalid(c, "contact_exclude", "count %d does not match the array", m->nexclude);
+    for (int i = 0; i < m->nexclude; ++i) {
+        int a = m->exclude[2 * i], b = m->exclude[2 * i + 1];
+        char path[48];
+        strf(path, sizeof path, "contact_exclude[%d]", i);
+        if (a < 0 || a >= m->nbodies || b < 0 || b >= m->nbodies || a == b)
+            return invalid(c, path, "bodies %d and %d: two different bodies of the model's %d", a,
+                           b, m->nbodies);
+    }
     for (int i = 0; i < m->nground; ++i) { /* checked as a shape of a body 0 */
         char key[32], why[256], path[96];
         ld_shape s = m->ground[i];
@@ -882,4 +893,12 @@ int ld_inertia_from_numbers(const double *v, int n, double J[9]) {
     const double M[9] = {v[0], xy, xz, xy, v[1], yz, xz, yz, v[2]};
     memcpy(J, M, sizeof M);
     return LD_OK;
+}
+
+int ld_model_contact_excluded(const ld_model *m, int a, int b) {
+    for (int i = 0; m && i < m->nexclude; ++i)
+        if ((m->exclude[2 * i] == a && m->exclude[2 * i + 1] == b) ||
+            (m->exclude[2 * i] == b && m->exclude[2 * i + 1] == a))
+            return 1;
+    return 0;
 }

@@ -94,6 +94,9 @@ int ly_get_choice(reader *r, const yaml_node_t *map, const char *key, int requir
 /* The index of the body called name among the bodies of m read so far, or −1 (a sorted index
  * of the names, rebuilt when the bodies change; O(log n) per lookup). */
 int ly_find_body(reader *r, const ld_model *m, const char *name);
+/* yaml_contact.c: the top-level `contact_exclude:` (optional), after every body (rods' and
+ * beams' nodes included). */
+int ly_read_contact_exclude(reader *r, const yaml_node_t *root, ld_model *m);
 
 /* yaml_scan.c: one linear pass of libyaml's event parser over text[len] before the document is
  * loaded: checks the limits of every YAML file (yaml_limits.h: nesting, anchors, aliases) and

@@ -621,10 +621,10 @@ static int read_joints(reader *r, const yaml_node_t *root, ld_model *m) {
 
 /* ------------------------------------------------------------------ integrator, model */
 
-static const char *const top_keys[] = {"name",          "description", "gravity", "bodies",
-                                       "rods",          "beams",       "joints",  "loads",
-                                       "integrator",    "elements",    "output",  "ground_plane",
-                                       "ground_shapes", "contact_law", NULL};
+static const char *const top_keys[] = {
+    "name",          "description", "gravity",         "bodies",   "rods",   "beams",
+    "joints",        "loads",       "integrator",      "elements", "output", "ground_plane",
+    "ground_shapes", "contact_law", "contact_exclude", NULL};
 
 static int read_model(reader *r, const yaml_node_t *root, ld_model *m) {
     int rc;
@@ -641,7 +641,8 @@ static int read_model(reader *r, const yaml_node_t *root, ld_model *m) {
     if ((rc = ly_read_shapes(r, root, m))) return rc;      /* yaml_shapes.c, with ground_shapes */
     if ((rc = ly_read_contact_law(r, root, m))) return rc; /* yaml_contact.c */
     if ((rc = ly_read_rods(r, root, m))) return rc;
-    if ((rc = ly_read_beams(r, root, m))) return rc; /* yaml_beams.c */
+    if ((rc = ly_read_beams(r, root, m))) return rc;           /* yaml_beams.c */
+    if ((rc = ly_read_contact_exclude(r, root, m))) return rc; /* yaml_contact.c */
     if ((rc = read_joints(r, root, m))) return rc;
     if ((rc = ly_read_loads(r, root, m))) return rc;
     if ((rc = ly_read_elements(r, root, m))) return rc; /* yaml_elements.c */

@@ -327,13 +327,13 @@ static void laws(mjf *F, int nc, double h, const double *v) {
 
 /* The end-of-step projection: where a contact overlaps by more than 10⁻⁹ of the scale or a
  * constraint is open, q ← q ∘ exp(δ) with δ = Ŝ⁻¹ (Σ H_nᵀ dP; −Φ) and W dP ≥ −g − H δ_Φ ⊥ dP ≥ 0,
- * at most three passes; the overlap left. LD_OK or a status. */
+ * at most LD_MJ_PROJECT_PASSES passes; the overlap left. LD_OK or a status. */
 static int project(ld_integ *it, mj *S, double t, double *q, double tol, int maxit, double *left) {
     const ld_system *s = it->s;
     mjf *F = S->F;
     int k = it->k, n = it->n, m = it->m;
     double ptol = 1e-9 * S->scale, over = 0.0;
-    for (int pass = 0; pass <= 3; ++pass) {
+    for (int pass = 0; pass <= LD_MJ_PROJECT_PASSES; ++pass) {
         int nc = ld_mjf_detect(s, F, q, 0.0);
         if (nc < 0) return LD_ENOMEM;
         over = 0.0;
@@ -344,7 +344,7 @@ static int project(ld_integ *it, mj *S, double t, double *q, double tol, int max
             if (rc) return rc;
             for (int r = 0; r < m; ++r) open = fmax(open, fabs(F->rhs[k + r]));
         }
-        if ((over <= ptol && open <= ptol) || pass == 3) break;
+        if ((over <= ptol && open <= ptol) || pass == LD_MJ_PROJECT_PASSES) break;
         memset(F->rhs, 0, (size_t)k * sizeof *F->rhs);
         for (int r = 0; r < m; ++r) F->rhs[k + r] = -F->rhs[k + r];
         int rc = m > 0 ? ld_integ__solve(it, F->rhs) : LD_OK;

@@ -22,11 +22,15 @@
 #include "integ_impl.h"
 #include "liedyn/liedyn.h"
 
-#define PI          3.14159265358979323846
-#define CLOSED      1e-12 /* a contact is closed at gap ≤ 0; touching within this counts */
-#define PGS_TOL(o)  ((o)->param[2])
-#define PGS_ITER(o) ((o)->param[3])
-#define STALL       100 /* the accelerated solve stops after this many sweeps without progress */
+#define PI     3.14159265358979323846
+#define CLOSED 1e-12 /* a contact is closed at gap ≤ 0; touching within this counts */
+/* The most corrections of the step's end projection (it stops as soon as no contact overlaps
+ * and no joint is open beyond 10⁻⁹ of the model's size: most steps need none or one; a box
+ * settling onto its face among many contacts can need several). */
+#define LD_MJ_PROJECT_PASSES 10
+#define PGS_TOL(o)           ((o)->param[2])
+#define PGS_ITER(o)          ((o)->param[3])
+#define STALL                100 /* the accelerated solve stops after this many sweeps without progress */
 #if LD_METHOD_MAX_PARAMS > 4
 #define SOLVER(o) ((o)->param[4])
 #else

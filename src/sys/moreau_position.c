@@ -101,12 +101,12 @@ static int end_errors(const ld_system *s, mj *S, double t, double *q, int *nc, d
  * more than the projection's tolerance (10⁻⁹ of the model's reach, S->scale) — the
  * midpoint's correction is exact only to first order in the motion of a step — a displacement
  * δ of least kinetic-energy norm with B δ = −Φ and δg ≥ −g at the contacts (the same sweeps,
- * normal impulses only) moves the bodies, q ← q ∘ δ, at most three times. The velocities are
- * not touched. The state (R, x in S->b) is stored into q, v. */
+ * normal impulses only) moves the bodies, q ← q ∘ δ, at most LD_MJ_PROJECT_PASSES times. The
+ * velocities are not touched. The state (R, x in S->b) is stored into q, v. */
 int ld_mj_project(const ld_system *s, mj *S, double t, double *q, double *v, double tol,
                   int maxit) {
     double lim = 1e-9 * S->scale;
-    for (int pass = 0; pass < 3; ++pass) {
+    for (int pass = 0; pass < LD_MJ_PROJECT_PASSES; ++pass) {
         int nc, rc;
         double pen, phi;
         if ((rc = end_errors(s, S, t, q, &nc, &pen, &phi))) return rc;
