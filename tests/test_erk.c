@@ -296,11 +296,53 @@ static void test_bad_input_and_stop(void **state) {
     ld_erk_free(e);
 }
 
+/* y' = (1, −3): a constant rate, integrated exactly by every table (no rejection). */
+static int rhs_const(double t, const double *x, double *v, void *user) {
+    (void)t;
+    (void)x;
+    (void)user;
+    v[0] = 1.0;
+    v[1] = -3.0;
+    return 0;
+}
+
+static int stop_at_first(double t, const double *x, void *user) {
+    (void)x;
+    *(double *)user = t;
+    return 7;
+}
+
+/* MATLAB's first step of ode45 and ode23 (no h_init): h = min(h_max, span), reduced to 1/rh
+ * when h·rh > 1, rh = ‖f0 / max(|y0|, atol/rtol)‖_∞ / (0.8 rtol^p) with p = 1/(order of the
+ * embedded pair's lower member + 1): 1/5 for dopri5, 1/3 for bs23. */
+static void test_initial_step(void **state) {
+    (void)state;
+    const char *names[] = {"dopri5", "bs23"};
+    const double p[] = {1.0 / 5.0, 1.0 / 3.0};
+    ld_erk_space sp = {2, 2, rhs_const, NULL, NULL, NULL, NULL, NULL};
+    for (int k = 0; k < 2; ++k) {
+        ld_erk *e = NULL;
+        assert_int_equal(ld_erk_create(&e, &sp, ld_rk_table_find(names[k])), LD_OK);
+        ld_erk_options o;
+        ld_erk_options_default(&o);
+        o.error_rtol = 1e-4;
+        o.error_atol = 1e-7;
+        double x[2] = {0.5, 0.0}, t_first = 0.0;
+        /* |y0| against the threshold atol/rtol = 1e-3: 1/0.5 and 3/1e-3 */
+        double rh = fmax(1.0 / 0.5, 3.0 / 1e-3) / (0.8 * pow(o.error_rtol, p[k]));
+        assert_true(1.0 * rh > 1.0); /* span 10, h_max 1: the reduction applies */
+        assert_int_equal(ld_erk_integrate(e, &o, 0.0, 10.0, x, stop_at_first, &t_first, NULL), 7);
+        assert_true(fabs(t_first - 1.0 / rh) < 1e-14 / rh);
+        ld_erk_free(e);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_orders_vector_space), cmocka_unit_test(test_orders_so3),
         cmocka_unit_test(test_fsal_and_stats),      cmocka_unit_test(test_step_collapse),
         cmocka_unit_test(test_bad_input_and_stop),  cmocka_unit_test(test_plain_path_and_reuse),
+        cmocka_unit_test(test_initial_step),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
