@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "liedyn/liedyn.h"
+#include "overlap.h"
 #include "sim.h"
 #include "../src/core/oom.h"
 
@@ -171,15 +172,6 @@ static double angle_error(const sim *S, int b, double t, const double quat[4]) {
 
 /* ------------------------------------------------------------------ the overlap check */
 
-/* A colliding shape placed at its body's pose at the end of a step (the ground's where it is):
- * a sphere (c, r), a capsule (segment c–c1, r), a cylinder (axis from the centre c of one end
- * face to the centre c1 of the other, r) or a box (centre c, axes the columns of R, half
- * edges h). */
-typedef struct placed {
-    ld_shape_kind kind;
-    double c[3], c1[3], r, R[9], h[3];
-} placed;
-
 /* Shape sh at the pose of its body in the state (q, v). */
 static void place_shape(const sim *S, const ld_shape *sh, const double *q, const double *v,
                         placed *p) {
@@ -199,93 +191,6 @@ static void place_shape(const sim *S, const ld_shape *sh, const double *q, const
         p->c[i] -= 0.5 * sh->size[1] * a[i];
         p->c1[i] += 0.5 * sh->size[1] * a[i];
     }
-}
-
-static double dot3(const double *a, const double *b) {
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-
-/* A placed cylinder's middle m, unit axis a and half length. */
-static double cylinder_axis(const placed *p, double m[3], double a[3]) {
-    double d[3] = {p->c1[0] - p->c[0], p->c1[1] - p->c[1], p->c1[2] - p->c[2]};
-    double l = sqrt(dot3(d, d));
-    for (int i = 0; i < 3; ++i)
-        m[i] = 0.5 * (p->c[i] + p->c1[i]), a[i] = l > 0.0 ? d[i] / l : (double)(i == 2);
-    return 0.5 * l;
-}
-
-/* The signed distance of placed shape p from the plane n·x = d (< 0: below it); a cylinder's
- * lowest point is hl |n·a| + r √(1 − (n·a)²) below its middle. */
-static double plane_gap(const placed *p, const double n[3], double d) {
-    if (p->kind == LD_SHAPE_BOX) {
-        double reach = 0.0;
-        for (int i = 0; i < 3; ++i)
-            reach += p->h[i] * fabs(n[0] * p->R[i] + n[1] * p->R[3 + i] + n[2] * p->R[6 + i]);
-        return dot3(n, p->c) - d - reach;
-    }
-    if (p->kind == LD_SHAPE_CYLINDER) {
-        double m[3], a[3], hl = cylinder_axis(p, m, a), na = dot3(n, a);
-        return dot3(n, m) - d - hl * fabs(na) - p->r * sqrt(fmax(0.0, 1.0 - na * na));
-    }
-    return fmin(dot3(n, p->c), dot3(n, p->c1)) - d - p->r;
-}
-
-/* The signed distance of the sphere (q, rs) from the solid cylinder y: to its closest point,
- * or with q inside minus the depth to the nearer of its side and its end faces. */
-static double sphere_cylinder_gap(const double q[3], double rs, const placed *y) {
-    double m[3], a[3], hl = cylinder_axis(y, m, a), d[3], w[3];
-    for (int i = 0; i < 3; ++i) d[i] = q[i] - m[i];
-    double t = dot3(d, a);
-    for (int i = 0; i < 3; ++i) w[i] = d[i] - t * a[i];
-    double rho = sqrt(dot3(w, w));
-    if (fabs(t) <= hl && rho <= y->r) return -fmin(hl - fabs(t), y->r - rho) - rs;
-    double dt = fabs(t) > hl ? fabs(t) - hl : 0.0, dr = rho > y->r ? rho - y->r : 0.0;
-    return sqrt(dt * dt + dr * dr) - rs;
-}
-
-/* The point of segment a–b nearest to c into out. */
-static void segment_nearest(const double *a, const double *b, const double *c, double *out) {
-    double ab[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
-    double ac[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]}, l2 = dot3(ab, ab);
-    double s = l2 > 0.0 ? fmin(1.0, fmax(0.0, dot3(ac, ab) / l2)) : 0.0;
-    for (int i = 0; i < 3; ++i) out[i] = a[i] + s * ab[i];
-}
-
-/* The signed distance of a sphere or capsule p from box b (< 0: they overlap; a capsule by its
- * segment's point nearest to the box's centre, exact when that point is the nearest). */
-static double round_box_gap(const placed *p, const placed *b) {
-    double c[3], d[3], l[3], out = 0.0, in = INFINITY;
-    segment_nearest(p->c, p->c1, b->c, c);
-    for (int i = 0; i < 3; ++i) d[i] = c[i] - b->c[i];
-    for (int i = 0; i < 3; ++i) { /* the centre in the box's frame */
-        l[i] = b->R[i] * d[0] + b->R[3 + i] * d[1] + b->R[6 + i] * d[2];
-        double e = fabs(l[i]) - b->h[i];
-        out += e > 0.0 ? e * e : 0.0;
-        in = fmin(in, -e);
-    }
-    return (out > 0.0 ? sqrt(out) : -in) - p->r;
-}
-
-/* The signed distance of two placed shapes where it is exact: sphere or capsule against
- * sphere or capsule (capsules by their segments' points nearest to the other's centre) or
- * against a box, and a sphere against a cylinder; NAN (not measured) for two boxes and for a
- * cylinder against a capsule, a box or a cylinder. */
-static double pair_gap(const placed *a, const placed *b) {
-    if (a->kind == LD_SHAPE_CYLINDER || b->kind == LD_SHAPE_CYLINDER) {
-        const placed *y = a->kind == LD_SHAPE_CYLINDER ? a : b, *o = y == a ? b : a;
-        if (o->kind != LD_SHAPE_SPHERE) return NAN;
-        return sphere_cylinder_gap(o->c, o->r, y);
-    }
-    if (a->kind == LD_SHAPE_BOX && b->kind == LD_SHAPE_BOX) return NAN;
-    if (a->kind == LD_SHAPE_BOX) return round_box_gap(b, a);
-    if (b->kind == LD_SHAPE_BOX) return round_box_gap(a, b);
-    double mb[3], pa[3], pb[3];
-    for (int i = 0; i < 3; ++i) mb[i] = 0.5 * (b->c[i] + b->c1[i]);
-    segment_nearest(a->c, a->c1, mb, pa);
-    segment_nearest(b->c, b->c1, pa, pb);
-    segment_nearest(a->c, a->c1, pb, pa);
-    double d[3] = {pa[0] - pb[0], pa[1] - pb[1], pa[2] - pb[2]};
-    return sqrt(dot3(d, d)) - a->r - b->r;
 }
 
 /* The shape of a contact's side: index s of m->shapes, ≤ −2 the ground shape −2 − s; NULL for
@@ -321,13 +226,15 @@ static void span_overlap(sim *S, double t, const double *q, const double *v, int
     node_at(S, b0, x0, q, v, a.c);
     node_at(S, b1, x1, q, v, a.c1);
     if (m->plane.on)
-        overlap_seen(S, -plane_gap(&a, m->plane.normal, dot3(m->plane.normal, m->plane.point)), t,
-                     b0 >= 0 ? b0 : b1, -1);
+        overlap_seen(
+            S,
+            -overlap_plane_gap(&a, m->plane.normal, overlap_dot3(m->plane.normal, m->plane.point)),
+            t, b0 >= 0 ? b0 : b1, -1);
     for (int j = -m->nground; j < m->nshapes; ++j) {
         const ld_shape *sh = j < 0 ? &m->ground[j + m->nground] : &m->shapes[j];
         if (!sh->collide || (sh->body >= 0 && (sh->body == b0 || sh->body == b1))) continue;
         place_shape(S, sh, q, v, &b);
-        overlap_seen(S, -pair_gap(&a, &b), t, b0 >= 0 ? b0 : b1, sh->body);
+        overlap_seen(S, -overlap_pair_gap(&a, &b), t, b0 >= 0 ? b0 : b1, sh->body);
     }
 }
 
@@ -352,17 +259,17 @@ static void spans_overlap(sim *S, double t, const double *q, const double *v) {
 }
 
 /* The overlaps at the end of the step that reached (t, q, v): every colliding shape against
- * the ground plane, the pairs among the step's contacts where pair_gap measures them, and the
- * rods' and beams' spans against the plane and the shapes. */
+ * the ground plane, the pairs among the step's contacts where overlap_pair_gap measures them, and
+ * the rods' and beams' spans against the plane and the shapes. */
 static void overlap_measure(sim *S, double t, const double *q, const double *v) {
     const ld_model *m = S->m;
     placed a, b;
     if (m->plane.on) {
-        double d = dot3(m->plane.normal, m->plane.point);
+        double d = overlap_dot3(m->plane.normal, m->plane.point);
         for (int i = 0; i < m->nshapes; ++i) {
             if (!m->shapes[i].collide) continue;
             place_shape(S, &m->shapes[i], q, v, &a);
-            overlap_seen(S, -plane_gap(&a, m->plane.normal, d), t, m->shapes[i].body, -1);
+            overlap_seen(S, -overlap_plane_gap(&a, m->plane.normal, d), t, m->shapes[i].body, -1);
         }
     }
     for (int k = 0; k < S->ncp; ++k) {
@@ -371,7 +278,7 @@ static void overlap_measure(sim *S, double t, const double *q, const double *v) 
         if (!s1 || !s2) continue;
         place_shape(S, s1, q, v, &a);
         place_shape(S, s2, q, v, &b);
-        overlap_seen(S, -pair_gap(&a, &b), t, S->cp[k].body1, S->cp[k].body2);
+        overlap_seen(S, -overlap_pair_gap(&a, &b), t, S->cp[k].body1, S->cp[k].body2);
     }
     spans_overlap(S, t, q, v);
     if (S->ov_tol > 0.0 && S->ov_max > S->ov_tol) S->overlapped = 1;
