@@ -23,11 +23,13 @@
  *     radius; exact against a sphere or a capsule (whose signed distance is a distance to a
  *     point or segment less a radius) and against a box while the segment stays outside it,
  *     never below the true gap otherwise.
- * Every patch function has a single minimum per patch for convex solids (distances to a plane
- * face, to a circle of latitude, a linear function on a cylinder's side), so the refinement
- * converges to it; its last step STEP_MIN moves a surface point by less than 2π · 3 · 1e-12 m
- * (the shapes are at most 3 m across), and the gap, first order in that move at a patch's
- * edge and second order inside, is then within 2e-11 m: TOL = 1e-9 m leaves a margin of 50.
+ * Each patch function has one local minimum on its patch for these convex solids (the patches
+ * are convex: flat faces, cube faces pushed onto a sphere, a cylinder's side seen from its
+ * axis), so the refinement converges to it. Its last step STEP_MIN moves a surface point by at
+ * most 2π · 1e-12 m (radii ≤ 1 m, half lengths and half edges ≤ 1.5 m), the golden section's last
+ * step a capsule's segment point by 3e-12 m; the gap, first order in such a move at a patch's edge
+ * and second order inside, is then within 1e-11 m: TOL = 1e-9 m leaves a margin of 100 (the
+ * largest difference measured where the formula is exact is 2e-15 m).
  * A cylinder against the plane is allowed r √(8 ε) more: the formula's √(1 − (n·a)²) takes
  * the square root of a rounding error of about 4 ε when the axis is along the normal
  * (measured up to 1.6e-8 m), the formula's own limit, not the reference's.
