@@ -19,6 +19,8 @@
 #include "liedyn/liedyn.h"
 #include "liedyn/model.h"
 
+#include "../src/io/view.h"
+
 static int parse(const char *text, ld_model *m, ld_model_error *e) {
     ld_model_init(m);
     return ld_model_parse(text, strlen(text), "ground.yaml", m, e);
@@ -46,7 +48,26 @@ static void test_read(void **state) {
     assert_int_equal(m.ground[0].collide, 1);
     assert_int_equal(m.ground[1].collide, 0);
     assert_true(m.ground[0].center[2] == -0.1 && m.ground[1].friction == 0.2);
+    assert_int_equal(m.ground[0].hidden, 0);
     assert_int_equal(ld_model_validate(&m, &e), LD_OK);
+    ld_model_free(&m);
+    /* draw: false, a colliding ground shape that is not drawn (the viewer's scene leaves it
+     * out) */
+    assert_int_equal(parse(BALL "ground_shapes:\n  - {type: box, size: [2, 2, 0.2], draw: false}\n"
+                                "  - {type: box, size: [1, 1, 1], draw: true}\n",
+                           &m, &e),
+                     LD_OK);
+    assert_true(m.ground[0].hidden == 1 && m.ground[0].collide == 1 && m.ground[1].hidden == 0);
+    view_shape *v = NULL;
+    int nv = -1;
+    assert_int_equal(ld_io_scene_ground(&m, &v, &nv), 0);
+    assert_int_equal(nv, 1);
+    assert_true(v[0].s.size[0] == 1.0);
+    free(v);
+    assert_int_equal(ld_model_validate(&m, &e), LD_OK);
+    m.shapes[0].hidden = 1; /* a body's shape is drawn */
+    assert_int_equal(ld_model_validate(&m, &e), LD_EINVAL);
+    assert_non_null(strstr(e.msg, "shapes[0].draw"));
     ld_model_free(&m);
     static const struct {
         const char *text, *key;
@@ -58,6 +79,14 @@ static void test_read(void **state) {
               "friction: -1}\n",
          "ground_shapes[1].friction", 8},
         {BALL "ground_shapes:\n  - {type: torus}\n", "ground_shapes[0].type", 7},
+        {BALL
+         "ground_shapes:\n  - {type: box, size: [1, 1, 1],\n     collide: false, draw: false}\n",
+         "ground_shapes[0].draw", 8},
+        {BALL "ground_shapes:\n  - {type: box, size: [1, 1, 1], draw: maybe}\n",
+         "ground_shapes[0].draw", 7},
+        {"bodies:\n  - {name: b, mass: 1, inertia: [1, 1, 1],\n"
+         "     shape: {type: sphere, radius: 0.1, draw: false}}\n",
+         "bodies[0].shape.draw", 3},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
         memset(&e, 0, sizeof e);

@@ -22,9 +22,12 @@
 
 #include "liedyn/import.h"
 #include "liedyn/integrator.h"
+#include "liedyn/lie.h"
 #include "liedyn/liedyn.h"
 #include "liedyn/model.h"
 #include "liedyn/system.h"
+
+#include "../src/io/view.h"
 
 /* Lines: 3 floor, 4 step, 5 turned, 6 quarter, 7 deco, 10 ball's sphere, 11 its ellipsoid, 15
  * ball2's sphere, 19 the box of the table welded to the world (through the floor), 23 and 27
@@ -94,6 +97,37 @@ static const ld_import_warning *warning(const ld_import_report *rep, int line, c
     return NULL;
 }
 
+/* Each shape is drawn once (viewer, VTK: the scene's shapes): no drawn ground shape has the
+ * kind, size and world place of a body's drawn shape at the start, and body welded (the table)
+ * is still drawn by its own shape, whose copy among the ground's collides without being
+ * drawn. */
+static void drawn_once(const ld_model *m, int welded) {
+    view_shape *v = NULL, *g = NULL;
+    int nv = 0, ng = 0, own = 0;
+    assert_int_equal(ld_io_scene_shapes(m, &v, &nv, NULL), 0);
+    assert_int_equal(ld_io_scene_ground(m, &g, &ng), 0);
+    for (int i = 0; i < nv; ++i) {
+        const ld_body *b = &m->bodies[v[i].s.body];
+        double c[3];
+        ld_quat_rotate(c, b->q, v[i].s.center);
+        for (int k = 0; k < 3; ++k) c[k] += b->x[k];
+        own += v[i].s.body == welded && !v[i].automatic;
+        for (int j = 0; j < ng; ++j) {
+            double d = 0.0, ds = 0.0;
+            for (int k = 0; k < 3; ++k)
+                d += fabs(g[j].s.center[k] - c[k]), ds += fabs(g[j].s.size[k] - v[i].s.size[k]);
+            if (g[j].s.kind == v[i].s.kind && d < 1e-9 && ds < 1e-12)
+                fail_msg("body %s's %s is drawn a second time as a ground shape", b->name,
+                         ld_shape_kind_name(v[i].s.kind));
+        }
+    }
+    assert_int_equal(own, 1);
+    int hidden = 0;
+    for (int j = 0; j < m->nground; ++j) hidden += m->ground[j].hidden && m->ground[j].collide;
+    assert_int_equal(hidden, 1);
+    free(v), free(g);
+}
+
 static void test_translation(void **state) {
     (void)state;
     const char *p = scene_path();
@@ -129,6 +163,7 @@ static void test_translation(void **state) {
         }
     }
     assert_int_equal(seen, 4);
+    drawn_once(&m, ld_model_body_find(&m, "table"));
     assert_non_null(warning(&rep, 11, "1 geom(s) that collide in MuJoCo"));
     assert_non_null(warning(&rep, 31, "1 geom(s) whose contype and conaffinity match no other"));
     assert_non_null(warning(&rep, 23, "1 pair(s) of geoms that MuJoCo's contype and conaffinity"));

@@ -260,6 +260,69 @@ static void test_errors(void **state) {
     expect("e7.xml", LD_EINVAL, "e7.xml", 2, "nothing to include");
 }
 
+/* Default class names, as MuJoCo 2.2.2's mj_loadXML checks them: a nested class repeated in
+ * its own section or in another top-level section (of an included file, either way round), a
+ * nested class named main, a nested default without a name — each refused at the first such
+ * element in the document, naming the class and where it was first defined; several top-level
+ * sections (one named main) with distinct nested classes are one model. */
+static void test_class_names(void **state) {
+    (void)state;
+    static const char body[] =
+        "<worldbody><body><joint class='a'/><geom size='0.1'/></body></worldbody>\n</mujoco>\n";
+    char t[1024];
+    snprintf(t, sizeof t,
+             "<mujoco>\n<default>\n<default class='a'><joint damping='1'/></default>\n"
+             "<default class='a'><joint damping='2'/></default>\n<default/>\n"
+             "<default class='a'/>\n</default>\n%s",
+             body);
+    put("c1.xml", t);
+    expect("c1.xml", LD_EINVAL, "c1.xml", 4,
+           "default: class 'a' is defined a second time (first at line 3)");
+    snprintf(t, sizeof t,
+             "<mujoco>\n<default>\n<default class='a'><default class='hand'/></default>\n"
+             "</default>\n<include file='parts/c2.xml'/>\n%s",
+             body);
+    put("c2.xml", t);
+    put("parts/c2.xml", "<mujoco>\n<default>\n<default class='leg'>\n<default class='hand'/>\n"
+                        "</default>\n</default>\n</mujoco>\n");
+    expect("c2.xml", LD_EINVAL, "parts/c2.xml", 4,
+           "class 'hand' is defined a second time (first at line 3)");
+    snprintf(t, sizeof t,
+             "<mujoco>\n<include file='parts/c3.xml'/>\n<default>\n<default class='a'/>\n"
+             "<default class='hand'/>\n</default>\n%s",
+             body);
+    put("c3.xml", t);
+    put("parts/c3.xml", "<mujoco>\n<default>\n<default class='hand'/>\n</default>\n</mujoco>\n");
+    expect("c3.xml", LD_EINVAL, "c3.xml", 5,
+           "class 'hand' is defined a second time (first at c3.xml:3)");
+    snprintf(t, sizeof t,
+             "<mujoco>\n<default>\n<default class='a'>\n<default class='main'/>\n"
+             "</default>\n</default>\n%s",
+             body);
+    put("c4.xml", t);
+    expect("c4.xml", LD_EINVAL, "c4.xml", 4, "class 'main' is the top-level class");
+    snprintf(t, sizeof t,
+             "<mujoco>\n<default>\n<default class='a'/>\n<default><joint damping='1'/>"
+             "</default>\n</default>\n%s",
+             body);
+    put("c5.xml", t);
+    expect("c5.xml", LD_EINVAL, "c5.xml", 4, "a nested default needs a class name");
+    snprintf(t, sizeof t,
+             "<mujoco>\n<default class='main'>\n<default class='a'><joint damping='2'/>"
+             "</default>\n</default>\n<include file='parts/c6.xml'/>\n%s",
+             body);
+    put("c6.xml", t);
+    put("parts/c6.xml", "<mujoco>\n<default>\n<default class='b'/>\n</default>\n</mujoco>\n");
+    ld_model m;
+    ld_model_error err;
+    int rc = ld_model_import(at("c6.xml"), &m, &err, NULL);
+    if (rc) printf("%s\n", err.msg);
+    assert_int_equal(rc, LD_OK);
+    assert_int_equal(m.nelements, 1);
+    assert_true(m.elements[0].par[1] == 2.0);
+    ld_model_free(&m);
+}
+
 /* MuJoCo's samples that include files: the humanoid in humanoid_body.xml, with 100 free
  * objects (humanoid100.xml) and in a hammock of cloth (hammock.xml: its composite is not
  * represented, the humanoid is). Each imports and runs 20 steps. */
@@ -311,7 +374,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_same_model), cmocka_unit_test(test_default_sections),
         cmocka_unit_test(test_errors),     cmocka_unit_test(test_deep_chain),
-        cmocka_unit_test(test_samples),
+        cmocka_unit_test(test_samples),    cmocka_unit_test(test_class_names),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -484,6 +484,10 @@ typedef struct ld_shape {
      * frame (unit). Unused by the other kinds. */
     int mesh;
     double orient[4];
+    /* 1: not drawn (viewer, VTK output): a ground shape that only collides — the importers'
+     * copy of the colliding shape of a body welded to the ground, which that body draws
+     * (YAML `draw: false`). 0 for a body's shapes. */
+    int hidden;
 } ld_shape;
 
 /* A triangle mesh read from a file (ld_mesh_load): its vertices in the file's frame and

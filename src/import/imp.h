@@ -38,6 +38,7 @@ typedef struct imp_shape {
     int collide; /* 1: it collides (ld_import_options.contact), with friction μ */
     double friction;
     int contype, conaffinity; /* MJCF's collision bitmasks (imp_contact_finish) */
+    int hidden; /* a ground shape copied from a welded link's shape: that link draws it */
 } imp_shape;
 
 /* A spring and damper on a joint's coordinate: stiffness k, damping c, about (hinge) or along
@@ -153,9 +154,9 @@ void imp_check_actuators(imp_model *M);
  * L with no name: a ground shape, in the world frame. */
 int imp_fix_shape(imp_model *M, const imp_link *L, imp_shape *sh);
 /* imp_contact.c, with the contact option, after the tree is placed: the colliding shapes of
- * links welded to the ground as ground shapes, the ground's shapes checked, MuJoCo's bitmasks
- * applied (a shape that no other can meet collides with nothing) and the pairs they would keep
- * apart reported. LD_OK or LD_ENOMEM. */
+ * links welded to the ground as ground shapes (hidden: their link draws them), the ground's shapes
+ * checked, MuJoCo's bitmasks applied (a shape that no other can meet collides with nothing) and the
+ * pairs they would keep apart reported. LD_OK or LD_ENOMEM. */
 int imp_contact_finish(imp_model *M);
 /* Fill M->err with "FILE:LINE: ELEMENT: REASON" and return code. */
 int imp_fail(imp_model *M, int code, int line, const char *element, const char *fmt, ...)

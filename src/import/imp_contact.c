@@ -4,11 +4,12 @@
  * against another static one, and tests two geoms only when their bitmasks match, (contype_a &
  * conaffinity_b) || (contype_b & conaffinity_a). liedyn's ground shapes do not collide with
  * each other nor with the ground plane, and its colliding shapes meet every other shape. So:
- * the colliding shapes of links welded to the ground become ground shapes (still drawn with
- * their link); MuJoCo's parent–child filter (on its bodies welded together: through liedyn's
- * auxiliary and welded links too) and the file's <contact><exclude> become contact_exclude
- * pairs; a shape whose bitmasks match no other testable shape collides with nothing; and the
- * pairs that liedyn will test while MuJoCo's bitmasks keep them apart are counted and reported.
+ * the colliding shapes of links welded to the ground become ground shapes that are not drawn
+ * (their link draws them, as before); MuJoCo's parent–child filter (on its bodies welded together:
+ * through liedyn's auxiliary and welded links too) and the file's <contact><exclude> become
+ * contact_exclude pairs; a shape whose bitmasks match no other testable shape collides with
+ * nothing; and the pairs that liedyn will test while MuJoCo's bitmasks keep them apart are counted
+ * and reported.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -53,8 +54,8 @@ static int along_axes(const double q[4]) {
 }
 
 /* The colliding shapes of the links welded to the ground (fixed joints down to a root fixed to
- * it; links sorted parents first) copied to the ground in the world frame; theirs stop
- * colliding. */
+ * it; links sorted parents first) copied to the ground in the world frame, not drawn there
+ * (the link draws them); theirs stop colliding. */
 static int weld(imp_model *M) {
     for (int i = 0; i < M->nlinks; ++i) {
         imp_link *L = &M->links[i];
@@ -70,6 +71,7 @@ static int weld(imp_model *M) {
             if (g.kind == LD_SHAPE_BOX && !along_axes(g.quat))
                 continue; /* a ground box must lie along the world axes: it stays the body's */
             sh->collide = 0;
+            g.hidden = 1; /* drawn with its link, not a second time as the ground's */
             if (add_ground(M, &g)) return LD_ENOMEM;
         }
     }

@@ -160,6 +160,7 @@ static void put_primitive(ybuf *b, const imp_model *M, const char *lead, const i
         put_vec(b, sh->color, 3);
     }
     if (sh->collide) put(b, ", collide: true, friction: %s", num(t, sh->friction));
+    if (sh->hidden) put(b, ", draw: false");
     char at[300];
     put(b, "}   # %s\n", imp_at(M, sh->line, at, sizeof at));
 }

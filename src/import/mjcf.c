@@ -957,6 +957,7 @@ static int read_section(mj_ctx *C, const xmlNode *n) {
 
 int imp_mjcf(imp_model *M, xmlDoc *doc) {
     int rc = mj_expand_includes(M, doc);
+    if (!rc) rc = mj_check_classes(M, xmlDocGetRootElement(doc));
     if (rc) return rc;
     mj_ctx C;
     memset(&C, 0, sizeof C);

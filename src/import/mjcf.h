@@ -77,6 +77,11 @@ int mj_elem_class(mj_ctx *C, const xmlNode *n, xmlNode *cls, xmlNode **out);
  * its file, as MuJoCo does (docs/import.md). LD_OK, or the error set on M. */
 int mj_expand_includes(imp_model *M, xmlDoc *doc);
 
+/* mjcf_classes.c: refuse, as MuJoCo does, a <default> nested in a top-level one (under root)
+ * without a class name, named main, or named as another nested class anywhere in the model
+ * (docs/import.md). LD_OK, LD_EINVAL or LD_ENOMEM with the error set on M. */
+int mj_check_classes(imp_model *M, const xmlNode *root);
+
 /* mjcf_actuator.c: one child n of <actuator>: an actuator with a joint transmission, else a
  * report. LD_OK or the error set. */
 int mj_read_actuator(mj_ctx *C, const xmlNode *n);

@@ -89,14 +89,17 @@ int ld_io_scene_shapes(const ld_model *m, view_shape **out, int *n, unsigned cha
 int ld_io_scene_ground(const ld_model *m, view_shape **out, int *n) {
     view_shape *v = ld_xmalloc(((size_t)m->nground + 1) * sizeof *v, "the viewer's ground shapes");
     if (!v) return -1;
+    int k = 0;
     for (int i = 0; i < m->nground; ++i) {
-        v[i].s = m->ground[i];
-        v[i].s.body = -1;
-        v[i].automatic = 0;
-        quat_z_to(m->ground[i].axis, v[i].q);
+        if (m->ground[i].hidden) continue; /* its body draws it */
+        v[k].s = m->ground[i];
+        v[k].s.body = -1;
+        v[k].automatic = 0;
+        quat_z_to(m->ground[i].axis, v[k].q);
+        ++k;
     }
     *out = v;
-    *n = m->nground;
+    *n = k;
     return 0;
 }
 

@@ -82,8 +82,8 @@ typedef struct view_shape {
 /* The drawn shapes of m (malloc'ed into *out, *n of them). Per body: is it a node of a rod or
  * a beam (node may be NULL; nbodies entries). 0 or -1. */
 int ld_io_scene_shapes(const ld_model *m, view_shape **out, int *n, unsigned char *node);
-/* The model's ground shapes (ld_model.ground) as drawn shapes, body −1, center and q in the
- * world frame (malloc'ed into *out, *n of them). 0 or -1. */
+/* The model's drawn ground shapes (ld_model.ground, those not hidden) as drawn shapes, body
+ * −1, center and q in the world frame (malloc'ed into *out, *n of them). 0 or -1. */
 int ld_io_scene_ground(const ld_model *m, view_shape **out, int *n);
 /* The square drawn for the ground plane: its centre c (the bodies' mean initial centre projected
  * onto the plane), two unit vectors u, w along it and its half side (1.5 times the reach of

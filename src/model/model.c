@@ -831,6 +831,10 @@ static int check_all(const checker *c) {
             return invalid(c, path, "%s", why);
         }
         const ld_shape *s = &m->shapes[i];
+        if (s->hidden) {
+            strf(path, sizeof path, "shapes[%d].draw", i);
+            return invalid(c, path, "a body's shapes are drawn (only a ground shape may be not)");
+        }
         if (s->kind == LD_SHAPE_MESH &&
             (s->mesh < 0 || s->mesh >= m->nmeshes || !m->meshes || !m->meshes[s->mesh].verts)) {
             strf(path, sizeof path, "shapes[%d].mesh", i);

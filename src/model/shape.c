@@ -107,6 +107,13 @@ int ld_shape_check(const ld_shape *s, int nbodies, char *key, size_t keycap, cha
         strf(why, whycap, "must be from 0 to 1000, found %g", s->friction);
         return LD_EINVAL;
     }
+    if ((s->hidden != 0 && s->hidden != 1) || (s->hidden && !s->collide)) {
+        strf(key, keycap, "draw");
+        strf(why, whycap,
+             "a shape that is not drawn must collide (draw: false is for a ground shape that "
+             "only collides)");
+        return LD_EINVAL;
+    }
     if (s->collide && s->kind == LD_SHAPE_CONE) {
         strf(key, keycap, "collide");
         strf(why, whycap,

@@ -17,7 +17,8 @@
 static const char *const shape_types[] = {"box",     "sphere", "cylinder", "cone",
                                           "capsule", "mesh",   NULL};
 
-/* The keys each type takes (besides type, center, color and, for the round ones, axis). */
+/* The keys each type takes (besides type, center, color and, for the round ones, axis); a
+ * ground shape also takes draw. */
 static const char *const keys_box[] = {"type",     "size",           "center",
                                        "color",    "collide",        "restitution",
                                        "friction", "contact_radius", NULL};
@@ -165,7 +166,13 @@ static int read_shape(reader *r, const yaml_node_t *n, int b, int nbodies, ld_mo
                                                         : keys_round;
     char ctx[48];
     strf(ctx, sizeof ctx, "for type '%s'", shape_types[kind]);
-    if ((rc = ly_check_keys(r, n, keys, ctx))) return rc;
+    const char *allowed[16];
+    size_t nk = 0;
+    for (; keys[nk]; ++nk) allowed[nk] = keys[nk];
+    if (!m) allowed[nk++] = "draw"; /* a ground shape's: not drawn, only colliding */
+    allowed[nk] = NULL;
+    if ((rc = ly_check_keys(r, n, allowed, ctx))) return rc;
+    s->collide = m == NULL; /* a ground shape collides unless told not to */
     if (kind == LD_SHAPE_BOX) {
         if ((rc = ly_get_vec(r, n, "size", 1, s->size, 3, NULL))) return rc;
     } else {
@@ -181,6 +188,9 @@ static int read_shape(reader *r, const yaml_node_t *n, int b, int nbodies, ld_mo
     if ((rc = ly_get_number(r, n, "restitution", 0, &s->restitution))) return rc;
     if ((rc = ly_get_number(r, n, "friction", 0, &s->friction))) return rc;
     if ((rc = ly_get_number(r, n, "contact_radius", 0, &s->contact_radius))) return rc;
+    int draw = 1;
+    if ((rc = ly_get_choice(r, n, "draw", 0, bools, &draw))) return rc;
+    s->hidden = !draw;
     return check_shape(r, n, s, nbodies);
 }
 
@@ -274,14 +284,9 @@ static int read_ground(reader *r, const yaml_node_t *root, ld_model *m) {
         size_t im = ly_push_index(r, k);
         const yaml_node_t *item = ly_seq_item(r, f.val, k);
         ld_shape *s = &m->ground[k];
-        field c;
         if (!(rc = read_shape(r, item, 0, 1, NULL, s))) { /* checked as a shape of a body 0 */
             s->body = LD_GROUND;
-            size_t cm = ly_push_key(r, "collide");
-            rc = ly_lookup(r, item, "collide", 0, &c);
-            ly_pop(r, cm);
-            if (!rc && !c.val) s->collide = 1;
-            if (!rc) m->nground++;
+            m->nground++;
         }
         ly_pop(r, im);
     }
