@@ -16,7 +16,8 @@ static double cylinder_axis(const placed *p, double m[3], double a[3]) {
 }
 
 /* The signed distance of placed shape p from the plane n·x = d (< 0: below it); a cylinder's
- * lowest point is hl |n·a| + r √(1 − (n·a)²) below its middle. */
+ * lowest point is hl |n·a| + r |n × a| below its middle (|n × a| = √(1 − (n·a)²), taken from
+ * the cross product: exact also with the axis along n). */
 double overlap_plane_gap(const placed *p, const double n[3], double d) {
     if (p->kind == LD_SHAPE_BOX) {
         double reach = 0.0;
@@ -26,7 +27,9 @@ double overlap_plane_gap(const placed *p, const double n[3], double d) {
     }
     if (p->kind == LD_SHAPE_CYLINDER) {
         double m[3], a[3], hl = cylinder_axis(p, m, a), na = overlap_dot3(n, a);
-        return overlap_dot3(n, m) - d - hl * fabs(na) - p->r * sqrt(fmax(0.0, 1.0 - na * na));
+        double x[3] = {n[1] * a[2] - n[2] * a[1], n[2] * a[0] - n[0] * a[2],
+                       n[0] * a[1] - n[1] * a[0]};
+        return overlap_dot3(n, m) - d - hl * fabs(na) - p->r * sqrt(overlap_dot3(x, x));
     }
     return fmin(overlap_dot3(n, p->c), overlap_dot3(n, p->c1)) - d - p->r;
 }
@@ -52,25 +55,57 @@ static void segment_nearest(const double *a, const double *b, const double *c, d
     for (int i = 0; i < 3; ++i) out[i] = a[i] + s * ab[i];
 }
 
-/* The signed distance of a sphere or capsule p from box b (< 0: they overlap; a capsule by its
- * segment's point nearest to the box's centre, exact when that point is the nearest). */
-static double round_box_gap(const placed *p, const placed *b) {
-    double c[3], d[3], l[3], out = 0.0, in = INFINITY;
-    segment_nearest(p->c, p->c1, b->c, c);
-    for (int i = 0; i < 3; ++i) d[i] = c[i] - b->c[i];
-    for (int i = 0; i < 3; ++i) { /* the centre in the box's frame */
-        l[i] = b->R[i] * d[0] + b->R[3 + i] * d[1] + b->R[6 + i] * d[2];
-        double e = fabs(l[i]) - b->h[i];
+/* The signed distance of point q from box b (< 0: inside, minus the depth to the nearest
+ * face): a convex function of q. */
+static double point_box_gap(const double q[3], const placed *b) {
+    double d[3], out = 0.0, in = INFINITY;
+    for (int i = 0; i < 3; ++i) d[i] = q[i] - b->c[i];
+    for (int i = 0; i < 3; ++i) { /* q in the box's frame */
+        double l = b->R[i] * d[0] + b->R[3 + i] * d[1] + b->R[6 + i] * d[2];
+        double e = fabs(l) - b->h[i];
         out += e > 0.0 ? e * e : 0.0;
         in = fmin(in, -e);
     }
-    return (out > 0.0 ? sqrt(out) : -in) - p->r;
+    return out > 0.0 ? sqrt(out) : -in;
+}
+
+/* The signed distance of q from the segment of placed capsule or sphere o (its radius not
+ * taken off): convex in q. */
+static double point_segment_gap(const double q[3], const placed *o) {
+    double p[3];
+    segment_nearest(o->c, o->c1, q, p);
+    double d[3] = {q[0] - p[0], q[1] - p[1], q[2] - p[2]};
+    return sqrt(overlap_dot3(d, d));
+}
+
+typedef double (*point_gap)(const double q[3], const placed *o);
+
+/* f at the point c + s (c1 − c) of p's segment. */
+static double at(const placed *p, double s, const placed *o, point_gap f) {
+    double x[3];
+    for (int i = 0; i < 3; ++i) x[i] = p->c[i] + s * (p->c1[i] - p->c[i]);
+    return f(x, o);
+}
+
+/* The least over the segment of p (a sphere's: one point) of f(point, o), f convex, by
+ * golden-section search to the rounding of the segment's parameter. */
+static double segment_min(const placed *p, const placed *o, point_gap f) {
+    if (p->c[0] == p->c1[0] && p->c[1] == p->c1[1] && p->c[2] == p->c1[2]) return f(p->c, o);
+    const double g = 0.5 * (sqrt(5.0) - 1.0);
+    double lo = 0.0, hi = 1.0, s1 = hi - g, s2 = lo + g, f1 = at(p, s1, o, f), f2 = at(p, s2, o, f);
+    for (int k = 0; k < 80; ++k) { /* 0.618⁸⁰ ≈ 2·10⁻¹⁷ of the segment */
+        if (f1 <= f2)
+            hi = s2, s2 = s1, f2 = f1, s1 = hi - g * (hi - lo), f1 = at(p, s1, o, f);
+        else
+            lo = s1, s1 = s2, f1 = f2, s2 = lo + g * (hi - lo), f2 = at(p, s2, o, f);
+    }
+    return fmin(fmin(f1, f2), fmin(at(p, 0.0, o, f), at(p, 1.0, o, f)));
 }
 
 /* The signed distance of two placed shapes where it is exact: sphere or capsule against
- * sphere or capsule (capsules by their segments' points nearest to the other's centre) or
- * against a box, and a sphere against a cylinder; NAN (not measured) for two boxes and for a
- * cylinder against a capsule, a box or a cylinder. */
+ * sphere or capsule or against a box (the least over the segment of a convex distance), and a
+ * sphere against a cylinder; NAN (not measured) for two boxes and for a cylinder against a
+ * capsule, a box or a cylinder. */
 double overlap_pair_gap(const placed *a, const placed *b) {
     if (a->kind == LD_SHAPE_CYLINDER || b->kind == LD_SHAPE_CYLINDER) {
         const placed *y = a->kind == LD_SHAPE_CYLINDER ? a : b, *o = y == a ? b : a;
@@ -78,13 +113,7 @@ double overlap_pair_gap(const placed *a, const placed *b) {
         return sphere_cylinder_gap(o->c, o->r, y);
     }
     if (a->kind == LD_SHAPE_BOX && b->kind == LD_SHAPE_BOX) return NAN;
-    if (a->kind == LD_SHAPE_BOX) return round_box_gap(b, a);
-    if (b->kind == LD_SHAPE_BOX) return round_box_gap(a, b);
-    double mb[3], pa[3], pb[3];
-    for (int i = 0; i < 3; ++i) mb[i] = 0.5 * (b->c[i] + b->c1[i]);
-    segment_nearest(a->c, a->c1, mb, pa);
-    segment_nearest(b->c, b->c1, pa, pb);
-    segment_nearest(a->c, a->c1, pb, pa);
-    double d[3] = {pa[0] - pb[0], pa[1] - pb[1], pa[2] - pb[2]};
-    return sqrt(overlap_dot3(d, d)) - a->r - b->r;
+    if (a->kind == LD_SHAPE_BOX) return segment_min(b, a, point_box_gap) - b->r;
+    if (b->kind == LD_SHAPE_BOX) return segment_min(a, b, point_box_gap) - a->r;
+    return segment_min(a, b, point_segment_gap) - a->r - b->r;
 }

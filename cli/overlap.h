@@ -22,13 +22,13 @@ static inline double overlap_dot3(const double *a, const double *b) {
 }
 
 /* The signed distance of placed shape p from the plane n·x = d (< 0: below it); a cylinder's
- * lowest point is hl |n·a| + r √(1 − (n·a)²) below its middle. */
+ * lowest point is hl |n·a| + r |n × a| below its middle. */
 double overlap_plane_gap(const placed *p, const double n[3], double d);
 
 /* The signed distance of two placed shapes where it is exact: sphere or capsule against
- * sphere or capsule (capsules by their segments' points nearest to the other's centre) or
- * against a box, and a sphere against a cylinder; NAN (not measured) for two boxes and for a
- * cylinder against a capsule, a box or a cylinder. */
+ * sphere or capsule or against a box (the least over the segment of a convex distance), and a
+ * sphere against a cylinder; NAN (not measured) for two boxes and for a cylinder against a
+ * capsule, a box or a cylinder. */
 double overlap_pair_gap(const placed *a, const placed *b);
 
 #endif
